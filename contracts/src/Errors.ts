@@ -1,0 +1,99 @@
+import { HttpApiSchema } from "@effect/platform"
+import { Schema } from "effect"
+
+export const ErrorCode = Schema.Literal(
+  "below_minimum",
+  "needs_kyc",
+  "destination_mismatch",
+  "requote",
+  "tx_hash_reused",
+  "otp_invalid",
+  "mercado_cerrado",
+  "invalid_webhook_signature"
+).annotations({ identifier: "ErrorCode" })
+export type ErrorCode = typeof ErrorCode.Type
+
+export const ErrorBody = Schema.Struct({
+  error: Schema.String.annotations({ description: "Human-readable message" }),
+  errorCode: Schema.optionalWith(ErrorCode, { exact: true })
+}).annotations({ identifier: "ErrorBody", description: "Body of every non-2xx response" })
+export type ErrorBody = typeof ErrorBody.Type
+
+interface ErrorInstance {
+  readonly error: string
+}
+
+/**
+ * The wire form of an error class: exactly `{ error, errorCode? }`, never the `_tag`.
+ * Decoding rebuilds the class, so typed clients still get `NeedsKyc`, `TxHashReused`, ...
+ */
+const wire = <Self extends ErrorInstance>(
+  cls: new(props: { readonly error: string }) => Self,
+  identifier: string,
+  status: number,
+  code: ErrorCode | undefined
+): Schema.Schema<Self, ErrorBody> => {
+  // A code-less error must not match a body that carries a code (400 BadRequest vs 400 otp_invalid).
+  const encoded = code === undefined
+    ? Schema.Struct({ error: Schema.String, errorCode: Schema.optionalWith(Schema.Never, { exact: true }) })
+    : Schema.Struct({ error: Schema.String, errorCode: Schema.Literal(code) })
+  const instance = Schema.declare((input: unknown): input is Self => input instanceof cls, { identifier })
+  return Schema.transform(encoded as Schema.Schema<ErrorBody>, instance, {
+    strict: true,
+    decode: (body) => new cls({ error: body.error }),
+    encode: (error): ErrorBody => code === undefined ? { error: error.error } : { error: error.error, errorCode: code }
+  }).annotations({
+    ...HttpApiSchema.annotations({ status }),
+    identifier,
+    description: code === undefined ? `HTTP ${status}` : `HTTP ${status}, errorCode \`${code}\``
+  })
+}
+
+// Documented error codes (seed part 7, statuses from DESIGN §3)
+export class BelowMinimum extends Schema.TaggedError<BelowMinimum>()("BelowMinimum", { error: Schema.String }) {}
+export class NeedsKyc extends Schema.TaggedError<NeedsKyc>()("NeedsKyc", { error: Schema.String }) {}
+export class DestinationMismatch
+  extends Schema.TaggedError<DestinationMismatch>()("DestinationMismatch", { error: Schema.String })
+{}
+export class Requote extends Schema.TaggedError<Requote>()("Requote", { error: Schema.String }) {}
+export class TxHashReused extends Schema.TaggedError<TxHashReused>()("TxHashReused", { error: Schema.String }) {}
+export class OtpInvalid extends Schema.TaggedError<OtpInvalid>()("OtpInvalid", { error: Schema.String }) {}
+export class MercadoCerrado extends Schema.TaggedError<MercadoCerrado>()("MercadoCerrado", { error: Schema.String }) {}
+export class InvalidWebhookSignature
+  extends Schema.TaggedError<InvalidWebhookSignature>()("InvalidWebhookSignature", { error: Schema.String })
+{}
+
+// Errors without a documented code: body `{ error }` only
+export class BadRequest extends Schema.TaggedError<BadRequest>()("BadRequest", { error: Schema.String }) {}
+export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", { error: Schema.String }) {}
+export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", { error: Schema.String }) {}
+export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", { error: Schema.String }) {}
+export class IdempotencyKeyReused
+  extends Schema.TaggedError<IdempotencyKeyReused>()("IdempotencyKeyReused", { error: Schema.String })
+{}
+export class TooManyRequests extends Schema.TaggedError<TooManyRequests>()("TooManyRequests", { error: Schema.String }) {}
+export class ServiceUnavailable
+  extends Schema.TaggedError<ServiceUnavailable>()("ServiceUnavailable", { error: Schema.String })
+{}
+
+export const BelowMinimumError = wire(BelowMinimum, "BelowMinimumError", 409, "below_minimum")
+export const NeedsKycError = wire(NeedsKyc, "NeedsKycError", 409, "needs_kyc")
+export const DestinationMismatchError = wire(DestinationMismatch, "DestinationMismatchError", 409, "destination_mismatch")
+export const RequoteError = wire(Requote, "RequoteError", 409, "requote")
+export const TxHashReusedError = wire(TxHashReused, "TxHashReusedError", 409, "tx_hash_reused")
+export const OtpInvalidError = wire(OtpInvalid, "OtpInvalidError", 400, "otp_invalid")
+export const MercadoCerradoError = wire(MercadoCerrado, "MercadoCerradoError", 409, "mercado_cerrado")
+export const InvalidWebhookSignatureError = wire(
+  InvalidWebhookSignature,
+  "InvalidWebhookSignatureError",
+  401,
+  "invalid_webhook_signature"
+)
+
+export const BadRequestError = wire(BadRequest, "BadRequestError", 400, undefined)
+export const UnauthorizedError = wire(Unauthorized, "UnauthorizedError", 401, undefined)
+export const NotFoundError = wire(NotFound, "NotFoundError", 404, undefined)
+export const ConflictError = wire(Conflict, "ConflictError", 409, undefined)
+export const IdempotencyKeyReusedError = wire(IdempotencyKeyReused, "IdempotencyKeyReusedError", 422, undefined)
+export const TooManyRequestsError = wire(TooManyRequests, "TooManyRequestsError", 429, undefined)
+export const ServiceUnavailableError = wire(ServiceUnavailable, "ServiceUnavailableError", 503, undefined)

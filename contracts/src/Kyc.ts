@@ -1,0 +1,33 @@
+import { Schema } from "effect"
+import { Address, Email, IsoTimestamp } from "./Primitives.ts"
+
+export const KycStatus = Schema.Literal("not_started", "pending", "approved", "rejected").annotations({
+  identifier: "KycStatus"
+})
+export type KycStatus = typeof KycStatus.Type
+
+export const OtpSendRequest = Schema.Struct({
+  email: Email,
+  userAddress: Address
+}).annotations({ identifier: "OtpSendRequest" })
+
+export const OtpSendResponse = Schema.Struct({
+  userAddress: Schema.String,
+  expiresAt: IsoTimestamp,
+  debugCode: Schema.optionalWith(Schema.String, { exact: true }).annotations({
+    description: "Mock mode only: the code that was sent"
+  })
+}).annotations({ identifier: "OtpSendResponse" })
+export type OtpSendResponse = typeof OtpSendResponse.Type
+
+export const OtpVerifyRequest = Schema.Struct({
+  userAddress: Address,
+  code: Schema.String.pipe(Schema.pattern(/^[0-9]{6}$/, { message: () => "must be 6 digits" }))
+}).annotations({ identifier: "OtpVerifyRequest" })
+
+export const OtpVerifyResponse = Schema.Struct({
+  userAddress: Schema.String,
+  kycStatus: KycStatus,
+  kycUrl: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "OtpVerifyResponse" })
+export type OtpVerifyResponse = typeof OtpVerifyResponse.Type

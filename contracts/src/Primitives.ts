@@ -1,0 +1,100 @@
+import { Schema } from "effect"
+import { getAddress } from "viem"
+
+const isChecksummed = (value: string): boolean => {
+  try {
+    return getAddress(value) === value
+  } catch {
+    return false
+  }
+}
+
+const hasControlCharacters = (value: string) => /[\u0000-\u001f\u007f]/.test(value)
+
+/** Printable text: control characters (NUL, newlines, …) are never valid in names, keys or ids. */
+export const PrintableText = Schema.String.pipe(
+  Schema.filter((value) => !hasControlCharacters(value), { message: () => "must not contain control characters" })
+)
+
+export const Address = Schema.String.pipe(
+  Schema.pattern(/^0x[0-9a-fA-F]{40}$/, {
+    message: () => "must be a 0x-prefixed 20-byte hex address"
+  }),
+  Schema.filter(isChecksummed, {
+    message: () => "must be an EIP-55 checksummed address (mixed case, correct checksum)"
+  })
+).annotations({
+  identifier: "Address",
+  description: "EIP-55 checksummed EVM address",
+  examples: ["0x52908400098527886E0F7030069857D2E4169EE7"]
+})
+
+export const TxHash = Schema.String.pipe(
+  Schema.pattern(/^0x[a-fA-F0-9]{64}$/, { message: () => "must match ^0x[a-fA-F0-9]{64}$" })
+).annotations({
+  identifier: "TxHash",
+  description: "Transaction hash: 0x followed by 64 hexadecimal characters"
+})
+
+export const DecimalString = Schema.String.pipe(
+  Schema.pattern(/^(0|[1-9][0-9]*)(\.[0-9]+)?$/, {
+    message: () => "must be a plain non-negative decimal string (no sign, exponent or spaces)"
+  })
+).annotations({
+  identifier: "DecimalString",
+  description: "Exact decimal amount as a string, e.g. \"63.291140\""
+})
+
+export const CopAmount = Schema.String.pipe(
+  Schema.pattern(/^(0|[1-9][0-9]*)(\.[0-9]{1,2})?$/, {
+    message: () => "must be a plain decimal string with at most 2 decimals (no sign, exponent or spaces)"
+  }),
+  Schema.filter((value) => /[1-9]/.test(value), { message: () => "must be greater than 0" })
+).annotations({
+  identifier: "CopAmount",
+  description: "Positive COP amount as a decimal string with at most 2 decimals",
+  examples: ["250000", "4000.50"]
+})
+
+const breBKeyForms = [
+  /^@[A-Za-z0-9]{1,19}$/, // alias
+  /^(\+57)?3[0-9]{9}$/, // mobile
+  /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/, // e-mail
+  /^[0-9]{5,15}$/, // identity document
+  /^[0-9]{4,10}-?[A-Za-z0-9]{0,4}$/ // merchant code
+] as const
+
+export const BreBKey = PrintableText.pipe(
+  Schema.maxLength(254, { message: () => "must be at most 254 characters" }),
+  Schema.filter((value) => breBKeyForms.some((form) => form.test(value)), {
+    message: () =>
+      "must be a Bre-B key: alias (@ + 1-19 alphanumerics), mobile (10 digits starting with 3, optional +57), e-mail, document (5-15 digits) or merchant code"
+  })
+).annotations({
+  identifier: "BreBKey",
+  description: "Bre-B key (llave) of the beneficiary",
+  examples: ["@maria2024", "3001234567", "maria@example.com"]
+})
+
+export const Email = PrintableText.pipe(
+  Schema.maxLength(254, { message: () => "must be at most 254 characters" }),
+  Schema.pattern(/^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/, { message: () => "must be an e-mail address" })
+).annotations({ identifier: "Email", description: "E-mail address" })
+
+export const IsoTimestamp = Schema.String.pipe(
+  Schema.pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/, {
+    message: () => "must be an ISO 8601 timestamp with a time zone, e.g. 2026-11-22T03:19:32.123Z"
+  }),
+  Schema.filter((value) => !Number.isNaN(Date.parse(value)), { message: () => "must be a valid date and time" })
+).annotations({ identifier: "IsoTimestamp", description: "ISO 8601 timestamp (UTC, milliseconds)" })
+
+export const TokenSymbol = Schema.Literal("USDC").annotations({
+  identifier: "TokenSymbol",
+  description: "Token the user pays from"
+})
+
+export const NonEmptyText = (max: number) =>
+  PrintableText.pipe(
+    Schema.filter((value) => value.trim().length > 0, { message: () => "must not be empty" }),
+    Schema.maxLength(max, { message: () => `must be at most ${max} characters` })
+  )

@@ -1,0 +1,24 @@
+import { Schema } from "effect"
+import { CopAmount, DecimalString, IsoTimestamp, TokenSymbol } from "./Primitives.ts"
+import { FeeLeg, RateDisplay } from "./Payout.ts"
+
+export const QuoteParams = Schema.Struct({
+  destinationCop: Schema.optionalWith(CopAmount, { exact: true }),
+  fromToken: Schema.optionalWith(TokenSymbol, { exact: true })
+})
+
+export const Quote = Schema.Struct({
+  quoteId: Schema.String,
+  fromToken: Schema.String,
+  display: RateDisplay,
+  effectiveUsdCop: DecimalString,
+  sellRateUsdCop: DecimalString,
+  cached: Schema.Boolean.annotations({
+    description: "false when this call fetched the rate from the provider, true when served from the shared cache"
+  }),
+  expiresAt: IsoTimestamp,
+  destinationCop: Schema.optionalWith(DecimalString, { exact: true }),
+  sourceAmount: Schema.optionalWith(DecimalString, { exact: true }),
+  fees: Schema.optionalWith(Schema.Array(FeeLeg), { exact: true })
+}).annotations({ identifier: "Quote", description: "A USD→COP quote; with destinationCop also the amounts" })
+export type Quote = typeof Quote.Type
