@@ -1,0 +1,77 @@
+import { BigDecimal, Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted } from "effect"
+import type { ApiMode } from "@cop-integrations/contracts"
+
+const decimal = (name: string, fallback: string) =>
+  Config.string(name).pipe(
+    Config.withDefault(fallback),
+    Config.mapOrFail((raw) =>
+      Option.match(Option.filter(BigDecimal.fromString(raw.trim()), BigDecimal.isPositive), {
+        onNone: () => Either.left(ConfigError.InvalidData([name], "must be a positive decimal number")),
+        onSome: Either.right
+      })
+    )
+  )
+
+const address = (name: string, fallback: string) =>
+  Config.string(name).pipe(
+    Config.withDefault(fallback),
+    Config.validate({ message: "must be a 0x-prefixed 20-byte address", validation: (s) => /^0x[0-9a-fA-F]{40}$/.test(s) })
+  )
+
+const positiveInt = (name: string, fallback: number) =>
+  Config.integer(name).pipe(
+    Config.withDefault(fallback),
+    Config.validate({ message: "must be a positive integer", validation: (n) => n > 0 })
+  )
+
+export const AppConfigShape = Config.all({
+  mode: Config.literal("mock", "live")("APP_MODE").pipe(Config.withDefault<ApiMode>("mock")),
+  host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
+  port: Config.integer("PORT").pipe(
+    Config.withDefault(8787),
+    Config.validate({ message: "must be 0 (any free port) to 65535", validation: (n) => n >= 0 && n <= 65535 })
+  ),
+  databaseUrl: Config.option(Config.redacted("DATABASE_URL")).pipe(
+    Config.map(Option.filter((url) => Redacted.value(url).trim() !== ""))
+  ),
+  embeddedDataDir: Config.string("PGLITE_DATA_DIR").pipe(Config.withDefault(".data/pglite")),
+  mockOtpDebugCode: Config.string("MOCK_OTP_DEBUG_CODE").pipe(
+    Config.withDefault("123456"),
+    Config.validate({ message: "must be 6 digits", validation: (s) => /^[0-9]{6}$/.test(s) })
+  ),
+  mockMidRate: decimal("MOCK_USD_COP_MID", "4000.00"),
+  mockSellRate: decimal("MOCK_USD_COP_SELL", "3960.00"),
+  mockLifecycleDelayMs: positiveInt("MOCK_LIFECYCLE_DELAY_MS", 2000),
+  rateCacheTtlSeconds: positiveInt("RATE_CACHE_TTL_SECONDS", 30),
+  quoteTtlSeconds: positiveInt("QUOTE_TTL_SECONDS", 120),
+  requoteToleranceBps: Config.integer("REQUOTE_TOLERANCE_BPS").pipe(Config.withDefault(50)),
+  payoutWindowMinutes: positiveInt("PAYOUT_WINDOW_MINUTES", 30),
+  brebMaxCop: decimal("BREB_MAX_COP", "11552000"),
+  rateLimitPerSecond: positiveInt("RATE_LIMIT_PER_SECOND", 100),
+  rateLimitBurst: positiveInt("RATE_LIMIT_BURST", 200),
+  chainName: Config.string("CHAIN_NAME").pipe(Config.withDefault("base")),
+  tokenAddress: address("TOKEN_ADDRESS", "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"),
+  tokenDecimals: positiveInt("TOKEN_DECIMALS", 6),
+  feeWalletAddress: address("FEE_WALLET_ADDRESS", "0x1111111111111111111111111111111111111111"),
+  providerWebhookPublicKey: Config.option(Config.redacted("PROVIDER_WEBHOOK_PUBLIC_KEY")),
+  emailApiKey: Config.option(Config.redacted("EMAIL_API_KEY")),
+  jobsPollIntervalMs: positiveInt("JOBS_POLL_INTERVAL_MS", 200),
+  shutdownGraceMs: positiveInt("SHUTDOWN_GRACE_MS", 10000)
+})
+
+export type AppConfigShape = Config.Config.Success<typeof AppConfigShape>
+
+export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShape>() {
+  static readonly layer = Layer.effect(AppConfig, AppConfigShape)
+  static readonly layerWith = (overrides: Partial<AppConfigShape>) =>
+    Layer.effect(AppConfig, Effect.map(AppConfigShape, (config) => ({ ...config, ...overrides })))
+}
+
+export const describeDatabase = (config: AppConfigShape): string =>
+  Option.match(config.databaseUrl, {
+    onNone: () => `embedded PGlite (${config.embeddedDataDir})`,
+    onSome: (url) => {
+      const parsed = URL.canParse(Redacted.value(url)) ? new URL(Redacted.value(url)) : undefined
+      return parsed ? `PostgreSQL ${parsed.hostname}:${parsed.port || "5432"}${parsed.pathname}` : "PostgreSQL"
+    }
+  })

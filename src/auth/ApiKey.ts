@@ -1,0 +1,46 @@
+import { createHash } from "node:crypto"
+import type { ApiMode } from "@cop-integrations/contracts"
+import { base62, randomBase62 } from "../ids.ts"
+
+export type KeyKind = "test" | "live"
+
+export const keyKindForMode = (mode: ApiMode): KeyKind => (mode === "live" ? "live" : "test")
+
+const BODY_BYTES = 32
+const keyPattern = /^cop_(test|live)_pk_([0-9A-Za-z]{43})([0-9A-Za-z]{6})$/
+
+const checksum = (prefix: string, body: string): string =>
+  base62(createHash("sha256").update(`${prefix}${body}`).digest().subarray(0, 4)).padStart(6, "0").slice(-6)
+
+/**
+ * `cop_<kind>_pk_<43 base62 chars of 32 random bytes><6-char checksum>`. The checksum lets a leaked key be
+ * recognised (and a typo rejected) without a database lookup.
+ */
+export const generateApiKey = (kind: KeyKind): string => {
+  const prefix = `cop_${kind}_pk_`
+  const body = randomBase62(BODY_BYTES)
+  return `${prefix}${body}${checksum(prefix, body)}`
+}
+
+export type ParsedKey =
+  | { readonly _tag: "Valid"; readonly kind: KeyKind; readonly hash: string }
+  | { readonly _tag: "Malformed" }
+
+export const parseApiKey = (key: string): ParsedKey => {
+  const match = keyPattern.exec(key)
+  if (match === null) return { _tag: "Malformed" }
+  const [, kind, body, sum] = match as unknown as [string, KeyKind, string, string]
+  if (checksum(`cop_${kind}_pk_`, body) !== sum) return { _tag: "Malformed" }
+  return { _tag: "Valid", kind, hash: hashApiKey(key) }
+}
+
+/** Keys carry 256 random bits, so a plain SHA-256 is enough at rest (no slow KDF needed). */
+export const hashApiKey = (key: string): string => createHash("sha256").update(key).digest("hex")
+
+export const last4 = (key: string): string => key.slice(-4)
+
+/** For logs: never more than the kind prefix and the last 4 characters. */
+export const maskApiKey = (key: string): string => {
+  const match = /^(cop_(?:test|live)_pk_)/.exec(key)
+  return `${match?.[1] ?? ""}…${key.slice(-4)}`
+}

@@ -1,0 +1,56 @@
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { CurrentIntegration, IntegrationsApi } from "@cop-integrations/contracts"
+import { Effect } from "effect"
+import { OtpService } from "../kyc/OtpService.ts"
+import { withMockScenario } from "../MockScenario.ts"
+import { PayoutService } from "../payouts/PayoutService.ts"
+import { QuoteService } from "../quotes/QuoteService.ts"
+
+export const BrebHttpLive = HttpApiBuilder.group(IntegrationsApi, "breb", (handlers) =>
+  Effect.gen(function*() {
+    const quotes = yield* QuoteService
+    const otp = yield* OtpService
+    const payouts = yield* PayoutService
+
+    return handlers
+      .handle("quote", ({ headers, urlParams }) =>
+        CurrentIntegration.pipe(
+          Effect.flatMap(({ integrationId }) =>
+            quotes.quote({ integrationId, destinationCop: urlParams.destinationCop, fromToken: urlParams.fromToken ?? "USDC" })
+          ),
+          withMockScenario(headers["x-mock-scenario"])
+        ))
+      .handle("sendOtp", ({ payload }) =>
+        Effect.flatMap(CurrentIntegration, ({ integrationId }) => otp.send({ integrationId, ...payload })))
+      .handle("verifyOtp", ({ payload }) =>
+        Effect.flatMap(CurrentIntegration, ({ integrationId }) => otp.verify({ integrationId, ...payload })))
+      .handle("createPayout", ({ headers, payload }) =>
+        CurrentIntegration.pipe(
+          Effect.flatMap(({ integrationId }) =>
+            payouts.create({ integrationId, request: payload, idempotencyKey: headers["idempotency-key"] })
+          ),
+          // The stored body is returned as is, so a replay is byte-for-byte the first response.
+          Effect.map((outcome) =>
+            HttpServerResponse.unsafeJson(outcome.body, {
+              status: outcome.status,
+              headers: outcome.replayed ? { "idempotent-replayed": "true" } : {}
+            })
+          ),
+          withMockScenario(headers["x-mock-scenario"])
+        ))
+      .handle("getPayout", ({ path }) =>
+        Effect.flatMap(CurrentIntegration, ({ integrationId }) => payouts.get(integrationId, path.payoutId)))
+      .handle("confirmPayout", ({ headers, path, payload }) =>
+        CurrentIntegration.pipe(
+          Effect.flatMap(({ integrationId }) => payouts.confirm({ integrationId, payoutId: path.payoutId, request: payload })),
+          withMockScenario(headers["x-mock-scenario"])
+        ))
+      .handle("listPayouts", ({ urlParams }) =>
+        Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
+          payouts.list({
+            integrationId,
+            createdFrom: urlParams.createdFrom,
+            limit: urlParams.limit,
+            cursor: urlParams.cursor
+          })))
+  }))

@@ -1,0 +1,24 @@
+import { HttpApiBuilder, HttpApiError, type HttpApp } from "@effect/platform"
+import { BadRequest, IntegrationsApi } from "@cop-integrations/contracts"
+import { Effect } from "effect"
+
+const describeIssue = (issue: HttpApiError.HttpApiDecodeError["issues"][number]): string =>
+  issue.path.length === 0
+    ? "request body must be a JSON object"
+    : `${issue.path.map(String).join(".")}: ${issue.message}`
+
+/** Turns the platform's schema-decode failures into a 400 ErrorBody naming each field and its rule. */
+export const describeDecodeError = (error: HttpApiError.HttpApiDecodeError): string => {
+  const described = [...new Set(error.issues.map(describeIssue))]
+  const shown = described.slice(0, 5).join("; ")
+  return `invalid request: ${shown}${described.length > 5 ? ` (and ${described.length - 5} more)` : ""}`
+}
+
+// The platform types the wrapped app's error channel as `never`, though decode failures travel there.
+export const DecodeErrorsLive = HttpApiBuilder.middleware(IntegrationsApi, (app) =>
+  Effect.mapError(
+    app as HttpApp.Default<unknown>,
+    (error): BadRequest => error instanceof HttpApiError.HttpApiDecodeError
+      ? new BadRequest({ error: describeDecodeError(error) })
+      : error as BadRequest
+  ))

@@ -1,0 +1,28 @@
+import { HttpApi } from "@effect/platform"
+import { IntegrationsApi } from "@cop-integrations/contracts"
+
+export interface KnownRoute {
+  readonly method: string
+  readonly pattern: RegExp
+}
+
+const toPattern = (path: string): RegExp =>
+  new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\\?:[A-Za-z0-9_]+/g, "[^/]+")}/?$`)
+
+/** Every (method, path) the service answers, used to tell 405 from 404. */
+export const knownRoutes: ReadonlyArray<KnownRoute> = (() => {
+  const routes: Array<KnownRoute> = [
+    { method: "GET", pattern: toPattern("/openapi.json") },
+    { method: "GET", pattern: toPattern("/docs") }
+  ]
+  HttpApi.reflect(IntegrationsApi, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint }) => {
+      routes.push({ method: endpoint.method, pattern: toPattern(endpoint.path) })
+    }
+  })
+  return routes
+})()
+
+export const allowedMethods = (path: string): ReadonlyArray<string> =>
+  knownRoutes.filter((route) => route.pattern.test(path)).map((route) => route.method)

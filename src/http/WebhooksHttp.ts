@@ -1,0 +1,14 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { IntegrationsApi } from "@cop-integrations/contracts"
+import { Effect } from "effect"
+import { ProviderWebhook } from "../webhooks/ProviderWebhook.ts"
+
+export const WebhooksHttpLive = HttpApiBuilder.group(IntegrationsApi, "webhooks", (handlers) =>
+  Effect.gen(function*() {
+    const webhook = yield* ProviderWebhook
+    return handlers.handle("provider", ({ request }) =>
+      Effect.flatMap(
+        Effect.orDie(request.text),
+        (rawBody) => webhook.receive({ signatureHeader: request.headers["x-webhook-signature"], rawBody })
+      ))
+  }))

@@ -1,0 +1,168 @@
+import { createHash, randomInt, timingSafeEqual } from "node:crypto"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import {
+  OtpInvalid,
+  type OtpSendResponse,
+  type OtpVerifyResponse,
+  TooManyRequests
+} from "@cop-integrations/contracts"
+import { Effect, Option, Schema } from "effect"
+import { addSeconds, now } from "../Clock.ts"
+import { AppConfig } from "../Config.ts"
+import { setRetryAfter } from "../http/ResponseHints.ts"
+import { newId } from "../ids.ts"
+import { Mailer } from "../mailer/Mailer.ts"
+import { PayoutProvider } from "../provider/PayoutProvider.ts"
+import { providerUnavailable } from "../quotes/QuoteService.ts"
+import { CustomerRepo } from "./CustomerRepo.ts"
+
+export const OTP_TTL_SECONDS = 10 * 60
+export const OTP_MAX_ATTEMPTS = 5
+export const OTP_RESEND_COOLDOWN_SECONDS = 30
+export const OTP_MAX_SENDS_PER_DAY = 10
+
+const ChallengeRow = Schema.Struct({
+  id: Schema.String,
+  code_hash: Schema.String,
+  attempts: Schema.Number,
+  expires_at: Schema.DateFromSelf
+})
+
+const SendStats = Schema.Struct({
+  sends_today: Schema.NumberFromString,
+  last_sent_at: Schema.NullOr(Schema.DateFromSelf)
+})
+
+/** Codes are stored only as a hash salted with their challenge id. */
+const hashCode = (challengeId: string, code: string) =>
+  createHash("sha256").update(`${challengeId}:${code}`).digest("hex")
+
+const sameHash = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b))
+
+type VerifyOutcome =
+  | { readonly _tag: "Approved" }
+  | { readonly _tag: "Rejected"; readonly error: string }
+
+export class OtpService extends Effect.Service<OtpService>()("OtpService", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const config = yield* AppConfig
+    const customers = yield* CustomerRepo
+    const mailer = yield* Mailer
+    const provider = yield* PayoutProvider
+
+    // One advisory lock per (integration, address) serialises sends and verifies of the same user.
+    const lockOwner = (integrationId: string, userAddress: string) =>
+      sql`SELECT pg_advisory_xact_lock(hashtext(${`otp:${integrationId}:${userAddress}`}))`
+
+    const sendStats = SqlSchema.single({
+      Request: Schema.Struct({ integrationId: Schema.String, userAddress: Schema.String, since: Schema.DateFromSelf }),
+      Result: SendStats,
+      execute: ({ integrationId, since, userAddress }) =>
+        sql`SELECT count(*)::text AS sends_today, max(created_at) AS last_sent_at FROM otp_challenges
+            WHERE integration_id = ${integrationId} AND user_address = ${userAddress} AND created_at > ${since}`
+    })
+
+    const activeChallenge = SqlSchema.findOne({
+      Request: Schema.Struct({ integrationId: Schema.String, userAddress: Schema.String }),
+      Result: ChallengeRow,
+      execute: ({ integrationId, userAddress }) =>
+        sql`SELECT id, code_hash, attempts, expires_at FROM otp_challenges
+            WHERE integration_id = ${integrationId} AND user_address = ${userAddress} AND consumed_at IS NULL
+            ORDER BY created_at DESC LIMIT 1 FOR UPDATE`
+    })
+
+    const tooMany = (error: string, retryAfterSeconds: number) =>
+      Effect.zipRight(setRetryAfter(retryAfterSeconds), Effect.fail(new TooManyRequests({ error })))
+
+    const send = (input: { readonly integrationId: string; readonly email: string; readonly userAddress: string }) =>
+      Effect.gen(function*() {
+        const userAddress = input.userAddress.toLowerCase()
+        const at = yield* now
+        yield* lockOwner(input.integrationId, userAddress)
+        const stats = yield* sendStats({
+          integrationId: input.integrationId,
+          userAddress,
+          since: addSeconds(at, -24 * 60 * 60)
+        }).pipe(Effect.orDie)
+        if (stats.last_sent_at !== null) {
+          const wait = OTP_RESEND_COOLDOWN_SECONDS - (at.getTime() - stats.last_sent_at.getTime()) / 1000
+          if (wait > 0) return yield* tooMany(`an OTP was sent less than ${OTP_RESEND_COOLDOWN_SECONDS} s ago; retry later`, wait)
+        }
+        if (stats.sends_today >= OTP_MAX_SENDS_PER_DAY) {
+          return yield* tooMany(`at most ${OTP_MAX_SENDS_PER_DAY} OTPs a day per user`, 60 * 60)
+        }
+        const code = config.mode === "mock" ? config.mockOtpDebugCode : String(randomInt(0, 1_000_000)).padStart(6, "0")
+        const id = newId("otp")
+        const expiresAt = addSeconds(at, OTP_TTL_SECONDS)
+        yield* sql`UPDATE otp_challenges SET consumed_at = ${at}
+                   WHERE integration_id = ${input.integrationId} AND user_address = ${userAddress} AND consumed_at IS NULL`
+        yield* sql`INSERT INTO otp_challenges ${
+          sql.insert({
+            id,
+            integration_id: input.integrationId,
+            user_address: userAddress,
+            email: input.email,
+            code_hash: hashCode(id, code),
+            created_at: at,
+            expires_at: expiresAt
+          })
+        }`
+        yield* customers.upsertEmail({ integrationId: input.integrationId, userAddress }, input.email, at)
+        yield* mailer.sendOtp({ to: input.email, code })
+        const response: OtpSendResponse = {
+          userAddress: input.userAddress,
+          expiresAt: expiresAt.toISOString(),
+          ...(config.mode === "mock" ? { debugCode: code } : {})
+        }
+        return response
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+
+    // Checks the code and records the attempt; the attempt counter commits even when the code is wrong.
+    const check = (integrationId: string, userAddress: string, code: string) =>
+      Effect.gen(function*() {
+        yield* lockOwner(integrationId, userAddress)
+        const found = yield* activeChallenge({ integrationId, userAddress }).pipe(Effect.orDie)
+        const at = yield* now
+        if (Option.isNone(found)) {
+          return { _tag: "Rejected", error: "no active OTP for this userAddress: send one first" } as VerifyOutcome
+        }
+        const challenge = found.value
+        if (challenge.expires_at.getTime() <= at.getTime()) {
+          return { _tag: "Rejected", error: "the OTP has expired: send a new one" } as VerifyOutcome
+        }
+        if (challenge.attempts >= OTP_MAX_ATTEMPTS) {
+          return { _tag: "Rejected", error: "too many wrong attempts: this OTP is burnt, send a new one" } as VerifyOutcome
+        }
+        if (!sameHash(hashCode(challenge.id, code), challenge.code_hash)) {
+          yield* sql`UPDATE otp_challenges SET attempts = attempts + 1 WHERE id = ${challenge.id}`
+          const left = OTP_MAX_ATTEMPTS - challenge.attempts - 1
+          return {
+            _tag: "Rejected",
+            error: left > 0 ? `wrong OTP code (${left} attempts left)` : "wrong OTP code: no attempts left, send a new one"
+          } as VerifyOutcome
+        }
+        yield* sql`UPDATE otp_challenges SET consumed_at = ${at} WHERE id = ${challenge.id}`
+        return { _tag: "Approved" } as VerifyOutcome
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+
+    const verify = (input: { readonly integrationId: string; readonly userAddress: string; readonly code: string }) =>
+      Effect.gen(function*() {
+        const owner = { integrationId: input.integrationId, userAddress: input.userAddress.toLowerCase() }
+        const outcome = yield* check(owner.integrationId, owner.userAddress, input.code)
+        if (outcome._tag === "Rejected") return yield* Effect.fail(new OtpInvalid({ error: outcome.error }))
+        const customer = yield* customers.find(owner)
+        const email = Option.match(customer, { onNone: () => "", onSome: (row) => row.email })
+        const kyc = yield* Effect.catchTag(
+          provider.startKyc({ email, userAddress: input.userAddress }),
+          "ProviderUnavailable",
+          providerUnavailable
+        )
+        yield* customers.setKyc(owner, kyc.kycStatus, kyc.kycUrl, yield* now)
+        const response: OtpVerifyResponse = { userAddress: input.userAddress, kycStatus: kyc.kycStatus, kycUrl: kyc.kycUrl }
+        return response
+      })
+
+    return { send, verify } as const
+  })
+}) {}

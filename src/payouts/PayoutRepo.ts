@@ -1,0 +1,97 @@
+import { SqlSchema } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Schema } from "effect"
+import { PayoutRow } from "./PayoutRow.ts"
+
+const Owned = Schema.Struct({ integrationId: Schema.String, payoutId: Schema.String })
+
+export const PageRequest = Schema.Struct({
+  integrationId: Schema.String,
+  createdFrom: Schema.NullOr(Schema.DateFromSelf),
+  after: Schema.NullOr(Schema.Struct({ createdAt: Schema.DateFromSelf, id: Schema.String })),
+  limit: Schema.Number
+})
+
+/** Every query names the integration: another integration's payout is simply not found. */
+export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* PgClient.PgClient
+
+    const findOwned = SqlSchema.findOne({
+      Request: Owned,
+      Result: PayoutRow,
+      execute: ({ integrationId, payoutId }) =>
+        sql`SELECT * FROM payouts WHERE id = ${payoutId} AND integration_id = ${integrationId}`
+    })
+
+    const lockOwned = SqlSchema.findOne({
+      Request: Owned,
+      Result: PayoutRow,
+      execute: ({ integrationId, payoutId }) =>
+        sql`SELECT * FROM payouts WHERE id = ${payoutId} AND integration_id = ${integrationId} FOR UPDATE`
+    })
+
+    const lockByTransfer = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: PayoutRow,
+      execute: (transferId) => sql`SELECT * FROM payouts WHERE provider_transfer_id = ${transferId} FOR UPDATE`
+    })
+
+    const page = SqlSchema.findAll({
+      Request: PageRequest,
+      Result: PayoutRow,
+      execute: ({ after, createdFrom, integrationId, limit }) =>
+        sql`SELECT * FROM payouts
+            WHERE integration_id = ${integrationId}
+            ${createdFrom === null ? sql`` : sql`AND created_at >= ${createdFrom}`}
+            ${after === null ? sql`` : sql`AND (created_at, id) > (${after.createdAt}, ${after.id})`}
+            ORDER BY created_at, id
+            LIMIT ${limit}`
+    })
+
+    const insert = SqlSchema.single({
+      Request: PayoutRow,
+      Result: PayoutRow,
+      execute: (row) =>
+        sql`INSERT INTO payouts ${
+          sql.insert({
+            ...row,
+            fee_legs: JSON.stringify(row.fee_legs),
+            transaction: JSON.stringify(row.transaction),
+            fee_transaction: JSON.stringify(row.fee_transaction)
+          })
+        } RETURNING *`
+    })
+
+    const update = SqlSchema.single({
+      Request: PayoutRow,
+      Result: PayoutRow,
+      execute: (row) =>
+        sql`UPDATE payouts SET
+              status = ${row.status},
+              fee_legs = ${JSON.stringify(row.fee_legs)}::jsonb,
+              tx_hash = ${row.tx_hash},
+              fee_tx_hash = ${row.fee_tx_hash},
+              updated_at = ${row.updated_at},
+              completed_at = ${row.completed_at}
+            WHERE id = ${row.id} RETURNING *`
+    })
+
+    const expireOverdue = (at: Date) =>
+      sql`UPDATE payouts SET status = 'expired', updated_at = ${at}
+          WHERE status = 'awaiting_deposit' AND expires_at < ${at}`
+
+    return {
+      findOwned: (integrationId: string, payoutId: string) =>
+        findOwned({ integrationId, payoutId }).pipe(Effect.orDie),
+      lockOwned: (integrationId: string, payoutId: string) =>
+        lockOwned({ integrationId, payoutId }).pipe(Effect.orDie),
+      lockByTransfer: (transferId: string) => lockByTransfer(transferId).pipe(Effect.orDie),
+      page: (request: typeof PageRequest.Type) => page(request).pipe(Effect.orDie),
+      insert: (row: PayoutRow) => insert(row).pipe(Effect.orDie),
+      update: (row: PayoutRow) => update(row).pipe(Effect.orDie),
+      expireOverdue: (at: Date) => expireOverdue(at).pipe(Effect.orDie, Effect.asVoid)
+    } as const
+  })
+}) {}
+

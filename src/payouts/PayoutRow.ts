@@ -1,0 +1,37 @@
+import { FeeLeg, PayoutStatus, PreparedTx } from "@cop-integrations/contracts"
+import { Schema } from "effect"
+
+export const PayoutRow = Schema.Struct({
+  id: Schema.String,
+  integration_id: Schema.String,
+  status: PayoutStatus,
+  user_address: Schema.String,
+  from_token: Schema.String,
+  destination_cop: Schema.String,
+  bre_b_key: Schema.String,
+  account_owner_name: Schema.String,
+  bank_name: Schema.NullOr(Schema.String),
+  document_last4: Schema.NullOr(Schema.String),
+  sell_rate: Schema.String,
+  mid_rate: Schema.String,
+  deposit_chain: Schema.String,
+  deposit_currency: Schema.String,
+  deposit_address: Schema.String,
+  deposit_amount: Schema.String,
+  service_fee: Schema.String,
+  total_paid: Schema.String,
+  effective_usd_cop: Schema.String,
+  rate_display: Schema.String,
+  fee_legs: Schema.Array(FeeLeg),
+  transaction: PreparedTx,
+  fee_transaction: PreparedTx,
+  commission_usd: Schema.String,
+  provider_transfer_id: Schema.String,
+  tx_hash: Schema.NullOr(Schema.String),
+  fee_tx_hash: Schema.NullOr(Schema.String),
+  created_at: Schema.DateFromSelf,
+  updated_at: Schema.DateFromSelf,
+  expires_at: Schema.DateFromSelf,
+  completed_at: Schema.NullOr(Schema.DateFromSelf)
+})
+export type PayoutRow = typeof PayoutRow.Type

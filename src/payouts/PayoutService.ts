@@ -1,0 +1,301 @@
+import { PgClient } from "@effect/sql-pg"
+import { SqlError } from "@effect/sql/SqlError"
+import {
+  BadRequest,
+  Conflict,
+  type ConfirmPayoutRequest,
+  type CreatePayoutRequest,
+  DestinationMismatch,
+  NeedsKyc,
+  NotFound,
+  type Payout,
+  type PayoutList,
+  Requote,
+  TxHashReused
+} from "@cop-integrations/contracts"
+import { BigDecimal, Effect, Option } from "effect"
+import { Chain } from "../chain/Chain.ts"
+import { erc20Transfer } from "../chain/Erc20.ts"
+import { addSeconds, now } from "../Clock.ts"
+import { AppConfig } from "../Config.ts"
+import { IdempotencyStore, requestFingerprint } from "../idempotency/IdempotencyStore.ts"
+import { newId } from "../ids.ts"
+import { JobQueue } from "../jobs/JobQueue.ts"
+import { CustomerRepo } from "../kyc/CustomerRepo.ts"
+import { formatFixed, toBaseUnits } from "../money/index.ts"
+import { isScenario } from "../MockScenario.ts"
+import { Market } from "../provider/Market.ts"
+import { PayoutProvider } from "../provider/PayoutProvider.ts"
+import { marketClosed, providerUnavailable, QuoteService } from "../quotes/QuoteService.ts"
+import { RateCache } from "../quotes/RateCache.ts"
+import { decodeCursor, encodeCursor } from "./Cursor.ts"
+import { PayoutRepo } from "./PayoutRepo.ts"
+import type { PayoutRow } from "./PayoutRow.ts"
+import { presentPayout } from "./Present.ts"
+import { parseDestinationCop, priceAboveMinimums } from "./Pricing.ts"
+
+export const PAYOUTS_PATH = "/api/integrations/breb/payouts"
+export const DEFAULT_PAGE_SIZE = 50
+
+export interface CreateOutcome {
+  readonly status: number
+  readonly body: unknown
+  readonly replayed: boolean
+}
+
+export class PayoutService extends Effect.Service<PayoutService>()("PayoutService", {
+  effect: Effect.gen(function*() {
+    const sql = yield* PgClient.PgClient
+    const config = yield* AppConfig
+    const customers = yield* CustomerRepo
+    const market = yield* Market
+    const rateCache = yield* RateCache
+    const quotes = yield* QuoteService
+    const provider = yield* PayoutProvider
+    const chain = yield* Chain
+    const payouts = yield* PayoutRepo
+    const idempotency = yield* IdempotencyStore
+    const jobs = yield* JobQueue
+
+    const requote = (error: string) => Effect.fail(new Requote({ error }))
+
+    // Precedence after validation and idempotency: needs_kyc → mercado_cerrado → requote → below_minimum →
+    // destination_mismatch (DESIGN §3).
+    const prepare = (integrationId: string, request: CreatePayoutRequest, destinationCop: BigDecimal.BigDecimal) =>
+      Effect.gen(function*() {
+        if (!(yield* customers.isApproved({ integrationId, userAddress: request.userAddress }))) {
+          return yield* Effect.fail(
+            new NeedsKyc({ error: "KYC is not approved for this userAddress: complete kyc/otp/send and kyc/otp/verify" })
+          )
+        }
+        if (!(yield* market.isOpen)) return yield* Effect.fail(marketClosed)
+        if (yield* isScenario("requote")) return yield* requote("the quote is no longer valid (mock scenario): quote again")
+        const rates = yield* Effect.catchTag(rateCache.usdCopRates, "ProviderUnavailable", providerUnavailable)
+        const at = yield* now
+        if (request.quoteId !== undefined) {
+          const quote = yield* quotes.findQuote(integrationId, request.quoteId)
+          if (quote === undefined) {
+            return yield* Effect.fail(new BadRequest({ error: "quoteId: no such quote for this integration" }))
+          }
+          if (quote.expires_at.getTime() <= at.getTime()) return yield* requote("the quote has expired: quote again")
+          const floor = BigDecimal.multiply(
+            quote.sell_rate,
+            BigDecimal.subtract(BigDecimal.fromBigInt(1n), BigDecimal.make(BigInt(config.requoteToleranceBps), 4))
+          )
+          if (BigDecimal.lessThan(rates.sellRate, floor)) {
+            return yield* requote("the rate moved against the user beyond tolerance: quote again")
+          }
+        }
+
+        const token = chain.token(request.fromToken ?? "USDC")
+        const priced = yield* priceAboveMinimums({
+          destinationCop,
+          rates,
+          tokenDecimals: token.decimals,
+          feeWallet: config.feeWalletAddress
+        })
+
+        const destination = yield* Effect.catchTag(
+          provider.verifyDestination({
+            userAddress: request.userAddress,
+            breBKey: request.breBKey,
+            accountOwnerName: request.accountOwnerName
+          }),
+          "ProviderUnavailable",
+          providerUnavailable
+        )
+        if (!destination.matches) {
+          return yield* Effect.fail(
+            new DestinationMismatch({ error: "the account owner name does not match the holder of this Bre-B key" })
+          )
+        }
+
+        const payoutId = newId("po")
+        const transfer = yield* Effect.catchTag(
+          provider.createTransfer({
+            payoutId,
+            amount: priced.wire.deposit,
+            userAddress: request.userAddress,
+            externalAccountId: destination.externalAccountId
+          }),
+          "ProviderUnavailable",
+          providerUnavailable
+        )
+        const row: PayoutRow = {
+          id: payoutId,
+          integration_id: integrationId,
+          status: "awaiting_deposit",
+          user_address: request.userAddress,
+          from_token: token.symbol,
+          destination_cop: formatFixed(destinationCop, 2),
+          bre_b_key: request.breBKey,
+          account_owner_name: destination.accountOwnerName,
+          bank_name: destination.bankName,
+          document_last4: destination.documentLast4,
+          sell_rate: BigDecimal.format(rates.sellRate),
+          mid_rate: BigDecimal.format(rates.midRate),
+          deposit_chain: transfer.chain,
+          deposit_currency: transfer.currency,
+          deposit_address: transfer.depositAddress,
+          deposit_amount: priced.wire.deposit,
+          service_fee: priced.wire.serviceFee,
+          total_paid: priced.wire.totalPaid,
+          effective_usd_cop: priced.wire.effectiveUsdCop,
+          rate_display: priced.wire.display,
+          fee_legs: priced.fees,
+          transaction: erc20Transfer(
+            token.address,
+            transfer.depositAddress,
+            toBaseUnits(priced.amounts.deposit, token.decimals)
+          ),
+          fee_transaction: erc20Transfer(
+            token.address,
+            config.feeWalletAddress,
+            toBaseUnits(priced.amounts.serviceFee, token.decimals)
+          ),
+          commission_usd: priced.wire.commissionDisplayAmount,
+          provider_transfer_id: transfer.transferId,
+          tx_hash: null,
+          fee_tx_hash: null,
+          created_at: at,
+          updated_at: at,
+          expires_at: addSeconds(at, config.payoutWindowMinutes * 60),
+          completed_at: null
+        }
+        const stored = yield* payouts.insert(row)
+        return { status: 201, body: presentPayout(stored) as unknown, resourceId: stored.id }
+      })
+
+    const create = (input: {
+      readonly integrationId: string
+      readonly request: CreatePayoutRequest
+      readonly idempotencyKey: string | undefined
+    }) =>
+      Effect.gen(function*() {
+        const destinationCop = yield* parseDestinationCop(input.request.destinationCop, config.brebMaxCop)
+        const work = prepare(input.integrationId, input.request, destinationCop)
+        if (input.idempotencyKey === undefined) {
+          const created = yield* work
+          return { status: created.status, body: created.body, replayed: false } satisfies CreateOutcome
+        }
+        const result = yield* idempotency.run({
+          integrationId: input.integrationId,
+          key: input.idempotencyKey,
+          fingerprint: requestFingerprint("POST", PAYOUTS_PATH, input.request)
+        }, work)
+        return { status: result.status, body: result.body, replayed: result.replayed } satisfies CreateOutcome
+      })
+
+    const get = (integrationId: string, payoutId: string) =>
+      Effect.flatMap(payouts.findOwned(integrationId, payoutId), (found) =>
+        Option.match(found, {
+          onNone: () => Effect.fail(new NotFound({ error: `no payout ${payoutId}` })),
+          onSome: (row) => Effect.succeed(presentPayout(row))
+        }))
+
+    const claimHash = (hash: string, payoutId: string) =>
+      Effect.map(
+        sql`INSERT INTO tx_hash_claims (tx_hash, resource_kind, resource_id) VALUES (${hash}, 'payout', ${payoutId})
+            ON CONFLICT DO NOTHING RETURNING tx_hash`,
+        (rows) => rows.length === 1
+      )
+
+    const confirm = (input: {
+      readonly integrationId: string
+      readonly payoutId: string
+      readonly request: ConfirmPayoutRequest
+    }) =>
+      Effect.gen(function*() {
+        const txHash = input.request.txHash.toLowerCase()
+        const feeTxHash = input.request.feeTxHash?.toLowerCase()
+        if (feeTxHash === txHash) {
+          return yield* Effect.fail(new BadRequest({ error: "feeTxHash: must differ from txHash" }))
+        }
+        const found = yield* payouts.lockOwned(input.integrationId, input.payoutId)
+        if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ error: `no payout ${input.payoutId}` }))
+        const row = found.value
+        if (row.tx_hash === txHash) return presentPayout(row)
+        if (row.tx_hash !== null) {
+          return yield* Effect.fail(new Conflict({ error: "this payout is already confirmed with a different txHash" }))
+        }
+        // The expiry sweep may already have marked the window closed: still `requote` (DESIGN §3).
+        if (row.status === "expired") {
+          return yield* requote("the deposit window expired before confirmation: create a new payout")
+        }
+        if (row.status !== "awaiting_deposit") {
+          return yield* Effect.fail(new Conflict({ error: `this payout is ${row.status} and can no longer be confirmed` }))
+        }
+        const at = yield* now
+        if (yield* isScenario("requote")) return yield* requote("the deposit window has closed (mock scenario): create a new payout")
+        if (row.expires_at.getTime() <= at.getTime()) {
+          return yield* requote("the deposit window expired before confirmation: create a new payout")
+        }
+        const token = chain.token(row.from_token)
+        yield* chain.verifyTransfer({
+          txHash,
+          from: row.user_address,
+          to: row.deposit_address,
+          minAmountBaseUnits: toBaseUnits(BigDecimal.unsafeFromString(row.deposit_amount), token.decimals)
+        }).pipe(Effect.catchTag("DepositNotVerified", (e) => Effect.fail(new Conflict({ error: `txHash: ${e.reason}` }))))
+        if (!(yield* claimHash(txHash, row.id))) {
+          return yield* Effect.fail(new TxHashReused({ error: "txHash already confirms another payout or swap" }))
+        }
+        let feeStatus: "pending" | "verified" = "pending"
+        if (feeTxHash !== undefined) {
+          if (!(yield* claimHash(feeTxHash, row.id))) {
+            return yield* Effect.fail(new TxHashReused({ error: "feeTxHash already used by another payout or swap" }))
+          }
+          const feeVerified = yield* Effect.either(chain.verifyTransfer({
+            txHash: feeTxHash,
+            from: row.user_address,
+            to: config.feeWalletAddress,
+            minAmountBaseUnits: toBaseUnits(BigDecimal.unsafeFromString(row.service_fee), token.decimals)
+          }))
+          feeStatus = feeVerified._tag === "Right" ? "verified" : "pending"
+        }
+        const confirmed = yield* payouts.update({
+          ...row,
+          status: "deposit_confirmed",
+          tx_hash: txHash,
+          fee_tx_hash: feeTxHash ?? null,
+          updated_at: at,
+          fee_legs: row.fee_legs.map((leg) => ({ ...leg, status: leg.code === "copby" ? feeStatus : "pending" }))
+        })
+        if (config.mode === "mock") {
+          const step = config.mockLifecycleDelayMs / 1000
+          yield* jobs.enqueue({ _tag: "ProviderTransferState", transferId: row.provider_transfer_id, state: "payment_submitted" }, addSeconds(at, step))
+          yield* jobs.enqueue({ _tag: "ProviderTransferState", transferId: row.provider_transfer_id, state: "payment_processed" }, addSeconds(at, 2 * step))
+        }
+        return presentPayout(confirmed)
+      }).pipe(sql.withTransaction, Effect.catchIf((e): e is SqlError => e instanceof SqlError, Effect.die))
+
+    const list = (input: {
+      readonly integrationId: string
+      readonly createdFrom: string | undefined
+      readonly limit: number | undefined
+      readonly cursor: string | undefined
+    }) =>
+      Effect.gen(function*() {
+        const limit = input.limit ?? DEFAULT_PAGE_SIZE
+        const after = input.cursor === undefined ? null : yield* decodeCursor(input.cursor)
+        const rows = yield* payouts.page({
+          integrationId: input.integrationId,
+          createdFrom: input.createdFrom === undefined ? null : new Date(input.createdFrom),
+          after,
+          limit: limit + 1
+        })
+        const items = rows.slice(0, limit)
+        const last = items[items.length - 1]
+        const response: PayoutList = {
+          integrationId: input.integrationId,
+          items: items.map(presentPayout),
+          nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last) : null
+        }
+        return response
+      })
+
+    return { create, get, confirm, list } as const
+  })
+}) {}
+
+export type { Payout }

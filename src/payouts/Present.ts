@@ -1,0 +1,62 @@
+import type { Payout, PayoutReceipt } from "@cop-integrations/contracts"
+import type { PayoutRow } from "./PayoutRow.ts"
+
+export const RECEIPT_TITLE = "Bre-B payout receipt"
+
+/** Only the last 4 characters stay readable. */
+export const maskBreBKey = (key: string): string => `${"*".repeat(Math.max(4, key.length - 4))}${key.slice(-4)}`
+
+const receipt = (row: PayoutRow): PayoutReceipt => ({
+  title: RECEIPT_TITLE,
+  status: row.status,
+  completedAt: row.completed_at?.toISOString() ?? null,
+  transactionType: "withdrawal",
+  payoutId: row.id,
+  breBKey: maskBreBKey(row.bre_b_key),
+  breBKeyLast4: row.bre_b_key.slice(-4),
+  beneficiaryName: row.account_owner_name,
+  totalPaid: { amount: row.total_paid, currency: "USD" },
+  exchangeRate: {
+    display: row.rate_display,
+    effectiveUsdCop: row.effective_usd_cop,
+    sellRateUsdCop: row.sell_rate
+  },
+  commission: {
+    mode: "included_in_rate",
+    displayAmount: row.commission_usd,
+    displayCurrency: "USD",
+    note: "All fees are included in the exchange rate; nothing is charged on top."
+  },
+  totalReceived: { amount: row.destination_cop, currency: "COP" },
+  feesItemized: row.fee_legs
+})
+
+export const presentPayout = (row: PayoutRow): Payout => ({
+  payoutId: row.id,
+  status: row.status,
+  fromToken: row.from_token,
+  sourceAmount: row.total_paid,
+  destinationCop: row.destination_cop,
+  userAddress: row.user_address,
+  fees: row.fee_legs,
+  quote: { display: row.rate_display, effectiveUsdCop: row.effective_usd_cop },
+  receipt: receipt(row),
+  deposit: {
+    chain: row.deposit_chain,
+    currency: row.deposit_currency,
+    address: row.deposit_address,
+    amount: row.deposit_amount
+  },
+  transaction: row.transaction,
+  feeTransaction: row.fee_transaction,
+  destinationPreview: {
+    accountOwnerName: row.account_owner_name,
+    bankName: row.bank_name,
+    documentLast4: row.document_last4
+  },
+  txHash: row.tx_hash,
+  feeTxHash: row.fee_tx_hash,
+  createdAt: row.created_at.toISOString(),
+  updatedAt: row.updated_at.toISOString(),
+  expiresAt: row.expires_at.toISOString()
+})

@@ -1,0 +1,39 @@
+import { Effect, Layer } from "effect"
+import { getAddress, keccak256, toHex } from "viem"
+import { AppConfig } from "../Config.ts"
+import { isScenario } from "../MockScenario.ts"
+import { PayoutProvider, ProviderUnavailable } from "./PayoutProvider.ts"
+
+const unlessUnavailable = <A>(effect: Effect.Effect<A>) =>
+  Effect.flatMap(isScenario("provider_unavailable"), (down) =>
+    down
+      ? Effect.fail(new ProviderUnavailable({ reason: "mock scenario provider_unavailable" }))
+      : effect)
+
+const deterministicAddress = (seed: string): `0x${string}` =>
+  getAddress(`0x${keccak256(toHex(seed)).slice(-40)}`)
+
+/** Deterministic provider: configured rates, `mismatch` names fail verification, transfers get derived addresses. */
+export const ProviderMock = Layer.effect(
+  PayoutProvider,
+  Effect.map(AppConfig, (config) =>
+    PayoutProvider.of({
+      usdCopRates: unlessUnavailable(Effect.succeed({ sellRate: config.mockSellRate, midRate: config.mockMidRate })),
+      startKyc: () => unlessUnavailable(Effect.succeed({ kycStatus: "approved", kycUrl: null })),
+      verifyDestination: ({ accountOwnerName, breBKey }) =>
+        unlessUnavailable(Effect.succeed({
+          matches: !accountOwnerName.toLowerCase().includes("mismatch"),
+          accountOwnerName: accountOwnerName.trim(),
+          bankName: "Banco de Pruebas",
+          documentLast4: /^[0-9]{5,15}$/.test(breBKey) ? breBKey.slice(-4) : null,
+          externalAccountId: `ea_mock_${keccak256(toHex(breBKey)).slice(2, 18)}`
+        })),
+      createTransfer: ({ payoutId }) =>
+        unlessUnavailable(Effect.succeed({
+          transferId: `tr_mock_${payoutId}`,
+          chain: config.chainName,
+          currency: "usdc",
+          depositAddress: deterministicAddress(`deposit:${payoutId}`)
+        }))
+    }))
+)

@@ -1,0 +1,56 @@
+import { PgClient } from "@effect/sql-pg"
+import { SqlError } from "@effect/sql/SqlError"
+import { BadRequest, InvalidWebhookSignature, ProviderWebhookEvent } from "@cop-integrations/contracts"
+import { Clock, Effect, Either, Option, Redacted, Schema } from "effect"
+import { AppConfig } from "../Config.ts"
+import { Lifecycle } from "../payouts/Lifecycle.ts"
+import { verifyProviderSignature } from "./Signature.ts"
+
+const TransferObject = Schema.Struct({ id: Schema.String, state: Schema.String })
+
+const decodeEvent = Schema.decodeUnknownEither(Schema.parseJson(ProviderWebhookEvent))
+
+/** Provider callbacks: signature first, then de-duplication on `event_id`, then the state change. */
+export class ProviderWebhook extends Effect.Service<ProviderWebhook>()("ProviderWebhook", {
+  effect: Effect.gen(function*() {
+    const sql = yield* PgClient.PgClient
+    const config = yield* AppConfig
+    const lifecycle = yield* Lifecycle
+
+    const receive = (input: { readonly signatureHeader: string | undefined; readonly rawBody: string }) =>
+      Effect.gen(function*() {
+        const publicKey = Option.map(config.providerWebhookPublicKey, Redacted.value)
+        if (Option.isNone(publicKey)) {
+          return yield* Effect.fail(
+            new InvalidWebhookSignature({ error: "webhook signature cannot be verified: no provider public key configured" })
+          )
+        }
+        const check = verifyProviderSignature({
+          header: input.signatureHeader,
+          rawBody: input.rawBody,
+          publicKeyPem: publicKey.value,
+          nowMs: yield* Clock.currentTimeMillis
+        })
+        if (check._tag === "Invalid") {
+          return yield* Effect.fail(new InvalidWebhookSignature({ error: `invalid webhook signature: ${check.reason}` }))
+        }
+        const event = decodeEvent(input.rawBody)
+        if (Either.isLeft(event)) {
+          return yield* Effect.fail(new BadRequest({ error: "webhook body is not a provider event envelope" }))
+        }
+        const { event_category, event_id, event_object } = event.right
+        const fresh = yield* sql`INSERT INTO webhook_events (event_id, event_category) VALUES (${event_id}, ${event_category})
+                                 ON CONFLICT DO NOTHING RETURNING event_id`
+        if (fresh.length === 0) return { received: true, duplicate: true } as const
+        if (event_category === "transfer") {
+          const transfer = Schema.decodeUnknownOption(TransferObject)(event_object)
+          if (Option.isSome(transfer)) {
+            yield* lifecycle.applyTransferState({ transferId: transfer.value.id, state: transfer.value.state })
+          }
+        }
+        return { received: true, duplicate: false } as const
+      }).pipe(sql.withTransaction, Effect.catchIf((e): e is SqlError => e instanceof SqlError, Effect.die))
+
+    return { receive } as const
+  })
+}) {}
