@@ -1,0 +1,179 @@
+import { createHash } from "node:crypto"
+import { SqlClient } from "@effect/sql"
+import { Unauthorized } from "@cop-integrations/contracts"
+import { Effect, Option } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { generateApiKey } from "../../src/auth/ApiKey.ts"
+import { ApiKeyRepo } from "../../src/auth/ApiKeyRepo.ts"
+import { BREB, call, expectErrorBody, failureOf } from "../support/http.ts"
+import { clientExit, startTestServer, type TestServer } from "../support/server.ts"
+
+let server: TestServer
+let apiKey: string
+
+beforeAll(async () => {
+  server = await startTestServer()
+  ;({ apiKey } = await server.newIntegration())
+})
+afterAll(() => server?.close())
+
+const LIST = `${BREB}/payouts`
+
+/** A request that succeeds with a good key: listing this integration's payouts. */
+const listWith = (authorization: string | undefined) =>
+  call(server, LIST, authorization === undefined ? {} : { headers: { authorization } })
+
+const flipLastChar = (key: string) => {
+  const last = key.slice(-1)
+  return `${key.slice(0, -1)}${last === "A" ? "B" : "A"}`
+}
+
+describe("authentication", () => {
+  it("accepts a valid test key (and the scheme name in any case)", async () => {
+    const ok = await listWith(`Bearer ${apiKey}`)
+    expect(ok.status, ok.text).toBe(200)
+    // RFC 7235: the auth-scheme token is case-insensitive
+    expect((await listWith(`bearer ${apiKey}`)).status).toBe(200)
+  })
+
+  it("rejects a request without Authorization with 401 ErrorBody", async () => {
+    expectErrorBody(await listWith(undefined), 401)
+    expectErrorBody(await listWith(""), 401)
+  })
+
+  it("rejects every BRE-B endpoint without a key before validating the body", async () => {
+    const endpoints: ReadonlyArray<readonly [string, string]> = [
+      ["GET", `${BREB}/quote`],
+      ["POST", `${BREB}/kyc/otp/send`],
+      ["POST", `${BREB}/kyc/otp/verify`],
+      ["POST", `${BREB}/payouts`],
+      ["GET", `${BREB}/payouts`],
+      ["GET", `${BREB}/payouts/po_unknown`],
+      ["POST", `${BREB}/payouts/po_unknown/confirm`]
+    ]
+    for (const [method, path] of endpoints) {
+      const answer = await call(server, path, method === "POST" ? { method, body: {} } : { method })
+      expect(`${method} ${path} ${answer.status}`).toBe(`${method} ${path} 401`)
+      expectErrorBody(answer, 401)
+    }
+  })
+
+  it("rejects schemes other than Bearer", async () => {
+    for (const authorization of [`Basic ${Buffer.from(`${apiKey}:`).toString("base64")}`, `Token ${apiKey}`, apiKey]) {
+      expectErrorBody(await listWith(authorization), 401)
+    }
+  })
+
+  it("rejects malformed keys", async () => {
+    const malformed = [
+      "Bearer ",
+      "Bearer cop_test_pk_short",
+      "Bearer sk_test_0123456789abcdefghijklmnopqrstuvwxyz",
+      `Bearer ${apiKey.replace("cop_test_pk_", "cop_prod_pk_")}`,
+      `Bearer ${apiKey}x`,
+      `Bearer ${apiKey.slice(0, -1)}`,
+      `Bearer ${apiKey} ${apiKey}`
+    ]
+    for (const authorization of malformed) {
+      expectErrorBody(await listWith(authorization), 401)
+    }
+  })
+
+  it("rejects a key whose checksum does not match (last character flipped)", async () => {
+    expectErrorBody(await listWith(`Bearer ${flipLastChar(apiKey)}`), 401)
+  })
+
+  it("rejects a well-formed test key that was never issued", async () => {
+    const unknown = generateApiKey("test")
+    expect(unknown).toMatch(/^cop_test_pk_/)
+    expectErrorBody(await listWith(`Bearer ${unknown}`), 401)
+  })
+
+  it("rejects a live key on this mock deployment and says why", async () => {
+    const { apiKey: liveKey } = await server.newIntegration("live")
+    expect(liveKey.startsWith("cop_live_pk_")).toBe(true)
+    const body = expectErrorBody(await listWith(`Bearer ${liveKey}`), 401)
+    expect(body.error).toMatch(/test/i)
+    expect(body.error).toMatch(/live/i)
+    expect(body.error).not.toContain(liveKey)
+  })
+
+  it("rejects a revoked key while another key of the same integration keeps working", async () => {
+    const { apiKey: doomed, integrationId } = await server.newIntegration()
+    expect((await listWith(`Bearer ${doomed}`)).status).toBe(200)
+    const revoked = await server.run(Effect.gen(function*() {
+      const keys = yield* ApiKeyRepo
+      const mine = (yield* keys.list).filter((k) => k.integration_id === integrationId)
+      expect(mine).toHaveLength(1)
+      const second = yield* keys.issue(integrationId, "test")
+      const done = yield* keys.revoke(mine[0]!.id)
+      return { done, second: second.key }
+    }))
+    expect(Option.isSome(revoked.done)).toBe(true)
+    expectErrorBody(await listWith(`Bearer ${doomed}`), 401)
+    const rotated = await listWith(`Bearer ${revoked.second}`)
+    expect(rotated.status, rotated.text).toBe(200)
+    expect(rotated.body.integrationId).toBe(integrationId)
+  })
+
+  it("gives the typed client an Unauthorized failure for a bad key", async () => {
+    const exit = await clientExit(server.baseUrl, flipLastChar(apiKey), (client) => client.breb.listPayouts({ urlParams: {} }))
+    expect(failureOf(exit)).toBeInstanceOf(Unauthorized)
+  })
+
+  it("answers the unauthenticated endpoints without a key", async () => {
+    for (const path of ["/healthz", "/readyz", "/openapi.json", "/docs"]) {
+      const answer = await call(server, path)
+      expect(`${path} ${answer.status}`).toBe(`${path} 200`)
+    }
+  })
+})
+
+describe("keys at rest", () => {
+  it("stores only a SHA-256 hash and the last 4 characters, never the key", async () => {
+    const { apiKey: key, integrationId } = await server.newIntegration()
+    const rows = await server.run(Effect.flatMap(
+      SqlClient.SqlClient,
+      (sql) => sql<Record<string, unknown>>`SELECT * FROM api_keys WHERE integration_id = ${integrationId}`
+    ))
+    expect(rows).toHaveLength(1)
+    const row = rows[0]!
+    const stored = Object.values(row).map((value) => (value instanceof Date ? value.toISOString() : String(value)))
+    const body = key.slice("cop_test_pk_".length)
+    for (const value of stored) {
+      expect(value).not.toContain(key)
+      // no column keeps a recognisable chunk of the secret body either
+      for (let i = 0; i + 12 <= body.length; i += 6) expect(value).not.toContain(body.slice(i, i + 12))
+    }
+    expect(row["last4"]).toBe(key.slice(-4))
+    const sha256 = createHash("sha256").update(key).digest()
+    expect([sha256.toString("hex"), sha256.toString("base64"), sha256.toString("base64url")]).toContain(row["key_hash"])
+  })
+})
+
+describe("rate limit", () => {
+  let limited: TestServer
+  beforeAll(async () => {
+    limited = await startTestServer({ env: { RATE_LIMIT_PER_SECOND: "1", RATE_LIMIT_BURST: "3" } })
+  })
+  afterAll(() => limited?.close())
+
+  it("answers the request after the burst with 429 ErrorBody and Retry-After, per key", async () => {
+    const { apiKey: key } = await limited.newIntegration()
+    const { apiKey: otherKey } = await limited.newIntegration()
+    const statuses: Array<number> = []
+    let last = await call(limited, LIST, { apiKey: key })
+    statuses.push(last.status)
+    for (let i = 0; i < 3; i++) {
+      last = await call(limited, LIST, { apiKey: key })
+      statuses.push(last.status)
+    }
+    expect(statuses).toEqual([200, 200, 200, 429])
+    expectErrorBody(last, 429)
+    const retryAfter = last.headers.get("retry-after")
+    expect(retryAfter).toMatch(/^\d+$/)
+    expect(Number(retryAfter)).toBeGreaterThanOrEqual(1)
+    // the bucket belongs to the key: another integration's key is unaffected
+    expect((await call(limited, LIST, { apiKey: otherKey })).status).toBe(200)
+  })
+})

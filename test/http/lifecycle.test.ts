@@ -1,0 +1,171 @@
+import type { Payout, PayoutStatus } from "@cop-integrations/contracts"
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { Lifecycle } from "../../src/payouts/Lifecycle.ts"
+import {
+  decodePayout,
+  expectError,
+  expirePayoutWindow,
+  newPartner,
+  newTxHash,
+  type Partner,
+  pollPayout,
+  runApp,
+  sql
+} from "../support/flows.ts"
+import { startTestServer, type TestServer } from "../support/server.ts"
+
+let server: TestServer
+let partner: Partner
+let user: `0x${string}`
+
+beforeAll(async () => {
+  server = await startTestServer()
+  partner = await newPartner(server)
+  user = await partner.approvedUser()
+})
+afterAll(() => server?.close())
+
+const FORWARD: ReadonlyArray<PayoutStatus> = ["awaiting_deposit", "deposit_confirmed", "processing", "completed"]
+
+const current = async (payoutId: string) => decodePayout((await partner.getPayout(payoutId)).json)
+
+const confirm = async (payoutId: string, body: Record<string, string>) => {
+  const wire = await partner.confirm(payoutId, body)
+  expect(wire.status, wire.text).toBe(200)
+  return decodePayout(wire.json)
+}
+
+const legStatus = (payout: Payout) => Object.fromEntries(payout.fees.map((leg) => [leg.code, leg.status]))
+
+/** Applies a provider transfer state the way a webhook would (in a transaction, row locked). */
+const applyProviderState = async (payoutId: string, state: string) => {
+  const [row] = await sql<{ provider_transfer_id: string }>(
+    server,
+    (q) => q`SELECT provider_transfer_id FROM payouts WHERE id = ${payoutId}`
+  )
+  expect(row).toBeDefined()
+  return runApp(
+    server,
+    Effect.gen(function*() {
+      const sqlClient = yield* SqlClient.SqlClient
+      const lifecycle = yield* Lifecycle
+      return yield* sqlClient.withTransaction(
+        lifecycle.applyTransferState({ transferId: row!.provider_transfer_id, state })
+      )
+    })
+  )
+}
+
+describe("mock lifecycle", () => {
+  it("moves a confirmed payout to processing, then completed, by itself", async () => {
+    const payout = await partner.payout(user)
+    const confirmedAt = Date.now()
+    const confirmed = await confirm(payout.payoutId, { txHash: newTxHash() })
+    expect(confirmed.status).toBe("deposit_confirmed")
+
+    const { payout: done, seen } = await pollPayout(partner, payout.payoutId, (p) => p.status === "completed")
+
+    // statuses observed in order, never backwards, through processing
+    const ranks = seen.map((status) => FORWARD.indexOf(status as PayoutStatus))
+    expect(ranks.every((rank) => rank >= 1)).toBe(true)
+    expect([...ranks].sort((a, b) => a - b)).toEqual(ranks)
+    expect(seen).toContain("processing")
+
+    expect(done.receipt.status).toBe("completed")
+    expect(done.receipt.completedAt).not.toBeNull()
+    const completedAt = Date.parse(done.receipt.completedAt!)
+    expect(completedAt).toBeGreaterThanOrEqual(Date.parse(confirmed.updatedAt))
+    expect(completedAt).toBeGreaterThanOrEqual(confirmedAt - 1000)
+    expect(Date.parse(done.updatedAt)).toBeGreaterThanOrEqual(completedAt)
+    // provider legs settle; the service fee leg stays pending without a feeTxHash
+    expect(legStatus(done)).toEqual({ bridge_fx: "verified", bridge: "verified", copby: "pending" })
+    expect(done.receipt.feesItemized).toEqual(done.fees)
+    // everything else is as prepared
+    expect(done.sourceAmount).toBe(payout.sourceAmount)
+    expect(done.txHash).toBe(confirmed.txHash)
+  })
+
+  it("keeps a verified copby leg verified through completion", async () => {
+    const payout = await partner.payout(user)
+    await confirm(payout.payoutId, { txHash: newTxHash(), feeTxHash: newTxHash() })
+    const { payout: done } = await pollPayout(partner, payout.payoutId, (p) => p.status === "completed")
+    expect(legStatus(done)).toEqual({ bridge_fx: "verified", bridge: "verified", copby: "verified" })
+  })
+
+  it("leaves an unconfirmed payout awaiting its deposit", async () => {
+    const idle = await partner.payout(user)
+    // a payout confirmed after it, run to completion, bounds the time the worker had
+    const witness = await partner.payout(user)
+    await confirm(witness.payoutId, { txHash: newTxHash() })
+    await pollPayout(partner, witness.payoutId, (p) => p.status === "completed")
+    expect(await current(idle.payoutId)).toEqual(idle)
+  })
+
+  it("expires an unconfirmed payout whose window has passed (sweep), and refuses its confirmation", async () => {
+    const payout = await partner.payout(user)
+    const other = await partner.payout(user)
+    expect(await expirePayoutWindow(server, payout.payoutId)).toHaveLength(1)
+
+    const { payout: expired } = await pollPayout(partner, payout.payoutId, (p) => p.status === "expired")
+    expect(expired.receipt.status).toBe("expired")
+    expect(expired.receipt.completedAt).toBeNull()
+    expect(expired.txHash).toBeNull()
+    expect(Date.parse(expired.updatedAt)).toBeGreaterThanOrEqual(Date.parse(payout.updatedAt))
+    expectError(await partner.confirm(payout.payoutId, { txHash: newTxHash() }), 409, "requote")
+    // the sweep touched only the overdue payout
+    expect((await current(other.payoutId)).status).toBe("awaiting_deposit")
+  })
+
+  it("only moves forward: late provider states do not change a completed payout", async () => {
+    const payout = await partner.payout(user)
+    await confirm(payout.payoutId, { txHash: newTxHash() })
+    const { payout: done } = await pollPayout(partner, payout.payoutId, (p) => p.status === "completed")
+
+    for (const late of ["funds_received", "payment_submitted", "payment_processed", "error"]) {
+      expect(await applyProviderState(payout.payoutId, late)).toBe(false)
+      expect(await current(payout.payoutId)).toEqual(done)
+    }
+  })
+
+  it("only moves forward: an expired payout stays expired", async () => {
+    const payout = await partner.payout(user)
+    await expirePayoutWindow(server, payout.payoutId)
+    const { payout: expired } = await pollPayout(partner, payout.payoutId, (p) => p.status === "expired")
+    for (const late of ["funds_received", "payment_submitted", "payment_processed"]) {
+      expect(await applyProviderState(payout.payoutId, late)).toBe(false)
+      expect(await current(payout.payoutId)).toEqual(expired)
+    }
+  })
+
+  it("applies a provider state that moves forward, once", async () => {
+    const payout = await partner.payout(user)
+    const confirmed = await confirm(payout.payoutId, { txHash: newTxHash() })
+    // jump ahead of the scheduled mock steps; they then have nothing left to do
+    expect(await applyProviderState(payout.payoutId, "payment_processed")).toBe(true)
+    const done = await current(payout.payoutId)
+    expect(done.status).toBe("completed")
+    expect(done.receipt.completedAt).not.toBeNull()
+    expect(Date.parse(done.receipt.completedAt!)).toBeGreaterThanOrEqual(Date.parse(confirmed.updatedAt))
+    expect(await applyProviderState(payout.payoutId, "payment_processed")).toBe(false)
+    // once the scheduled steps have run, nothing has moved
+    await waitForJobsDone(payout.payoutId)
+    expect(await current(payout.payoutId)).toEqual(done)
+  })
+})
+
+/** Waits (bounded) until every scheduled job of the payout's transfer has been carried out. */
+const waitForJobsDone = async (payoutId: string) => {
+  await vi.waitFor(async () => {
+    const [row] = await sql<{ pending: number; total: number }>(
+      server,
+      (q) =>
+        q`SELECT count(*) FILTER (WHERE j.done_at IS NULL)::int AS pending, count(*)::int AS total
+          FROM jobs j JOIN payouts p ON j.payload->>'transferId' = p.provider_transfer_id
+          WHERE p.id = ${payoutId}`
+    )
+    expect(row?.total).toBeGreaterThan(0)
+    expect(row?.pending).toBe(0)
+  }, { timeout: 15_000, interval: 20 })
+}
