@@ -1,0 +1,128 @@
+/**
+ * npm run conformance [-- --out-dir <dir>] [-- <kit options, e.g. --grep PAYOUT --seed 7>]
+ *
+ * Starts the service on a fresh database (a new database on TEST_DATABASE_URL's server when it is set,
+ * else embedded PGlite in memory) on a free loopback port, issues test keys for two integrations, runs
+ * the conformance kit's CLI against it over HTTP in a child process, writes junit.xml and report.json
+ * to --out-dir (default .conformance/) and exits with the kit's exit code.
+ */
+import { spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { createServer } from "node:http"
+import { join } from "node:path"
+import { HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Exit, Layer, Logger, LogLevel, Option, Redacted, Scope } from "effect"
+import { serverLayer } from "../src/App.ts"
+import { ApiKeyRepo } from "../src/auth/ApiKeyRepo.ts"
+import { AppConfigShape } from "../src/Config.ts"
+import { redactUrl } from "../src/db/Database.ts"
+import { IntegrationRepo } from "../src/integrations/IntegrationRepo.ts"
+
+const log = (line: string) => process.stderr.write(`[conformance] ${line}\n`)
+
+const splitArgs = (argv: ReadonlyArray<string>) => {
+  const index = argv.indexOf("--out-dir")
+  if (index === -1) return { outDir: ".conformance", kitArgs: argv.filter((arg) => arg !== "--") }
+  const outDir = argv[index + 1]
+  if (outDir === undefined) throw new Error("--out-dir needs a directory")
+  return { outDir, kitArgs: [...argv.slice(0, index), ...argv.slice(index + 2)].filter((arg) => arg !== "--") }
+}
+
+const withAdmin = <A>(url: string, f: (sql: PgClient.PgClient) => Effect.Effect<A, unknown>) =>
+  Effect.runPromise(Effect.flatMap(PgClient.PgClient, f).pipe(
+    Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 }))
+  ))
+
+/** A fresh database: its own on TEST_DATABASE_URL's server (dropped afterwards), or in-memory PGlite. */
+const freshDatabase = async (): Promise<{ readonly url: string | undefined; readonly drop: () => Promise<void> }> => {
+  const serverUrl = process.env["TEST_DATABASE_URL"]
+  if (serverUrl === undefined || serverUrl === "") {
+    log("database: embedded PGlite (memory://)")
+    return { url: undefined, drop: async () => {} }
+  }
+  const name = `conformance_${randomBytes(5).toString("hex")}`
+  await withAdmin(serverUrl, (sql) => sql`CREATE DATABASE ${sql(name)}`)
+  const url = new URL(serverUrl)
+  url.pathname = `/${name}`
+  log(`database: ${redactUrl(url.toString())} (new, dropped afterwards)`)
+  return {
+    url: url.toString(),
+    drop: () => withAdmin(serverUrl, (sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`).then(() => undefined)
+  }
+}
+
+const startService = async (databaseUrl: string | undefined) => {
+  const loaded = await Effect.runPromise(AppConfigShape)
+  const config = {
+    ...loaded,
+    databaseUrl: databaseUrl === undefined ? Option.none() : Option.some(Redacted.make(databaseUrl)),
+    embeddedDataDir: "memory://",
+    host: "127.0.0.1",
+    port: 0
+  }
+  const layer = serverLayer(config).pipe(
+    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+    Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+  )
+  const scope = Effect.runSync(Scope.make())
+  const runtime = await Effect.runPromise(Scope.extend(Layer.toRuntime(layer), scope))
+  const run = <A, E>(effect: Effect.Effect<A, E, Layer.Layer.Success<typeof layer>>) => Effect.runPromise(Effect.provide(effect, runtime))
+  const address = await run(HttpServer.addressWith(Effect.succeed))
+  if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
+  const issueKey = (name: string) =>
+    run(Effect.gen(function*() {
+      const integration = yield* Effect.flatMap(IntegrationRepo, (repo) => repo.ensure(name))
+      return (yield* Effect.flatMap(ApiKeyRepo, (keys) => keys.issue(integration.id, config.mode === "live" ? "live" : "test"))).key
+    }))
+  return {
+    baseUrl: `http://127.0.0.1:${address.port}`,
+    mode: config.mode,
+    issueKey,
+    stop: () => Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}
+
+const runKit = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", join("testkit", "src", "cli.ts"), ...args], { env, stdio: "inherit" })
+    child.once("error", reject)
+    child.once("exit", (code, signal) => resolve(code ?? (signal === null ? 1 : 128)))
+  })
+
+const main = async (): Promise<number> => {
+  const { kitArgs, outDir } = splitArgs(process.argv.slice(2))
+  const database = await freshDatabase()
+  const started = performance.now()
+  const service = await startService(database.url)
+  try {
+    log(`service (${service.mode} mode) on ${service.baseUrl}, ready in ${Math.round(performance.now() - started)} ms`)
+    const [first, second] = [await service.issueKey("conformance-a"), await service.issueKey("conformance-b")]
+    return await runKit(
+      [
+        "--base-url",
+        service.baseUrl,
+        "--reporter",
+        "console",
+        "--reporter",
+        `junit=${join(outDir, "junit.xml")}`,
+        "--reporter",
+        `json=${join(outDir, "report.json")}`,
+        ...kitArgs
+      ],
+      { ...process.env, CONFORMANCE_API_KEY: first, CONFORMANCE_SECOND_API_KEY: second }
+    )
+  } finally {
+    await service.stop()
+    await database.drop()
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    log(`failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`)
+    process.exit(2)
+  }
+)

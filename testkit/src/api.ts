@@ -1,0 +1,107 @@
+/**
+ * Calls to the contract's endpoints. Every answer is checked against the contract before a scenario
+ * sees it (declared status, JSON, the success schema or an ErrorBody whose errorCode the contract allows
+ * at that status, no extra properties); a response that breaks it fails the scenario right there.
+ */
+import type { ErrorBody } from "@cop-integrations/contracts"
+import { Effect, Either, Schema } from "effect"
+import {
+  contractProblem,
+  decodeErrorBody,
+  declaredStatuses,
+  decodeStrict,
+  endpoint,
+  type EndpointName,
+  pathOf,
+  successSchemas,
+  type SuccessOf
+} from "./contract.ts"
+import { failure, type ScenarioFailure, show } from "./failure.ts"
+import type { Answered, Auth, Http } from "./http.ts"
+
+export interface CallInput {
+  readonly path?: Readonly<Record<string, string>>
+  readonly query?: Readonly<Record<string, string>>
+  readonly headers?: Readonly<Record<string, string>>
+  readonly json?: unknown
+  readonly body?: string | Uint8Array
+  readonly auth?: Auth
+  readonly retryOn429?: boolean
+}
+
+export type Reply<A> =
+  | { readonly _tag: "Success"; readonly status: number; readonly value: A; readonly exchange: Answered }
+  | { readonly _tag: "Rejected"; readonly status: number; readonly error: ErrorBody; readonly exchange: Answered }
+
+export type Call = <E extends EndpointName>(
+  name: E,
+  input?: CallInput
+) => Effect.Effect<Reply<SuccessOf<E>>, ScenarioFailure>
+
+export const makeCall = (http: Http): Call => (name, input = {}) =>
+  Effect.gen(function*() {
+    const spec = endpoint(name)
+    const exchange = yield* http.send({
+      method: spec.method,
+      path: pathOf(spec, input.path),
+      query: input.query,
+      headers: input.headers,
+      json: input.json,
+      body: input.body,
+      auth: input.auth ?? (spec.authenticated ? "primary" : "none"),
+      retryOn429: input.retryOn429
+    })
+    const { response } = exchange
+    const problem = contractProblem(spec, response)
+    if (problem !== undefined) {
+      return yield* Effect.fail(failure(`${spec.method} ${spec.path} answered outside the contract`, {
+        expected: `a status the contract declares (${declaredStatuses(spec).join(", ")}) with its JSON body, exactly as the schema says`,
+        actual: `${response.status}: ${problem}; body ${response.body}`,
+        exchange
+      }))
+    }
+    if (response.status === spec.successStatus) {
+      // TypeScript cannot narrow the schema table by a generic key; the table maps each name to its schema.
+      const schema = successSchemas[name] as unknown as Schema.Schema<SuccessOf<typeof name>, unknown>
+      const value = Either.getOrThrow(decodeStrict(schema, response.json))
+      return { _tag: "Success", status: response.status, value, exchange } as const
+    }
+    const error = Either.getOrThrow(decodeErrorBody(response.json))
+    return { _tag: "Rejected", status: response.status, error, exchange } as const
+  })
+
+const describeReply = <A>(reply: Reply<A>): string =>
+  `${reply.status} ${reply.exchange.response.body}`.slice(0, 800)
+
+/** The success value, or a failure saying what came back instead. */
+export const ok = <A>(reply: Reply<A>, what = "a success"): Effect.Effect<A, ScenarioFailure> =>
+  reply._tag === "Success"
+    ? Effect.succeed(reply.value)
+    : Effect.fail(failure(`expected ${what}, the request was rejected`, {
+      expected: `${reply.exchange.request.method} to succeed`,
+      actual: describeReply(reply),
+      exchange: reply.exchange
+    }))
+
+/** `"none"`: the body must carry no errorCode; undefined: any documented one. */
+export type ExpectedCode = ErrorBody["errorCode"] | "none"
+
+/** The ErrorBody of a rejection with exactly this status and errorCode. */
+export const rejected = <A>(
+  reply: Reply<A>,
+  status: number,
+  errorCode: ExpectedCode,
+  rule: string
+): Effect.Effect<ErrorBody, ScenarioFailure> => {
+  const expected = `${status} ErrorBody${
+    errorCode === "none" ? " without errorCode" : errorCode === undefined ? "" : ` with errorCode ${errorCode}`
+  }`
+  if (reply._tag === "Success" || reply.status !== status) {
+    return Effect.fail(failure(rule, { expected, actual: describeReply(reply), exchange: reply.exchange }))
+  }
+  const code = reply.error.errorCode
+  const codeMatches = errorCode === undefined || (errorCode === "none" ? code === undefined : code === errorCode)
+  return codeMatches
+    ? Effect.succeed(reply.error)
+    : Effect.fail(failure(rule, { expected, actual: `errorCode ${show(code)}: ${describeReply(reply)}`, exchange: reply.exchange }))
+}

@@ -1,0 +1,178 @@
+#!/usr/bin/env node
+/**
+ * integrations-conformance: runs the kit against a deployment and reports. Exit code 0 when at least
+ * one scenario ran and every one that ran passed, 1 when one failed, 2 when the run could not start.
+ */
+import { mkdir, writeFile } from "node:fs/promises"
+import { dirname } from "node:path"
+import { parseArgs } from "node:util"
+import { KEY_VARIABLES } from "./curl.ts"
+import { consoleProgress, consoleSummary } from "./report/console.ts"
+import { toJson } from "./report/json.ts"
+import { toJUnit } from "./report/junit.ts"
+import type { ConformanceReport } from "./report/types.ts"
+import type { ConformanceOptions } from "./runner.ts"
+import { KIT_NAME, KIT_VERSION } from "./version.ts"
+
+/** The runner (Effect, the contract, viem) loads only once the arguments are known to be usable. */
+const loadRunner = () => import("./runner.ts")
+
+const HELP = `integrations-conformance ${KIT_VERSION}: does this deployment keep the Integrations API contract?
+
+Usage: integrations-conformance --base-url <url> --api-key <key> [options]
+
+  --base-url <url>          the deployment (env CONFORMANCE_BASE_URL)
+  --api-key <key>           an API key of one integration (env ${KEY_VARIABLES.primary})
+  --second-api-key <key>    a key of a second integration, for cross-tenant checks; without it those
+                            scenarios are not run (env ${KEY_VARIABLES.second})
+  --mode mock|live          default: what GET /healthz says, else mock; a mismatch refuses to run
+  --allow-live              let money-moving scenarios (payouts, confirmations, OTPs) run against live
+  --grep <id|prefix|tag>    run only matching scenarios (repeatable, or comma-separated): AUTH-001,
+                            PAYOUT-CONFIRM, money-moving, cross-tenant, negative... A filtered run is
+                            never a full conformance claim
+  --reporter <name>[=file]  console, json or junit (repeatable; default console). Without =file a json or
+                            junit report goes to --out, else to stdout (console then writes to stderr)
+  --out <file>              where the json or junit reporter without its own file writes
+  --timeout <seconds>       time limit of one scenario, polling included (default 30)
+  --seed <n>                seed of the generated inputs (default random; printed, so a run can be repeated)
+  --concurrency <n>         scenarios at once (default 4)
+  --negative-cases <n>      generated invalid inputs per endpoint (default 30)
+  --list                    list the scenarios and exit
+  --version, --help
+
+Failures print what was expected, what came back and a curl that reproduces the request; the curl
+reads the keys from ${KEY_VARIABLES.primary} and ${KEY_VARIABLES.second}.
+Exit code: 0 every scenario that ran passed, 1 a scenario failed, 2 the run could not start.
+`
+
+class UsageError extends Error {}
+
+const integer = (name: string, text: string | undefined, fallback: number | undefined): number | undefined => {
+  if (text === undefined) return fallback
+  const value = Number(text)
+  if (!Number.isSafeInteger(value) || value < 0) throw new UsageError(`--${name} must be a non-negative integer, got ${text}`)
+  return value
+}
+
+type ReporterName = "console" | "json" | "junit"
+
+interface Reporter {
+  readonly name: ReporterName
+  /** undefined: stdout */
+  readonly file: string | undefined
+}
+
+const reportersOf = (specs: ReadonlyArray<string>, out: string | undefined): ReadonlyArray<Reporter> => {
+  const parsed = (specs.length === 0 ? ["console"] : specs).flatMap((spec) => spec.split(",")).map((spec) => {
+    const [name = "", file] = spec.split("=", 2)
+    if (name !== "console" && name !== "json" && name !== "junit") throw new UsageError(`unknown reporter ${name} (console, json, junit)`)
+    if (name === "console" && file !== undefined) throw new UsageError("the console reporter writes to the terminal; use json or junit for a file")
+    return { name, file } as { name: ReporterName; file: string | undefined }
+  })
+  const withoutFile = parsed.filter((reporter) => reporter.name !== "console" && reporter.file === undefined)
+  if (withoutFile.length > 1) throw new UsageError("several json/junit reporters need a file each: --reporter junit=report.xml")
+  if (out !== undefined && withoutFile.length === 0 && !parsed.some((r) => r.name !== "console")) {
+    throw new UsageError("--out needs a json or junit reporter (--reporter json --out report.json)")
+  }
+  return parsed.map((reporter) => (reporter.name !== "console" && reporter.file === undefined ? { ...reporter, file: out } : reporter))
+}
+
+const render = (name: Exclude<ReporterName, "console">, report: ConformanceReport) => (name === "json" ? toJson(report) : toJUnit(report))
+
+const parse = (argv: ReadonlyArray<string>) =>
+  parseArgs({
+    args: [...argv],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      "base-url": { type: "string" },
+      "api-key": { type: "string" },
+      "second-api-key": { type: "string" },
+      mode: { type: "string" },
+      "allow-live": { type: "boolean" },
+      grep: { type: "string", multiple: true },
+      reporter: { type: "string", multiple: true },
+      out: { type: "string" },
+      timeout: { type: "string" },
+      seed: { type: "string" },
+      concurrency: { type: "string" },
+      "negative-cases": { type: "string" },
+      list: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+      version: { type: "boolean" }
+    }
+  }).values
+
+const listing = async (grep: ReadonlyArray<string>) =>
+  (await loadRunner()).selectScenarios(grep).map((scenario) => `${scenario.id.padEnd(24)} ${scenario.title}\n${" ".repeat(25)}[${scenario.tags.join(", ")}]`).join("\n")
+
+const main = async (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promise<number> => {
+  const values = parse(argv)
+  const grep = (values.grep ?? []).flatMap((term) => term.split(",")).map((term) => term.trim()).filter((term) => term !== "")
+  const info = values.help === true
+    ? HELP
+    : values.version === true
+    ? `${KIT_NAME} ${KIT_VERSION}\n`
+    : values.list === true
+    ? `${await listing(grep)}\n`
+    : undefined
+  if (info !== undefined) {
+    process.stdout.write(info)
+    return 0
+  }
+
+  const baseUrl = values["base-url"] ?? env["CONFORMANCE_BASE_URL"]
+  const apiKey = values["api-key"] ?? env[KEY_VARIABLES.primary]
+  if (baseUrl === undefined || !URL.canParse(baseUrl)) throw new UsageError("--base-url <url> is required (or CONFORMANCE_BASE_URL)")
+  if (apiKey === undefined || apiKey === "") throw new UsageError(`--api-key <key> is required (or ${KEY_VARIABLES.primary})`)
+  const mode = values.mode
+  if (mode !== undefined && mode !== "mock" && mode !== "live") throw new UsageError(`--mode must be mock or live, got ${mode}`)
+  const reporters = reportersOf(values.reporter ?? [], values.out)
+  const consoleStream = reporters.some((r) => r.name !== "console" && r.file === undefined) ? process.stderr : process.stdout
+  const style = { color: consoleStream.isTTY === true && env["NO_COLOR"] === undefined }
+  const showConsole = reporters.some((r) => r.name === "console")
+
+  const options: ConformanceOptions = {
+    baseUrl,
+    apiKey,
+    secondApiKey: values["second-api-key"] ?? env[KEY_VARIABLES.second],
+    mode,
+    grep,
+    allowLive: values["allow-live"] === true,
+    timeoutMs: (integer("timeout", values.timeout, 30) ?? 30) * 1000,
+    seed: integer("seed", values.seed, undefined),
+    concurrency: Math.max(1, integer("concurrency", values.concurrency, 4) ?? 4),
+    negativeCases: integer("negative-cases", values["negative-cases"], 30),
+    onEvent: showConsole ? consoleProgress((text) => consoleStream.write(text), style) : undefined
+  }
+  const { exitCodeOf, runConformance } = await loadRunner()
+  const report = await runConformance(options)
+  if (showConsole) consoleStream.write(consoleSummary(report, style))
+  for (const reporter of reporters) {
+    if (reporter.name === "console") continue
+    const text = render(reporter.name, report)
+    if (reporter.file === undefined) {
+      process.stdout.write(text)
+    } else {
+      await mkdir(dirname(reporter.file), { recursive: true })
+      await writeFile(reporter.file, text)
+      if (showConsole) consoleStream.write(`${reporter.name} report: ${reporter.file}\n`)
+    }
+  }
+  return exitCodeOf(report)
+}
+
+const isUsageProblem = (error: unknown) =>
+  error instanceof UsageError || (error instanceof Error && error.name === "ConfigurationError") ||
+  (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"))
+
+main(process.argv.slice(2), process.env).then(
+  (code) => {
+    process.exitCode = code
+  },
+  (error: unknown) => {
+    process.stderr.write(`integrations-conformance: ${error instanceof Error ? error.message : String(error)}\n`)
+    if (!isUsageProblem(error)) process.stderr.write(`${error instanceof Error ? error.stack ?? "" : ""}\n`)
+    process.exitCode = 2
+  }
+)

@@ -1,0 +1,215 @@
+/**
+ * The kit's only way onto the network: `fetch`, with every request and response recorded as evidence
+ * (keys redacted) and a curl that reproduces it. A 429 with Retry-After is waited out and retried
+ * (a deployment's rate limit is not a conformance failure) unless the caller expects it.
+ */
+import { Duration, Effect } from "effect"
+import { KEY_VARIABLES, toCurl } from "./curl.ts"
+import { failure, type ScenarioFailure } from "./failure.ts"
+
+/** Which credentials a request carries: the run's keys, none, or a literal header (never a real key). */
+export type Auth = "primary" | "second" | "none" | { readonly authorization: string }
+
+export interface HttpRequest {
+  readonly method: string
+  /** Path with an optional raw query (`/api/...?limit=1`), sent exactly as written. */
+  readonly path: string
+  readonly query?: Readonly<Record<string, string>> | undefined
+  readonly headers?: Readonly<Record<string, string>> | undefined
+  /** Sent as JSON with `Content-Type: application/json`. */
+  readonly json?: unknown
+  /** A raw body (its content type, if any, from `headers`). */
+  readonly body?: string | Uint8Array | undefined
+  /** Send the body as a stream (Transfer-Encoding: chunked, no Content-Length). */
+  readonly chunked?: boolean | undefined
+  readonly auth?: Auth | undefined
+  /** Default true: wait out a 429 with Retry-After and retry (at most 3 times). */
+  readonly retryOn429?: boolean | undefined
+}
+
+export interface RecordedRequest {
+  readonly method: string
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string | undefined
+  readonly bodyBytes: number
+}
+
+export interface RecordedResponse {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+  /** The parsed body when it is JSON. */
+  readonly json: unknown
+  readonly isJson: boolean
+}
+
+export interface Exchange {
+  readonly request: RecordedRequest
+  readonly response: RecordedResponse | undefined
+  readonly error: string | undefined
+  readonly startedAt: string
+  readonly durationMs: number
+  readonly curl: string
+}
+
+/** An exchange that got an HTTP response (what `send` returns). */
+export interface Answered extends Exchange {
+  readonly response: RecordedResponse
+}
+
+export interface HttpConfig {
+  readonly baseUrl: string
+  readonly apiKey: string
+  readonly secondApiKey: string | undefined
+  readonly fetch: typeof globalThis.fetch
+  readonly requestTimeoutMs: number
+}
+
+const EVIDENCE_BODY_LIMIT = 4096
+
+const truncate = (text: string): string =>
+  text.length > EVIDENCE_BODY_LIMIT ? `${text.slice(0, EVIDENCE_BODY_LIMIT)}… (${text.length} chars)` : text
+
+const encodeBody = (request: HttpRequest): Uint8Array<ArrayBuffer> | undefined => {
+  if (request.json !== undefined) return new TextEncoder().encode(JSON.stringify(request.json))
+  if (request.body === undefined) return undefined
+  return typeof request.body === "string" ? new TextEncoder().encode(request.body) : Uint8Array.from(request.body)
+}
+
+const urlOf = (baseUrl: string, request: HttpRequest): string => {
+  const url = `${baseUrl.replace(/\/+$/, "")}${request.path}`
+  if (request.query === undefined) return url
+  const query = new URLSearchParams(request.query).toString()
+  return query === "" ? url : `${url}${url.includes("?") ? "&" : "?"}${query}`
+}
+
+interface Prepared {
+  readonly url: string
+  readonly sent: Headers
+  /** The same headers with keys replaced by `$VARIABLE` placeholders. */
+  readonly shown: ReadonlyArray<readonly [string, string]>
+  readonly body: Uint8Array<ArrayBuffer> | undefined
+}
+
+const prepare = (config: HttpConfig, request: HttpRequest): Prepared => {
+  const body = encodeBody(request)
+  const headers: Array<readonly [string, string, string]> = [] // name, sent value, shown value
+  const auth = request.auth ?? "primary"
+  if (auth === "primary") {
+    headers.push(["Authorization", `Bearer ${config.apiKey}`, `Bearer $${KEY_VARIABLES.primary}`])
+  } else if (auth === "second") {
+    if (config.secondApiKey === undefined) throw new Error("this scenario needs --second-api-key")
+    headers.push(["Authorization", `Bearer ${config.secondApiKey}`, `Bearer $${KEY_VARIABLES.second}`])
+  } else if (auth !== "none") {
+    headers.push(["Authorization", auth.authorization, auth.authorization])
+  }
+  if (request.json !== undefined) headers.push(["Content-Type", "application/json", "application/json"])
+  if (request.chunked === true) headers.push(["Transfer-Encoding", "chunked", "chunked"])
+  for (const [name, value] of Object.entries(request.headers ?? {})) headers.push([name, value, value])
+  const sent = new Headers()
+  // fetch sets Transfer-Encoding itself for a stream body; the header is there for the curl.
+  for (const [name, value] of headers) if (name !== "Transfer-Encoding") sent.set(name, value)
+  return { url: urlOf(config.baseUrl, request), sent, shown: headers.map(([name, , shown]) => [name, shown]), body }
+}
+
+/** A stream body needs `duplex: "half"` (undici's RequestInit has it; the DOM typings do not). */
+const bodyInit = (body: Uint8Array<ArrayBuffer> | undefined, chunked: boolean): RequestInit => {
+  if (body === undefined) return {}
+  if (!chunked) return { body }
+  const init = { body: new Blob([body]).stream(), duplex: "half" }
+  return init as RequestInit
+}
+
+const readResponse = async (response: Response): Promise<RecordedResponse> => {
+  const text = new TextDecoder().decode(await response.arrayBuffer())
+  const headers = Object.fromEntries(response.headers.entries())
+  const isJsonType = /^application\/([a-z.+-]*\+)?json\b/i.test(headers["content-type"] ?? "")
+  let json: unknown = undefined
+  let isJson = false
+  if (isJsonType) {
+    try {
+      json = JSON.parse(text)
+      isJson = true
+    } catch {
+      isJson = false
+    }
+  }
+  return { status: response.status, headers, body: truncate(text), json, isJson }
+}
+
+const describeError = (error: unknown): string => {
+  if (!(error instanceof Error)) return String(error)
+  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : ""
+  return `${error.name === "TimeoutError" ? "request timed out" : error.message}${cause}`
+}
+
+export interface Http {
+  /** Sends one request and records it; a network failure fails the scenario (with the curl). */
+  readonly send: (request: HttpRequest) => Effect.Effect<Answered, ScenarioFailure>
+}
+
+export const makeHttp = (config: HttpConfig, record: (exchange: Exchange) => void): Http => {
+  const once = (request: HttpRequest): Effect.Effect<Exchange> =>
+    Effect.gen(function*() {
+      const prepared = prepare(config, request)
+      const startedAt = new Date()
+      const recorded: RecordedRequest = {
+        method: request.method,
+        url: prepared.url,
+        headers: Object.fromEntries(prepared.shown),
+        body: prepared.body === undefined ? undefined : truncate(new TextDecoder().decode(prepared.body)),
+        bodyBytes: prepared.body?.length ?? 0
+      }
+      const curl = toCurl({ method: request.method, url: prepared.url, headers: prepared.shown, body: prepared.body })
+      const outcome = yield* Effect.either(Effect.tryPromise({
+        try: (signal) =>
+          config.fetch(prepared.url, {
+            method: request.method,
+            headers: prepared.sent,
+            ...bodyInit(prepared.body, request.chunked === true),
+            signal: AbortSignal.any([signal, AbortSignal.timeout(config.requestTimeoutMs)]),
+            redirect: "manual"
+          }).then(readResponse),
+        catch: describeError
+      }))
+      const exchange: Exchange = {
+        request: recorded,
+        response: outcome._tag === "Right" ? outcome.right : undefined,
+        error: outcome._tag === "Left" ? outcome.left : undefined,
+        startedAt: startedAt.toISOString(),
+        durationMs: Date.now() - startedAt.getTime(),
+        curl
+      }
+      record(exchange)
+      return exchange
+    })
+
+  const retryAfterMs = (exchange: Exchange): number | undefined => {
+    const header = exchange.response?.status === 429 ? exchange.response.headers["retry-after"] : undefined
+    const seconds = header === undefined ? Number.NaN : Number(header)
+    return Number.isFinite(seconds) && seconds >= 0 && seconds <= 30 ? seconds * 1000 : undefined
+  }
+
+  const send = (request: HttpRequest): Effect.Effect<Answered, ScenarioFailure> =>
+    Effect.gen(function*() {
+      let exchange = yield* once(request)
+      for (let retry = 0; retry < 3 && request.retryOn429 !== false; retry++) {
+        const wait = retryAfterMs(exchange)
+        if (wait === undefined) break
+        yield* Effect.sleep(Duration.millis(Math.max(wait, 100)))
+        exchange = yield* once(request)
+      }
+      const { response } = exchange
+      if (response === undefined) {
+        return yield* Effect.fail(failure(`${request.method} ${request.path} got no HTTP response`, {
+          expected: "an HTTP response",
+          actual: exchange.error ?? "no response",
+          exchange
+        }))
+      }
+      return { ...exchange, response }
+    })
+
+  return { send }
+}

@@ -1,0 +1,287 @@
+/**
+ * Runs the scenarios against one deployment: finds out its mode, selects and filters the scenarios,
+ * runs them (the `runFirst` ones alone first, the rest a few at a time, each within its time limit) and
+ * assembles the report.
+ */
+import { Cause, Duration, Effect, Exit, Option } from "effect"
+import { makeCall } from "./api.ts"
+import { failure, type ScenarioFailure } from "./failure.ts"
+import { type Exchange, makeHttp } from "./http.ts"
+import { newSeed } from "./generate/random.ts"
+import type { ConformanceReport, RequestSummary, RunEvent, ScenarioResult } from "./report/types.ts"
+import type { Kit, Mode, Scenario } from "./scenario.ts"
+import { allScenarios } from "./scenarios/index.ts"
+import { makeTypedClient } from "./typedClient.ts"
+import { KIT_NAME, KIT_VERSION } from "./version.ts"
+
+export interface ConformanceOptions {
+  readonly baseUrl: string
+  readonly apiKey: string
+  /** A key of a second integration, for the cross-tenant scenarios (not run without it). */
+  readonly secondApiKey?: string | undefined
+  /** Default: the mode GET /healthz reports, else mock. */
+  readonly mode?: Mode | undefined
+  /** Scenario ids, id prefixes (PAYOUT-CONFIRM) or tags; any match selects. Empty: all. */
+  readonly grep?: ReadonlyArray<string> | undefined
+  /** Lets money-moving scenarios run against a live deployment. */
+  readonly allowLive?: boolean | undefined
+  /** Time limit of one scenario, polling included. Default 30 s. */
+  readonly timeoutMs?: number | undefined
+  /** Seed of the generated inputs. Default: a random one (reported). */
+  readonly seed?: number | undefined
+  /** Scenarios running at once. Default 4. */
+  readonly concurrency?: number | undefined
+  /** Generated negative inputs per endpoint. Default 30. */
+  readonly negativeCases?: number | undefined
+  readonly fetch?: typeof globalThis.fetch | undefined
+  /** Progress: called when the run starts and as each scenario finishes. */
+  readonly onEvent?: ((event: RunEvent) => void) | undefined
+}
+
+/** The run cannot start (bad options, unreachable deployment, a mode mismatch): nothing was tested. */
+export class ConfigurationError extends Error {
+  override readonly name = "ConfigurationError"
+}
+
+const DEFAULTS = { timeoutMs: 30_000, concurrency: 4, negativeCases: 30 } as const
+const EVIDENCE_LIMIT = 12
+const REQUEST_LIMIT = 100
+
+const normalise = (term: string) => term.trim().toLowerCase()
+
+export const matchesGrep = (scenario: Scenario, grep: ReadonlyArray<string>): boolean =>
+  grep.length === 0 ||
+  grep.map(normalise).some((term) => {
+    const id = scenario.id.toLowerCase()
+    return id === term || id.startsWith(`${term}-`) || scenario.tags.includes(term)
+  })
+
+/** Scenarios the grep terms select (all when none); an empty selection is a configuration error. */
+export const selectScenarios = (grep: ReadonlyArray<string> = []): ReadonlyArray<Scenario> => {
+  const selected = allScenarios.filter((scenario) => matchesGrep(scenario, grep))
+  if (selected.length === 0) throw new ConfigurationError(`no scenario matches --grep ${grep.join(", ")}`)
+  return selected
+}
+
+/** Why a selected scenario cannot run against this deployment with these options, if it cannot. */
+const notRunReason = (scenario: Scenario, mode: Mode, options: ConformanceOptions): string | undefined => {
+  if (scenario.requires.mock === true && mode === "live") {
+    return "needs a mock deployment (it relies on debugCode, `mismatch` names, X-Mock-Scenario or the mock lifecycle)"
+  }
+  if (scenario.requires.moneyMoving === true && mode === "live" && options.allowLive !== true) {
+    return "money-moving: refused against a live deployment without --allow-live"
+  }
+  if (scenario.requires.secondKey === true && options.secondApiKey === undefined) {
+    return "needs --second-api-key (a key of a second integration) for cross-tenant checks"
+  }
+  return undefined
+}
+
+const modeOf = async (options: ConformanceOptions): Promise<{ mode: Mode; source: ConformanceReport["target"]["modeSource"] }> => {
+  const fetchFn = options.fetch ?? globalThis.fetch
+  let reported: unknown
+  try {
+    const response = await fetchFn(`${options.baseUrl.replace(/\/+$/, "")}/healthz`, { signal: AbortSignal.timeout(10_000) })
+    reported = response.ok ? ((await response.json().catch(() => ({}))) as { mode?: unknown }).mode : undefined
+  } catch (error) {
+    throw new ConfigurationError(`cannot reach ${options.baseUrl}/healthz: ${error instanceof Error ? error.message : String(error)}`)
+  }
+  const said = reported === "mock" || reported === "live" ? reported : undefined
+  if (options.mode !== undefined && said !== undefined && said !== options.mode) {
+    throw new ConfigurationError(`--mode ${options.mode}, but the deployment says it is in ${said} mode (GET /healthz); refusing to run`)
+  }
+  if (options.mode !== undefined) return { mode: options.mode, source: "option" }
+  return said === undefined ? { mode: "mock", source: "default" } : { mode: said, source: "healthz" }
+}
+
+const keyPrefix = (key: string) => /^cop_[a-z]+_pk_/.exec(key)?.[0] ?? `${key.slice(0, 4)}…`
+
+const describeDefect = (cause: Cause.Cause<unknown>): string => {
+  const defect = Cause.squash(cause)
+  return defect instanceof Error ? `${defect.message}\n${defect.stack ?? ""}` : String(defect)
+}
+
+interface RunContext {
+  readonly options: ConformanceOptions
+  readonly mode: Mode
+  readonly seed: number
+  readonly timeoutMs: number
+  readonly negativeCases: number
+}
+
+/** What one scenario's run records: every request (summarised) and the last exchanges in full. */
+const makeRecorder = () => {
+  const requests: Array<RequestSummary> = []
+  const evidence: Array<Exchange> = []
+  const details: Record<string, unknown> = {}
+  const record = (exchange: Exchange) => {
+    const { method, url } = exchange.request
+    if (requests.length < REQUEST_LIMIT) requests.push({ method, url, status: exchange.response?.status, durationMs: exchange.durationMs })
+    evidence.push(exchange)
+    if (evidence.length > EVIDENCE_LIMIT) evidence.shift()
+  }
+  return { requests, evidence, details, record }
+}
+
+type Recorder = ReturnType<typeof makeRecorder>
+
+const makeKit = (context: RunContext, recorder: Recorder, startedAt: number): Kit => {
+  const { options } = context
+  const fetchFn = options.fetch ?? globalThis.fetch
+  const http = makeHttp({
+    baseUrl: options.baseUrl,
+    apiKey: options.apiKey,
+    secondApiKey: options.secondApiKey,
+    fetch: fetchFn,
+    requestTimeoutMs: context.timeoutMs
+  }, recorder.record)
+  return {
+    mode: context.mode,
+    seed: context.seed,
+    negativeCases: context.negativeCases,
+    keyPrefixes: [options.apiKey, ...(options.secondApiKey === undefined ? [] : [options.secondApiKey])].map(keyPrefix),
+    call: makeCall(http),
+    send: http.send,
+    typedClient: makeTypedClient({ baseUrl: options.baseUrl, apiKey: options.apiKey, fetch: fetchFn }),
+    deadline: startedAt + context.timeoutMs,
+    note: (key, value) => {
+      recorder.details[key] = value
+    }
+  }
+}
+
+const timedOut = (timeoutMs: number, last: Exchange | undefined): ScenarioFailure =>
+  failure(`the scenario did not finish within ${timeoutMs} ms (--timeout)`, {
+    expected: `every step within ${timeoutMs} ms`,
+    actual: `still running; last request: ${last === undefined ? "none" : `${last.request.method} ${last.request.url}`}`,
+    exchange: last
+  })
+
+/** The result of a finished run: passed, failed (the deployment broke a rule) or error (the kit broke). */
+const resultOf = (scenario: Scenario, exit: Exit.Exit<void, ScenarioFailure>, recorder: Recorder, durationMs: number): ScenarioResult => {
+  const { details, evidence, requests } = recorder
+  const base = { id: scenario.id, title: scenario.title, rule: scenario.rule, tags: scenario.tags, durationMs, reason: undefined, details, requests }
+  if (Exit.isSuccess(exit)) return { ...base, status: "passed", failure: undefined, evidence: [] }
+  const failed = Cause.failureOption(exit.cause)
+  if (Option.isNone(failed)) {
+    const defect = describeDefect(exit.cause)
+    const failure = { message: `the kit itself failed: ${defect.split("\n")[0]}`, expected: "the scenario to run", actual: defect, curl: evidence.at(-1)?.curl, details: undefined }
+    return { ...base, status: "error", failure, evidence }
+  }
+  const { actual, details: failureDetails, exchange, expected, message } = failed.value
+  const shown = exchange === undefined || evidence.includes(exchange) ? evidence : [...evidence, exchange]
+  const curl = (exchange ?? evidence.at(-1))?.curl
+  return { ...base, status: "failed", failure: { message, expected, actual, curl, details: failureDetails }, evidence: shown }
+}
+
+const runScenario = (scenario: Scenario, context: RunContext): Effect.Effect<ScenarioResult> =>
+  Effect.gen(function*() {
+    const recorder = makeRecorder()
+    const startedAt = Date.now()
+    const exit = yield* Effect.exit(scenario.run(makeKit(context, recorder, startedAt)).pipe(
+      Effect.timeoutFail({ duration: Duration.millis(context.timeoutMs), onTimeout: () => timedOut(context.timeoutMs, recorder.evidence.at(-1)) })
+    ))
+    return resultOf(scenario, exit, recorder, Date.now() - startedAt)
+  })
+
+const notRun = (scenario: Scenario, reason: string): ScenarioResult => ({
+  id: scenario.id,
+  title: scenario.title,
+  rule: scenario.rule,
+  tags: scenario.tags,
+  status: "not_run",
+  durationMs: 0,
+  reason,
+  failure: undefined,
+  details: {},
+  requests: [],
+  evidence: []
+})
+
+const generatedChecksOf = (result: ScenarioResult): number => {
+  const checks = result.details["generatedChecks"]
+  return typeof checks === "number" ? checks : 0
+}
+
+const claimOf = (results: ReadonlyArray<ScenarioResult>, filtered: boolean): { full: boolean; text: string } => {
+  const count = (status: ScenarioResult["status"]) => results.filter((result) => result.status === status).length
+  const [failed, errors, skipped] = [count("failed"), count("error"), count("not_run")]
+  if (failed + errors > 0) return { full: false, text: `NOT CONFORMANT: ${failed} scenario(s) failed${errors > 0 ? `, ${errors} could not run (kit error)` : ""}` }
+  const gaps = [
+    ...(filtered ? ["the run was filtered with --grep"] : []),
+    ...(skipped > 0 ? [`${skipped} scenario(s) were not run`] : [])
+  ]
+  return gaps.length === 0
+    ? { full: true, text: "CONFORMANT: every scenario of the kit ran and passed" }
+    : { full: false, text: `PASSED, PARTIAL RUN: not a full conformance claim (${gaps.join("; ")})` }
+}
+
+/** Runs the kit against `options.baseUrl`. Rejects with a ConfigurationError when the run cannot start. */
+export const runConformance = async (options: ConformanceOptions): Promise<ConformanceReport> => {
+  const startedAt = new Date()
+  const grep = options.grep ?? []
+  const selected = selectScenarios(grep)
+  const { mode, source } = await modeOf(options)
+  const context: RunContext = {
+    options,
+    mode,
+    seed: options.seed ?? newSeed(),
+    timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
+    negativeCases: options.negativeCases ?? DEFAULTS.negativeCases
+  }
+  const concurrency = options.concurrency ?? DEFAULTS.concurrency
+  const target = { baseUrl: options.baseUrl, mode, modeSource: source }
+  options.onEvent?.({ _tag: "RunStarted", target, seed: context.seed, selected: selected.length, total: allScenarios.length })
+
+  const results = new Map<string, ScenarioResult>()
+  const finish = (result: ScenarioResult) => {
+    results.set(result.id, result)
+    options.onEvent?.({ _tag: "ScenarioFinished", result, done: results.size, of: selected.length })
+  }
+  const runnable: Array<Scenario> = []
+  for (const scenario of selected) {
+    const reason = notRunReason(scenario, mode, options)
+    if (reason === undefined) runnable.push(scenario)
+    else finish(notRun(scenario, reason))
+  }
+  const run = (scenario: Scenario) => Effect.map(runScenario(scenario, context), finish)
+  await Effect.runPromise(Effect.gen(function*() {
+    yield* Effect.forEach(runnable.filter((scenario) => scenario.runFirst), run, { discard: true })
+    yield* Effect.forEach(runnable.filter((scenario) => !scenario.runFirst), run, { concurrency, discard: true })
+  }))
+
+  const ordered = selected.map((scenario) => results.get(scenario.id)!)
+  const claim = claimOf(ordered, selected.length < allScenarios.length)
+  const count = (status: ScenarioResult["status"]) => ordered.filter((result) => result.status === status).length
+  return {
+    kit: { name: KIT_NAME, version: KIT_VERSION },
+    target,
+    seed: context.seed,
+    startedAt: startedAt.toISOString(),
+    durationMs: Date.now() - startedAt.getTime(),
+    options: {
+      grep,
+      allowLive: options.allowLive === true,
+      secondKey: options.secondApiKey !== undefined,
+      timeoutMs: context.timeoutMs,
+      concurrency,
+      negativeCases: context.negativeCases
+    },
+    summary: {
+      scenarios: allScenarios.length,
+      selected: selected.length,
+      passed: count("passed"),
+      failed: count("failed"),
+      errors: count("error"),
+      notRun: count("not_run"),
+      generatedChecks: ordered.reduce((sum, result) => sum + generatedChecksOf(result), 0)
+    },
+    fullConformanceClaim: claim.full,
+    claim: claim.text,
+    scenarios: ordered
+  }
+}
+
+/** 0 only when at least one scenario ran and every one that ran passed. */
+export const exitCodeOf = (report: ConformanceReport): number =>
+  report.summary.failed + report.summary.errors === 0 && report.summary.passed > 0 ? 0 : 1

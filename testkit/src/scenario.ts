@@ -1,0 +1,70 @@
+import type { Effect } from "effect"
+import type { Call } from "./api.ts"
+import type { ScenarioFailure } from "./failure.ts"
+import type { Http } from "./http.ts"
+import type { TypedClient } from "./typedClient.ts"
+
+export type Mode = "mock" | "live"
+
+export interface Requirements {
+  /** Relies on mock-mode behaviour: `debugCode`, `mismatch` names, `X-Mock-Scenario`, the mock lifecycle. */
+  readonly mock?: boolean
+  /** Creates or confirms payouts or sends OTPs: refused against a live deployment without --allow-live. */
+  readonly moneyMoving?: boolean
+  /** Needs a key of a second integration (--second-api-key). */
+  readonly secondKey?: boolean
+}
+
+/** What a scenario gets to work with. */
+export interface Kit {
+  readonly mode: Mode
+  /** Seed of the run's generated inputs. */
+  readonly seed: number
+  /** `cop_<kind>_pk_` prefix of each key the run was given (never more of a key). */
+  readonly keyPrefixes: ReadonlyArray<string>
+  /** Generated negative inputs per endpoint. */
+  readonly negativeCases: number
+  /** A contract endpoint, answer checked against the contract. */
+  readonly call: Call
+  /** Any request (unknown routes, raw bodies); the scenario checks the answer itself. */
+  readonly send: Http["send"]
+  /** The contract's typed client (HttpApiClient.make), authenticated with the run's key. */
+  readonly typedClient: Effect.Effect<TypedClient>
+  /** Epoch ms by which the scenario must be done. */
+  readonly deadline: number
+  /** Adds a detail to the scenario's result (generated checks, observed statuses, ...). */
+  readonly note: (key: string, value: unknown) => void
+}
+
+export interface Scenario {
+  /** Stable id: AREA-NNN. */
+  readonly id: string
+  readonly title: string
+  /** Where the rule is written: "seed §4.4a", "DESIGN §3 Errors", ... */
+  readonly rule: string
+  readonly tags: ReadonlyArray<string>
+  readonly requires: Requirements
+  /** Runs alone before every other scenario (it observes the deployment before the run touches it). */
+  readonly runFirst: boolean
+  readonly run: (kit: Kit) => Effect.Effect<void, ScenarioFailure>
+}
+
+export interface ScenarioDefinition {
+  readonly id: string
+  readonly title: string
+  readonly rule: string
+  readonly tags: ReadonlyArray<string>
+  readonly requires?: Requirements
+  readonly runFirst?: boolean
+  readonly run: (kit: Kit) => Effect.Effect<void, ScenarioFailure>
+}
+
+/** Requirements also show as tags, so `--grep money-moving` or `--grep cross-tenant` select by them. */
+export const scenario = (definition: ScenarioDefinition): Scenario => {
+  const requires = definition.requires ?? {}
+  const tags = new Set(definition.tags)
+  if (requires.mock === true) tags.add("mock-only")
+  if (requires.moneyMoving === true) tags.add("money-moving")
+  if (requires.secondKey === true) tags.add("cross-tenant")
+  return { ...definition, requires, tags: [...tags], runFirst: definition.runFirst ?? false }
+}

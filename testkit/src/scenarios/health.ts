@@ -1,0 +1,37 @@
+import { INTERFACE_VERSION } from "@cop-integrations/contracts"
+import { Effect } from "effect"
+import { ok } from "../api.ts"
+import { check } from "../check.ts"
+import { show } from "../failure.ts"
+import { scenario } from "../scenario.ts"
+
+export const healthScenarios = [
+  scenario({
+    id: "HEALTH-001",
+    title: "GET /healthz tells status, mode and the interface version, without a key",
+    rule: "DESIGN §3 Cross-cutting (healthz), seed §9 (version 0.1.0)",
+    tags: ["health", "read-only"],
+    run: (kit) =>
+      Effect.gen(function*() {
+        const reply = yield* kit.call("healthz")
+        const health = yield* ok(reply, "200 Health")
+        yield* check(health.mode === kit.mode, "healthz reports the deployment's mode", {
+          expected: `mode ${kit.mode} (the mode this run uses)`,
+          actual: show(health),
+          exchange: reply.exchange
+        })
+        yield* check(health.version === INTERFACE_VERSION, "healthz reports the interface version", {
+          expected: `version ${INTERFACE_VERSION}`,
+          actual: show(health.version),
+          exchange: reply.exchange
+        })
+      })
+  }),
+  scenario({
+    id: "HEALTH-002",
+    title: "GET /readyz answers ready when the database is reachable",
+    rule: "DESIGN §3 Cross-cutting (readyz)",
+    tags: ["health", "read-only"],
+    run: (kit) => Effect.flatMap(kit.call("readyz"), (reply) => ok(reply, "200 Readiness"))
+  })
+]

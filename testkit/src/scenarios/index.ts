@@ -1,0 +1,33 @@
+import type { Scenario } from "../scenario.ts"
+import { authScenarios } from "./auth.ts"
+import { confirmScenarios } from "./confirm.ts"
+import { contractScenarios } from "./contract.ts"
+import { errorScenarios } from "./errors.ts"
+import { healthScenarios } from "./health.ts"
+import { idempotencyScenarios } from "./idempotency.ts"
+import { kycScenarios } from "./kyc.ts"
+import { lifecycleScenarios } from "./lifecycle.ts"
+import { listScenarios } from "./list.ts"
+import { negativeScenarios } from "./negative.ts"
+import { payoutScenarios } from "./payouts.ts"
+import { quoteScenarios } from "./quote.ts"
+import { tenancyScenarios } from "./tenancy.ts"
+import { webhookScenarios } from "./webhooks.ts"
+
+/** Every scenario, in the order they start (the slow lifecycle ones early, so they overlap the rest). */
+export const allScenarios: ReadonlyArray<Scenario> = [
+  ...quoteScenarios,
+  ...lifecycleScenarios,
+  ...healthScenarios,
+  ...authScenarios,
+  ...contractScenarios,
+  ...kycScenarios,
+  ...payoutScenarios,
+  ...idempotencyScenarios,
+  ...confirmScenarios,
+  ...listScenarios,
+  ...tenancyScenarios,
+  ...webhookScenarios,
+  ...errorScenarios,
+  ...negativeScenarios
+]

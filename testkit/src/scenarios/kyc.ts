@@ -1,0 +1,132 @@
+import { Effect } from "effect"
+import { ok, rejected } from "../api.ts"
+import { check, checkEqual, checkTimestamps } from "../check.ts"
+import { show } from "../failure.ts"
+import { debugCodeOf, freshAddress, testEmail } from "../fixtures.ts"
+import { type Kit, scenario } from "../scenario.ts"
+
+const sendOtp = (kit: Kit, userAddress: string) =>
+  kit.call("sendOtp", { json: { email: testEmail(), userAddress }, retryOn429: false })
+
+const sentOtp = (kit: Kit, userAddress: string) =>
+  Effect.flatMap(sendOtp(kit, userAddress), (reply) => Effect.map(ok(reply, "200 OtpSendResponse"), (value) => ({ value, reply })))
+
+const verifyOtp = (kit: Kit, userAddress: string, code: string) => kit.call("verifyOtp", { json: { userAddress, code } })
+
+const wrongCode = (code: string): string => String((Number(code) + 1) % 1_000_000).padStart(6, "0")
+
+const OTP_VALIDITY_MS = 10 * 60 * 1000
+
+export const kycScenarios = [
+  scenario({
+    id: "OTP-001",
+    title: "sending an OTP answers userAddress, expiresAt 10 minutes ahead, and debugCode only in mock mode",
+    rule: "seed §1, §4.2; DESIGN §3 kyc/otp/send",
+    tags: ["kyc", "otp"],
+    requires: { moneyMoving: true },
+    run: (kit) =>
+      Effect.gen(function*() {
+        const userAddress = freshAddress()
+        const { reply, value } = yield* sentOtp(kit, userAddress)
+        yield* checkEqual("the response echoes userAddress", value.userAddress, userAddress, reply.exchange)
+        yield* checkTimestamps("timestamps are ISO 8601 UTC with milliseconds", { expiresAt: value.expiresAt }, reply.exchange)
+        const sentAt = Date.parse(reply.exchange.response.headers["date"] ?? reply.exchange.startedAt)
+        const validity = Date.parse(value.expiresAt) - sentAt
+        yield* check(Math.abs(validity - OTP_VALIDITY_MS) <= 90_000, "an OTP is valid for 10 minutes", {
+          expected: "expiresAt ≈ 10 minutes after the send",
+          actual: `${Math.round(validity / 1000)} s after the send (${value.expiresAt})`,
+          exchange: reply.exchange
+        })
+        if (kit.mode === "mock") {
+          yield* debugCodeOf(value, reply.exchange)
+        } else {
+          yield* check(value.debugCode === undefined, "a live deployment never reveals the OTP", {
+            expected: "no debugCode in live mode",
+            actual: show(value),
+            exchange: reply.exchange
+          })
+        }
+      })
+  }),
+  scenario({
+    id: "OTP-002",
+    title: "verifying the debugCode approves KYC",
+    rule: "seed §1, §4.3 (mock: a valid code auto-approves KYC)",
+    tags: ["kyc", "otp"],
+    requires: { mock: true, moneyMoving: true },
+    run: (kit) =>
+      Effect.gen(function*() {
+        const userAddress = freshAddress()
+        const sent = yield* sentOtp(kit, userAddress)
+        const code = yield* debugCodeOf(sent.value, sent.reply.exchange)
+        const reply = yield* verifyOtp(kit, userAddress, code)
+        const verified = yield* ok(reply, "200 OtpVerifyResponse")
+        yield* checkEqual("a valid code approves KYC in mock mode", verified.kycStatus, "approved", reply.exchange)
+        yield* checkEqual("the response echoes userAddress", verified.userAddress, userAddress, reply.exchange)
+      })
+  }),
+  scenario({
+    id: "OTP-003",
+    title: "a wrong code is 400 otp_invalid, and the right code still works after it",
+    rule: "seed §4.3, §7; DESIGN §3 Errors (otp_invalid: 400)",
+    tags: ["kyc", "otp", "errors"],
+    requires: { mock: true, moneyMoving: true },
+    run: (kit) =>
+      Effect.gen(function*() {
+        const userAddress = freshAddress()
+        const sent = yield* sentOtp(kit, userAddress)
+        const code = yield* debugCodeOf(sent.value, sent.reply.exchange)
+        yield* rejected(yield* verifyOtp(kit, userAddress, wrongCode(code)), 400, "otp_invalid", "a wrong code is otp_invalid")
+        const reply = yield* verifyOtp(kit, userAddress, code)
+        const verified = yield* ok(reply, "the right code after one wrong attempt")
+        yield* checkEqual("the right code approves KYC", verified.kycStatus, "approved", reply.exchange)
+      })
+  }),
+  scenario({
+    id: "OTP-004",
+    title: "after 5 wrong attempts the code is burnt: even the right one is otp_invalid",
+    rule: "DESIGN §3 kyc/otp/verify (at most 5 wrong attempts per code)",
+    tags: ["kyc", "otp", "errors", "limits"],
+    requires: { mock: true, moneyMoving: true },
+    run: (kit) =>
+      Effect.gen(function*() {
+        const userAddress = freshAddress()
+        const sent = yield* sentOtp(kit, userAddress)
+        const code = yield* debugCodeOf(sent.value, sent.reply.exchange)
+        for (let attempt = 1; attempt <= 5; attempt++) {
+          yield* rejected(yield* verifyOtp(kit, userAddress, wrongCode(code)), 400, "otp_invalid", `wrong attempt ${attempt} is otp_invalid`)
+        }
+        const reply = yield* verifyOtp(kit, userAddress, code)
+        yield* rejected(reply, 400, "otp_invalid", "after 5 wrong attempts the code is burnt")
+      })
+  }),
+  scenario({
+    id: "OTP-005",
+    title: "a second send within 30 s is 429 ErrorBody with Retry-After",
+    rule: "DESIGN §3 kyc/otp/send (resend cooldown 30 s, 429 with Retry-After)",
+    tags: ["kyc", "otp", "limits"],
+    requires: { moneyMoving: true },
+    run: (kit) =>
+      Effect.gen(function*() {
+        const userAddress = freshAddress()
+        yield* sentOtp(kit, userAddress)
+        const reply = yield* sendOtp(kit, userAddress)
+        yield* rejected(reply, 429, "none", "a resend within the cooldown is 429")
+        const retryAfter = Number(reply.exchange.response.headers["retry-after"])
+        yield* check(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 30, "a 429 says when to retry", {
+          expected: "Retry-After: whole seconds, 1 to 30",
+          actual: `Retry-After: ${reply.exchange.response.headers["retry-after"] ?? "(absent)"}`,
+          exchange: reply.exchange
+        })
+      })
+  }),
+  scenario({
+    id: "OTP-006",
+    title: "verifying when no OTP was sent is 400 otp_invalid",
+    rule: "seed §4.3, §7; DESIGN §3 Errors (otp_invalid)",
+    tags: ["kyc", "otp", "errors"],
+    run: (kit) =>
+      Effect.flatMap(verifyOtp(kit, freshAddress(), "123456"), (reply) =>
+        rejected(reply, 400, "otp_invalid", "no OTP was sent for this address"))
+  })
+]

@@ -1,0 +1,115 @@
+import { Effect } from "effect"
+import { ok, rejected } from "../api.ts"
+import { check } from "../check.ts"
+import { approvedUser, confirmPayout, payoutRequest, preparedPayout, randomTxHash } from "../fixtures.ts"
+import { scenario } from "../scenario.ts"
+import { listPages } from "./list.ts"
+
+const ISOLATION_RULE =
+  "each payout is owned by its integration; another integration's resource is 404, never 403 (seed §5; DESIGN §3 Authentication)"
+
+const crossTenant = { mock: true, moneyMoving: true, secondKey: true } as const
+
+export const tenancyScenarios = [
+  scenario({
+    id: "TENANT-001",
+    title: "another integration's payout is 404 on GET, never 403 or the payout",
+    rule: ISOLATION_RULE,
+    tags: ["isolation", "payout"],
+    requires: crossTenant,
+    run: (kit) =>
+      Effect.gen(function*() {
+        const payout = yield* preparedPayout(kit)
+        const reply = yield* kit.call("getPayout", { path: { payoutId: payout.payoutId }, auth: "second" })
+        yield* rejected(reply, 404, "none", ISOLATION_RULE)
+      })
+  }),
+  scenario({
+    id: "TENANT-002",
+    title: "another integration cannot confirm this integration's payout: 404, and the payout is unchanged",
+    rule: ISOLATION_RULE,
+    tags: ["isolation", "confirm"],
+    requires: crossTenant,
+    run: (kit) =>
+      Effect.gen(function*() {
+        const payout = yield* preparedPayout(kit)
+        const reply = yield* kit.call("confirmPayout", {
+          path: { payoutId: payout.payoutId },
+          json: { txHash: randomTxHash() },
+          auth: "second"
+        })
+        yield* rejected(reply, 404, "none", ISOLATION_RULE)
+        const after = yield* kit.call("getPayout", { path: { payoutId: payout.payoutId } })
+        const unchanged = yield* ok(after, "the payout to its owner")
+        yield* check(unchanged.status === "awaiting_deposit" && unchanged.txHash === null, ISOLATION_RULE, {
+          expected: "still awaiting_deposit with no txHash",
+          actual: `${unchanged.status}, txHash ${unchanged.txHash}`,
+          exchange: after.exchange
+        })
+      })
+  }),
+  scenario({
+    id: "TENANT-003",
+    title: "the list holds only the caller's payouts, under the caller's integrationId",
+    rule: "seed §4.5, §5 (the list returns only the payouts owned by the calling key)",
+    tags: ["isolation", "list"],
+    requires: crossTenant,
+    run: (kit) =>
+      Effect.gen(function*() {
+        const mine = yield* preparedPayout(kit)
+        const theirs = yield* preparedPayout(kit, {}, "second")
+        const createdFrom = new Date(Math.min(Date.parse(mine.createdAt), Date.parse(theirs.createdAt)) - 1000).toISOString()
+        const myPages = yield* listPages(kit, { createdFrom })
+        const theirPages = yield* listPages(kit, { createdFrom }, "second")
+        const myIds = myPages.flatMap((page) => page.value.items.map((item) => item.payoutId))
+        const theirIds = theirPages.flatMap((page) => page.value.items.map((item) => item.payoutId))
+        const leaked = myIds.filter((id) => theirIds.includes(id))
+        yield* check(
+          leaked.length === 0 && myIds.includes(mine.payoutId) && theirIds.includes(theirs.payoutId),
+          "each integration lists its own payouts and none of the other's",
+          {
+            expected: `${mine.payoutId} only in the first list, ${theirs.payoutId} only in the second`,
+            actual: `first: ${myIds.join(", ") || "nothing"}; second: ${theirIds.join(", ") || "nothing"}`,
+            exchange: theirPages[0]?.exchange
+          }
+        )
+        const [myIntegration, theirIntegration] = [myPages[0]?.value.integrationId, theirPages[0]?.value.integrationId]
+        yield* check(myIntegration !== theirIntegration, "integrationId names the caller's integration", {
+          expected: "two different integrationIds",
+          actual: `${myIntegration}, ${theirIntegration}`,
+          exchange: theirPages[0]?.exchange
+        })
+      })
+  }),
+  scenario({
+    id: "TENANT-004",
+    title: "KYC belongs to the integration: approved by one, an address is needs_kyc for another, which may send it an OTP at once",
+    rule: "DESIGN §3 Authentication (the integration owns its customers), kyc/otp/send (cooldown per integration and address); seed §4.4",
+    tags: ["isolation", "kyc"],
+    requires: crossTenant,
+    run: (kit) =>
+      Effect.gen(function*() {
+        const user = yield* approvedUser(kit)
+        const reply = yield* kit.call("createPayout", { json: payoutRequest(user), auth: "second" })
+        yield* rejected(reply, 409, "needs_kyc", "another integration's KYC approval does not count")
+        const sent = yield* kit.call("sendOtp", { json: { email: "conformance@example.com", userAddress: user }, auth: "second", retryOn429: false })
+        yield* ok(sent, "200: the other integration's resend cooldown does not apply")
+      })
+  }),
+  scenario({
+    id: "TENANT-005",
+    title: "a txHash is unique across integrations: reusing another integration's is 409 tx_hash_reused",
+    rule: "seed §4.4a rule 1 (txHash unique across payouts); DESIGN §3 (one hash, one use)",
+    tags: ["isolation", "confirm", "errors"],
+    requires: crossTenant,
+    run: (kit) =>
+      Effect.gen(function*() {
+        const hash = randomTxHash()
+        const mine = yield* preparedPayout(kit)
+        const theirs = yield* preparedPayout(kit, {}, "second")
+        yield* confirmPayout(kit, mine.payoutId, { txHash: hash })
+        const reply = yield* kit.call("confirmPayout", { path: { payoutId: theirs.payoutId }, json: { txHash: hash }, auth: "second" })
+        yield* rejected(reply, 409, "tx_hash_reused", "one hash confirms one payout, whoever owns it")
+      })
+  })
+]
