@@ -33,7 +33,7 @@ import { ProviderWebhook } from "./webhooks/ProviderWebhook.ts"
 const externalServices = (config: AppConfigShape) => {
   if (config.mode === "live") {
     return Layer.fail(
-      ConfigError.InvalidData(["APP_MODE"], "live: the live chain, provider and mailer Layers are not available in this version")
+      ConfigError.InvalidData(["APP_MODE"], "live: the live payout provider and mailer Layers are not available in this version (the live chain is: src/chain/ChainLive.ts)")
     )
   }
   return Layer.mergeAll(ProviderMock, ChainMock, MarketMock, MailerDisabled)

@@ -1,6 +1,10 @@
 import { BigDecimal, Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted } from "effect"
 import type { ApiMode } from "@cop-integrations/contracts"
 
+/** Like Config.validate, but the error names the variable (validate's own error has an empty path). */
+const check = <A>(name: string, message: string, valid: (value: A) => boolean) =>
+  Config.mapOrFail((value: A) => (valid(value) ? Either.right(value) : Either.left(ConfigError.InvalidData([name], message))))
+
 const decimal = (name: string, fallback: string) =>
   Config.string(name).pipe(
     Config.withDefault(fallback),
@@ -15,13 +19,13 @@ const decimal = (name: string, fallback: string) =>
 const address = (name: string, fallback: string) =>
   Config.string(name).pipe(
     Config.withDefault(fallback),
-    Config.validate({ message: "must be a 0x-prefixed 20-byte address", validation: (s) => /^0x[0-9a-fA-F]{40}$/.test(s) })
+    check(name, "must be a 0x-prefixed 20-byte address", (s: string) => /^0x[0-9a-fA-F]{40}$/.test(s))
   )
 
 const positiveInt = (name: string, fallback: number) =>
   Config.integer(name).pipe(
     Config.withDefault(fallback),
-    Config.validate({ message: "must be a positive integer", validation: (n) => n > 0 })
+    check(name, "must be a positive integer", (n: number) => n > 0)
   )
 
 export const AppConfigShape = Config.all({
@@ -29,7 +33,7 @@ export const AppConfigShape = Config.all({
   host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
   port: Config.integer("PORT").pipe(
     Config.withDefault(8787),
-    Config.validate({ message: "must be 0 (any free port) to 65535", validation: (n) => n >= 0 && n <= 65535 })
+    check("PORT", "must be 0 (any free port) to 65535", (n: number) => n >= 0 && n <= 65535)
   ),
   databaseUrl: Config.option(Config.redacted("DATABASE_URL")).pipe(
     Config.map(Option.filter((url) => Redacted.value(url).trim() !== ""))
@@ -37,7 +41,7 @@ export const AppConfigShape = Config.all({
   embeddedDataDir: Config.string("PGLITE_DATA_DIR").pipe(Config.withDefault(".data/pglite")),
   mockOtpDebugCode: Config.string("MOCK_OTP_DEBUG_CODE").pipe(
     Config.withDefault("123456"),
-    Config.validate({ message: "must be 6 digits", validation: (s) => /^[0-9]{6}$/.test(s) })
+    check("MOCK_OTP_DEBUG_CODE", "must be 6 digits", (s: string) => /^[0-9]{6}$/.test(s))
   ),
   mockMidRate: decimal("MOCK_USD_COP_MID", "4000.00"),
   mockSellRate: decimal("MOCK_USD_COP_SELL", "3960.00"),
@@ -50,6 +54,9 @@ export const AppConfigShape = Config.all({
   rateLimitPerSecond: positiveInt("RATE_LIMIT_PER_SECOND", 100),
   rateLimitBurst: positiveInt("RATE_LIMIT_BURST", 200),
   chainName: Config.string("CHAIN_NAME").pipe(Config.withDefault("base")),
+  chainRpcUrl: Config.option(Config.redacted("CHAIN_RPC_URL")).pipe(
+    Config.map(Option.filter((url) => Redacted.value(url).trim() !== ""))
+  ),
   tokenAddress: address("TOKEN_ADDRESS", "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"),
   tokenDecimals: positiveInt("TOKEN_DECIMALS", 6),
   feeWalletAddress: address("FEE_WALLET_ADDRESS", "0x1111111111111111111111111111111111111111"),

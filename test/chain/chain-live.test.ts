@@ -1,0 +1,150 @@
+/**
+ * ChainLive against a real node: a deposit verifies only when its receipt exists, succeeded, was sent by the
+ * user, and carries a Transfer of at least the expected amount of the configured token to the expected
+ * address. Each mismatch fails with a reason that names it.
+ */
+import { ConfigProvider, Effect, Either, Layer, Option, Redacted } from "effect"
+import { erc20Abi, parseEther } from "viem"
+import { generatePrivateKey, privateKeyToAddress } from "viem/accounts"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Chain, type TransferCheck } from "../../src/chain/Chain.ts"
+import { ChainLive, makeChainLive } from "../../src/chain/ChainLive.ts"
+import { AppConfig, AppConfigShape } from "../../src/Config.ts"
+import { type Anvil, startAnvil, testUsdArtifact } from "../support/anvil.ts"
+import { newAddress, newTxHash } from "../support/flows.ts"
+
+let anvil: Anvil
+let token: `0x${string}`
+let otherToken: `0x${string}`
+let chain: Chain["Type"]
+
+const DEPOSIT = 63_448_556n
+
+beforeAll(async () => {
+  anvil = await startAnvil()
+  token = await anvil.deploy(testUsdArtifact())
+  otherToken = await anvil.deploy(testUsdArtifact())
+  chain = makeChainLive({ rpcUrl: Redacted.make(anvil.rpcUrl), chainName: "anvil", tokenAddress: token, tokenDecimals: 6 })
+})
+afterAll(() => anvil?.close())
+
+/** A user with ETH for gas and `units` of both tokens. */
+const newUser = async (units: bigint) => {
+  const key = generatePrivateKey()
+  const address = privateKeyToAddress(key)
+  await anvil.client.setBalance({ address, value: parseEther("1") })
+  for (const contract of [token, otherToken]) {
+    const hash = await anvil.dev.writeContract({ address: contract, abi: testUsdArtifact().abi, functionName: "mint", args: [address, units] })
+    await anvil.client.waitForTransactionReceipt({ hash })
+  }
+  const wallet = anvil.walletOf(key)
+  /** Sends an ERC-20 transfer and waits until it is mined; `gas` set skips estimation, so a revert gets mined. */
+  const transfer = async (to: `0x${string}`, value: bigint, options: { token?: `0x${string}`; gas?: bigint } = {}) => {
+    const hash = await wallet.writeContract({
+      address: options.token ?? token,
+      abi: erc20Abi,
+      functionName: "transfer",
+      args: [to, value],
+      ...(options.gas === undefined ? {} : { gas: options.gas })
+    })
+    await anvil.client.waitForTransactionReceipt({ hash })
+    return hash
+  }
+  return { address, transfer }
+}
+
+const verify = (check: TransferCheck, on: Chain["Type"] = chain) =>
+  Effect.runPromise(Effect.either(on.verifyTransfer(check)))
+
+const reasonOf = async (check: TransferCheck, on?: Chain["Type"]) => {
+  const result = await verify(check, on)
+  if (Either.isRight(result)) throw new Error("expected the deposit not to verify")
+  return result.left.reason
+}
+
+describe("ChainLive.verifyTransfer on anvil", () => {
+  it("verifies a transfer of exactly the deposit, and of more", async () => {
+    const user = await newUser(3n * DEPOSIT)
+    const depositAddress = newAddress()
+    for (const value of [DEPOSIT, DEPOSIT + 1n]) {
+      const txHash = await user.transfer(depositAddress, value)
+      expect(await verify({ txHash, from: user.address, to: depositAddress, minAmountBaseUnits: DEPOSIT })).toEqual(Either.right(undefined))
+    }
+  })
+
+  it("accepts the hash and the addresses in any letter case", async () => {
+    const user = await newUser(DEPOSIT)
+    const depositAddress = newAddress()
+    const txHash = await user.transfer(depositAddress, DEPOSIT)
+    const check = { txHash: txHash.toUpperCase().replace("0X", "0x"), from: user.address.toLowerCase(), to: depositAddress.toLowerCase(), minAmountBaseUnits: DEPOSIT }
+    expect(Either.isRight(await verify(check))).toBe(true)
+  })
+
+  it("rejects one base unit less than the deposit, naming both amounts", async () => {
+    const user = await newUser(DEPOSIT)
+    const depositAddress = newAddress()
+    const txHash = await user.transfer(depositAddress, DEPOSIT - 1n)
+    expect(await reasonOf({ txHash, from: user.address, to: depositAddress, minAmountBaseUnits: DEPOSIT }))
+      .toContain(`transfers ${DEPOSIT - 1n} base units to ${depositAddress}, less than the ${DEPOSIT} expected`)
+  })
+
+  it("rejects a transfer sent by someone other than the user", async () => {
+    const user = await newUser(DEPOSIT)
+    const stranger = await newUser(DEPOSIT)
+    const depositAddress = newAddress()
+    const txHash = await stranger.transfer(depositAddress, DEPOSIT)
+    expect(await reasonOf({ txHash, from: user.address, to: depositAddress, minAmountBaseUnits: DEPOSIT }))
+      .toContain(`was sent by ${stranger.address}, not ${user.address}`)
+  })
+
+  it("rejects a transfer to another address, and one of another token", async () => {
+    const user = await newUser(2n * DEPOSIT)
+    const depositAddress = newAddress()
+    const elsewhere = await user.transfer(newAddress(), DEPOSIT)
+    const wrongToken = await user.transfer(depositAddress, DEPOSIT, { token: otherToken })
+    for (const txHash of [elsewhere, wrongToken]) {
+      expect(await reasonOf({ txHash, from: user.address, to: depositAddress, minAmountBaseUnits: DEPOSIT }))
+        .toContain(`has no Transfer of the anvil token ${token} to ${depositAddress}`)
+    }
+  })
+
+  it("rejects a transaction that reverted", async () => {
+    const user = await newUser(DEPOSIT)
+    const depositAddress = newAddress()
+    const txHash = await user.transfer(depositAddress, DEPOSIT + 1n, { gas: 100_000n })
+    expect((await anvil.client.getTransactionReceipt({ hash: txHash })).status).toBe("reverted")
+    expect(await reasonOf({ txHash, from: user.address, to: depositAddress, minAmountBaseUnits: DEPOSIT })).toContain("reverted")
+  })
+
+  it("rejects a hash that was never mined", async () => {
+    const txHash = newTxHash()
+    expect(await reasonOf({ txHash, from: newAddress(), to: newAddress(), minAmountBaseUnits: DEPOSIT }))
+      .toBe(`no mined transaction ${txHash} on anvil`)
+  })
+
+  it("says the node could not be asked when it does not answer, without the RPC URL", async () => {
+    const unreachable = makeChainLive({ rpcUrl: Redacted.make("http://127.0.0.1:9/secret-key"), chainName: "anvil", tokenAddress: token, tokenDecimals: 6 })
+    const reason = await reasonOf({ txHash: newTxHash(), from: newAddress(), to: newAddress(), minAmountBaseUnits: DEPOSIT }, unreachable)
+    expect(reason).toContain("the anvil node could not be asked")
+    expect(reason).not.toContain("secret-key")
+  })
+})
+
+describe("ChainLive layer", () => {
+  const configWith = (env: Record<string, string>) =>
+    Effect.runSync(Effect.withConfigProvider(AppConfigShape, ConfigProvider.fromMap(new Map(Object.entries(env)))))
+
+  it("is a configuration error without CHAIN_RPC_URL", async () => {
+    const exit = await Effect.runPromiseExit(Effect.provide(Chain, ChainLive.pipe(Layer.provide(Layer.succeed(AppConfig, configWith({}))))))
+    expect(String(exit)).toContain("CHAIN_RPC_URL")
+    expect(exit._tag).toBe("Failure")
+  })
+
+  it("serves the configured token from CHAIN_RPC_URL", async () => {
+    const config = configWith({ CHAIN_RPC_URL: anvil.rpcUrl, CHAIN_NAME: "anvil", TOKEN_ADDRESS: token.toLowerCase() })
+    expect(Option.isSome(config.chainRpcUrl)).toBe(true)
+    const info = await Effect.runPromise(Effect.provide(Effect.map(Chain, (c) => c.token("USDC")), ChainLive.pipe(Layer.provide(Layer.succeed(AppConfig, config)))))
+    expect(info).toEqual({ symbol: "USDC", chain: "anvil", address: token, decimals: 6 })
+  })
+})
+
