@@ -1,7 +1,7 @@
 import { createServer } from "node:http"
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
-import { Console, Effect, Layer, Option } from "effect"
+import { Cause, ConfigError, Console, Effect, Layer, Option } from "effect"
 import { serverLayer } from "./App.ts"
 import { AppConfigShape, describeDatabase } from "./Config.ts"
 import { bootstrapDemo } from "./integrations/Demo.ts"
@@ -37,4 +37,14 @@ const main = Effect.gen(function*() {
   }))
 })
 
-NodeRuntime.runMain(main.pipe(Effect.provide(LoggingLive)), { disablePrettyLogger: true })
+/** A configuration mistake is one plain line for the operator; anything else is logged with its cause. */
+const reportFailure = (cause: Cause.Cause<unknown>) =>
+  Option.match(Option.filter(Cause.failureOption(cause), ConfigError.isConfigError), {
+    onSome: (error) => Console.error(`configuration error: ${String(error).replace(/^\((.*)\)$/s, "$1")}`),
+    onNone: () => (Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError("the service stopped", cause))
+  })
+
+NodeRuntime.runMain(main.pipe(Effect.tapErrorCause(reportFailure), Effect.provide(LoggingLive)), {
+  disablePrettyLogger: true,
+  disableErrorReporting: true
+})

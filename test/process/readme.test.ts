@@ -25,6 +25,14 @@ describe("README", () => {
     await database?.release()
   })
 
+  it("has a configuration row for every environment variable src/Config.ts reads", () => {
+    const readme = readFileSync(`${repoRoot}/README.md`, "utf8")
+    const documented = new Set([...readme.matchAll(/^\| `([A-Z][A-Z0-9_]+)` \|/gm)].map((m) => m[1]))
+    const read = [...readFileSync(`${repoRoot}/src/Config.ts`, "utf8").matchAll(/\(\s*"([A-Z][A-Z0-9_]+)"/g)].map((m) => m[1])
+    expect(read.length).toBeGreaterThan(20)
+    expect(read.filter((name) => !documented.has(name))).toEqual([])
+  })
+
   it("puts the two commands first", () => {
     const readme = readFileSync(`${repoRoot}/README.md`, "utf8")
     const firstBlock = /```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? ""

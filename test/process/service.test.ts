@@ -91,6 +91,23 @@ describe("the service as a process (npm start)", () => {
   })
 })
 
+describe("start-up with a configuration mistake", () => {
+  it.each([
+    [{ PORT: "abc" }, "PORT"],
+    [{ MOCK_OTP_DEBUG_CODE: "12ab" }, "MOCK_OTP_DEBUG_CODE"],
+    [{ TOKEN_DECIMALS: "0" }, "TOKEN_DECIMALS"],
+    [{ APP_MODE: "live" }, "APP_MODE"]
+  ])("%j exits 1 with one configuration error line naming %s, and no stack trace", async (env, name) => {
+    const result = await runScript(["src/main.ts"], { PORT: "0", DATABASE_URL: "", PGLITE_DATA_DIR: "memory://", ...env })
+    expect(result.code).toBe(1)
+    const errorLines = result.stderr.split("\n").filter((line) => line.startsWith("configuration error: "))
+    expect(errorLines).toHaveLength(1)
+    expect(errorLines[0]).toContain(name)
+    expect(`${result.stdout}${result.stderr}`).not.toMatch(/\n\s+at /)
+    expect(result.stdout).not.toContain("listening on")
+  })
+})
+
 describe("contracts/openapi.json", () => {
   it("is what `npm run openapi` generates from the contract (regenerate it when this fails)", () => {
     const committed = readFileSync(`${repoRoot}/contracts/openapi.json`, "utf8")
