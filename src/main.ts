@@ -1,6 +1,7 @@
 import { createServer } from "node:http"
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
+import { SqlError } from "@effect/sql"
 import { Cause, ConfigError, Console, Effect, Layer, Option } from "effect"
 import { serverLayer } from "./App.ts"
 import { AppConfigShape, describeDatabase } from "./Config.ts"
@@ -37,12 +38,20 @@ const main = Effect.gen(function*() {
   }))
 })
 
-/** A configuration mistake is one plain line for the operator; anything else is logged with its cause. */
-const reportFailure = (cause: Cause.Cause<unknown>) =>
-  Option.match(Option.filter(Cause.failureOption(cause), ConfigError.isConfigError), {
-    onSome: (error) => Console.error(`configuration error: ${String(error).replace(/^\((.*)\)$/s, "$1")}`),
-    onNone: () => (Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError("the service stopped", cause))
-  })
+const causeMessage = (error: SqlError.SqlError) =>
+  error.cause instanceof Error && error.cause.message !== "" ? `: ${error.cause.message}` : ""
+
+/** A configuration or database mistake is one plain line for the operator; anything else is logged with its cause. */
+const reportFailure = (cause: Cause.Cause<unknown>) => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isSome(failure) && ConfigError.isConfigError(failure.value)) {
+    return Console.error(`configuration error: ${String(failure.value).replace(/^\((.*)\)$/s, "$1")}`)
+  }
+  if (Option.isSome(failure) && failure.value instanceof SqlError.SqlError) {
+    return Console.error(`database error: ${failure.value.message}${causeMessage(failure.value)}`)
+  }
+  return Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError("the service stopped", cause)
+}
 
 NodeRuntime.runMain(main.pipe(Effect.tapErrorCause(reportFailure), Effect.provide(LoggingLive)), {
   disablePrettyLogger: true,

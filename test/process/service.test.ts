@@ -106,6 +106,15 @@ describe("start-up with a configuration mistake", () => {
     expect(`${result.stdout}${result.stderr}`).not.toMatch(/\n\s+at /)
     expect(result.stdout).not.toContain("listening on")
   })
+
+  it("an unreachable DATABASE_URL exits 1 with one database error line, without the password or a stack trace", async () => {
+    const result = await runScript(["src/main.ts"], { PORT: "0", DATABASE_URL: "postgres://partner:s3cret-pw@127.0.0.1:1/payouts" })
+    expect(result.code).toBe(1)
+    expect(result.stderr.split("\n").filter((line) => line.startsWith("database error: "))).toHaveLength(1)
+    expect(result.stderr).toContain("ECONNREFUSED")
+    expect(`${result.stdout}${result.stderr}`).not.toContain("s3cret-pw")
+    expect(`${result.stdout}${result.stderr}`).not.toMatch(/\n\s+at /)
+  })
 })
 
 describe("contracts/openapi.json", () => {
