@@ -63,6 +63,7 @@ export class BrebGroup extends HttpApiGroup.make("breb")
   .add(
     HttpApiEndpoint.post("verifyOtp", "/kyc/otp/verify")
       .setPayload(OtpVerifyRequest)
+      .setHeaders(MockScenarioHeaders)
       .addSuccess(OtpVerifyResponse)
       .addError(OtpInvalidError)
       .addError(ServiceUnavailableError)

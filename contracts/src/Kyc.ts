@@ -22,7 +22,7 @@ export type OtpSendResponse = typeof OtpSendResponse.Type
 
 export const OtpVerifyRequest = Schema.Struct({
   userAddress: Address,
-  code: Schema.String.pipe(Schema.pattern(/^[0-9]{6}$/, { message: () => "must be 6 digits" }))
+  code: Schema.String.annotations({ description: "The 6-digit code that was sent; any other code is 400 `otp_invalid`" })
 }).annotations({ identifier: "OtpVerifyRequest" })
 
 export const OtpVerifyResponse = Schema.Struct({

@@ -22,8 +22,11 @@ export const BrebHttpLive = HttpApiBuilder.group(IntegrationsApi, "breb", (handl
         ))
       .handle("sendOtp", ({ payload }) =>
         Effect.flatMap(CurrentIntegration, ({ integrationId }) => otp.send({ integrationId, ...payload })))
-      .handle("verifyOtp", ({ payload }) =>
-        Effect.flatMap(CurrentIntegration, ({ integrationId }) => otp.verify({ integrationId, ...payload })))
+      .handle("verifyOtp", ({ headers, payload }) =>
+        CurrentIntegration.pipe(
+          Effect.flatMap(({ integrationId }) => otp.verify({ integrationId, ...payload })),
+          withMockScenario(headers["x-mock-scenario"])
+        ))
       .handle("createPayout", ({ headers, payload }) =>
         CurrentIntegration.pipe(
           Effect.flatMap(({ integrationId }) =>

@@ -39,8 +39,10 @@ const hashCode = (challengeId: string, code: string) =>
 
 const sameHash = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b))
 
+const OTP_FORMAT = /^[0-9]{6}$/
+
 type VerifyOutcome =
-  | { readonly _tag: "Approved" }
+  | { readonly _tag: "Approved"; readonly challengeId: string; readonly consumedAt: Date }
   | { readonly _tag: "Rejected"; readonly error: string }
 
 export class OtpService extends Effect.Service<OtpService>()("OtpService", {
@@ -118,6 +120,15 @@ export class OtpService extends Effect.Service<OtpService>()("OtpService", {
         return response
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
 
+    // The provider could not start KYC: the code the user typed stays valid for a retry, unless a newer
+    // code was sent meanwhile.
+    const restoreCode = (owner: { readonly integrationId: string; readonly userAddress: string }, approved: { readonly challengeId: string; readonly consumedAt: Date }) =>
+      sql`UPDATE otp_challenges SET consumed_at = NULL
+          WHERE id = ${approved.challengeId} AND consumed_at = ${approved.consumedAt}
+            AND NOT EXISTS (SELECT 1 FROM otp_challenges newer
+                            WHERE newer.integration_id = ${owner.integrationId} AND newer.user_address = ${owner.userAddress}
+                              AND newer.consumed_at IS NULL)`.pipe(Effect.asVoid, Effect.orDie)
+
     // Checks the code and records the attempt; the attempt counter commits even when the code is wrong.
     const check = (integrationId: string, userAddress: string, code: string) =>
       Effect.gen(function*() {
@@ -143,12 +154,15 @@ export class OtpService extends Effect.Service<OtpService>()("OtpService", {
           } as VerifyOutcome
         }
         yield* sql`UPDATE otp_challenges SET consumed_at = ${at} WHERE id = ${challenge.id}`
-        return { _tag: "Approved" } as VerifyOutcome
+        return { _tag: "Approved", challengeId: challenge.id, consumedAt: at } as VerifyOutcome
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
 
     const verify = (input: { readonly integrationId: string; readonly userAddress: string; readonly code: string }) =>
       Effect.gen(function*() {
         const owner = { integrationId: input.integrationId, userAddress: input.userAddress.toLowerCase() }
+        if (!OTP_FORMAT.test(input.code)) {
+          return yield* Effect.fail(new OtpInvalid({ error: "code: an OTP is the 6 digits that were sent" }))
+        }
         const outcome = yield* check(owner.integrationId, owner.userAddress, input.code)
         if (outcome._tag === "Rejected") return yield* Effect.fail(new OtpInvalid({ error: outcome.error }))
         const customer = yield* customers.find(owner)
@@ -156,7 +170,7 @@ export class OtpService extends Effect.Service<OtpService>()("OtpService", {
         const kyc = yield* Effect.catchTag(
           provider.startKyc({ email, userAddress: input.userAddress }),
           "ProviderUnavailable",
-          providerUnavailable
+          (error) => Effect.zipRight(restoreCode(owner, outcome), providerUnavailable(error))
         )
         yield* customers.setKyc(owner, kyc.kycStatus, kyc.kycUrl, yield* now)
         const response: OtpVerifyResponse = { userAddress: input.userAddress, kycStatus: kyc.kycStatus, kycUrl: kyc.kycUrl }

@@ -100,11 +100,24 @@ describe("kyc/otp/verify", () => {
     await expectApproved(await verify(userAddress, body.debugCode), userAddress)
   })
 
+  it("X-Mock-Scenario: provider_unavailable is 503 ErrorBody, and the same code verifies once the provider is back", async () => {
+    const userAddress = newAddress()
+    const { body } = await send(userAddress)
+    const down = await call(server, `${BREB}/kyc/otp/verify`, {
+      apiKey,
+      body: { userAddress, code: body.debugCode },
+      headers: { "x-mock-scenario": "provider_unavailable" }
+    })
+    expect(expectErrorBody(down, 503).errorCode).toBeUndefined()
+    await expectApproved(await verify(userAddress, body.debugCode), userAddress)
+    expectErrorBody(await verify(userAddress, body.debugCode), 400, "otp_invalid")
+  })
+
   it("gives the typed client an OtpInvalid failure for a wrong code", async () => {
     const userAddress = newAddress()
     const { body } = await send(userAddress)
     const exit = await clientExit(server.baseUrl, apiKey, (client) =>
-      client.breb.verifyOtp({ payload: { userAddress, code: wrongCode(body.debugCode) } }))
+      client.breb.verifyOtp({ headers: {}, payload: { userAddress, code: wrongCode(body.debugCode) } }))
     expect(failureOf(exit)).toBeInstanceOf(OtpInvalid)
   })
 
@@ -172,15 +185,26 @@ describe("kyc/otp/verify", () => {
     await expectApproved(await verify(userAddress, code), userAddress)
   })
 
-  it("answers 400 naming the field for a bad userAddress or a code that is not 6 digits", async () => {
+  it("answers 400 otp_invalid for a code that is not 6 digits (seed: an invalid code yields otp_invalid), without using an attempt", async () => {
+    const userAddress = newAddress()
+    const { body } = await send(userAddress)
+    for (const code of ["12345", "1234567", "12a456", " 123456", "", "１２３４５６"]) {
+      const error = expectErrorBody(await verify(userAddress, code), 400, "otp_invalid")
+      expect(error.error, JSON.stringify(code)).toContain("6 digits")
+    }
+    for (let i = 0; i < MAX_WRONG_ATTEMPTS - 1; i++) {
+      expectErrorBody(await verify(userAddress, wrongCode(body.debugCode, i)), 400, "otp_invalid")
+    }
+    await expectApproved(await verify(userAddress, body.debugCode), userAddress)
+  })
+
+  it("answers 400 naming the field for a bad userAddress, or a code that is missing or not a string", async () => {
     const good = newAddress()
     const cases: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
       ["userAddress", { userAddress: good.toLowerCase(), code: DEFAULT_DEBUG_CODE }],
       ["userAddress", { userAddress: withBadChecksum(good), code: DEFAULT_DEBUG_CODE }],
-      ["code", { userAddress: good, code: "12345" }],
-      ["code", { userAddress: good, code: "1234567" }],
-      ["code", { userAddress: good, code: "12a456" }],
       ["code", { userAddress: good, code: 123456 }],
+      ["code", { userAddress: good, code: null }],
       ["code", { userAddress: good }]
     ]
     for (const [field, body] of cases) {

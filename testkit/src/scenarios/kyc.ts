@@ -121,6 +121,42 @@ export const kycScenarios = [
       })
   }),
   scenario({
+    id: "OTP-007",
+    title: "a code that is not 6 digits is 400 otp_invalid, and the right code still works after it",
+    rule: "seed §4.3 (an invalid code yields otp_invalid), §7",
+    tags: ["kyc", "otp", "errors"],
+    requires: { mock: true, moneyMoving: true },
+    run: (kit) =>
+      Effect.gen(function*() {
+        const userAddress = freshAddress()
+        const sent = yield* sentOtp(kit, userAddress)
+        const code = yield* debugCodeOf(sent.value, sent.reply.exchange)
+        for (const malformed of ["12345", "1234567", "12a456", ""]) {
+          yield* rejected(yield* verifyOtp(kit, userAddress, malformed), 400, "otp_invalid", `the code ${JSON.stringify(malformed)} is otp_invalid`)
+        }
+        const verified = yield* ok(yield* verifyOtp(kit, userAddress, code), "the right code after malformed ones")
+        yield* checkEqual("the right code approves KYC", verified.kycStatus, "approved", sent.reply.exchange)
+      })
+  }),
+  scenario({
+    id: "OTP-008",
+    title: "X-Mock-Scenario: provider_unavailable on verify is 503 ErrorBody, and the same code verifies afterwards",
+    rule: "DESIGN §3 Cross-cutting (provider_unavailable → 503 wherever the provider is called; verify starts KYC)",
+    tags: ["kyc", "otp", "errors"],
+    requires: { mock: true, moneyMoving: true },
+    run: (kit) =>
+      Effect.gen(function*() {
+        const userAddress = freshAddress()
+        const sent = yield* sentOtp(kit, userAddress)
+        const code = yield* debugCodeOf(sent.value, sent.reply.exchange)
+        const down = yield* kit.call("verifyOtp", { json: { userAddress, code }, headers: { "X-Mock-Scenario": "provider_unavailable" } })
+        yield* rejected(down, 503, "none", "verify while the provider is unavailable is 503")
+        const reply = yield* verifyOtp(kit, userAddress, code)
+        const verified = yield* ok(reply, "the same code once the provider is back (the 503 did not burn it)")
+        yield* checkEqual("the code approves KYC", verified.kycStatus, "approved", reply.exchange)
+      })
+  }),
+  scenario({
     id: "OTP-006",
     title: "verifying when no OTP was sent is 400 otp_invalid",
     rule: "seed §4.3, §7; DESIGN §3 Errors (otp_invalid)",

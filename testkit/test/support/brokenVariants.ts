@@ -286,6 +286,33 @@ export const brokenVariants: ReadonlyArray<BrokenVariant> = [
     }
   },
   {
+    name: "answers a malformed OTP code with a code-less 400",
+    grep: ["OTP-003", "OTP-007"],
+    caughtBy: ["OTP-007"],
+    keeps: ["OTP-003"],
+    says: /otp_invalid/,
+    interceptor: () => ({
+      response: (request, response) =>
+        route(request).isOtpVerify && !/^[0-9]{6}$/.test(String(bodyOf(request)["code"])) && response.status === 400
+          ? withJson(response, { error: "code: must be 6 digits" }, 400)
+          : response
+    })
+  },
+  {
+    name: "ignores X-Mock-Scenario on OTP verify",
+    grep: ["OTP-002", "OTP-008"],
+    caughtBy: ["OTP-008"],
+    keeps: ["OTP-002"],
+    says: /503/,
+    interceptor: () => ({
+      request: (request) => {
+        if (!route(request).isOtpVerify) return request
+        const { ["x-mock-scenario"]: _ignored, ...headers } = request.headers
+        return { ...request, headers }
+      }
+    })
+  },
+  {
     name: "rounds the display rate to nearest instead of down",
     grep: ["QUOTE-002", "PAYOUT-003"],
     caughtBy: ["QUOTE-002", "PAYOUT-003"],
