@@ -230,6 +230,11 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
         if (row.expires_at.getTime() <= at.getTime()) {
           return yield* requote("the deposit window expired before confirmation: create a new payout")
         }
+        // Claim first: a hash that confirms something else is tx_hash_reused whatever its receipt says. A
+        // failed verification rolls the claim back with the transaction.
+        if (!(yield* claimHash(txHash, row.id))) {
+          return yield* Effect.fail(new TxHashReused({ error: "txHash already confirms another payout or swap" }))
+        }
         const token = chain.token(row.from_token)
         yield* chain.verifyTransfer({
           txHash,
@@ -237,9 +242,6 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
           to: row.deposit_address,
           minAmountBaseUnits: toBaseUnits(BigDecimal.unsafeFromString(row.deposit_amount), token.decimals)
         }).pipe(Effect.catchTag("DepositNotVerified", (e) => Effect.fail(new Conflict({ error: `txHash: ${e.reason}` }))))
-        if (!(yield* claimHash(txHash, row.id))) {
-          return yield* Effect.fail(new TxHashReused({ error: "txHash already confirms another payout or swap" }))
-        }
         let feeStatus: "pending" | "verified" = "pending"
         if (feeTxHash !== undefined) {
           if (!(yield* claimHash(feeTxHash, row.id))) {
