@@ -1,6 +1,6 @@
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { IntegrationsApi } from "@cop-integrations/contracts"
-import { ConfigError, Layer } from "effect"
+import { ConfigError, Layer, Option } from "effect"
 import { ApiKeyRepo } from "./auth/ApiKeyRepo.ts"
 import { ChainMock } from "./chain/ChainMock.ts"
 import { AppConfig, type AppConfigShape } from "./Config.ts"
@@ -20,6 +20,7 @@ import { JobWorkerLive } from "./jobs/JobWorker.ts"
 import { CustomerRepo } from "./kyc/CustomerRepo.ts"
 import { OtpService } from "./kyc/OtpService.ts"
 import { MailerDisabled } from "./mailer/Mailer.ts"
+import { MailerHttp } from "./mailer/MailerHttp.ts"
 import { Lifecycle } from "./payouts/Lifecycle.ts"
 import { PayoutRepo } from "./payouts/PayoutRepo.ts"
 import { PayoutService } from "./payouts/PayoutService.ts"
@@ -36,7 +37,8 @@ const externalServices = (config: AppConfigShape) => {
       ConfigError.InvalidData(["APP_MODE"], "live: the live payout provider and mailer Layers are not available in this version (the live chain is: src/chain/ChainLive.ts)")
     )
   }
-  return Layer.mergeAll(ProviderMock, ChainMock, MarketMock, MailerDisabled)
+  const mailer = Option.isSome(config.emailApiKey) ? MailerHttp : MailerDisabled
+  return Layer.mergeAll(ProviderMock, ChainMock, MarketMock, mailer)
 }
 
 /** PostgreSQL (or embedded PGlite), migrated before anything else uses it. */

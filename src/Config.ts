@@ -61,7 +61,14 @@ export const AppConfigShape = Config.all({
   tokenDecimals: positiveInt("TOKEN_DECIMALS", 6),
   feeWalletAddress: address("FEE_WALLET_ADDRESS", "0x1111111111111111111111111111111111111111"),
   providerWebhookPublicKey: Config.option(Config.redacted("PROVIDER_WEBHOOK_PUBLIC_KEY")),
-  emailApiKey: Config.option(Config.redacted("EMAIL_API_KEY")),
+  emailApiKey: Config.option(Config.redacted("EMAIL_API_KEY")).pipe(
+    Config.map(Option.filter((key) => Redacted.value(key).trim() !== ""))
+  ),
+  emailApiUrl: Config.string("EMAIL_API_URL").pipe(
+    Config.withDefault("https://api.resend.com"),
+    check("EMAIL_API_URL", "must be an http(s) URL", (s: string) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol))
+  ),
+  emailFrom: Config.string("EMAIL_FROM").pipe(Config.withDefault("Integrations API <no-reply@example.com>")),
   jobsPollIntervalMs: positiveInt("JOBS_POLL_INTERVAL_MS", 200),
   shutdownGraceMs: positiveInt("SHUTDOWN_GRACE_MS", 10000)
 })

@@ -58,6 +58,7 @@ export class BrebGroup extends HttpApiGroup.make("breb")
     HttpApiEndpoint.post("sendOtp", "/kyc/otp/send")
       .setPayload(OtpSendRequest)
       .addSuccess(OtpSendResponse)
+      .addError(ServiceUnavailableError)
       .annotate(OpenApi.Summary, "Send OTP for KYC")
   )
   .add(

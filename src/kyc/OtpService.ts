@@ -4,6 +4,7 @@ import {
   OtpInvalid,
   type OtpSendResponse,
   type OtpVerifyResponse,
+  ServiceUnavailable,
   TooManyRequests
 } from "@cop-integrations/contracts"
 import { Effect, Option, Schema } from "effect"
@@ -111,7 +112,9 @@ export class OtpService extends Effect.Service<OtpService>()("OtpService", {
           })
         }`
         yield* customers.upsertEmail({ integrationId: input.integrationId, userAddress }, input.email, at)
-        yield* mailer.sendOtp({ to: input.email, code })
+        // Inside the transaction: when the e-mail cannot go out, the OTP is not recorded and no cooldown starts.
+        yield* Effect.catchTag(mailer.sendOtp({ to: input.email, code }), "MailerUnavailable", () =>
+          Effect.fail(new ServiceUnavailable({ error: "the OTP e-mail could not be sent; retry later" })))
         const response: OtpSendResponse = {
           userAddress: input.userAddress,
           expiresAt: expiresAt.toISOString(),

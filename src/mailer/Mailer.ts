@@ -1,12 +1,14 @@
-import { Context, Effect, Layer } from "effect"
+import { Context, Data, Effect, Layer } from "effect"
 
 export interface OtpEmail {
   readonly to: string
   readonly code: string
 }
 
+export class MailerUnavailable extends Data.TaggedError("MailerUnavailable")<{ readonly reason: string }> {}
+
 export class Mailer extends Context.Tag("Mailer")<Mailer, {
-  readonly sendOtp: (email: OtpEmail) => Effect.Effect<void>
+  readonly sendOtp: (email: OtpEmail) => Effect.Effect<void, MailerUnavailable>
 }>() {}
 
 /** Without an e-mail delivery key nothing is sent; the log line never carries the code or the full address. */

@@ -1,0 +1,98 @@
+/**
+ * OTP e-mails through the HTTP e-mail API when EMAIL_API_KEY is set (DESIGN §3: "in either mode"). The API is
+ * a local HTTP server standing in for the provider's, reached over real HTTP: the test sees exactly what the
+ * service sends, and can make it fail.
+ */
+import { once } from "node:events"
+import { createServer, type IncomingMessage, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { BREB, call, expectErrorBody, newAddress } from "../support/http.ts"
+import { startTestServer, type TestServer } from "../support/server.ts"
+
+const EMAIL_KEY = "re_test_key_0123456789"
+
+interface Received {
+  readonly method: string
+  readonly url: string
+  readonly authorization: string | undefined
+  readonly body: { readonly from: string; readonly to: ReadonlyArray<string>; readonly subject: string; readonly text: string }
+}
+
+let emailApi: Server
+let received: Array<Received> = []
+let answer: { status: number; body: unknown } = { status: 200, body: { id: "msg_1" } }
+let server: TestServer
+let apiKey: string
+
+const readBody = async (request: IncomingMessage) => {
+  const chunks: Array<Buffer> = []
+  for await (const chunk of request) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString("utf8")
+}
+
+beforeAll(async () => {
+  emailApi = createServer(async (request, response) => {
+    received.push({
+      method: request.method ?? "",
+      url: request.url ?? "",
+      authorization: request.headers.authorization,
+      body: JSON.parse(await readBody(request))
+    })
+    response.writeHead(answer.status, { "content-type": "application/json" }).end(JSON.stringify(answer.body))
+  })
+  emailApi.listen(0, "127.0.0.1")
+  await once(emailApi, "listening")
+  const { port } = emailApi.address() as AddressInfo
+  server = await startTestServer({
+    captureLogs: true,
+    env: { EMAIL_API_KEY: EMAIL_KEY, EMAIL_API_URL: `http://127.0.0.1:${port}`, EMAIL_FROM: "Codes <codes@example.com>" }
+  })
+  ;({ apiKey } = await server.newIntegration())
+})
+afterAll(async () => {
+  await server?.close()
+  emailApi?.close()
+})
+
+const send = (userAddress: string, email: string) =>
+  call(server, `${BREB}/kyc/otp/send`, { apiKey, body: { email, userAddress } })
+
+describe("OTP e-mail", () => {
+  it("sends the code to the user's address with the configured key and sender, and logs neither the code nor the key", async () => {
+    received = []
+    answer = { status: 200, body: { id: "msg_42" } }
+    const sent = await send(newAddress(), "lucia@example.com")
+    expect(sent.status, sent.text).toBe(200)
+    const code = sent.body.debugCode as string
+    expect(received).toHaveLength(1)
+    const [mail] = received
+    expect(mail).toMatchObject({ method: "POST", url: "/emails", authorization: `Bearer ${EMAIL_KEY}` })
+    expect(mail!.body.to).toEqual(["lucia@example.com"])
+    expect(mail!.body.from).toBe("Codes <codes@example.com>")
+    expect(mail!.body.text).toContain(code)
+    const logs = server.logs.join("\n")
+    expect(logs).toContain("msg_42")
+    expect(logs).not.toContain(EMAIL_KEY)
+    expect(logs).not.toContain("lucia@example.com")
+    expect(logs).not.toMatch(new RegExp(`\\b${code}\\b`))
+  })
+
+  it("when the e-mail API fails, answers 503 ErrorBody and records nothing: the retry is not held by the cooldown", async () => {
+    const userAddress = newAddress()
+    for (const failure of [{ status: 500, body: { message: "down" } }, { status: 200, body: { unexpected: true } }]) {
+      answer = failure
+      const down = await send(userAddress, "mateo@example.com")
+      expect(expectErrorBody(down, 503).errorCode).toBeUndefined()
+      expect(down.text).not.toContain("down")
+    }
+    answer = { status: 200, body: { id: "msg_43" } }
+    const retried = await send(userAddress, "mateo@example.com")
+    expect(retried.status, retried.text).toBe(200)
+    const verified = await call(server, `${BREB}/kyc/otp/verify`, {
+      apiKey,
+      body: { userAddress, code: retried.body.debugCode }
+    })
+    expect(verified.status, verified.text).toBe(200)
+  })
+})
