@@ -69,10 +69,11 @@ const api = HttpApiBuilder.api(IntegrationsApi).pipe(
 )
 
 /** The domain services over the database and the external services of the configured mode. */
+// The external services are built before the database, so a mode that cannot start fails before any data is touched.
 const services = (config: AppConfigShape) =>
   domain.pipe(
-    Layer.provideMerge(externalServices(config)),
     Layer.provideMerge(databaseLayer(config)),
+    Layer.provideMerge(externalServices(config)),
     Layer.provideMerge(Layer.succeed(AppConfig, config))
   )
 

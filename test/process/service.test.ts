@@ -91,11 +91,10 @@ describe("the service as a process (npm start)", () => {
   })
 })
 
-describe("start-up with a configuration mistake", () => {
+describe.concurrent("start-up with a configuration mistake", () => {
   it.each([
     [{ PORT: "abc" }, "PORT"],
     [{ MOCK_OTP_DEBUG_CODE: "12ab" }, "MOCK_OTP_DEBUG_CODE"],
-    [{ TOKEN_DECIMALS: "0" }, "TOKEN_DECIMALS"],
     [{ APP_MODE: "live" }, "APP_MODE"]
   ])("%j exits 1 with one configuration error line naming %s, and no stack trace", async (env, name) => {
     const result = await runScript(["src/main.ts"], { PORT: "0", DATABASE_URL: "", PGLITE_DATA_DIR: "memory://", ...env })
@@ -105,6 +104,7 @@ describe("start-up with a configuration mistake", () => {
     expect(errorLines[0]).toContain(name)
     expect(`${result.stdout}${result.stderr}`).not.toMatch(/\n\s+at /)
     expect(result.stdout).not.toContain("listening on")
+    expect(result.stdout).not.toContain("migrations")
   })
 
   it("an unreachable DATABASE_URL exits 1 with one database error line, without the password or a stack trace", async () => {
