@@ -11,6 +11,15 @@ const sendOtp = (kit: Kit, userAddress: string) =>
 const sentOtp = (kit: Kit, userAddress: string) =>
   Effect.flatMap(sendOtp(kit, userAddress), (reply) => Effect.map(ok(reply, "200 OtpSendResponse"), (value) => ({ value, reply })))
 
+/** Sends an OTP to a fresh address and reads the code from `debugCode` (mock mode). */
+const otpForFreshUser = (kit: Kit) =>
+  Effect.gen(function*() {
+    const userAddress = freshAddress()
+    const sent = yield* sentOtp(kit, userAddress)
+    const code = yield* debugCodeOf(sent.value, sent.reply.exchange)
+    return { userAddress, code }
+  })
+
 const verifyOtp = (kit: Kit, userAddress: string, code: string) => kit.call("verifyOtp", { json: { userAddress, code } })
 
 const wrongCode = (code: string): string => String((Number(code) + 1) % 1_000_000).padStart(6, "0")
@@ -56,9 +65,7 @@ export const kycScenarios = [
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
       Effect.gen(function*() {
-        const userAddress = freshAddress()
-        const sent = yield* sentOtp(kit, userAddress)
-        const code = yield* debugCodeOf(sent.value, sent.reply.exchange)
+        const { userAddress, code } = yield* otpForFreshUser(kit)
         const reply = yield* verifyOtp(kit, userAddress, code)
         const verified = yield* ok(reply, "200 OtpVerifyResponse")
         yield* checkEqual("a valid code approves KYC in mock mode", verified.kycStatus, "approved", reply.exchange)
@@ -73,9 +80,7 @@ export const kycScenarios = [
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
       Effect.gen(function*() {
-        const userAddress = freshAddress()
-        const sent = yield* sentOtp(kit, userAddress)
-        const code = yield* debugCodeOf(sent.value, sent.reply.exchange)
+        const { userAddress, code } = yield* otpForFreshUser(kit)
         yield* rejected(yield* verifyOtp(kit, userAddress, wrongCode(code)), 400, "otp_invalid", "a wrong code is otp_invalid")
         const reply = yield* verifyOtp(kit, userAddress, code)
         const verified = yield* ok(reply, "the right code after one wrong attempt")
@@ -90,9 +95,7 @@ export const kycScenarios = [
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
       Effect.gen(function*() {
-        const userAddress = freshAddress()
-        const sent = yield* sentOtp(kit, userAddress)
-        const code = yield* debugCodeOf(sent.value, sent.reply.exchange)
+        const { userAddress, code } = yield* otpForFreshUser(kit)
         for (let attempt = 1; attempt <= 5; attempt++) {
           yield* rejected(yield* verifyOtp(kit, userAddress, wrongCode(code)), 400, "otp_invalid", `wrong attempt ${attempt} is otp_invalid`)
         }
@@ -128,14 +131,13 @@ export const kycScenarios = [
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
       Effect.gen(function*() {
-        const userAddress = freshAddress()
-        const sent = yield* sentOtp(kit, userAddress)
-        const code = yield* debugCodeOf(sent.value, sent.reply.exchange)
+        const { userAddress, code } = yield* otpForFreshUser(kit)
         for (const malformed of ["12345", "1234567", "12a456", ""]) {
           yield* rejected(yield* verifyOtp(kit, userAddress, malformed), 400, "otp_invalid", `the code ${JSON.stringify(malformed)} is otp_invalid`)
         }
-        const verified = yield* ok(yield* verifyOtp(kit, userAddress, code), "the right code after malformed ones")
-        yield* checkEqual("the right code approves KYC", verified.kycStatus, "approved", sent.reply.exchange)
+        const reply = yield* verifyOtp(kit, userAddress, code)
+        const verified = yield* ok(reply, "the right code after malformed ones")
+        yield* checkEqual("the right code approves KYC", verified.kycStatus, "approved", reply.exchange)
       })
   }),
   scenario({
@@ -146,9 +148,7 @@ export const kycScenarios = [
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
       Effect.gen(function*() {
-        const userAddress = freshAddress()
-        const sent = yield* sentOtp(kit, userAddress)
-        const code = yield* debugCodeOf(sent.value, sent.reply.exchange)
+        const { userAddress, code } = yield* otpForFreshUser(kit)
         const down = yield* kit.call("verifyOtp", { json: { userAddress, code }, headers: { "X-Mock-Scenario": "provider_unavailable" } })
         yield* rejected(down, 503, "none", "verify while the provider is unavailable is 503")
         const reply = yield* verifyOtp(kit, userAddress, code)
