@@ -37,7 +37,7 @@ const externalServices = (config: AppConfigShape) => {
       ConfigError.InvalidData(["APP_MODE"], "live: the live payout provider and mailer Layers are not available in this version (the live chain is: src/chain/ChainLive.ts)")
     )
   }
-  const mailer = Option.isSome(config.emailApiKey) ? MailerHttp : MailerDisabled
+  const mailer = Option.match(config.emailApiKey, { onNone: () => MailerDisabled, onSome: MailerHttp })
   return Layer.mergeAll(ProviderMock, ChainMock, MarketMock, mailer)
 }
 
@@ -68,8 +68,10 @@ const api = HttpApiBuilder.api(IntegrationsApi).pipe(
   Layer.provide(AuthenticationLive)
 )
 
-/** The domain services over the database and the external services of the configured mode. */
-// The external services are built before the database, so a mode that cannot start fails before any data is touched.
+/**
+ * The domain services over the database and the external services of the configured mode. The external services
+ * are built first, so a mode that cannot start fails before any data is touched.
+ */
 const services = (config: AppConfigShape) =>
   domain.pipe(
     Layer.provideMerge(databaseLayer(config)),

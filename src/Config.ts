@@ -5,6 +5,10 @@ import type { ApiMode } from "@cop-integrations/contracts"
 const check = <A>(name: string, message: string, valid: (value: A) => boolean) =>
   Config.mapOrFail((value: A) => (valid(value) ? Either.right(value) : Either.left(ConfigError.InvalidData([name], message))))
 
+/** An optional secret; set but blank counts as unset. */
+const optionalSecret = (name: string) =>
+  Config.option(Config.redacted(name)).pipe(Config.map(Option.filter((value) => Redacted.value(value).trim() !== "")))
+
 const decimal = (name: string, fallback: string) =>
   Config.string(name).pipe(
     Config.withDefault(fallback),
@@ -35,9 +39,7 @@ export const AppConfigShape = Config.all({
     Config.withDefault(8787),
     check("PORT", "must be 0 (any free port) to 65535", (n: number) => n >= 0 && n <= 65535)
   ),
-  databaseUrl: Config.option(Config.redacted("DATABASE_URL")).pipe(
-    Config.map(Option.filter((url) => Redacted.value(url).trim() !== ""))
-  ),
+  databaseUrl: optionalSecret("DATABASE_URL"),
   embeddedDataDir: Config.string("PGLITE_DATA_DIR").pipe(Config.withDefault(".data/pglite")),
   mockOtpDebugCode: Config.string("MOCK_OTP_DEBUG_CODE").pipe(
     Config.withDefault("123456"),
@@ -54,16 +56,12 @@ export const AppConfigShape = Config.all({
   rateLimitPerSecond: positiveInt("RATE_LIMIT_PER_SECOND", 100),
   rateLimitBurst: positiveInt("RATE_LIMIT_BURST", 200),
   chainName: Config.string("CHAIN_NAME").pipe(Config.withDefault("base")),
-  chainRpcUrl: Config.option(Config.redacted("CHAIN_RPC_URL")).pipe(
-    Config.map(Option.filter((url) => Redacted.value(url).trim() !== ""))
-  ),
+  chainRpcUrl: optionalSecret("CHAIN_RPC_URL"),
   tokenAddress: address("TOKEN_ADDRESS", "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"),
   tokenDecimals: positiveInt("TOKEN_DECIMALS", 6),
   feeWalletAddress: address("FEE_WALLET_ADDRESS", "0x1111111111111111111111111111111111111111"),
-  providerWebhookPublicKey: Config.option(Config.redacted("PROVIDER_WEBHOOK_PUBLIC_KEY")),
-  emailApiKey: Config.option(Config.redacted("EMAIL_API_KEY")).pipe(
-    Config.map(Option.filter((key) => Redacted.value(key).trim() !== ""))
-  ),
+  providerWebhookPublicKey: optionalSecret("PROVIDER_WEBHOOK_PUBLIC_KEY"),
+  emailApiKey: optionalSecret("EMAIL_API_KEY"),
   emailApiUrl: Config.string("EMAIL_API_URL").pipe(
     Config.withDefault("https://api.resend.com"),
     check("EMAIL_API_URL", "must be an http(s) URL", (s: string) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol))

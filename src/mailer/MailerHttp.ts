@@ -1,5 +1,5 @@
 import { FetchHttpClient, HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
-import { Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Duration, Effect, Layer, Redacted, Schema } from "effect"
 import { AppConfig } from "../Config.ts"
 import { Mailer, MailerUnavailable, maskEmail } from "./Mailer.ts"
 
@@ -10,14 +10,10 @@ const Accepted = Schema.Struct({ id: Schema.String })
  * answered `{ id }`). Used in either mode once EMAIL_API_KEY is set. Logs carry the masked address and the
  * message id, never the code.
  */
-export const MailerHttp = Layer.effect(
+export const MailerHttp = (apiKey: Redacted.Redacted<string>) => Layer.effect(
   Mailer,
   Effect.gen(function*() {
     const config = yield* AppConfig
-    const apiKey = yield* Option.match(config.emailApiKey, {
-      onNone: () => Effect.dieMessage("MailerHttp needs EMAIL_API_KEY"),
-      onSome: Effect.succeed
-    })
     const client = (yield* HttpClient.HttpClient).pipe(
       HttpClient.mapRequest(HttpClientRequest.prependUrl(config.emailApiUrl)),
       HttpClient.filterStatusOk
