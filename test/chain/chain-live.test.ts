@@ -33,10 +33,7 @@ const newUser = async (units: bigint) => {
   const key = generatePrivateKey()
   const address = privateKeyToAddress(key)
   await anvil.client.setBalance({ address, value: parseEther("1") })
-  for (const contract of [token, otherToken]) {
-    const hash = await anvil.dev.writeContract({ address: contract, abi: testUsdArtifact().abi, functionName: "mint", args: [address, units] })
-    await anvil.client.waitForTransactionReceipt({ hash })
-  }
+  for (const contract of [token, otherToken]) await anvil.mintTestUsd(contract, address, units)
   const wallet = anvil.walletOf(key)
   /** Sends an ERC-20 transfer and waits until it is mined; `gas` set skips estimation, so a revert gets mined. */
   const transfer = async (to: `0x${string}`, value: bigint, options: { token?: `0x${string}`; gas?: bigint } = {}) => {

@@ -36,11 +36,7 @@ afterAll(async () => {
 const balanceOf = (owner: `0x${string}`) =>
   anvil.client.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [owner] })
 
-const mint = async (to: `0x${string}`, units: bigint) => {
-  const { abi } = testUsdArtifact()
-  const hash = await anvil.dev.writeContract({ address: token, abi, functionName: "mint", args: [to, units] })
-  expect((await anvil.client.waitForTransactionReceipt({ hash })).status).toBe("success")
-}
+const mint = (to: `0x${string}`, units: bigint) => anvil.mintTestUsd(token, to, units)
 
 /** An end user with their own key, some ETH for gas, and KYC approved for this integration. */
 const newEndUser = async () => {

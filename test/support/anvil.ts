@@ -100,6 +100,12 @@ export const startAnvil = async () => {
       if (receipt.status !== "success" || !receipt.contractAddress) throw new Error(`deployment failed: ${hash}`)
       return getAddress(receipt.contractAddress)
     },
+    /** Mints `units` of a deployed TestUsd to `to` and waits until it is mined. */
+    mintTestUsd: async (token: `0x${string}`, to: `0x${string}`, units: bigint): Promise<void> => {
+      const hash = await dev.writeContract({ address: token, abi: testUsdArtifact().abi, functionName: "mint", args: [to, units] })
+      const receipt = await client.waitForTransactionReceipt({ hash })
+      if (receipt.status !== "success") throw new Error(`mint failed: ${hash}`)
+    },
     close: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return
       const exited = new Promise((resolve) => child.once("exit", resolve))
@@ -111,6 +117,8 @@ export const startAnvil = async () => {
 
 export type Anvil = Awaited<ReturnType<typeof startAnvil>>
 
-/** The test token (test/chain/TestUsd.sol), compiled by scripts/test-token.ts. */
+let artifact: { readonly abi: Abi; readonly bytecode: Hex } | undefined
+
+/** The test token (test/chain/TestUsd.sol), compiled by scripts/test-token.ts; read once. */
 export const testUsdArtifact = (): { readonly abi: Abi; readonly bytecode: Hex } =>
-  JSON.parse(readFileSync(fileURLToPath(new URL("../chain/TestUsd.artifact.json", import.meta.url)), "utf8"))
+  (artifact ??= JSON.parse(readFileSync(fileURLToPath(new URL("../chain/TestUsd.artifact.json", import.meta.url)), "utf8")))
