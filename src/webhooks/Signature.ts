@@ -1,6 +1,8 @@
 import { createVerify } from "node:crypto"
 
 export const MAX_EVENT_AGE_MS = 10 * 60 * 1000
+/** How far ahead of our clock a timestamp may be (the provider's clock runs a little fast). */
+export const MAX_CLOCK_SKEW_MS = 60 * 1000
 
 export type SignatureCheck =
   | { readonly _tag: "Valid" }
@@ -10,7 +12,8 @@ const headerPattern = /^t=(\d{1,16}),v0=([A-Za-z0-9+/=]+)$/
 
 /**
  * Bridge-style signature: `X-Webhook-Signature: t=<ms>,v0=<base64>`, RSA-SHA256 (PKCS#1 v1.5) over
- * `"<t>.<raw body>"`, verified with the provider's PEM public key; older than 10 minutes is stale.
+ * `"<t>.<raw body>"`, verified with the provider's PEM public key; older than 10 minutes is stale, and
+ * more than a minute ahead is refused too (otherwise a captured signature would live twice as long).
  */
 export const verifyProviderSignature = (input: {
   readonly header: string | undefined
@@ -23,7 +26,8 @@ export const verifyProviderSignature = (input: {
   if (match === null) return { _tag: "Invalid", reason: "malformed X-Webhook-Signature header" }
   const [, timestamp = "", signature = ""] = match
   const age = input.nowMs - Number(timestamp)
-  if (age > MAX_EVENT_AGE_MS || age < -MAX_EVENT_AGE_MS) return { _tag: "Invalid", reason: "stale webhook timestamp" }
+  if (age > MAX_EVENT_AGE_MS) return { _tag: "Invalid", reason: "stale webhook timestamp" }
+  if (age < -MAX_CLOCK_SKEW_MS) return { _tag: "Invalid", reason: "webhook timestamp is in the future" }
   try {
     const verifier = createVerify("RSA-SHA256")
     verifier.update(`${timestamp}.${input.rawBody}`)
