@@ -6,7 +6,7 @@ import type { PayoutRow } from "./PayoutRow.ts"
 
 /** Transitions only move forward; anything else (a late or duplicated event) is ignored. */
 const allowedNext: Record<PayoutStatus, ReadonlyArray<PayoutStatus>> = {
-  awaiting_deposit: ["deposit_confirmed", "processing", "completed", "expired", "failed"],
+  awaiting_deposit: ["deposit_confirmed", "expired", "failed"],
   deposit_confirmed: ["processing", "completed", "failed", "refunded"],
   processing: ["completed", "failed", "refunded"],
   failed: ["refunded"],
@@ -16,6 +16,20 @@ const allowedNext: Record<PayoutStatus, ReadonlyArray<PayoutStatus>> = {
 }
 
 export const canMove = (from: PayoutStatus, to: PayoutStatus) => allowedNext[from].includes(to)
+
+/** Statuses that mean the deposit has reached the provider. */
+const depositArrived = (status: PayoutStatus) =>
+  status === "deposit_confirmed" || status === "processing" || status === "completed"
+
+/**
+ * The statuses a payout passes through to reach `to` (empty: `to` is not forward). The provider detects
+ * deposits itself, and its word that the funds arrived is authoritative: a payout still awaiting its deposit
+ * is first `deposit_confirmed`, then moves on to the provider's later state.
+ */
+export const stepsTo = (from: PayoutStatus, to: PayoutStatus): ReadonlyArray<PayoutStatus> => {
+  if (from === "awaiting_deposit" && to !== "deposit_confirmed" && depositArrived(to)) return ["deposit_confirmed", to]
+  return canMove(from, to) ? [to] : []
+}
 
 /** Provider (Bridge) transfer states → payout status; states with no payout meaning map to none. */
 export const statusForTransferState = (state: string): Option.Option<PayoutStatus> => {
@@ -39,6 +53,10 @@ export const statusForTransferState = (state: string): Option.Option<PayoutStatu
   }
 }
 
+/** Once the deposit is in, the legs still `quoted` wait for settlement (`pending`). */
+const awaitSettlement = (legs: ReadonlyArray<FeeLeg>): ReadonlyArray<FeeLeg> =>
+  legs.map((leg) => (leg.status === "quoted" ? { ...leg, status: "pending" } : leg))
+
 const settleProviderLegs = (legs: ReadonlyArray<FeeLeg>): ReadonlyArray<FeeLeg> =>
   legs.map((leg) => (leg.code === "copby" ? leg : { ...leg, status: "verified" }))
 
@@ -47,7 +65,43 @@ export const moveTo = (row: PayoutRow, status: PayoutStatus, at: Date): PayoutRo
   status,
   updated_at: at,
   completed_at: status === "completed" ? at : row.completed_at,
-  fee_legs: status === "completed" ? settleProviderLegs(row.fee_legs) : row.fee_legs
+  fee_legs: status === "completed"
+    ? settleProviderLegs(row.fee_legs)
+    : status === "deposit_confirmed"
+    ? awaitSettlement(row.fee_legs)
+    : row.fee_legs
+})
+
+/**
+ * Whether the partner may still confirm this payout: while it awaits its deposit, or when the provider
+ * reported the deposit before the partner confirmed it (any later status; the confirm records the txHash).
+ */
+export const acceptsConfirm = (row: PayoutRow, depositSeenByProvider: boolean) =>
+  row.status === "awaiting_deposit" || depositSeenByProvider
+
+/**
+ * The partner's confirm, once its txHash is claimed and verified: records the hashes, and moves a payout
+ * still awaiting its deposit to `deposit_confirmed`. A payout the provider already moved on keeps its status
+ * and its settled legs.
+ */
+export const confirmByPartner = (row: PayoutRow, input: {
+  readonly txHash: string
+  readonly feeTxHash: string | null
+  readonly feeStatus: "pending" | "verified"
+  readonly at: Date
+}): PayoutRow => ({
+  ...row,
+  status: row.status === "awaiting_deposit" ? "deposit_confirmed" : row.status,
+  tx_hash: input.txHash,
+  fee_tx_hash: input.feeTxHash,
+  updated_at: input.at,
+  fee_legs: row.fee_legs.map((leg) =>
+    leg.code === "copby"
+      ? { ...leg, status: input.feeStatus }
+      : leg.status === "verified"
+      ? leg
+      : { ...leg, status: "pending" }
+  )
 })
 
 /**
@@ -63,8 +117,15 @@ export class Lifecycle extends Effect.Service<Lifecycle>()("Lifecycle", {
         const target = statusForTransferState(input.state)
         if (Option.isNone(target)) return false
         const found = yield* payouts.lockByTransfer(input.transferId)
-        if (Option.isNone(found) || !canMove(found.value.status, target.value)) return false
-        yield* payouts.update(moveTo(found.value, target.value, yield* now))
+        if (Option.isNone(found)) return false
+        const steps = stepsTo(found.value.status, target.value)
+        if (steps.length === 0) return false
+        const at = yield* now
+        if (found.value.status === "awaiting_deposit" && depositArrived(target.value)) {
+          yield* payouts.markDepositSeen(found.value.id, at)
+        }
+        let row = found.value
+        for (const step of steps) row = yield* payouts.update(moveTo(row, step, at))
         return true
       })
 

@@ -77,6 +77,15 @@ export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
             WHERE id = ${row.id} RETURNING *`
     })
 
+    const depositSeenAt = SqlSchema.single({
+      Request: Schema.String,
+      Result: Schema.Struct({ provider_deposit_seen_at: Schema.NullOr(Schema.DateFromSelf) }),
+      execute: (id) => sql`SELECT provider_deposit_seen_at FROM payouts WHERE id = ${id}`
+    })
+
+    const markDepositSeen = (id: string, at: Date) =>
+      sql`UPDATE payouts SET provider_deposit_seen_at = COALESCE(provider_deposit_seen_at, ${at}) WHERE id = ${id}`
+
     const expireOverdue = (at: Date) =>
       sql`UPDATE payouts SET status = 'expired', updated_at = ${at}
           WHERE status = 'awaiting_deposit' AND expires_at < ${at}`
@@ -90,6 +99,10 @@ export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
       page: (request: typeof PageRequest.Type) => page(request).pipe(Effect.orDie),
       insert: (row: PayoutRow) => insert(row).pipe(Effect.orDie),
       update: (row: PayoutRow) => update(row).pipe(Effect.orDie),
+      /** Whether the provider reported this payout's deposit arriving (see Lifecycle). */
+      depositSeenByProvider: (id: string) =>
+        depositSeenAt(id).pipe(Effect.orDie, Effect.map((row) => row.provider_deposit_seen_at !== null)),
+      markDepositSeen: (id: string, at: Date) => markDepositSeen(id, at).pipe(Effect.orDie, Effect.asVoid),
       expireOverdue: (at: Date) => expireOverdue(at).pipe(Effect.orDie, Effect.asVoid)
     } as const
   })

@@ -29,6 +29,7 @@ import { PayoutProvider } from "../provider/PayoutProvider.ts"
 import { marketClosed, providerUnavailable, QuoteService } from "../quotes/QuoteService.ts"
 import { RateCache } from "../quotes/RateCache.ts"
 import { decodeCursor, encodeCursor } from "./Cursor.ts"
+import { acceptsConfirm, confirmByPartner } from "./Lifecycle.ts"
 import { PayoutRepo } from "./PayoutRepo.ts"
 import type { PayoutRow } from "./PayoutRow.ts"
 import { presentPayout } from "./Present.ts"
@@ -222,12 +223,15 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
         if (row.status === "expired") {
           return yield* requote("the deposit window expired before confirmation: create a new payout")
         }
-        if (row.status !== "awaiting_deposit") {
+        // The provider's word that the deposit arrived is authoritative (Lifecycle): such a payout may have
+        // moved on, and its confirm still records the txHash, whatever the deposit window says.
+        const seenByProvider = yield* payouts.depositSeenByProvider(row.id)
+        if (!acceptsConfirm(row, seenByProvider)) {
           return yield* Effect.fail(new Conflict({ error: `this payout is ${row.status} and can no longer be confirmed` }))
         }
         const at = yield* now
         if (yield* isScenario("requote")) return yield* requote("the deposit window has closed (mock scenario): create a new payout")
-        if (row.expires_at.getTime() <= at.getTime()) {
+        if (!seenByProvider && row.expires_at.getTime() <= at.getTime()) {
           return yield* requote("the deposit window expired before confirmation: create a new payout")
         }
         // Claim first: a hash that confirms something else is tx_hash_reused whatever its receipt says. A
@@ -255,14 +259,9 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
           }))
           feeStatus = feeVerified._tag === "Right" ? "verified" : "pending"
         }
-        const confirmed = yield* payouts.update({
-          ...row,
-          status: "deposit_confirmed",
-          tx_hash: txHash,
-          fee_tx_hash: feeTxHash ?? null,
-          updated_at: at,
-          fee_legs: row.fee_legs.map((leg) => ({ ...leg, status: leg.code === "copby" ? feeStatus : "pending" }))
-        })
+        const confirmed = yield* payouts.update(
+          confirmByPartner(row, { txHash, feeTxHash: feeTxHash ?? null, feeStatus, at })
+        )
         if (config.mode === "mock") {
           const step = config.mockLifecycleDelayMs / 1000
           yield* jobs.enqueue({ _tag: "ProviderTransferState", transferId: row.provider_transfer_id, state: "payment_submitted" }, addSeconds(at, step))

@@ -5,7 +5,9 @@
 import type { SqlClient } from "@effect/sql"
 import type { Effect } from "effect"
 import init from "./0001_init.ts"
+import providerDepositSeen from "./0002_provider_deposit_seen.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
-  "0001_init": init
+  "0001_init": init,
+  "0002_provider_deposit_seen": providerDepositSeen
 }
