@@ -2,10 +2,11 @@
  * npm run conformance [-- --out-dir <dir>] [-- <kit options, e.g. --grep PAYOUT --seed 7>]
  *
  * Starts the service on a fresh database (a new database on TEST_DATABASE_URL's server when it is set,
- * else embedded PGlite in memory) on a free loopback port, issues test keys for two integrations, runs
+ * else a throw-away embedded PostgreSQL) on a free loopback port, issues test keys for two integrations, runs
  * the conformance kit's CLI against it over HTTP in a child process, writes junit.xml and report.json
  * to --out-dir (default .conformance/) and exits with the kit's exit code.
  */
+import { startThrowawayPostgres } from "../src/db/EmbeddedPostgres.ts"
 import { spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
@@ -35,12 +36,13 @@ const withAdmin = <A>(url: string, f: (sql: PgClient.PgClient) => Effect.Effect<
     Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 }))
   ))
 
-/** A fresh database: its own on TEST_DATABASE_URL's server (dropped afterwards), or in-memory PGlite. */
-const freshDatabase = async (): Promise<{ readonly url: string | undefined; readonly drop: () => Promise<void> }> => {
+/** A fresh database: its own on TEST_DATABASE_URL's server (dropped afterwards), or a throw-away embedded server. */
+const freshDatabase = async (): Promise<{ readonly url: string; readonly drop: () => Promise<void> }> => {
   const serverUrl = process.env["TEST_DATABASE_URL"]
   if (serverUrl === undefined || serverUrl === "") {
-    log("database: embedded PGlite (memory://)")
-    return { url: undefined, drop: async () => {} }
+    const server = await startThrowawayPostgres()
+    log(`database: throw-away embedded PostgreSQL on 127.0.0.1:${server.port}`)
+    return { url: server.url, drop: server.stop }
   }
   const name = `conformance_${randomBytes(5).toString("hex")}`
   await withAdmin(serverUrl, (sql) => sql`CREATE DATABASE ${sql(name)}`)
@@ -53,12 +55,11 @@ const freshDatabase = async (): Promise<{ readonly url: string | undefined; read
   }
 }
 
-const startService = async (databaseUrl: string | undefined) => {
+const startService = async (databaseUrl: string) => {
   const loaded = await Effect.runPromise(AppConfigShape)
   const config = {
     ...loaded,
-    databaseUrl: databaseUrl === undefined ? Option.none() : Option.some(Redacted.make(databaseUrl)),
-    embeddedDataDir: "memory://",
+    databaseUrl: Option.some(Redacted.make(databaseUrl)),
     host: "127.0.0.1",
     port: 0
   }

@@ -40,7 +40,7 @@ export const AppConfigShape = Config.all({
     check("PORT", "must be 0 (any free port) to 65535", (n: number) => n >= 0 && n <= 65535)
   ),
   databaseUrl: optionalSecret("DATABASE_URL"),
-  embeddedDataDir: Config.string("PGLITE_DATA_DIR").pipe(Config.withDefault(".data/pglite")),
+  embeddedDataDir: Config.string("EMBEDDED_DATA_DIR").pipe(Config.withDefault(".data/postgres")),
   mockOtpDebugCode: Config.string("MOCK_OTP_DEBUG_CODE").pipe(
     Config.withDefault("123456"),
     check("MOCK_OTP_DEBUG_CODE", "must be 6 digits", (s: string) => /^[0-9]{6}$/.test(s))
@@ -81,7 +81,7 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShap
 
 export const describeDatabase = (config: AppConfigShape): string =>
   Option.match(config.databaseUrl, {
-    onNone: () => `embedded PGlite (${config.embeddedDataDir})`,
+    onNone: () => `embedded PostgreSQL (${config.embeddedDataDir})`,
     onSome: (url) => {
       const parsed = URL.canParse(Redacted.value(url)) ? new URL(Redacted.value(url)) : undefined
       return parsed ? `PostgreSQL ${parsed.hostname}:${parsed.port || "5432"}${parsed.pathname}` : "PostgreSQL"

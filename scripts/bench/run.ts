@@ -1,11 +1,13 @@
 /**
  * `npm run bench`: start-up time to first 200, request latency and throughput, and server memory, against
  * a real server process over loopback HTTP. Uses DATABASE_URL (or TEST_DATABASE_URL, in a fresh database)
- * when set, else embedded PGlite. Bounded: fixed request counts, every loop ends by itself.
+ * when set, else the embedded PostgreSQL (a fresh data directory). Bounded: fixed request counts, every loop ends by itself.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { once } from "node:events"
-import { readFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts"
 
@@ -141,7 +143,9 @@ const bench = async (label: string, env: Record<string, string>) => {
 
 const databaseUrl = process.env["DATABASE_URL"]
 console.log(`bench: ${REQUESTS} requests per endpoint, concurrency ${CONCURRENCY}, ${process.version}`)
-await bench("embedded PGlite (memory://)", { PGLITE_DATA_DIR: "memory://", DATABASE_URL: "" })
+const embeddedDir = mkdtempSync(join(tmpdir(), "bench-embedded-"))
+await bench("embedded PostgreSQL (fresh data directory)", { EMBEDDED_DATA_DIR: join(embeddedDir, "data"), DATABASE_URL: "" })
+rmSync(embeddedDir, { recursive: true, force: true })
 if (databaseUrl !== undefined && databaseUrl !== "") {
   await bench(`PostgreSQL (${new URL(databaseUrl).host})`, { DATABASE_URL: databaseUrl })
 } else {

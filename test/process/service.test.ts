@@ -97,7 +97,7 @@ describe.concurrent("start-up with a configuration mistake", () => {
     [{ MOCK_OTP_DEBUG_CODE: "12ab" }, "MOCK_OTP_DEBUG_CODE"],
     [{ APP_MODE: "live" }, "APP_MODE"]
   ])("%j exits 1 with one configuration error line naming %s, and no stack trace", async (env, name) => {
-    const result = await runScript(["src/main.ts"], { PORT: "0", DATABASE_URL: "", PGLITE_DATA_DIR: "memory://", ...env })
+    const result = await runScript(["src/main.ts"], { PORT: "0", DATABASE_URL: "", EMBEDDED_DATA_DIR: "/nonexistent/never-started", ...env })
     expect(result.code).toBe(1)
     const errorLines = result.stderr.split("\n").filter((line) => line.startsWith("configuration error: "))
     expect(errorLines).toHaveLength(1)

@@ -1,25 +1,22 @@
 /**
- * Test database picker. Every test file that needs a database gets its own:
+ * Test database picker. Every test file that needs a database gets its own, on a real PostgreSQL:
  *
- *   1. TEST_DATABASE_URL set     → a fresh `t_<random>` database on that server
- *   2. a Docker engine answers   → a postgres:16-alpine container (testcontainers),
- *                                  one per test file; or, with ./globalSetup.ts
- *                                  wired into vitest, one per run (then it is case 1)
- *   3. otherwise                 → an in-memory PGlite served on a local socket
+ *   1. TEST_DATABASE_URL set        → a fresh `t_<random>` database on that server (CI sets it; so
+ *                                     does ./globalSetup.ts, after starting one embedded server or,
+ *                                     with TEST_DATABASE_DOCKER=1 and a Docker engine, a container)
+ *   2. otherwise (a file run alone)  → a throw-away embedded PostgreSQL server of its own
  *
- * `url` is always a real connection URL, so tests can also start the app in
- * other processes against the same database.
+ * `url` is always a real connection URL, so tests can also start the app in other processes against
+ * the same database.
  */
 import type { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
-import { makeSqlLayer, redactUrl } from "../../src/db/Database.ts"
-import { startPgliteServer } from "../../src/db/PgliteServer.ts"
-import { POSTGRES_IMAGE, probeDocker, startPostgresContainer } from "./docker.ts"
-import { createMemoryPglite } from "./pglite.ts"
+import { makeSqlLayer } from "../../src/db/Database.ts"
+import { startThrowawayPostgres } from "../../src/db/EmbeddedPostgres.ts"
 
-export type TestDatabaseKind = "postgres" | "docker" | "pglite"
+export type TestDatabaseKind = "postgres" | "docker" | "embedded"
 
 export interface TestDatabase {
   readonly url: string
@@ -32,7 +29,7 @@ const log = (line: string) => process.stderr.write(`[test-db] ${line}\n`)
 
 /** The app's own SQL layer, pointed at `url`. */
 export const sqlLayerFor = (url: string): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient> =>
-  makeSqlLayer({ url: Option.some(Redacted.make(url)), embeddedDataDir: "memory://" }).pipe(Layer.orDie)
+  makeSqlLayer({ url: Option.some(Redacted.make(url)), embeddedDataDir: "unused" }).pipe(Layer.orDie)
 
 /** Runs `f` on a short-lived single-connection client to the server at `url`. */
 const withAdminClient = <A>(
@@ -63,7 +60,7 @@ const dropDatabase = (name: string) => (sql: PgClient.PgClient) =>
   })
 
 /** A new, empty database on an existing server; dropped on release. */
-const isolatedDatabase = async (serverUrl: string, kind: "postgres" | "docker"): Promise<TestDatabase> => {
+const isolatedDatabase = async (serverUrl: string, kind: TestDatabaseKind): Promise<TestDatabase> => {
   const name = `t_${randomBytes(6).toString("hex")}`
   await withAdminClient(serverUrl, (sql) => sql`CREATE DATABASE ${sql(name)}`)
   const url = withDatabaseName(serverUrl, name)
@@ -75,47 +72,29 @@ const isolatedDatabase = async (serverUrl: string, kind: "postgres" | "docker"):
   }
 }
 
-const dockerDatabase = async (): Promise<TestDatabase> => {
-  const container = await startPostgresContainer()
-  return { url: container.url, kind: "docker", layer: sqlLayerFor(container.url), release: container.stop }
-}
-
-const pgliteDatabase = async (): Promise<TestDatabase> => {
-  const db = await createMemoryPglite()
-  try {
-    const server = await startPgliteServer(db)
-    return {
-      url: server.url,
-      kind: "pglite",
-      layer: sqlLayerFor(server.url),
-      release: async () => {
-        await server.stop()
-        await db.close()
-      }
-    }
-  } catch (error) {
-    await db.close()
-    throw error
-  }
+const serverKind = (): TestDatabaseKind => {
+  const kind = process.env["TEST_DATABASE_KIND"]
+  return kind === "docker" || kind === "embedded" ? kind : "postgres"
 }
 
 export const acquireTestDatabase = async (): Promise<TestDatabase> => {
   const serverUrl = process.env["TEST_DATABASE_URL"]
-  if (serverUrl) {
-    // TEST_DATABASE_KIND=docker: the URL points at the container started by ./globalSetup.ts
-    const kind = process.env["TEST_DATABASE_KIND"] === "docker" ? "docker" : "postgres"
-    const database = await isolatedDatabase(serverUrl, kind)
-    log(`using TEST_DATABASE_URL ${redactUrl(serverUrl)} (${kind}, database ${new URL(database.url).pathname.slice(1)})`)
-    return database
+  if (serverUrl) return isolatedDatabase(serverUrl, serverKind())
+  log("no TEST_DATABASE_URL and no global setup: starting a throw-away embedded PostgreSQL for this file")
+  const server = await startThrowawayPostgres()
+  try {
+    const database = await isolatedDatabase(server.url, "embedded")
+    return {
+      ...database,
+      release: async () => {
+        await database.release()
+        await server.stop()
+      }
+    }
+  } catch (error) {
+    await server.stop()
+    throw error
   }
-  const docker = await probeDocker()
-  if (docker.available) {
-    log(`no TEST_DATABASE_URL: starting ${POSTGRES_IMAGE} with testcontainers`)
-    return dockerDatabase()
-  }
-  const database = await pgliteDatabase()
-  log(`no TEST_DATABASE_URL and no Docker engine (${docker.reason}): embedded PGlite at ${database.url}`)
-  return database
 }
 
 /** What the picked database is, for tests that need the URL (e.g. to start the app in another process). */

@@ -1,20 +1,33 @@
 /**
- * Optional vitest globalSetup (`test: { globalSetup: ["test/support/globalSetup.ts"] }`).
+ * vitest globalSetup: one real PostgreSQL server for the whole run, unless TEST_DATABASE_URL names
+ * one already. Each test file then gets a fresh database on it (./database.ts).
  *
- * Without TEST_DATABASE_URL but with a Docker engine, starts ONE PostgreSQL
- * container for the whole run and exports its URL as TEST_DATABASE_URL, so each
- * test file gets a fresh database on it instead of a container of its own.
- * Otherwise it does nothing and the per-file picker decides.
+ * Default: the project's embedded PostgreSQL (src/db/EmbeddedPostgres.ts) in a temporary directory,
+ * no network needed. With TEST_DATABASE_DOCKER=1 and a Docker engine: a testcontainers container.
  */
-import { probeDocker, POSTGRES_IMAGE, startPostgresContainer } from "./docker.ts"
+import { startThrowawayPostgres } from "../../src/db/EmbeddedPostgres.ts"
+
+const startServer = async () => {
+  if (process.env["TEST_DATABASE_DOCKER"] === "1") {
+    const { probeDocker, POSTGRES_IMAGE, startPostgresContainer } = await import("./docker.ts")
+    const docker = await probeDocker()
+    if (!docker.available) throw new Error(`TEST_DATABASE_DOCKER=1 but no Docker engine answers: ${docker.reason}`)
+    process.stderr.write(`[test-db] starting one ${POSTGRES_IMAGE} container for this run\n`)
+    const container = await startPostgresContainer()
+    return { url: container.url, kind: "docker", stop: container.stop }
+  }
+  const started = performance.now()
+  const server = await startThrowawayPostgres({ maxConnections: 400 })
+  process.stderr.write(
+    `[test-db] embedded PostgreSQL for this run on 127.0.0.1:${server.port} (${Math.round(performance.now() - started)} ms)\n`
+  )
+  return { url: server.url, kind: "embedded", stop: server.stop }
+}
 
 export default async function setup(): Promise<(() => Promise<void>) | undefined> {
   if (process.env["TEST_DATABASE_URL"]) return undefined
-  const docker = await probeDocker()
-  if (!docker.available) return undefined
-  process.stderr.write(`[test-db] starting one ${POSTGRES_IMAGE} container for this run\n`)
-  const container = await startPostgresContainer()
-  process.env["TEST_DATABASE_URL"] = container.url
-  process.env["TEST_DATABASE_KIND"] = "docker"
-  return container.stop
+  const server = await startServer()
+  process.env["TEST_DATABASE_URL"] = server.url
+  process.env["TEST_DATABASE_KIND"] = server.kind
+  return server.stop
 }

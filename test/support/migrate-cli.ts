@@ -12,7 +12,7 @@ if (!url) throw new Error("usage: migrate-cli.ts <database-url>")
 
 const applied = await Effect.runPromise(
   runMigrations.pipe(
-    Effect.provide(makeSqlLayer({ url: Option.some(Redacted.make(url)), embeddedDataDir: "memory://" })),
+    Effect.provide(makeSqlLayer({ url: Option.some(Redacted.make(url)), embeddedDataDir: "unused" })),
     Logger.withMinimumLogLevel(LogLevel.Warning)
   )
 )

