@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Address, Email, IsoTimestamp } from "./Primitives.ts"
+import { Address, Email, IsoTimestamp, RejectUnknownFields } from "./Primitives.ts"
 
 export const KycStatus = Schema.Literal("not_started", "pending", "approved", "rejected").annotations({
   identifier: "KycStatus"
@@ -9,7 +9,7 @@ export type KycStatus = typeof KycStatus.Type
 export const OtpSendRequest = Schema.Struct({
   email: Email,
   userAddress: Address
-}).annotations({ identifier: "OtpSendRequest" })
+}).annotations({ identifier: "OtpSendRequest", ...RejectUnknownFields })
 
 export const OtpSendResponse = Schema.Struct({
   userAddress: Schema.String,
@@ -23,7 +23,7 @@ export type OtpSendResponse = typeof OtpSendResponse.Type
 export const OtpVerifyRequest = Schema.Struct({
   userAddress: Address,
   code: Schema.String.annotations({ description: "The 6-digit code that was sent; any other code is 400 `otp_invalid`" })
-}).annotations({ identifier: "OtpVerifyRequest" })
+}).annotations({ identifier: "OtpVerifyRequest", ...RejectUnknownFields })
 
 export const OtpVerifyResponse = Schema.Struct({
   userAddress: Schema.String,

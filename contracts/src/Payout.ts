@@ -1,5 +1,15 @@
 import { Schema } from "effect"
-import { Address, BreBKey, CopAmount, DecimalString, IsoTimestamp, NonEmptyText, TokenSymbol, TxHash } from "./Primitives.ts"
+import {
+  Address,
+  BreBKey,
+  CopAmount,
+  DecimalString,
+  IsoTimestamp,
+  NonEmptyText,
+  RejectUnknownFields,
+  TokenSymbol,
+  TxHash
+} from "./Primitives.ts"
 
 export const FeeLegCode = Schema.Literal("swap", "bridge_fx", "bridge", "copby").annotations({
   identifier: "FeeLegCode",
@@ -118,13 +128,13 @@ export const CreatePayoutRequest = Schema.Struct({
   accountOwnerName: NonEmptyText(140),
   fromToken: Schema.optionalWith(TokenSymbol, { exact: true }),
   quoteId: Schema.optionalWith(NonEmptyText(64), { exact: true })
-}).annotations({ identifier: "CreatePayoutRequest" })
+}).annotations({ identifier: "CreatePayoutRequest", ...RejectUnknownFields })
 export type CreatePayoutRequest = typeof CreatePayoutRequest.Type
 
 export const ConfirmPayoutRequest = Schema.Struct({
   txHash: TxHash,
   feeTxHash: Schema.optionalWith(TxHash, { exact: true })
-}).annotations({ identifier: "ConfirmPayoutRequest" })
+}).annotations({ identifier: "ConfirmPayoutRequest", ...RejectUnknownFields })
 export type ConfirmPayoutRequest = typeof ConfirmPayoutRequest.Type
 
 export const PayoutList = Schema.Struct({
@@ -134,8 +144,14 @@ export const PayoutList = Schema.Struct({
 }).annotations({ identifier: "PayoutList" })
 export type PayoutList = typeof PayoutList.Type
 
-export const ListLimit = Schema.NumberFromString.pipe(
-  Schema.int({ message: () => "must be an integer" }),
+/** Digits only: `Number()` would also take `1e2`, `0x10` or ` 100`. */
+const LimitDigits = Schema.String.pipe(
+  Schema.pattern(/^(0|[1-9][0-9]*)$/, {
+    message: () => "must be an integer in plain decimal digits (no sign, exponent, hex prefix, leading zeros or spaces)"
+  })
+).annotations({ description: "Page size: an integer from 1 to 500 in plain decimal digits (default 50)" })
+
+export const ListLimit = Schema.compose(LimitDigits, Schema.NumberFromString).pipe(
   Schema.between(1, 500, { message: () => "must be between 1 and 500" })
 )
 

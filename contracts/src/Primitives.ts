@@ -56,10 +56,17 @@ export const CopAmount = Schema.String.pipe(
   examples: ["250000", "4000.50"]
 })
 
+/**
+ * An e-mail address in the common dot-atom form: a local part of at most 64 RFC 5322 atom characters
+ * (dots only between them), then a host name of LDH labels ending in an alphabetic top-level domain.
+ */
+const emailAddress =
+  /^(?=[^@]{1,64}@)[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/
+
 const breBKeyForms = [
   /^@[A-Za-z0-9]{1,19}$/, // alias
   /^(\+57)?3[0-9]{9}$/, // mobile
-  /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/, // e-mail
+  emailAddress,
   /^[0-9]{5,15}$/, // identity document
   /^[0-9]{4,10}-?[A-Za-z0-9]{0,4}$/ // merchant code
 ] as const
@@ -78,14 +85,33 @@ export const BreBKey = PrintableText.pipe(
 
 export const Email = PrintableText.pipe(
   Schema.maxLength(254, { message: () => "must be at most 254 characters" }),
-  Schema.pattern(/^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/, { message: () => "must be an e-mail address" })
+  Schema.pattern(emailAddress, { message: () => "must be an e-mail address (local-part@host.tld)" })
 ).annotations({ identifier: "Email", description: "E-mail address" })
 
+const isoTimestampPattern = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/
+
+const isLeapYear = (year: number) => year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
+
+const daysInMonth = (year: number, month: number) =>
+  month === 2 ? (isLeapYear(year) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31
+
+/** Every field in range on the calendar: no February 30, hour 24, minute 60 or offset +24:00 (`Date.parse` rolls those over). */
+const isCalendarDateTime = (value: string): boolean => {
+  const match = isoTimestampPattern.exec(value)
+  if (match === null) return false
+  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = match.slice(1).map((part) => Number(part ?? 0)) as
+    [number, number, number, number, number, number, number, number]
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month) && hour <= 23 && minute <= 59 &&
+    second <= 59 && offsetHours <= 23 && offsetMinutes <= 59
+}
+
 export const IsoTimestamp = Schema.String.pipe(
-  Schema.pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/, {
+  Schema.pattern(isoTimestampPattern, {
     message: () => "must be an ISO 8601 timestamp with a time zone, e.g. 2026-11-22T03:19:32.123Z"
   }),
-  Schema.filter((value) => !Number.isNaN(Date.parse(value)), { message: () => "must be a valid date and time" })
+  Schema.filter(isCalendarDateTime, {
+    message: () => "must be a real calendar date and time (month 01-12, a day the month has, hour 00-23, minute and second 00-59)"
+  })
 ).annotations({ identifier: "IsoTimestamp", description: "ISO 8601 timestamp (UTC, milliseconds)" })
 
 export const TokenSymbol = Schema.Literal("USDC").annotations({
@@ -98,3 +124,9 @@ export const NonEmptyText = (max: number) =>
     Schema.filter((value) => value.trim().length > 0, { message: () => "must not be empty" }),
     Schema.maxLength(max, { message: () => `must be at most ${max} characters` })
   )
+
+/**
+ * For request bodies: a field the contract does not define is a 400 naming it (a misspelled `quoteID` must not
+ * create a payout without its rate lock), as the document's `additionalProperties: false` says.
+ */
+export const RejectUnknownFields = { parseOptions: { onExcessProperty: "error" } } as const

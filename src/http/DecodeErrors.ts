@@ -2,10 +2,12 @@ import { HttpApiBuilder, HttpApiError, type HttpApp } from "@effect/platform"
 import { BadRequest, IntegrationsApi } from "@cop-integrations/contracts"
 import { Effect } from "effect"
 
-const describeIssue = (issue: HttpApiError.HttpApiDecodeError["issues"][number]): string =>
-  issue.path.length === 0
-    ? "request body must be a JSON object"
-    : `${issue.path.map(String).join(".")}: ${issue.message}`
+const describeIssue = (issue: HttpApiError.HttpApiDecodeError["issues"][number]): string => {
+  if (issue.path.length === 0) return "request body must be a JSON object"
+  const field = issue.path.map(String).join(".")
+  // An excess property (the contract's bodies reject unknown fields); the platform's text lists every known one.
+  return issue._tag === "Unexpected" ? `${field}: is not a known field` : `${field}: ${issue.message}`
+}
 
 /** Turns the platform's schema-decode failures into a 400 ErrorBody naming each field and its rule. */
 export const describeDecodeError = (error: HttpApiError.HttpApiDecodeError): string => {

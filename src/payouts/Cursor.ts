@@ -2,19 +2,28 @@ import { BadRequest } from "@cop-integrations/contracts"
 import { Effect, Either, Schema } from "effect"
 import type { PayoutRow } from "./PayoutRow.ts"
 
-const CursorJson = Schema.parseJson(Schema.Struct({ t: Schema.String, id: Schema.String }))
+/** Exactly what `toISOString` writes for the years PostgreSQL and the API use (0000-9999, milliseconds, UTC). */
+const CursorTimestamp = Schema.String.pipe(
+  Schema.pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+  Schema.filter((value) => {
+    const time = Date.parse(value)
+    return !Number.isNaN(time) && new Date(time).toISOString() === value
+  })
+)
+
+const CursorJson = Schema.parseJson(
+  Schema.Struct({ t: CursorTimestamp, id: Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_]{1,64}$/)) }).annotations({
+    parseOptions: { onExcessProperty: "error" }
+  })
+)
 
 /** Keyset cursor: the (createdAt, payoutId) of the last item, opaque to clients. */
 export const encodeCursor = (row: Pick<PayoutRow, "created_at" | "id">): string =>
   Buffer.from(JSON.stringify({ t: row.created_at.toISOString(), id: row.id })).toString("base64url")
 
+/** A cursor is input like any other: anything but one this API returned is a 400, never a query. */
 export const decodeCursor = (cursor: string) =>
   Either.match(Schema.decodeUnknownEither(CursorJson)(Buffer.from(cursor, "base64url").toString("utf8")), {
-    onLeft: () => Effect.fail(new BadRequest({ error: "cursor: not a cursor returned by this API" })),
-    onRight: ({ id, t }) => {
-      const createdAt = new Date(t)
-      return Number.isNaN(createdAt.getTime())
-        ? Effect.fail(new BadRequest({ error: "cursor: not a cursor returned by this API" }))
-        : Effect.succeed({ createdAt, id })
-    }
+    onLeft: () => Effect.fail(new BadRequest({ error: "cursor: not a cursor returned by this API (pass nextCursor unchanged)" })),
+    onRight: ({ id, t }) => Effect.succeed({ createdAt: new Date(t), id })
   })

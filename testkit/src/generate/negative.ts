@@ -19,6 +19,8 @@ export interface NegativeCase {
   /** The field the case breaks (its name must appear in a 400's message); none for whole-body cases. */
   readonly field: string | undefined
   readonly input: Input
+  /** A rule checked in every run, not one breakage among many: kept in every sample. */
+  readonly always?: true
 }
 
 export interface Surface {
@@ -128,6 +130,23 @@ const withInvalidUtf8 = (base: Json, field: string): Uint8Array => {
   return concat(encoder.encode(before), INVALID_UTF8, encoder.encode(after))
 }
 
+/** `quoteId` → `quoteID`: the case of the last character flipped. */
+const misspell = (name: string) => {
+  const last = name.slice(-1)
+  return `${name.slice(0, -1)}${last === last.toUpperCase() ? last.toLowerCase() : last.toUpperCase()}`
+}
+
+/** The valid body plus a misspelled copy of `field`: unknown fields are a 400 naming them (DESIGN §3 Errors). */
+const unknownFieldCase = (base: Json, field: string): NegativeCase => {
+  const unknown = misspell(field)
+  return {
+    description: `${unknown}: not a field of the contract (misspelled ${field})`,
+    field: unknown,
+    input: { kind: "json", value: { ...base, [unknown]: base[field] ?? "x" } },
+    always: true
+  }
+}
+
 const bodyCases = (surface: Surface, fields: ReadonlyArray<FieldInfo>): Array<NegativeCase> => {
   const base: Json = surface.base
   const text = JSON.stringify(base)
@@ -142,6 +161,8 @@ const bodyCases = (surface: Surface, fields: ReadonlyArray<FieldInfo>): Array<Ne
     raw("deeply nested arrays", encoder.encode(`${"[".repeat(4000)}${"]".repeat(4000)}`)),
     raw("UTF-16 instead of UTF-8", Uint8Array.from(Buffer.from(text, "utf16le")))
   ]
+  const last = fields.at(-1)
+  if (last !== undefined) cases.push(unknownFieldCase(base, last.name))
   for (const field of fields) {
     const value = surface.base[field.name]
     if (field.required) {
@@ -229,7 +250,7 @@ const decodeSegment = (segment: string): Either.Either<string, string> => {
   }
 }
 
-/** The oracle: would the contract's schema reject this input? (Excess properties are ignored, as the contract decodes.) */
+/** The oracle: would the contract's schema reject this input? (Its request bodies reject excess properties.) */
 export const isInvalid = (surface: Surface, input: Input, pathParam = "payoutId"): boolean => {
   const decodes = (value: unknown) => Either.isRight(Schema.decodeUnknownEither(surface.schema)(value))
   switch (input.kind) {
@@ -261,7 +282,9 @@ export const generateCases = (surface: Surface, rng: Random, count: number): Gen
     ? queryCases(surface, fields)
     : pathCases(surface, fields)
   const invalid = derived.filter((item) => isInvalid(surface, item.input))
-  return { derived: derived.length, discarded: derived.length - invalid.length, cases: rng.shuffle(invalid).slice(0, count) }
+  const always = invalid.filter((item) => item.always === true)
+  const sampled = rng.shuffle(invalid.filter((item) => item.always !== true)).slice(0, Math.max(0, count - always.length))
+  return { derived: derived.length, discarded: derived.length - invalid.length, cases: [...always, ...sampled].slice(0, count) }
 }
 
 const LONG_VALUE = 64
