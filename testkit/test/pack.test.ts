@@ -1,15 +1,17 @@
 /**
- * The published form: `npm pack` of contracts/ and testkit/, installed into an empty directory as an
- * integrator would, answers `npx integrations-conformance --help`, type-checks against its declarations,
+ * The published form: `npm pack` of contracts/ and testkit/, laid out in an empty project as `npm install`
+ * would (the tarballs unpacked into node_modules, the `bin` linked, each declared dependency linked to the
+ * very version the manifest pins, taken from this repo's node_modules: no registry, so `npm test` stays
+ * off the network), answers `integrations-conformance --help`, type-checks against its declarations,
  * and runs the full kit against a started service, writing a JUnit file with one testcase per scenario.
  *
  * The packages are packed from a copy of the workspace (pack swaps package.json for its published form
  * while it runs; the repo's own must not change under the other test files).
  */
 import { execFile } from "node:child_process"
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises"
+import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import { XMLParser, XMLValidator } from "fast-xml-parser"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -51,6 +53,50 @@ const stageWorkspace = async (stage: string) => {
   await symlink(join(repo, "node_modules"), join(stage, "node_modules"), "dir")
 }
 
+interface Manifest {
+  readonly name: string
+  readonly version: string
+  readonly bin?: Record<string, string>
+  readonly dependencies?: Record<string, string>
+  readonly peerDependencies?: Record<string, string>
+}
+
+const readManifest = async (dir: string) => JSON.parse(await readFile(join(dir, "package.json"), "utf8")) as Manifest
+
+const linkPackage = async (name: string, target: string) => {
+  const link = join(consumer, "node_modules", name)
+  await mkdir(dirname(link), { recursive: true })
+  await symlink(target, link, "dir").catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== "EEXIST") throw error
+  })
+}
+
+/** What `npm install <tarball>` does, without a registry: unpack, link its bins and its pinned dependencies. */
+const installOffline = async (tarball: string) => {
+  const unpacked = join(work, "unpacked", tarball.split("/").at(-1)!)
+  await mkdir(unpacked, { recursive: true })
+  expectSuccess(await run("tar", ["-xzf", tarball, "--strip-components=1", "-C", unpacked], work), `unpack ${tarball}`)
+  const manifest = await readManifest(unpacked)
+  const installed = join(consumer, "node_modules", manifest.name)
+  await mkdir(dirname(installed), { recursive: true })
+  await rename(unpacked, installed)
+  for (const [bin, path] of Object.entries(manifest.bin ?? {})) {
+    const link = join(consumer, "node_modules", ".bin", bin)
+    await mkdir(dirname(link), { recursive: true })
+    await symlink(relative(dirname(link), join(consumer, "node_modules", manifest.name, path)), link)
+    await chmod(join(installed, path), 0o755)
+  }
+  const wanted = { ...manifest.peerDependencies, ...manifest.dependencies }
+  for (const [name, range] of Object.entries(wanted)) {
+    if (name.startsWith("@cop-integrations/")) continue
+    const provided = join(repo, "node_modules", name)
+    const { version } = await readManifest(provided)
+    // dependencies are exact pins; peer ranges are checked by the type-check and the run below
+    if (manifest.dependencies?.[name] !== undefined) expect(`${name}@${version}`).toBe(`${name}@${range}`)
+    await linkPackage(name, provided)
+  }
+}
+
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), "conformance-pack-"))
   const [stage, tarballs] = [join(work, "workspace"), join(work, "tarballs")]
@@ -61,8 +107,7 @@ beforeAll(async () => {
     expectSuccess(await run("npm", ["pack", "--pack-destination", tarballs], join(stage, pkg)), `npm pack ${pkg}`)
   }
   await writeFile(join(consumer, "package.json"), JSON.stringify({ name: "integrator-ci", private: true, type: "module" }))
-  const packed = (await readdir(tarballs)).map((file) => join(tarballs, file))
-  expectSuccess(await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", ...packed], consumer), "npm install")
+  for (const tarball of await readdir(tarballs)) await installOffline(join(tarballs, tarball))
 }, 300_000)
 
 afterAll(async () => {
@@ -80,8 +125,8 @@ describe("the packed kit, installed into an empty project", () => {
     }
   })
 
-  it("answers npx integrations-conformance --help", async () => {
-    const outcome = await run("npx", ["integrations-conformance", "--help"], consumer)
+  it("answers integrations-conformance --help through the linked bin", async () => {
+    const outcome = await run(join(consumer, "node_modules", ".bin", "integrations-conformance"), ["--help"], consumer)
     expectSuccess(outcome, "--help")
     expect(outcome.stdout).toContain("Usage: integrations-conformance --base-url <url> --api-key <key>")
   }, 60_000)
@@ -106,8 +151,8 @@ describe("the packed kit, installed into an empty project", () => {
     server = await startTestServer()
     const [first, second] = [await server.newIntegration(), await server.newIntegration()]
     const outcome = await run(
-      "npx",
-      ["integrations-conformance", "--base-url", server.baseUrl, "--reporter", "console", "--reporter", "junit=reports/junit.xml", "--reporter", "json=reports/report.json"],
+      join(consumer, "node_modules", ".bin", "integrations-conformance"),
+      ["--base-url", server.baseUrl, "--reporter", "console", "--reporter", "junit=reports/junit.xml", "--reporter", "json=reports/report.json"],
       consumer,
       { CONFORMANCE_API_KEY: first.apiKey, CONFORMANCE_SECOND_API_KEY: second.apiKey }
     )
