@@ -6,6 +6,9 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
+import { IncomingMessage } from "node:http"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import * as NodeStream from "@effect/platform-node/NodeStream"
 import type { ErrorBody } from "@cop-integrations/contracts"
 import { Cause, Effect, Option, Stream } from "effect"
 import { randomBase62 } from "../ids.ts"
@@ -56,18 +59,46 @@ const isBodyTooLarge = (error: HttpServerError.RequestError) =>
 const tooLarge = () =>
   errorResponse(413, { error: `request body exceeds ${MAX_BODY_BYTES} bytes` })
 
-/** Bodies without Content-Length (chunked) are drained up to this much before the connection is cut. */
+/**
+ * Bodies without Content-Length (chunked) are read up to this much before the 413; past it, Node discards
+ * the rest while the 413 is written, and a web-handler request's stream is cancelled.
+ */
 const MAX_DRAINED_BYTES = 1024 * 1024
+
+/** The Node request under `request`, when it is served by Node (not through the web handler). */
+const nodeRequestOf = (request: HttpServerRequest.HttpServerRequest): Option.Option<IncomingMessage> => {
+  const source: unknown = NodeHttpServerRequest.toIncomingMessage(request)
+  return source instanceof IncomingMessage ? Option.some(source) : Option.none()
+}
+
+/**
+ * The body as a stream. On Node, stopping early must not destroy the request (that resets the connection
+ * before the 413 is written): the rest is discarded instead, as Node does for a body a handler never read.
+ */
+const chunkedBodyStream = (request: HttpServerRequest.HttpServerRequest) =>
+  Option.match(nodeRequestOf(request), {
+    onNone: () => request.stream,
+    onSome: (incoming) =>
+      NodeStream.fromReadable<HttpServerError.RequestError, Uint8Array>(
+        () => incoming,
+        (cause) => new HttpServerError.RequestError({ request, reason: "Decode", cause }),
+        { closeOnDone: false }
+      )
+  })
+
+/** Reads and throws away what is left of a body over the limit, on Node (bounded by the server's request timeout). */
+const discardRestOfBody = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.sync(() => Option.map(nodeRequestOf(request), (incoming) => incoming.resume()))
 
 /**
  * A chunked body is read here, not by the platform: its size limit destroys the socket as soon as the
  * limit is crossed, so the client never sees the 413. Up to 64 KiB is kept and handed on as the request
- * body; beyond that the rest is read and discarded (up to 1 MiB) so the 413 can be written.
+ * body; beyond that the rest is read and discarded (see MAX_DRAINED_BYTES) so the 413 can be written.
  */
 const bufferChunkedBody = (request: HttpServerRequest.HttpServerRequest) =>
   Effect.map(
     Stream.runFoldWhile(
-      request.stream,
+      chunkedBodyStream(request),
       { chunks: [] as Array<Uint8Array>, bytes: 0 },
       (acc) => acc.bytes <= MAX_DRAINED_BYTES,
       (acc, chunk) => {
@@ -173,7 +204,7 @@ export const errorBodies = (app: HttpApp.Default): HttpApp.Default =>
     if (jsonMethods.has(request.method) && request.headers["content-length"] === undefined) {
       const buffered = yield* Effect.either(bufferChunkedBody(request))
       if (buffered._tag === "Left") return errorResponse(400, { error: "request body could not be read" })
-      if (Option.isNone(buffered.right)) return tooLarge()
+      if (Option.isNone(buffered.right)) return yield* Effect.as(discardRestOfBody(request), tooLarge())
       forwarded = buffered.right.value
     }
     return yield* app.pipe(

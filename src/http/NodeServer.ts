@@ -1,0 +1,93 @@
+import { createServer, type Server } from "node:http"
+import type { Duplex } from "node:stream"
+import type { ErrorBody } from "@cop-integrations/contracts"
+
+/** What Node's HTTP parser rejected, as a status and an ErrorBody message. */
+const describeClientError = (code: string | undefined): { readonly status: number; readonly error: string } => {
+  switch (code) {
+    case "HPE_HEADER_OVERFLOW":
+      return { status: 431, error: "request headers are too large" }
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+      return { status: 408, error: "the request was not received in time" }
+    case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
+      return { status: 413, error: "chunk extensions are too large" }
+    default:
+      return { status: 400, error: "malformed HTTP request" }
+  }
+}
+
+const reasonPhrases: Record<number, string> = {
+  400: "Bad Request",
+  408: "Request Timeout",
+  413: "Content Too Large",
+  431: "Request Header Fields Too Large"
+}
+
+const rawErrorResponse = (status: number, body: ErrorBody): string => {
+  const json = JSON.stringify(body)
+  return [
+    `HTTP/1.1 ${status} ${reasonPhrases[status]}`,
+    "Content-Type: application/json",
+    `Content-Length: ${Buffer.byteLength(json)}`,
+    "Connection: close",
+    "",
+    json
+  ].join("\r\n")
+}
+
+/** Sockets whose current request was answered before its body had fully arrived (e.g. a 413). */
+const answeredEarly = new WeakSet<Duplex>()
+
+/** Sockets already answered and closing: the parser reports each further chunk as another error. */
+const closing = new WeakSet<Duplex>()
+
+/** How long a closing connection keeps reading (and discarding) what the client still sends. */
+const LINGER_MS = 2_000
+
+/**
+ * Half-closes after the answer and discards the rest of the request until the client closes too (or for at
+ * most LINGER_MS): closing with unread data makes the kernel reset the connection, and a client can lose the
+ * answer it had not read yet.
+ */
+const closeLingering = (socket: Duplex, answer: string | undefined) => {
+  closing.add(socket)
+  socket.end(answer)
+  socket.once("end", () => socket.destroy())
+  setTimeout(() => socket.destroy(), LINGER_MS).unref()
+  socket.resume()
+}
+
+/**
+ * Node answers what its parser rejects (malformed HTTP, headers over its limit, timeouts) with an empty
+ * 400/431/408. This writes an ErrorBody instead, like every other non-2xx, unless a response is already
+ * under way on the socket (then nothing more can be said on it), and closes the connection.
+ */
+const answerClientError = (error: Error & { readonly code?: string }, socket: Duplex) => {
+  if (closing.has(socket)) return
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage
+  const canAnswer = socket.writable && inFlight?.headersSent !== true && !answeredEarly.has(socket)
+  const { error: message, status } = describeClientError(error.code)
+  closeLingering(socket, canAnswer ? rawErrorResponse(status, { error: message }) : undefined)
+}
+
+/**
+ * The Node HTTP server the service runs on (pass it to `NodeHttpServer.layer`). Bodies are at most 64 KiB
+ * of JSON, so a request that takes longer than 30 s to arrive (10 s for its headers) is a stalled or
+ * hostile client; timeouts are checked every second instead of Node's default 30.
+ */
+export const createHttpServer = (): Server => {
+  const server = createServer({
+    requestTimeout: 30_000,
+    headersTimeout: 10_000,
+    keepAliveTimeout: 5_000,
+    connectionsCheckingInterval: 1_000
+  })
+  server.on("clientError", answerClientError)
+  server.on("request", (request, response) => {
+    response.once("finish", () => {
+      if (!request.complete) answeredEarly.add(request.socket)
+    })
+    request.once("end", () => answeredEarly.delete(request.socket))
+  })
+  return server
+}
