@@ -2,7 +2,8 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { BigDecimal, Effect, Option, Schema } from "effect"
 import { AppConfig } from "../Config.ts"
 import { now } from "../Clock.ts"
-import { PayoutProvider, type UsdCopRates } from "../provider/PayoutProvider.ts"
+import { PayoutProvider, type ProviderUnavailable, type UsdCopRates } from "../provider/PayoutProvider.ts"
+import { makeSingleFlight } from "./SingleFlight.ts"
 
 const PAIR = "USD_COP"
 
@@ -13,6 +14,7 @@ const RateRow = Schema.Struct({
   mid_rate: BigDecimalFromText,
   fetched_at: Schema.DateFromSelf
 })
+type RateRow = typeof RateRow.Type
 
 export interface CachedRates extends UsdCopRates {
   readonly cached: boolean
@@ -21,7 +23,9 @@ export interface CachedRates extends UsdCopRates {
 
 /**
  * The provider's USD/COP rate, cached in PostgreSQL (one row per pair) so every replica shares it.
- * `cached: false` when this call went to the provider.
+ * `cached: false` for the one call that went to the provider. A miss is refreshed once: concurrent misses in
+ * a process share one refresh (single flight), and replicas take turns on a transaction-scoped advisory lock,
+ * so whoever waited finds the fresh row instead of calling the provider again.
  */
 export class RateCache extends Effect.Service<RateCache>()("RateCache", {
   effect: Effect.gen(function*() {
@@ -36,22 +40,40 @@ export class RateCache extends Effect.Service<RateCache>()("RateCache", {
         sql`SELECT sell_rate, mid_rate, fetched_at FROM rate_cache WHERE pair = ${PAIR} AND fetched_at > ${freshAfter}`
     })
 
+    const freshRow = Effect.flatMap(now, (at) =>
+      findFresh(new Date(at.getTime() - config.rateCacheTtlSeconds * 1000)).pipe(Effect.orDie))
+
+    const fromRow = (row: RateRow): CachedRates => ({
+      sellRate: row.sell_rate,
+      midRate: row.mid_rate,
+      cached: true,
+      fetchedAt: row.fetched_at
+    })
+
     const store = (rates: UsdCopRates, fetchedAt: Date) =>
       sql`INSERT INTO rate_cache (pair, sell_rate, mid_rate, fetched_at)
           VALUES (${PAIR}, ${BigDecimal.format(rates.sellRate)}, ${BigDecimal.format(rates.midRate)}, ${fetchedAt})
           ON CONFLICT (pair) DO UPDATE
           SET sell_rate = EXCLUDED.sell_rate, mid_rate = EXCLUDED.mid_rate, fetched_at = EXCLUDED.fetched_at`
 
-    const usdCopRates = Effect.gen(function*() {
+    const refresh = Effect.gen(function*() {
+      yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`rate_cache:${PAIR}`}))`
+      const fresh = yield* freshRow
+      if (Option.isSome(fresh)) return fromRow(fresh.value)
       const at = yield* now
-      const fresh = yield* findFresh(new Date(at.getTime() - config.rateCacheTtlSeconds * 1000)).pipe(Effect.orDie)
-      if (Option.isSome(fresh)) {
-        const row = fresh.value
-        return { sellRate: row.sell_rate, midRate: row.mid_rate, cached: true, fetchedAt: row.fetched_at } satisfies CachedRates
-      }
       const rates = yield* provider.usdCopRates
-      yield* store(rates, at).pipe(Effect.orDie)
+      yield* store(rates, at)
       return { ...rates, cached: false, fetchedAt: at } satisfies CachedRates
+    }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+
+    const sharedRefresh = yield* makeSingleFlight(refresh)
+
+    const usdCopRates: Effect.Effect<CachedRates, ProviderUnavailable> = Effect.gen(function*() {
+      const fresh = yield* freshRow
+      if (Option.isSome(fresh)) return fromRow(fresh.value)
+      const flight = yield* sharedRefresh
+      // Only the call that ran the refresh reports the provider's answer as its own.
+      return flight.leader ? flight.value : { ...flight.value, cached: true }
     })
 
     return { usdCopRates } as const

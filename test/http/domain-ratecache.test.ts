@@ -1,0 +1,121 @@
+/**
+ * The shared rate cache under concurrency, at the service level: a counting provider stands in for the
+ * payout provider, and each "replica" is its own RateCache over the same fresh database.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { BigDecimal, ConfigProvider, Effect, Either, Fiber, Layer, Ref } from "effect"
+import { AppConfig, AppConfigShape } from "../../src/Config.ts"
+import { runMigrations } from "../../src/db/Migrations.ts"
+import { PayoutProvider, ProviderUnavailable } from "../../src/provider/PayoutProvider.ts"
+import { RateCache } from "../../src/quotes/RateCache.ts"
+import { makeSingleFlight } from "../../src/quotes/SingleFlight.ts"
+import { TestDatabaseLive } from "../support/database.ts"
+
+const CONCURRENT_REQUESTS = 20
+/** The provider answers slowly, so every concurrent miss is in flight at once. */
+const PROVIDER_LATENCY = "150 millis"
+
+const config = Layer.effect(AppConfig, Effect.withConfigProvider(AppConfigShape, ConfigProvider.fromMap(new Map()))).pipe(
+  Layer.orDie
+)
+
+const unused = () => Effect.die("not used by the rate cache")
+
+/** A provider whose rate call is counted; `down` makes it fail as unavailable. */
+const countingProvider = (calls: Ref.Ref<number>, down: Ref.Ref<boolean>) =>
+  Layer.succeed(
+    PayoutProvider,
+    PayoutProvider.of({
+      usdCopRates: Ref.update(calls, (n) => n + 1).pipe(
+        Effect.zipRight(Effect.sleep(PROVIDER_LATENCY)),
+        Effect.zipRight(Ref.get(down)),
+        Effect.flatMap((isDown) =>
+          isDown
+            ? Effect.fail(new ProviderUnavailable({ reason: "down" }))
+            : Effect.succeed({ sellRate: BigDecimal.unsafeFromString("3960.00"), midRate: BigDecimal.unsafeFromString("4000.00") })
+        )
+      ),
+      startKyc: unused,
+      verifyDestination: unused,
+      createTransfer: unused
+    })
+  )
+
+/** A replica's RateCache: its own instance (own process state) over the shared database. */
+const replica = (provider: Layer.Layer<PayoutProvider>, extra: Layer.Layer<never> = Layer.empty) =>
+  RateCache.pipe(Effect.provide(RateCache.Default.pipe(Layer.provide(Layer.mergeAll(provider, config, extra)))))
+
+const concurrently = <A, E>(n: number, effect: Effect.Effect<A, E>) =>
+  Effect.all(Array.from({ length: n }, () => Effect.either(effect)), { concurrency: "unbounded" })
+
+describe("RateCache single flight", () => {
+  it.live("concurrent misses in one process share one provider call", () =>
+    Effect.gen(function*() {
+      yield* runMigrations
+      const calls = yield* Ref.make(0)
+      const cache = yield* replica(countingProvider(calls, yield* Ref.make(false)))
+      const results = yield* concurrently(CONCURRENT_REQUESTS, cache.usdCopRates)
+      expect(yield* Ref.get(calls)).toBe(1)
+      const rates = results.map((result) => Either.getOrThrow(result))
+      expect(rates.filter((r) => !r.cached)).toHaveLength(1)
+      expect(new Set(rates.map((r) => r.fetchedAt.getTime())).size).toBe(1)
+    }).pipe(Effect.provide(TestDatabaseLive)), 60_000)
+
+  it.live("concurrent misses on two replicas share one provider call (advisory lock)", () =>
+    Effect.gen(function*() {
+      yield* runMigrations
+      const calls = yield* Ref.make(0)
+      const provider = countingProvider(calls, yield* Ref.make(false))
+      const [a, b] = [yield* replica(provider), yield* replica(provider)]
+      const results = yield* Effect.all(
+        [concurrently(CONCURRENT_REQUESTS / 2, a.usdCopRates), concurrently(CONCURRENT_REQUESTS / 2, b.usdCopRates)],
+        { concurrency: "unbounded" }
+      )
+      expect(yield* Ref.get(calls)).toBe(1)
+      expect(results.flat().every(Either.isRight)).toBe(true)
+    }).pipe(Effect.provide(TestDatabaseLive)), 60_000)
+
+  it.live("a failed provider call is shared by the requests waiting on it, and not remembered", () =>
+    Effect.gen(function*() {
+      yield* runMigrations
+      const calls = yield* Ref.make(0)
+      const down = yield* Ref.make(true)
+      const cache = yield* replica(countingProvider(calls, down))
+      const failed = yield* concurrently(CONCURRENT_REQUESTS, cache.usdCopRates)
+      expect(yield* Ref.get(calls)).toBe(1)
+      expect(failed.map((result) => Either.isLeft(result) && result.left._tag)).toEqual(
+        Array.from({ length: CONCURRENT_REQUESTS }, () => "ProviderUnavailable")
+      )
+      yield* Ref.set(down, false)
+      const recovered = yield* cache.usdCopRates
+      expect(recovered.cached).toBe(false)
+      expect(yield* Ref.get(calls)).toBe(2)
+    }).pipe(Effect.provide(TestDatabaseLive)), 60_000)
+})
+
+describe("makeSingleFlight", () => {
+  /** Yields until `fiber` is parked (bounded). */
+  const untilSuspended = (fiber: Fiber.RuntimeFiber<unknown, unknown>) =>
+    Effect.gen(function*() {
+      for (let i = 0; i < 1000; i++) {
+        if ((yield* Fiber.status(fiber))._tag === "Suspended") return
+        yield* Effect.yieldNow()
+      }
+      throw new Error("fiber never suspended")
+    })
+
+  it.effect("a waiting caller takes over when the running caller is interrupted", () =>
+    Effect.gen(function*() {
+      const runs = yield* Ref.make(0)
+      // the first run never finishes; the second answers with its run number
+      const work = Effect.flatMap(Ref.updateAndGet(runs, (n) => n + 1), (n) => (n === 1 ? Effect.never : Effect.succeed(n)))
+      const shared = yield* makeSingleFlight(work)
+      const first = yield* Effect.fork(shared)
+      yield* untilSuspended(first)
+      const second = yield* Effect.fork(shared)
+      yield* untilSuspended(second)
+      expect(yield* Ref.get(runs)).toBe(1)
+      yield* Fiber.interrupt(first)
+      expect(yield* Fiber.join(second)).toEqual({ value: 2, leader: true })
+    }))
+})
