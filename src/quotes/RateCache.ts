@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { BigDecimal, Effect, Option, Schema } from "effect"
+import { BigDecimal, Context, Effect, Option, Schema } from "effect"
 import { AppConfig } from "../Config.ts"
 import { now } from "../Clock.ts"
 import { PayoutProvider, type ProviderUnavailable, type UsdCopRates } from "../provider/PayoutProvider.ts"
@@ -22,6 +22,14 @@ export interface CachedRates extends UsdCopRates {
 }
 
 /**
+ * Runs before a cached rate is served. By default nothing: a cached rate needs no provider. The mock
+ * Layers replace it (RateCacheMock), so the `provider_unavailable` scenario applies with a warm cache too.
+ */
+export class CachedRateGate extends Context.Reference<CachedRateGate>()("CachedRateGate", {
+  defaultValue: (): { readonly check: Effect.Effect<void, ProviderUnavailable> } => ({ check: Effect.void })
+}) {}
+
+/**
  * The provider's USD/COP rate, cached in PostgreSQL (one row per pair) so every replica shares it.
  * `cached: false` for the one call that went to the provider. A miss is refreshed once: concurrent misses in
  * a process share one refresh (single flight), and replicas take turns on a transaction-scoped advisory lock,
@@ -32,6 +40,7 @@ export class RateCache extends Effect.Service<RateCache>()("RateCache", {
     const sql = yield* SqlClient.SqlClient
     const provider = yield* PayoutProvider
     const config = yield* AppConfig
+    const gate = yield* CachedRateGate
 
     const findFresh = SqlSchema.findOne({
       Request: Schema.DateFromSelf,
@@ -70,7 +79,7 @@ export class RateCache extends Effect.Service<RateCache>()("RateCache", {
 
     const usdCopRates: Effect.Effect<CachedRates, ProviderUnavailable> = Effect.gen(function*() {
       const fresh = yield* freshRow
-      if (Option.isSome(fresh)) return fromRow(fresh.value)
+      if (Option.isSome(fresh)) return yield* Effect.as(gate.check, fromRow(fresh.value))
       const flight = yield* sharedRefresh
       // Only the call that ran the refresh reports the provider's answer as its own.
       return flight.leader ? flight.value : { ...flight.value, cached: true }

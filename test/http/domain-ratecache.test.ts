@@ -3,11 +3,14 @@
  * payout provider, and each "replica" is its own RateCache over the same fresh database.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { BigDecimal, ConfigProvider, Effect, Either, Fiber, Layer, Ref } from "effect"
+import { BigDecimal, ConfigProvider, Effect, Either, Fiber, Layer, Option, Ref } from "effect"
 import { AppConfig, AppConfigShape } from "../../src/Config.ts"
 import { runMigrations } from "../../src/db/Migrations.ts"
+import { currentMockScenario } from "../../src/MockScenario.ts"
 import { PayoutProvider, ProviderUnavailable } from "../../src/provider/PayoutProvider.ts"
+import { ProviderMock } from "../../src/provider/ProviderMock.ts"
 import { RateCache } from "../../src/quotes/RateCache.ts"
+import { RateCacheMock } from "../../src/quotes/RateCacheMock.ts"
 import { makeSingleFlight } from "../../src/quotes/SingleFlight.ts"
 import { TestDatabaseLive } from "../support/database.ts"
 
@@ -90,6 +93,19 @@ describe("RateCache single flight", () => {
       const recovered = yield* cache.usdCopRates
       expect(recovered.cached).toBe(false)
       expect(yield* Ref.get(calls)).toBe(2)
+    }).pipe(Effect.provide(TestDatabaseLive)), 60_000)
+})
+
+describe("RateCache in mock mode", () => {
+  it.live("X-Mock-Scenario provider_unavailable applies while the cache is warm", () =>
+    Effect.gen(function*() {
+      yield* runMigrations
+      const cache = yield* replica(ProviderMock.pipe(Layer.provide(config)), RateCacheMock)
+      expect((yield* cache.usdCopRates).cached).toBe(false)
+      expect((yield* cache.usdCopRates).cached).toBe(true)
+      const down = yield* Effect.locally(cache.usdCopRates, currentMockScenario, Option.some("provider_unavailable")).pipe(Effect.flip)
+      expect(down).toBeInstanceOf(ProviderUnavailable)
+      expect((yield* cache.usdCopRates).cached).toBe(true)
     }).pipe(Effect.provide(TestDatabaseLive)), 60_000)
 })
 
