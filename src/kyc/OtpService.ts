@@ -29,10 +29,29 @@ const ChallengeRow = Schema.Struct({
   expires_at: Schema.DateFromSelf
 })
 
+const SEND_WINDOW_SECONDS = 24 * 60 * 60
+
 const SendStats = Schema.Struct({
   sends_today: Schema.NumberFromString,
-  last_sent_at: Schema.NullOr(Schema.DateFromSelf)
+  last_sent_at: Schema.NullOr(Schema.DateFromSelf),
+  /** The send that, once it leaves the rolling 24 h window, brings the count under the daily limit. */
+  limiting_sent_at: Schema.NullOr(Schema.DateFromSelf)
 })
+type SendStats = typeof SendStats.Type
+
+/** When a send is refused: why, and in how many seconds one is allowed again (the later of the two limits). */
+const sendRefusal = (stats: SendStats, at: Date): Option.Option<{ readonly error: string; readonly seconds: number }> => {
+  const secondsUntil = (from: Date | null, seconds: number) =>
+    from === null ? 0 : seconds - (at.getTime() - from.getTime()) / 1000
+  const cooldown = secondsUntil(stats.last_sent_at, OTP_RESEND_COOLDOWN_SECONDS)
+  const daily = stats.sends_today >= OTP_MAX_SENDS_PER_DAY ? secondsUntil(stats.limiting_sent_at, SEND_WINDOW_SECONDS) : 0
+  if (cooldown <= 0 && daily <= 0) return Option.none()
+  return Option.some(
+    daily >= cooldown
+      ? { error: `at most ${OTP_MAX_SENDS_PER_DAY} OTPs a day per user; retry later`, seconds: daily }
+      : { error: `an OTP was sent less than ${OTP_RESEND_COOLDOWN_SECONDS} s ago; retry later`, seconds: cooldown }
+  )
+}
 
 /** Codes are stored only as a hash salted with their challenge id. */
 const hashCode = (challengeId: string, code: string) =>
@@ -62,7 +81,11 @@ export class OtpService extends Effect.Service<OtpService>()("OtpService", {
       Request: Schema.Struct({ integrationId: Schema.String, userAddress: Schema.String, since: Schema.DateFromSelf }),
       Result: SendStats,
       execute: ({ integrationId, since, userAddress }) =>
-        sql`SELECT count(*)::text AS sends_today, max(created_at) AS last_sent_at FROM otp_challenges
+        sql`SELECT count(*)::text AS sends_today, max(created_at) AS last_sent_at,
+                   (SELECT created_at FROM otp_challenges
+                    WHERE integration_id = ${integrationId} AND user_address = ${userAddress} AND created_at > ${since}
+                    ORDER BY created_at DESC OFFSET ${OTP_MAX_SENDS_PER_DAY - 1} LIMIT 1) AS limiting_sent_at
+            FROM otp_challenges
             WHERE integration_id = ${integrationId} AND user_address = ${userAddress} AND created_at > ${since}`
     })
 
@@ -86,15 +109,10 @@ export class OtpService extends Effect.Service<OtpService>()("OtpService", {
         const stats = yield* sendStats({
           integrationId: input.integrationId,
           userAddress,
-          since: addSeconds(at, -24 * 60 * 60)
+          since: addSeconds(at, -SEND_WINDOW_SECONDS)
         }).pipe(Effect.orDie)
-        if (stats.last_sent_at !== null) {
-          const wait = OTP_RESEND_COOLDOWN_SECONDS - (at.getTime() - stats.last_sent_at.getTime()) / 1000
-          if (wait > 0) return yield* tooMany(`an OTP was sent less than ${OTP_RESEND_COOLDOWN_SECONDS} s ago; retry later`, wait)
-        }
-        if (stats.sends_today >= OTP_MAX_SENDS_PER_DAY) {
-          return yield* tooMany(`at most ${OTP_MAX_SENDS_PER_DAY} OTPs a day per user`, 60 * 60)
-        }
+        const refusal = sendRefusal(stats, at)
+        if (Option.isSome(refusal)) return yield* tooMany(refusal.value.error, refusal.value.seconds)
         const code = config.mode === "mock" ? config.mockOtpDebugCode : String(randomInt(0, 1_000_000)).padStart(6, "0")
         const id = newId("otp")
         const expiresAt = addSeconds(at, OTP_TTL_SECONDS)
