@@ -3,7 +3,7 @@ import { SqlSchema } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { Conflict, IdempotencyKeyReused } from "@cop-integrations/contracts"
-import { Effect, Option, Schema } from "effect"
+import { Context, Duration, Effect, Option, Schema } from "effect"
 
 export interface StoredResponse {
   readonly status: number
@@ -47,6 +47,14 @@ const isLockTimeout = (error: SqlError) =>
   typeof error.cause === "object" && error.cause !== null && (error.cause as { code?: unknown }).code === LOCK_NOT_AVAILABLE
 
 /**
+ * How long a duplicate waits for the request that holds its key (DESIGN §3: 10 s). Only the claim
+ * waits this long; the request that holds the key runs under the pool's ordinary timeouts.
+ */
+export class IdempotencyWait extends Context.Reference<IdempotencyWait>()("IdempotencyWait", {
+  defaultValue: () => Duration.seconds(10)
+}) {}
+
+/**
  * `Idempotency-Key` semantics: the key's row is inserted in the same transaction that creates the
  * resource, so a concurrent duplicate blocks on the primary key until the first commits (then replays)
  * or rolls back (then runs itself). Only successes are stored; a failure leaves the key free.
@@ -54,6 +62,7 @@ const isLockTimeout = (error: SqlError) =>
 export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("IdempotencyStore", {
   effect: Effect.gen(function*() {
     const sql = yield* PgClient.PgClient
+    const waitMillis = Math.max(1, Math.round(Duration.toMillis(yield* IdempotencyWait)))
 
     const findStored = SqlSchema.findOne({
       Request: Schema.Struct({ integrationId: Schema.String, key: Schema.String }),
@@ -63,18 +72,32 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Idempo
             WHERE integration_id = ${integrationId} AND idempotency_key = ${key}`
     })
 
-    const run = <E, R>(
-      input: { readonly integrationId: string; readonly key: string; readonly fingerprint: string },
-      create: Effect.Effect<StoredResponse, E, R>
-    ): Effect.Effect<IdempotentResult, E | IdempotencyKeyReused | Conflict, R> =>
+    /**
+     * Inserts the key's placeholder row; false when the key is taken. A duplicate blocks here on the
+     * primary key while the first request's transaction is open, for at most the wait; after the claim
+     * the transaction's lock_timeout is the session's again.
+     */
+    const claim = (input: { readonly integrationId: string; readonly key: string; readonly fingerprint: string }) =>
       Effect.gen(function*() {
-        yield* sql`SET LOCAL lock_timeout = '10s'`
+        yield* sql`SELECT set_config('lock_timeout', ${`${waitMillis}ms`}, true)`
         const claimed = yield* sql`
           INSERT INTO idempotency_keys
             (integration_id, idempotency_key, request_hash, response_status, response_body, resource_id)
           VALUES (${input.integrationId}, ${input.key}, ${input.fingerprint}, 0, '{}'::jsonb, '')
           ON CONFLICT DO NOTHING RETURNING 1 AS claimed`
-        if (claimed.length === 0) {
+        yield* sql`SET LOCAL lock_timeout TO DEFAULT`
+        return claimed.length > 0
+      }).pipe(
+        Effect.catchIf(isLockTimeout, () =>
+          Effect.fail(new Conflict({ error: "a request with this Idempotency-Key is still in progress; retry later" })))
+      )
+
+    const run = <E, R>(
+      input: { readonly integrationId: string; readonly key: string; readonly fingerprint: string },
+      create: Effect.Effect<StoredResponse, E, R>
+    ): Effect.Effect<IdempotentResult, E | IdempotencyKeyReused | Conflict, R> =>
+      Effect.gen(function*() {
+        if (!(yield* claim(input))) {
           const stored = yield* findStored({ integrationId: input.integrationId, key: input.key }).pipe(
             Effect.catchTag("ParseError", Effect.die)
           )
@@ -103,10 +126,7 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Idempo
         return { ...created, replayed: false }
       }).pipe(
         sql.withTransaction,
-        Effect.catchIf((error): error is SqlError => error instanceof SqlError, (error) =>
-          isLockTimeout(error)
-            ? Effect.fail(new Conflict({ error: "a request with this Idempotency-Key is still in progress; retry later" }))
-            : Effect.die(error))
+        Effect.catchIf((error): error is SqlError => error instanceof SqlError, Effect.die)
       )
 
     return { run } as const

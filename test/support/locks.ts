@@ -1,0 +1,43 @@
+/**
+ * Locks held from outside the app, to make its requests wait deterministically, and a probe for the
+ * backends that are waiting on a lock.
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+
+export interface HeldLock {
+  /** Commits the holding transaction (the lock is gone when this resolves). */
+  readonly release: () => Promise<void>
+}
+
+type Run = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) => Promise<A>
+
+/**
+ * Runs `statement` (e.g. `LOCK TABLE payouts IN SHARE MODE`) in a transaction on its own connection and
+ * keeps the transaction open until `release`. Resolves once the lock is held.
+ */
+export const holdLock = async (run: Run, statement: string): Promise<HeldLock> => {
+  let markHeld = () => {}
+  const held = new Promise<void>((resolve) => (markHeld = resolve))
+  let finish = () => {}
+  const done = new Promise<void>((resolve) => (finish = resolve))
+  const holding = run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.withTransaction(
+      sql.unsafe(statement).pipe(Effect.zipRight(Effect.sync(() => markHeld())), Effect.zipRight(Effect.promise(() => done)))
+    )))
+  await Promise.race([held, holding.then(() => Promise.reject(new Error("the lock holder ended before holding")))])
+  return {
+    release: async () => {
+      finish()
+      await holding
+    }
+  }
+}
+
+/** Backends of the current database whose statement starts with `prefix` and that wait on a lock. */
+export const lockWaiters = (run: Run, prefix: string): Promise<number> =>
+  run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ readonly n: number }>`
+      SELECT count(*)::int AS n FROM pg_stat_activity
+      WHERE datname = current_database() AND wait_event_type = 'Lock'
+        AND ltrim(query) LIKE ${`${prefix}%`}`.pipe(Effect.map((rows) => rows[0]?.n ?? 0), Effect.orDie)))
