@@ -6,10 +6,10 @@
  * the conformance kit's CLI against it over HTTP in a child process, writes junit.xml and report.json
  * to --out-dir (default .conformance/) and exits with the kit's exit code.
  */
+import { createHttpServer } from "../src/http/NodeServer.ts"
 import { startThrowawayPostgres } from "../src/db/EmbeddedPostgres.ts"
 import { spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { createServer } from "node:http"
 import { join } from "node:path"
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
@@ -64,7 +64,7 @@ const startService = async (databaseUrl: string) => {
     port: 0
   }
   const layer = serverLayer(config).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+    Layer.provideMerge(NodeHttpServer.layer(createHttpServer, { port: 0, host: "127.0.0.1" })),
     Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
   )
   const scope = Effect.runSync(Scope.make())

@@ -1,25 +1,27 @@
-import { createServer } from "node:http"
+import { NodeHttpServer } from "@effect/platform-node"
 import { HttpServer } from "@effect/platform"
-import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { SqlError } from "@effect/sql"
-import { Cause, ConfigError, Console, Effect, Layer, Option } from "effect"
+import { Cause, ConfigError, Console, Deferred, Effect, Exit, Fiber, FiberId, Layer, Option } from "effect"
 import { serverLayer } from "./App.ts"
-import { AppConfigShape, describeDatabase } from "./Config.ts"
+import { type AppConfigShape, AppConfigShape as LoadConfig, describeDatabase } from "./Config.ts"
+import { createHttpServer } from "./http/NodeServer.ts"
+import { manageLifecycle } from "./http/ServeLifecycle.ts"
 import { bootstrapDemo } from "./integrations/Demo.ts"
 import { LoggingLive } from "./Logging.ts"
 
 const banner = (lines: ReadonlyArray<string>) => Console.log(["", ...lines.map((line) => `  ${line}`), ""].join("\n"))
 
-const main = Effect.gen(function*() {
-  const config = yield* AppConfigShape
-  const startedAt = performance.now()
-  const server = serverLayer(config).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
-  )
-  yield* Effect.scoped(Effect.gen(function*() {
-    const context = yield* Layer.build(server)
-    const demoKey = yield* Effect.provide(bootstrapDemo, context)
-    const address = yield* Effect.provide(HttpServer.addressWith(Effect.succeed), context)
+const server = createHttpServer()
+const lifecycle = manageLifecycle(server)
+
+/** Completed by SIGTERM/SIGINT once the service is up; before that a signal interrupts the start-up. */
+const stopRequested = Deferred.unsafeMake<NodeJS.Signals>(FiberId.none)
+let serving = false
+
+const announce = (config: AppConfigShape, startedAt: number) =>
+  Effect.gen(function*() {
+    const demoKey = yield* bootstrapDemo
+    const address = yield* HttpServer.addressWith(Effect.succeed)
     const base = address._tag === "TcpAddress" ? `http://${address.hostname}:${address.port}` : `unix:${address.path}`
     yield* banner([
       `Integrations API ${config.mode} mode, ready in ${Math.round(performance.now() - startedAt)} ms`,
@@ -27,14 +29,31 @@ const main = Effect.gen(function*() {
       `database: ${describeDatabase(config)}`,
       ...Option.match(demoKey, {
         onSome: (key) => [`test API key for integration "demo" (shown once, store it now):`, key],
-        onNone: () => [
-          config.mode === "mock" ? "issue a test key: npm run -s keys -- issue <integration-name>" : ""
-        ]
+        onNone: () => [config.mode === "mock" ? "issue a test key: npm run -s keys -- issue <integration-name>" : ""]
       })
     ])
-    // SIGTERM/SIGINT interrupt this fiber; the server then stops accepting and drains in-flight requests.
-    process.once("SIGTERM", () => setTimeout(() => process.exit(1), config.shutdownGraceMs).unref())
-    return yield* Effect.never
+  })
+
+/** Serves until a signal, then drains in-flight requests before the pool and the database close. */
+const main = Effect.gen(function*() {
+  const config = yield* LoadConfig
+  const startedAt = performance.now()
+  const layer = serverLayer(config).pipe(
+    Layer.provideMerge(NodeHttpServer.layer(() => server, { port: config.port, host: config.host }))
+  )
+  return yield* Effect.scoped(Effect.gen(function*() {
+    const context = yield* Layer.build(layer)
+    yield* Effect.provide(announce(config, startedAt), context)
+    serving = true
+    const signal = yield* Deferred.await(stopRequested)
+    const draining = performance.now()
+    yield* Effect.logInfo(`${signal}: shutting down; stopped accepting, draining ${lifecycle.inFlight()} in-flight requests`)
+    const outcome = yield* Effect.promise(() => lifecycle.drain(config.shutdownGraceMs))
+    const line = `drained ${outcome.drained} requests in ${Math.round(performance.now() - draining)} ms`
+    yield* outcome.abandoned === 0
+      ? Effect.logInfo(`${line}; closing the database pool`)
+      : Effect.logWarning(`${line}; ${outcome.abandoned} still running after ${config.shutdownGraceMs} ms were cut off`)
+    return outcome.abandoned === 0 ? 0 : 1
   }))
 })
 
@@ -53,7 +72,18 @@ const reportFailure = (cause: Cause.Cause<unknown>) => {
   return Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError("the service stopped", cause)
 }
 
-NodeRuntime.runMain(main.pipe(Effect.tapErrorCause(reportFailure), Effect.provide(LoggingLive)), {
-  disablePrettyLogger: true,
-  disableErrorReporting: true
+const fiber = Effect.runFork(main.pipe(Effect.tapErrorCause(reportFailure), Effect.provide(LoggingLive)))
+
+let signalled = false
+const onSignal = (signal: NodeJS.Signals) => {
+  if (signalled) return process.exit(1) // a second signal: stop now
+  signalled = true
+  if (serving) Effect.runSync(Deferred.succeed(stopRequested, signal))
+  else Effect.runFork(Fiber.interrupt(fiber))
+}
+process.on("SIGTERM", onSignal)
+process.on("SIGINT", onSignal)
+
+fiber.addObserver((exit) => {
+  process.exit(Exit.match(exit, { onFailure: (cause) => (Cause.isInterruptedOnly(cause) ? 0 : 1), onSuccess: (code) => code }))
 })

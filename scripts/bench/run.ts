@@ -12,7 +12,6 @@ import { fileURLToPath } from "node:url"
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts"
 
 const root = fileURLToPath(new URL("../..", import.meta.url))
-const tsx = `${root}node_modules/.bin/tsx`
 const REQUESTS = Number(process.env["BENCH_REQUESTS"] ?? "400")
 const CONCURRENCY = Number(process.env["BENCH_CONCURRENCY"] ?? "16")
 
@@ -25,7 +24,7 @@ interface Service {
 
 const startService = async (env: Record<string, string>): Promise<Service> => {
   const started = performance.now()
-  const child = spawn(tsx, ["src/main.ts"], {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     cwd: root,
     env: { ...process.env, PORT: "0", LOG_LEVEL: "warn", RATE_LIMIT_PER_SECOND: "100000", RATE_LIMIT_BURST: "100000", ...env }
   })
@@ -60,11 +59,8 @@ const rssMb = (pid: number): number => {
   return Math.round(kb / 1024)
 }
 
-/** The node process under tsx (tsx runs the service in a child of its own). */
-const servicePid = (child: ChildProcess): number => {
-  const children = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").trim().split(/\s+/)
-  return Number(children[0] ?? child.pid)
-}
+/** The service is the spawned node process itself (`node --import tsx`, as `npm start` runs it). */
+const servicePid = (child: ChildProcess): number => child.pid ?? 0
 
 const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0
 
@@ -136,7 +132,7 @@ const bench = async (label: string, env: Record<string, string>) => {
   const loadedRss = rssMb(pid)
   await stop(service.child)
   console.log(`\n## ${label}`)
-  console.log(`start-up to first 200 on /healthz: ${Math.round(service.startupMs)} ms (tsx + migrations + listen)`)
+  console.log(`start-up to first 200 on /healthz: ${Math.round(service.startupMs)} ms (node --import tsx + database + migrations + listen)`)
   console.log(`server RSS: ${idleRss} MB idle, ${loadedRss} MB after load (${REQUESTS} requests × 4, concurrency ${CONCURRENCY})`)
   console.table(results)
 }

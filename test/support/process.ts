@@ -4,7 +4,8 @@ import { once } from "node:events"
 import { fileURLToPath } from "node:url"
 
 export const repoRoot = fileURLToPath(new URL("../..", import.meta.url))
-const tsx = fileURLToPath(new URL("../../node_modules/.bin/tsx", import.meta.url))
+/** How `npm start` runs TypeScript: one node process with tsx's loader. */
+const nodeWithTsx = (args: ReadonlyArray<string>) => [process.execPath, ["--import", "tsx", ...args]] as const
 
 export interface StartedProcess {
   readonly child: ChildProcessWithoutNullStreams
@@ -17,7 +18,7 @@ const lineWith = (text: string, pattern: RegExp) => pattern.exec(text)?.[1]
 
 /** Starts `src/main.ts`; resolves once the banner shows the listening address (or rejects with its output). */
 export const startServiceProcess = async (env: Record<string, string>, timeoutMs = 60_000): Promise<StartedProcess> => {
-  const child = spawn(tsx, ["src/main.ts"], {
+  const child = spawn(...nodeWithTsx(["src/main.ts"]), {
     cwd: repoRoot,
     env: { ...process.env, PORT: "0", LOG_LEVEL: "info", ...env }
   })
@@ -55,7 +56,7 @@ export const startServiceProcess = async (env: Record<string, string>, timeoutMs
 
 /** Runs a script to completion and returns its exit code and output. */
 export const runScript = async (args: ReadonlyArray<string>, env: Record<string, string>) => {
-  const child = spawn(tsx, args, { cwd: repoRoot, env: { ...process.env, ...env } })
+  const child = spawn(...nodeWithTsx(args), { cwd: repoRoot, env: { ...process.env, ...env } })
   let stdout = ""
   let stderr = ""
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")))

@@ -3,7 +3,6 @@
  * database from the picker (TEST_DATABASE_URL → Docker → PGlite). Tests talk to it over real HTTP, with
  * `fetch` for raw wire checks and the typed client derived from the contract.
  */
-import { createServer } from "node:http"
 import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import type { SqlClient } from "@effect/sql"
@@ -13,6 +12,7 @@ import { serverLayer } from "../../src/App.ts"
 import { ApiKeyRepo } from "../../src/auth/ApiKeyRepo.ts"
 import type { KeyKind } from "../../src/auth/ApiKey.ts"
 import { AppConfigShape } from "../../src/Config.ts"
+import { createHttpServer } from "../../src/http/NodeServer.ts"
 import { IntegrationRepo } from "../../src/integrations/IntegrationRepo.ts"
 import { acquireTestDatabase, type TestDatabase } from "./database.ts"
 
@@ -59,7 +59,7 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
     : Logger.minimumLogLevel(LogLevel.Warning)
 
   const layer = serverLayer(config).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+    Layer.provideMerge(NodeHttpServer.layer(createHttpServer, { port: 0, host: "127.0.0.1" })),
     Layer.provide(logging)
   )
   const scope = Effect.runSync(Scope.make())

@@ -1,0 +1,170 @@
+/**
+ * Start-up and shutdown of the service process as `npm start` runs it, over real sockets:
+ * - a request that reaches the port while the service is still starting is answered (503), not left hanging;
+ * - SIGTERM under load: stop accepting (new connections refused at once), finish every request already
+ *   received, including one whose body is still arriving, then close the pool and exit 0, with nothing
+ *   half-written and no 5xx.
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { request } from "node:http"
+import { connect, createServer } from "node:net"
+import { once } from "node:events"
+import { afterAll, describe, expect, it } from "vitest"
+import { newAddress, payoutBody } from "../support/flows.ts"
+import { acquireTestDatabase, type TestDatabase } from "../support/database.ts"
+import { type StartedProcess, startServiceProcess } from "../support/process.ts"
+
+interface Answer {
+  readonly status: number
+  readonly headers: Record<string, string | Array<string> | undefined>
+  readonly body: string
+}
+
+/** One request on a connection of its own; resolves with the answer or the socket error code. */
+const send = (port: number, method: string, path: string, headers: Record<string, string>, body?: string) =>
+  new Promise<Answer | string>((resolve) => {
+    const req = request({ host: "127.0.0.1", port, method, path, headers, agent: false }, (res) => {
+      let text = ""
+      res.setEncoding("utf8")
+      res.on("data", (chunk: string) => (text += chunk))
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }))
+      res.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "error"))
+    })
+    req.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "error"))
+    req.end(body)
+  })
+
+const isAnswer = (outcome: Answer | string): outcome is Answer => typeof outcome !== "string"
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
+    })
+  })
+
+/** Resolves with the first connection the port accepts (retrying refusals), or rejects after `boundMs`. */
+const firstAcceptedConnection = async (port: number, boundMs: number) => {
+  const deadline = Date.now() + boundMs
+  while (Date.now() < deadline) {
+    const socket = connect(port, "127.0.0.1")
+    const connected = await new Promise<boolean>((resolve) => {
+      socket.once("connect", () => resolve(true))
+      socket.once("error", () => resolve(false))
+    })
+    if (connected) return socket
+    socket.destroy()
+    await new Promise((resolve) => setTimeout(resolve, 2))
+  }
+  throw new Error(`port ${port} never accepted a connection`)
+}
+
+const waitFor = async (what: string, condition: () => boolean, service: StartedProcess) => {
+  const deadline = Date.now() + 30_000
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${service.stdout()}`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
+const databases: Array<TestDatabase> = []
+const freshDatabase = async () => {
+  const database = await acquireTestDatabase()
+  databases.push(database)
+  return database
+}
+afterAll(() => Promise.all(databases.map((database) => database.release())))
+
+describe("start-up", () => {
+  it("answers a request that arrives while the service is starting instead of leaving it hanging", async () => {
+    const [port, database] = [await freePort(), await freshDatabase()]
+    const starting = startServiceProcess({ DATABASE_URL: database.url, PORT: String(port) })
+    const socket = await firstAcceptedConnection(port, 30_000)
+    socket.setEncoding("utf8")
+    let reply = ""
+    socket.on("data", (chunk: string) => (reply += chunk))
+    socket.write("GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+    await Promise.race([
+      once(socket, "end"),
+      new Promise((_, reject) => setTimeout(() => reject(new Error("the first request got no answer in 10 s")), 10_000))
+    ])
+    const service = await starting
+    await service.stop("SIGKILL")
+    const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(reply)?.[1])
+    expect([200, 503]).toContain(status)
+    if (status === 503) {
+      expect(reply).toMatch(/retry-after: 1/i)
+      expect(JSON.parse(reply.slice(reply.indexOf("\r\n\r\n") + 4))).toEqual({ error: "the service is starting; retry in a moment" })
+    }
+  }, 60_000)
+})
+
+describe("SIGTERM under load", () => {
+  it("refuses new connections, finishes every request it received (one still uploading its body), then exits 0", async () => {
+    const database = await freshDatabase()
+    const service = await startServiceProcess({ DATABASE_URL: database.url })
+    const port = Number(new URL(service.baseUrl).port)
+    const key = /(cop_test_pk_[0-9A-Za-z]+)/.exec(service.stdout())![1]!
+    const auth = { authorization: `Bearer ${key}`, "content-type": "application/json" }
+    const user = newAddress()
+    const json = (value: unknown) => JSON.stringify(value)
+    await send(port, "POST", "/api/integrations/breb/kyc/otp/send", auth, json({ email: "ana@example.com", userAddress: user }))
+    const verified = await send(port, "POST", "/api/integrations/breb/kyc/otp/verify", auth, json({ userAddress: user, code: "123456" }))
+    expect(isAnswer(verified) && verified.status).toBe(200)
+    const body = json(payoutBody(user))
+
+    // A create whose body is still arriving when the signal comes: headers now, the body after SIGTERM.
+    const slow = request({ host: "127.0.0.1", port, method: "POST", path: "/api/integrations/breb/payouts", agent: false, headers: { ...auth, "content-length": String(Buffer.byteLength(body)), expect: "100-continue" } })
+    const slowAnswer = new Promise<Answer>((resolve, reject) => {
+      slow.on("response", (res) => {
+        let text = ""
+        res.setEncoding("utf8")
+        res.on("data", (chunk: string) => (text += chunk))
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }))
+      })
+      slow.on("error", reject)
+    })
+    slow.flushHeaders()
+    await once(slow, "continue") // the server has the request in hand
+
+    const creates = Array.from({ length: 150 }, (_, i) =>
+      send(port, "POST", "/api/integrations/breb/payouts", { ...auth, "idempotency-key": `drain-${i}` }, body))
+    await Promise.race(creates)
+    const exited = once(service.child, "exit")
+    service.child.kill("SIGTERM")
+    await waitFor("the shutdown line", () => service.stdout().includes("shutting down"), service)
+
+    const late = await send(port, "GET", "/healthz", {})
+    expect(late).toBe("ECONNREFUSED")
+
+    slow.end(body)
+    const slowResult = await slowAnswer
+    expect(slowResult.status).toBe(201)
+    expect(slowResult.headers["connection"]).toBe("close")
+
+    const outcomes = await Promise.all(creates)
+    const [code] = (await exited) as [number | null]
+    expect(code).toBe(0)
+
+    const answered = outcomes.filter(isAnswer)
+    expect(answered.filter((answer) => answer.status !== 201)).toEqual([])
+    // Only requests the server never took in may fail, and only at the socket: refused, or reset before a reply.
+    expect(outcomes.filter((outcome) => !isAnswer(outcome) && outcome !== "ECONNREFUSED" && outcome !== "ECONNRESET")).toEqual([])
+    const { payouts } = await countPayouts(database)
+    expect(payouts).toBe(answered.length + 1)
+
+    const lines = service.stdout().split("\n")
+    expect(lines.filter((line) => line.includes("shutting down"))).toHaveLength(1)
+    expect(service.stdout()).not.toMatch(/\n\s+at /)
+    expect(service.stdout()).not.toContain("Cannot use a pool after calling end")
+  }, 120_000)
+})
+
+const countPayouts = async (db: TestDatabase) => {
+  const rows = await Effect.runPromise(
+    Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: number }>`SELECT count(*)::int AS n FROM payouts`).pipe(Effect.provide(db.layer))
+  )
+  return { payouts: rows[0]?.n ?? -1 }
+}
