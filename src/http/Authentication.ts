@@ -1,13 +1,42 @@
 import { HttpServerRequest } from "@effect/platform"
-import { Authentication, TooManyRequests, Unauthorized } from "@cop-integrations/contracts"
-import { Effect, Layer, Option } from "effect"
+import { type ApiMode, Authentication, TooManyRequests, Unauthorized } from "@cop-integrations/contracts"
+import { Effect, Either, Layer, Option } from "effect"
 import { keyKindForMode, parseApiKey } from "../auth/ApiKey.ts"
 import { ApiKeyRepo } from "../auth/ApiKeyRepo.ts"
 import { AppConfig } from "../Config.ts"
+import { makeFailedAuthLimit } from "./FailedAuthLimit.ts"
 import { makeRateLimiter } from "./RateLimiter.ts"
 import { setRetryAfter } from "./ResponseHints.ts"
+import { singleFlight } from "./SingleFlight.ts"
 
 const bearerPattern = /^Bearer +(\S+)$/i
+
+/**
+ * The hash of the bearer key, or why the header cannot authenticate. The raw header is read (not the
+ * platform's decoded token) to reject other schemes; checksum and kind are checked without a database lookup.
+ */
+const readBearerKey = (header: string | undefined, mode: ApiMode): Either.Either<string, string> => {
+  if (header === undefined || header.trim() === "") {
+    return Either.left("missing API key: send Authorization: Bearer <API_KEY>")
+  }
+  const token = bearerPattern.exec(header.trim())?.[1]
+  if (token === undefined) return Either.left("Authorization header must use the Bearer scheme: Bearer <API_KEY>")
+  const parsed = parseApiKey(token)
+  if (parsed._tag === "Malformed") return Either.left("invalid API key: not a cop_test_pk_… or cop_live_pk_… key")
+  const expectedKind = keyKindForMode(mode)
+  if (parsed.kind !== expectedKind) {
+    return Either.left(
+      `this is a ${mode} deployment: it accepts only ${expectedKind} keys (cop_${expectedKind}_pk_…), not ${parsed.kind} keys`
+    )
+  }
+  return Either.right(parsed.hash)
+}
+
+const tooMany = (error: string, retryAfterSeconds: number) =>
+  Effect.zipRight(setRetryAfter(retryAfterSeconds), Effect.fail(new TooManyRequests({ error })))
+
+const tooManyFailures = (retryAfterSeconds: number) =>
+  tooMany("too many failed authentication attempts from this address; retry later", retryAfterSeconds)
 
 export const AuthenticationLive = Layer.effect(
   Authentication,
@@ -15,39 +44,31 @@ export const AuthenticationLive = Layer.effect(
     const config = yield* AppConfig
     const keys = yield* ApiKeyRepo
     const limiter = makeRateLimiter(config.rateLimitPerSecond, config.rateLimitBurst)
-    const expectedKind = keyKindForMode(config.mode)
-    const unauthorized = (error: string) => Effect.fail(new Unauthorized({ error }))
+    const failedAuth = makeFailedAuthLimit()
+    // A burst of requests with the same key from one address is one lookup (and one failure if unknown).
+    const findKey = singleFlight(
+      (address: string, keyHash: string) => `${address} ${keyHash}`,
+      (address: string, keyHash: string) => failedAuth.guardLookup(address, keyHash, keys.findActiveByHash(keyHash))
+    )
 
-    // The raw header is read here (not the platform's decoded token) to reject non-Bearer schemes.
+    const rejectWithoutLookup = (address: string, error: string) => {
+      const { allowed, retryAfterSeconds } = failedAuth.recordFailure(address)
+      return allowed ? Effect.fail(new Unauthorized({ error })) : tooManyFailures(retryAfterSeconds)
+    }
+
     return Authentication.of({
       bearer: () =>
         Effect.gen(function*() {
           const request = yield* HttpServerRequest.HttpServerRequest
-          const header = request.headers["authorization"]
-          if (header === undefined || header.trim() === "") {
-            return yield* unauthorized("missing API key: send Authorization: Bearer <API_KEY>")
-          }
-          const token = bearerPattern.exec(header.trim())?.[1]
-          if (token === undefined) {
-            return yield* unauthorized("Authorization header must use the Bearer scheme: Bearer <API_KEY>")
-          }
-          const parsed = parseApiKey(token)
-          if (parsed._tag === "Malformed") {
-            return yield* unauthorized("invalid API key: not a cop_test_pk_… or cop_live_pk_… key")
-          }
-          if (parsed.kind !== expectedKind) {
-            return yield* unauthorized(
-              `this is a ${config.mode} deployment: it accepts only ${expectedKind} keys (cop_${expectedKind}_pk_…), not ${parsed.kind} keys`
-            )
-          }
-          const found = yield* keys.findActiveByHash(parsed.hash)
-          if (Option.isNone(found)) return yield* unauthorized("unknown or revoked API key")
-          const key = found.value
+          const address = Option.getOrElse(request.remoteAddress, () => "unknown")
+          const keyHash = readBearerKey(request.headers["authorization"], config.mode)
+          if (Either.isLeft(keyHash)) return yield* rejectWithoutLookup(address, keyHash.left)
+          const looked = yield* findKey(address, keyHash.right)
+          if (looked._tag === "Refused") return yield* tooManyFailures(looked.retryAfterSeconds)
+          if (Option.isNone(looked.key)) return yield* Effect.fail(new Unauthorized({ error: "unknown or revoked API key" }))
+          const key = looked.key.value
           const { allowed, retryAfterSeconds } = limiter.take(key.id)
-          if (!allowed) {
-            yield* setRetryAfter(retryAfterSeconds)
-            return yield* Effect.fail(new TooManyRequests({ error: "rate limit exceeded for this API key" }))
-          }
+          if (!allowed) return yield* tooMany("rate limit exceeded for this API key", retryAfterSeconds)
           yield* Effect.annotateCurrentSpan("integrationId", key.integration_id)
           return { integrationId: key.integration_id, keyId: key.id, mode: config.mode }
         })

@@ -1,0 +1,62 @@
+/**
+ * Failed authentications are limited per client address: a flood of unknown keys is answered 429 (with
+ * Retry-After) after a small budget, without a database lookup per attempt, while a partner key that has
+ * authenticated keeps working from the same address. All requests here come from 127.0.0.1.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { generateApiKey } from "../../src/auth/ApiKey.ts"
+import { FAILED_AUTH_BURST } from "../../src/http/FailedAuthLimit.ts"
+import { type Answer, BREB, call, expectErrorBody } from "../support/http.ts"
+import { startTestServer, type TestServer } from "../support/server.ts"
+
+const LIST = `${BREB}/payouts`
+
+let server: TestServer
+let partnerKey: string
+let unusedKey: string
+beforeAll(async () => {
+  server = await startTestServer()
+  ;({ apiKey: partnerKey } = await server.newIntegration())
+  ;({ apiKey: unusedKey } = await server.newIntegration())
+})
+afterAll(() => server?.close())
+
+const list = (apiKey: string) => call(server, LIST, { apiKey })
+const tally = (answers: ReadonlyArray<Answer>) =>
+  answers.reduce<Record<number, number>>((counts, answer) => ({ ...counts, [answer.status]: (counts[answer.status] ?? 0) + 1 }), {})
+
+describe("failed authentications per client address", () => {
+  it("serves a partner's first burst with a key not seen before: one lookup, no failure spent", async () => {
+    const answers = await Promise.all(Array.from({ length: 4 * FAILED_AUTH_BURST }, () => list(partnerKey)))
+    expect(tally(answers)).toEqual({ 200: 4 * FAILED_AUTH_BURST })
+  })
+
+  it("answers 600 concurrent unknown keys with 429 after the budget, looking up at most the budget", async () => {
+    const answers = await Promise.all(Array.from({ length: 600 }, () => list(generateApiKey("test"))))
+    const counts = tally(answers)
+    expect(Object.keys(counts).sort()).toEqual(["401", "429"])
+    // each 401 of a well-formed unknown key is one database lookup; a 429 is none
+    expect(counts[401]).toBeLessThanOrEqual(FAILED_AUTH_BURST + 5)
+    expect(counts[429]).toBeGreaterThanOrEqual(600 - FAILED_AUTH_BURST - 5)
+    for (const answer of answers) expectErrorBody(answer, answer.status)
+    const limited = answers.find((answer) => answer.status === 429)!
+    expect(limited.body.error).toMatch(/failed authentication/i)
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
+  })
+
+  it("refuses other attempts from the address while it is over budget, malformed or not yet seen keys alike", async () => {
+    for (const attempt of [() => list(unusedKey), () => list("not-a-key"), () => call(server, LIST)]) {
+      const answer = await attempt()
+      expectErrorBody(answer, 429)
+      expect(answer.headers.get("retry-after")).toMatch(/^[1-9]\d*$/)
+    }
+  })
+
+  it("still serves the partner key that authenticated before, from the same address", async () => {
+    for (let i = 0; i < 3; i++) expect((await list(partnerKey)).status).toBe(200)
+  })
+
+  it("lets a valid key through again once the budget has refilled", async () => {
+    await vi.waitFor(async () => expect((await list(unusedKey)).status).toBe(200), { timeout: 20_000, interval: 500 })
+  })
+})
