@@ -1,63 +1,82 @@
-import { readFileSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
+import { chmod, mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startEmbeddedPostgres } from "../../src/db/EmbeddedPostgres.ts"
 import { renderOpenApiForTest } from "../support/openapi.ts"
-import { acquireTestDatabase, type TestDatabase } from "../support/database.ts"
-import { repoRoot, runScript, type StartedProcess, startServiceProcess } from "../support/process.ts"
+import { repoRoot, runScript, runWalkthrough, type StartedProcess, startServiceProcess } from "../support/process.ts"
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` })
 const lastLine = (text: string) => text.trim().split("\n").at(-1)?.trim() ?? ""
 
-describe("the service as a process (npm start)", () => {
-  let database: TestDatabase
+/** The way the README says to run it on a fresh machine: no DATABASE_URL, so the embedded PostgreSQL. */
+describe("npm start on the embedded PostgreSQL (no DATABASE_URL)", () => {
+  let root: string
+  let dataDir: string
   let service: StartedProcess
+  const env = () => ({ DATABASE_URL: "", EMBEDDED_DATA_DIR: dataDir, LOG_LEVEL: "info", MOCK_LIFECYCLE_DELAY_MS: "300" })
+  const demoKey = () => /(cop_test_pk_[0-9A-Za-z]+)/.exec(service.stdout())![1]!
 
   beforeAll(async () => {
-    database = await acquireTestDatabase()
-    service = await startServiceProcess({ DATABASE_URL: database.url })
+    root = await mkdtemp(join(tmpdir(), "npm-start-"))
+    await chmod(root, 0o755)
+    dataDir = join(root, "postgres")
+    service = await startServiceProcess(env())
   })
   afterAll(async () => {
     await service?.stop("SIGKILL")
-    await database?.release()
+    // a server left by a failed test: adopt it (its starter is gone) and stop it
+    if (existsSync(join(dataDir, "postmaster.pid"))) await (await startEmbeddedPostgres(dataDir)).stop()
+    await rm(root, { recursive: true, force: true })
   })
 
-  it("on an empty database prints a demo test key once, which authenticates", async () => {
-    const key = /(cop_test_pk_[0-9A-Za-z]+)/.exec(service.stdout())?.[1]
-    expect(key).toBeDefined()
+  it("on a fresh data directory prints a demo test key once, which authenticates, and the docs URL", async () => {
+    expect(service.stdout()).toMatch(/cop_test_pk_[0-9A-Za-z]{49}/)
     expect(service.stdout()).toContain("/docs")
+    expect(service.stdout()).toContain(`database: embedded PostgreSQL (${dataDir})`)
     const health = await fetch(`${service.baseUrl}/healthz`)
     expect(health.status).toBe(200)
-    const quote = await fetch(`${service.baseUrl}/api/integrations/breb/quote`, { headers: bearer(key!) })
+    const quote = await fetch(`${service.baseUrl}/api/integrations/breb/quote`, { headers: bearer(demoKey()) })
     expect(quote.status).toBe(200)
   })
 
-  it("writes structured JSON log lines that never contain the demo key", async () => {
-    const key = /(cop_test_pk_[0-9A-Za-z]+)/.exec(service.stdout())![1]!
-    await fetch(`${service.baseUrl}/api/integrations/breb/quote`, { headers: bearer(key) })
+  it("writes structured JSON log lines that never contain the demo key or the database password", async () => {
+    await fetch(`${service.baseUrl}/api/integrations/breb/quote`, { headers: bearer(demoKey()) })
+    const password = JSON.parse(readFileSync(join(dataDir, "embedded-credentials.json"), "utf8")).password as string
     const logLines = service.stdout().split("\n").filter((line) => line.startsWith("{"))
     expect(logLines.length).toBeGreaterThan(0)
     for (const line of logLines) {
       expect(() => JSON.parse(line)).not.toThrow()
-      expect(line).not.toContain(key)
+      expect(line).not.toContain(demoKey())
     }
+    expect(service.stdout()).not.toContain(password)
     expect(logLines.some((line) => line.includes("\"requestId\""))).toBe(true)
   })
 
-  it("keys CLI: issue prints a working key as the last line, list shows only last 4, revoke disables it", async () => {
-    const env = { DATABASE_URL: database.url, LOG_LEVEL: "warn" }
-    const issued = await runScript(["scripts/keys.ts", "issue", "acme"], env)
-    expect(issued.code).toBe(0)
+  it("runs the README walkthrough as written, to a completed payout", async () => {
+    const outcome = await runWalkthrough(service.baseUrl, demoKey())
+    expect(outcome.output).toContain("status: completed")
+    expect(outcome.code, outcome.output).toBe(0)
+    expect(outcome.output).toMatch(/"display":"1 USD = \d+\.\d{2} COP"/)
+    expect(outcome.output).toContain("\"kycStatus\":\"approved\"")
+  })
+
+  it("keys CLI joins the running server: an issued key works at once, list shows only its last 4, revoke disables it", async () => {
+    const issued = await runScript(["scripts/keys.ts", "issue", "acme"], env())
+    expect(issued.code, issued.stderr).toBe(0)
     const key = lastLine(issued.stdout)
     expect(key).toMatch(/^cop_test_pk_[0-9A-Za-z]{49}$/)
     const ok = await fetch(`${service.baseUrl}/api/integrations/breb/payouts`, { headers: bearer(key) })
     expect(ok.status).toBe(200)
 
-    const listed = await runScript(["scripts/keys.ts", "list"], env)
+    const listed = await runScript(["scripts/keys.ts", "list"], env())
     expect(listed.stdout).not.toContain(key)
     const row = listed.stdout.split("\n").find((line) => line.includes(" acme ") && line.includes(key.slice(-4)))
     expect(row).toBeDefined()
     const keyId = row!.split(/\s+/)[0]!
 
-    const revoked = await runScript(["scripts/keys.ts", "revoke", keyId], env)
+    const revoked = await runScript(["scripts/keys.ts", "revoke", keyId], env())
     expect(revoked.code).toBe(0)
     const denied = await fetch(`${service.baseUrl}/api/integrations/breb/payouts`, { headers: bearer(key) })
     expect(denied.status).toBe(401)
@@ -65,29 +84,27 @@ describe("the service as a process (npm start)", () => {
   })
 
   it("keys CLI: an unknown command exits 2 with usage", async () => {
-    const result = await runScript(["scripts/keys.ts", "rotate"], { DATABASE_URL: database.url })
+    const result = await runScript(["scripts/keys.ts", "rotate"], env())
     expect(result.code).toBe(2)
     expect(result.stderr).toContain("usage")
   })
 
-  it("a restart on the same database prints no new key", async () => {
-    const second = await startServiceProcess({ DATABASE_URL: database.url })
-    try {
-      expect(second.stdout()).not.toMatch(/cop_test_pk_[0-9A-Za-z]{49}/)
-      expect(second.stdout()).toContain("keys -- issue")
-    } finally {
-      await second.stop("SIGKILL")
-    }
-  })
-
-  it("SIGTERM stops a service that has been serving requests cleanly (exit 0)", async () => {
-    const key = /(cop_test_pk_[0-9A-Za-z]+)/.exec(service.stdout())![1]!
-    const inFlight = Array.from({ length: 20 }, () =>
-      fetch(`${service.baseUrl}/api/integrations/breb/quote`, { headers: bearer(key) }).then((r) => r.status))
-    const statuses = await Promise.all(inFlight)
+  it("SIGTERM: exits 0 and stops the embedded server it started", async () => {
+    expect(existsSync(join(dataDir, "postmaster.pid"))).toBe(true)
     const code = await service.stop("SIGTERM")
     expect(code).toBe(0)
-    expect(statuses.every((status) => status === 200)).toBe(true)
+    expect(existsSync(join(dataDir, "postmaster.pid"))).toBe(false)
+    expect(service.stdout()).toContain("SIGTERM: shutting down")
+  })
+
+  it("a restart on the same data directory keeps the data: no new key, the demo key still works", async () => {
+    const firstKey = demoKey()
+    service = await startServiceProcess(env())
+    expect(service.stdout()).not.toMatch(/cop_test_pk_[0-9A-Za-z]{49}/)
+    expect(service.stdout()).toContain("keys -- issue")
+    const quote = await fetch(`${service.baseUrl}/api/integrations/breb/quote`, { headers: bearer(firstKey) })
+    expect(quote.status).toBe(200)
+    expect(await service.stop("SIGTERM")).toBe(0)
   })
 })
 

@@ -1,6 +1,7 @@
 /** The service as partners run it: a child process started like `npm start`, talking real HTTP. */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { once } from "node:events"
+import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
 export const repoRoot = fileURLToPath(new URL("../..", import.meta.url))
@@ -63,4 +64,17 @@ export const runScript = async (args: ReadonlyArray<string>, env: Record<string,
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")))
   const [code] = (await once(child, "exit")) as [number | null]
   return { code, stdout, stderr }
+}
+
+/** The README's walkthrough block, run with bash against a service, as a reader would paste it. */
+export const runWalkthrough = async (baseUrl: string, key: string) => {
+  const readme = readFileSync(`${repoRoot}/README.md`, "utf8")
+  const block = /<!-- walkthrough:start -->\s*```sh\n([\s\S]*?)```\s*<!-- walkthrough:end -->/.exec(readme)?.[1]
+  if (block === undefined) throw new Error("README.md has no walkthrough block")
+  const child = spawn("bash", ["-euo", "pipefail", "-c", block], { env: { ...process.env, KEY: key, BASE: baseUrl } })
+  let output = ""
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
+  const [code] = (await once(child, "exit")) as [number | null]
+  return { code, output }
 }
