@@ -21,8 +21,8 @@ export type GuardedLookup<A> =
  * authenticate is always looked up, so a partner's traffic is never blocked because something else behind
  * the same address (a NAT, a proxy, a stale deployment of theirs) keeps failing; it is limited only by its
  * per-key rate limit. A key not seen before is refused while its address is over budget: without the very
- * lookup the budget exists to avoid, it cannot be told from a guess. Addresses are the TCP peer's (behind a
- * proxy all clients share one budget, and the trusted keys still pass).
+ * lookup the budget exists to avoid, it cannot be told from a guess. Addresses are the TCP peer's: behind a
+ * proxy (or through the web handler, which has none) all clients share one budget, and trusted keys still pass.
  */
 export const makeFailedAuthLimit = (burst = FAILED_AUTH_BURST, perSecond = FAILED_AUTH_PER_SECOND) => {
   const budgets = makeRateLimiter(perSecond, burst)
