@@ -68,6 +68,8 @@ export const AppConfigShape = Config.all({
   ),
   emailFrom: Config.string("EMAIL_FROM").pipe(Config.withDefault("Integrations API <no-reply@example.com>")),
   jobsPollIntervalMs: positiveInt("JOBS_POLL_INTERVAL_MS", 200),
+  jobsMaxAttempts: positiveInt("JOBS_MAX_ATTEMPTS", 10),
+  expirySweepIntervalMs: positiveInt("EXPIRY_SWEEP_INTERVAL_MS", 5000),
   shutdownGraceMs: positiveInt("SHUTDOWN_GRACE_MS", 10000)
 })
 

@@ -1,5 +1,4 @@
-import { SqlSchema } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
+import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 
 /** Simulated provider progress on a transfer (mock mode), applied like a provider webhook. */
@@ -11,23 +10,28 @@ export const ProviderTransferStateJob = Schema.TaggedStruct("ProviderTransferSta
 export const Job = Schema.Union(ProviderTransferStateJob)
 export type Job = typeof Job.Type
 
-const DueJob = Schema.Struct({ id: Schema.String, payload: Job, attempts: Schema.Number })
+/** The kinds this version can run (the record type makes it list every one); a newer replica's are left for it. */
+const KNOWN_KINDS = Object.keys({ ProviderTransferState: null } satisfies Record<Job["_tag"], null>)
+
+/** A claimed job; its payload is decoded by the worker, so an unreadable one counts as a failed attempt. */
+const DueJob = Schema.Struct({ id: Schema.String, kind: Schema.String, payload: Schema.Unknown, attempts: Schema.Number })
 export type DueJob = typeof DueJob.Type
 
 /**
  * Scheduled work lives in PostgreSQL, not in one process's timers: any replica can run a due job
- * (claimed with FOR UPDATE SKIP LOCKED) and a restart loses nothing.
+ * (claimed with FOR UPDATE SKIP LOCKED) and a restart loses nothing. A job is pending, done (`done_at`) or,
+ * after its last allowed attempt failed, dead (`dead_at`: kept for inspection, never claimed again).
  */
 export class JobQueue extends Effect.Service<JobQueue>()("JobQueue", {
   effect: Effect.gen(function*() {
-    const sql = yield* PgClient.PgClient
+    const sql = yield* SqlClient.SqlClient
 
     const claimDue = SqlSchema.findOne({
       Request: Schema.DateFromSelf,
       Result: DueJob,
       execute: (at) =>
-        sql`SELECT id::text AS id, payload, attempts FROM jobs
-            WHERE done_at IS NULL AND run_at <= ${at}
+        sql`SELECT id::text AS id, kind, payload, attempts FROM jobs
+            WHERE done_at IS NULL AND dead_at IS NULL AND run_at <= ${at} AND kind IN ${sql.in(KNOWN_KINDS)}
             ORDER BY run_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`
     })
 
@@ -38,12 +42,12 @@ export class JobQueue extends Effect.Service<JobQueue>()("JobQueue", {
           Effect.asVoid
         ),
       /** Must run inside a transaction: the row stays locked until the caller commits. */
-      claimDue: (at: Date) => claimDue(at).pipe(Effect.orDie),
-      markDone: (id: string, at: Date) => sql`UPDATE jobs SET done_at = ${at} WHERE id = ${id}`.pipe(Effect.orDie),
+      claimDue: (at: Date) => claimDue(at).pipe(Effect.catchTag("ParseError", Effect.die)),
+      markDone: (id: string, at: Date) => sql`UPDATE jobs SET done_at = ${at} WHERE id = ${id}`,
       markFailed: (id: string, error: string, retryAt: Date) =>
-        sql`UPDATE jobs SET attempts = attempts + 1, last_error = ${error}, run_at = ${retryAt} WHERE id = ${id}`.pipe(
-          Effect.orDie
-        )
+        sql`UPDATE jobs SET attempts = attempts + 1, last_error = ${error}, run_at = ${retryAt} WHERE id = ${id}`,
+      markDead: (id: string, error: string, at: Date) =>
+        sql`UPDATE jobs SET attempts = attempts + 1, last_error = ${error}, dead_at = ${at} WHERE id = ${id}`
     } as const
   })
 }) {}

@@ -1,54 +1,93 @@
 import { SqlClient } from "@effect/sql"
-import { Cause, Effect, Layer, Option, Schedule } from "effect"
+import { Cause, Effect, Layer, Option, Schema } from "effect"
 import { addSeconds, now } from "../Clock.ts"
 import { AppConfig } from "../Config.ts"
 import { Lifecycle } from "../payouts/Lifecycle.ts"
 import { PayoutRepo } from "../payouts/PayoutRepo.ts"
-import { type Job, JobQueue } from "./JobQueue.ts"
+import { type DueJob, Job, JobQueue } from "./JobQueue.ts"
+import { pollWithBackoff } from "./PollLoop.ts"
 
 const MAX_JOBS_PER_TICK = 50
+/** The longest pause of a polling loop while the database keeps failing. */
+export const MAX_TICK_BACKOFF_MS = 30_000
+/** Delay before a failed job's next attempt: 2^attempts seconds, at most 5 minutes. */
+const retryDelaySeconds = (attempts: number) => Math.min(300, 2 ** attempts)
 
-/** Polls the jobs table and sweeps expired deposit windows, on every replica. */
+const decodeJob = Schema.decodeUnknown(Job)
+
+const LockTaken = Schema.Struct({ taken: Schema.Boolean })
+
+/**
+ * Runs due jobs, one per transaction. A job's work runs in a savepoint, so a failure (an unreadable payload
+ * included) is recorded as an attempt; after `jobsMaxAttempts` the job is dead, with one warning.
+ */
+const makeJobRunner = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const config = yield* AppConfig
+  const queue = yield* JobQueue
+  const lifecycle = yield* Lifecycle
+
+  const perform = (job: Job) => {
+    switch (job._tag) {
+      case "ProviderTransferState":
+        return Effect.asVoid(lifecycle.applyTransferState(job))
+    }
+  }
+
+  const recordFailure = (job: DueJob, cause: Cause.Cause<unknown>, at: Date) => {
+    const error = Cause.pretty(cause).slice(0, 500)
+    const attempts = job.attempts + 1
+    if (attempts < config.jobsMaxAttempts) return queue.markFailed(job.id, error, addSeconds(at, retryDelaySeconds(job.attempts)))
+    return Effect.zipRight(
+      queue.markDead(job.id, error, at),
+      Effect.logWarning(`job ${job.id} (${job.kind}) is dead after ${attempts} failed attempts; its last error is in jobs.last_error`)
+    )
+  }
+
+  const runOne = Effect.gen(function*() {
+    const at = yield* now
+    const due = yield* queue.claimDue(at)
+    if (Option.isNone(due)) return false
+    const job = due.value
+    const outcome = yield* Effect.exit(Effect.flatMap(decodeJob(job.payload), perform).pipe(sql.withTransaction))
+    if (outcome._tag === "Success") yield* queue.markDone(job.id, at)
+    else yield* recordFailure(job, outcome.cause, at)
+    return true
+  }).pipe(sql.withTransaction)
+
+  const runDue = Effect.gen(function*() {
+    for (let i = 0; i < MAX_JOBS_PER_TICK; i++) {
+      if (!(yield* runOne)) break
+    }
+  })
+
+  return { runDue } as const
+})
+
+/**
+ * Marks payouts whose deposit window has passed as expired. One replica at a time (the others skip the round),
+ * on its own slower schedule, over the partial index of payouts awaiting a deposit.
+ */
+const makeExpirySweep = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const payouts = yield* PayoutRepo
+  return Effect.gen(function*() {
+    const [lock] = yield* sql`SELECT pg_try_advisory_xact_lock(hashtext('payouts:expiry-sweep')) AS taken`
+    if (!(yield* Schema.decodeUnknown(LockTaken)(lock)).taken) return
+    yield* payouts.expireOverdue(yield* now)
+  }).pipe(sql.withTransaction)
+})
+
+/** Polls the jobs table and sweeps expired deposit windows, on every replica; backs off while the database fails. */
 export const JobWorkerLive = Layer.scopedDiscard(
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const config = yield* AppConfig
-    const queue = yield* JobQueue
-    const lifecycle = yield* Lifecycle
-    const payouts = yield* PayoutRepo
+    const runner = yield* makeJobRunner
+    const sweep = yield* makeExpirySweep
+    const loop = (name: string, everyMs: number, task: Effect.Effect<unknown, unknown>) =>
+      Effect.forkScoped(pollWithBackoff(task, { name, everyMs, maxBackoffMs: MAX_TICK_BACKOFF_MS }))
 
-    const perform = (job: Job) => {
-      switch (job._tag) {
-        case "ProviderTransferState":
-          return Effect.asVoid(lifecycle.applyTransferState(job))
-      }
-    }
-
-    // One job per transaction; returns whether there was one.
-    const runOne = Effect.gen(function*() {
-      const at = yield* now
-      const due = yield* queue.claimDue(at)
-      if (Option.isNone(due)) return false
-      const job = due.value
-      const outcome = yield* Effect.exit(perform(job.payload))
-      if (outcome._tag === "Success") {
-        yield* queue.markDone(job.id, at)
-      } else {
-        const backoffSeconds = Math.min(300, 2 ** job.attempts)
-        yield* queue.markFailed(job.id, Cause.pretty(outcome.cause).slice(0, 500), addSeconds(at, backoffSeconds))
-      }
-      return true
-    }).pipe(sql.withTransaction, Effect.orDie)
-
-    const tick = Effect.gen(function*() {
-      yield* Effect.flatMap(now, payouts.expireOverdue).pipe(sql.withTransaction, Effect.orDie)
-      for (let i = 0; i < MAX_JOBS_PER_TICK; i++) {
-        if (!(yield* runOne)) break
-      }
-    }).pipe(
-      Effect.catchAllCause((cause) => Effect.logWarning("job tick failed", cause))
-    )
-
-    yield* Effect.forkScoped(Effect.repeat(tick, Schedule.spaced(`${config.jobsPollIntervalMs} millis`)))
+    yield* loop("job worker", config.jobsPollIntervalMs, runner.runDue)
+    yield* loop("expiry sweep", config.expirySweepIntervalMs, sweep)
   })
 )

@@ -1,5 +1,4 @@
-import { SqlSchema } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
+import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { PayoutRow } from "./PayoutRow.ts"
 
@@ -15,7 +14,7 @@ export const PageRequest = Schema.Struct({
 /** Every query names the integration: another integration's payout is simply not found. */
 export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
   effect: Effect.gen(function*() {
-    const sql = yield* PgClient.PgClient
+    const sql = yield* SqlClient.SqlClient
 
     const findOwned = SqlSchema.findOne({
       Request: Owned,

@@ -1,0 +1,82 @@
+/**
+ * The job worker while the database is down, driven by the TestClock: every query of a SqlClient whose
+ * connections cannot be acquired fails at once, so the worker's loops run deterministically.
+ */
+import { Reactivity } from "@effect/experimental"
+import { SqlClient } from "@effect/sql"
+import { SqlError } from "@effect/sql/SqlError"
+import { PgClient } from "@effect/sql-pg"
+import { describe, expect, it } from "@effect/vitest"
+import { Cause, ConfigProvider, Effect, Layer, Logger, LogLevel, Ref, TestClock } from "effect"
+import { AppConfig, AppConfigShape } from "../../src/Config.ts"
+import { JobQueue } from "../../src/jobs/JobQueue.ts"
+import { JobWorkerLive, MAX_TICK_BACKOFF_MS } from "../../src/jobs/JobWorker.ts"
+import { Lifecycle } from "../../src/payouts/Lifecycle.ts"
+import { PayoutRepo } from "../../src/payouts/PayoutRepo.ts"
+
+const POLL_MS = 200
+/** The worker's polling loops: jobs, the expiry sweep and housekeeping, each at least POLL_MS apart. */
+const LOOPS = 3
+const WINDOW_MS = 10 * 60 * 1000
+
+/** How many times a loop that starts at `every` ms and doubles its delay after each failure (up to `cap`) runs in `window` ms. */
+const attemptsWithin = (windowMs: number, everyMs: number, capMs: number) => {
+  let runs = 0
+  for (let at = 0; at <= windowMs; at += Math.min(capMs, everyMs * 2 ** runs)) runs++
+  return runs
+}
+
+interface Logged {
+  readonly level: LogLevel.LogLevel
+  readonly message: string
+  readonly hasCause: boolean
+}
+
+describe("job worker with the database down", () => {
+  it.scoped("backs off exponentially and logs one short line per loop, without a stack", () =>
+    Effect.gen(function*() {
+      const attempts = yield* Ref.make(0)
+      const logged: Array<Logged> = []
+      const databaseDown = Layer.effect(
+        SqlClient.SqlClient,
+        SqlClient.make({
+          acquirer: Effect.zipRight(
+            Ref.update(attempts, (n) => n + 1),
+            Effect.fail(new SqlError({ message: "Failed to acquire connection", cause: new Error("connect ECONNREFUSED") }))
+          ),
+          compiler: PgClient.makeCompiler(),
+          spanAttributes: []
+        })
+      ).pipe(Layer.provide(Reactivity.layer))
+      const config = Layer.effect(
+        AppConfig,
+        Effect.withConfigProvider(AppConfigShape, ConfigProvider.fromMap(new Map([["JOBS_POLL_INTERVAL_MS", String(POLL_MS)]])))
+      ).pipe(Layer.orDie)
+      const capture = Logger.replace(
+        Logger.defaultLogger,
+        Logger.make(({ cause, logLevel, message }) =>
+          void logged.push({ level: logLevel, message: [message].flat().join(" "), hasCause: !Cause.isEmpty(cause) }))
+      )
+      const worker = JobWorkerLive.pipe(
+        Layer.provide(Layer.mergeAll(JobQueue.Default, Lifecycle.Default).pipe(Layer.provideMerge(PayoutRepo.Default))),
+        Layer.provide(Layer.merge(databaseDown, config))
+      )
+      yield* Layer.build(worker).pipe(Effect.provide(capture))
+
+      yield* TestClock.adjust(WINDOW_MS)
+
+      const tried = yield* Ref.get(attempts)
+      expect(tried).toBeGreaterThanOrEqual(2)
+      // without backoff the jobs loop alone would try WINDOW_MS / POLL_MS times
+      expect(tried).toBeLessThanOrEqual(LOOPS * attemptsWithin(WINDOW_MS, POLL_MS, MAX_TICK_BACKOFF_MS))
+      expect(tried).toBeLessThan(WINDOW_MS / POLL_MS / 10)
+      const warnings = logged.filter((entry) => LogLevel.greaterThanEqual(entry.level, LogLevel.Warning))
+      expect(warnings.length).toBeGreaterThanOrEqual(1)
+      expect(warnings.length).toBeLessThanOrEqual(LOOPS)
+      for (const entry of logged) {
+        expect(entry.hasCause, entry.message).toBe(false)
+        expect(entry.message).not.toContain("\n")
+        expect(entry.message.length).toBeLessThanOrEqual(300)
+      }
+    }))
+})
