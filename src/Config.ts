@@ -70,6 +70,9 @@ export const AppConfigShape = Config.all({
   jobsPollIntervalMs: positiveInt("JOBS_POLL_INTERVAL_MS", 200),
   jobsMaxAttempts: positiveInt("JOBS_MAX_ATTEMPTS", 10),
   expirySweepIntervalMs: positiveInt("EXPIRY_SWEEP_INTERVAL_MS", 5000),
+  housekeepingIntervalMs: positiveInt("HOUSEKEEPING_INTERVAL_MS", 60 * 60 * 1000),
+  retentionDays: positiveInt("RETENTION_DAYS", 30),
+  webhookEventRetentionDays: positiveInt("WEBHOOK_EVENT_RETENTION_DAYS", 90),
   shutdownGraceMs: positiveInt("SHUTDOWN_GRACE_MS", 10000)
 })
 

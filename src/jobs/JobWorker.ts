@@ -4,6 +4,7 @@ import { addSeconds, now } from "../Clock.ts"
 import { AppConfig } from "../Config.ts"
 import { Lifecycle } from "../payouts/Lifecycle.ts"
 import { PayoutRepo } from "../payouts/PayoutRepo.ts"
+import { makeHousekeeping } from "./Housekeeping.ts"
 import { type DueJob, Job, JobQueue } from "./JobQueue.ts"
 import { pollWithBackoff } from "./PollLoop.ts"
 
@@ -78,16 +79,21 @@ const makeExpirySweep = Effect.gen(function*() {
   }).pipe(sql.withTransaction)
 })
 
-/** Polls the jobs table and sweeps expired deposit windows, on every replica; backs off while the database fails. */
+/**
+ * On every replica: polls the jobs table, sweeps expired deposit windows and deletes rows past their retention,
+ * each on its own schedule; each loop backs off while the database fails.
+ */
 export const JobWorkerLive = Layer.scopedDiscard(
   Effect.gen(function*() {
     const config = yield* AppConfig
     const runner = yield* makeJobRunner
     const sweep = yield* makeExpirySweep
+    const housekeeping = yield* makeHousekeeping
     const loop = (name: string, everyMs: number, task: Effect.Effect<unknown, unknown>) =>
       Effect.forkScoped(pollWithBackoff(task, { name, everyMs, maxBackoffMs: MAX_TICK_BACKOFF_MS }))
 
     yield* loop("job worker", config.jobsPollIntervalMs, runner.runDue)
     yield* loop("expiry sweep", config.expirySweepIntervalMs, sweep)
+    yield* loop("housekeeping", config.housekeepingIntervalMs, housekeeping)
   })
 )

@@ -1,0 +1,137 @@
+/**
+ * Retention: the periodic clean-up deletes rows past their retention and keeps every row still needed;
+ * and the database itself refuses a payout status outside the contract's list.
+ */
+import { randomUUID } from "node:crypto"
+import { SqlClient } from "@effect/sql"
+import { PayoutStatus } from "@cop-integrations/contracts"
+import { describe, expect, it } from "@effect/vitest"
+import { ConfigProvider, Effect, Layer, Schema } from "effect"
+import { AppConfig, AppConfigShape } from "../../src/Config.ts"
+import { runMigrations } from "../../src/db/Migrations.ts"
+import { HOUSEKEEPING_BATCH, makeHousekeeping } from "../../src/jobs/Housekeeping.ts"
+import { TestDatabaseLive } from "../support/database.ts"
+
+const DAY = 24 * 60 * 60 * 1000
+const RETENTION_DAYS = 30
+const WEBHOOK_RETENTION_DAYS = 90
+
+const config = Layer.effect(
+  AppConfig,
+  Effect.withConfigProvider(
+    AppConfigShape,
+    ConfigProvider.fromMap(
+      new Map([["RETENTION_DAYS", String(RETENTION_DAYS)], ["WEBHOOK_EVENT_RETENTION_DAYS", String(WEBHOOK_RETENTION_DAYS)]])
+    )
+  )
+).pipe(Layer.orDie)
+
+const daysAgo = (days: number) => new Date(Date.now() - days * DAY)
+const daysAhead = (days: number) => new Date(Date.now() + days * DAY)
+
+const Ids = Schema.Array(Schema.Struct({ id: Schema.String }))
+
+const seed = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const integration = `int_${randomUUID()}`
+  yield* sql`INSERT INTO integrations (id, name) VALUES (${integration}, ${integration})`
+  const quote = (id: string, createdAt: Date, expiresAt: Date) =>
+    sql`INSERT INTO quotes (id, integration_id, from_token, sell_rate, mid_rate, created_at, expires_at)
+        VALUES (${id}, ${integration}, 'USDC', '3960', '4000', ${createdAt}, ${expiresAt})`
+  yield* quote("qt_expired_long_ago", daysAgo(RETENTION_DAYS + 2), daysAgo(RETENTION_DAYS + 1))
+  yield* quote("qt_expired_recently", daysAgo(RETENTION_DAYS - 1), daysAgo(RETENTION_DAYS - 2))
+  yield* quote("qt_old_but_valid", daysAgo(RETENTION_DAYS + 5), daysAhead(1))
+
+  const otp = (id: string, createdAt: Date, expiresAt: Date) =>
+    sql`INSERT INTO otp_challenges (id, integration_id, user_address, email, code_hash, created_at, expires_at)
+        VALUES (${id}, ${integration}, '0xabc', 'ana@example.com', 'x', ${createdAt}, ${expiresAt})`
+  yield* otp("otp_expired_long_ago", daysAgo(RETENTION_DAYS + 1), daysAgo(RETENTION_DAYS + 1))
+  yield* otp("otp_recent", daysAgo(1), daysAgo(1))
+  yield* otp("otp_old_but_valid", daysAgo(RETENTION_DAYS + 1), daysAhead(1))
+
+  const job = (id: string, runAt: Date, doneAt: Date | null, deadAt: Date | null) =>
+    sql`INSERT INTO jobs (id, kind, payload, run_at, done_at, dead_at)
+        VALUES (${id}, 'ProviderTransferState', '{}'::jsonb, ${runAt}, ${doneAt}, ${deadAt})`
+  yield* job("1", daysAgo(RETENTION_DAYS + 2), daysAgo(RETENTION_DAYS + 1), null) // done long ago
+  yield* job("2", daysAgo(RETENTION_DAYS + 2), null, daysAgo(RETENTION_DAYS + 1)) // dead long ago
+  yield* job("3", daysAgo(RETENTION_DAYS + 2), daysAgo(1), null) // done recently
+  yield* job("4", daysAgo(RETENTION_DAYS + 2), null, null) // never finished
+
+  const event = (id: string, receivedAt: Date) =>
+    sql`INSERT INTO webhook_events (event_id, event_category, received_at) VALUES (${id}, 'transfer', ${receivedAt})`
+  yield* event("wh_old", daysAgo(WEBHOOK_RETENTION_DAYS + 1))
+  yield* event("wh_within", daysAgo(WEBHOOK_RETENTION_DAYS - 1))
+})
+
+const remaining = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const ids = (rows: ReadonlyArray<unknown>) => Schema.decodeUnknownSync(Ids)(rows).map((row) => row.id).sort()
+  return {
+    quotes: ids(yield* sql`SELECT id FROM quotes`),
+    otp: ids(yield* sql`SELECT id FROM otp_challenges`),
+    jobs: ids(yield* sql`SELECT id::text AS id FROM jobs`),
+    events: ids(yield* sql`SELECT event_id AS id FROM webhook_events`)
+  }
+})
+
+describe("housekeeping", () => {
+  it.live("deletes rows past their retention and keeps every row still needed", () =>
+    Effect.gen(function*() {
+      yield* runMigrations
+      yield* seed
+      const housekeeping = yield* makeHousekeeping
+      yield* housekeeping
+      expect(yield* remaining).toEqual({
+        quotes: ["qt_expired_recently", "qt_old_but_valid"],
+        otp: ["otp_old_but_valid", "otp_recent"],
+        jobs: ["3", "4"],
+        events: ["wh_within"]
+      })
+      // a second round finds nothing more
+      const before = yield* remaining
+      yield* housekeeping
+      expect(yield* remaining).toEqual(before)
+    }).pipe(Effect.provide(Layer.merge(TestDatabaseLive, config))), 60_000)
+
+  it.live("deletes more rows than one batch in a round", () =>
+    Effect.gen(function*() {
+      yield* runMigrations
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`INSERT INTO webhook_events (event_id, event_category, received_at)
+                 SELECT 'wh_' || n, 'transfer', ${daysAgo(WEBHOOK_RETENTION_DAYS + 1)}
+                 FROM generate_series(1, ${2 * HOUSEKEEPING_BATCH + 1}) AS n`
+      yield* sql`INSERT INTO webhook_events (event_id, event_category) VALUES ('wh_new', 'transfer')`
+      yield* yield* makeHousekeeping
+      expect((yield* remaining).events).toEqual(["wh_new"])
+    }).pipe(Effect.provide(Layer.merge(TestDatabaseLive, config))), 60_000)
+})
+
+describe("payouts.status", () => {
+  it.live("accepts exactly the contract's statuses", () =>
+    Effect.gen(function*() {
+      yield* runMigrations
+      const sql = yield* SqlClient.SqlClient
+      const allowed = yield* sql<{ def: string }>`SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint
+                                                  WHERE conrelid = 'payouts'::regclass AND contype = 'c'`
+      const statuses = [...allowed.map((row) => row.def).join(" ").matchAll(/'([a-z_]+)'::text/g)].map((m) => m[1])
+      expect(statuses.sort()).toEqual([...PayoutStatus.literals].sort())
+    }).pipe(Effect.provide(TestDatabaseLive)), 60_000)
+
+  it.live("refuses a status outside the list", () =>
+    Effect.gen(function*() {
+      yield* runMigrations
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`INSERT INTO integrations (id, name) VALUES ('int_x', 'int_x')`
+      const attempt = yield* Effect.flip(sql`INSERT INTO payouts ${
+        sql.insert({
+          id: "po_bad", integration_id: "int_x", status: "shipped", user_address: "0xabc", from_token: "USDC",
+          destination_cop: "1", bre_b_key: "@a", account_owner_name: "A", sell_rate: "1", mid_rate: "1",
+          deposit_chain: "base", deposit_currency: "usdc", deposit_address: "0x1", deposit_amount: "1", service_fee: "1",
+          total_paid: "1", effective_usd_cop: "1", rate_display: "1", fee_legs: "[]", transaction: "{}",
+          fee_transaction: "{}", commission_usd: "1", provider_transfer_id: "tr_x", created_at: new Date(),
+          updated_at: new Date(), expires_at: new Date()
+        })
+      }`)
+      expect(attempt.cause).toMatchObject({ code: "23514", constraint: "payouts_status_allowed" }) // check_violation
+    }).pipe(Effect.provide(TestDatabaseLive)), 60_000)
+})
