@@ -1,15 +1,14 @@
-import { SqlClient } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { SqlClient, type Statement } from "@effect/sql"
+import { Effect, Option, Schema } from "effect"
 import { now } from "../Clock.ts"
 import { AppConfig } from "../Config.ts"
+import { onOneReplica } from "./OneReplica.ts"
 
 /** Rows deleted per statement, each batch its own short transaction. */
 export const HOUSEKEEPING_BATCH = 5000
-const BATCH = HOUSEKEEPING_BATCH
 const DAY_MS = 24 * 60 * 60 * 1000
 
 const Deleted = Schema.Struct({ deleted: Schema.Number })
-const LockTaken = Schema.Struct({ taken: Schema.Boolean })
 
 /**
  * Retention, one replica at a time. Deleted once past their retention (counted from when they stopped
@@ -21,32 +20,29 @@ export const makeHousekeeping = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const config = yield* AppConfig
 
-  const batchOf = (statement: Effect.Effect<ReadonlyArray<unknown>, unknown>) =>
-    Effect.gen(function*() {
-      const [lock] = yield* sql`SELECT pg_try_advisory_xact_lock(hashtext('housekeeping')) AS taken`
-      if (!(yield* Schema.decodeUnknown(LockTaken)(lock)).taken) return 0
-      const [row] = yield* statement
-      return (yield* Schema.decodeUnknown(Deleted)(row)).deleted
-    }).pipe(sql.withTransaction)
+  const deleteBatch = (table: string, key: string, condition: Statement.Fragment) =>
+    sql`WITH gone AS (DELETE FROM ${sql(table)} WHERE ${sql(key)} IN (
+          SELECT ${sql(key)} FROM ${sql(table)} WHERE ${condition} LIMIT ${HOUSEKEEPING_BATCH}) RETURNING 1)
+        SELECT count(*)::int AS deleted FROM gone`.pipe(
+      Effect.flatMap(([row]) => Schema.decodeUnknown(Deleted)(row)),
+      onOneReplica(sql, "housekeeping"),
+      Effect.map(Option.match({ onNone: () => 0, onSome: (batch) => batch.deleted }))
+    )
 
-  const purge = (statement: Effect.Effect<ReadonlyArray<unknown>, unknown>) =>
-    Effect.iterate(BATCH, { while: (deleted) => deleted === BATCH, body: () => batchOf(statement) })
+  /** Deletes batch after batch until one comes back short. */
+  const purge = (table: string, key: string, condition: Statement.Fragment) =>
+    Effect.iterate(HOUSEKEEPING_BATCH, {
+      while: (deleted) => deleted === HOUSEKEEPING_BATCH,
+      body: () => deleteBatch(table, key, condition)
+    })
 
   return Effect.gen(function*() {
     const at = yield* now
     const cutoff = new Date(at.getTime() - config.retentionDays * DAY_MS)
     const eventCutoff = new Date(at.getTime() - config.webhookEventRetentionDays * DAY_MS)
-    yield* purge(sql`WITH gone AS (DELETE FROM quotes WHERE id IN (
-                       SELECT id FROM quotes WHERE expires_at < ${cutoff} LIMIT ${BATCH}) RETURNING 1)
-                     SELECT count(*)::int AS deleted FROM gone`)
-    yield* purge(sql`WITH gone AS (DELETE FROM otp_challenges WHERE id IN (
-                       SELECT id FROM otp_challenges WHERE expires_at < ${cutoff} LIMIT ${BATCH}) RETURNING 1)
-                     SELECT count(*)::int AS deleted FROM gone`)
-    yield* purge(sql`WITH gone AS (DELETE FROM jobs WHERE id IN (
-                       SELECT id FROM jobs WHERE done_at < ${cutoff} OR dead_at < ${cutoff} LIMIT ${BATCH}) RETURNING 1)
-                     SELECT count(*)::int AS deleted FROM gone`)
-    yield* purge(sql`WITH gone AS (DELETE FROM webhook_events WHERE event_id IN (
-                       SELECT event_id FROM webhook_events WHERE received_at < ${eventCutoff} LIMIT ${BATCH}) RETURNING 1)
-                     SELECT count(*)::int AS deleted FROM gone`)
+    yield* purge("quotes", "id", sql`expires_at < ${cutoff}`)
+    yield* purge("otp_challenges", "id", sql`expires_at < ${cutoff}`)
+    yield* purge("jobs", "id", sql`done_at < ${cutoff} OR dead_at < ${cutoff}`)
+    yield* purge("webhook_events", "event_id", sql`received_at < ${eventCutoff}`)
   })
 })

@@ -6,6 +6,7 @@ import { Lifecycle } from "../payouts/Lifecycle.ts"
 import { PayoutRepo } from "../payouts/PayoutRepo.ts"
 import { makeHousekeeping } from "./Housekeeping.ts"
 import { type DueJob, Job, JobQueue } from "./JobQueue.ts"
+import { onOneReplica } from "./OneReplica.ts"
 import { pollWithBackoff } from "./PollLoop.ts"
 
 const MAX_JOBS_PER_TICK = 50
@@ -15,8 +16,6 @@ export const MAX_TICK_BACKOFF_MS = 30_000
 const retryDelaySeconds = (attempts: number) => Math.min(300, 2 ** attempts)
 
 const decodeJob = Schema.decodeUnknown(Job)
-
-const LockTaken = Schema.Struct({ taken: Schema.Boolean })
 
 /**
  * Runs due jobs, one per transaction. A job's work runs in a savepoint, so a failure (an unreadable payload
@@ -72,11 +71,7 @@ const makeJobRunner = Effect.gen(function*() {
 const makeExpirySweep = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const payouts = yield* PayoutRepo
-  return Effect.gen(function*() {
-    const [lock] = yield* sql`SELECT pg_try_advisory_xact_lock(hashtext('payouts:expiry-sweep')) AS taken`
-    if (!(yield* Schema.decodeUnknown(LockTaken)(lock)).taken) return
-    yield* payouts.expireOverdue(yield* now)
-  }).pipe(sql.withTransaction)
+  return Effect.flatMap(now, payouts.expireOverdue).pipe(onOneReplica(sql, "payouts:expiry-sweep"))
 })
 
 /**

@@ -9,8 +9,8 @@ export interface Flight<A> {
 type Joined<A, E> = { readonly flight: Deferred.Deferred<A, E>; readonly leader: boolean }
 
 /**
- * Concurrent calls share one run of `work`: the first caller runs it (in its own fiber, so inside its own
- * transaction if it has one), the others wait for its outcome, success or failure alike. The next call after
+ * Concurrent calls share one run of `work`: the first caller runs it itself (so inside its transaction, if it
+ * is in one), the others wait for its outcome, success or failure alike. The next call after
  * a run settles starts a new one. If the running caller is interrupted, a waiting caller takes over.
  */
 export const makeSingleFlight = <A, E>(work: Effect.Effect<A, E>): Effect.Effect<Effect.Effect<Flight<A>, E>> =>
