@@ -26,7 +26,7 @@ beforeAll(async () => {
 })
 afterAll(() => new Promise<void>((resolve) => liveHealth.close(() => resolve())))
 
-describe("integrations-conformance", () => {
+describe.concurrent("integrations-conformance", () => {
   it("--help explains every option and exits 0", async () => {
     const { code, stdout } = await cli(["--help"])
     expect(code).toBe(0)
