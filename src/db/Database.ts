@@ -1,16 +1,45 @@
 /**
  * The SQL layer: PostgreSQL at DATABASE_URL, or, without one, the embedded PostgreSQL server that
  * the project starts itself (src/db/EmbeddedPostgres.ts). Both hand out the same `PgClient` (no name
- * transforms: columns are snake_case and mapped explicitly).
+ * transforms: columns are snake_case and mapped explicitly), over a pool whose every wait is bounded
+ * (src/db/PgPool.ts), so a failing database turns into quick errors (503 at the HTTP edge), not hangs.
  */
 import type { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { startEmbeddedPostgres } from "./EmbeddedPostgres.ts"
+import { makePool } from "./PgPool.ts"
 
 export const POOL_SIZE = 10
 const APPLICATION_NAME = "cop-integrations"
+
+export interface DatabaseTimeoutsShape {
+  /** Opening a connection, and waiting for a free one when the pool is busy. */
+  readonly connect: Duration.DurationInput
+  /** One statement on the server (statement_timeout). Longer than the Idempotency-Key wait (10 s). */
+  readonly statement: Duration.DurationInput
+  /** Waiting for a lock (lock_timeout); the Idempotency-Key claim sets its own wait. */
+  readonly lock: Duration.DurationInput
+  /** A transaction left idle this long is ended by the server (idle_in_transaction_session_timeout). */
+  readonly idleInTransaction: Duration.DurationInput
+  /** No answer at all for this long (a stalled connection): the statement fails, the connection is dropped. */
+  readonly query: Duration.DurationInput
+  /** First TCP keepalive probe on an idle socket. */
+  readonly keepAliveDelay: Duration.DurationInput
+}
+
+/** The database timeouts; tests provide shorter ones. */
+export class DatabaseTimeouts extends Context.Reference<DatabaseTimeouts>()("DatabaseTimeouts", {
+  defaultValue: (): DatabaseTimeoutsShape => ({
+    connect: "5 seconds",
+    statement: "15 seconds",
+    lock: "5 seconds",
+    idleInTransaction: "30 seconds",
+    query: "20 seconds",
+    keepAliveDelay: "10 seconds"
+  })
+}) {}
 
 export interface DatabaseOptions {
   readonly url: Option.Option<Redacted.Redacted<string>>
@@ -45,8 +74,42 @@ export const describeDatabase = (info: DatabaseInfo): string =>
     ? `database: postgres at ${info.target}`
     : `database: embedded PostgreSQL (data dir ${info.target})`
 
+const millis = (duration: Duration.DurationInput) => Math.max(1, Math.round(Duration.toMillis(duration)))
+
+/** A new pool (ended with the scope) that has answered one query within the connect timeout. */
+const acquirePool = (url: Redacted.Redacted<string>) =>
+  Effect.gen(function*() {
+    const timeouts = yield* DatabaseTimeouts
+    const pool = yield* Effect.acquireRelease(
+      Effect.sync(() =>
+        makePool({
+          url: Redacted.value(url),
+          size: POOL_SIZE,
+          applicationName: APPLICATION_NAME,
+          connectTimeoutMs: millis(timeouts.connect),
+          statementTimeoutMs: millis(timeouts.statement),
+          lockTimeoutMs: millis(timeouts.lock),
+          idleInTransactionTimeoutMs: millis(timeouts.idleInTransaction),
+          queryTimeoutMs: millis(timeouts.query),
+          keepAliveDelayMs: millis(timeouts.keepAliveDelay)
+        })
+      ),
+      (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption("1 second"))
+    )
+    yield* Effect.tryPromise({
+      try: () => pool.query("SELECT 1"),
+      catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
+    }).pipe(
+      Effect.timeoutFail({
+        duration: timeouts.connect,
+        onTimeout: () => new SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" })
+      })
+    )
+    return pool
+  })
+
 const clientLayer = (url: Redacted.Redacted<string>) =>
-  PgClient.layer({ url, maxConnections: POOL_SIZE, applicationName: APPLICATION_NAME })
+  PgClient.layerFromPool({ acquire: acquirePool(url), applicationName: APPLICATION_NAME })
 
 /** The pool is closed before the server is stopped (finalizers run in reverse order). */
 const embeddedLayer = (dataDir: string) =>
