@@ -12,6 +12,12 @@ import * as NodeStream from "@effect/platform-node/NodeStream"
 import type { ErrorBody } from "@cop-integrations/contracts"
 import { Cause, Effect, Option, Stream } from "effect"
 import { randomBase62 } from "../ids.ts"
+import {
+  DATABASE_UNAVAILABLE,
+  isDatabaseUnavailable,
+  RETRY_AFTER_SECONDS,
+  retryReadsOnLostConnection
+} from "./DatabaseUnavailable.ts"
 import { ResponseHints } from "./ResponseHints.ts"
 import { allowedMethods } from "./Routes.ts"
 
@@ -159,6 +165,12 @@ const answerUnhandled = (request: HttpServerRequest.HttpServerRequest, requestId
   if (isUnstorableText(error)) {
     return Effect.succeed(errorResponse(400, { error: "request contains characters that are not allowed (NUL)" }))
   }
+  if (isDatabaseUnavailable(error)) {
+    return Effect.as(
+      Effect.logWarning("database unavailable", cause),
+      errorResponse(503, { error: DATABASE_UNAVAILABLE }, { "retry-after": String(RETRY_AFTER_SECONDS) })
+    )
+  }
   return Effect.as(
     Effect.logError("unhandled failure", cause),
     errorResponse(500, { error: `internal error (request id ${requestId})` })
@@ -211,6 +223,7 @@ export const errorBodies = (app: HttpApp.Default): HttpApp.Default =>
       Effect.provideService(HttpServerRequest.HttpServerRequest, forwarded),
       HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
       Effect.provideService(ResponseHints, hints),
+      retryReadsOnLostConnection(request.method),
       Effect.catchAllCause(answerUnhandled(request, requestId)),
       Effect.annotateLogs("requestId", requestId)
     )

@@ -18,7 +18,7 @@ import type { TestServer } from "./server.ts"
 
 export interface TunedServerOptions {
   /** The URL the app connects with, given the test database's own URL (default: that URL). */
-  readonly appDatabaseUrl?: (url: string) => string
+  readonly appDatabaseUrl?: (url: string) => string | Promise<string>
   /** Provided to the app's layers (Context.Reference overrides). */
   readonly overrides?: Layer.Layer<never>
   readonly env?: Record<string, string>
@@ -44,10 +44,16 @@ const closeAll = async (scope: Scope.CloseableScope, database: TestDatabase) => 
 }
 
 export const startTunedServer = async (options: TunedServerOptions = {}): Promise<TunedServer> => {
-  const database = await acquireTestDatabase()
   const env = new Map(Object.entries({ ...testDefaults, ...options.env }))
   const loaded = await Effect.runPromise(Effect.withConfigProvider(AppConfigShape, ConfigProvider.fromMap(env)))
-  const appUrl = options.appDatabaseUrl?.(database.url) ?? database.url
+  const database = await acquireTestDatabase()
+  let appUrl = database.url
+  try {
+    appUrl = (await options.appDatabaseUrl?.(database.url)) ?? database.url
+  } catch (error) {
+    await database.release()
+    throw error
+  }
   const config = { ...loaded, databaseUrl: Option.some(Redacted.make(appUrl)), port: 0 }
 
   const layer = serverLayer(config).pipe(

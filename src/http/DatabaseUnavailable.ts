@@ -1,0 +1,23 @@
+/**
+ * The HTTP side of a failing database (src/db/DatabaseFailures.ts): a read whose connection was lost
+ * is run once more, and what still fails because the database is unavailable is a 503 ErrorBody with
+ * Retry-After, never a 500.
+ */
+import { Cause, Effect, Option } from "effect"
+import { isConnectionLost, isDatabaseUnavailable } from "../db/DatabaseFailures.ts"
+
+export const RETRY_AFTER_SECONDS = 2
+
+export const DATABASE_UNAVAILABLE = "the database is unavailable; retry shortly"
+
+export { isDatabaseUnavailable }
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"])
+
+const lostConnection = (cause: Cause.Cause<unknown>) => Option.exists(Cause.dieOption(cause), isConnectionLost)
+
+/** A read whose database connection was lost runs once more, on a fresh connection: it has no effect to repeat. */
+export const retryReadsOnLostConnection = (method: string) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  SAFE_METHODS.has(method)
+    ? self.pipe(Effect.sandbox, Effect.retry({ times: 1, while: lostConnection }), Effect.unsandbox)
+    : self
