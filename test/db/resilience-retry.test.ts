@@ -1,0 +1,89 @@
+/**
+ * Which database failures are 503 (retry) rather than 500 (bug), and which requests the service retries
+ * itself: a read whose connection was lost runs once more; a write, or a timeout, does not.
+ */
+import { SqlError } from "@effect/sql/SqlError"
+import { Effect, Exit } from "effect"
+import { describe, expect, it } from "vitest"
+import { isConnectionLost, isDatabaseUnavailable } from "../../src/db/DatabaseFailures.ts"
+import { retryReadsOnLostConnection } from "../../src/http/DatabaseUnavailable.ts"
+
+const withCode = (code: string, message = "boom") => Object.assign(new Error(message), { code })
+const sqlError = (cause: unknown) => new SqlError({ cause, message: "Failed to execute statement" })
+
+const lost = [
+  sqlError(withCode("ECONNREFUSED", "connect ECONNREFUSED 127.0.0.1:5432")),
+  sqlError(withCode("ECONNRESET", "read ECONNRESET")),
+  sqlError(new Error("Connection terminated unexpectedly")),
+  sqlError(new Error("timeout exceeded when trying to connect")),
+  sqlError(new Error("Client has encountered a connection error and is not queryable")),
+  sqlError(withCode("57P01", "terminating connection due to administrator command")),
+  sqlError(withCode("08006", "connection failure")),
+  sqlError(withCode("53300", "sorry, too many clients already")),
+  sqlError(withCode("25P03", "terminating connection due to idle-in-transaction timeout"))
+]
+const busy = [
+  sqlError(withCode("57014", "canceling statement due to statement timeout")),
+  sqlError(withCode("55P03", "canceling statement due to lock timeout")),
+  sqlError(withCode("40P01", "deadlock detected")),
+  sqlError(new Error("Query read timeout"))
+]
+const bugs = [
+  sqlError(withCode("42601", "syntax error")),
+  sqlError(withCode("23505", "duplicate key value violates unique constraint")),
+  sqlError(new TypeError("Cannot read properties of undefined")),
+  new Error("Connection terminated unexpectedly")
+]
+
+describe("database failure classes", () => {
+  it.each(lost)("a lost connection is unavailable and retryable: %s", (error) => {
+    expect(isConnectionLost(error)).toBe(true)
+    expect(isDatabaseUnavailable(error)).toBe(true)
+  })
+  it.each(busy)("a timeout or conflict is unavailable but not retried: %s", (error) => {
+    expect(isConnectionLost(error)).toBe(false)
+    expect(isDatabaseUnavailable(error)).toBe(true)
+  })
+  it.each(bugs)("anything else stays a bug (500): %s", (error) => {
+    expect(isDatabaseUnavailable(error)).toBe(false)
+  })
+})
+
+/** Dies with each given defect in turn, then succeeds; counts the runs. */
+const flaky = (defects: ReadonlyArray<unknown>) => {
+  let runs = 0
+  const effect = Effect.suspend(() => {
+    const defect = defects[runs++]
+    return defect === undefined ? Effect.succeed("ok") : Effect.die(defect)
+  })
+  return { effect, runs: () => runs }
+}
+
+describe("retryReadsOnLostConnection", () => {
+  it("runs a GET once more when its connection was lost", async () => {
+    const request = flaky([lost[1]])
+    expect(await Effect.runPromise(retryReadsOnLostConnection("GET")(request.effect))).toBe("ok")
+    expect(request.runs()).toBe(2)
+  })
+
+  it("retries only once", async () => {
+    const request = flaky([lost[0], lost[1]])
+    const exit = await Effect.runPromiseExit(retryReadsOnLostConnection("GET")(request.effect))
+    expect(Exit.isFailure(exit)).toBe(true)
+    expect(request.runs()).toBe(2)
+  })
+
+  it.each(["POST", "PUT", "PATCH", "DELETE"])("does not repeat a %s", async (method) => {
+    const request = flaky([lost[1]])
+    const exit = await Effect.runPromiseExit(retryReadsOnLostConnection(method)(request.effect))
+    expect(Exit.isFailure(exit)).toBe(true)
+    expect(request.runs()).toBe(1)
+  })
+
+  it("does not repeat a GET that timed out", async () => {
+    const request = flaky([busy[0]])
+    const exit = await Effect.runPromiseExit(retryReadsOnLostConnection("GET")(request.effect))
+    expect(Exit.isFailure(exit)).toBe(true)
+    expect(request.runs()).toBe(1)
+  })
+})
