@@ -28,6 +28,7 @@ import { MarketMock } from "./provider/Market.ts"
 import { ProviderMock } from "./provider/ProviderMock.ts"
 import { QuoteService } from "./quotes/QuoteService.ts"
 import { RateCache } from "./quotes/RateCache.ts"
+import { RateCacheMock } from "./quotes/RateCacheMock.ts"
 import { ProviderWebhook } from "./webhooks/ProviderWebhook.ts"
 
 /** The outside world: mock Layers (deterministic, no network) or, later, live ones. */
@@ -38,7 +39,7 @@ const externalServices = (config: AppConfigShape) => {
     )
   }
   const mailer = Option.match(config.emailApiKey, { onNone: () => MailerDisabled, onSome: MailerHttp })
-  return Layer.mergeAll(ProviderMock, ChainMock, MarketMock, mailer)
+  return Layer.mergeAll(ProviderMock, ChainMock, MarketMock, RateCacheMock, mailer)
 }
 
 /** PostgreSQL (or embedded PGlite), migrated before anything else uses it. */

@@ -1,0 +1,33 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { BREB, call, expectErrorBody } from "../support/http.ts"
+import { startTestServer, type TestServer } from "../support/server.ts"
+
+let server: TestServer
+let apiKey: string
+
+beforeAll(async () => {
+  server = await startTestServer({ env: { RATE_CACHE_TTL_SECONDS: "3600" } })
+  ;({ apiKey } = await server.newIntegration())
+})
+afterAll(() => server?.close())
+
+const quote = (query: string, headers: Record<string, string> = {}) =>
+  call(server, `${BREB}/quote${query}`, { apiKey, headers })
+
+describe("X-Mock-Scenario: provider_unavailable on quote", () => {
+  it("is 503 ErrorBody while the rate cache is warm, and the cache serves again without it", async () => {
+    const warm = await quote("")
+    expect(warm.status, warm.text).toBe(200)
+    const cached = await quote("")
+    expect(cached.body.cached).toBe(true)
+
+    for (const query of ["", "?destinationCop=250000"]) {
+      expectErrorBody(await quote(query, { "x-mock-scenario": "provider_unavailable" }), 503)
+    }
+
+    const after = await quote("")
+    expect(after.status, after.text).toBe(200)
+    expect(after.body.cached).toBe(true)
+    expect(after.body.sellRateUsdCop).toBe(warm.body.sellRateUsdCop)
+  })
+})
