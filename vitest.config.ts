@@ -7,6 +7,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // One worker process runs many files: effect, the app and the contract are imported once per worker,
+    // not once per file (the suite's collect time fell from ~80 s to ~7 s). Files share no mutable rows:
+    // each gets its own database.
+    isolate: false,
     maxWorkers: 2,
     minWorkers: 1
   }

@@ -1,13 +1,13 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { HttpServer } from "@effect/platform"
-import { SqlError } from "@effect/sql"
-import { Cause, ConfigError, Console, Deferred, Effect, Exit, Fiber, FiberId, Layer, Option } from "effect"
+import { Cause, Console, Deferred, Effect, Exit, Fiber, FiberId, Layer, Option } from "effect"
 import { serverLayer } from "./App.ts"
 import { type AppConfigShape, AppConfigShape as LoadConfig, describeDatabase } from "./Config.ts"
 import { createHttpServer } from "./http/NodeServer.ts"
 import { manageLifecycle } from "./http/ServeLifecycle.ts"
 import { bootstrapDemo } from "./integrations/Demo.ts"
 import { LoggingLive } from "./Logging.ts"
+import { startupFailureLine } from "./StartupFailure.ts"
 
 const banner = (lines: ReadonlyArray<string>) => Console.log(["", ...lines.map((line) => `  ${line}`), ""].join("\n"))
 
@@ -57,20 +57,12 @@ const main = Effect.gen(function*() {
   }))
 })
 
-const causeMessage = (error: SqlError.SqlError) =>
-  error.cause instanceof Error && error.cause.message !== "" ? `: ${error.cause.message}` : ""
-
 /** A configuration or database mistake is one plain line for the operator; anything else is logged with its cause. */
-const reportFailure = (cause: Cause.Cause<unknown>) => {
-  const failure = Cause.failureOption(cause)
-  if (Option.isSome(failure) && ConfigError.isConfigError(failure.value)) {
-    return Console.error(`configuration error: ${String(failure.value).replace(/^\((.*)\)$/s, "$1")}`)
-  }
-  if (Option.isSome(failure) && failure.value instanceof SqlError.SqlError) {
-    return Console.error(`database error: ${failure.value.message}${causeMessage(failure.value)}`)
-  }
-  return Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError("the service stopped", cause)
-}
+const reportFailure = (cause: Cause.Cause<unknown>) =>
+  Option.match(startupFailureLine(cause), {
+    onSome: Console.error,
+    onNone: () => (Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError("the service stopped", cause))
+  })
 
 const fiber = Effect.runFork(main.pipe(Effect.tapErrorCause(reportFailure), Effect.provide(LoggingLive)))
 

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Effect, Logger, LogLevel, Ref, TestClock } from "effect"
+import { Clock, Effect, Logger, LogLevel, Ref, TestClock, TestContext } from "effect"
 import { pollWithBackoff } from "../../src/jobs/PollLoop.ts"
+
+// Explicit, not left to `it.scoped`: with vitest's isolate:false another file's @effect/vitest `layer()` can
+// replace the environment `it.scoped` provides (it mutates the shared `it`), and this test needs the TestClock.
+const withTestClock = Effect.provide(TestContext.TestContext)
 
 const EVERY_MS = 100
 const CAP_MS = 5_000
@@ -45,5 +49,5 @@ describe("pollWithBackoff", () => {
       expect(logged).toHaveLength(2)
       expect(logged[1]!.level).toBe(LogLevel.Info)
       expect(logged[1]!.message).toContain("recovered")
-    }))
+    }).pipe(withTestClock))
 })

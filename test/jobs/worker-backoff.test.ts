@@ -7,12 +7,16 @@ import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, ConfigProvider, Effect, Layer, Logger, LogLevel, Ref, TestClock } from "effect"
+import { Cause, ConfigProvider, Effect, Layer, Logger, LogLevel, Ref, TestClock, TestContext } from "effect"
 import { AppConfig, AppConfigShape } from "../../src/Config.ts"
 import { JobQueue } from "../../src/jobs/JobQueue.ts"
 import { JobWorkerLive, MAX_TICK_BACKOFF_MS } from "../../src/jobs/JobWorker.ts"
 import { Lifecycle } from "../../src/payouts/Lifecycle.ts"
 import { PayoutRepo } from "../../src/payouts/PayoutRepo.ts"
+
+// Explicit, not left to `it.scoped`: with vitest's isolate:false another file's @effect/vitest `layer()` can
+// replace the environment `it.scoped` provides (it mutates the shared `it`), and this test needs the TestClock.
+const withTestClock = Effect.provide(TestContext.TestContext)
 
 const POLL_MS = 200
 /** The worker's polling loops: jobs, the expiry sweep and housekeeping, each at least POLL_MS apart. */
@@ -78,5 +82,5 @@ describe("job worker with the database down", () => {
         expect(entry.message).not.toContain("\n")
         expect(entry.message.length).toBeLessThanOrEqual(300)
       }
-    }))
+    }).pipe(withTestClock))
 })

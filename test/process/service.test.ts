@@ -3,7 +3,13 @@ import { chmod, mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ConfigProvider, Effect, Exit, Layer, Logger, LogLevel, Option } from "effect"
+import { NodeHttpServer } from "@effect/platform-node"
+import { serverLayer } from "../../src/App.ts"
+import { createHttpServer } from "../../src/http/NodeServer.ts"
+import { AppConfigShape } from "../../src/Config.ts"
 import { startEmbeddedPostgres } from "../../src/db/EmbeddedPostgres.ts"
+import { startupFailureLine } from "../../src/StartupFailure.ts"
 import { renderOpenApiForTest } from "../support/openapi.ts"
 import { repoRoot, runScript, runWalkthrough, type StartedProcess, startServiceProcess } from "../support/process.ts"
 
@@ -62,8 +68,13 @@ describe("npm start on the embedded PostgreSQL (no DATABASE_URL)", () => {
     expect(outcome.output).toContain("\"kycStatus\":\"approved\"")
   })
 
-  it("keys CLI joins the running server: an issued key works at once, list shows only its last 4, revoke disables it", async () => {
-    const issued = await runScript(["scripts/keys.ts", "issue", "acme"], env())
+  it("keys CLI joins the running server: an issued key works at once, list shows only its last 4, revoke disables it; an unknown command exits 2", async () => {
+    const [issued, unknown] = await Promise.all([
+      runScript(["scripts/keys.ts", "issue", "acme"], env()),
+      runScript(["scripts/keys.ts", "rotate"], env())
+    ])
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toContain("usage")
     expect(issued.code, issued.stderr).toBe(0)
     const key = lastLine(issued.stdout)
     expect(key).toMatch(/^cop_test_pk_[0-9A-Za-z]{49}$/)
@@ -83,11 +94,6 @@ describe("npm start on the embedded PostgreSQL (no DATABASE_URL)", () => {
     expect(await denied.json()).toEqual({ error: "unknown or revoked API key" })
   })
 
-  it("keys CLI: an unknown command exits 2 with usage", async () => {
-    const result = await runScript(["scripts/keys.ts", "rotate"], env())
-    expect(result.code).toBe(2)
-    expect(result.stderr).toContain("usage")
-  })
 
   it("SIGTERM: exits 0 and stops the embedded server it started", async () => {
     expect(existsSync(join(dataDir, "postmaster.pid"))).toBe(true)
@@ -108,17 +114,46 @@ describe("npm start on the embedded PostgreSQL (no DATABASE_URL)", () => {
   })
 })
 
-describe.concurrent("start-up with a configuration mistake", () => {
+/** The one line an operator sees, computed in-process for each kind of mistake (no process per case). */
+const startupFailure = async (env: Record<string, string>) => {
+  const exit = await Effect.runPromiseExit(
+    Effect.flatMap(AppConfigShape, (config) =>
+      Layer.build(serverLayer(config).pipe(Layer.provide(NodeHttpServer.layer(createHttpServer, { port: 0, host: "127.0.0.1" }))))).pipe(
+      Effect.scoped,
+      Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({ PORT: "0", ...env })))),
+      Effect.provide(Logger.minimumLogLevel(LogLevel.None))
+    )
+  )
+  return Exit.isFailure(exit) ? Option.getOrUndefined(startupFailureLine(exit.cause)) : "started"
+}
+
+describe("start-up with a configuration mistake", () => {
   it.each([
     [{ PORT: "abc" }, "PORT"],
     [{ MOCK_OTP_DEBUG_CODE: "12ab" }, "MOCK_OTP_DEBUG_CODE"],
-    [{ APP_MODE: "live" }, "APP_MODE"]
-  ])("%j exits 1 with one configuration error line naming %s, and no stack trace", async (env, name) => {
-    const result = await runScript(["src/main.ts"], { PORT: "0", DATABASE_URL: "", EMBEDDED_DATA_DIR: "/nonexistent/never-started", ...env })
+    [{ APP_MODE: "live" }, "APP_MODE"],
+    [{ BREB_MAX_COP: "-5" }, "BREB_MAX_COP"]
+  ])("%j is one configuration error line naming %s, before any database work", async (env, name) => {
+    const line = await startupFailure({ DATABASE_URL: "postgres://nobody@127.0.0.1:1/never-reached", ...env })
+    expect(line).toMatch(/^configuration error: /)
+    expect(line).toContain(name)
+    expect(line).not.toContain("\n")
+  })
+
+  it("an unreachable database is one database error line, without the password", async () => {
+    const line = await startupFailure({ DATABASE_URL: "postgres://partner:s3cret-pw@127.0.0.1:1/payouts" })
+    expect(line).toMatch(/^database error: .*ECONNREFUSED/)
+    expect(line).not.toContain("s3cret-pw")
+  })
+})
+
+describe.concurrent("start-up failures of the process", () => {
+  it("a configuration mistake exits 1 with that one line on stderr and no stack trace", async () => {
+    const result = await runScript(["src/main.ts"], { PORT: "abc", DATABASE_URL: "", EMBEDDED_DATA_DIR: "/nonexistent/never-started" })
     expect(result.code).toBe(1)
     const errorLines = result.stderr.split("\n").filter((line) => line.startsWith("configuration error: "))
     expect(errorLines).toHaveLength(1)
-    expect(errorLines[0]).toContain(name)
+    expect(errorLines[0]).toContain("PORT")
     expect(`${result.stdout}${result.stderr}`).not.toMatch(/\n\s+at /)
     expect(result.stdout).not.toContain("listening on")
     expect(result.stdout).not.toContain("migrations")

@@ -58,7 +58,7 @@ const expectCaught = (variant: BrokenVariant, results: ReadonlyArray<ScenarioRes
   }
 }
 
-describe("broken deployments: each is caught by the scenario for the rule it breaks", () => {
+describe.concurrent("broken deployments: each is caught by the scenario for the rule it breaks", () => {
   it("there are at least ten", () => {
     expect(brokenVariants.length).toBeGreaterThanOrEqual(10)
   })
