@@ -101,6 +101,17 @@ describe("start-up", () => {
   }, 60_000)
 })
 
+describe("npm start", () => {
+  it("passes SIGTERM on to the service: when npm has exited, nothing is left serving", async () => {
+    const database = await freshDatabase()
+    const service = await startServiceProcess({ DATABASE_URL: database.url }, { via: "npm" })
+    const port = Number(new URL(service.baseUrl).port)
+    expect(isAnswer(await send(port, "GET", "/healthz", {}))).toBe(true)
+    expect(await service.stop("SIGTERM")).toBe(0)
+    expect(await send(port, "GET", "/healthz", {})).toBe("ECONNREFUSED")
+  }, 60_000)
+})
+
 describe("SIGTERM under load", () => {
   it("refuses new connections, finishes every request it received (one still uploading its body), then exits 0", async () => {
     const database = await freshDatabase()

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url"
 
 export const repoRoot = fileURLToPath(new URL("../..", import.meta.url))
 /** How `npm start` runs TypeScript: one node process with tsx's loader. */
-const nodeWithTsx = (args: ReadonlyArray<string>) => [process.execPath, ["--import", "tsx", ...args]] as const
+const nodeWithTsx = (args: ReadonlyArray<string>): readonly [string, ReadonlyArray<string>] => [process.execPath, ["--import", "tsx", ...args]]
 
 export interface StartedProcess {
   readonly child: ChildProcessWithoutNullStreams
@@ -17,11 +17,25 @@ export interface StartedProcess {
 
 const lineWith = (text: string, pattern: RegExp) => pattern.exec(text)?.[1]
 
-/** Starts `src/main.ts`; resolves once the banner shows the listening address (or rejects with its output). */
-export const startServiceProcess = async (env: Record<string, string>, timeoutMs = 60_000): Promise<StartedProcess> => {
-  const child = spawn(...nodeWithTsx(["src/main.ts"]), {
+/** `npm start` itself, through the npm that runs this test when there is one. */
+const npmStart = (): readonly [string, ReadonlyArray<string>] => {
+  const npmCli = process.env["npm_execpath"]
+  return npmCli?.endsWith(".js") ? [process.execPath, [npmCli, "start"]] : ["npm", ["start"]]
+}
+
+/**
+ * Starts `src/main.ts` (or, with `via: "npm"`, `npm start`); resolves once the banner shows the listening
+ * address (or rejects with its output).
+ */
+export const startServiceProcess = async (
+  env: Record<string, string>,
+  options: { readonly timeoutMs?: number; readonly via?: "node" | "npm" } = {}
+): Promise<StartedProcess> => {
+  const timeoutMs = options.timeoutMs ?? 60_000
+  const [command, args] = options.via === "npm" ? npmStart() : nodeWithTsx(["src/main.ts"])
+  const child = spawn(command, args, {
     cwd: repoRoot,
-    env: { ...process.env, PORT: "0", LOG_LEVEL: "info", ...env }
+    env: { ...process.env, PORT: "0", LOG_LEVEL: "info", npm_config_update_notifier: "false", ...env }
   })
   let out = ""
   child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")))
@@ -57,7 +71,8 @@ export const startServiceProcess = async (env: Record<string, string>, timeoutMs
 
 /** Runs a script to completion and returns its exit code and output. */
 export const runScript = async (args: ReadonlyArray<string>, env: Record<string, string>) => {
-  const child = spawn(...nodeWithTsx(args), { cwd: repoRoot, env: { ...process.env, ...env } })
+  const [command, nodeArgs] = nodeWithTsx(args)
+  const child = spawn(command, nodeArgs, { cwd: repoRoot, env: { ...process.env, ...env } })
   let stdout = ""
   let stderr = ""
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")))
