@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { once } from "node:events"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -111,12 +111,39 @@ const approvedCustomer = async (service: Service, auth: Record<string, string>) 
   return userAddress
 }
 
+/** Resident memory of the embedded PostgreSQL: every process whose command line names its data directory. */
+const postgresRssMb = (dataDir: string | undefined): number | undefined => {
+  if (dataDir === undefined) return undefined
+  let kb = 0
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    const cmdline = readFileOrEmpty(`/proc/${pid}/cmdline`)
+    const parent = readFileOrEmpty(`/proc/${pid}/status`)
+    if (cmdline.includes(dataDir) || isChildOfPostmaster(parent, dataDir)) kb += Number(/VmRSS:\s+(\d+)/.exec(parent)?.[1] ?? "0")
+  }
+  return Math.round(kb / 1024)
+}
+
+const readFileOrEmpty = (path: string) => {
+  try {
+    return readFileSync(path, "utf8")
+  } catch {
+    return ""
+  }
+}
+
+/** PostgreSQL's backends show the postmaster's pid as their parent, not the data directory. */
+const isChildOfPostmaster = (status: string, dataDir: string) => {
+  const ppid = /PPid:\s+(\d+)/.exec(status)?.[1]
+  return ppid !== undefined && readFileOrEmpty(`/proc/${ppid}/cmdline`).includes(dataDir) && /^Name:\s+postgres/m.test(status)
+}
+
 const bench = async (label: string, env: Record<string, string>) => {
   const service = await startService(env)
   const pid = servicePid(service.child)
   const auth = { authorization: `Bearer ${service.key}` }
   const api = `${service.baseUrl}/api/integrations/breb`
   const idleRss = rssMb(pid)
+  const idlePostgres = postgresRssMb(env["EMBEDDED_DATA_DIR"])
   const userAddress = await approvedCustomer(service, auth)
   const results = [
     await load("GET /healthz", REQUESTS, () => fetch(`${service.baseUrl}/healthz`)),
@@ -130,17 +157,39 @@ const bench = async (label: string, env: Record<string, string>) => {
     await load("GET payouts?limit=50", REQUESTS, () => fetch(`${api}/payouts?limit=50`, { headers: auth }))
   ]
   const loadedRss = rssMb(pid)
+  const loadedPostgres = postgresRssMb(env["EMBEDDED_DATA_DIR"])
   await stop(service.child)
   console.log(`\n## ${label}`)
   console.log(`start-up to first 200 on /healthz: ${Math.round(service.startupMs)} ms (node --import tsx + database + migrations + listen)`)
   console.log(`server RSS: ${idleRss} MB idle, ${loadedRss} MB after load (${REQUESTS} requests × 4, concurrency ${CONCURRENCY})`)
+  if (idlePostgres !== undefined) {
+    console.log(`embedded PostgreSQL RSS (all its processes): ${idlePostgres} MB idle, ${loadedPostgres} MB after load`)
+  }
   console.table(results)
+}
+
+/** `npm start` a second time on the same data directory: the cluster exists, only the server starts. */
+const restart = async (env: Record<string, string>) => {
+  const started = performance.now()
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: root, env: { ...process.env, PORT: "0", LOG_LEVEL: "warn", ...env } })
+  let out = ""
+  child.stdout?.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")))
+  while (!/listening on http/.test(out)) {
+    if (child.exitCode !== null) throw new Error(`restart failed:\n${out}`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  const ms = performance.now() - started
+  await stop(child)
+  console.log(`\nrestart on the same data directory, to the banner: ${Math.round(ms)} ms`)
 }
 
 const databaseUrl = process.env["DATABASE_URL"]
 console.log(`bench: ${REQUESTS} requests per endpoint, concurrency ${CONCURRENCY}, ${process.version}`)
 const embeddedDir = mkdtempSync(join(tmpdir(), "bench-embedded-"))
-await bench("embedded PostgreSQL (fresh data directory)", { EMBEDDED_DATA_DIR: join(embeddedDir, "data"), DATABASE_URL: "" })
+chmodSync(embeddedDir, 0o755) // as root, PostgreSQL runs as the unprivileged 'postgres' user, who must reach it
+const embeddedEnv = { EMBEDDED_DATA_DIR: join(embeddedDir, "data"), DATABASE_URL: "" }
+await bench("embedded PostgreSQL (fresh data directory)", embeddedEnv)
+await restart(embeddedEnv)
 rmSync(embeddedDir, { recursive: true, force: true })
 if (databaseUrl !== undefined && databaseUrl !== "") {
   await bench(`PostgreSQL (${new URL(databaseUrl).host})`, { DATABASE_URL: databaseUrl })

@@ -11,11 +11,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { IdempotencyWait } from "../../src/idempotency/IdempotencyStore.ts"
 import { countPayouts, decodePayout, expectError, newPartner, payoutBody } from "../support/flows.ts"
 import { holdLock, lockWaiters } from "../support/locks.ts"
-import { startTunedServer, type TunedServer } from "../support/tunedServer.ts"
+import { startTestServer, type TestServer } from "../support/server.ts"
 
-let server: TunedServer
+let server: TestServer
 beforeAll(async () => {
-  server = await startTunedServer({ overrides: Layer.succeed(IdempotencyWait, Duration.seconds(1)) })
+  server = await startTestServer({ overrides: Layer.succeed(IdempotencyWait, Duration.seconds(1)) })
 })
 afterAll(() => server?.close())
 

@@ -5,10 +5,10 @@
 import { Layer } from "effect"
 import { DatabaseTimeouts, type DatabaseTimeoutsShape } from "../../src/db/Database.ts"
 import { startTcpProxy, targetOf, type TcpProxy } from "./tcpProxy.ts"
-import { startTunedServer, type TunedServer } from "./tunedServer.ts"
+import { startTestServer, type TestServer } from "./server.ts"
 
 export interface ProxiedServer {
-  readonly server: TunedServer
+  readonly server: TestServer
   readonly proxy: TcpProxy
   readonly close: () => Promise<void>
 }
@@ -16,7 +16,7 @@ export interface ProxiedServer {
 /** The app behind a proxy, with `overrides` (default: short database timeouts). */
 export const startProxiedServer = async (overrides: Layer.Layer<never> = shortTimeouts): Promise<ProxiedServer> => {
   const proxies: Array<TcpProxy> = []
-  const server = await startTunedServer({
+  const server = await startTestServer({
     appDatabaseUrl: async (url) => {
       const proxy = await startTcpProxy(targetOf(url))
       proxies.push(proxy)

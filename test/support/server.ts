@@ -7,7 +7,7 @@ import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest, HttpServ
 import { NodeHttpServer } from "@effect/platform-node"
 import type { SqlClient } from "@effect/sql"
 import { IntegrationsApi } from "@cop-integrations/contracts"
-import { ConfigProvider, Effect, Exit, Layer, Logger, LogLevel, Option, Redacted, type Runtime, Scope } from "effect"
+import { ConfigProvider, Effect, Exit, Layer, Logger, LogLevel, Option, Redacted, Scope } from "effect"
 import { serverLayer } from "../../src/App.ts"
 import { ApiKeyRepo } from "../../src/auth/ApiKeyRepo.ts"
 import type { KeyKind } from "../../src/auth/ApiKey.ts"
@@ -23,6 +23,10 @@ export interface TestServerOptions {
   readonly env?: Record<string, string>
   /** Collect every log line (JSON) the server writes, for log-hygiene tests. */
   readonly captureLogs?: boolean
+  /** The URL the app connects with, given the test database's own URL (e.g. through ./tcpProxy.ts). */
+  readonly appDatabaseUrl?: (url: string) => string | Promise<string>
+  /** Provided to the app's layers: overrides of values read with a production default (Context.Reference). */
+  readonly overrides?: Layer.Layer<never>
 }
 
 export interface TestServer {
@@ -34,6 +38,8 @@ export interface TestServer {
   readonly newIntegration: (kind?: KeyKind) => Promise<{ readonly integrationId: string; readonly apiKey: string }>
   /** Runs an Effect with the app's services (SqlClient, repos, ...) against the test database. */
   readonly run: <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient | ApiKeyRepo | IntegrationRepo>) => Promise<A>
+  /** Runs an Effect on a connection of its own to the test database (not the app's pool, not via a proxy). */
+  readonly direct: <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) => Promise<A>
   readonly close: () => Promise<void>
 }
 
@@ -49,11 +55,29 @@ let integrationCounter = 0
 
 export const startTestServer = async (options: TestServerOptions = {}): Promise<TestServer> => {
   const database = await acquireTestDatabase()
+  const scope = Effect.runSync(Scope.make())
+  const close = async () => {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+    await database.release()
+  }
+  try {
+    return await serveOn(database, scope, close, options)
+  } catch (error) {
+    await close()
+    throw error
+  }
+}
+
+const serveOn = async (
+  database: TestDatabase,
+  scope: Scope.CloseableScope,
+  close: () => Promise<void>,
+  options: TestServerOptions
+): Promise<TestServer> => {
   const env = new Map(Object.entries({ ...testDefaults, ...options.env }))
-  const loaded = await Effect.runPromise(
-    Effect.withConfigProvider(AppConfigShape, ConfigProvider.fromMap(env))
-  )
-  const config: AppConfig = { ...loaded, databaseUrl: Option.some(Redacted.make(database.url)), port: 0 }
+  const loaded = await Effect.runPromise(Effect.withConfigProvider(AppConfigShape, ConfigProvider.fromMap(env)))
+  const appUrl = (await options.appDatabaseUrl?.(database.url)) ?? database.url
+  const config: AppConfig = { ...loaded, databaseUrl: Option.some(Redacted.make(appUrl)), port: 0 }
   const logs: Array<string> = []
   const logging = options.captureLogs === true
     ? Logger.replace(Logger.defaultLogger, Logger.map(Logger.jsonLogger, (line) => void logs.push(line)))
@@ -61,17 +85,12 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
 
   const layer = serverLayer(config).pipe(
     Layer.provideMerge(NodeHttpServer.layer(createHttpServer, { port: 0, host: "127.0.0.1" })),
+    Layer.provide(options.overrides ?? Layer.empty),
     Layer.provide(logging)
   )
-  const scope = Effect.runSync(Scope.make())
-  let runtime: Runtime.Runtime<Layer.Layer.Success<typeof layer>>
-  try {
-    runtime = await Effect.runPromise(Scope.extend(Layer.toRuntime(layer), scope))
-  } catch (error) {
-    await Effect.runPromise(Scope.close(scope, Exit.void))
-    await database.release()
-    throw error
-  }
+  // Closed last (scopes close their finalizers in reverse): the direct pool outlives the app's.
+  const directRuntime = await Effect.runPromise(Scope.extend(Layer.toRuntime(database.layer), scope))
+  const runtime = await Effect.runPromise(Scope.extend(Layer.toRuntime(layer), scope))
   const run = <A, E>(effect: Effect.Effect<A, E, Layer.Layer.Success<typeof layer>>) =>
     Effect.runPromise(Effect.provide(effect, runtime))
   const address = await run(HttpServer.addressWith(Effect.succeed))
@@ -91,10 +110,8 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
         return { integrationId: integration.id, apiKey: issued.key }
       })),
     run,
-    close: async () => {
-      await Effect.runPromise(Scope.close(scope, Exit.void))
-      await database.release()
-    }
+    direct: (effect) => Effect.runPromise(Effect.provide(effect, directRuntime)),
+    close
   }
 }
 
