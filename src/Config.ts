@@ -57,6 +57,7 @@ export const AppConfigShape = Config.all({
   rateLimitBurst: positiveInt("RATE_LIMIT_BURST", 200),
   chainName: Config.string("CHAIN_NAME").pipe(Config.withDefault("base")),
   chainRpcUrl: optionalSecret("CHAIN_RPC_URL"),
+  chainConfirmations: positiveInt("CHAIN_CONFIRMATIONS", 1),
   tokenAddress: address("TOKEN_ADDRESS", "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"),
   tokenDecimals: positiveInt("TOKEN_DECIMALS", 6),
   feeWalletAddress: address("FEE_WALLET_ADDRESS", "0x1111111111111111111111111111111111111111"),

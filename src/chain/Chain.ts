@@ -16,8 +16,13 @@ export interface TransferCheck {
   readonly minAmountBaseUnits: bigint
 }
 
+export interface VerifiedTransfer {
+  /** When the block holding the transfer was mined: a deposit mined inside its window counts, even if confirmed late. */
+  readonly minedAt: Date
+}
+
 /** The EVM chain: the token users pay with, and onchain verification of their transfers. */
 export class Chain extends Context.Tag("Chain")<Chain, {
   readonly token: (symbol: string) => TokenInfo
-  readonly verifyTransfer: (check: TransferCheck) => Effect.Effect<void, DepositNotVerified>
+  readonly verifyTransfer: (check: TransferCheck) => Effect.Effect<VerifiedTransfer, DepositNotVerified>
 }>() {}

@@ -8,14 +8,17 @@ export interface ChainLiveOptions {
   readonly chainName: string
   readonly tokenAddress: string
   readonly tokenDecimals: number
+  /** Blocks a deposit's block must have on top of it, itself included (default 1: mined). */
+  readonly confirmations?: number
 }
 
 const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase()
 
 /**
  * The chain through a JSON-RPC node (viem). A deposit is verified when its receipt exists, succeeded, was sent
- * by the user, and carries a Transfer of at least the expected amount of the configured token to the expected
- * address (DESIGN §3, live confirm). Every mismatch is a `DepositNotVerified` whose reason names it.
+ * by the user, carries a Transfer of at least the expected amount of the configured token to the expected
+ * address (DESIGN §3, live confirm), and has the required confirmations. Every mismatch is a
+ * `DepositNotVerified` whose reason names it.
  */
 export const makeChainLive = (options: ChainLiveOptions) => {
   const client = createPublicClient({
@@ -23,7 +26,13 @@ export const makeChainLive = (options: ChainLiveOptions) => {
     cacheTime: 0
   })
   const tokenAddress = getAddress(options.tokenAddress)
+  const confirmations = BigInt(options.confirmations ?? 1)
   const notVerified = (reason: string) => new DepositNotVerified({ reason })
+  const ask = <A>(what: string, call: () => Promise<A>) =>
+    Effect.tryPromise({
+      try: call,
+      catch: () => notVerified(`the ${options.chainName} node could not be asked for ${what}; retry later`)
+    })
 
   const receiptOf = (txHash: string) =>
     Effect.tryPromise({
@@ -52,15 +61,35 @@ export const makeChainLive = (options: ChainLiveOptions) => {
           `transaction ${check.txHash} transfers ${largest} base units to ${getAddress(check.to)}, less than the ${check.minAmountBaseUnits} expected`
         ))
       }
+      const head = yield* ask("its latest block", () => client.getBlockNumber({ cacheTime: 0 }))
+      const has = head - receipt.blockNumber + 1n
+      if (has < confirmations) {
+        return yield* Effect.fail(notVerified(`transaction ${check.txHash} has ${has} of the ${confirmations} confirmations required; retry later`))
+      }
+      const block = yield* ask(`block ${receipt.blockNumber}`, () => client.getBlock({ blockNumber: receipt.blockNumber }))
+      return { minedAt: new Date(Number(block.timestamp) * 1000) }
     })
 
-  return Chain.of({
-    token: (symbol) => ({ symbol, chain: options.chainName, address: tokenAddress, decimals: options.tokenDecimals }),
-    verifyTransfer
+  /** Start-up check: the token answers `decimals()` with what the configuration says. */
+  const onchainDecimals = Effect.tryPromise({
+    try: () => client.readContract({ address: tokenAddress, abi: erc20Abi, functionName: "decimals" }),
+    catch: () => ConfigError.InvalidData(["CHAIN_RPC_URL"], `the ${options.chainName} node did not answer decimals() of ${tokenAddress}`)
   })
+  const checkDecimals = Effect.flatMap(onchainDecimals, (decimals) =>
+    decimals === options.tokenDecimals
+      ? Effect.void
+      : Effect.fail(ConfigError.InvalidData(["TOKEN_DECIMALS"], `the token ${tokenAddress} has ${decimals} decimals onchain, not ${options.tokenDecimals}`)))
+
+  return {
+    chain: Chain.of({
+      token: (symbol) => ({ symbol, chain: options.chainName, address: tokenAddress, decimals: options.tokenDecimals }),
+      verifyTransfer
+    }),
+    checkDecimals
+  }
 }
 
-/** ChainLive from configuration: CHAIN_RPC_URL is required. */
+/** ChainLive from configuration: CHAIN_RPC_URL is required, and the token's decimals are checked onchain at start-up. */
 export const ChainLive = Layer.effect(
   Chain,
   Effect.gen(function*() {
@@ -69,6 +98,14 @@ export const ChainLive = Layer.effect(
       onNone: () => Effect.fail(ConfigError.MissingData(["CHAIN_RPC_URL"], "the live chain needs a JSON-RPC URL")),
       onSome: Effect.succeed
     })
-    return makeChainLive({ rpcUrl, chainName: config.chainName, tokenAddress: config.tokenAddress, tokenDecimals: config.tokenDecimals })
+    const live = makeChainLive({
+      rpcUrl,
+      chainName: config.chainName,
+      tokenAddress: config.tokenAddress,
+      tokenDecimals: config.tokenDecimals,
+      confirmations: config.chainConfirmations
+    })
+    yield* live.checkDecimals
+    return live.chain
   })
 )

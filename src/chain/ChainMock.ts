@@ -1,4 +1,4 @@
-import { Effect, Layer } from "effect"
+import { Clock, Effect, Layer } from "effect"
 import { getAddress } from "viem"
 import { AppConfig } from "../Config.ts"
 import { Chain } from "./Chain.ts"
@@ -14,6 +14,6 @@ export const ChainMock = Layer.effect(
         address: getAddress(config.tokenAddress),
         decimals: config.tokenDecimals
       }),
-      verifyTransfer: () => Effect.void
+      verifyTransfer: () => Effect.map(Clock.currentTimeMillis, (now) => ({ minedAt: new Date(now) }))
     }))
 )

@@ -24,7 +24,7 @@ beforeAll(async () => {
   anvil = await startAnvil()
   token = await anvil.deploy(testUsdArtifact())
   otherToken = await anvil.deploy(testUsdArtifact())
-  chain = makeChainLive({ rpcUrl: Redacted.make(anvil.rpcUrl), chainName: "anvil", tokenAddress: token, tokenDecimals: 6 })
+  chain = makeChainLive({ rpcUrl: Redacted.make(anvil.rpcUrl), chainName: "anvil", tokenAddress: token, tokenDecimals: 6 }).chain
 })
 afterAll(() => anvil?.close())
 
@@ -65,7 +65,10 @@ describe("ChainLive.verifyTransfer on anvil", () => {
     const depositAddress = newAddress()
     for (const value of [DEPOSIT, DEPOSIT + 1n]) {
       const txHash = await user.transfer(depositAddress, value)
-      expect(await verify({ txHash, from: user.address, to: depositAddress, minAmountBaseUnits: DEPOSIT })).toEqual(Either.right(undefined))
+      const receipt = await anvil.client.getTransactionReceipt({ hash: txHash })
+      const block = await anvil.client.getBlock({ blockNumber: receipt.blockNumber })
+      expect(await verify({ txHash, from: user.address, to: depositAddress, minAmountBaseUnits: DEPOSIT }))
+        .toEqual(Either.right({ minedAt: new Date(Number(block.timestamp) * 1000) }))
     }
   })
 
@@ -120,10 +123,23 @@ describe("ChainLive.verifyTransfer on anvil", () => {
   })
 
   it("says the node could not be asked when it does not answer, without the RPC URL", async () => {
-    const unreachable = makeChainLive({ rpcUrl: Redacted.make("http://127.0.0.1:9/secret-key"), chainName: "anvil", tokenAddress: token, tokenDecimals: 6 })
+    const unreachable = makeChainLive({ rpcUrl: Redacted.make("http://127.0.0.1:9/secret-key"), chainName: "anvil", tokenAddress: token, tokenDecimals: 6 }).chain
     const reason = await reasonOf({ txHash: newTxHash(), from: newAddress(), to: newAddress(), minAmountBaseUnits: DEPOSIT }, unreachable)
     expect(reason).toContain("the anvil node could not be asked")
     expect(reason).not.toContain("secret-key")
+  })
+})
+
+describe("ChainLive confirmations", () => {
+  it("waits for the required confirmations, then verifies", async () => {
+    const threeDeep = makeChainLive({ rpcUrl: Redacted.make(anvil.rpcUrl), chainName: "anvil", tokenAddress: token, tokenDecimals: 6, confirmations: 3 }).chain
+    const user = await newUser(DEPOSIT)
+    const depositAddress = newAddress()
+    const txHash = await user.transfer(depositAddress, DEPOSIT)
+    const check = { txHash, from: user.address, to: depositAddress, minAmountBaseUnits: DEPOSIT }
+    expect(await reasonOf(check, threeDeep)).toBe(`transaction ${txHash} has 1 of the 3 confirmations required; retry later`)
+    await anvil.client.mine({ blocks: 2 })
+    expect(Either.isRight(await verify(check, threeDeep))).toBe(true)
   })
 })
 
@@ -135,6 +151,14 @@ describe("ChainLive layer", () => {
     const exit = await Effect.runPromiseExit(Effect.provide(Chain, ChainLive.pipe(Layer.provide(Layer.succeed(AppConfig, configWith({}))))))
     expect(String(exit)).toContain("CHAIN_RPC_URL")
     expect(exit._tag).toBe("Failure")
+  })
+
+  it("refuses to start when the token's decimals onchain differ from TOKEN_DECIMALS", async () => {
+    const config = configWith({ CHAIN_RPC_URL: anvil.rpcUrl, CHAIN_NAME: "anvil", TOKEN_ADDRESS: token, TOKEN_DECIMALS: "18" })
+    const exit = await Effect.runPromiseExit(Effect.provide(Chain, ChainLive.pipe(Layer.provide(Layer.succeed(AppConfig, config)))))
+    expect(exit._tag).toBe("Failure")
+    expect(String(exit)).toContain(`TOKEN_DECIMALS`)
+    expect(String(exit)).toContain(`has 6 decimals onchain, not 18`)
   })
 
   it("serves the configured token from CHAIN_RPC_URL", async () => {
