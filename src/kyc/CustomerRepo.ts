@@ -35,8 +35,21 @@ export class CustomerRepo extends Effect.Service<CustomerRepo>()("CustomerRepo",
       sql`UPDATE customers SET kyc_status = ${kycStatus}, kyc_url = ${kycUrl}, updated_at = ${at}
           WHERE integration_id = ${owner.integrationId} AND user_address = ${owner.userAddress.toLowerCase()}`
 
+    /**
+     * The provider's KYC decision for its customer. Only a decision (approved / rejected) replaces what we have,
+     * and nothing moves a decided customer back to pending: a late or replayed "under review" changes nothing.
+     */
+    const applyProviderKyc = (providerCustomerId: string, kycStatus: KycStatus, at: Date) =>
+      sql`UPDATE customers SET kyc_status = ${kycStatus}, updated_at = ${at}
+          WHERE provider_customer_id = ${providerCustomerId}
+            AND kyc_status IS DISTINCT FROM ${kycStatus}
+            AND (${kycStatus} IN ('approved', 'rejected') OR kyc_status NOT IN ('approved', 'rejected'))
+          RETURNING integration_id`
+
     return {
       find: (owner: typeof Owner.Type) => find(owner).pipe(Effect.orDie),
+      applyProviderKyc: (providerCustomerId: string, kycStatus: KycStatus, at: Date) =>
+        applyProviderKyc(providerCustomerId, kycStatus, at).pipe(Effect.orDie, Effect.map((rows) => rows.length > 0)),
       isApproved: (owner: typeof Owner.Type) =>
         find(owner).pipe(Effect.orDie, Effect.map(Option.exists((row) => row.kyc_status === "approved"))),
       upsertEmail: (owner: typeof Owner.Type, email: string, at: Date) => upsertEmail(owner, email, at).pipe(Effect.orDie),

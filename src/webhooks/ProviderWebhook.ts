@@ -1,12 +1,26 @@
 import { PgClient } from "@effect/sql-pg"
 import { SqlError } from "@effect/sql/SqlError"
-import { BadRequest, InvalidWebhookSignature, ProviderWebhookEvent } from "@cop-integrations/contracts"
+import { BadRequest, InvalidWebhookSignature, type KycStatus, ProviderWebhookEvent } from "@cop-integrations/contracts"
 import { Clock, Effect, Either, Option, Redacted, Schema } from "effect"
 import { AppConfig } from "../Config.ts"
+import { CustomerRepo } from "../kyc/CustomerRepo.ts"
 import { Lifecycle } from "../payouts/Lifecycle.ts"
 import { verifyProviderSignature } from "./Signature.ts"
 
 const TransferObject = Schema.Struct({ id: Schema.String, state: Schema.String })
+
+/**
+ * A KYC update, from a `customer` event (the customer: `id`, `kyc_status`) or a `kyc_link` event (the link:
+ * `customer_id`, `kyc_status`). Other fields are the provider's business; unknown statuses are tolerated.
+ */
+const KycObject = Schema.Union(
+  Schema.Struct({ customer_id: Schema.String, kyc_status: Schema.String }),
+  Schema.Struct({ id: Schema.String, kyc_status: Schema.String })
+)
+
+/** The provider's KYC states in ours: approved and rejected are decisions, everything else is still pending. */
+const kycStatusOf = (providerStatus: string): KycStatus =>
+  providerStatus === "approved" ? "approved" : providerStatus === "rejected" ? "rejected" : "pending"
 
 const decodeEvent = Schema.decodeUnknownEither(Schema.parseJson(ProviderWebhookEvent))
 
@@ -16,6 +30,7 @@ export class ProviderWebhook extends Effect.Service<ProviderWebhook>()("Provider
     const sql = yield* PgClient.PgClient
     const config = yield* AppConfig
     const lifecycle = yield* Lifecycle
+    const customers = yield* CustomerRepo
 
     const receive = (input: { readonly signatureHeader: string | undefined; readonly rawBody: string }) =>
       Effect.gen(function*() {
@@ -46,6 +61,14 @@ export class ProviderWebhook extends Effect.Service<ProviderWebhook>()("Provider
           const transfer = Schema.decodeUnknownOption(TransferObject)(event_object)
           if (Option.isSome(transfer)) {
             yield* lifecycle.applyTransferState({ transferId: transfer.value.id, state: transfer.value.state })
+          }
+        }
+        if (event_category === "customer" || event_category === "kyc_link") {
+          const kyc = Schema.decodeUnknownOption(KycObject)(event_object)
+          if (Option.isSome(kyc)) {
+            const customerId = "customer_id" in kyc.value ? kyc.value.customer_id : kyc.value.id
+            const at = new Date(yield* Clock.currentTimeMillis)
+            yield* customers.applyProviderKyc(customerId, kycStatusOf(kyc.value.kyc_status), at)
           }
         }
         return { received: true, duplicate: false } as const

@@ -1,35 +1,20 @@
-import { createSign, generateKeyPairSync, randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Payout } from "@cop-integrations/contracts"
 import { BREB, call, createPayout, expectErrorBody, newTxHash } from "../support/http.ts"
+import { deliverProviderWebhook, newProviderKeyPair, providerEnvelope, signProviderWebhook } from "../support/providerWebhooks.ts"
 import { startTestServer, type TestServer } from "../support/server.ts"
 
-const WEBHOOK = "/api/integrations/webhooks/provider"
 const SECOND = 1000
 const MINUTE = 60 * SECOND
 
-const providerKeys = generateKeyPairSync("rsa", {
-  modulusLength: 2048,
-  publicKeyEncoding: { type: "spki", format: "pem" },
-  privateKeyEncoding: { type: "pkcs8", format: "pem" }
-})
+const providerKeys = newProviderKeyPair()
 
-const signature = (rawBody: string, at: number = Date.now()) => {
-  const signer = createSign("RSA-SHA256")
-  signer.update(`${at}.${rawBody}`)
-  return `t=${at},v0=${signer.sign(providerKeys.privateKey, "base64")}`
-}
+const signature = (rawBody: string, at: number = Date.now()) => signProviderWebhook(rawBody, providerKeys.privateKey, at)
 
 const transferEnvelope = (transferId: string, state: string) =>
-  JSON.stringify({
-    event_id: `wh_${randomUUID()}`,
-    event_category: "transfer",
-    event_type: "transfer.updated.status_transitioned",
-    event_object: { id: transferId, state },
-    event_created_at: new Date().toISOString()
-  })
+  providerEnvelope({ category: "transfer", type: "transfer.updated.status_transitioned", object: { id: transferId, state } })
 
 let server: TestServer
 
@@ -40,8 +25,7 @@ beforeAll(async () => {
 })
 afterAll(() => server?.close())
 
-const deliver = (rawBody: string, signatureHeader: string) =>
-  call(server, WEBHOOK, { body: rawBody, headers: { "x-webhook-signature": signatureHeader } })
+const deliver = (rawBody: string, signatureHeader: string) => deliverProviderWebhook(server, rawBody, signatureHeader)
 
 describe("provider webhook timestamps", () => {
   it("accepts a timestamp slightly ahead (clock skew) but rejects one minutes in the future", async () => {

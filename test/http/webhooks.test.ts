@@ -1,44 +1,26 @@
-import { createSign, generateKeyPairSync, randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { BREB, call, createConfirmedPayout, createPayout, expectErrorBody } from "../support/http.ts"
+import { deliverProviderWebhook, newProviderKeyPair, providerEnvelope, signProviderWebhook } from "../support/providerWebhooks.ts"
 import { startTestServer, type TestServer } from "../support/server.ts"
 
-const WEBHOOK = "/api/integrations/webhooks/provider"
 const MINUTE = 60 * 1000
 
-const newKeyPair = () =>
-  generateKeyPairSync("rsa", {
-    modulusLength: 2048,
-    publicKeyEncoding: { type: "spki", format: "pem" },
-    privateKeyEncoding: { type: "pkcs8", format: "pem" }
-  })
+const providerKeys = newProviderKeyPair()
+const newKeyPair = newProviderKeyPair
 
-const providerKeys = newKeyPair()
-
-/** `X-Webhook-Signature: t=<ms>,v0=<base64 RSA-SHA256 over "<t>.<raw body>">` (DESIGN §3, Webhooks). */
-const signature = (rawBody: string, options: { readonly at?: number; readonly privateKey?: string } = {}) => {
-  const t = String(options.at ?? Date.now())
-  const signer = createSign("RSA-SHA256")
-  signer.update(`${t}.${rawBody}`)
-  return `t=${t},v0=${signer.sign(options.privateKey ?? providerKeys.privateKey, "base64")}`
-}
+const signature = (rawBody: string, options: { readonly at?: number; readonly privateKey?: string } = {}) =>
+  signProviderWebhook(rawBody, options.privateKey ?? providerKeys.privateKey, options.at)
 
 const envelope = (fields: { category?: string; type?: string; object?: Record<string, unknown> } = {}) =>
-  JSON.stringify({
-    event_id: `wh_${randomUUID()}`,
-    event_category: fields.category ?? "transfer",
-    event_type: fields.type ?? "transfer.updated.status_transitioned",
-    event_object: fields.object ?? { id: "tr_unknown", state: "payment_processed" },
-    event_created_at: new Date().toISOString()
+  providerEnvelope({
+    category: fields.category ?? "transfer",
+    type: fields.type ?? "transfer.updated.status_transitioned",
+    object: fields.object ?? { id: "tr_unknown", state: "payment_processed" }
   })
 
-const deliver = (target: TestServer, rawBody: string, signatureHeader?: string) =>
-  call(target, WEBHOOK, {
-    body: rawBody,
-    headers: signatureHeader === undefined ? {} : { "x-webhook-signature": signatureHeader }
-  })
+const deliver = deliverProviderWebhook
 
 describe("without a configured provider key (mock default)", () => {
   let server: TestServer
