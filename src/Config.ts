@@ -1,5 +1,6 @@
 import { BigDecimal, Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted } from "effect"
 import type { ApiMode } from "@cop-integrations/contracts"
+import { parseMarketHoursConfig } from "./provider/MarketHours.ts"
 
 /** Like Config.validate, but the error names the variable (validate's own error has an empty path). */
 const check = <A>(name: string, message: string, valid: (value: A) => boolean) =>
@@ -74,7 +75,14 @@ export const AppConfigShape = Config.all({
   housekeepingIntervalMs: positiveInt("HOUSEKEEPING_INTERVAL_MS", 60 * 60 * 1000),
   retentionDays: positiveInt("RETENTION_DAYS", 30),
   webhookEventRetentionDays: positiveInt("WEBHOOK_EVENT_RETENTION_DAYS", 90),
-  shutdownGraceMs: positiveInt("SHUTDOWN_GRACE_MS", 10000)
+  shutdownGraceMs: positiveInt("SHUTDOWN_GRACE_MS", 10000),
+  marketHours: Config.all({
+    timeZone: Config.string("MARKET_TIME_ZONE").pipe(Config.withDefault(undefined)),
+    sessions: Config.string("MARKET_SESSION").pipe(Config.withDefault(undefined)),
+    holidays: Config.string("MARKET_HOLIDAYS").pipe(Config.withDefault(undefined)),
+    closedDates: Config.string("MARKET_CLOSED_DATES").pipe(Config.withDefault(undefined)),
+    openDates: Config.string("MARKET_OPEN_DATES").pipe(Config.withDefault(undefined))
+  }).pipe(Config.mapOrFail(parseMarketHoursConfig))
 })
 
 export type AppConfigShape = Config.Config.Success<typeof AppConfigShape>
