@@ -1,7 +1,8 @@
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { IntegrationsApi } from "@cop-integrations/contracts"
-import { ConfigError, Layer, Option } from "effect"
+import { ConfigError, Either, Layer, Option } from "effect"
 import { ApiKeyRepo } from "./auth/ApiKeyRepo.ts"
+import type { Chain } from "./chain/Chain.ts"
 import { ChainMock } from "./chain/ChainMock.ts"
 import { AppConfig, type AppConfigShape } from "./Config.ts"
 import { makeSqlLayer } from "./db/Database.ts"
@@ -18,29 +19,62 @@ import { IntegrationRepo } from "./integrations/IntegrationRepo.ts"
 import { JobQueue } from "./jobs/JobQueue.ts"
 import { JobWorkerLive } from "./jobs/JobWorker.ts"
 import { CustomerRepo } from "./kyc/CustomerRepo.ts"
+import { type OtpCodes, OtpCodesLive } from "./kyc/OtpCodes.ts"
+import { OtpCodesMock } from "./kyc/OtpCodesMock.ts"
 import { OtpService } from "./kyc/OtpService.ts"
-import { MailerDisabled } from "./mailer/Mailer.ts"
+import { type Mailer, MailerDisabled } from "./mailer/Mailer.ts"
 import { MailerHttp } from "./mailer/MailerHttp.ts"
 import { Lifecycle } from "./payouts/Lifecycle.ts"
 import { PayoutRepo } from "./payouts/PayoutRepo.ts"
 import { PayoutService } from "./payouts/PayoutService.ts"
-import { MarketMock } from "./provider/Market.ts"
+import { type RequoteGuard, RequoteGuardLive } from "./payouts/RequoteGuard.ts"
+import { RequoteGuardMock } from "./payouts/RequoteGuardMock.ts"
+import { type Market, MarketMock } from "./provider/Market.ts"
+import type { PayoutProvider } from "./provider/PayoutProvider.ts"
 import { ProviderMock } from "./provider/ProviderMock.ts"
 import { QuoteService } from "./quotes/QuoteService.ts"
 import { RateCache } from "./quotes/RateCache.ts"
 import { RateCacheMock } from "./quotes/RateCacheMock.ts"
 import { ProviderWebhook } from "./webhooks/ProviderWebhook.ts"
 
-/** The outside world: mock Layers (deterministic, no network) or, later, live ones. */
-const externalServices = (config: AppConfigShape) => {
-  if (config.mode === "live") {
-    return Layer.fail(
-      ConfigError.InvalidData(["APP_MODE"], "live: the live payout provider and mailer Layers are not available in this version (the live chain is: src/chain/ChainLive.ts)")
-    )
-  }
-  const mailer = Option.match(config.emailApiKey, { onNone: () => MailerDisabled, onSome: MailerHttp })
-  return Layer.mergeAll(ProviderMock, ChainMock, MarketMock, RateCacheMock, mailer)
+/** The ports to the outside world that the domain services use; each mode has its own Layers for them. */
+export type Ports = PayoutProvider | Chain | Market | Mailer | OtpCodes | RequoteGuard
+
+/** What differs between modes: the ports (built over config and repositories). */
+export interface ModeLayers {
+  readonly ports: Layer.Layer<Ports, never, AppConfig | JobQueue>
 }
+
+const mailer = (config: AppConfigShape) =>
+  Option.match(config.emailApiKey, { onNone: () => MailerDisabled, onSome: MailerHttp })
+
+/** Mock mode: deterministic stand-ins for the outside world (no network). */
+export const mockMode = (config: AppConfigShape): ModeLayers => ({
+  ports: Layer.mergeAll(
+    ProviderMock,
+    ChainMock,
+    MarketMock,
+    RateCacheMock,
+    OtpCodesMock,
+    RequoteGuardMock,
+    mailer(config)
+  )
+})
+
+/**
+ * Live mode's ports so far. Live cannot start until the live payout provider, chain, market and mailer Layers
+ * join them; until then `modeLayers` refuses it.
+ */
+export const livePorts = Layer.mergeAll(OtpCodesLive, RequoteGuardLive)
+
+/** The Layers of the configured mode, or why it cannot start (decided before anything is built). */
+const modeLayers = (config: AppConfigShape): Either.Either<ModeLayers, ConfigError.ConfigError> =>
+  config.mode === "live"
+    ? Either.left(ConfigError.InvalidData(
+      ["APP_MODE"],
+      "live: the live payout provider and mailer Layers are not available in this version (the live chain is: src/chain/ChainLive.ts)"
+    ))
+    : Either.right(mockMode(config))
 
 /** PostgreSQL (or embedded PGlite), migrated before anything else uses it. */
 export const databaseLayer = (config: AppConfigShape) => {
@@ -60,8 +94,7 @@ const repositories = Layer.mergeAll(
 const domain = Layer.mergeAll(OtpService.Default, PayoutService.Default, ProviderWebhook.Default, JobWorkerLive).pipe(
   Layer.provideMerge(Lifecycle.Default),
   Layer.provideMerge(QuoteService.Default),
-  Layer.provideMerge(RateCache.Default),
-  Layer.provideMerge(repositories)
+  Layer.provideMerge(RateCache.Default)
 )
 
 const api = HttpApiBuilder.api(IntegrationsApi).pipe(
@@ -69,30 +102,39 @@ const api = HttpApiBuilder.api(IntegrationsApi).pipe(
   Layer.provide(AuthenticationLive)
 )
 
-/**
- * The domain services over the database and the external services of the configured mode. The external services
- * are built first, so a mode that cannot start fails before any data is touched.
- */
-const services = (config: AppConfigShape) =>
+/** The domain services over the mode's ports, the repositories and the database. */
+const services = (config: AppConfigShape, mode: ModeLayers) =>
   domain.pipe(
+    Layer.provideMerge(mode.ports),
+    Layer.provideMerge(repositories),
     Layer.provideMerge(databaseLayer(config)),
-    Layer.provideMerge(externalServices(config)),
     Layer.provideMerge(Layer.succeed(AppConfig, config))
   )
 
 /** The HttpApi with its handlers and API-level middleware and routes. */
 const http = Layer.mergeAll(ErrorBodiesLive, DecodeErrorsLive, DocsLive).pipe(Layer.provideMerge(api))
 
-/** Serves the app on whatever HttpServer is provided (Node's in main.ts, a random port in tests). */
-export const serverLayer = (config: AppConfigShape) =>
+/** Serves the app over `mode`'s Layers on whatever HttpServer is provided. */
+export const serverLayerFor = (config: AppConfigShape, mode: ModeLayers) =>
   HttpApiBuilder.serve().pipe(
     Layer.provide(http),
-    Layer.provideMerge(services(config)),
+    Layer.provideMerge(services(config, mode)),
     HttpServer.withLogAddress
   )
+
+/** `build` over the configured mode's Layers; a mode that cannot start fails before anything is built. */
+const inConfiguredMode = <A, E, R>(
+  config: AppConfigShape,
+  build: (mode: ModeLayers) => Layer.Layer<A, E, R>
+): Layer.Layer<A, E | ConfigError.ConfigError, R> =>
+  Either.match(modeLayers(config), { onLeft: (error) => Layer.fail(error), onRight: build })
+
+/** Serves the app on whatever HttpServer is provided (Node's in main.ts, a random port in tests). */
+export const serverLayer = (config: AppConfigShape) => inConfiguredMode(config, (mode) => serverLayerFor(config, mode))
 
 /** The same app as a web-standard `(Request) => Promise<Response>` handler (Deno.serve, Bun, edge, tests). */
 export const webHandler = (config: AppConfigShape) =>
   HttpApiBuilder.toWebHandler(
-    Layer.mergeAll(http, HttpServer.layerContext).pipe(Layer.provideMerge(services(config)))
+    inConfiguredMode(config, (mode) =>
+      Layer.mergeAll(http, HttpServer.layerContext).pipe(Layer.provideMerge(services(config, mode))))
   )

@@ -1,4 +1,4 @@
-import { createHash, randomInt, timingSafeEqual } from "node:crypto"
+import { createHash, timingSafeEqual } from "node:crypto"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import {
   OtpInvalid,
@@ -9,13 +9,13 @@ import {
 } from "@cop-integrations/contracts"
 import { Effect, Option, Schema } from "effect"
 import { addSeconds, now } from "../Clock.ts"
-import { AppConfig } from "../Config.ts"
 import { setRetryAfter } from "../http/ResponseHints.ts"
 import { newId } from "../ids.ts"
 import { Mailer } from "../mailer/Mailer.ts"
 import { PayoutProvider } from "../provider/PayoutProvider.ts"
 import { providerUnavailable } from "../quotes/QuoteService.ts"
 import { CustomerRepo } from "./CustomerRepo.ts"
+import { OtpCodes } from "./OtpCodes.ts"
 
 export const OTP_TTL_SECONDS = 10 * 60
 export const OTP_MAX_ATTEMPTS = 5
@@ -68,7 +68,7 @@ type VerifyOutcome =
 export class OtpService extends Effect.Service<OtpService>()("OtpService", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const config = yield* AppConfig
+    const codes = yield* OtpCodes
     const customers = yield* CustomerRepo
     const mailer = yield* Mailer
     const provider = yield* PayoutProvider
@@ -113,7 +113,7 @@ export class OtpService extends Effect.Service<OtpService>()("OtpService", {
         }).pipe(Effect.orDie)
         const refusal = sendRefusal(stats, at)
         if (Option.isSome(refusal)) return yield* tooMany(refusal.value.error, refusal.value.seconds)
-        const code = config.mode === "mock" ? config.mockOtpDebugCode : String(randomInt(0, 1_000_000)).padStart(6, "0")
+        const { code, revealed } = yield* codes.next
         const id = newId("otp")
         const expiresAt = addSeconds(at, OTP_TTL_SECONDS)
         yield* sql`UPDATE otp_challenges SET consumed_at = ${at}
@@ -136,7 +136,7 @@ export class OtpService extends Effect.Service<OtpService>()("OtpService", {
         const response: OtpSendResponse = {
           userAddress: input.userAddress,
           expiresAt: expiresAt.toISOString(),
-          ...(config.mode === "mock" ? { debugCode: code } : {})
+          ...(revealed ? { debugCode: code } : {})
         }
         return response
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))

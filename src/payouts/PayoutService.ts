@@ -20,10 +20,8 @@ import { addSeconds, now } from "../Clock.ts"
 import { AppConfig } from "../Config.ts"
 import { IdempotencyStore, requestFingerprint } from "../idempotency/IdempotencyStore.ts"
 import { newId } from "../ids.ts"
-import { JobQueue } from "../jobs/JobQueue.ts"
 import { CustomerRepo } from "../kyc/CustomerRepo.ts"
 import { formatFixed, toBaseUnits } from "../money/index.ts"
-import { isScenario } from "../MockScenario.ts"
 import { Market } from "../provider/Market.ts"
 import { PayoutProvider } from "../provider/PayoutProvider.ts"
 import { marketClosed, providerUnavailable, QuoteService } from "../quotes/QuoteService.ts"
@@ -34,6 +32,7 @@ import { PayoutRepo } from "./PayoutRepo.ts"
 import type { PayoutRow } from "./PayoutRow.ts"
 import { presentPayout } from "./Present.ts"
 import { parseDestinationCop, priceAboveMinimums } from "./Pricing.ts"
+import { RequoteGuard } from "./RequoteGuard.ts"
 
 export const PAYOUTS_PATH = "/api/integrations/breb/payouts"
 export const DEFAULT_PAGE_SIZE = 50
@@ -56,7 +55,7 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
     const chain = yield* Chain
     const payouts = yield* PayoutRepo
     const idempotency = yield* IdempotencyStore
-    const jobs = yield* JobQueue
+    const requoteGuard = yield* RequoteGuard
 
     const requote = (error: string) => Effect.fail(new Requote({ error }))
 
@@ -70,7 +69,7 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
           )
         }
         if (!(yield* market.isOpen)) return yield* Effect.fail(marketClosed)
-        if (yield* isScenario("requote")) return yield* requote("the quote is no longer valid (mock scenario): quote again")
+        yield* requoteGuard.beforePricing
         const rates = yield* Effect.catchTag(rateCache.usdCopRates, "ProviderUnavailable", providerUnavailable)
         const at = yield* now
         if (request.quoteId !== undefined) {
@@ -230,7 +229,7 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
           return yield* Effect.fail(new Conflict({ error: `this payout is ${row.status} and can no longer be confirmed` }))
         }
         const at = yield* now
-        if (yield* isScenario("requote")) return yield* requote("the deposit window has closed (mock scenario): create a new payout")
+        yield* requoteGuard.beforeConfirm
         if (!seenByProvider && row.expires_at.getTime() <= at.getTime()) {
           return yield* requote("the deposit window expired before confirmation: create a new payout")
         }
@@ -262,11 +261,7 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
         const confirmed = yield* payouts.update(
           confirmByPartner(row, { txHash, feeTxHash: feeTxHash ?? null, feeStatus, at })
         )
-        if (config.mode === "mock") {
-          const step = config.mockLifecycleDelayMs / 1000
-          yield* jobs.enqueue({ _tag: "ProviderTransferState", transferId: row.provider_transfer_id, state: "payment_submitted" }, addSeconds(at, step))
-          yield* jobs.enqueue({ _tag: "ProviderTransferState", transferId: row.provider_transfer_id, state: "payment_processed" }, addSeconds(at, 2 * step))
-        }
+        yield* provider.depositConfirmed({ transferId: row.provider_transfer_id, at })
         return presentPayout(confirmed)
       }).pipe(sql.withTransaction, Effect.catchIf((e): e is SqlError => e instanceof SqlError, Effect.die))
 

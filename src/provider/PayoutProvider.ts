@@ -44,4 +44,9 @@ export class PayoutProvider extends Context.Tag("PayoutProvider")<PayoutProvider
     readonly userAddress: string
     readonly externalAccountId: string
   }) => Effect.Effect<ProviderTransfer, ProviderUnavailable>
+  /**
+   * Our onchain check saw the deposit for this transfer (runs inside the confirm transaction). Bridge detects
+   * deposits itself and reports the transfer's progress by webhook, so the live provider has nothing to do here.
+   */
+  readonly depositConfirmed: (input: { readonly transferId: string; readonly at: Date }) => Effect.Effect<void>
 }>() {}

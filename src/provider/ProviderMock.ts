@@ -1,6 +1,8 @@
 import { Effect, Layer } from "effect"
 import { getAddress, keccak256, toHex } from "viem"
+import { addSeconds } from "../Clock.ts"
 import { AppConfig } from "../Config.ts"
+import { JobQueue } from "../jobs/JobQueue.ts"
 import { isScenario } from "../MockScenario.ts"
 import { PayoutProvider, ProviderUnavailable } from "./PayoutProvider.ts"
 
@@ -13,11 +15,17 @@ const unlessUnavailable = <A>(effect: Effect.Effect<A>) =>
 const deterministicAddress = (seed: string): `0x${string}` =>
   getAddress(`0x${keccak256(toHex(seed)).slice(-40)}`)
 
-/** Deterministic provider: configured rates, `mismatch` names fail verification, transfers get derived addresses. */
+/**
+ * Deterministic provider: configured rates, `mismatch` names fail verification, transfers get derived addresses,
+ * and a confirmed deposit's transfer progresses on its own (jobs applied like the provider's webhooks).
+ */
 export const ProviderMock = Layer.effect(
   PayoutProvider,
-  Effect.map(AppConfig, (config) =>
-    PayoutProvider.of({
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const jobs = yield* JobQueue
+    const step = config.mockLifecycleDelayMs / 1000
+    return PayoutProvider.of({
       usdCopRates: unlessUnavailable(Effect.succeed({ sellRate: config.mockSellRate, midRate: config.mockMidRate })),
       startKyc: () => unlessUnavailable(Effect.succeed({ kycStatus: "approved", kycUrl: null })),
       verifyDestination: ({ accountOwnerName, breBKey }) =>
@@ -34,6 +42,12 @@ export const ProviderMock = Layer.effect(
           chain: config.chainName,
           currency: "usdc",
           depositAddress: deterministicAddress(`deposit:${payoutId}`)
-        }))
-    }))
+        })),
+      depositConfirmed: ({ at, transferId }) =>
+        Effect.zipRight(
+          jobs.enqueue({ _tag: "ProviderTransferState", transferId, state: "payment_submitted" }, addSeconds(at, step)),
+          jobs.enqueue({ _tag: "ProviderTransferState", transferId, state: "payment_processed" }, addSeconds(at, 2 * step))
+        )
+    })
+  })
 )

@@ -2,10 +2,12 @@
  * The shared rate cache under concurrency, at the service level: a counting provider stands in for the
  * payout provider, and each "replica" is its own RateCache over the same fresh database.
  */
+import type { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { BigDecimal, ConfigProvider, Effect, Either, Fiber, Layer, Option, Ref } from "effect"
 import { AppConfig, AppConfigShape } from "../../src/Config.ts"
 import { runMigrations } from "../../src/db/Migrations.ts"
+import { JobQueue } from "../../src/jobs/JobQueue.ts"
 import { currentMockScenario } from "../../src/MockScenario.ts"
 import { PayoutProvider, ProviderUnavailable } from "../../src/provider/PayoutProvider.ts"
 import { ProviderMock } from "../../src/provider/ProviderMock.ts"
@@ -40,12 +42,13 @@ const countingProvider = (calls: Ref.Ref<number>, down: Ref.Ref<boolean>) =>
       ),
       startKyc: unused,
       verifyDestination: unused,
-      createTransfer: unused
+      createTransfer: unused,
+      depositConfirmed: unused
     })
   )
 
 /** A replica's RateCache: its own instance (own process state) over the shared database. */
-const replica = (provider: Layer.Layer<PayoutProvider>, extra: Layer.Layer<never> = Layer.empty) =>
+const replica = (provider: Layer.Layer<PayoutProvider, never, SqlClient.SqlClient>, extra: Layer.Layer<never> = Layer.empty) =>
   RateCache.pipe(Effect.provide(RateCache.Default.pipe(Layer.provide(Layer.mergeAll(provider, config, extra)))))
 
 const concurrently = <A, E>(n: number, effect: Effect.Effect<A, E>) =>
@@ -100,7 +103,7 @@ describe("RateCache in mock mode", () => {
   it.live("X-Mock-Scenario provider_unavailable applies while the cache is warm", () =>
     Effect.gen(function*() {
       yield* runMigrations
-      const cache = yield* replica(ProviderMock.pipe(Layer.provide(config)), RateCacheMock)
+      const cache = yield* replica(ProviderMock.pipe(Layer.provide([config, JobQueue.Default])), RateCacheMock)
       expect((yield* cache.usdCopRates).cached).toBe(false)
       expect((yield* cache.usdCopRates).cached).toBe(true)
       const down = yield* Effect.locally(cache.usdCopRates, currentMockScenario, Option.some("provider_unavailable")).pipe(Effect.flip)
