@@ -24,12 +24,14 @@ import { OtpCodesMock } from "./kyc/OtpCodesMock.ts"
 import { OtpService } from "./kyc/OtpService.ts"
 import { type Mailer, MailerDisabled } from "./mailer/Mailer.ts"
 import { MailerHttp } from "./mailer/MailerHttp.ts"
+import { MockScenarioLive } from "./MockScenario.ts"
 import { Lifecycle } from "./payouts/Lifecycle.ts"
 import { PayoutRepo } from "./payouts/PayoutRepo.ts"
 import { PayoutService } from "./payouts/PayoutService.ts"
 import { type RequoteGuard, RequoteGuardLive } from "./payouts/RequoteGuard.ts"
 import { RequoteGuardMock } from "./payouts/RequoteGuardMock.ts"
-import { type Market, MarketMock } from "./provider/Market.ts"
+import type { Market } from "./provider/Market.ts"
+import { MarketMock } from "./provider/MarketMock.ts"
 import type { PayoutProvider } from "./provider/PayoutProvider.ts"
 import { ProviderMock } from "./provider/ProviderMock.ts"
 import { QuoteService } from "./quotes/QuoteService.ts"
@@ -40,15 +42,16 @@ import { ProviderWebhook } from "./webhooks/ProviderWebhook.ts"
 /** The ports to the outside world that the domain services use; each mode has its own Layers for them. */
 export type Ports = PayoutProvider | Chain | Market | Mailer | OtpCodes | RequoteGuard
 
-/** What differs between modes: the ports (built over config and repositories). */
+/** What differs between modes: the ports (built over config and repositories) and API-level middleware. */
 export interface ModeLayers {
   readonly ports: Layer.Layer<Ports, never, AppConfig | JobQueue>
+  readonly apiMiddleware: Layer.Layer<never>
 }
 
 const mailer = (config: AppConfigShape) =>
   Option.match(config.emailApiKey, { onNone: () => MailerDisabled, onSome: MailerHttp })
 
-/** Mock mode: deterministic stand-ins for the outside world (no network). */
+/** Mock mode: deterministic stand-ins for the outside world (no network) and the `X-Mock-Scenario` header. */
 export const mockMode = (config: AppConfigShape): ModeLayers => ({
   ports: Layer.mergeAll(
     ProviderMock,
@@ -58,7 +61,8 @@ export const mockMode = (config: AppConfigShape): ModeLayers => ({
     OtpCodesMock,
     RequoteGuardMock,
     mailer(config)
-  )
+  ),
+  apiMiddleware: MockScenarioLive
 })
 
 /**
@@ -111,13 +115,20 @@ const services = (config: AppConfigShape, mode: ModeLayers) =>
     Layer.provideMerge(Layer.succeed(AppConfig, config))
   )
 
-/** The HttpApi with its handlers and API-level middleware and routes. */
-const http = Layer.mergeAll(ErrorBodiesLive, DecodeErrorsLive, DocsLive).pipe(Layer.provideMerge(api))
+/**
+ * The HttpApi with its handlers and API-level middleware and routes. The mode's middleware is registered first,
+ * so it runs inside the others (ErrorBodies answers for it too).
+ */
+const http = (mode: ModeLayers) =>
+  Layer.mergeAll(ErrorBodiesLive, DecodeErrorsLive, DocsLive).pipe(
+    Layer.provideMerge(mode.apiMiddleware),
+    Layer.provideMerge(api)
+  )
 
 /** Serves the app over `mode`'s Layers on whatever HttpServer is provided. */
 export const serverLayerFor = (config: AppConfigShape, mode: ModeLayers) =>
   HttpApiBuilder.serve().pipe(
-    Layer.provide(http),
+    Layer.provide(http(mode)),
     Layer.provideMerge(services(config, mode)),
     HttpServer.withLogAddress
   )
@@ -136,5 +147,5 @@ export const serverLayer = (config: AppConfigShape) => inConfiguredMode(config, 
 export const webHandler = (config: AppConfigShape) =>
   HttpApiBuilder.toWebHandler(
     inConfiguredMode(config, (mode) =>
-      Layer.mergeAll(http, HttpServer.layerContext).pipe(Layer.provideMerge(services(config, mode))))
+      Layer.mergeAll(http(mode), HttpServer.layerContext).pipe(Layer.provideMerge(services(config, mode))))
   )

@@ -1,27 +1,29 @@
+import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { BadRequest, IntegrationsApi } from "@cop-integrations/contracts"
 import { Effect, FiberRef, Option } from "effect"
-import { BadRequest } from "@cop-integrations/contracts"
-import { AppConfig } from "./Config.ts"
 
 export const mockScenarios = ["market_closed", "requote", "provider_unavailable"] as const
 export type MockScenario = (typeof mockScenarios)[number]
 
 const isMockScenario = (value: string): value is MockScenario => (mockScenarios as ReadonlyArray<string>).includes(value)
 
-/** The `X-Mock-Scenario` of the current request; always none in live mode. */
+/** The `X-Mock-Scenario` of the current request. Only MockScenarioLive sets it, and only mock mode installs that. */
 export const currentMockScenario = FiberRef.unsafeMake<Option.Option<MockScenario>>(Option.none())
 
+/** Whether the current request asked for `scenario`; read by the mock Layers (files named *Mock). */
 export const isScenario = (scenario: MockScenario) =>
   Effect.map(FiberRef.get(currentMockScenario), Option.contains(scenario))
 
-/** Runs `effect` with the request's mock scenario in scope (mock mode only; live mode ignores the header). */
-export const withMockScenario = (header: string | undefined) =>
-<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | BadRequest, R | AppConfig> =>
-  Effect.flatMap(AppConfig, (config): Effect.Effect<A, E | BadRequest, R> => {
-    if (config.mode !== "mock" || header === undefined) return effect
+/**
+ * API-level middleware of mock mode: runs each request with its `X-Mock-Scenario` in scope. An unknown value is
+ * a 400 on any route. Live mode does not install it, so there the header means nothing.
+ */
+export const MockScenarioLive = HttpApiBuilder.middleware(IntegrationsApi, (app) =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    const header = request.headers["x-mock-scenario"]
+    if (header === undefined) return app
     if (!isMockScenario(header)) {
-      return Effect.fail(
-        new BadRequest({ error: `x-mock-scenario must be one of ${mockScenarios.join(", ")}` })
-      )
+      return Effect.fail(new BadRequest({ error: `x-mock-scenario must be one of ${mockScenarios.join(", ")}` }))
     }
-    return Effect.locally(effect, currentMockScenario, Option.some(header))
-  })
+    return Effect.locally(app, currentMockScenario, Option.some(header))
+  }))

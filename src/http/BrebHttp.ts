@@ -2,7 +2,6 @@ import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { CurrentIntegration, IntegrationsApi } from "@cop-integrations/contracts"
 import { Effect } from "effect"
 import { OtpService } from "../kyc/OtpService.ts"
-import { withMockScenario } from "../MockScenario.ts"
 import { PayoutService } from "../payouts/PayoutService.ts"
 import { QuoteService } from "../quotes/QuoteService.ts"
 
@@ -13,20 +12,13 @@ export const BrebHttpLive = HttpApiBuilder.group(IntegrationsApi, "breb", (handl
     const payouts = yield* PayoutService
 
     return handlers
-      .handle("quote", ({ headers, urlParams }) =>
-        CurrentIntegration.pipe(
-          Effect.flatMap(({ integrationId }) =>
-            quotes.quote({ integrationId, destinationCop: urlParams.destinationCop, fromToken: urlParams.fromToken ?? "USDC" })
-          ),
-          withMockScenario(headers["x-mock-scenario"])
-        ))
+      .handle("quote", ({ urlParams }) =>
+        Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
+          quotes.quote({ integrationId, destinationCop: urlParams.destinationCop, fromToken: urlParams.fromToken ?? "USDC" })))
       .handle("sendOtp", ({ payload }) =>
         Effect.flatMap(CurrentIntegration, ({ integrationId }) => otp.send({ integrationId, ...payload })))
-      .handle("verifyOtp", ({ headers, payload }) =>
-        CurrentIntegration.pipe(
-          Effect.flatMap(({ integrationId }) => otp.verify({ integrationId, ...payload })),
-          withMockScenario(headers["x-mock-scenario"])
-        ))
+      .handle("verifyOtp", ({ payload }) =>
+        Effect.flatMap(CurrentIntegration, ({ integrationId }) => otp.verify({ integrationId, ...payload })))
       .handle("createPayout", ({ headers, payload }) =>
         CurrentIntegration.pipe(
           Effect.flatMap(({ integrationId }) =>
@@ -38,16 +30,13 @@ export const BrebHttpLive = HttpApiBuilder.group(IntegrationsApi, "breb", (handl
               status: outcome.status,
               headers: outcome.replayed ? { "idempotent-replayed": "true" } : {}
             })
-          ),
-          withMockScenario(headers["x-mock-scenario"])
+          )
         ))
       .handle("getPayout", ({ path }) =>
         Effect.flatMap(CurrentIntegration, ({ integrationId }) => payouts.get(integrationId, path.payoutId)))
-      .handle("confirmPayout", ({ headers, path, payload }) =>
-        CurrentIntegration.pipe(
-          Effect.flatMap(({ integrationId }) => payouts.confirm({ integrationId, payoutId: path.payoutId, request: payload })),
-          withMockScenario(headers["x-mock-scenario"])
-        ))
+      .handle("confirmPayout", ({ path, payload }) =>
+        Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
+          payouts.confirm({ integrationId, payoutId: path.payoutId, request: payload })))
       .handle("listPayouts", ({ urlParams }) =>
         Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
           payouts.list({

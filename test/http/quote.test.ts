@@ -215,4 +215,10 @@ describe("mock scenarios on quote", () => {
     const body = expectErrorBody(await quote("", { "x-mock-scenario": "sunny_day" }), 400)
     expect(body.error.toLowerCase()).toContain("x-mock-scenario")
   })
+
+  it("checks the header on every route, as API-level middleware inside the ErrorBody one", async () => {
+    const answer = await call(server, "/healthz", { headers: { "x-mock-scenario": "sunny_day" } })
+    expectErrorBody(answer, 400)
+    expect(answer.headers.get("x-request-id")).toMatch(/^req_/)
+  })
 })
