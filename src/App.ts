@@ -1,12 +1,14 @@
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { IntegrationsApi } from "@cop-integrations/contracts"
 import { ConfigError, Either, Layer, Option } from "effect"
+import { keyKindForMode } from "./auth/ApiKey.ts"
 import { ApiKeyRepo } from "./auth/ApiKeyRepo.ts"
 import type { Chain } from "./chain/Chain.ts"
 import { ChainMock } from "./chain/ChainMock.ts"
 import { AppConfig, type AppConfigShape } from "./Config.ts"
 import { makeSqlLayer } from "./db/Database.ts"
 import { MigrationsLive } from "./db/Migrations.ts"
+import { Deployment } from "./Deployment.ts"
 import { AuthenticationLive } from "./http/Authentication.ts"
 import { BrebHttpLive } from "./http/BrebHttp.ts"
 import { DecodeErrorsLive } from "./http/DecodeErrors.ts"
@@ -15,6 +17,8 @@ import { ErrorBodiesLive } from "./http/ErrorBodies.ts"
 import { HealthHttpLive } from "./http/HealthHttp.ts"
 import { WebhooksHttpLive } from "./http/WebhooksHttp.ts"
 import { IdempotencyStore } from "./idempotency/IdempotencyStore.ts"
+import { type DemoBootstrap, DemoBootstrapNone } from "./integrations/Demo.ts"
+import { DemoBootstrapMock } from "./integrations/DemoMock.ts"
 import { IntegrationRepo } from "./integrations/IntegrationRepo.ts"
 import { JobQueue } from "./jobs/JobQueue.ts"
 import { JobWorkerLive } from "./jobs/JobWorker.ts"
@@ -40,11 +44,11 @@ import { RateCacheMock } from "./quotes/RateCacheMock.ts"
 import { ProviderWebhook } from "./webhooks/ProviderWebhook.ts"
 
 /** The ports to the outside world that the domain services use; each mode has its own Layers for them. */
-export type Ports = PayoutProvider | Chain | Market | Mailer | OtpCodes | RequoteGuard
+export type Ports = PayoutProvider | Chain | Market | Mailer | OtpCodes | RequoteGuard | DemoBootstrap
 
 /** What differs between modes: the ports (built over config and repositories) and API-level middleware. */
 export interface ModeLayers {
-  readonly ports: Layer.Layer<Ports, never, AppConfig | JobQueue>
+  readonly ports: Layer.Layer<Ports, never, AppConfig | JobQueue | IntegrationRepo | ApiKeyRepo>
   readonly apiMiddleware: Layer.Layer<never>
 }
 
@@ -60,6 +64,7 @@ export const mockMode = (config: AppConfigShape): ModeLayers => ({
     RateCacheMock,
     OtpCodesMock,
     RequoteGuardMock,
+    DemoBootstrapMock,
     mailer(config)
   ),
   apiMiddleware: MockScenarioLive
@@ -69,7 +74,7 @@ export const mockMode = (config: AppConfigShape): ModeLayers => ({
  * Live mode's ports so far. Live cannot start until the live payout provider, chain, market and mailer Layers
  * join them; until then `modeLayers` refuses it.
  */
-export const livePorts = Layer.mergeAll(OtpCodesLive, RequoteGuardLive)
+export const livePorts = Layer.mergeAll(OtpCodesLive, RequoteGuardLive, DemoBootstrapNone)
 
 /** The Layers of the configured mode, or why it cannot start (decided before anything is built). */
 const modeLayers = (config: AppConfigShape): Either.Either<ModeLayers, ConfigError.ConfigError> =>
@@ -106,12 +111,16 @@ const api = HttpApiBuilder.api(IntegrationsApi).pipe(
   Layer.provide(AuthenticationLive)
 )
 
+const deployment = (config: AppConfigShape) =>
+  Layer.succeed(Deployment, { mode: config.mode, keyKind: keyKindForMode(config.mode) })
+
 /** The domain services over the mode's ports, the repositories and the database. */
 const services = (config: AppConfigShape, mode: ModeLayers) =>
   domain.pipe(
     Layer.provideMerge(mode.ports),
     Layer.provideMerge(repositories),
     Layer.provideMerge(databaseLayer(config)),
+    Layer.provideMerge(deployment(config)),
     Layer.provideMerge(Layer.succeed(AppConfig, config))
   )
 

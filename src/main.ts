@@ -5,7 +5,8 @@ import { serverLayer } from "./App.ts"
 import { type AppConfigShape, AppConfigShape as LoadConfig, describeDatabase } from "./Config.ts"
 import { createHttpServer } from "./http/NodeServer.ts"
 import { manageLifecycle } from "./http/ServeLifecycle.ts"
-import { bootstrapDemo } from "./integrations/Demo.ts"
+import { Deployment } from "./Deployment.ts"
+import { DemoBootstrap } from "./integrations/Demo.ts"
 import { LoggingLive } from "./Logging.ts"
 import { startupFailureLine } from "./StartupFailure.ts"
 
@@ -20,16 +21,17 @@ let serving = false
 
 const announce = (config: AppConfigShape, startedAt: number) =>
   Effect.gen(function*() {
-    const demoKey = yield* bootstrapDemo
+    const { keyKind, mode } = yield* Deployment
+    const demoKey = yield* Effect.flatMap(DemoBootstrap, (demo) => demo.run)
     const address = yield* HttpServer.addressWith(Effect.succeed)
     const base = address._tag === "TcpAddress" ? `http://${address.hostname}:${address.port}` : `unix:${address.path}`
     yield* banner([
-      `Integrations API ${config.mode} mode, ready in ${Math.round(performance.now() - startedAt)} ms`,
+      `Integrations API ${mode} mode, ready in ${Math.round(performance.now() - startedAt)} ms`,
       `listening on ${base}   docs: ${base}/docs   openapi: ${base}/openapi.json`,
       `database: ${describeDatabase(config)}`,
       ...Option.match(demoKey, {
         onSome: (key) => [`test API key for integration "demo" (shown once, store it now):`, key],
-        onNone: () => [config.mode === "mock" ? "issue a test key: npm run -s keys -- issue <integration-name>" : ""]
+        onNone: () => [`issue a ${keyKind} key: npm run -s keys -- issue <integration-name>`]
       })
     ])
   })

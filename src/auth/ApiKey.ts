@@ -4,7 +4,10 @@ import { base62, randomBase62 } from "../ids.ts"
 
 export type KeyKind = "test" | "live"
 
-export const keyKindForMode = (mode: ApiMode): KeyKind => (mode === "live" ? "live" : "test")
+const keyKinds: Record<ApiMode, KeyKind> = { mock: "test", live: "live" }
+
+/** A mock deployment accepts test keys, a live one live keys. */
+export const keyKindForMode = (mode: ApiMode): KeyKind => keyKinds[mode]
 
 const BODY_BYTES = 32
 const keyPattern = /^cop_(test|live)_pk_([0-9A-Za-z]{43})([0-9A-Za-z]{6})$/

@@ -1,9 +1,10 @@
 import { HttpServerRequest } from "@effect/platform"
-import { type ApiMode, Authentication, TooManyRequests, Unauthorized } from "@cop-integrations/contracts"
+import { Authentication, TooManyRequests, Unauthorized } from "@cop-integrations/contracts"
 import { Effect, Either, Layer, Option } from "effect"
-import { keyKindForMode, parseApiKey } from "../auth/ApiKey.ts"
+import { parseApiKey } from "../auth/ApiKey.ts"
 import { ApiKeyRepo } from "../auth/ApiKeyRepo.ts"
 import { AppConfig } from "../Config.ts"
+import { Deployment } from "../Deployment.ts"
 import { makeFailedAuthLimit } from "./FailedAuthLimit.ts"
 import { makeRateLimiter } from "./RateLimiter.ts"
 import { setRetryAfter } from "./ResponseHints.ts"
@@ -15,7 +16,7 @@ const bearerPattern = /^Bearer +(\S+)$/i
  * The hash of the bearer key, or why the header cannot authenticate. The raw header is read (not the
  * platform's decoded token) to reject other schemes; checksum and kind are checked without a database lookup.
  */
-const readBearerKey = (header: string | undefined, mode: ApiMode): Either.Either<string, string> => {
+const readBearerKey = (header: string | undefined, deployment: typeof Deployment.Service): Either.Either<string, string> => {
   if (header === undefined || header.trim() === "") {
     return Either.left("missing API key: send Authorization: Bearer <API_KEY>")
   }
@@ -23,10 +24,10 @@ const readBearerKey = (header: string | undefined, mode: ApiMode): Either.Either
   if (token === undefined) return Either.left("Authorization header must use the Bearer scheme: Bearer <API_KEY>")
   const parsed = parseApiKey(token)
   if (parsed._tag === "Malformed") return Either.left("invalid API key: not a cop_test_pk_… or cop_live_pk_… key")
-  const expectedKind = keyKindForMode(mode)
-  if (parsed.kind !== expectedKind) {
+  const { keyKind, mode } = deployment
+  if (parsed.kind !== keyKind) {
     return Either.left(
-      `this is a ${mode} deployment: it accepts only ${expectedKind} keys (cop_${expectedKind}_pk_…), not ${parsed.kind} keys`
+      `this is a ${mode} deployment: it accepts only ${keyKind} keys (cop_${keyKind}_pk_…), not ${parsed.kind} keys`
     )
   }
   return Either.right(parsed.hash)
@@ -42,6 +43,7 @@ export const AuthenticationLive = Layer.effect(
   Authentication,
   Effect.gen(function*() {
     const config = yield* AppConfig
+    const deployment = yield* Deployment
     const keys = yield* ApiKeyRepo
     const limiter = makeRateLimiter(config.rateLimitPerSecond, config.rateLimitBurst)
     const failedAuth = makeFailedAuthLimit()
@@ -61,7 +63,7 @@ export const AuthenticationLive = Layer.effect(
         Effect.gen(function*() {
           const request = yield* HttpServerRequest.HttpServerRequest
           const address = Option.getOrElse(request.remoteAddress, () => "unknown")
-          const keyHash = readBearerKey(request.headers["authorization"], config.mode)
+          const keyHash = readBearerKey(request.headers["authorization"], deployment)
           if (Either.isLeft(keyHash)) return yield* rejectWithoutLookup(address, keyHash.left)
           const looked = yield* findKey(address, keyHash.right)
           if (looked._tag === "Refused") return yield* tooManyFailures(looked.retryAfterSeconds)
@@ -70,7 +72,7 @@ export const AuthenticationLive = Layer.effect(
           const { allowed, retryAfterSeconds } = limiter.take(key.id)
           if (!allowed) return yield* tooMany("rate limit exceeded for this API key", retryAfterSeconds)
           yield* Effect.annotateCurrentSpan("integrationId", key.integration_id)
-          return { integrationId: key.integration_id, keyId: key.id, mode: config.mode }
+          return { integrationId: key.integration_id, keyId: key.id, mode: deployment.mode }
         })
     })
   })

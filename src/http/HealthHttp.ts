@@ -2,17 +2,17 @@ import { HttpApiBuilder } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { INTERFACE_VERSION, IntegrationsApi, ServiceUnavailable } from "@cop-integrations/contracts"
 import { Effect } from "effect"
-import { AppConfig } from "../Config.ts"
+import { Deployment } from "../Deployment.ts"
 
 /** /readyz answers 503 when the database has not answered `SELECT 1` within this. */
 export const READINESS_TIMEOUT = "2 seconds"
 
 export const HealthHttpLive = HttpApiBuilder.group(IntegrationsApi, "health", (handlers) =>
   Effect.gen(function*() {
-    const config = yield* AppConfig
+    const { mode } = yield* Deployment
     const sql = yield* SqlClient.SqlClient
     return handlers
-      .handle("healthz", () => Effect.succeed({ status: "ok", mode: config.mode, version: INTERFACE_VERSION } as const))
+      .handle("healthz", () => Effect.succeed({ status: "ok", mode, version: INTERFACE_VERSION } as const))
       .handle("readyz", () =>
         sql`SELECT 1`.pipe(
           // Answers within the bound even when the probe's clean-up (cancelling it on a stalled

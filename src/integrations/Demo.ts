@@ -1,20 +1,10 @@
-import { Effect, Option } from "effect"
-import { ApiKeyRepo } from "../auth/ApiKeyRepo.ts"
-import { AppConfig } from "../Config.ts"
-import { IntegrationRepo } from "./IntegrationRepo.ts"
+import { Context, Effect, Layer, Option } from "effect"
 
-export const DEMO_INTEGRATION = "demo"
+/** What a fresh deployment hands its operator at start-up: the first API key, when it made one. */
+export class DemoBootstrap extends Context.Tag("DemoBootstrap")<DemoBootstrap, {
+  /** The key (shown once, in the start-up banner), or none. */
+  readonly run: Effect.Effect<Option.Option<string>>
+}>() {}
 
-/**
- * Mock mode on an empty database: create the `demo` integration and return its first test key,
- * so `npm start` on a fresh machine is usable at once. The key is returned (and shown) only then.
- */
-export const bootstrapDemo = Effect.gen(function*() {
-  const config = yield* AppConfig
-  const integrations = yield* IntegrationRepo
-  if (config.mode !== "mock" || !(yield* integrations.isEmpty)) return Option.none<string>()
-  const integration = yield* integrations.ensure(DEMO_INTEGRATION)
-  const keys = yield* ApiKeyRepo
-  const issued = yield* keys.issue(integration.id, "test")
-  return Option.some(issued.key)
-})
+/** Live: keys are issued only on purpose (`npm run -s keys -- issue <name>`). */
+export const DemoBootstrapNone = Layer.succeed(DemoBootstrap, DemoBootstrap.of({ run: Effect.succeed(Option.none()) }))
