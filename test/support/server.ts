@@ -27,6 +27,8 @@ export interface TestServerOptions {
   readonly appDatabaseUrl?: (url: string) => string | Promise<string>
   /** Provided to the app's layers: overrides of values read with a production default (Context.Reference). */
   readonly overrides?: Layer.Layer<never>
+  /** The app to serve; `serverLayer` (the configured mode's Layers) by default. */
+  readonly app?: typeof serverLayer
 }
 
 export interface TestServer {
@@ -83,7 +85,7 @@ const serveOn = async (
     ? Logger.replace(Logger.defaultLogger, Logger.map(Logger.jsonLogger, (line) => void logs.push(line)))
     : Logger.minimumLogLevel(LogLevel.Warning)
 
-  const layer = serverLayer(config).pipe(
+  const layer = (options.app ?? serverLayer)(config).pipe(
     Layer.provideMerge(NodeHttpServer.layer(createHttpServer, { port: 0, host: "127.0.0.1" })),
     Layer.provide(options.overrides ?? Layer.empty),
     Layer.provide(logging)
