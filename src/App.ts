@@ -30,6 +30,7 @@ import { type Mailer, MailerDisabled } from "./mailer/Mailer.ts"
 import { MailerHttp } from "./mailer/MailerHttp.ts"
 import { MockScenarioLive } from "./MockScenario.ts"
 import { Lifecycle } from "./payouts/Lifecycle.ts"
+import { PayoutConfirm } from "./payouts/PayoutConfirm.ts"
 import { PayoutRepo } from "./payouts/PayoutRepo.ts"
 import { PayoutService } from "./payouts/PayoutService.ts"
 import { type RequoteGuard, RequoteGuardLive } from "./payouts/RequoteGuard.ts"
@@ -100,7 +101,7 @@ const repositories = Layer.mergeAll(
   IdempotencyStore.Default
 )
 
-const domain = Layer.mergeAll(OtpService.Default, PayoutService.Default, ProviderWebhook.Default, JobWorkerLive).pipe(
+const domain = Layer.mergeAll(OtpService.Default, PayoutService.Default, PayoutConfirm.Default, ProviderWebhook.Default, JobWorkerLive).pipe(
   Layer.provideMerge(Lifecycle.Default),
   Layer.provideMerge(QuoteService.Default),
   Layer.provideMerge(RateCache.Default)

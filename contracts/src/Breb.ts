@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Schema } from "effect"
 import { Authentication } from "./Auth.ts"
 import {
+  BadGatewayError,
   BadRequestError,
   BelowMinimumError,
   ConflictError,
@@ -52,6 +53,7 @@ export class BrebGroup extends HttpApiGroup.make("breb")
       .addError(MercadoCerradoError)
       .addError(BelowMinimumError)
       .addError(ServiceUnavailableError)
+      .addError(BadGatewayError)
       .annotate(OpenApi.Summary, "Get a BRE-B quote")
   )
   .add(
@@ -68,6 +70,7 @@ export class BrebGroup extends HttpApiGroup.make("breb")
       .addSuccess(OtpVerifyResponse)
       .addError(OtpInvalidError)
       .addError(ServiceUnavailableError)
+      .addError(BadGatewayError)
       .annotate(OpenApi.Summary, "Verify OTP for KYC")
   )
   .add(
@@ -83,6 +86,7 @@ export class BrebGroup extends HttpApiGroup.make("breb")
       .addError(DestinationMismatchError)
       .addError(ConflictError)
       .addError(ServiceUnavailableError)
+      .addError(BadGatewayError)
       .annotate(OpenApi.Summary, "Create a BRE-B payout")
   )
   .add(

@@ -75,6 +75,7 @@ export class TooManyRequests extends Schema.TaggedError<TooManyRequests>()("TooM
 export class ServiceUnavailable
   extends Schema.TaggedError<ServiceUnavailable>()("ServiceUnavailable", { error: Schema.String })
 {}
+export class BadGateway extends Schema.TaggedError<BadGateway>()("BadGateway", { error: Schema.String }) {}
 
 export const BelowMinimumError = wire(BelowMinimum, "BelowMinimumError", 409, "below_minimum")
 export const NeedsKycError = wire(NeedsKyc, "NeedsKycError", 409, "needs_kyc")
@@ -97,3 +98,4 @@ export const ConflictError = wire(Conflict, "ConflictError", 409, undefined)
 export const IdempotencyKeyReusedError = wire(IdempotencyKeyReused, "IdempotencyKeyReusedError", 422, undefined)
 export const TooManyRequestsError = wire(TooManyRequests, "TooManyRequestsError", 429, undefined)
 export const ServiceUnavailableError = wire(ServiceUnavailable, "ServiceUnavailableError", 503, undefined)
+export const BadGatewayError = wire(BadGateway, "BadGatewayError", 502, undefined)

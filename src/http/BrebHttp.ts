@@ -2,6 +2,7 @@ import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { CurrentIntegration, IntegrationsApi } from "@cop-integrations/contracts"
 import { Effect } from "effect"
 import { OtpService } from "../kyc/OtpService.ts"
+import { PayoutConfirm } from "../payouts/PayoutConfirm.ts"
 import { PayoutService } from "../payouts/PayoutService.ts"
 import { QuoteService } from "../quotes/QuoteService.ts"
 
@@ -10,6 +11,7 @@ export const BrebHttpLive = HttpApiBuilder.group(IntegrationsApi, "breb", (handl
     const quotes = yield* QuoteService
     const otp = yield* OtpService
     const payouts = yield* PayoutService
+    const confirms = yield* PayoutConfirm
 
     return handlers
       .handle("quote", ({ urlParams }) =>
@@ -36,7 +38,7 @@ export const BrebHttpLive = HttpApiBuilder.group(IntegrationsApi, "breb", (handl
         Effect.flatMap(CurrentIntegration, ({ integrationId }) => payouts.get(integrationId, path.payoutId)))
       .handle("confirmPayout", ({ path, payload }) =>
         Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
-          payouts.confirm({ integrationId, payoutId: path.payoutId, request: payload })))
+          confirms.confirm({ integrationId, payoutId: path.payoutId, request: payload })))
       .handle("listPayouts", ({ urlParams }) =>
         Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
           payouts.list({

@@ -7,9 +7,17 @@ export const CustomerRow = Schema.Struct({
   user_address: Schema.String,
   email: Schema.String,
   kyc_status: KycStatus,
-  kyc_url: Schema.NullOr(Schema.String)
+  kyc_url: Schema.NullOr(Schema.String),
+  provider_customer_id: Schema.NullOr(Schema.String)
 })
 export type CustomerRow = typeof CustomerRow.Type
+
+/** What starting the provider's KYC gave us for a customer. */
+export interface KycStart {
+  readonly providerCustomerId: string
+  readonly kycStatus: KycStatus
+  readonly kycUrl: string | null
+}
 
 const Owner = Schema.Struct({ integrationId: Schema.String, userAddress: Schema.String })
 
@@ -22,7 +30,7 @@ export class CustomerRepo extends Effect.Service<CustomerRepo>()("CustomerRepo",
       Request: Owner,
       Result: CustomerRow,
       execute: ({ integrationId, userAddress }) =>
-        sql`SELECT integration_id, user_address, email, kyc_status, kyc_url FROM customers
+        sql`SELECT integration_id, user_address, email, kyc_status, kyc_url, provider_customer_id FROM customers
             WHERE integration_id = ${integrationId} AND user_address = ${userAddress.toLowerCase()}`
     })
 
@@ -31,9 +39,13 @@ export class CustomerRepo extends Effect.Service<CustomerRepo>()("CustomerRepo",
           VALUES (${owner.integrationId}, ${owner.userAddress.toLowerCase()}, ${email}, 'not_started', ${at}, ${at})
           ON CONFLICT (integration_id, user_address) DO UPDATE SET email = EXCLUDED.email, updated_at = EXCLUDED.updated_at`
 
-    const setKyc = (owner: typeof Owner.Type, kycStatus: KycStatus, kycUrl: string | null, at: Date) =>
-      sql`UPDATE customers SET kyc_status = ${kycStatus}, kyc_url = ${kycUrl}, updated_at = ${at}
-          WHERE integration_id = ${owner.integrationId} AND user_address = ${owner.userAddress.toLowerCase()}`
+    // A decision the provider's webhook already recorded (it can arrive before the KYC link's answer) stays.
+    const setKyc = (owner: typeof Owner.Type, kyc: KycStart, at: Date) =>
+      sql`UPDATE customers SET provider_customer_id = ${kyc.providerCustomerId}, kyc_url = ${kyc.kycUrl}, updated_at = ${at},
+                 kyc_status = CASE WHEN provider_customer_id IS NOT DISTINCT FROM ${kyc.providerCustomerId}
+                                    AND kyc_status IN ('approved', 'rejected') THEN kyc_status ELSE ${kyc.kycStatus} END
+          WHERE integration_id = ${owner.integrationId} AND user_address = ${owner.userAddress.toLowerCase()}
+          RETURNING kyc_status`
 
     /**
      * The provider's KYC decision for its customer. Only a decision (approved / rejected) replaces what we have,
@@ -53,8 +65,11 @@ export class CustomerRepo extends Effect.Service<CustomerRepo>()("CustomerRepo",
       isApproved: (owner: typeof Owner.Type) =>
         find(owner).pipe(Effect.orDie, Effect.map(Option.exists((row) => row.kyc_status === "approved"))),
       upsertEmail: (owner: typeof Owner.Type, email: string, at: Date) => upsertEmail(owner, email, at).pipe(Effect.orDie),
-      setKyc: (owner: typeof Owner.Type, kycStatus: KycStatus, kycUrl: string | null, at: Date) =>
-        setKyc(owner, kycStatus, kycUrl, at).pipe(Effect.orDie)
+      setKyc: (owner: typeof Owner.Type, kyc: KycStart, at: Date) =>
+        setKyc(owner, kyc, at).pipe(
+          Effect.orDie,
+          Effect.map((rows) => Schema.decodeUnknownSync(KycStatus)(rows[0]?.["kyc_status"] ?? kyc.kycStatus))
+        )
     } as const
   })
 }) {}

@@ -13,7 +13,8 @@ import { setRetryAfter } from "../http/ResponseHints.ts"
 import { newId } from "../ids.ts"
 import { Mailer } from "../mailer/Mailer.ts"
 import { PayoutProvider } from "../provider/PayoutProvider.ts"
-import { providerUnavailable } from "../quotes/QuoteService.ts"
+import { providerIdempotencyKey } from "../provider/IdempotencyKeys.ts"
+import { providerFailure } from "../provider/ProviderErrors.ts"
 import { CustomerRepo } from "./CustomerRepo.ts"
 import { OtpCodes } from "./OtpCodes.ts"
 
@@ -188,13 +189,18 @@ export class OtpService extends Effect.Service<OtpService>()("OtpService", {
         if (outcome._tag === "Rejected") return yield* Effect.fail(new OtpInvalid({ error: outcome.error }))
         const customer = yield* customers.find(owner)
         const email = Option.match(customer, { onNone: () => "", onSome: (row) => row.email })
-        const kyc = yield* Effect.catchTag(
-          provider.startKyc({ email, userAddress: input.userAddress }),
-          "ProviderUnavailable",
-          (error) => Effect.zipRight(restoreCode(owner, outcome), providerUnavailable(error))
+        // One provider customer per (integration, user): a later verify (a new code) reaches the same customer.
+        const kyc = yield* provider.createKycLink({
+          idempotencyKey: providerIdempotencyKey("kyc_link", owner.integrationId, owner.userAddress),
+          email,
+          userAddress: input.userAddress
+        }).pipe(Effect.catchAll((error) => Effect.zipRight(restoreCode(owner, outcome), providerFailure(error))))
+        const kycStatus = yield* customers.setKyc(
+          owner,
+          { providerCustomerId: kyc.customerId, kycStatus: kyc.kycStatus, kycUrl: kyc.kycUrl },
+          yield* now
         )
-        yield* customers.setKyc(owner, kyc.kycStatus, kyc.kycUrl, yield* now)
-        const response: OtpVerifyResponse = { userAddress: input.userAddress, kycStatus: kyc.kycStatus, kycUrl: kyc.kycUrl }
+        const response: OtpVerifyResponse = { userAddress: input.userAddress, kycStatus, kycUrl: kyc.kycUrl }
         return response
       })
 

@@ -24,7 +24,9 @@ import { CustomerRepo } from "../kyc/CustomerRepo.ts"
 import { formatFixed, toBaseUnits } from "../money/index.ts"
 import { Market } from "../provider/Market.ts"
 import { PayoutProvider } from "../provider/PayoutProvider.ts"
-import { marketClosed, providerUnavailable, QuoteService } from "../quotes/QuoteService.ts"
+import { providerIdempotencyKey } from "../provider/IdempotencyKeys.ts"
+import { orProviderFailure } from "../provider/ProviderErrors.ts"
+import { marketClosed, QuoteService } from "../quotes/QuoteService.ts"
 import { RateCache } from "../quotes/RateCache.ts"
 import { decodeCursor, encodeCursor } from "./Cursor.ts"
 import { acceptsConfirm, confirmByPartner } from "./Lifecycle.ts"
@@ -63,14 +65,15 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
     // destination_mismatch (DESIGN §3).
     const prepare = (integrationId: string, request: CreatePayoutRequest, destinationCop: BigDecimal.BigDecimal) =>
       Effect.gen(function*() {
-        if (!(yield* customers.isApproved({ integrationId, userAddress: request.userAddress }))) {
+        const customer = yield* customers.find({ integrationId, userAddress: request.userAddress })
+        if (!Option.exists(customer, (row) => row.kyc_status === "approved")) {
           return yield* Effect.fail(
             new NeedsKyc({ error: "KYC is not approved for this userAddress: complete kyc/otp/send and kyc/otp/verify" })
           )
         }
         if (!(yield* market.isOpen)) return yield* Effect.fail(marketClosed)
         yield* requoteGuard.beforePricing
-        const rates = yield* Effect.catchTag(rateCache.usdCopRates, "ProviderUnavailable", providerUnavailable)
+        const rates = yield* orProviderFailure(rateCache.usdCopRates)
         const at = yield* now
         if (request.quoteId !== undefined) {
           const quote = yield* quotes.findQuote(integrationId, request.quoteId)
@@ -95,32 +98,38 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
           feeWallet: config.feeWalletAddress
         })
 
-        const destination = yield* Effect.catchTag(
-          provider.verifyDestination({
-            userAddress: request.userAddress,
-            breBKey: request.breBKey,
-            accountOwnerName: request.accountOwnerName
-          }),
-          "ProviderUnavailable",
-          providerUnavailable
-        )
-        if (!destination.matches) {
+        const providerCustomerId = Option.getOrNull(Option.flatMap(customer, (row) => Option.fromNullable(row.provider_customer_id)))
+        const destination = yield* orProviderFailure(provider.createExternalAccount({
+          idempotencyKey: providerIdempotencyKey(
+            "external_account",
+            providerCustomerId ?? `${integrationId}:${request.userAddress.toLowerCase()}`,
+            request.breBKey,
+            request.accountOwnerName
+          ),
+          customerId: providerCustomerId,
+          breBKey: request.breBKey,
+          accountOwnerName: request.accountOwnerName
+        }))
+        if (destination._tag === "OwnerMismatch") {
           return yield* Effect.fail(
             new DestinationMismatch({ error: "the account owner name does not match the holder of this Bre-B key" })
           )
         }
 
         const payoutId = newId("po")
-        const transfer = yield* Effect.catchTag(
-          provider.createTransfer({
-            payoutId,
-            amount: priced.wire.deposit,
-            userAddress: request.userAddress,
-            externalAccountId: destination.externalAccountId
-          }),
-          "ProviderUnavailable",
-          providerUnavailable
-        )
+        const transfer = yield* orProviderFailure(provider.createTransfer({
+          idempotencyKey: providerIdempotencyKey("transfer", payoutId),
+          payoutId,
+          customerId: providerCustomerId,
+          amount: priced.wire.deposit,
+          userAddress: request.userAddress,
+          externalAccountId: destination.externalAccountId
+        }))
+        if (transfer.depositAmount !== priced.wire.deposit) {
+          yield* Effect.logWarning("provider deposit instructions differ from our price").pipe(
+            Effect.annotateLogs({ payoutId, transferId: transfer.transferId })
+          )
+        }
         const row: PayoutRow = {
           id: payoutId,
           integration_id: integrationId,
@@ -193,78 +202,6 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
           onSome: (row) => Effect.succeed(presentPayout(row))
         }))
 
-    const claimHash = (hash: string, payoutId: string) =>
-      Effect.map(
-        sql`INSERT INTO tx_hash_claims (tx_hash, resource_kind, resource_id) VALUES (${hash}, 'payout', ${payoutId})
-            ON CONFLICT DO NOTHING RETURNING tx_hash`,
-        (rows) => rows.length === 1
-      )
-
-    const confirm = (input: {
-      readonly integrationId: string
-      readonly payoutId: string
-      readonly request: ConfirmPayoutRequest
-    }) =>
-      Effect.gen(function*() {
-        const txHash = input.request.txHash.toLowerCase()
-        const feeTxHash = input.request.feeTxHash?.toLowerCase()
-        if (feeTxHash === txHash) {
-          return yield* Effect.fail(new BadRequest({ error: "feeTxHash: must differ from txHash" }))
-        }
-        const found = yield* payouts.lockOwned(input.integrationId, input.payoutId)
-        if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ error: `no payout ${input.payoutId}` }))
-        const row = found.value
-        if (row.tx_hash === txHash) return presentPayout(row)
-        if (row.tx_hash !== null) {
-          return yield* Effect.fail(new Conflict({ error: "this payout is already confirmed with a different txHash" }))
-        }
-        // The expiry sweep may already have marked the window closed: still `requote` (DESIGN §3).
-        if (row.status === "expired") {
-          return yield* requote("the deposit window expired before confirmation: create a new payout")
-        }
-        // The provider's word that the deposit arrived is authoritative (Lifecycle): such a payout may have
-        // moved on, and its confirm still records the txHash, whatever the deposit window says.
-        const seenByProvider = yield* payouts.depositSeenByProvider(row.id)
-        if (!acceptsConfirm(row, seenByProvider)) {
-          return yield* Effect.fail(new Conflict({ error: `this payout is ${row.status} and can no longer be confirmed` }))
-        }
-        const at = yield* now
-        yield* requoteGuard.beforeConfirm
-        if (!seenByProvider && row.expires_at.getTime() <= at.getTime()) {
-          return yield* requote("the deposit window expired before confirmation: create a new payout")
-        }
-        // Claim first: a hash that confirms something else is tx_hash_reused whatever its receipt says. A
-        // failed verification rolls the claim back with the transaction.
-        if (!(yield* claimHash(txHash, row.id))) {
-          return yield* Effect.fail(new TxHashReused({ error: "txHash already confirms another payout or swap" }))
-        }
-        const token = chain.token(row.from_token)
-        yield* chain.verifyTransfer({
-          txHash,
-          from: row.user_address,
-          to: row.deposit_address,
-          minAmountBaseUnits: toBaseUnits(BigDecimal.unsafeFromString(row.deposit_amount), token.decimals)
-        }).pipe(Effect.catchTag("DepositNotVerified", (e) => Effect.fail(new Conflict({ error: `txHash: ${e.reason}` }))))
-        let feeStatus: "pending" | "verified" = "pending"
-        if (feeTxHash !== undefined) {
-          if (!(yield* claimHash(feeTxHash, row.id))) {
-            return yield* Effect.fail(new TxHashReused({ error: "feeTxHash already used by another payout or swap" }))
-          }
-          const feeVerified = yield* Effect.either(chain.verifyTransfer({
-            txHash: feeTxHash,
-            from: row.user_address,
-            to: config.feeWalletAddress,
-            minAmountBaseUnits: toBaseUnits(BigDecimal.unsafeFromString(row.service_fee), token.decimals)
-          }))
-          feeStatus = feeVerified._tag === "Right" ? "verified" : "pending"
-        }
-        const confirmed = yield* payouts.update(
-          confirmByPartner(row, { txHash, feeTxHash: feeTxHash ?? null, feeStatus, at })
-        )
-        yield* provider.depositConfirmed({ transferId: row.provider_transfer_id, at })
-        return presentPayout(confirmed)
-      }).pipe(sql.withTransaction, Effect.catchIf((e): e is SqlError => e instanceof SqlError, Effect.die))
-
     const list = (input: {
       readonly integrationId: string
       readonly createdFrom: string | undefined
@@ -290,7 +227,7 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
         return response
       })
 
-    return { create, get, confirm, list } as const
+    return { create, get, list } as const
   })
 }) {}
 

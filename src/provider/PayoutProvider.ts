@@ -2,7 +2,13 @@ import type { BigDecimal } from "effect"
 import { Context, Data, type Effect } from "effect"
 import type { KycStatus } from "@cop-integrations/contracts"
 
+/** The provider could not be reached or answered 5xx/timeouts after the bounded retries: 503, retry later. */
 export class ProviderUnavailable extends Data.TaggedError("ProviderUnavailable")<{ readonly reason: string }> {}
+
+/** The provider answered something we cannot read (unexpected shape or an unexpected 4xx): 502. */
+export class ProviderBadResponse extends Data.TaggedError("ProviderBadResponse")<{ readonly reason: string }> {}
+
+export type ProviderFailure = ProviderUnavailable | ProviderBadResponse
 
 export interface UsdCopRates {
   /** COP per USD the provider sells at (what the user gets before fees) */
@@ -11,42 +17,72 @@ export interface UsdCopRates {
   readonly midRate: BigDecimal.BigDecimal
 }
 
-export interface DestinationCheck {
-  readonly matches: boolean
-  readonly accountOwnerName: string
-  readonly bankName: string | null
-  readonly documentLast4: string | null
-  readonly externalAccountId: string
+/** A provider customer started through a hosted KYC link (Bridge `POST /v0/kyc_links`). */
+export interface KycLink {
+  readonly customerId: string
+  readonly kycUrl: string | null
+  readonly kycStatus: KycStatus
 }
+
+/** A Bre-B destination registered for a customer (Bridge external account), with the owner-name check. */
+export type ExternalAccount =
+  | { readonly _tag: "Verified"
+      readonly externalAccountId: string
+      readonly accountOwnerName: string
+      readonly bankName: string | null
+      readonly documentLast4: string | null }
+  | { readonly _tag: "OwnerMismatch" }
 
 export interface ProviderTransfer {
   readonly transferId: string
   readonly chain: string
   readonly currency: string
   readonly depositAddress: `0x${string}`
+  /** The amount the provider instructs the user to deposit (whole tokens). */
+  readonly depositAmount: string
 }
 
-/** The payout provider (Bridge in live mode): rates, KYC, Bre-B external accounts, transfers. */
+/** A transfer as the provider reports it now (reconciliation when a webhook was lost). */
+export interface TransferStatus {
+  readonly transferId: string
+  readonly state: string
+  /** COP delivered, once the provider reports it (receipt `final_amount`). */
+  readonly finalAmountCop: string | null
+}
+
+/**
+ * The payout provider (Bridge in live mode), shaped on its REST API: exchange rates, customers through KYC
+ * links, external accounts for Bre-B keys, transfers with deposit instructions. Every create carries an
+ * idempotency key that the caller derives from something it has already stored, so a retry after a crash
+ * reaches the same provider object.
+ */
 export class PayoutProvider extends Context.Tag("PayoutProvider")<PayoutProvider, {
-  readonly usdCopRates: Effect.Effect<UsdCopRates, ProviderUnavailable>
-  readonly startKyc: (input: {
+  readonly usdCopRates: Effect.Effect<UsdCopRates, ProviderFailure>
+  readonly createKycLink: (input: {
+    readonly idempotencyKey: string
     readonly email: string
     readonly userAddress: string
-  }) => Effect.Effect<{ readonly kycStatus: KycStatus; readonly kycUrl: string | null }, ProviderUnavailable>
-  readonly verifyDestination: (input: {
-    readonly userAddress: string
+  }) => Effect.Effect<KycLink, ProviderFailure>
+  readonly createExternalAccount: (input: {
+    readonly idempotencyKey: string
+    /** Provider customer; null when this deployment's provider keeps no customers (mock). */
+    readonly customerId: string | null
     readonly breBKey: string
     readonly accountOwnerName: string
-  }) => Effect.Effect<DestinationCheck, ProviderUnavailable>
+  }) => Effect.Effect<ExternalAccount, ProviderFailure>
   readonly createTransfer: (input: {
+    readonly idempotencyKey: string
     readonly payoutId: string
+    readonly customerId: string | null
     readonly amount: string
     readonly userAddress: string
     readonly externalAccountId: string
-  }) => Effect.Effect<ProviderTransfer, ProviderUnavailable>
+  }) => Effect.Effect<ProviderTransfer, ProviderFailure>
+  readonly getTransfer: (transferId: string) => Effect.Effect<TransferStatus, ProviderFailure>
   /**
-   * Our onchain check saw the deposit for this transfer (runs inside the confirm transaction). Bridge detects
-   * deposits itself and reports the transfer's progress by webhook, so the live provider has nothing to do here.
+   * Our onchain check saw the deposit for this transfer. Bridge detects deposits itself and reports the
+   * transfer's progress by webhook, so the live provider has nothing to do here; the mock schedules its
+   * simulated progress.
    */
   readonly depositConfirmed: (input: { readonly transferId: string; readonly at: Date }) => Effect.Effect<void>
 }>() {}

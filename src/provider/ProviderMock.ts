@@ -27,22 +27,34 @@ export const ProviderMock = Layer.effect(
     const step = config.mockLifecycleDelayMs / 1000
     return PayoutProvider.of({
       usdCopRates: unlessUnavailable(Effect.succeed({ sellRate: config.mockSellRate, midRate: config.mockMidRate })),
-      startKyc: () => unlessUnavailable(Effect.succeed({ kycStatus: "approved", kycUrl: null })),
-      verifyDestination: ({ accountOwnerName, breBKey }) =>
+      createKycLink: ({ idempotencyKey }) =>
         unlessUnavailable(Effect.succeed({
-          matches: !accountOwnerName.toLowerCase().includes("mismatch"),
-          accountOwnerName: accountOwnerName.trim(),
-          bankName: "Banco de Pruebas",
-          documentLast4: /^[0-9]{5,15}$/.test(breBKey) ? breBKey.slice(-4) : null,
-          externalAccountId: `ea_mock_${keccak256(toHex(breBKey)).slice(2, 18)}`
+          customerId: `cus_mock_${keccak256(toHex(idempotencyKey)).slice(2, 18)}`,
+          kycStatus: "approved",
+          kycUrl: null
         })),
-      createTransfer: ({ payoutId }) =>
+      createExternalAccount: ({ accountOwnerName, breBKey }) =>
+        unlessUnavailable(Effect.succeed(
+          accountOwnerName.toLowerCase().includes("mismatch")
+            ? { _tag: "OwnerMismatch" as const }
+            : {
+              _tag: "Verified" as const,
+              accountOwnerName: accountOwnerName.trim(),
+              bankName: "Banco de Pruebas",
+              documentLast4: /^[0-9]{5,15}$/.test(breBKey) ? breBKey.slice(-4) : null,
+              externalAccountId: `ea_mock_${keccak256(toHex(breBKey)).slice(2, 18)}`
+            }
+        )),
+      createTransfer: ({ amount, payoutId }) =>
         unlessUnavailable(Effect.succeed({
           transferId: `tr_mock_${payoutId}`,
           chain: config.chainName,
           currency: "usdc",
-          depositAddress: deterministicAddress(`deposit:${payoutId}`)
+          depositAddress: deterministicAddress(`deposit:${payoutId}`),
+          depositAmount: amount
         })),
+      // The mock's transfers progress through scheduled jobs, never by polling: nothing to reconcile.
+      getTransfer: (transferId) => Effect.succeed({ transferId, state: "awaiting_funds", finalAmountCop: null }),
       depositConfirmed: ({ at, transferId }) =>
         Effect.zipRight(
           jobs.enqueue({ _tag: "ProviderTransferState", transferId, state: "payment_submitted" }, addSeconds(at, step)),

@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { MercadoCerrado, type Quote, ServiceUnavailable } from "@cop-integrations/contracts"
+import { MercadoCerrado, type Quote } from "@cop-integrations/contracts"
 import { BigDecimal, Effect, Option, Schema } from "effect"
 import { Chain } from "../chain/Chain.ts"
 import { addSeconds, now } from "../Clock.ts"
@@ -8,7 +8,7 @@ import { newId } from "../ids.ts"
 import { formatEffectiveRate, formatFixed, quoteWithoutAmount } from "../money/index.ts"
 import { parseDestinationCop, priceAboveMinimums } from "../payouts/Pricing.ts"
 import { Market } from "../provider/Market.ts"
-import type { ProviderUnavailable } from "../provider/PayoutProvider.ts"
+import { orProviderFailure } from "../provider/ProviderErrors.ts"
 import { RateCache } from "./RateCache.ts"
 
 export const QuoteRow = Schema.Struct({
@@ -18,9 +18,6 @@ export const QuoteRow = Schema.Struct({
   expires_at: Schema.DateFromSelf
 })
 export type QuoteRow = typeof QuoteRow.Type
-
-export const providerUnavailable = (error: ProviderUnavailable) =>
-  Effect.fail(new ServiceUnavailable({ error: `payout provider unavailable: ${error.reason}; retry later` }))
 
 export const marketClosed = new MercadoCerrado({
   error: "the USD/COP market is closed; quotes and payouts resume when it opens"
@@ -52,7 +49,7 @@ export class QuoteService extends Effect.Service<QuoteService>()("QuoteService",
           ? undefined
           : yield* parseDestinationCop(input.destinationCop, config.brebMaxCop)
         if (!(yield* market.isOpen)) return yield* Effect.fail(marketClosed)
-        const rates = yield* Effect.catchTag(rateCache.usdCopRates, "ProviderUnavailable", providerUnavailable)
+        const rates = yield* orProviderFailure(rateCache.usdCopRates)
         const token = chain.token(input.fromToken)
         const at = yield* now
         const expiresAt = addSeconds(at, config.quoteTtlSeconds)

@@ -2,7 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { BigDecimal, Context, Effect, Option, Schema } from "effect"
 import { AppConfig } from "../Config.ts"
 import { now } from "../Clock.ts"
-import { PayoutProvider, type ProviderUnavailable, type UsdCopRates } from "../provider/PayoutProvider.ts"
+import { PayoutProvider, type ProviderFailure, type ProviderUnavailable, type UsdCopRates } from "../provider/PayoutProvider.ts"
 import { makeSingleFlight } from "./SingleFlight.ts"
 
 const PAIR = "USD_COP"
@@ -77,7 +77,7 @@ export class RateCache extends Effect.Service<RateCache>()("RateCache", {
 
     const sharedRefresh = yield* makeSingleFlight(refresh)
 
-    const usdCopRates: Effect.Effect<CachedRates, ProviderUnavailable> = Effect.gen(function*() {
+    const usdCopRates: Effect.Effect<CachedRates, ProviderFailure> = Effect.gen(function*() {
       const fresh = yield* freshRow
       if (Option.isSome(fresh)) return yield* Effect.as(gate.check, fromRow(fresh.value))
       const flight = yield* sharedRefresh

@@ -40,8 +40,9 @@ const countingProvider = (calls: Ref.Ref<number>, down: Ref.Ref<boolean>) =>
             : Effect.succeed({ sellRate: BigDecimal.unsafeFromString("3960.00"), midRate: BigDecimal.unsafeFromString("4000.00") })
         )
       ),
-      startKyc: unused,
-      verifyDestination: unused,
+      createKycLink: unused,
+      createExternalAccount: unused,
+      getTransfer: unused,
       createTransfer: unused,
       depositConfirmed: unused
     })
