@@ -1,9 +1,10 @@
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { IntegrationsApi } from "@cop-integrations/contracts"
-import { ConfigError, Either, Layer, Option } from "effect"
+import { ConfigError, Duration, Either, Layer, Option, type Redacted } from "effect"
 import { keyKindForMode } from "./auth/ApiKey.ts"
 import { ApiKeyRepo } from "./auth/ApiKeyRepo.ts"
 import type { Chain } from "./chain/Chain.ts"
+import { ChainLive } from "./chain/ChainLive.ts"
 import { ChainMock } from "./chain/ChainMock.ts"
 import { AppConfig, type AppConfigShape } from "./Config.ts"
 import { makeSqlLayer } from "./db/Database.ts"
@@ -28,6 +29,7 @@ import { OtpCodesMock } from "./kyc/OtpCodesMock.ts"
 import { OtpService } from "./kyc/OtpService.ts"
 import { type Mailer, MailerDisabled } from "./mailer/Mailer.ts"
 import { MailerHttp } from "./mailer/MailerHttp.ts"
+import { liveConfigError } from "./LiveRequirements.ts"
 import { MockScenarioLive } from "./MockScenario.ts"
 import { Lifecycle } from "./payouts/Lifecycle.ts"
 import { PayoutConfirm } from "./payouts/PayoutConfirm.ts"
@@ -36,8 +38,10 @@ import { PayoutService } from "./payouts/PayoutService.ts"
 import { type RequoteGuard, RequoteGuardLive } from "./payouts/RequoteGuard.ts"
 import { RequoteGuardMock } from "./payouts/RequoteGuardMock.ts"
 import type { Market } from "./provider/Market.ts"
+import { MarketLive } from "./provider/MarketLive.ts"
 import { MarketMock } from "./provider/MarketMock.ts"
 import type { PayoutProvider } from "./provider/PayoutProvider.ts"
+import { ProviderLive } from "./provider/ProviderLive.ts"
 import { ProviderMock } from "./provider/ProviderMock.ts"
 import { QuoteService } from "./quotes/QuoteService.ts"
 import { RateCache } from "./quotes/RateCache.ts"
@@ -49,7 +53,7 @@ export type Ports = PayoutProvider | Chain | Market | Mailer | OtpCodes | Requot
 
 /** What differs between modes: the ports (built over config and repositories) and API-level middleware. */
 export interface ModeLayers {
-  readonly ports: Layer.Layer<Ports, never, AppConfig | JobQueue | IntegrationRepo | ApiKeyRepo>
+  readonly ports: Layer.Layer<Ports, ConfigError.ConfigError, AppConfig | JobQueue | IntegrationRepo | ApiKeyRepo>
   readonly apiMiddleware: Layer.Layer<never>
 }
 
@@ -71,20 +75,43 @@ export const mockMode = (config: AppConfigShape): ModeLayers => ({
   apiMiddleware: MockScenarioLive
 })
 
-/**
- * Live mode's ports so far. Live cannot start until the live payout provider, chain, market and mailer Layers
- * join them; until then `modeLayers` refuses it.
- */
+/** The ports that differ in live mode only by how codes and quotes behave (no sandbox, no demo key). */
 export const livePorts = Layer.mergeAll(OtpCodesLive, RequoteGuardLive, DemoBootstrapNone)
 
+/**
+ * Live mode: Bridge's HTTP API, the chain through a JSON-RPC node (token decimals and chain id checked at
+ * start-up), the configured market hours and the e-mail API. No scenario middleware: `X-Mock-Scenario` is ignored.
+ * `liveConfigError` has already checked that every required setting is there.
+ */
+export const liveMode = (config: AppConfigShape, secrets: { readonly providerApiKey: Redacted.Redacted<string>; readonly emailApiKey: Redacted.Redacted<string> }): ModeLayers => ({
+  ports: Layer.mergeAll(
+    livePorts,
+    ProviderLive({
+      baseUrl: config.providerApiUrl,
+      apiKey: secrets.providerApiKey,
+      sourceRail: Option.getOrElse(config.providerSourceRail, () => config.chainName),
+      destinationRail: config.providerDestinationRail,
+      timeout: Duration.millis(config.providerTimeoutMs),
+      retries: config.providerRetries
+    }),
+    ChainLive,
+    MarketLive(config.marketHours),
+    MailerHttp(secrets.emailApiKey)
+  ),
+  apiMiddleware: Layer.empty
+})
+
 /** The Layers of the configured mode, or why it cannot start (decided before anything is built). */
-const modeLayers = (config: AppConfigShape): Either.Either<ModeLayers, ConfigError.ConfigError> =>
-  config.mode === "live"
-    ? Either.left(ConfigError.InvalidData(
-      ["APP_MODE"],
-      "live: the live payout provider and mailer Layers are not available in this version (the live chain is: src/chain/ChainLive.ts)"
-    ))
-    : Either.right(mockMode(config))
+const modeLayers = (config: AppConfigShape): Either.Either<ModeLayers, ConfigError.ConfigError> => {
+  if (config.mode === "mock") return Either.right(mockMode(config))
+  const problem = liveConfigError(config)
+  if (Option.isSome(problem)) return Either.left(problem.value)
+  const required = Option.all({ providerApiKey: config.providerApiKey, emailApiKey: config.emailApiKey })
+  return Option.match(required, {
+    onNone: () => Either.left(ConfigError.MissingData(["APP_MODE"], "live mode cannot start: settings missing")),
+    onSome: (secrets) => Either.right(liveMode(config, secrets))
+  })
+}
 
 /** PostgreSQL (or embedded PGlite), migrated before anything else uses it. */
 export const databaseLayer = (config: AppConfigShape) => {

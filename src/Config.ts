@@ -33,6 +33,9 @@ const positiveInt = (name: string, fallback: number) =>
     check(name, "must be a positive integer", (n: number) => n > 0)
   )
 
+/** The sandbox's fee wallet: fine for mock mode, refused by live mode (fees would be lost). */
+export const PLACEHOLDER_FEE_WALLET = "0x1111111111111111111111111111111111111111"
+
 export const AppConfigShape = Config.all({
   mode: Config.literal("mock", "live")("APP_MODE").pipe(Config.withDefault<ApiMode>("mock")),
   host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
@@ -58,11 +61,24 @@ export const AppConfigShape = Config.all({
   rateLimitBurst: positiveInt("RATE_LIMIT_BURST", 200),
   chainName: Config.string("CHAIN_NAME").pipe(Config.withDefault("base")),
   chainRpcUrl: optionalSecret("CHAIN_RPC_URL"),
+  chainId: Config.option(Config.integer("CHAIN_ID").pipe(check("CHAIN_ID", "must be a positive integer", (n: number) => n > 0))),
   chainConfirmations: positiveInt("CHAIN_CONFIRMATIONS", 1),
   tokenAddress: address("TOKEN_ADDRESS", "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"),
   tokenDecimals: positiveInt("TOKEN_DECIMALS", 6),
-  feeWalletAddress: address("FEE_WALLET_ADDRESS", "0x1111111111111111111111111111111111111111"),
+  feeWalletAddress: address("FEE_WALLET_ADDRESS", PLACEHOLDER_FEE_WALLET),
   providerWebhookPublicKey: optionalSecret("PROVIDER_WEBHOOK_PUBLIC_KEY"),
+  providerApiUrl: Config.string("PROVIDER_API_URL").pipe(
+    Config.withDefault("https://api.bridge.xyz/v0"),
+    check("PROVIDER_API_URL", "must be an http(s) URL", (s: string) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol))
+  ),
+  providerApiKey: optionalSecret("PROVIDER_API_KEY"),
+  providerSourceRail: Config.option(Config.string("PROVIDER_SOURCE_RAIL")),
+  providerDestinationRail: Config.string("PROVIDER_DESTINATION_RAIL").pipe(Config.withDefault("breb")),
+  providerTimeoutMs: positiveInt("PROVIDER_TIMEOUT_MS", 10000),
+  providerRetries: Config.integer("PROVIDER_RETRIES").pipe(
+    Config.withDefault(3),
+    check("PROVIDER_RETRIES", "must be 0 to 10", (n: number) => n >= 0 && n <= 10)
+  ),
   emailApiKey: optionalSecret("EMAIL_API_KEY"),
   emailApiUrl: Config.string("EMAIL_API_URL").pipe(
     Config.withDefault("https://api.resend.com"),

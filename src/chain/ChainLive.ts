@@ -1,7 +1,7 @@
 import { ConfigError, Effect, Layer, Option, Redacted } from "effect"
 import { createPublicClient, erc20Abi, getAddress, type Hex, http, parseEventLogs, TransactionReceiptNotFoundError } from "viem"
 import { AppConfig } from "../Config.ts"
-import { Chain, DepositNotVerified, type TransferCheck } from "./Chain.ts"
+import { Chain, DepositNotVerified, type NotVerifiedKind, type TransferCheck } from "./Chain.ts"
 
 export interface ChainLiveOptions {
   readonly rpcUrl: Redacted.Redacted<string>
@@ -27,11 +27,11 @@ export const makeChainLive = (options: ChainLiveOptions) => {
   })
   const tokenAddress = getAddress(options.tokenAddress)
   const confirmations = BigInt(options.confirmations ?? 1)
-  const notVerified = (reason: string) => new DepositNotVerified({ reason })
+  const notVerified = (reason: string, kind: NotVerifiedKind = "mismatch") => new DepositNotVerified({ kind, reason })
   const ask = <A>(what: string, call: () => Promise<A>) =>
     Effect.tryPromise({
       try: call,
-      catch: () => notVerified(`the ${options.chainName} node could not be asked for ${what}; retry later`)
+      catch: () => notVerified(`the ${options.chainName} node could not be asked for ${what}; retry later`, "unreachable")
     })
 
   const receiptOf = (txHash: string) =>
@@ -39,8 +39,8 @@ export const makeChainLive = (options: ChainLiveOptions) => {
       try: () => client.getTransactionReceipt({ hash: txHash as Hex }),
       catch: (error) =>
         error instanceof TransactionReceiptNotFoundError
-          ? notVerified(`no mined transaction ${txHash} on ${options.chainName}`)
-          : notVerified(`the ${options.chainName} node could not be asked for ${txHash}; retry later`)
+          ? notVerified(`no mined transaction ${txHash} on ${options.chainName}`, "not_mined")
+          : notVerified(`the ${options.chainName} node could not be asked for ${txHash}; retry later`, "unreachable")
     })
 
   const verifyTransfer = (check: TransferCheck) =>
@@ -64,7 +64,7 @@ export const makeChainLive = (options: ChainLiveOptions) => {
       const head = yield* ask("its latest block", () => client.getBlockNumber({ cacheTime: 0 }))
       const has = head - receipt.blockNumber + 1n
       if (has < confirmations) {
-        return yield* Effect.fail(notVerified(`transaction ${check.txHash} has ${has} of the ${confirmations} confirmations required; retry later`))
+        return yield* Effect.fail(notVerified(`transaction ${check.txHash} has ${has} of the ${confirmations} confirmations required; retry later`, "unconfirmed"))
       }
       const block = yield* ask(`block ${receipt.blockNumber}`, () => client.getBlock({ blockNumber: receipt.blockNumber }))
       return { minedAt: new Date(Number(block.timestamp) * 1000) }
@@ -106,6 +106,16 @@ export const ChainLive = Layer.effect(
       confirmations: config.chainConfirmations
     })
     yield* live.checkDecimals
+    if (Option.isSome(config.chainId)) {
+      const expected = config.chainId.value
+      const actual = yield* Effect.tryPromise({
+        try: () => createPublicClient({ transport: http(Redacted.value(rpcUrl), { timeout: 10_000 }) }).getChainId(),
+        catch: () => ConfigError.InvalidData(["CHAIN_RPC_URL"], "the node did not answer eth_chainId")
+      })
+      if (actual !== expected) {
+        return yield* Effect.fail(ConfigError.InvalidData(["CHAIN_ID"], `the node at CHAIN_RPC_URL is chain ${actual}, not ${expected}`))
+      }
+    }
     return live.chain
   })
 )

@@ -1,0 +1,258 @@
+/**
+ * The live payout provider: Bridge's REST API (notes/provider.md), every request and answer shape in this file.
+ * `Api-Key` on every call, an `Idempotency-Key` on every POST (derived by the caller from what it stored), bounded
+ * retries with backoff on 5xx, 429, timeouts and transport errors (each retry with the same key and body), and
+ * every answer decoded with Schema: an answer we cannot read is `ProviderBadResponse` (502), logged without secrets.
+ */
+import { FetchHttpClient, HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
+import type { KycStatus } from "@cop-integrations/contracts"
+import { Duration, Effect, Layer, Option, ParseResult, Redacted, Schedule, Schema } from "effect"
+import { getAddress } from "viem"
+import {
+  type ExternalAccount,
+  PayoutProvider,
+  ProviderBadResponse,
+  ProviderUnavailable,
+  type ProviderTransfer,
+  type TransferStatus
+} from "./PayoutProvider.ts"
+
+export interface ProviderLiveOptions {
+  /** Base URL including the version segment, e.g. `https://api.bridge.xyz/v0`. */
+  readonly baseUrl: string
+  readonly apiKey: Redacted.Redacted<string>
+  /** Bridge's `payment_rail` of the deployment's chain (e.g. `celo`, `base`). */
+  readonly sourceRail: string
+  /** Bridge's `payment_rail` for Bre-B payouts. */
+  readonly destinationRail: string
+  readonly timeout: Duration.DurationInput
+  /** Retries after the first attempt, for failures that may pass. */
+  readonly retries: number
+  readonly retryBase?: Duration.DurationInput
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Bridge's answers (only the fields we use; others are tolerated)
+
+const DecimalString = Schema.String.pipe(Schema.pattern(/^[0-9]+(\.[0-9]+)?$/))
+
+const ExchangeRates = Schema.Struct({
+  midmarket_rate: Schema.compose(DecimalString, Schema.BigDecimal),
+  sell_rate: Schema.compose(DecimalString, Schema.BigDecimal)
+})
+
+const KycLinkAnswer = Schema.Struct({
+  id: Schema.String,
+  customer_id: Schema.String,
+  kyc_link: Schema.NullishOr(Schema.String),
+  kyc_status: Schema.String
+})
+
+const ExternalAccountAnswer = Schema.Struct({
+  id: Schema.String,
+  account_owner_name: Schema.String,
+  bank_name: Schema.NullishOr(Schema.String),
+  breb: Schema.optional(Schema.NullishOr(Schema.Struct({ document_last_4: Schema.NullishOr(Schema.String) })))
+})
+
+const Address = Schema.String.pipe(Schema.pattern(/^0x[0-9a-fA-F]{40}$/))
+
+const TransferAnswer = Schema.Struct({
+  id: Schema.String,
+  state: Schema.String,
+  source_deposit_instructions: Schema.Struct({
+    payment_rail: Schema.String,
+    currency: Schema.String,
+    amount: DecimalString,
+    to_address: Address
+  })
+})
+
+const TransferState = Schema.Struct({
+  id: Schema.String,
+  state: Schema.String,
+  receipt: Schema.optional(Schema.NullishOr(Schema.Struct({ final_amount: Schema.optional(Schema.NullishOr(Schema.String)) })))
+})
+
+const BridgeError = Schema.Struct({ code: Schema.String, message: Schema.optional(Schema.String) })
+
+/** Bridge's KYC states in ours: a decision is a decision, everything else is still pending. */
+export const kycStatusOf = (providerStatus: string): KycStatus =>
+  providerStatus === "approved" ? "approved" : providerStatus === "rejected" ? "rejected" : "pending"
+
+/** The error code of Bridge's external-account answer when the Bre-B directory names another holder. */
+export const OWNER_NAME_MISMATCH = "account_owner_name_mismatch"
+
+// ---------------------------------------------------------------------------------------------------------
+
+type Answer = { readonly status: number; readonly body: unknown }
+
+const isRetryable = (status: number) => status >= 500 || status === 429 || status === 408
+
+export const makeProviderLive = (options: ProviderLiveOptions) =>
+  Effect.gen(function*() {
+    const client = (yield* HttpClient.HttpClient).pipe(
+      HttpClient.mapRequest((request) =>
+        request.pipe(
+          HttpClientRequest.prependUrl(options.baseUrl.replace(/\/+$/, "")),
+          HttpClientRequest.setHeader("Api-Key", Redacted.value(options.apiKey)),
+          HttpClientRequest.acceptJson
+        )
+      )
+    )
+    const retryPolicy = Schedule.exponential(options.retryBase ?? Duration.millis(200)).pipe(
+      Schedule.jittered,
+      Schedule.intersect(Schedule.recurs(options.retries))
+    )
+
+    const readBody = (response: HttpClientResponse.HttpClientResponse) =>
+      response.json.pipe(Effect.catchAll(() => Effect.succeed<unknown>(undefined)))
+
+    /** One request with its timeout; 5xx/429/timeouts/transport errors are ProviderUnavailable and retried. */
+    const send = (what: string, request: HttpClientRequest.HttpClientRequest): Effect.Effect<Answer, ProviderUnavailable> =>
+      client.execute(request).pipe(
+        Effect.flatMap((response) => Effect.map(readBody(response), (body) => ({ status: response.status, body }))),
+        Effect.scoped,
+        Effect.timeoutFail({
+          duration: options.timeout,
+          onTimeout: () => new ProviderUnavailable({ reason: `${what}: no answer within ${Duration.format(options.timeout)}` })
+        }),
+        Effect.catchTag("RequestError", "ResponseError", (error) =>
+          Effect.fail(new ProviderUnavailable({ reason: `${what}: ${error.reason === "Transport" ? "unreachable" : error.reason}` }))),
+        Effect.filterOrFail(
+          (answer) => !isRetryable(answer.status),
+          (answer) => new ProviderUnavailable({ reason: `${what}: HTTP ${answer.status}` })
+        ),
+        Effect.retry({ schedule: retryPolicy, while: (error) => error._tag === "ProviderUnavailable" }),
+        Effect.tapError((error) => Effect.logWarning("payout provider unavailable").pipe(Effect.annotateLogs({ reason: error.reason })))
+      )
+
+    const badResponse = (what: string, detail: string) =>
+      Effect.zipRight(
+        Effect.logError("payout provider answered unexpectedly").pipe(Effect.annotateLogs({ call: what, detail })),
+        Effect.fail(new ProviderBadResponse({ reason: `${what}: ${detail}` }))
+      )
+
+    /** A 2xx answer decoded with `schema`; anything else is a bad response. */
+    const decoded = <A, I>(what: string, schema: Schema.Schema<A, I>, answer: Answer) =>
+      answer.status >= 200 && answer.status < 300
+        ? Schema.decodeUnknown(schema)(answer.body).pipe(
+          Effect.catchTag("ParseError", (error) => badResponse(what, ParseResult.TreeFormatter.formatErrorSync(error)))
+        )
+        : badResponse(what, `HTTP ${answer.status} ${errorCode(answer.body).pipe(Option.getOrElse(() => ""))}`.trim())
+
+    const errorCode = (body: unknown) => Option.map(Schema.decodeUnknownOption(BridgeError)(body), (error) => error.code)
+
+    const post = (what: string, path: string, idempotencyKey: string, body: unknown) =>
+      send(
+        what,
+        HttpClientRequest.post(path).pipe(
+          HttpClientRequest.setHeader("Idempotency-Key", idempotencyKey),
+          HttpClientRequest.bodyUnsafeJson(body)
+        )
+      )
+
+    const usdCopRates = Effect.gen(function*() {
+      const answer = yield* send("exchange rates", HttpClientRequest.get("/exchange_rates", { urlParams: { from: "usd", to: "cop" } }))
+      const rates = yield* decoded("exchange rates", ExchangeRates, answer)
+      return { sellRate: rates.sell_rate, midRate: rates.midmarket_rate }
+    })
+
+    const createKycLink = (input: { readonly idempotencyKey: string; readonly email: string }) =>
+      Effect.gen(function*() {
+        // We do not collect the user's legal name before KYC; the hosted KYC flow asks for it.
+        const fullName = input.email.split("@")[0] || input.email
+        const answer = yield* post("kyc link", "/kyc_links", input.idempotencyKey, {
+          full_name: fullName,
+          email: input.email,
+          type: "individual"
+        })
+        const link = yield* decoded("kyc link", KycLinkAnswer, answer)
+        return { customerId: link.customer_id, kycUrl: link.kyc_link ?? null, kycStatus: kycStatusOf(link.kyc_status) }
+      })
+
+    const createExternalAccount = (input: {
+      readonly idempotencyKey: string
+      readonly customerId: string | null
+      readonly breBKey: string
+      readonly accountOwnerName: string
+    }) =>
+      Effect.gen(function*() {
+        if (input.customerId === null) return yield* badResponse("external account", "no provider customer for this user")
+        const answer = yield* post(
+          "external account",
+          `/customers/${encodeURIComponent(input.customerId)}/external_accounts`,
+          input.idempotencyKey,
+          {
+            currency: "cop",
+            account_owner_name: input.accountOwnerName.trim(),
+            account_owner_type: "individual",
+            breb: { key: input.breBKey }
+          }
+        )
+        if (answer.status >= 400 && answer.status < 500 && Option.contains(errorCode(answer.body), OWNER_NAME_MISMATCH)) {
+          return { _tag: "OwnerMismatch" } satisfies ExternalAccount
+        }
+        const account = yield* decoded("external account", ExternalAccountAnswer, answer)
+        return {
+          _tag: "Verified",
+          externalAccountId: account.id,
+          accountOwnerName: account.account_owner_name,
+          bankName: account.bank_name ?? null,
+          documentLast4: account.breb?.document_last_4 ?? null
+        } satisfies ExternalAccount
+      })
+
+    const createTransfer = (input: {
+      readonly idempotencyKey: string
+      readonly payoutId: string
+      readonly customerId: string | null
+      readonly amount: string
+      readonly userAddress: string
+      readonly externalAccountId: string
+    }) =>
+      Effect.gen(function*() {
+        if (input.customerId === null) return yield* badResponse("transfer", "no provider customer for this user")
+        const answer = yield* post("transfer", "/transfers", input.idempotencyKey, {
+          amount: input.amount,
+          on_behalf_of: input.customerId,
+          developer_fee_percent: "0.5",
+          source: { payment_rail: options.sourceRail, currency: "usdc", from_address: input.userAddress },
+          destination: { payment_rail: options.destinationRail, currency: "cop", external_account_id: input.externalAccountId },
+          client_reference_id: input.payoutId
+        })
+        const transfer = yield* decoded("transfer", TransferAnswer, answer)
+        const instructions = transfer.source_deposit_instructions
+        return {
+          transferId: transfer.id,
+          chain: instructions.payment_rail,
+          currency: instructions.currency,
+          depositAddress: getAddress(instructions.to_address),
+          depositAmount: instructions.amount
+        } satisfies ProviderTransfer
+      })
+
+    const getTransfer = (transferId: string) =>
+      Effect.gen(function*() {
+        const answer = yield* send("transfer status", HttpClientRequest.get(`/transfers/${encodeURIComponent(transferId)}`))
+        const transfer = yield* decoded("transfer status", TransferState, answer)
+        return {
+          transferId: transfer.id,
+          state: transfer.state,
+          finalAmountCop: transfer.receipt?.final_amount ?? null
+        } satisfies TransferStatus
+      })
+
+    return PayoutProvider.of({
+      usdCopRates,
+      createKycLink,
+      createExternalAccount,
+      createTransfer,
+      getTransfer,
+      // Bridge detects the deposit itself and reports the transfer's progress by webhook.
+      depositConfirmed: () => Effect.void
+    })
+  })
+
+export const ProviderLive = (options: ProviderLiveOptions) =>
+  Layer.effect(PayoutProvider, makeProviderLive(options)).pipe(Layer.provide(FetchHttpClient.layer))

@@ -1,0 +1,98 @@
+/**
+ * `APP_MODE=live` starts only with its configuration: without it, one configuration error line lists every missing
+ * or unusable setting (checked in-process, before any database or network work), and a node that is not the
+ * configured chain or token is refused at start-up.
+ */
+import { generateKeyPairSync } from "node:crypto"
+import { NodeHttpServer } from "@effect/platform-node"
+import { ConfigProvider, Effect, Exit, Layer, Logger, LogLevel, Option } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { serverLayer } from "../../src/App.ts"
+import { AppConfigShape } from "../../src/Config.ts"
+import { createHttpServer } from "../../src/http/NodeServer.ts"
+import { startupFailureLine } from "../../src/StartupFailure.ts"
+import { type Anvil, startAnvil, testUsdArtifact } from "../support/anvil.ts"
+import { acquireTestDatabase, type TestDatabase } from "../support/database.ts"
+import { newAddress } from "../support/flows.ts"
+
+const startupFailure = async (env: Record<string, string>) => {
+  const exit = await Effect.runPromiseExit(
+    Effect.flatMap(AppConfigShape, (config) =>
+      Layer.build(serverLayer(config).pipe(Layer.provide(NodeHttpServer.layer(createHttpServer, { port: 0, host: "127.0.0.1" }))))).pipe(
+      Effect.scoped,
+      Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({ PORT: "0", ...env })))),
+      Effect.provide(Logger.minimumLogLevel(LogLevel.None))
+    )
+  )
+  return Exit.isFailure(exit) ? Option.getOrUndefined(startupFailureLine(exit.cause)) : "started"
+}
+
+const unreachableDatabase = "postgres://nobody@127.0.0.1:1/never-reached"
+const publicKeyPem = generateKeyPairSync("rsa", { modulusLength: 2048 }).publicKey.export({ type: "spki", format: "pem" }).toString()
+
+describe("APP_MODE=live without its settings", () => {
+  it("is one configuration error line naming every missing setting", async () => {
+    const line = await startupFailure({ APP_MODE: "live", DATABASE_URL: unreachableDatabase })
+    expect(line).toMatch(/^configuration error: /)
+    expect(line).not.toContain("\n")
+    for (const name of ["PROVIDER_API_KEY", "CHAIN_RPC_URL", "PROVIDER_WEBHOOK_PUBLIC_KEY", "EMAIL_API_KEY", "FEE_WALLET_ADDRESS"]) {
+      expect(line).toContain(name)
+    }
+  })
+
+  it("names only what is still wrong, and a webhook key that is not a PEM public key", async () => {
+    const line = await startupFailure({
+      APP_MODE: "live",
+      DATABASE_URL: unreachableDatabase,
+      PROVIDER_API_KEY: "sk-live-something",
+      CHAIN_RPC_URL: "http://127.0.0.1:1",
+      PROVIDER_WEBHOOK_PUBLIC_KEY: "-----BEGIN PUBLIC KEY-----\nnot a key\n-----END PUBLIC KEY-----",
+      EMAIL_API_KEY: "re_live_something",
+      FEE_WALLET_ADDRESS: newAddress()
+    })
+    expect(line).toContain("PROVIDER_WEBHOOK_PUBLIC_KEY is not an RSA public key")
+    for (const name of ["PROVIDER_API_KEY", "CHAIN_RPC_URL", "EMAIL_API_KEY", "FEE_WALLET_ADDRESS"]) expect(line).not.toContain(name)
+    expect(line).not.toContain("sk-live-something")
+  })
+})
+
+describe("APP_MODE=live against a node", () => {
+  let anvil: Anvil
+  let token: `0x${string}`
+  let database: TestDatabase
+  beforeAll(async () => {
+    database = await acquireTestDatabase()
+    anvil = await startAnvil()
+    token = await anvil.deploy(testUsdArtifact())
+  })
+  afterAll(async () => {
+    await anvil?.close()
+    await database?.release()
+  })
+
+  const complete = () => ({
+    APP_MODE: "live",
+    DATABASE_URL: database.url,
+    PROVIDER_API_KEY: "sk-live-something",
+    CHAIN_RPC_URL: anvil.rpcUrl,
+    TOKEN_ADDRESS: token,
+    TOKEN_DECIMALS: "6",
+    PROVIDER_WEBHOOK_PUBLIC_KEY: publicKeyPem,
+    EMAIL_API_KEY: "re_live_something",
+    FEE_WALLET_ADDRESS: newAddress()
+  })
+
+  it("refuses a token whose decimals() onchain differ from TOKEN_DECIMALS", async () => {
+    const line = await startupFailure({ ...complete(), TOKEN_DECIMALS: "18" })
+    expect(line).toMatch(/^configuration error: .*TOKEN_DECIMALS.*6 decimals onchain/)
+  })
+
+  it("refuses a node that is another chain than CHAIN_ID", async () => {
+    const line = await startupFailure({ ...complete(), CHAIN_ID: "42220" })
+    expect(line).toMatch(/^configuration error: .*CHAIN_ID.*chain 31337, not 42220/)
+  })
+
+  it("with every setting right, starts", async () => {
+    expect(await startupFailure({ ...complete(), CHAIN_ID: "31337" })).toBe("started")
+  })
+})
