@@ -1,6 +1,17 @@
 import { Context, Data, type Effect } from "effect"
 
-export class DepositNotVerified extends Data.TaggedError("DepositNotVerified")<{ readonly reason: string }> {}
+/**
+ * Why a transfer did not verify: `mismatch` (the receipt shows something else: reverted, other sender, no such
+ * Transfer, too little), `not_mined` (no receipt yet), `unconfirmed` (mined, fewer confirmations than required),
+ * `unreachable` (the node could not be asked, or did not answer in time). Only `unreachable` is worth asking again
+ * at once; the others are answers.
+ */
+export type NotVerifiedKind = "mismatch" | "not_mined" | "unconfirmed" | "unreachable"
+
+export class DepositNotVerified extends Data.TaggedError("DepositNotVerified")<{
+  readonly kind: NotVerifiedKind
+  readonly reason: string
+}> {}
 
 export interface TokenInfo {
   readonly symbol: string

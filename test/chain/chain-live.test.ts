@@ -59,6 +59,13 @@ const reasonOf = async (check: TransferCheck, on?: Chain["Type"]) => {
   return result.left.reason
 }
 
+/** Which kind of failure: only `unreachable` is asked again by the confirm. */
+const kindOf = async (check: TransferCheck, on?: Chain["Type"]) => {
+  const result = await verify(check, on)
+  if (Either.isRight(result)) throw new Error("expected the deposit not to verify")
+  return result.left.kind
+}
+
 describe("ChainLive.verifyTransfer on anvil", () => {
   it("verifies a transfer of exactly the deposit, and of more", async () => {
     const user = await newUser(3n * DEPOSIT)
@@ -114,12 +121,14 @@ describe("ChainLive.verifyTransfer on anvil", () => {
     const txHash = await user.transfer(depositAddress, DEPOSIT + 1n, { gas: 100_000n })
     expect((await anvil.client.getTransactionReceipt({ hash: txHash })).status).toBe("reverted")
     expect(await reasonOf({ txHash, from: user.address, to: depositAddress, minAmountBaseUnits: DEPOSIT })).toContain("reverted")
+    expect(await kindOf({ txHash, from: user.address, to: depositAddress, minAmountBaseUnits: DEPOSIT })).toBe("mismatch")
   })
 
   it("rejects a hash that was never mined", async () => {
     const txHash = newTxHash()
     expect(await reasonOf({ txHash, from: newAddress(), to: newAddress(), minAmountBaseUnits: DEPOSIT }))
       .toBe(`no mined transaction ${txHash} on anvil`)
+    expect(await kindOf({ txHash, from: newAddress(), to: newAddress(), minAmountBaseUnits: DEPOSIT })).toBe("not_mined")
   })
 
   it("says the node could not be asked when it does not answer, without the RPC URL", async () => {
@@ -127,6 +136,8 @@ describe("ChainLive.verifyTransfer on anvil", () => {
     const reason = await reasonOf({ txHash: newTxHash(), from: newAddress(), to: newAddress(), minAmountBaseUnits: DEPOSIT }, unreachable)
     expect(reason).toContain("the anvil node could not be asked")
     expect(reason).not.toContain("secret-key")
+    expect(await kindOf({ txHash: newTxHash(), from: newAddress(), to: newAddress(), minAmountBaseUnits: DEPOSIT }, unreachable))
+      .toBe("unreachable")
   })
 })
 
@@ -138,6 +149,7 @@ describe("ChainLive confirmations", () => {
     const txHash = await user.transfer(depositAddress, DEPOSIT)
     const check = { txHash, from: user.address, to: depositAddress, minAmountBaseUnits: DEPOSIT }
     expect(await reasonOf(check, threeDeep)).toBe(`transaction ${txHash} has 1 of the 3 confirmations required; retry later`)
+    expect(await kindOf(check, threeDeep)).toBe("unconfirmed")
     await anvil.client.mine({ blocks: 2 })
     expect(Either.isRight(await verify(check, threeDeep))).toBe(true)
   })
