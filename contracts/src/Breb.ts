@@ -104,6 +104,7 @@ export class BrebGroup extends HttpApiGroup.make("breb")
       .addError(TxHashReusedError)
       .addError(RequoteError)
       .addError(ConflictError)
+      .addError(ServiceUnavailableError)
       .annotate(OpenApi.Summary, "Confirm a payout deposit")
   )
   .add(

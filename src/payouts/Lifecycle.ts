@@ -75,23 +75,31 @@ export const moveTo = (row: PayoutRow, status: PayoutStatus, at: Date): PayoutRo
 /**
  * Whether the partner may still confirm this payout: while it awaits its deposit, or when the provider
  * reported the deposit before the partner confirmed it (any later status; the confirm records the txHash).
+ * An `expired` payout is still heard: its deposit may have been mined in time (see `minedInWindow`).
  */
 export const acceptsConfirm = (row: PayoutRow, depositSeenByProvider: boolean) =>
-  row.status === "awaiting_deposit" || depositSeenByProvider
+  row.status === "awaiting_deposit" || row.status === "expired" || depositSeenByProvider
+
+/** A deposit mined before `expiresAt` counts, however late it is confirmed (DESIGN §3, deposit window). */
+export const minedInWindow = (row: PayoutRow, minedAt: Date) => minedAt.getTime() < row.expires_at.getTime()
 
 /**
  * The partner's confirm, once its txHash is claimed and verified: records the hashes, and moves a payout
  * still awaiting its deposit to `deposit_confirmed`. A payout the provider already moved on keeps its status
- * and its settled legs.
+ * and its settled legs. The one move out of `expired`: the sweep closed the window, but the deposit was mined
+ * inside it, so the payout goes on as if confirmed in time.
  */
 export const confirmByPartner = (row: PayoutRow, input: {
   readonly txHash: string
   readonly feeTxHash: string | null
   readonly feeStatus: "pending" | "verified"
+  readonly minedAt: Date
   readonly at: Date
 }): PayoutRow => ({
   ...row,
-  status: row.status === "awaiting_deposit" ? "deposit_confirmed" : row.status,
+  status: row.status === "awaiting_deposit" || (row.status === "expired" && minedInWindow(row, input.minedAt))
+    ? "deposit_confirmed"
+    : row.status,
   tx_hash: input.txHash,
   fee_tx_hash: input.feeTxHash,
   updated_at: input.at,

@@ -1,18 +1,70 @@
 import { PgClient } from "@effect/sql-pg"
 import { SqlError } from "@effect/sql/SqlError"
-import { BadRequest, Conflict, type ConfirmPayoutRequest, NotFound, Requote, TxHashReused } from "@cop-integrations/contracts"
-import { BigDecimal, Effect, Option } from "effect"
-import { Chain } from "../chain/Chain.ts"
+import {
+  BadRequest,
+  Conflict,
+  type ConfirmPayoutRequest,
+  NotFound,
+  Requote,
+  ServiceUnavailable,
+  TxHashReused
+} from "@cop-integrations/contracts"
+import { BigDecimal, Context, Data, Duration, Effect, Option, Schedule, Schema } from "effect"
+import { Chain, type DepositNotVerified } from "../chain/Chain.ts"
+import { verifyWithRetry } from "../chain/Verification.ts"
 import { now } from "../Clock.ts"
 import { AppConfig } from "../Config.ts"
 import { toBaseUnits } from "../money/index.ts"
 import { PayoutProvider } from "../provider/PayoutProvider.ts"
-import { acceptsConfirm, confirmByPartner } from "./Lifecycle.ts"
+import { acceptsConfirm, confirmByPartner, minedInWindow } from "./Lifecycle.ts"
 import { PayoutRepo } from "./PayoutRepo.ts"
+import type { PayoutRow } from "./PayoutRow.ts"
 import { presentPayout } from "./Present.ts"
 import { RequoteGuard } from "./RequoteGuard.ts"
 
-/** The partner reports the deposit's txHash: claim the hash, verify the transfer onchain, record it. */
+/**
+ * How long a confirm waits for a confirmation of the same payout with the same txHash that is still being
+ * verified (then it answers with that result); past it, 409. Like a duplicate Idempotency-Key (DESIGN §3).
+ */
+export class ConfirmWait extends Context.Reference<ConfirmWait>()("ConfirmWait", {
+  defaultValue: () => Duration.seconds(10)
+}) {}
+
+/** What the first, short transaction decided. */
+type Intent = Data.TaggedEnum<{
+  /** The payout is already confirmed with this txHash: answer it unchanged. */
+  Replay: { readonly row: PayoutRow }
+  /** Another confirm of this payout is verifying its hash (`sameHash`: the same txHash as this one). */
+  InProgress: { readonly sameHash: boolean }
+  /** The hashes are claimed `verifying` for this payout; the chain check comes next. */
+  Claimed: { readonly row: PayoutRow; readonly hashes: ReadonlyArray<string> }
+}>
+const Intent = Data.taggedEnum<Intent>()
+
+class StillVerifying extends Data.TaggedError("StillVerifying") {}
+
+const ClaimedHash = Schema.Struct({ tx_hash: Schema.String })
+
+const notVerified = (field: "txHash", error: DepositNotVerified) => {
+  switch (error.kind) {
+    case "not_mined":
+      return new Conflict({ error: `${field}: not mined yet (${error.reason}); confirm again once it is mined` })
+    case "unreachable":
+      return new ServiceUnavailable({ error: `${field} could not be verified: ${error.reason}` })
+    case "mismatch":
+    case "unconfirmed":
+      return new Conflict({ error: `${field}: ${error.reason}` })
+  }
+}
+
+/**
+ * The partner reports the deposit's txHash. No network call runs inside a database transaction:
+ * 1. a short transaction locks the payout, checks it, and claims the hash (and the fee hash) as `verifying`;
+ * 2. the chain verifies the transfers, outside any transaction (timeout, bounded retry while unreachable);
+ * 3. a short transaction marks the claims `claimed` and records the confirmation, or, when anything failed,
+ *    the claims are deleted (the hash is free again). A crash between the steps leaves `verifying` claims that
+ *    the reconciler releases.
+ */
 export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfirm", {
   effect: Effect.gen(function*() {
     const sql = yield* PgClient.PgClient
@@ -22,14 +74,149 @@ export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfir
     const payouts = yield* PayoutRepo
     const requoteGuard = yield* RequoteGuard
 
-    const requote = (error: string) => Effect.fail(new Requote({ error }))
-
     const claimHash = (hash: string, payoutId: string) =>
       Effect.map(
-        sql`INSERT INTO tx_hash_claims (tx_hash, resource_kind, resource_id) VALUES (${hash}, 'payout', ${payoutId})
+        sql`INSERT INTO tx_hash_claims (tx_hash, resource_kind, resource_id, state) VALUES (${hash}, 'payout', ${payoutId}, 'verifying')
             ON CONFLICT DO NOTHING RETURNING tx_hash`,
         (rows) => rows.length === 1
       )
+
+    const verifyingClaimsOf = (payoutId: string) =>
+      sql`SELECT tx_hash FROM tx_hash_claims
+          WHERE resource_kind = 'payout' AND resource_id = ${payoutId} AND state = 'verifying'`.pipe(
+        Effect.flatMap(Schema.decodeUnknown(Schema.Array(ClaimedHash))),
+        Effect.orDie,
+        Effect.map((rows) => rows.map((row) => row.tx_hash))
+      )
+
+    const markClaimed = (payoutId: string, hashes: ReadonlyArray<string>) =>
+      sql`UPDATE tx_hash_claims SET state = 'claimed'
+          WHERE tx_hash IN ${sql.in(hashes)} AND resource_kind = 'payout' AND resource_id = ${payoutId}
+            AND state = 'verifying'
+          RETURNING tx_hash`.pipe(Effect.map((rows) => rows.length))
+
+    const release = (payoutId: string, hashes: ReadonlyArray<string>) =>
+      sql`DELETE FROM tx_hash_claims
+          WHERE tx_hash IN ${sql.in(hashes)} AND resource_kind = 'payout' AND resource_id = ${payoutId}
+            AND state = 'verifying'`.pipe(
+        Effect.asVoid,
+        Effect.catchAllCause((cause) =>
+          Effect.logWarning("could not release a txHash claim; the reconciler will", { payoutId, cause }))
+      )
+
+    const lockOwned = (integrationId: string, payoutId: string) =>
+      Effect.flatMap(payouts.lockOwned(integrationId, payoutId), Option.match({
+        onNone: () => Effect.fail(new NotFound({ error: `no payout ${payoutId}` })),
+        onSome: Effect.succeed
+      }))
+
+    /** Step 1: lock, check, claim. */
+    const begin = (input: {
+      readonly integrationId: string
+      readonly payoutId: string
+      readonly txHash: string
+      readonly feeTxHash: string | undefined
+    }) =>
+      Effect.gen(function*() {
+        const row = yield* lockOwned(input.integrationId, input.payoutId)
+        if (row.tx_hash === input.txHash) return Intent.Replay({ row })
+        if (row.tx_hash !== null) {
+          return yield* Effect.fail(new Conflict({ error: "this payout is already confirmed with a different txHash" }))
+        }
+        // Every claim of this payout is made under its row lock: what this sees is all there is.
+        const verifying = yield* verifyingClaimsOf(row.id)
+        if (verifying.length > 0) return Intent.InProgress({ sameHash: verifying.includes(input.txHash) })
+        // The provider's word that the deposit arrived is authoritative (Lifecycle): such a payout may have
+        // moved on, and its confirm still records the txHash, whatever the deposit window says. An expired
+        // payout is heard too: a deposit mined in time is accepted late (step 3 decides).
+        const seenByProvider = yield* payouts.depositSeenByProvider(row.id)
+        if (!acceptsConfirm(row, seenByProvider)) {
+          return yield* Effect.fail(new Conflict({ error: `this payout is ${row.status} and can no longer be confirmed` }))
+        }
+        yield* requoteGuard.beforeConfirm
+        // Claim first: a hash that confirms something else (or is being verified for it) is tx_hash_reused
+        // whatever its receipt says.
+        if (!(yield* claimHash(input.txHash, row.id))) {
+          return yield* Effect.fail(new TxHashReused({ error: "txHash already confirms another payout or swap" }))
+        }
+        if (input.feeTxHash !== undefined && !(yield* claimHash(input.feeTxHash, row.id))) {
+          return yield* Effect.fail(new TxHashReused({ error: "feeTxHash already used by another payout or swap" }))
+        }
+        const hashes = input.feeTxHash === undefined ? [input.txHash] : [input.txHash, input.feeTxHash]
+        return Intent.Claimed({ row, hashes })
+      }).pipe(sql.withTransaction)
+
+    /** Step 1, waiting (bounded) while a confirm of the same payout with the same hash is being verified. */
+    const beginOrWait = (input: Parameters<typeof begin>[0]) =>
+      Effect.gen(function*() {
+        const wait = yield* ConfirmWait
+        return yield* begin(input).pipe(
+          Effect.filterOrFail((intent) => !(intent._tag === "InProgress" && intent.sameHash), () => new StillVerifying()),
+          Effect.retry({
+            schedule: Schedule.exponential("10 millis").pipe(
+              Schedule.union(Schedule.spaced("200 millis")),
+              Schedule.upTo(wait)
+            ),
+            while: (error) => error._tag === "StillVerifying"
+          }),
+          Effect.catchTag("StillVerifying", () =>
+            Effect.fail(new Conflict({ error: "this payout's confirmation with this txHash is still being verified; retry shortly" })))
+        )
+      })
+
+    /** Step 2: the chain, outside any transaction. The fee transfer is optional: unverified, its leg stays pending. */
+    const verify = (row: PayoutRow, txHash: string, feeTxHash: string | undefined) => {
+      const token = chain.token(row.from_token)
+      const deposit = verifyWithRetry(chain, {
+        txHash,
+        from: row.user_address,
+        to: row.deposit_address,
+        minAmountBaseUnits: toBaseUnits(BigDecimal.unsafeFromString(row.deposit_amount), token.decimals)
+      }).pipe(Effect.mapError((error) => notVerified("txHash", error)))
+      const fee = feeTxHash === undefined
+        ? Effect.succeed("pending" as const)
+        : verifyWithRetry(chain, {
+          txHash: feeTxHash,
+          from: row.user_address,
+          to: config.feeWalletAddress,
+          minAmountBaseUnits: toBaseUnits(BigDecimal.unsafeFromString(row.service_fee), token.decimals)
+        }).pipe(Effect.match({ onFailure: () => "pending" as const, onSuccess: () => "verified" as const }))
+      return Effect.all([deposit, fee], { concurrency: 2 })
+    }
+
+    /** Step 3: record the confirmation, if the claims are still this confirm's and the deposit is in time. */
+    const finalize = (input: {
+      readonly integrationId: string
+      readonly payoutId: string
+      readonly txHash: string
+      readonly feeTxHash: string | undefined
+      readonly hashes: ReadonlyArray<string>
+      readonly minedAt: Date
+      readonly feeStatus: "pending" | "verified"
+    }) =>
+      Effect.gen(function*() {
+        const row = yield* lockOwned(input.integrationId, input.payoutId)
+        if ((yield* markClaimed(row.id, input.hashes)) !== input.hashes.length) {
+          return yield* Effect.fail(new Conflict({ error: "this confirmation took too long and was released; confirm again" }))
+        }
+        const seenByProvider = yield* payouts.depositSeenByProvider(row.id)
+        if (!acceptsConfirm(row, seenByProvider)) {
+          return yield* Effect.fail(new Conflict({ error: `this payout is ${row.status} and can no longer be confirmed` }))
+        }
+        if (!seenByProvider && !minedInWindow(row, input.minedAt)) {
+          return yield* Effect.fail(new Requote({ error: "the deposit window expired before the deposit was mined: create a new payout" }))
+        }
+        const at = yield* now
+        const confirmed = yield* payouts.update(confirmByPartner(row, {
+          txHash: input.txHash,
+          feeTxHash: input.feeTxHash ?? null,
+          feeStatus: input.feeStatus,
+          minedAt: input.minedAt,
+          at
+        }))
+        yield* provider.depositConfirmed({ transferId: row.provider_transfer_id, at })
+        return presentPayout(confirmed)
+      }).pipe(sql.withTransaction)
 
     const confirm = (input: {
       readonly integrationId: string
@@ -42,59 +229,21 @@ export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfir
         if (feeTxHash === txHash) {
           return yield* Effect.fail(new BadRequest({ error: "feeTxHash: must differ from txHash" }))
         }
-        const found = yield* payouts.lockOwned(input.integrationId, input.payoutId)
-        if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ error: `no payout ${input.payoutId}` }))
-        const row = found.value
-        if (row.tx_hash === txHash) return presentPayout(row)
-        if (row.tx_hash !== null) {
-          return yield* Effect.fail(new Conflict({ error: "this payout is already confirmed with a different txHash" }))
-        }
-        // The expiry sweep may already have marked the window closed: still `requote` (DESIGN §3).
-        if (row.status === "expired") {
-          return yield* requote("the deposit window expired before confirmation: create a new payout")
-        }
-        // The provider's word that the deposit arrived is authoritative (Lifecycle): such a payout may have
-        // moved on, and its confirm still records the txHash, whatever the deposit window says.
-        const seenByProvider = yield* payouts.depositSeenByProvider(row.id)
-        if (!acceptsConfirm(row, seenByProvider)) {
-          return yield* Effect.fail(new Conflict({ error: `this payout is ${row.status} and can no longer be confirmed` }))
-        }
-        const at = yield* now
-        yield* requoteGuard.beforeConfirm
-        if (!seenByProvider && row.expires_at.getTime() <= at.getTime()) {
-          return yield* requote("the deposit window expired before confirmation: create a new payout")
-        }
-        // Claim first: a hash that confirms something else is tx_hash_reused whatever its receipt says. A
-        // failed verification rolls the claim back with the transaction.
-        if (!(yield* claimHash(txHash, row.id))) {
-          return yield* Effect.fail(new TxHashReused({ error: "txHash already confirms another payout or swap" }))
-        }
-        const token = chain.token(row.from_token)
-        yield* chain.verifyTransfer({
-          txHash,
-          from: row.user_address,
-          to: row.deposit_address,
-          minAmountBaseUnits: toBaseUnits(BigDecimal.unsafeFromString(row.deposit_amount), token.decimals)
-        }).pipe(Effect.catchTag("DepositNotVerified", (e) => Effect.fail(new Conflict({ error: `txHash: ${e.reason}` }))))
-        let feeStatus: "pending" | "verified" = "pending"
-        if (feeTxHash !== undefined) {
-          if (!(yield* claimHash(feeTxHash, row.id))) {
-            return yield* Effect.fail(new TxHashReused({ error: "feeTxHash already used by another payout or swap" }))
+        const intent = yield* beginOrWait({ integrationId: input.integrationId, payoutId: input.payoutId, txHash, feeTxHash })
+        switch (intent._tag) {
+          case "Replay":
+            return presentPayout(intent.row)
+          case "InProgress":
+            return yield* Effect.fail(new Conflict({ error: "another confirmation of this payout is being verified; retry once it has finished" }))
+          case "Claimed": {
+            const { hashes, row } = intent
+            return yield* Effect.gen(function*() {
+              const [verified, feeStatus] = yield* verify(row, txHash, feeTxHash)
+              return yield* finalize({ ...input, txHash, feeTxHash, hashes, minedAt: verified.minedAt, feeStatus })
+            }).pipe(Effect.onError(() => release(row.id, hashes)))
           }
-          const feeVerified = yield* Effect.either(chain.verifyTransfer({
-            txHash: feeTxHash,
-            from: row.user_address,
-            to: config.feeWalletAddress,
-            minAmountBaseUnits: toBaseUnits(BigDecimal.unsafeFromString(row.service_fee), token.decimals)
-          }))
-          feeStatus = feeVerified._tag === "Right" ? "verified" : "pending"
         }
-        const confirmed = yield* payouts.update(
-          confirmByPartner(row, { txHash, feeTxHash: feeTxHash ?? null, feeStatus, at })
-        )
-        yield* provider.depositConfirmed({ transferId: row.provider_transfer_id, at })
-        return presentPayout(confirmed)
-      }).pipe(sql.withTransaction, Effect.catchIf((e): e is SqlError => e instanceof SqlError, Effect.die))
+      }).pipe(Effect.catchIf((e): e is SqlError => e instanceof SqlError, Effect.die))
 
     return { confirm } as const
   })

@@ -9,11 +9,13 @@ import providerDepositSeen from "./0002_provider_deposit_seen.ts"
 import jobsDeadAndExpiryIndex from "./0003_jobs_dead_and_expiry_index.ts"
 import housekeeping from "./0004_housekeeping.ts"
 import customerProviderIndex from "./0005_customer_provider_index.ts"
+import txHashClaimState from "./0006_tx_hash_claim_state.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
   "0002_provider_deposit_seen": providerDepositSeen,
   "0003_jobs_dead_and_expiry_index": jobsDeadAndExpiryIndex,
   "0004_housekeeping": housekeeping,
-  "0005_customer_provider_index": customerProviderIndex
+  "0005_customer_provider_index": customerProviderIndex,
+  "0006_tx_hash_claim_state": txHashClaimState
 }
