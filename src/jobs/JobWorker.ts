@@ -4,6 +4,7 @@ import { addSeconds, now } from "../Clock.ts"
 import { AppConfig } from "../Config.ts"
 import { Lifecycle } from "../payouts/Lifecycle.ts"
 import { PayoutRepo } from "../payouts/PayoutRepo.ts"
+import { makeReconciler } from "../payouts/Reconciler.ts"
 import { makeHousekeeping } from "./Housekeeping.ts"
 import { type DueJob, Job, JobQueue } from "./JobQueue.ts"
 import { onOneReplica } from "./OneReplica.ts"
@@ -75,8 +76,9 @@ const makeExpirySweep = Effect.gen(function*() {
 })
 
 /**
- * On every replica: polls the jobs table, sweeps expired deposit windows and deletes rows past their retention,
- * each on its own schedule; each loop backs off while the database fails.
+ * On every replica: polls the jobs table, sweeps expired deposit windows, deletes rows past their retention and
+ * reconciles (stale txHash claims, payouts a lost webhook left behind), each on its own schedule; each loop backs
+ * off while the database fails.
  */
 export const JobWorkerLive = Layer.scopedDiscard(
   Effect.gen(function*() {
@@ -84,11 +86,13 @@ export const JobWorkerLive = Layer.scopedDiscard(
     const runner = yield* makeJobRunner
     const sweep = yield* makeExpirySweep
     const housekeeping = yield* makeHousekeeping
+    const reconciler = yield* makeReconciler
     const loop = (name: string, everyMs: number, task: Effect.Effect<unknown, unknown>) =>
       Effect.forkScoped(pollWithBackoff(task, { name, everyMs, maxBackoffMs: MAX_TICK_BACKOFF_MS }))
 
     yield* loop("job worker", config.jobsPollIntervalMs, runner.runDue)
     yield* loop("expiry sweep", config.expirySweepIntervalMs, sweep)
     yield* loop("housekeeping", config.housekeepingIntervalMs, housekeeping)
+    yield* loop("reconciler", config.reconcileIntervalMs, reconciler.run)
   })
 )

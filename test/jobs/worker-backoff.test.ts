@@ -13,14 +13,15 @@ import { JobQueue } from "../../src/jobs/JobQueue.ts"
 import { JobWorkerLive, MAX_TICK_BACKOFF_MS } from "../../src/jobs/JobWorker.ts"
 import { Lifecycle } from "../../src/payouts/Lifecycle.ts"
 import { PayoutRepo } from "../../src/payouts/PayoutRepo.ts"
+import { ProviderMock } from "../../src/provider/ProviderMock.ts"
 
 // Explicit, not left to `it.scoped`: with vitest's isolate:false another file's @effect/vitest `layer()` can
 // replace the environment `it.scoped` provides (it mutates the shared `it`), and this test needs the TestClock.
 const withTestClock = Effect.provide(TestContext.TestContext)
 
 const POLL_MS = 200
-/** The worker's polling loops: jobs, the expiry sweep and housekeeping, each at least POLL_MS apart. */
-const LOOPS = 3
+/** The worker's polling loops: jobs, the expiry sweep, housekeeping and the reconciler, each at least POLL_MS apart. */
+const LOOPS = 4
 const WINDOW_MS = 10 * 60 * 1000
 
 /** How many times a loop that starts at `every` ms and doubles its delay after each failure (up to `cap`) runs in `window` ms. */
@@ -62,6 +63,7 @@ describe("job worker with the database down", () => {
           void logged.push({ level: logLevel, message: [message].flat().join(" "), hasCause: !Cause.isEmpty(cause) }))
       )
       const worker = JobWorkerLive.pipe(
+        Layer.provide(ProviderMock),
         Layer.provide(Layer.mergeAll(JobQueue.Default, Lifecycle.Default).pipe(Layer.provideMerge(PayoutRepo.Default))),
         Layer.provide(Layer.merge(databaseDown, config))
       )

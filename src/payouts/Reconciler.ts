@@ -1,0 +1,118 @@
+import { SqlClient } from "@effect/sql"
+import { Duration, Effect, Option, Schema } from "effect"
+import { now } from "../Clock.ts"
+import { AppConfig } from "../Config.ts"
+import { onOneReplica } from "../jobs/OneReplica.ts"
+import { PayoutProvider, ProviderUnavailable } from "../provider/PayoutProvider.ts"
+import { Lifecycle } from "./Lifecycle.ts"
+
+/** The longest the reconciler waits for the provider's answer about one transfer. */
+const PROVIDER_ANSWER_TIMEOUT = Duration.seconds(30)
+/** Transfers asked about at once. */
+const PROVIDER_CONCURRENCY = 4
+
+const ReleasedClaim = Schema.Struct({ tx_hash: Schema.String, resource_kind: Schema.String, resource_id: Schema.String })
+const PickedPayout = Schema.Struct({ id: Schema.String, provider_transfer_id: Schema.String })
+
+export interface ReconcileReport {
+  /** `verifying` txHash claims released (their confirm crashed between the claim and the chain check). */
+  readonly releasedClaims: number
+  /** Payouts whose transfer the provider was asked about. */
+  readonly polled: number
+  /** Of those, payouts the provider's answer moved forward. */
+  readonly moved: number
+  /** Of those, payouts the provider could not tell about (logged, asked again on a later run). */
+  readonly failed: number
+}
+
+/**
+ * Finishes what a crash or a lost webhook left behind (issue #7):
+ * - releases txHash claims still `verifying` after RECONCILE_CLAIM_STALE_AFTER_MS, so the partner can confirm again;
+ * - asks the provider about payouts still `awaiting_deposit`, `deposit_confirmed` or `processing` that nothing has
+ *   updated (or asked about) for RECONCILE_STALE_AFTER_MS, oldest first, at most RECONCILE_BATCH_SIZE a run, and
+ *   applies the transfer's state through `Lifecycle.applyTransferState`, as a webhook would.
+ * One replica picks a batch at a time (and stamps `reconciled_at`, so the next run takes the next ones); the
+ * provider is asked outside any transaction, and each answer is applied in its own short transaction. A provider
+ * failure is logged and skipped.
+ */
+export const makeReconciler = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const config = yield* AppConfig
+  const provider = yield* PayoutProvider
+  const lifecycle = yield* Lifecycle
+
+  const releaseStaleClaims = Effect.gen(function*() {
+    const cutoff = new Date((yield* now).getTime() - config.reconcileClaimStaleAfterMs)
+    const released = yield* sql`DELETE FROM tx_hash_claims WHERE state = 'verifying' AND claimed_at < ${cutoff}
+                                RETURNING tx_hash, resource_kind, resource_id`.pipe(
+      Effect.flatMap(Schema.decodeUnknown(Schema.Array(ReleasedClaim)))
+    )
+    for (const claim of released) {
+      yield* Effect.logWarning("reconciler: released a txHash claim left verifying", {
+        txHash: claim.tx_hash,
+        resourceKind: claim.resource_kind,
+        resourceId: claim.resource_id
+      })
+    }
+    return released.length
+  })
+
+  const pickStale = Effect.gen(function*() {
+    const at = yield* now
+    const cutoff = new Date(at.getTime() - config.reconcileStaleAfterMs)
+    return yield* sql`
+      WITH picked AS (
+        SELECT id FROM payouts
+        WHERE status IN ('awaiting_deposit', 'deposit_confirmed', 'processing')
+          AND GREATEST(updated_at, reconciled_at) < ${cutoff}
+        ORDER BY GREATEST(updated_at, reconciled_at), id
+        LIMIT ${config.reconcileBatchSize}
+        FOR UPDATE SKIP LOCKED)
+      UPDATE payouts SET reconciled_at = ${at} FROM picked WHERE payouts.id = picked.id
+      RETURNING payouts.id, payouts.provider_transfer_id`.pipe(
+      Effect.flatMap(Schema.decodeUnknown(Schema.Array(PickedPayout))),
+      onOneReplica(sql, "payouts:reconcile"),
+      Effect.map(Option.getOrElse(() => []))
+    )
+  })
+
+  /** Asks the provider about one payout's transfer and applies the answer; Some(moved), or None when it could not. */
+  const reconcileOne = (payout: typeof PickedPayout.Type) =>
+    provider.getTransfer(payout.provider_transfer_id).pipe(
+      Effect.timeoutFail({
+        duration: PROVIDER_ANSWER_TIMEOUT,
+        onTimeout: () => new ProviderUnavailable({ reason: `no answer within ${Duration.format(PROVIDER_ANSWER_TIMEOUT)}` })
+      }),
+      Effect.flatMap((transfer) =>
+        sql.withTransaction(lifecycle.applyTransferState({ transferId: transfer.transferId, state: transfer.state }))),
+      Effect.map(Option.some),
+      Effect.catchTags({
+        ProviderUnavailable: (error) => Effect.as(warnSkipped(payout, error.reason), Option.none()),
+        ProviderBadResponse: (error) => Effect.as(warnSkipped(payout, error.reason), Option.none())
+      })
+    )
+
+  const warnSkipped = (payout: typeof PickedPayout.Type, reason: string) =>
+    Effect.logWarning("reconciler: the provider could not tell a transfer's state; asking again later", {
+      payoutId: payout.id,
+      transferId: payout.provider_transfer_id,
+      reason
+    })
+
+  /** One run: stale claims, then one batch of payouts. */
+  const run: Effect.Effect<ReconcileReport, unknown> = Effect.gen(function*() {
+    const releasedClaims = Option.getOrElse(yield* onOneReplica(sql, "tx-hash-claims:release")(releaseStaleClaims), () => 0)
+    const picked = yield* pickStale
+    const outcomes = yield* Effect.forEach(picked, reconcileOne, { concurrency: PROVIDER_CONCURRENCY })
+    const report: ReconcileReport = {
+      releasedClaims,
+      polled: picked.length,
+      moved: outcomes.filter((outcome) => Option.isSome(outcome) && outcome.value).length,
+      failed: outcomes.filter(Option.isNone).length
+    }
+    if (report.moved > 0 || report.failed > 0) yield* Effect.logInfo("reconciler: run finished", report)
+    return report
+  })
+
+  return { run, releaseStaleClaims, pickStale } as const
+})

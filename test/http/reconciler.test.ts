@@ -1,0 +1,185 @@
+/**
+ * The reconciler (issue #7): it releases txHash claims a crashed confirm left `verifying`, and asks the provider
+ * about payouts that stopped moving, applying the transfer's state the way a webhook would. The app runs over a
+ * test provider whose `getTransfer` answers what each test scripts, and whose deposits never progress on their
+ * own (no mock lifecycle); the reconciler loop runs every 100 ms, the tests age rows instead of waiting.
+ */
+import { Duration, Effect, Layer } from "effect"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { serverLayerFor } from "../../src/App.ts"
+import { ChainMock } from "../../src/chain/ChainMock.ts"
+import { DemoBootstrapMock } from "../../src/integrations/DemoMock.ts"
+import { OtpCodesMock } from "../../src/kyc/OtpCodesMock.ts"
+import { MailerDisabled } from "../../src/mailer/Mailer.ts"
+import { MockScenarioLive } from "../../src/MockScenario.ts"
+import { ConfirmWait } from "../../src/payouts/PayoutConfirm.ts"
+import { makeReconciler, type ReconcileReport } from "../../src/payouts/Reconciler.ts"
+import { RequoteGuardMock } from "../../src/payouts/RequoteGuardMock.ts"
+import { MarketMock } from "../../src/provider/MarketMock.ts"
+import { PayoutProvider, ProviderUnavailable } from "../../src/provider/PayoutProvider.ts"
+import { ProviderMock } from "../../src/provider/ProviderMock.ts"
+import { RateCacheMock } from "../../src/quotes/RateCacheMock.ts"
+import { decodePayout, expectError, newPartner, newTxHash, type Partner, pollPayout, sql } from "../support/flows.ts"
+import { startTestServer, type TestServer } from "../support/server.ts"
+
+/** What the provider says about each transfer; "down": it cannot be reached. Unknown transfers await funds. */
+const transferStates = new Map<string, string>()
+/** Transfers the reconciler asked about (every call). */
+const asked: Array<string> = []
+
+const ScriptedProvider = Layer.effect(
+  PayoutProvider,
+  Effect.map(PayoutProvider, (mock) =>
+    PayoutProvider.of({
+      ...mock,
+      getTransfer: (transferId) =>
+        Effect.suspend(() => {
+          asked.push(transferId)
+          const state = transferStates.get(transferId) ?? "awaiting_funds"
+          return state === "down"
+            ? Effect.fail(new ProviderUnavailable({ reason: "scripted outage" }))
+            : Effect.succeed({ transferId, state, finalAmountCop: null })
+        }),
+      depositConfirmed: () => Effect.void
+    }))
+).pipe(Layer.provide(ProviderMock))
+
+let server: TestServer
+let partner: Partner
+let user: `0x${string}`
+
+beforeAll(async () => {
+  server = await startTestServer({
+    env: { RECONCILE_INTERVAL_MS: "100" },
+    // a confirm waits this long for a verifying claim of its own hash before 409
+    overrides: Layer.succeed(ConfirmWait, Duration.millis(300)),
+    app: (config) =>
+      serverLayerFor(config, {
+        ports: Layer.mergeAll(
+          ScriptedProvider,
+          ChainMock,
+          MarketMock,
+          RateCacheMock,
+          OtpCodesMock,
+          RequoteGuardMock,
+          DemoBootstrapMock,
+          MailerDisabled
+        ),
+        apiMiddleware: MockScenarioLive
+      })
+  })
+  partner = await newPartner(server)
+  user = await partner.approvedUser()
+})
+afterAll(() => server?.close())
+
+const transferOf = async (payoutId: string) => {
+  const [row] = await sql<{ provider_transfer_id: string }>(server, (q) =>
+    q`SELECT provider_transfer_id FROM payouts WHERE id = ${payoutId}`)
+  return row!.provider_transfer_id
+}
+
+/** Makes the payout look untouched for an hour (longer than RECONCILE_STALE_AFTER_MS). */
+const ageOneHour = (payoutId: string) =>
+  sql(server, (q) =>
+    q`UPDATE payouts SET updated_at = now() - interval '1 hour', reconciled_at = NULL WHERE id = ${payoutId} RETURNING id`)
+
+const confirmOk = async (payoutId: string, txHash: string) => {
+  const wire = await partner.confirm(payoutId, { txHash })
+  expect(wire.status, wire.text).toBe(200)
+  return decodePayout(wire.json)
+}
+
+const claimsOf = (hash: string) =>
+  sql<{ resource_id: string; state: string }>(server, (q) =>
+    q`SELECT resource_id, state FROM tx_hash_claims WHERE tx_hash = ${hash}`)
+
+/** One reconciler run now, on the app's services (beside the loop; both take turns through onOneReplica). */
+const reconcileOnce = () =>
+  (server.run as <A, E>(effect: Effect.Effect<A, E, unknown>) => Promise<A>)(
+    Effect.flatMap(makeReconciler, (reconciler) => reconciler.run)
+  ) as Promise<ReconcileReport>
+
+describe("reconciler: txHash claims left verifying", () => {
+  it("releases a stale verifying claim (a confirm that crashed), so the partner can confirm again; nothing else", async () => {
+    const payout = await partner.payout(user)
+    const [crashed, fresh, settled] = [newTxHash(), newTxHash(), newTxHash()]
+    const other = await partner.payout(user)
+    // A confirm that claimed its hash and crashed before the chain check: the payout is in progress meanwhile.
+    await sql(server, (q) =>
+      q`INSERT INTO tx_hash_claims (tx_hash, resource_kind, resource_id, state)
+        VALUES (${crashed}, 'payout', ${payout.payoutId}, 'verifying'),
+               (${fresh}, 'payout', ${other.payoutId}, 'verifying'),
+               (${settled}, 'payout', 'po_settled_elsewhere', 'claimed') RETURNING tx_hash`)
+    expect(expectError(await partner.confirm(payout.payoutId, { txHash: crashed }), 409)).toMatch(/still being verified/)
+
+    // It ages past RECONCILE_CLAIM_STALE_AFTER_MS (as does the settled one, which stays).
+    await sql(server, (q) =>
+      q`UPDATE tx_hash_claims SET claimed_at = now() - interval '1 hour'
+        WHERE tx_hash IN (${crashed}, ${settled}) RETURNING tx_hash`)
+    await vi.waitFor(async () => expect(await claimsOf(crashed)).toEqual([]), { timeout: 10_000, interval: 25 })
+    expect(await claimsOf(fresh)).toEqual([{ resource_id: other.payoutId, state: "verifying" }])
+    expect(await claimsOf(settled)).toEqual([{ resource_id: "po_settled_elsewhere", state: "claimed" }])
+
+    expect((await confirmOk(payout.payoutId, crashed)).txHash).toBe(crashed)
+    expect(await claimsOf(crashed)).toEqual([{ resource_id: payout.payoutId, state: "claimed" }])
+  })
+})
+
+describe("reconciler: payouts a lost webhook left behind", () => {
+  it("completes a payout stuck in deposit_confirmed whose transfer the provider reports payment_processed", async () => {
+    const payout = await partner.payout(user)
+    await confirmOk(payout.payoutId, newTxHash())
+    const transferId = await transferOf(payout.payoutId)
+    transferStates.set(transferId, "payment_processed")
+    await ageOneHour(payout.payoutId)
+
+    const { payout: done } = await pollPayout(partner, payout.payoutId, (p) => p.status === "completed", 10_000)
+    expect(done.receipt.completedAt).not.toBeNull()
+    expect(Object.fromEntries(done.fees.map((leg) => [leg.code, leg.status])))
+      .toEqual({ bridge_fx: "verified", bridge: "verified", copby: "pending" })
+    expect(asked).toContain(transferId)
+  })
+
+  it("moves an awaiting_deposit payout whose provider saw the funds, and the partner's confirm still records its hash", async () => {
+    const payout = await partner.payout(user)
+    const transferId = await transferOf(payout.payoutId)
+    transferStates.set(transferId, "funds_received")
+    await ageOneHour(payout.payoutId)
+
+    await pollPayout(partner, payout.payoutId, (p) => p.status === "deposit_confirmed", 10_000)
+    const txHash = newTxHash()
+    expect((await confirmOk(payout.payoutId, txHash)).txHash).toBe(txHash)
+  })
+
+  it("does not ask about a payout updated recently", async () => {
+    const payout = await partner.payout(user)
+    await confirmOk(payout.payoutId, newTxHash())
+    const transferId = await transferOf(payout.payoutId)
+    transferStates.set(transferId, "payment_processed")
+
+    await reconcileOnce()
+    expect(asked).not.toContain(transferId)
+    expect(decodePayout((await partner.getPayout(payout.payoutId)).json).status).toBe("deposit_confirmed")
+  })
+
+  it("logs and skips a transfer the provider cannot tell about; the rest of the batch still moves", async () => {
+    const [down, fine] = [await partner.payout(user), await partner.payout(user)]
+    for (const payout of [down, fine]) await confirmOk(payout.payoutId, newTxHash())
+    const [downTransfer, fineTransfer] = [await transferOf(down.payoutId), await transferOf(fine.payoutId)]
+    transferStates.set(downTransfer, "down")
+    transferStates.set(fineTransfer, "payment_submitted")
+    await ageOneHour(down.payoutId)
+    await ageOneHour(fine.payoutId)
+
+    await pollPayout(partner, fine.payoutId, (p) => p.status === "processing", 10_000)
+    await vi.waitFor(() => expect(asked).toContain(downTransfer), { timeout: 10_000, interval: 25 })
+    expect(decodePayout((await partner.getPayout(down.payoutId)).json).status).toBe("deposit_confirmed")
+    // Stamped as asked: the next attempt waits for RECONCILE_STALE_AFTER_MS, the others get their turn.
+    const [row] = await sql<{ reconciled_at: Date | null }>(server, (q) =>
+      q`SELECT reconciled_at FROM payouts WHERE id = ${down.payoutId}`)
+    expect(row?.reconciled_at).toBeInstanceOf(Date)
+    const report = await reconcileOnce()
+    expect(report.polled).toBe(0)
+  })
+})
