@@ -1,0 +1,170 @@
+/**
+ * `npm run live:local`: the service in LIVE mode against a local stack, every part its own process on loopback:
+ *   anvil (a real EVM node) with a 6-decimal test USDC deployed, the provider simulator (Bridge's API, signed
+ *   webhooks, deposits watched on anvil), the e-mail capture server (Resend's API), and the service.
+ * Prints the live API key, a funded test wallet and the steps of the partner flow; Ctrl-C stops everything.
+ * Environment (all optional): LIVE_LOCAL_PORT (service, default 8788; 0 = any), DATABASE_URL (else an embedded
+ * PostgreSQL in LIVE_LOCAL_DATA_DIR, default .data/live), LIVE_LOCAL_STEP_DELAY_MS (provider's pace, default 1000).
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdirSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import { erc20Abi, formatUnits, parseEther, parseUnits } from "viem"
+import { generatePrivateKey, privateKeyToAddress } from "viem/accounts"
+import { startAnvil, testUsdArtifact } from "../test/support/anvil.ts"
+
+const root = fileURLToPath(new URL("..", import.meta.url))
+const dataDir = process.env["LIVE_LOCAL_DATA_DIR"] || `${root}.data/live`
+const children: Array<ChildProcess> = []
+const DECIMALS = 6
+
+const say = (line: string) => process.stdout.write(`${line}\n`)
+
+/** Starts `script` with node + tsx; resolves with the first match of `ready` in its output. */
+const startNode = (name: string, script: string, env: Record<string, string>, ready: RegExp, timeoutMs = 60_000) =>
+  new Promise<{ readonly child: ChildProcess; readonly match: RegExpExecArray; readonly output: () => string }>((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", script], { cwd: root, env: { ...process.env, ...env } })
+    children.push(child)
+    let output = ""
+    const timer = setTimeout(() => reject(new Error(`${name} did not start within ${timeoutMs} ms:\n${output}`)), timeoutMs)
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString("utf8")
+      const match = ready.exec(output)
+      if (match !== null) {
+        clearTimeout(timer)
+        resolve({ child, match, output: () => output })
+      }
+    }
+    child.stdout?.on("data", onData)
+    child.stderr?.on("data", onData)
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      reject(new Error(`${name} exited with ${code}:\n${output}`))
+    })
+  })
+
+const runNode = (script: string, args: ReadonlyArray<string>, env: Record<string, string>) =>
+  new Promise<string>((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", script, ...args], { cwd: root, env: { ...process.env, ...env } })
+    let out = ""
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")))
+    child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")))
+    child.once("exit", (code) => (code === 0 ? resolve(out) : reject(new Error(`${script} ${args.join(" ")} exited ${code}:\n${out}`))))
+  })
+
+let stopping = false
+const stopAll = async (code: number) => {
+  if (stopping) return
+  stopping = true
+  // The service first (it drains), then what it talks to.
+  for (const child of [...children].reverse()) {
+    if (child.exitCode !== null || child.signalCode !== null) continue
+    const exited = new Promise((resolve) => child.once("exit", resolve))
+    child.kill("SIGTERM")
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))])
+  }
+  await anvil?.close()
+  process.exit(code)
+}
+process.on("SIGINT", () => void stopAll(0))
+process.on("SIGTERM", () => void stopAll(0))
+
+let anvil: Awaited<ReturnType<typeof startAnvil>> | undefined
+
+const main = async () => {
+  mkdirSync(dataDir, { recursive: true })
+  const servicePort = process.env["LIVE_LOCAL_PORT"] ?? "8788"
+
+  anvil = await startAnvil()
+  const token = await anvil.deploy(testUsdArtifact())
+  say(`anvil: ${anvil.rpcUrl} (chain 31337), test USDC ${token}`)
+
+  const simulator = await startNode("provider simulator", "scripts/simulators/provider/main.ts", {
+    PROVIDER_SIM_PORT: "0",
+    PROVIDER_SIM_API_KEY: `sk-local-${generatePrivateKey().slice(2, 26)}`,
+    PROVIDER_SIM_RPC_URL: anvil.rpcUrl,
+    PROVIDER_SIM_TOKEN_ADDRESS: token,
+    PROVIDER_SIM_TOKEN_DECIMALS: String(DECIMALS),
+    PROVIDER_SIM_STEP_DELAY_MS: process.env["LIVE_LOCAL_STEP_DELAY_MS"] ?? "1000",
+    PROVIDER_SIM_POLL_INTERVAL_MS: "500",
+    PROVIDER_SIM_PRIVATE_KEY_FILE: `${dataDir}/provider-webhook-key.pem`
+  }, /-----END PUBLIC KEY-----/)
+  const simUrl = /listening on (http:\/\/\S+)/.exec(simulator.output())?.[1] ?? ""
+  const simApiKey = /Api-Key: (\S+)\)/.exec(simulator.output())?.[1] ?? ""
+  const publicKeyPem = /(-----BEGIN PUBLIC KEY-----[\s\S]+?-----END PUBLIC KEY-----)/.exec(simulator.output())?.[1] ?? ""
+  say(`provider simulator: ${simUrl}`)
+
+  const mail = await startNode("e-mail capture", "scripts/simulators/email/main.ts", { EMAIL_CAPTURE_PORT: "0" }, /EMAIL_API_KEY=(\S+)/)
+  const mailUrl = /EMAIL_API_URL=(\S+)/.exec(mail.output())?.[1] ?? ""
+  const mailKey = mail.match[1] ?? ""
+  say(`e-mail capture: ${mailUrl}`)
+
+  const feeWalletKey = generatePrivateKey()
+  const serviceEnv: Record<string, string> = {
+    APP_MODE: "live",
+    PORT: servicePort,
+    ...(process.env["DATABASE_URL"] ? {} : { EMBEDDED_DATA_DIR: `${dataDir}/postgres` }),
+    PROVIDER_API_URL: `${simUrl}/v0`,
+    PROVIDER_API_KEY: simApiKey,
+    PROVIDER_WEBHOOK_PUBLIC_KEY: publicKeyPem,
+    CHAIN_RPC_URL: anvil.rpcUrl,
+    CHAIN_ID: "31337",
+    TOKEN_ADDRESS: token,
+    TOKEN_DECIMALS: String(DECIMALS),
+    FEE_WALLET_ADDRESS: privateKeyToAddress(feeWalletKey),
+    EMAIL_API_URL: mailUrl,
+    EMAIL_API_KEY: mailKey,
+    // A local stack is for trying things at any hour: the market session is always open here.
+    MARKET_SESSION: process.env["MARKET_SESSION"] ?? "Mon-Sun 00:00-24:00",
+    MARKET_HOLIDAYS: process.env["MARKET_HOLIDAYS"] ?? "none"
+  }
+  const service = await startNode("service", "src/main.ts", serviceEnv, /listening on (http:\/\/\S+)/)
+  const base = service.match[1] ?? ""
+  service.child.stdout?.pipe(process.stdout)
+  service.child.stderr?.pipe(process.stderr)
+  await fetch(`${simUrl}/__sim/config`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ webhook_url: `${base}/api/integrations/webhooks/provider` })
+  })
+
+  const issued = await runNode("scripts/keys.ts", ["issue", "local-partner"], serviceEnv)
+  const apiKey = issued.trim().split("\n").pop() ?? ""
+
+  const userKey = generatePrivateKey()
+  const user = privateKeyToAddress(userKey)
+  await anvil.client.setBalance({ address: user, value: parseEther("10") })
+  await anvil.mintTestUsd(token, user, parseUnits("1000", DECIMALS))
+  const balance = await anvil.client.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [user] })
+
+  say([
+    "",
+    "live:local is up (APP_MODE=live; every part on 127.0.0.1):",
+    `  service        ${base}   docs: ${base}/docs`,
+    `  live API key   ${apiKey}`,
+    `  anvil          ${anvil.rpcUrl}   test USDC ${token}`,
+    `  test wallet    ${user}   private key ${userKey}   (${formatUnits(balance, DECIMALS)} USDC, 10 ETH)`,
+    `  provider sim   ${simUrl}   (control: ${simUrl}/__sim/...)`,
+    `  e-mails        ${mailUrl}/__mail/messages`,
+    "",
+    "The partner flow:",
+    `  export BASE=${base} KEY=${apiKey} USER=${user}`,
+    `  curl -s -X POST $BASE/api/integrations/breb/kyc/otp/send -H "authorization: Bearer $KEY" -H 'content-type: application/json' -d '{"email":"ana@example.com","userAddress":"'$USER'"}'`,
+    `  curl -s '${mailUrl}/__mail/messages/latest?to=ana@example.com'          # the code is in the e-mail`,
+    `  curl -s -X POST $BASE/api/integrations/breb/kyc/otp/verify -H "authorization: Bearer $KEY" -H 'content-type: application/json' -d '{"userAddress":"'$USER'","code":"<code>"}'`,
+    `  # approve KYC as the provider would (its signed webhook reaches the service): the customer id is the kyc link's customer_id`,
+    `  curl -s ${simUrl}/v0/kyc_links/<link id from kycUrl> -H 'api-key: ${simApiKey}'; curl -s -X POST ${simUrl}/__sim/customers/<customer_id>/approve`,
+    `  curl -s -X POST $BASE/api/integrations/breb/payouts -H "authorization: Bearer $KEY" -H 'content-type: application/json' -d '{"userAddress":"'$USER'","destinationCop":"250000","breBKey":"@camila2024","accountOwnerName":"Camila Rojas"}'`,
+    "  # sign and send the payout's transaction and feeTransaction from the test wallet (e.g. cast send), then",
+    `  curl -s -X POST $BASE/api/integrations/breb/payouts/<payoutId>/confirm -H "authorization: Bearer $KEY" -H 'content-type: application/json' -d '{"txHash":"0x…","feeTxHash":"0x…"}'`,
+    "",
+    `Conformance: npx integrations-conformance --base-url ${base} --api-key ${apiKey} --mode live --allow-live`,
+    "Ctrl-C stops everything.",
+    ""
+  ].join("\n"))
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`live:local: ${error instanceof Error ? error.message : String(error)}\n`)
+  void stopAll(1)
+})
