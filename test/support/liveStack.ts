@@ -3,14 +3,16 @@
  * ERC-20, the provider simulator (Bridge's HTTP API, RSA-signed webhooks, deposits watched on anvil), the e-mail
  * capture server (Resend's API) and the service in live mode over real HTTP, on a fresh test database.
  */
+import { SqlClient } from "@effect/sql"
 import type { PreparedTx } from "@cop-integrations/contracts"
+import { Effect } from "effect"
 import { type Hex, parseEther, type TransactionReceipt } from "viem"
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts"
 import { type EmailCapture, startEmailCapture } from "../../scripts/simulators/email/server.ts"
-import { type ProviderSimulator, startProviderSimulator } from "../../scripts/simulators/provider/server.ts"
+import { type ProviderSimulator, type ProviderSimulatorOptions, startProviderSimulator } from "../../scripts/simulators/provider/server.ts"
 import { type Anvil, startAnvil, testUsdArtifact } from "./anvil.ts"
 import { waitUntil } from "../simulators/support.ts"
-import { call, newAddress } from "./flows.ts"
+import { call, newAddress, unitsOf } from "./flows.ts"
 import { startTestServer, type TestServer, type TestServerOptions } from "./server.ts"
 
 export const TOKEN_DECIMALS = 6
@@ -56,6 +58,7 @@ export const liveEnv = (parts: {
 export const startLiveStack = async (options: {
   readonly env?: Record<string, string>
   readonly server?: Omit<TestServerOptions, "env">
+  readonly sim?: Partial<ProviderSimulatorOptions>
 } = {}): Promise<LiveStack> => {
   const closers: Array<() => Promise<void>> = []
   const close = async () => {
@@ -74,7 +77,8 @@ export const startLiveStack = async (options: {
       tokenDecimals: TOKEN_DECIMALS,
       stepDelayMs: 50,
       pollIntervalMs: 50,
-      webhookBackoffMs: [25, 50, 100, 200]
+      webhookBackoffMs: [25, 50, 100, 200],
+      ...options.sim
     })
     closers.push(sim.close)
     const mail = await startEmailCapture({})
@@ -157,3 +161,24 @@ export const eventsSettled = (stack: LiveStack, category: string, objectId: stri
     const { data } = (await response.json()) as { data: ReadonlyArray<SimEvent> }
     return data.length >= atLeast && data.every((event) => event.settled) ? data : undefined
   }, { timeoutMs })
+
+/** A KYC-approved user's payout, created through the API (201), with the user funded to pay it. */
+export const fundedPayout = async (stack: LiveStack, apiKey: string, destinationCop = "250000") => {
+  const user = await newWalletUser(stack)
+  await completeLiveKyc(stack, apiKey, user.address, `u-${user.address.slice(2, 12).toLowerCase()}@example.com`)
+  const created = await call(stack.server.baseUrl, apiKey, "POST", "/api/integrations/breb/payouts", {
+    body: { userAddress: user.address, destinationCop, breBKey: "@camila2024", accountOwnerName: "Camila Rojas" }
+  })
+  if (created.status !== 201) throw new Error(`payout: ${created.status} ${created.text}`)
+  const payout = created.json as { payoutId: string; sourceAmount: string; transaction: PreparedTx; feeTransaction: PreparedTx }
+  await user.fund(unitsOf(payout.sourceAmount, TOKEN_DECIMALS))
+  return { user, payout }
+}
+
+/** The provider's transfer id of a payout (the partner never sees it). */
+export const transferIdOf = async (stack: LiveStack, payoutId: string): Promise<string> => {
+  const rows = await stack.server.run(
+    Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ provider_transfer_id: string }>`SELECT provider_transfer_id FROM payouts WHERE id = ${payoutId}`)
+  )
+  return rows[0]!.provider_transfer_id
+}
