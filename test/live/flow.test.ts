@@ -22,7 +22,7 @@ let stack: LiveStack
 let apiKey: string
 
 beforeAll(async () => {
-  stack = await startLiveStack()
+  stack = await startLiveStack({ server: { captureLogs: true } })
   apiKey = await stack.newLiveKey()
 }, 60_000)
 afterAll(() => stack?.close())
@@ -73,7 +73,9 @@ describe("live mode, end to end", () => {
     expect(kyc.verified.kycStatus).toBe("pending")
     expect(kyc.verified.kycUrl).toContain(stack.sim.url)
     expect(kyc.message.text).toContain(kyc.code)
-    expect(stack.server.logs.join("\n")).not.toContain(kyc.code)
+    const logs = stack.server.logs.join("\n")
+    expect(logs).toContain("OTP e-mail sent")
+    expect(logs).not.toContain(kyc.code)
 
     const quote = await get(`${BREB}/quote?destinationCop=250000`)
     expect(quote.status, quote.text).toBe(200)
