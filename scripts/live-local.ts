@@ -77,7 +77,8 @@ const main = async () => {
 
   anvil = await startAnvil()
   const token = await anvil.deploy(testUsdArtifact())
-  say(`anvil: ${anvil.rpcUrl} (chain 31337), test USDC ${token}`)
+  const copToken = await anvil.deploy(testUsdArtifact())
+  say(`anvil: ${anvil.rpcUrl} (chain 31337), test USDC ${token}, test COPm ${copToken}`)
 
   const simulator = await startNode("provider simulator", "scripts/simulators/provider/main.ts", {
     PROVIDER_SIM_PORT: "0",
@@ -111,6 +112,8 @@ const main = async () => {
     CHAIN_ID: "31337",
     TOKEN_ADDRESS: token,
     TOKEN_DECIMALS: String(DECIMALS),
+    COP_TOKEN_ADDRESS: copToken,
+    COP_TOKEN_DECIMALS: String(DECIMALS),
     FEE_WALLET_ADDRESS: privateKeyToAddress(feeWalletKey),
     EMAIL_API_URL: mailUrl,
     EMAIL_API_KEY: mailKey,

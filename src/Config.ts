@@ -65,6 +65,8 @@ export const AppConfigShape = Config.all({
   chainConfirmations: positiveInt("CHAIN_CONFIRMATIONS", 1),
   tokenAddress: address("TOKEN_ADDRESS", "0xcebA9300f2b948710d2653dD7B07f33A8B32118C"),
   tokenDecimals: positiveInt("TOKEN_DECIMALS", 6),
+  copTokenAddress: address("COP_TOKEN_ADDRESS", "0x8A567e2aE79CA692Bd748aB832081C45de4041eA"),
+  copTokenDecimals: positiveInt("COP_TOKEN_DECIMALS", 18),
   feeWalletAddress: address("FEE_WALLET_ADDRESS", PLACEHOLDER_FEE_WALLET),
   providerWebhookPublicKey: optionalSecret("PROVIDER_WEBHOOK_PUBLIC_KEY"),
   providerApiUrl: Config.string("PROVIDER_API_URL").pipe(

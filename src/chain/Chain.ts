@@ -1,4 +1,5 @@
 import { Context, Data, type Effect } from "effect"
+import type { TokenInfo, TokenSymbol } from "./Tokens.ts"
 
 /**
  * Why a transfer did not verify: `mismatch` (the receipt shows something else: reverted, other sender, no such
@@ -13,14 +14,11 @@ export class DepositNotVerified extends Data.TaggedError("DepositNotVerified")<{
   readonly reason: string
 }> {}
 
-export interface TokenInfo {
-  readonly symbol: string
-  readonly chain: string
-  readonly address: `0x${string}`
-  readonly decimals: number
-}
+export type { TokenInfo, TokenSymbol } from "./Tokens.ts"
 
 export interface TransferCheck {
+  /** The ERC-20 whose Transfer log counts. */
+  readonly token: `0x${string}`
   readonly txHash: string
   readonly from: string
   readonly to: string
@@ -32,8 +30,18 @@ export interface VerifiedTransfer {
   readonly minedAt: Date
 }
 
-/** The EVM chain: the token users pay with, and onchain verification of their transfers. */
+/** The node could not tell (unreachable, timed out). */
+export class ChainUnavailable extends Data.TaggedError("ChainUnavailable")<{ readonly reason: string }> {}
+
+/** The EVM chain: its token registry, onchain verification of users' transfers, and allowances. */
 export class Chain extends Context.Tag("Chain")<Chain, {
-  readonly token: (symbol: string) => TokenInfo
+  readonly tokens: ReadonlyArray<TokenInfo>
+  readonly token: (symbol: TokenSymbol) => TokenInfo
   readonly verifyTransfer: (check: TransferCheck) => Effect.Effect<VerifiedTransfer, DepositNotVerified>
+  /** What `owner` has approved `spender` to move of `token`, in base units. */
+  readonly allowance: (input: {
+    readonly token: `0x${string}`
+    readonly owner: string
+    readonly spender: string
+  }) => Effect.Effect<bigint, ChainUnavailable>
 }>() {}

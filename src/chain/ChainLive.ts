@@ -1,13 +1,13 @@
 import { ConfigError, Effect, Layer, Option, Redacted } from "effect"
 import { createPublicClient, erc20Abi, getAddress, type Hex, http, parseEventLogs, TransactionReceiptNotFoundError } from "viem"
 import { AppConfig } from "../Config.ts"
-import { Chain, DepositNotVerified, type NotVerifiedKind, type TransferCheck } from "./Chain.ts"
+import { Chain, ChainUnavailable, DepositNotVerified, type NotVerifiedKind, type TransferCheck } from "./Chain.ts"
+import { type TokenInfo, tokenLookup, tokensFromConfig } from "./Tokens.ts"
 
 export interface ChainLiveOptions {
   readonly rpcUrl: Redacted.Redacted<string>
   readonly chainName: string
-  readonly tokenAddress: string
-  readonly tokenDecimals: number
+  readonly tokens: ReadonlyArray<TokenInfo>
   /** Blocks a deposit's block must have on top of it, itself included (default 1: mined). */
   readonly confirmations?: number
 }
@@ -16,7 +16,7 @@ const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase(
 
 /**
  * The chain through a JSON-RPC node (viem). A deposit is verified when its receipt exists, succeeded, was sent
- * by the user, carries a Transfer of at least the expected amount of the configured token to the expected
+ * by the user, carries a Transfer of at least the expected amount of the expected token to the expected
  * address (DESIGN §3, live confirm), and has the required confirmations. Every mismatch is a
  * `DepositNotVerified` whose reason names it.
  */
@@ -25,7 +25,6 @@ export const makeChainLive = (options: ChainLiveOptions) => {
     transport: http(Redacted.value(options.rpcUrl), { retryCount: 2, timeout: 10_000 }),
     cacheTime: 0
   })
-  const tokenAddress = getAddress(options.tokenAddress)
   const confirmations = BigInt(options.confirmations ?? 1)
   const notVerified = (reason: string, kind: NotVerifiedKind = "mismatch") => new DepositNotVerified({ kind, reason })
   const ask = <A>(what: string, call: () => Promise<A>) =>
@@ -51,9 +50,9 @@ export const makeChainLive = (options: ChainLiveOptions) => {
         return yield* Effect.fail(notVerified(`transaction ${check.txHash} was sent by ${getAddress(receipt.from)}, not ${getAddress(check.from)}`))
       }
       const transfers = parseEventLogs({ abi: erc20Abi, logs: receipt.logs, eventName: "Transfer", strict: true })
-        .filter((log) => sameAddress(log.address, tokenAddress) && sameAddress(log.args.to, check.to))
+        .filter((log) => sameAddress(log.address, check.token) && sameAddress(log.args.to, check.to))
       if (transfers.length === 0) {
-        return yield* Effect.fail(notVerified(`transaction ${check.txHash} has no Transfer of the ${options.chainName} token ${tokenAddress} to ${getAddress(check.to)}`))
+        return yield* Effect.fail(notVerified(`transaction ${check.txHash} has no Transfer of the ${options.chainName} token ${getAddress(check.token)} to ${getAddress(check.to)}`))
       }
       const largest = transfers.reduce((max, log) => (log.args.value > max ? log.args.value : max), 0n)
       if (largest < check.minAmountBaseUnits) {
@@ -70,26 +69,41 @@ export const makeChainLive = (options: ChainLiveOptions) => {
       return { minedAt: new Date(Number(block.timestamp) * 1000) }
     })
 
-  /** Start-up check: the token answers `decimals()` with what the configuration says. */
-  const onchainDecimals = Effect.tryPromise({
-    try: () => client.readContract({ address: tokenAddress, abi: erc20Abi, functionName: "decimals" }),
-    catch: () => ConfigError.InvalidData(["CHAIN_RPC_URL"], `the ${options.chainName} node did not answer decimals() of ${tokenAddress}`)
-  })
-  const checkDecimals = Effect.flatMap(onchainDecimals, (decimals) =>
-    decimals === options.tokenDecimals
-      ? Effect.void
-      : Effect.fail(ConfigError.InvalidData(["TOKEN_DECIMALS"], `the token ${tokenAddress} has ${decimals} decimals onchain, not ${options.tokenDecimals}`)))
+  /** Start-up check: every token answers `decimals()` with what the configuration says. */
+  const checkDecimals = Effect.forEach(options.tokens, (token) =>
+    Effect.tryPromise({
+      try: () => client.readContract({ address: token.address, abi: erc20Abi, functionName: "decimals" }),
+      catch: () => ConfigError.InvalidData(["CHAIN_RPC_URL"], `the ${options.chainName} node did not answer decimals() of ${token.symbol} ${token.address}`)
+    }).pipe(
+      Effect.filterOrFail(
+        (decimals) => decimals === token.decimals,
+        (decimals) =>
+          ConfigError.InvalidData(
+            [token.symbol === "USDC" ? "TOKEN_DECIMALS" : "COP_TOKEN_DECIMALS"],
+            `the token ${token.symbol} ${token.address} has ${decimals} decimals onchain, not ${token.decimals}`
+          )
+      )
+    ), { discard: true })
+
+  const allowance = (input: { readonly token: `0x${string}`; readonly owner: string; readonly spender: string }) =>
+    Effect.tryPromise({
+      try: () =>
+        client.readContract({
+          address: input.token,
+          abi: erc20Abi,
+          functionName: "allowance",
+          args: [getAddress(input.owner), getAddress(input.spender)]
+        }),
+      catch: () => new ChainUnavailable({ reason: `the ${options.chainName} node could not be asked for an allowance; retry later` })
+    })
 
   return {
-    chain: Chain.of({
-      token: (symbol) => ({ symbol, chain: options.chainName, address: tokenAddress, decimals: options.tokenDecimals }),
-      verifyTransfer
-    }),
+    chain: Chain.of({ tokens: options.tokens, token: tokenLookup(options.tokens), verifyTransfer, allowance }),
     checkDecimals
   }
 }
 
-/** ChainLive from configuration: CHAIN_RPC_URL is required, and the token's decimals are checked onchain at start-up. */
+/** ChainLive from configuration: CHAIN_RPC_URL is required, and every token's decimals are checked onchain at start-up. */
 export const ChainLive = Layer.effect(
   Chain,
   Effect.gen(function*() {
@@ -101,8 +115,7 @@ export const ChainLive = Layer.effect(
     const live = makeChainLive({
       rpcUrl,
       chainName: config.chainName,
-      tokenAddress: config.tokenAddress,
-      tokenDecimals: config.tokenDecimals,
+      tokens: tokensFromConfig(config),
       confirmations: config.chainConfirmations
     })
     yield* live.checkDecimals

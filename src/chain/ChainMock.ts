@@ -1,19 +1,21 @@
 import { Clock, Effect, Layer } from "effect"
-import { getAddress } from "viem"
 import { AppConfig } from "../Config.ts"
 import { Chain } from "./Chain.ts"
+import { tokenLookup, tokensFromConfig } from "./Tokens.ts"
 
-/** Mock chain: the configured token, and (per the seed) no onchain receipt check. */
+/**
+ * Mock chain: the configured tokens, and (per the seed) no onchain receipt check: a transfer counts as mined now.
+ * No allowance is known, so an approval is always prepared.
+ */
 export const ChainMock = Layer.effect(
   Chain,
-  Effect.map(AppConfig, (config) =>
-    Chain.of({
-      token: (symbol) => ({
-        symbol,
-        chain: config.chainName,
-        address: getAddress(config.tokenAddress),
-        decimals: config.tokenDecimals
-      }),
-      verifyTransfer: () => Effect.map(Clock.currentTimeMillis, (now) => ({ minedAt: new Date(now) }))
-    }))
+  Effect.map(AppConfig, (config) => {
+    const tokens = tokensFromConfig(config)
+    return Chain.of({
+      tokens,
+      token: tokenLookup(tokens),
+      verifyTransfer: () => Effect.map(Clock.currentTimeMillis, (now) => ({ minedAt: new Date(now) })),
+      allowance: () => Effect.succeed(0n)
+    })
+  })
 )

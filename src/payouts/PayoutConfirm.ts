@@ -11,6 +11,7 @@ import {
 } from "@cop-integrations/contracts"
 import { BigDecimal, Context, Data, Duration, Effect, Option, Schedule, Schema } from "effect"
 import { Chain, type DepositNotVerified } from "../chain/Chain.ts"
+import { isTokenSymbol } from "../chain/Tokens.ts"
 import { verifyWithRetry } from "../chain/Verification.ts"
 import { now } from "../Clock.ts"
 import { AppConfig } from "../Config.ts"
@@ -166,20 +167,25 @@ export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfir
 
     /** Step 2: the chain, outside any transaction. The fee transfer is optional: unverified, its leg stays pending. */
     const verify = (row: PayoutRow, txHash: string, feeTxHash: string | undefined) => {
-      const token = chain.token(row.from_token)
+      // The provider is paid in USDC (a COPm payout's swap delivers USDC to the deposit address); the service fee is
+      // paid in the token the payout is funded from.
+      const usdc = chain.token("USDC")
+      const feeToken = isTokenSymbol(row.from_token) ? chain.token(row.from_token) : usdc
       const deposit = verifyWithRetry(chain, {
+        token: usdc.address,
         txHash,
         from: row.user_address,
         to: row.deposit_address,
-        minAmountBaseUnits: toBaseUnits(BigDecimal.unsafeFromString(row.deposit_amount), token.decimals)
+        minAmountBaseUnits: toBaseUnits(BigDecimal.unsafeFromString(row.deposit_amount), usdc.decimals)
       }).pipe(Effect.mapError((error) => notVerified("txHash", error)))
       const fee = feeTxHash === undefined
         ? Effect.succeed("pending" as const)
         : verifyWithRetry(chain, {
+          token: feeToken.address,
           txHash: feeTxHash,
           from: row.user_address,
           to: config.feeWalletAddress,
-          minAmountBaseUnits: toBaseUnits(BigDecimal.unsafeFromString(row.service_fee), token.decimals)
+          minAmountBaseUnits: toBaseUnits(BigDecimal.unsafeFromString(row.service_fee), feeToken.decimals)
         }).pipe(Effect.match({ onFailure: () => "pending" as const, onSuccess: () => "verified" as const }))
       return Effect.all([deposit, fee], { concurrency: 2 })
     }

@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { MercadoCerrado, type Quote } from "@cop-integrations/contracts"
 import { BigDecimal, Effect, Option, Schema } from "effect"
-import { Chain } from "../chain/Chain.ts"
+import { Chain, type TokenSymbol } from "../chain/Chain.ts"
 import { addSeconds, now } from "../Clock.ts"
 import { AppConfig } from "../Config.ts"
 import { newId } from "../ids.ts"
@@ -42,7 +42,7 @@ export class QuoteService extends Effect.Service<QuoteService>()("QuoteService",
     const quote = (input: {
       readonly integrationId: string
       readonly destinationCop: string | undefined
-      readonly fromToken: string
+      readonly fromToken: TokenSymbol
     }) =>
       Effect.gen(function*() {
         const destinationCop = input.destinationCop === undefined

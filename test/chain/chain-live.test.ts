@@ -20,11 +20,13 @@ let chain: Chain["Type"]
 
 const DEPOSIT = 63_448_556n
 
+const usdcOnly = () => [{ symbol: "USDC" as const, chain: "anvil", address: token, decimals: 6 }]
+
 beforeAll(async () => {
   anvil = await startAnvil()
   token = await anvil.deploy(testUsdArtifact())
   otherToken = await anvil.deploy(testUsdArtifact())
-  chain = makeChainLive({ rpcUrl: Redacted.make(anvil.rpcUrl), chainName: "anvil", tokenAddress: token, tokenDecimals: 6 }).chain
+  chain = makeChainLive({ rpcUrl: Redacted.make(anvil.rpcUrl), chainName: "anvil", tokens: usdcOnly() }).chain
 })
 afterAll(() => anvil?.close())
 
@@ -50,17 +52,20 @@ const newUser = async (units: bigint) => {
   return { address, transfer }
 }
 
-const verify = (check: TransferCheck, on: Chain["Type"] = chain) =>
-  Effect.runPromise(Effect.either(on.verifyTransfer(check)))
+/** A check of the configured token (`token`), unless it names another. */
+type Check = Omit<TransferCheck, "token"> & { readonly token?: `0x${string}` }
 
-const reasonOf = async (check: TransferCheck, on?: Chain["Type"]) => {
+const verify = (check: Check, on: Chain["Type"] = chain) =>
+  Effect.runPromise(Effect.either(on.verifyTransfer({ token, ...check })))
+
+const reasonOf = async (check: Check, on?: Chain["Type"]) => {
   const result = await verify(check, on)
   if (Either.isRight(result)) throw new Error("expected the deposit not to verify")
   return result.left.reason
 }
 
 /** Which kind of failure: only `unreachable` is asked again by the confirm. */
-const kindOf = async (check: TransferCheck, on?: Chain["Type"]) => {
+const kindOf = async (check: Check, on?: Chain["Type"]) => {
   const result = await verify(check, on)
   if (Either.isRight(result)) throw new Error("expected the deposit not to verify")
   return result.left.kind
@@ -132,7 +137,7 @@ describe("ChainLive.verifyTransfer on anvil", () => {
   })
 
   it("says the node could not be asked when it does not answer, without the RPC URL", async () => {
-    const unreachable = makeChainLive({ rpcUrl: Redacted.make("http://127.0.0.1:9/secret-key"), chainName: "anvil", tokenAddress: token, tokenDecimals: 6 }).chain
+    const unreachable = makeChainLive({ rpcUrl: Redacted.make("http://127.0.0.1:9/secret-key"), chainName: "anvil", tokens: usdcOnly() }).chain
     const reason = await reasonOf({ txHash: newTxHash(), from: newAddress(), to: newAddress(), minAmountBaseUnits: DEPOSIT }, unreachable)
     expect(reason).toContain("the anvil node could not be asked")
     expect(reason).not.toContain("secret-key")
@@ -143,7 +148,7 @@ describe("ChainLive.verifyTransfer on anvil", () => {
 
 describe("ChainLive confirmations", () => {
   it("waits for the required confirmations, then verifies", async () => {
-    const threeDeep = makeChainLive({ rpcUrl: Redacted.make(anvil.rpcUrl), chainName: "anvil", tokenAddress: token, tokenDecimals: 6, confirmations: 3 }).chain
+    const threeDeep = makeChainLive({ rpcUrl: Redacted.make(anvil.rpcUrl), chainName: "anvil", tokens: usdcOnly(), confirmations: 3 }).chain
     const user = await newUser(DEPOSIT)
     const depositAddress = newAddress()
     const txHash = await user.transfer(depositAddress, DEPOSIT)
@@ -166,7 +171,7 @@ describe("ChainLive layer", () => {
   })
 
   it("refuses to start when the token's decimals onchain differ from TOKEN_DECIMALS", async () => {
-    const config = configWith({ CHAIN_RPC_URL: anvil.rpcUrl, CHAIN_NAME: "anvil", TOKEN_ADDRESS: token, TOKEN_DECIMALS: "18" })
+    const config = configWith({ CHAIN_RPC_URL: anvil.rpcUrl, CHAIN_NAME: "anvil", TOKEN_ADDRESS: token, TOKEN_DECIMALS: "18", COP_TOKEN_ADDRESS: otherToken, COP_TOKEN_DECIMALS: "6" })
     const exit = await Effect.runPromiseExit(Effect.provide(Chain, ChainLive.pipe(Layer.provide(Layer.succeed(AppConfig, config)))))
     expect(exit._tag).toBe("Failure")
     expect(String(exit)).toContain(`TOKEN_DECIMALS`)
@@ -174,7 +179,13 @@ describe("ChainLive layer", () => {
   })
 
   it("serves the configured token from CHAIN_RPC_URL", async () => {
-    const config = configWith({ CHAIN_RPC_URL: anvil.rpcUrl, CHAIN_NAME: "anvil", TOKEN_ADDRESS: token.toLowerCase() })
+    const config = configWith({
+      CHAIN_RPC_URL: anvil.rpcUrl,
+      CHAIN_NAME: "anvil",
+      TOKEN_ADDRESS: token.toLowerCase(),
+      COP_TOKEN_ADDRESS: otherToken,
+      COP_TOKEN_DECIMALS: "6"
+    })
     expect(Option.isSome(config.chainRpcUrl)).toBe(true)
     const info = await Effect.runPromise(Effect.provide(Effect.map(Chain, (c) => c.token("USDC")), ChainLive.pipe(Layer.provide(Layer.succeed(AppConfig, config)))))
     expect(info).toEqual({ symbol: "USDC", chain: "anvil", address: token, decimals: 6 })

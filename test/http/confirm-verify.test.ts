@@ -44,7 +44,7 @@ const ScriptedChain = Layer.effect(
   Chain,
   Effect.map(Chain, (mock) =>
     Chain.of({
-      token: mock.token,
+      ...mock,
       verifyTransfer: (check) =>
         Effect.suspend(() => {
           attempts.push(check.txHash)

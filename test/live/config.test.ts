@@ -59,11 +59,13 @@ describe("APP_MODE=live without its settings", () => {
 describe("APP_MODE=live against a node", () => {
   let anvil: Anvil
   let token: `0x${string}`
+  let copToken: `0x${string}`
   let database: TestDatabase
   beforeAll(async () => {
     database = await acquireTestDatabase()
     anvil = await startAnvil()
     token = await anvil.deploy(testUsdArtifact())
+    copToken = await anvil.deploy(testUsdArtifact())
   })
   afterAll(async () => {
     await anvil?.close()
@@ -77,14 +79,16 @@ describe("APP_MODE=live against a node", () => {
     CHAIN_RPC_URL: anvil.rpcUrl,
     TOKEN_ADDRESS: token,
     TOKEN_DECIMALS: "6",
+    COP_TOKEN_ADDRESS: copToken,
+    COP_TOKEN_DECIMALS: "6",
     PROVIDER_WEBHOOK_PUBLIC_KEY: publicKeyPem,
     EMAIL_API_KEY: "re_live_something",
     FEE_WALLET_ADDRESS: newAddress()
   })
 
-  it("refuses a token whose decimals() onchain differ from TOKEN_DECIMALS", async () => {
-    const line = await startupFailure({ ...complete(), TOKEN_DECIMALS: "18" })
-    expect(line).toMatch(/^configuration error: .*TOKEN_DECIMALS.*6 decimals onchain/)
+  it("refuses a token whose decimals() onchain differ from TOKEN_DECIMALS or COP_TOKEN_DECIMALS", async () => {
+    expect(await startupFailure({ ...complete(), TOKEN_DECIMALS: "18" })).toMatch(/^configuration error: .*TOKEN_DECIMALS.*6 decimals onchain/)
+    expect(await startupFailure({ ...complete(), COP_TOKEN_DECIMALS: "18" })).toMatch(/^configuration error: .*COP_TOKEN_DECIMALS.*COPm.*6 decimals onchain, not 18/)
   })
 
   it("refuses a node that is another chain than CHAIN_ID", async () => {

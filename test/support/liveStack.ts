@@ -16,11 +16,14 @@ import { call, newAddress, unitsOf } from "./flows.ts"
 import { startTestServer, type TestServer, type TestServerOptions } from "./server.ts"
 
 export const TOKEN_DECIMALS = 6
+export const COP_TOKEN_DECIMALS = 6
 export const WEBHOOK_PATH = "/api/integrations/webhooks/provider"
 
 export interface LiveStack {
   readonly anvil: Anvil
   readonly token: `0x${string}`
+  /** The COP stablecoin of the Swaps group (COPm). */
+  readonly copToken: `0x${string}`
   readonly sim: ProviderSimulator
   readonly mail: EmailCapture
   readonly server: TestServer
@@ -36,6 +39,7 @@ export const liveEnv = (parts: {
   readonly mail: EmailCapture
   readonly rpcUrl: string
   readonly token: string
+  readonly copToken: string
   readonly feeWallet: string
 }): Record<string, string> => ({
   APP_MODE: "live",
@@ -48,6 +52,8 @@ export const liveEnv = (parts: {
   CHAIN_ID: "31337",
   TOKEN_ADDRESS: parts.token,
   TOKEN_DECIMALS: String(TOKEN_DECIMALS),
+  COP_TOKEN_ADDRESS: parts.copToken,
+  COP_TOKEN_DECIMALS: String(COP_TOKEN_DECIMALS),
   FEE_WALLET_ADDRESS: parts.feeWallet,
   EMAIL_API_URL: parts.mail.url,
   EMAIL_API_KEY: parts.mail.apiKey,
@@ -68,6 +74,7 @@ export const startLiveStack = async (options: {
     const anvil = await startAnvil()
     closers.push(anvil.close)
     const token = await anvil.deploy(testUsdArtifact())
+    const copToken = await anvil.deploy(testUsdArtifact())
     const sim = await startProviderSimulator({
       apiKey: `sk-test-${generatePrivateKey().slice(2, 18)}`,
       port: 0,
@@ -86,13 +93,14 @@ export const startLiveStack = async (options: {
     const feeWallet = newAddress()
     const server = await startTestServer({
       ...options.server,
-      env: { ...liveEnv({ sim, mail, rpcUrl: anvil.rpcUrl, token, feeWallet }), ...options.env }
+      env: { ...liveEnv({ sim, mail, rpcUrl: anvil.rpcUrl, token, copToken, feeWallet }), ...options.env }
     })
     closers.push(server.close)
     sim.setWebhookUrl(`${server.baseUrl}${WEBHOOK_PATH}`)
     return {
       anvil,
       token,
+      copToken,
       sim,
       mail,
       server,
