@@ -6,6 +6,7 @@ import { ApiKeyRepo } from "./auth/ApiKeyRepo.ts"
 import type { Chain } from "./chain/Chain.ts"
 import { ChainLive } from "./chain/ChainLive.ts"
 import { ChainMock } from "./chain/ChainMock.ts"
+import { TxHashClaims } from "./chain/TxHashClaims.ts"
 import { AppConfig, type AppConfigShape } from "./Config.ts"
 import { makeSqlLayer } from "./db/Database.ts"
 import { MigrationsLive } from "./db/Migrations.ts"
@@ -125,7 +126,8 @@ const repositories = Layer.mergeAll(
   CustomerRepo.Default,
   PayoutRepo.Default,
   JobQueue.Default,
-  IdempotencyStore.Default
+  IdempotencyStore.Default,
+  TxHashClaims.Default
 )
 
 const domain = Layer.mergeAll(OtpService.Default, PayoutService.Default, PayoutConfirm.Default, ProviderWebhook.Default, JobWorkerLive).pipe(

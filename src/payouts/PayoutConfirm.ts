@@ -12,6 +12,7 @@ import {
 import { BigDecimal, Context, Data, Duration, Effect, Option, Schedule, Schema } from "effect"
 import { Chain, type DepositNotVerified } from "../chain/Chain.ts"
 import { isTokenSymbol } from "../chain/Tokens.ts"
+import { TxHashClaims } from "../chain/TxHashClaims.ts"
 import { verifyWithRetry } from "../chain/Verification.ts"
 import { now } from "../Clock.ts"
 import { AppConfig } from "../Config.ts"
@@ -44,8 +45,6 @@ const Intent = Data.taggedEnum<Intent>()
 
 class StillVerifying extends Data.TaggedError("StillVerifying") {}
 
-const ClaimedHash = Schema.Struct({ tx_hash: Schema.String })
-
 const notVerified = (field: "txHash", error: DepositNotVerified) => {
   switch (error.kind) {
     case "not_mined":
@@ -74,36 +73,12 @@ export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfir
     const chain = yield* Chain
     const payouts = yield* PayoutRepo
     const requoteGuard = yield* RequoteGuard
+    const claims = yield* TxHashClaims
 
-    const claimHash = (hash: string, payoutId: string) =>
-      Effect.map(
-        sql`INSERT INTO tx_hash_claims (tx_hash, resource_kind, resource_id, state) VALUES (${hash}, 'payout', ${payoutId}, 'verifying')
-            ON CONFLICT DO NOTHING RETURNING tx_hash`,
-        (rows) => rows.length === 1
-      )
-
-    const verifyingClaimsOf = (payoutId: string) =>
-      sql`SELECT tx_hash FROM tx_hash_claims
-          WHERE resource_kind = 'payout' AND resource_id = ${payoutId} AND state = 'verifying'`.pipe(
-        Effect.flatMap(Schema.decodeUnknown(Schema.Array(ClaimedHash))),
-        Effect.orDie,
-        Effect.map((rows) => rows.map((row) => row.tx_hash))
-      )
-
-    const markClaimed = (payoutId: string, hashes: ReadonlyArray<string>) =>
-      sql`UPDATE tx_hash_claims SET state = 'claimed'
-          WHERE tx_hash IN ${sql.in(hashes)} AND resource_kind = 'payout' AND resource_id = ${payoutId}
-            AND state = 'verifying'
-          RETURNING tx_hash`.pipe(Effect.map((rows) => rows.length))
-
-    const release = (payoutId: string, hashes: ReadonlyArray<string>) =>
-      sql`DELETE FROM tx_hash_claims
-          WHERE tx_hash IN ${sql.in(hashes)} AND resource_kind = 'payout' AND resource_id = ${payoutId}
-            AND state = 'verifying'`.pipe(
-        Effect.asVoid,
-        Effect.catchAllCause((cause) =>
-          Effect.logWarning("could not release a txHash claim; the reconciler will", { payoutId, cause }))
-      )
+    const claimHash = (hash: string, payoutId: string) => claims.claim("payout", payoutId, hash)
+    const verifyingClaimsOf = (payoutId: string) => claims.verifyingOf("payout", payoutId)
+    const markClaimed = (payoutId: string, hashes: ReadonlyArray<string>) => claims.markClaimed("payout", payoutId, hashes)
+    const release = (payoutId: string, hashes: ReadonlyArray<string>) => claims.release("payout", payoutId, hashes)
 
     const lockOwned = (integrationId: string, payoutId: string) =>
       Effect.flatMap(payouts.lockOwned(integrationId, payoutId), Option.match({

@@ -18,7 +18,7 @@ const CLAIMANTS = 20
 
 type Claim = (sql: SqlClient.SqlClient, hash: string, id: string, checked: Effect.Effect<void>) => Effect.Effect<boolean, unknown>
 
-/** The statement src/payouts/PayoutConfirm.ts claims with (asserted below to still be there). */
+/** The statement src/chain/TxHashClaims.ts claims with (asserted below to still be there). */
 const PRODUCTION_CLAIM = "ON CONFLICT DO NOTHING RETURNING tx_hash"
 
 const insertOnConflict: Claim = (sql, hash, id, checked) =>
@@ -84,7 +84,7 @@ afterAll(() => database?.release())
 
 describe(`${CLAIMANTS} transactions claiming one txHash on the test database`, () => {
   it("the production claim (insert, on conflict do nothing) gives exactly one winner and no errors", async () => {
-    expect(readFileSync(`${repoRoot}/src/payouts/PayoutConfirm.ts`, "utf8")).toContain(PRODUCTION_CLAIM)
+    expect(readFileSync(`${repoRoot}/src/chain/TxHashClaims.ts`, "utf8")).toContain(PRODUCTION_CLAIM)
     expect(await race(database, insertOnConflict)).toEqual({ winners: 1, losers: CLAIMANTS - 1, errors: 0 })
   })
 

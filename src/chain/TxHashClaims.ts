@@ -1,0 +1,52 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Schema } from "effect"
+
+/** What a transaction hash confirms: one hash, one use, across payouts and swaps (compared lower-cased). */
+export type ClaimKind = "payout" | "swap"
+
+const ClaimedHash = Schema.Struct({ tx_hash: Schema.String })
+
+/**
+ * Claims on transaction hashes. A confirm claims its hash `verifying` (under the resource's row lock), checks the
+ * chain outside any transaction, then marks it `claimed` or releases it. The primary key makes a hash claimable once;
+ * the reconciler releases `verifying` claims a crash left behind.
+ */
+export class TxHashClaims extends Effect.Service<TxHashClaims>()("TxHashClaims", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    /** False when the hash is already claimed (by anything). */
+    const claim = (kind: ClaimKind, resourceId: string, hash: string) =>
+      Effect.map(
+        sql`INSERT INTO tx_hash_claims (tx_hash, resource_kind, resource_id, state) VALUES (${hash}, ${kind}, ${resourceId}, 'verifying')
+            ON CONFLICT DO NOTHING RETURNING tx_hash`,
+        (rows) => rows.length === 1
+      )
+
+    const verifyingOf = (kind: ClaimKind, resourceId: string) =>
+      sql`SELECT tx_hash FROM tx_hash_claims
+          WHERE resource_kind = ${kind} AND resource_id = ${resourceId} AND state = 'verifying'`.pipe(
+        Effect.flatMap(Schema.decodeUnknown(Schema.Array(ClaimedHash))),
+        Effect.orDie,
+        Effect.map((rows) => rows.map((row) => row.tx_hash))
+      )
+
+    /** How many of `hashes` were still this resource's `verifying` claims (now `claimed`). */
+    const markClaimed = (kind: ClaimKind, resourceId: string, hashes: ReadonlyArray<string>) =>
+      sql`UPDATE tx_hash_claims SET state = 'claimed'
+          WHERE tx_hash IN ${sql.in(hashes)} AND resource_kind = ${kind} AND resource_id = ${resourceId}
+            AND state = 'verifying'
+          RETURNING tx_hash`.pipe(Effect.map((rows) => rows.length))
+
+    const release = (kind: ClaimKind, resourceId: string, hashes: ReadonlyArray<string>) =>
+      sql`DELETE FROM tx_hash_claims
+          WHERE tx_hash IN ${sql.in(hashes)} AND resource_kind = ${kind} AND resource_id = ${resourceId}
+            AND state = 'verifying'`.pipe(
+        Effect.asVoid,
+        Effect.catchAllCause((cause) =>
+          Effect.logWarning("could not release a txHash claim; the reconciler will", { kind, resourceId, cause }))
+      )
+
+    return { claim, verifyingOf, markClaimed, release } as const
+  })
+}) {}
