@@ -1,9 +1,9 @@
-import { createHash } from "node:crypto"
+import { createHash, randomUUID } from "node:crypto"
 import { SqlSchema } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { Conflict, IdempotencyKeyReused } from "@cop-integrations/contracts"
-import { Context, Duration, Effect, Option, Schema } from "effect"
+import { Clock, Context, Duration, Effect, Exit, Option, Schedule, Schema } from "effect"
 
 export interface StoredResponse {
   readonly status: number
@@ -28,12 +28,18 @@ const canonicalJson = (value: unknown): string => {
 export const requestFingerprint = (method: string, path: string, body: unknown): string =>
   createHash("sha256").update(`${method} ${path}\n${canonicalJson(body)}`).digest("hex")
 
-const StoredRow = Schema.Struct({
+const KeyRow = Schema.Struct({
   request_hash: Schema.String,
+  state: Schema.Literal("started", "done"),
   response_status: Schema.Number,
   response_body: Schema.Unknown,
-  resource_id: Schema.String
+  resource_id: Schema.String,
+  provider_key: Schema.NullOr(Schema.String),
+  attempt: Schema.NullOr(Schema.String),
+  intent: Schema.Unknown,
+  stale: Schema.Boolean
 })
+type KeyRow = typeof KeyRow.Type
 
 /**
  * The body is kept as its JSON text (a jsonb string): a jsonb object would come back with its keys
@@ -41,93 +47,219 @@ const StoredRow = Schema.Struct({
  */
 const storedBody = (stored: unknown): unknown => (typeof stored === "string" ? JSON.parse(stored) : stored)
 
-const LOCK_NOT_AVAILABLE = "55P03"
+const replayOf = (row: KeyRow): IdempotentResult => ({
+  status: row.response_status,
+  body: storedBody(row.response_body),
+  resourceId: row.resource_id,
+  replayed: true
+})
 
-const isLockTimeout = (error: SqlError) =>
-  typeof error.cause === "object" && error.cause !== null && (error.cause as { code?: unknown }).code === LOCK_NOT_AVAILABLE
-
-/**
- * How long a duplicate waits for the request that holds its key (DESIGN §3: 10 s). Only the claim
- * waits this long; the request that holds the key runs under the pool's ordinary timeouts.
- */
+/** How long a duplicate waits for the request that holds its key (DESIGN §3: 10 s), polling the key's row. */
 export class IdempotencyWait extends Context.Reference<IdempotencyWait>()("IdempotencyWait", {
   defaultValue: () => Duration.seconds(10)
 }) {}
 
 /**
- * `Idempotency-Key` semantics: the key's row is inserted in the same transaction that creates the
- * resource, so a concurrent duplicate blocks on the primary key until the first commits (then replays)
- * or rolls back (then runs itself). Only successes are stored; a failure leaves the key free.
+ * How long a `started` row may go without a sign of life from its request before the next request with the same key
+ * and body takes it over: its request is presumed dead (a crash between the provider call and the database write,
+ * or a failure whose clean-up could not reach the database). A request refreshes its row's `started_at` every third
+ * of this while it works (rarely enough not to crowd the pool under load). A takeover while the first request still lives is safe anyway: same resource id, same
+ * provider key, and the write step lets only one of them write.
+ */
+export class IdempotencyStale extends Context.Reference<IdempotencyStale>()("IdempotencyStale", {
+  defaultValue: () => Duration.seconds(30)
+}) {}
+
+/** The resource a request creates under its key: its id, allocated before any outside call, and the provider's key. */
+export interface Claim {
+  readonly resourceId: string
+  readonly providerKey: string
+  /** This request took over the `started` row of a request that stopped. */
+  readonly takenOver: boolean
+  /** On a takeover: what the request that stopped recorded before its outside calls (null if it recorded nothing). */
+  readonly intent: unknown
+  /** Records what this request fixed before its outside calls (one statement, committed), for a takeover to repeat. */
+  readonly record: (intent: unknown) => Effect.Effect<void>
+}
+
+type Acquired =
+  | { readonly _tag: "Claimed"; readonly claim: Omit<Claim, "record"> }
+  | { readonly _tag: "Replay"; readonly result: IdempotentResult }
+
+const FIRST_POLL_MS = 10
+const MAX_POLL_MS = 250
+
+/**
+ * `Idempotency-Key` semantics in three short steps, none of them held across the work's outside calls:
+ *   1. claim: the key's row is inserted `started` with the pre-allocated resource id and provider key, committed;
+ *   2. the work runs outside any transaction (it may call the payout provider), refreshing the row's `started_at`;
+ *   3. finish: one transaction writes the resource and marks the row `done` with the response.
+ * A failed or interrupted request deletes its `started` row: only successes are stored, the key is free again. A
+ * duplicate polls the row (bounded backoff, at most IdempotencyWait): `done` replays, another body is 422, still
+ * `started` after the wait is 409. A `started` row without a sign of life for IdempotencyStale is taken over with
+ * its stored resource id, so the provider's idempotency key is the same and the provider answers with the same
+ * object. Times are the database's clock, the same for every replica.
  */
 export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("IdempotencyStore", {
   effect: Effect.gen(function*() {
     const sql = yield* PgClient.PgClient
     const waitMillis = Math.max(1, Math.round(Duration.toMillis(yield* IdempotencyWait)))
+    const staleMillis = Math.max(1, Math.round(Duration.toMillis(yield* IdempotencyStale)))
+    const heartbeat = Duration.millis(Math.max(1, Math.round(staleMillis / 3)))
 
-    const findStored = SqlSchema.findOne({
-      Request: Schema.Struct({ integrationId: Schema.String, key: Schema.String }),
-      Result: StoredRow,
+    const Key = Schema.Struct({ integrationId: Schema.String, key: Schema.String })
+
+    const findRow = SqlSchema.findOne({
+      Request: Key,
+      Result: KeyRow,
       execute: ({ integrationId, key }) =>
-        sql`SELECT request_hash, response_status, response_body, resource_id FROM idempotency_keys
-            WHERE integration_id = ${integrationId} AND idempotency_key = ${key}`
+        sql`SELECT request_hash, state, response_status, response_body, resource_id, provider_key, attempt, intent,
+                   started_at < now() - ${staleMillis} * interval '1 millisecond' AS stale
+            FROM idempotency_keys WHERE integration_id = ${integrationId} AND idempotency_key = ${key}`
     })
 
-    /**
-     * Inserts the key's placeholder row; false when the key is taken. A duplicate blocks here on the
-     * primary key while the first request's transaction is open, for at most the wait; after the claim
-     * the transaction's lock_timeout is the session's again.
-     */
-    const claim = (input: { readonly integrationId: string; readonly key: string; readonly fingerprint: string }) =>
+    const lockRow = SqlSchema.findOne({
+      Request: Key,
+      Result: KeyRow,
+      execute: ({ integrationId, key }) =>
+        sql`SELECT request_hash, state, response_status, response_body, resource_id, provider_key, attempt, intent,
+                   false AS stale
+            FROM idempotency_keys WHERE integration_id = ${integrationId} AND idempotency_key = ${key} FOR UPDATE`
+    })
+
+    interface Input {
+      readonly integrationId: string
+      readonly key: string
+      readonly fingerprint: string
+      /** The resource id and provider key this request uses if the key is new. */
+      readonly resourceId: string
+      readonly providerKey: string
+    }
+
+    const whereMine = (input: Input, attempt: string) =>
+      sql`integration_id = ${input.integrationId} AND idempotency_key = ${input.key}
+          AND state = 'started' AND attempt = ${attempt}`
+
+    const insertStarted = (input: Input, attempt: string) =>
+      sql`INSERT INTO idempotency_keys
+            (integration_id, idempotency_key, request_hash, state, response_status, response_body, resource_id,
+             provider_key, attempt, started_at)
+          VALUES (${input.integrationId}, ${input.key}, ${input.fingerprint}, 'started', 0, '{}'::jsonb, ${input.resourceId},
+                  ${input.providerKey}, ${attempt}, now())
+          ON CONFLICT DO NOTHING RETURNING 1 AS claimed`.pipe(Effect.map((rows) => rows.length > 0))
+
+    /** Moves a stale `started` row to this attempt; false when another request took it (or it changed) first. */
+    const takeOver = (input: Input, row: KeyRow, attempt: string) =>
+      sql`UPDATE idempotency_keys SET attempt = ${attempt}, started_at = now()
+          WHERE integration_id = ${input.integrationId} AND idempotency_key = ${input.key}
+            AND state = 'started' AND attempt IS NOT DISTINCT FROM ${row.attempt}
+            AND started_at < now() - ${staleMillis} * interval '1 millisecond'
+          RETURNING 1 AS taken`.pipe(Effect.map((rows) => rows.length > 0))
+
+    const inProgress = new Conflict({ error: "a request with this Idempotency-Key is still in progress; retry later" })
+    const reused = new IdempotencyKeyReused({
+      error: "Idempotency-Key was already used with a different request body; use a new key"
+    })
+
+    /** Claims the key (new, or a stale `started` row), or finds the stored response; waits while another holds it. */
+    const acquire = (input: Input, attempt: string) =>
       Effect.gen(function*() {
-        yield* sql`SELECT set_config('lock_timeout', ${`${waitMillis}ms`}, true)`
-        const claimed = yield* sql`
-          INSERT INTO idempotency_keys
-            (integration_id, idempotency_key, request_hash, response_status, response_body, resource_id)
-          VALUES (${input.integrationId}, ${input.key}, ${input.fingerprint}, 0, '{}'::jsonb, '')
-          ON CONFLICT DO NOTHING RETURNING 1 AS claimed`
-        yield* sql`SET LOCAL lock_timeout TO DEFAULT`
-        return claimed.length > 0
-      }).pipe(
-        Effect.catchIf(isLockTimeout, () =>
-          Effect.fail(new Conflict({ error: "a request with this Idempotency-Key is still in progress; retry later" })))
+        const deadline = (yield* Clock.currentTimeMillis) + waitMillis
+        let pause = FIRST_POLL_MS
+        let waiting = false
+        while (true) {
+          if (yield* Effect.orDie(insertStarted(input, attempt))) {
+            const claim = { resourceId: input.resourceId, providerKey: input.providerKey, takenOver: false, intent: null }
+            return { _tag: "Claimed", claim } as Acquired
+          }
+          const found = yield* Effect.orDie(findRow(input))
+          if (Option.isNone(found)) continue // released between the two statements: claim it
+          const row = found.value
+          if (row.request_hash !== input.fingerprint) return yield* Effect.fail(reused)
+          if (row.state === "done") return { _tag: "Replay", result: replayOf(row) } as Acquired
+          if (row.stale && row.provider_key !== null) {
+            if (yield* Effect.orDie(takeOver(input, row, attempt))) {
+              yield* Effect.logWarning("taking over an Idempotency-Key whose request stopped before finishing").pipe(
+                Effect.annotateLogs({ resourceId: row.resource_id })
+              )
+              const claim = { resourceId: row.resource_id, providerKey: row.provider_key, takenOver: true, intent: row.intent }
+              return { _tag: "Claimed", claim } as Acquired
+            }
+            continue
+          }
+          if (!waiting) {
+            waiting = true
+            yield* Effect.logInfo("a duplicate request waits for the request holding its Idempotency-Key")
+          }
+          const left = deadline - (yield* Clock.currentTimeMillis)
+          if (left <= 0) return yield* Effect.fail(inProgress)
+          yield* Effect.sleep(Duration.millis(Math.min(pause, left)))
+          pause = Math.min(pause * 2, MAX_POLL_MS)
+        }
+      })
+
+    /** The holder's sign of life while it works; a missed beat only brings a (safe) takeover closer. */
+    const keepAlive = (input: Input, attempt: string) =>
+      sql`UPDATE idempotency_keys SET started_at = now() WHERE ${whereMine(input, attempt)}`.pipe(
+        Effect.ignore,
+        Effect.delay(heartbeat),
+        Effect.forever
       )
 
-    const run = <E, R>(
-      input: { readonly integrationId: string; readonly key: string; readonly fingerprint: string },
-      create: Effect.Effect<StoredResponse, E, R>
-    ): Effect.Effect<IdempotentResult, E | IdempotencyKeyReused | Conflict, R> =>
+    /** Writes the resource and marks the key `done`, in one transaction; a row already `done` is replayed. */
+    const finish = <E, R>(input: Input, persist: Effect.Effect<StoredResponse, E, R>) =>
       Effect.gen(function*() {
-        if (!(yield* claim(input))) {
-          const stored = yield* findStored({ integrationId: input.integrationId, key: input.key }).pipe(
-            Effect.catchTag("ParseError", Effect.die)
-          )
-          if (Option.isNone(stored)) {
-            return yield* Effect.fail(new Conflict({ error: "a request with this Idempotency-Key is still in progress" }))
-          }
-          if (stored.value.request_hash !== input.fingerprint) {
-            return yield* Effect.fail(
-              new IdempotencyKeyReused({
-                error: "Idempotency-Key was already used with a different request body; use a new key"
-              })
-            )
-          }
-          return {
-            status: stored.value.response_status,
-            body: storedBody(stored.value.response_body),
-            resourceId: stored.value.resource_id,
-            replayed: true
-          }
-        }
-        const created = yield* create
-        yield* sql`UPDATE idempotency_keys
-                   SET response_status = ${created.status}, response_body = ${JSON.stringify(JSON.stringify(created.body))}::jsonb,
-                       resource_id = ${created.resourceId}
-                   WHERE integration_id = ${input.integrationId} AND idempotency_key = ${input.key}`
+        const locked = yield* Effect.orDie(lockRow(input))
+        if (Option.isSome(locked) && locked.value.state === "done") return replayOf(locked.value)
+        const created = yield* persist
+        yield* Effect.orDie(sql`INSERT INTO idempotency_keys
+                     (integration_id, idempotency_key, request_hash, state, response_status, response_body, resource_id)
+                   VALUES (${input.integrationId}, ${input.key}, ${input.fingerprint}, 'done', ${created.status},
+                           ${JSON.stringify(JSON.stringify(created.body))}::jsonb, ${created.resourceId})
+                   ON CONFLICT (integration_id, idempotency_key) DO UPDATE
+                   SET state = 'done', response_status = EXCLUDED.response_status,
+                       response_body = EXCLUDED.response_body, resource_id = EXCLUDED.resource_id`)
         return { ...created, replayed: false }
+      }).pipe(sql.withTransaction)
+
+    const record = (input: Input, attempt: string) => (intent: unknown) =>
+      sql`UPDATE idempotency_keys SET intent = ${JSON.stringify(intent)}::jsonb WHERE ${whereMine(input, attempt)}`.pipe(
+        Effect.asVoid,
+        Effect.orDie
+      )
+
+    /**
+     * Frees the key after a failed or interrupted request: only this attempt's `started` row (none if the claim
+     * itself failed). Retried briefly, as the failure may have been a lost connection; if the database stays out
+     * of reach the row stops showing signs of life and the next request with the key takes it over.
+     */
+    const release = (input: Input, attempt: string) =>
+      sql`DELETE FROM idempotency_keys WHERE ${whereMine(input, attempt)}`.pipe(
+        Effect.retry(Schedule.intersect(Schedule.spaced("100 millis"), Schedule.recurs(3))),
+        Effect.catchAll((error) =>
+          Effect.logWarning("could not free an Idempotency-Key after a failed request; the next request takes it over").pipe(
+            Effect.annotateLogs({ error: String(error) })
+          ))
+      )
+
+    const run = <A, E, R, E2, R2>(
+      input: Input,
+      work: (claim: Claim) => Effect.Effect<A, E, R>,
+      persist: (prepared: A) => Effect.Effect<StoredResponse, E2, R2>
+    ): Effect.Effect<IdempotentResult, E | E2 | IdempotencyKeyReused | Conflict, R | R2> => {
+      const attempt = randomUUID()
+      return Effect.gen(function*() {
+        const acquired = yield* acquire(input, attempt)
+        if (acquired._tag === "Replay") return acquired.result
+        return yield* work({ ...acquired.claim, record: record(input, attempt) }).pipe(
+          Effect.flatMap((prepared) => finish(input, persist(prepared))),
+          Effect.raceFirst(keepAlive(input, attempt))
+        )
       }).pipe(
-        sql.withTransaction,
+        Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : release(input, attempt))),
         Effect.catchIf((error): error is SqlError => error instanceof SqlError, Effect.die)
       )
+    }
 
     return { run } as const
   })

@@ -13,7 +13,7 @@ import {
   Requote,
   TxHashReused
 } from "@cop-integrations/contracts"
-import { BigDecimal, Effect, Option } from "effect"
+import { BigDecimal, Effect, Option, Schema } from "effect"
 import { Chain } from "../chain/Chain.ts"
 import { erc20Transfer } from "../chain/Erc20.ts"
 import { addSeconds, now } from "../Clock.ts"
@@ -23,7 +23,7 @@ import { newId } from "../ids.ts"
 import { CustomerRepo } from "../kyc/CustomerRepo.ts"
 import { formatFixed, toBaseUnits } from "../money/index.ts"
 import { Market } from "../provider/Market.ts"
-import { PayoutProvider } from "../provider/PayoutProvider.ts"
+import { PayoutProvider, type UsdCopRates } from "../provider/PayoutProvider.ts"
 import { providerIdempotencyKey } from "../provider/IdempotencyKeys.ts"
 import { orProviderFailure } from "../provider/ProviderErrors.ts"
 import { marketClosed, QuoteService } from "../quotes/QuoteService.ts"
@@ -38,6 +38,9 @@ import { RequoteGuard } from "./RequoteGuard.ts"
 
 export const PAYOUTS_PATH = "/api/integrations/breb/payouts"
 export const DEFAULT_PAGE_SIZE = 50
+
+/** The rates a payout is priced at, recorded with its Idempotency-Key before the provider is called. */
+const PinnedRates = Schema.Struct({ sellRate: Schema.BigDecimal, midRate: Schema.BigDecimal })
 
 export interface CreateOutcome {
   readonly status: number
@@ -61,9 +64,48 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
 
     const requote = (error: string) => Effect.fail(new Requote({ error }))
 
-    // Precedence after validation and idempotency: needs_kyc → mercado_cerrado → requote → below_minimum →
-    // destination_mismatch (DESIGN §3).
-    const prepare = (integrationId: string, request: CreatePayoutRequest, destinationCop: BigDecimal.BigDecimal) =>
+    /**
+     * The price a payout is charged at: the current rates, or a quote's rates while the quote is firm (DESIGN §3: the
+     * service absorbs movement within tolerance; beyond it or after expiry → requote).
+     */
+    const pricingRates = (integrationId: string, quoteId: string | undefined, current: UsdCopRates, at: Date) =>
+      Effect.gen(function*() {
+        if (quoteId === undefined) return current
+        const quote = yield* quotes.findQuote(integrationId, quoteId)
+        if (quote === undefined) {
+          return yield* Effect.fail(new BadRequest({ error: "quoteId: no such quote for this integration" }))
+        }
+        if (quote.expires_at.getTime() <= at.getTime()) return yield* requote("the quote has expired: quote again")
+        const floor = BigDecimal.multiply(
+          quote.sell_rate,
+          BigDecimal.subtract(BigDecimal.fromBigInt(1n), BigDecimal.make(BigInt(config.requoteToleranceBps), 4))
+        )
+        if (BigDecimal.lessThan(current.sellRate, floor)) {
+          return yield* requote("the rate moved against the user beyond tolerance: quote again")
+        }
+        return { sellRate: quote.sell_rate, midRate: quote.mid_rate } satisfies UsdCopRates
+      })
+
+    /**
+     * Everything a payout needs before it is written: checks, price, and the provider's external account and
+     * transfer. No transaction is open here: the provider calls run outside any, each statement on its own.
+     * `claim` names the payout id allocated before the call and the provider key derived from it, so a retry after
+     * a crash reaches the same provider transfer; the rates are recorded before the provider is called, and a retry
+     * that takes over a crashed request prices with them, so it sends the provider the same transfer request.
+     * Precedence after validation and idempotency: needs_kyc → mercado_cerrado → requote → below_minimum →
+     * destination_mismatch (DESIGN §3).
+     */
+    const prepare = (
+      integrationId: string,
+      request: CreatePayoutRequest,
+      destinationCop: BigDecimal.BigDecimal,
+      claim: {
+        readonly payoutId: string
+        readonly transferKey: string
+        readonly pinned: unknown
+        readonly record: (rates: typeof PinnedRates.Encoded) => Effect.Effect<void>
+      }
+    ) =>
       Effect.gen(function*() {
         const customer = yield* customers.find({ integrationId, userAddress: request.userAddress })
         if (!Option.exists(customer, (row) => row.kyc_status === "approved")) {
@@ -73,22 +115,12 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
         }
         if (!(yield* market.isOpen)) return yield* Effect.fail(marketClosed)
         yield* requoteGuard.beforePricing
-        const rates = yield* orProviderFailure(rateCache.usdCopRates)
         const at = yield* now
-        if (request.quoteId !== undefined) {
-          const quote = yield* quotes.findQuote(integrationId, request.quoteId)
-          if (quote === undefined) {
-            return yield* Effect.fail(new BadRequest({ error: "quoteId: no such quote for this integration" }))
-          }
-          if (quote.expires_at.getTime() <= at.getTime()) return yield* requote("the quote has expired: quote again")
-          const floor = BigDecimal.multiply(
-            quote.sell_rate,
-            BigDecimal.subtract(BigDecimal.fromBigInt(1n), BigDecimal.make(BigInt(config.requoteToleranceBps), 4))
-          )
-          if (BigDecimal.lessThan(rates.sellRate, floor)) {
-            return yield* requote("the rate moved against the user beyond tolerance: quote again")
-          }
-        }
+        const pinned = Schema.decodeUnknownOption(PinnedRates)(claim.pinned)
+        const rates: UsdCopRates = Option.isSome(pinned) ? pinned.value : yield* Effect.flatMap(
+          orProviderFailure(rateCache.usdCopRates),
+          (current) => pricingRates(integrationId, request.quoteId, current, at)
+        )
 
         const token = chain.token(request.fromToken ?? "USDC")
         const priced = yield* priceAboveMinimums({
@@ -97,6 +129,8 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
           tokenDecimals: token.decimals,
           feeWallet: config.feeWalletAddress
         })
+
+        if (Option.isNone(pinned)) yield* claim.record(Schema.encodeSync(PinnedRates)(rates))
 
         const providerCustomerId = Option.getOrNull(Option.flatMap(customer, (row) => Option.fromNullable(row.provider_customer_id)))
         const destination = yield* orProviderFailure(provider.createExternalAccount({
@@ -116,9 +150,9 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
           )
         }
 
-        const payoutId = newId("po")
+        const payoutId = claim.payoutId
         const transfer = yield* orProviderFailure(provider.createTransfer({
-          idempotencyKey: providerIdempotencyKey("transfer", payoutId),
+          idempotencyKey: claim.transferKey,
           payoutId,
           customerId: providerCustomerId,
           amount: priced.wire.deposit,
@@ -171,10 +205,21 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
           expires_at: addSeconds(at, config.payoutWindowMinutes * 60),
           completed_at: null
         }
-        const stored = yield* payouts.insert(row)
-        return { status: 201, body: presentPayout(stored) as unknown, resourceId: stored.id }
+        return row
       })
 
+    /** The write after the provider calls: one INSERT (inside the idempotency store's finishing transaction). */
+    const persist = (row: PayoutRow) =>
+      Effect.map(payouts.insert(row), (stored) => ({
+        status: 201,
+        body: presentPayout(stored) as unknown,
+        resourceId: stored.id
+      }))
+
+    /**
+     * Three short steps, none held across the provider: record intent (the Idempotency-Key row `started` with the
+     * payout id allocated here), prepare (provider calls outside any transaction), write the payout.
+     */
     const create = (input: {
       readonly integrationId: string
       readonly request: CreatePayoutRequest
@@ -182,16 +227,35 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
     }) =>
       Effect.gen(function*() {
         const destinationCop = yield* parseDestinationCop(input.request.destinationCop, config.brebMaxCop)
-        const work = prepare(input.integrationId, input.request, destinationCop)
+        const payoutId = newId("po")
+        const transferKey = providerIdempotencyKey("transfer", payoutId)
         if (input.idempotencyKey === undefined) {
-          const created = yield* work
+          const row = yield* prepare(input.integrationId, input.request, destinationCop, {
+            payoutId,
+            transferKey,
+            pinned: null,
+            record: () => Effect.void
+          })
+          const created = yield* persist(row)
           return { status: created.status, body: created.body, replayed: false } satisfies CreateOutcome
         }
-        const result = yield* idempotency.run({
-          integrationId: input.integrationId,
-          key: input.idempotencyKey,
-          fingerprint: requestFingerprint("POST", PAYOUTS_PATH, input.request)
-        }, work)
+        const result = yield* idempotency.run(
+          {
+            integrationId: input.integrationId,
+            key: input.idempotencyKey,
+            fingerprint: requestFingerprint("POST", PAYOUTS_PATH, input.request),
+            resourceId: payoutId,
+            providerKey: transferKey
+          },
+          (claim) =>
+            prepare(input.integrationId, input.request, destinationCop, {
+              payoutId: claim.resourceId,
+              transferKey: claim.providerKey,
+              pinned: claim.intent,
+              record: claim.record
+            }),
+          persist
+        )
         return { status: result.status, body: result.body, replayed: result.replayed } satisfies CreateOutcome
       })
 

@@ -10,6 +10,7 @@ import jobsDeadAndExpiryIndex from "./0003_jobs_dead_and_expiry_index.ts"
 import housekeeping from "./0004_housekeeping.ts"
 import customerProviderIndex from "./0005_customer_provider_index.ts"
 import txHashClaimState from "./0006_tx_hash_claim_state.ts"
+import idempotencyState from "./0007_idempotency_state.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -17,5 +18,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0003_jobs_dead_and_expiry_index": jobsDeadAndExpiryIndex,
   "0004_housekeeping": housekeeping,
   "0005_customer_provider_index": customerProviderIndex,
-  "0006_tx_hash_claim_state": txHashClaimState
+  "0006_tx_hash_claim_state": txHashClaimState,
+  "0007_idempotency_state": idempotencyState
 }
