@@ -62,6 +62,22 @@ const sameHash = (a: string, b: string) => a.length === b.length && timingSafeEq
 
 const OTP_FORMAT = /^[0-9]{6}$/
 
+interface SendInput {
+  readonly integrationId: string
+  readonly email: string
+  readonly userAddress: string
+}
+
+/** A challenge recorded by a send whose e-mail has not gone out yet. */
+interface PendingChallenge {
+  readonly id: string
+  readonly code: string
+  readonly revealed: boolean
+  readonly expiresAt: Date
+  /** The active challenges this send superseded (normally at most one), restored if the e-mail fails. */
+  readonly supersededIds: ReadonlyArray<string>
+}
+
 type VerifyOutcome =
   | { readonly _tag: "Approved"; readonly challengeId: string; readonly consumedAt: Date }
   | { readonly _tag: "Rejected"; readonly error: string }
@@ -102,10 +118,13 @@ export class OtpService extends Effect.Service<OtpService>()("OtpService", {
     const tooMany = (error: string, retryAfterSeconds: number) =>
       Effect.zipRight(setRetryAfter(retryAfterSeconds), Effect.fail(new TooManyRequests({ error })))
 
-    const send = (input: { readonly integrationId: string; readonly email: string; readonly userAddress: string }) =>
+    /**
+     * The send's bookkeeping, in one short transaction under the user's advisory lock: the limits, the older
+     * active code superseded, the new challenge recorded, the address remembered. It commits before the e-mail
+     * goes out, so a slow e-mail API holds no connection and no lock (DESIGN §3; issue #7).
+     */
+    const recordChallenge = (input: SendInput, userAddress: string, at: Date) =>
       Effect.gen(function*() {
-        const userAddress = input.userAddress.toLowerCase()
-        const at = yield* now
         yield* lockOwner(input.integrationId, userAddress)
         const stats = yield* sendStats({
           integrationId: input.integrationId,
@@ -117,8 +136,10 @@ export class OtpService extends Effect.Service<OtpService>()("OtpService", {
         const { code, revealed } = yield* codes.next
         const id = newId("otp")
         const expiresAt = addSeconds(at, OTP_TTL_SECONDS)
-        yield* sql`UPDATE otp_challenges SET consumed_at = ${at}
-                   WHERE integration_id = ${input.integrationId} AND user_address = ${userAddress} AND consumed_at IS NULL`
+        const superseded = yield* sql<{ readonly id: string }>`
+          UPDATE otp_challenges SET consumed_at = ${at}
+          WHERE integration_id = ${input.integrationId} AND user_address = ${userAddress} AND consumed_at IS NULL
+          RETURNING id`
         yield* sql`INSERT INTO otp_challenges ${
           sql.insert({
             id,
@@ -131,16 +152,51 @@ export class OtpService extends Effect.Service<OtpService>()("OtpService", {
           })
         }`
         yield* customers.upsertEmail({ integrationId: input.integrationId, userAddress }, input.email, at)
-        // Inside the transaction: when the e-mail cannot go out, the OTP is not recorded and no cooldown starts.
-        yield* Effect.catchTag(mailer.sendOtp({ to: input.email, code }), "MailerUnavailable", () =>
-          Effect.fail(new ServiceUnavailable({ error: "the OTP e-mail could not be sent; retry later" })))
+        const pending: PendingChallenge = { id, code, revealed, expiresAt, supersededIds: superseded.map((row) => row.id) }
+        return pending
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+
+    /**
+     * The e-mail could not go out: the send is undone as if it never happened, in one short transaction under
+     * the same lock. The new challenge is deleted, so it counts for neither the resend cooldown nor the daily
+     * limit and an immediate retry is allowed (the answer is 503). The code it superseded is active again, as it
+     * was before this send (it was delivered earlier and may be what the user is about to type), with its own
+     * expiry and attempts. Nothing is undone if the new challenge was used meanwhile (a verify matched it: only
+     * possible with a sandbox's fixed code) or if another code is active. The address stays remembered: it is
+     * the one the user gave last, whether or not the e-mail reached it. If the process dies between the steps
+     * the challenge stays, as if sent and lost: the user asks again after the cooldown.
+     */
+    const undoChallenge = (input: SendInput, userAddress: string, pending: PendingChallenge) =>
+      Effect.gen(function*() {
+        yield* lockOwner(input.integrationId, userAddress)
+        const deleted = yield* sql`DELETE FROM otp_challenges WHERE id = ${pending.id} AND consumed_at IS NULL RETURNING id`
+        if (deleted.length === 0 || pending.supersededIds.length === 0) return
+        yield* sql`UPDATE otp_challenges SET consumed_at = NULL
+                   WHERE id IN ${sql.in(pending.supersededIds)}
+                     AND NOT EXISTS (SELECT 1 FROM otp_challenges active
+                                     WHERE active.integration_id = ${input.integrationId}
+                                       AND active.user_address = ${userAddress} AND active.consumed_at IS NULL)`
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+
+    const send = (input: SendInput) =>
+      Effect.gen(function*() {
+        const userAddress = input.userAddress.toLowerCase()
+        const pending = yield* recordChallenge(input, userAddress, yield* now)
+        // Outside any transaction (MailerHttp has its own timeout). On failure the send is undone and answered 503.
+        yield* mailer.sendOtp({ to: input.email, code: pending.code }).pipe(
+          Effect.catchTag("MailerUnavailable", () =>
+            Effect.zipRight(
+              undoChallenge(input, userAddress, pending),
+              Effect.fail(new ServiceUnavailable({ error: "the OTP e-mail could not be sent; retry later" }))
+            ))
+        )
         const response: OtpSendResponse = {
           userAddress: input.userAddress,
-          expiresAt: expiresAt.toISOString(),
-          ...(revealed ? { debugCode: code } : {})
+          expiresAt: pending.expiresAt.toISOString(),
+          ...(pending.revealed ? { debugCode: pending.code } : {})
         }
         return response
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+      })
 
     // The provider could not start KYC: the code the user typed stays valid for a retry, unless a newer
     // code was sent meanwhile.

@@ -3,6 +3,7 @@ import { Effect, Option } from "effect"
 import { now } from "../Clock.ts"
 import { PayoutRepo } from "./PayoutRepo.ts"
 import type { PayoutRow } from "./PayoutRow.ts"
+import { normalizeCop } from "./TotalReceived.ts"
 
 /** Transitions only move forward; anything else (a late or duplicated event) is ignored. */
 const allowedNext: Record<PayoutStatus, ReadonlyArray<PayoutStatus>> = {
@@ -120,19 +121,45 @@ export class Lifecycle extends Effect.Service<Lifecycle>()("Lifecycle", {
   effect: Effect.gen(function*() {
     const payouts = yield* PayoutRepo
 
-    const applyTransferState = (input: { readonly transferId: string; readonly state: string }) =>
+    /** The reported COP amount, normalised to 2 decimals; none when absent or unreadable (logged, without its text). */
+    const reportedTotal = (input: { readonly transferId: string; readonly finalAmountCop?: string | null }) => {
+      const text = input.finalAmountCop
+      if (text === undefined || text === null) return Effect.succeed(Option.none<string>())
+      const total = normalizeCop(text)
+      return Option.isSome(total) ? Effect.succeed(total) : Effect.as(
+        Effect.logWarning("provider transfer: final_amount is not a COP amount; ignored").pipe(
+          Effect.annotateLogs({ transferId: input.transferId })
+        ),
+        Option.none<string>()
+      )
+    }
+
+    /**
+     * `finalAmountCop`: the COP the provider reports it delivered (its receipt's `final_amount`), when the event
+     * or answer carries one. It is recorded with an event that moves the payout, or when none is recorded yet
+     * (a late or duplicated event does not replace it); an unreadable amount is logged and ignored. True when
+     * the payout changed.
+     */
+    const applyTransferState = (input: {
+      readonly transferId: string
+      readonly state: string
+      readonly finalAmountCop?: string | null
+    }) =>
       Effect.gen(function*() {
         const target = statusForTransferState(input.state)
-        if (Option.isNone(target)) return false
+        const reported = yield* reportedTotal(input)
+        if (Option.isNone(target) && Option.isNone(reported)) return false
         const found = yield* payouts.lockByTransfer(input.transferId)
         if (Option.isNone(found)) return false
-        const steps = stepsTo(found.value.status, target.value)
-        if (steps.length === 0) return false
+        const steps = Option.match(target, { onNone: () => [], onSome: (to) => stepsTo(found.value.status, to) })
+        const recordTotal = Option.isSome(reported) && (steps.length > 0 || (found.value.total_received_cop ?? null) === null)
+        if (steps.length === 0 && !recordTotal) return false
         const at = yield* now
-        if (found.value.status === "awaiting_deposit" && depositArrived(target.value)) {
+        if (found.value.status === "awaiting_deposit" && Option.exists(target, depositArrived) && steps.length > 0) {
           yield* payouts.markDepositSeen(found.value.id, at)
         }
-        let row = found.value
+        let row = recordTotal ? { ...found.value, total_received_cop: Option.getOrNull(reported) } : found.value
+        if (steps.length === 0) yield* payouts.update({ ...row, updated_at: at })
         for (const step of steps) row = yield* payouts.update(moveTo(row, step, at))
         return true
       })

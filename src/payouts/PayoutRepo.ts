@@ -72,7 +72,8 @@ export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
               tx_hash = ${row.tx_hash},
               fee_tx_hash = ${row.fee_tx_hash},
               updated_at = ${row.updated_at},
-              completed_at = ${row.completed_at}
+              completed_at = ${row.completed_at},
+              total_received_cop = COALESCE(${row.total_received_cop ?? null}, total_received_cop)
             WHERE id = ${row.id} RETURNING *`
     })
 

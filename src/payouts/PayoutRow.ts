@@ -32,6 +32,8 @@ export const PayoutRow = Schema.Struct({
   created_at: Schema.DateFromSelf,
   updated_at: Schema.DateFromSelf,
   expires_at: Schema.DateFromSelf,
-  completed_at: Schema.NullOr(Schema.DateFromSelf)
+  completed_at: Schema.NullOr(Schema.DateFromSelf),
+  /** COP the provider reports it delivered (receipt `final_amount`, 2 decimals); null until it does. */
+  total_received_cop: Schema.optional(Schema.NullOr(Schema.String))
 })
 export type PayoutRow = typeof PayoutRow.Type

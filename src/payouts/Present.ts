@@ -27,7 +27,9 @@ const receipt = (row: PayoutRow): PayoutReceipt => ({
     displayCurrency: "USD",
     note: "All fees are included in the exchange rate; nothing is charged on top."
   },
-  totalReceived: { amount: row.destination_cop, currency: "COP" },
+  // What the provider reports it delivered, once it does (DESIGN §3: in live mode it converts when the funds
+  // arrive); until then the destinationCop the user asked for, which the quote guarantees at least.
+  totalReceived: { amount: row.total_received_cop ?? row.destination_cop, currency: "COP" },
   feesItemized: row.fee_legs
 })
 

@@ -5,9 +5,36 @@ import { Clock, Effect, Either, Option, Redacted, Schema } from "effect"
 import { AppConfig } from "../Config.ts"
 import { CustomerRepo } from "../kyc/CustomerRepo.ts"
 import { Lifecycle } from "../payouts/Lifecycle.ts"
+import { ReportedCop } from "../payouts/TotalReceived.ts"
 import { verifyProviderSignature } from "./Signature.ts"
 
-const TransferObject = Schema.Struct({ id: Schema.String, state: Schema.String })
+/** The transfer object: its id and state, and its receipt (read on its own below, so it can never hide the state). */
+const TransferObject = Schema.Struct({ id: Schema.String, state: Schema.String, receipt: Schema.optional(Schema.Unknown) })
+
+/**
+ * The receipt's `final_amount`: the COP delivered, once the provider knows it (absent before the funds arrive).
+ * Every other receipt field is the provider's business and may be missing.
+ */
+const TransferReceipt = Schema.Struct({ final_amount: Schema.optional(Schema.NullOr(ReportedCop)) })
+const decodeReceipt = Schema.decodeUnknownEither(TransferReceipt)
+
+/**
+ * The COP amount a transfer's receipt reports, if any. An unreadable receipt or amount is logged (never its
+ * text, which the provider controls) and ignored: the event's state still applies.
+ */
+const reportedFinalAmount = (transferId: string, receipt: unknown) => {
+  if (receipt === undefined || receipt === null) return Effect.succeed(null)
+  return Either.match(decodeReceipt(receipt), {
+    onLeft: () =>
+      Effect.as(
+        Effect.logWarning("provider transfer event: receipt.final_amount is not a COP amount; ignored").pipe(
+          Effect.annotateLogs({ transferId })
+        ),
+        null
+      ),
+    onRight: (read) => Effect.succeed(read.final_amount ?? null)
+  })
+}
 
 /**
  * A KYC update, from a `customer` event (the customer: `id`, `kyc_status`) or a `kyc_link` event (the link:
@@ -60,7 +87,8 @@ export class ProviderWebhook extends Effect.Service<ProviderWebhook>()("Provider
         if (event_category === "transfer") {
           const transfer = Schema.decodeUnknownOption(TransferObject)(event_object)
           if (Option.isSome(transfer)) {
-            yield* lifecycle.applyTransferState({ transferId: transfer.value.id, state: transfer.value.state })
+            const finalAmountCop = yield* reportedFinalAmount(transfer.value.id, transfer.value.receipt)
+            yield* lifecycle.applyTransferState({ transferId: transfer.value.id, state: transfer.value.state, finalAmountCop })
           }
         }
         if (event_category === "customer" || event_category === "kyc_link") {

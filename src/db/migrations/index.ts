@@ -11,6 +11,7 @@ import housekeeping from "./0004_housekeeping.ts"
 import customerProviderIndex from "./0005_customer_provider_index.ts"
 import txHashClaimState from "./0006_tx_hash_claim_state.ts"
 import idempotencyState from "./0007_idempotency_state.ts"
+import payoutTotalReceived from "./0008_payout_total_received.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -19,5 +20,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0004_housekeeping": housekeeping,
   "0005_customer_provider_index": customerProviderIndex,
   "0006_tx_hash_claim_state": txHashClaimState,
-  "0007_idempotency_state": idempotencyState
+  "0007_idempotency_state": idempotencyState,
+  "0008_payout_total_received": payoutTotalReceived
 }
