@@ -117,6 +117,7 @@ const main = async () => {
     FEE_WALLET_ADDRESS: privateKeyToAddress(feeWalletKey),
     EMAIL_API_URL: mailUrl,
     EMAIL_API_KEY: mailKey,
+    SWAP_API_KEY: "0x-local-key",
     // A local stack is for trying things at any hour: the market session is always open here.
     MARKET_SESSION: process.env["MARKET_SESSION"] ?? "Mon-Sun 00:00-24:00",
     MARKET_HOLIDAYS: process.env["MARKET_HOLIDAYS"] ?? "none"

@@ -17,6 +17,7 @@ import { DecodeErrorsLive } from "./http/DecodeErrors.ts"
 import { DocsLive } from "./http/Docs.ts"
 import { ErrorBodiesLive } from "./http/ErrorBodies.ts"
 import { HealthHttpLive } from "./http/HealthHttp.ts"
+import { SwapsHttpLive } from "./http/SwapsHttp.ts"
 import { WebhooksHttpLive } from "./http/WebhooksHttp.ts"
 import { IdempotencyStore } from "./idempotency/IdempotencyStore.ts"
 import { type DemoBootstrap, DemoBootstrapNone } from "./integrations/Demo.ts"
@@ -47,10 +48,15 @@ import { ProviderMock } from "./provider/ProviderMock.ts"
 import { QuoteService } from "./quotes/QuoteService.ts"
 import { RateCache } from "./quotes/RateCache.ts"
 import { RateCacheMock } from "./quotes/RateCacheMock.ts"
+import { SwapRepo } from "./swaps/SwapRepo.ts"
+import type { SwapRouter } from "./swaps/SwapRouter.ts"
+import { SwapRouterLive } from "./swaps/SwapRouterLive.ts"
+import { SwapRouterMock } from "./swaps/SwapRouterMock.ts"
+import { SwapService } from "./swaps/SwapService.ts"
 import { ProviderWebhook } from "./webhooks/ProviderWebhook.ts"
 
 /** The ports to the outside world that the domain services use; each mode has its own Layers for them. */
-export type Ports = PayoutProvider | Chain | Market | Mailer | OtpCodes | RequoteGuard | DemoBootstrap
+export type Ports = PayoutProvider | Chain | SwapRouter | Market | Mailer | OtpCodes | RequoteGuard | DemoBootstrap
 
 /** What differs between modes: the ports (built over config and repositories) and API-level middleware. */
 export interface ModeLayers {
@@ -66,6 +72,7 @@ export const mockMode = (config: AppConfigShape): ModeLayers => ({
   ports: Layer.mergeAll(
     ProviderMock,
     ChainMock,
+    SwapRouterMock,
     MarketMock,
     RateCacheMock,
     OtpCodesMock,
@@ -84,7 +91,7 @@ export const livePorts = Layer.mergeAll(OtpCodesLive, RequoteGuardLive, DemoBoot
  * start-up), the configured market hours and the e-mail API. No scenario middleware: `X-Mock-Scenario` is ignored.
  * `liveConfigError` has already checked that every required setting is there.
  */
-export const liveMode = (config: AppConfigShape, secrets: { readonly providerApiKey: Redacted.Redacted<string>; readonly emailApiKey: Redacted.Redacted<string> }): ModeLayers => ({
+export const liveMode = (config: AppConfigShape, secrets: LiveSecrets): ModeLayers => ({
   ports: Layer.mergeAll(
     livePorts,
     ProviderLive({
@@ -96,18 +103,37 @@ export const liveMode = (config: AppConfigShape, secrets: { readonly providerApi
       retries: config.providerRetries
     }),
     ChainLive,
+    SwapRouterLive({
+      baseUrl: config.swapApiUrl,
+      apiKey: secrets.swapApiKey,
+      chainId: secrets.chainId,
+      timeout: Duration.millis(config.providerTimeoutMs),
+      retries: config.providerRetries
+    }),
     MarketLive(config.marketHours),
     MailerHttp(secrets.emailApiKey)
   ),
   apiMiddleware: Layer.empty
 })
 
+interface LiveSecrets {
+  readonly providerApiKey: Redacted.Redacted<string>
+  readonly emailApiKey: Redacted.Redacted<string>
+  readonly swapApiKey: Redacted.Redacted<string>
+  readonly chainId: number
+}
+
 /** The Layers of the configured mode, or why it cannot start (decided before anything is built). */
 const modeLayers = (config: AppConfigShape): Either.Either<ModeLayers, ConfigError.ConfigError> => {
   if (config.mode === "mock") return Either.right(mockMode(config))
   const problem = liveConfigError(config)
   if (Option.isSome(problem)) return Either.left(problem.value)
-  const required = Option.all({ providerApiKey: config.providerApiKey, emailApiKey: config.emailApiKey })
+  const required = Option.all({
+    providerApiKey: config.providerApiKey,
+    emailApiKey: config.emailApiKey,
+    swapApiKey: config.swapApiKey,
+    chainId: config.chainId
+  })
   return Option.match(required, {
     onNone: () => Either.left(ConfigError.MissingData(["APP_MODE"], "live mode cannot start: settings missing")),
     onSome: (secrets) => Either.right(liveMode(config, secrets))
@@ -125,19 +151,27 @@ const repositories = Layer.mergeAll(
   ApiKeyRepo.Default,
   CustomerRepo.Default,
   PayoutRepo.Default,
+  SwapRepo.Default,
   JobQueue.Default,
   IdempotencyStore.Default,
   TxHashClaims.Default
 )
 
-const domain = Layer.mergeAll(OtpService.Default, PayoutService.Default, PayoutConfirm.Default, ProviderWebhook.Default, JobWorkerLive).pipe(
+const domain = Layer.mergeAll(
+  OtpService.Default,
+  PayoutService.Default,
+  PayoutConfirm.Default,
+  SwapService.Default,
+  ProviderWebhook.Default,
+  JobWorkerLive
+).pipe(
   Layer.provideMerge(Lifecycle.Default),
   Layer.provideMerge(QuoteService.Default),
   Layer.provideMerge(RateCache.Default)
 )
 
 const api = HttpApiBuilder.api(IntegrationsApi).pipe(
-  Layer.provide([BrebHttpLive, WebhooksHttpLive, HealthHttpLive]),
+  Layer.provide([BrebHttpLive, SwapsHttpLive, WebhooksHttpLive, HealthHttpLive]),
   Layer.provide(AuthenticationLive)
 )
 

@@ -67,6 +67,17 @@ export const AppConfigShape = Config.all({
   tokenDecimals: positiveInt("TOKEN_DECIMALS", 6),
   copTokenAddress: address("COP_TOKEN_ADDRESS", "0x8A567e2aE79CA692Bd748aB832081C45de4041eA"),
   copTokenDecimals: positiveInt("COP_TOKEN_DECIMALS", 18),
+  swapRouterAddress: address("SWAP_ROUTER_ADDRESS", "0x5555555555555555555555555555555555555555"),
+  mockSwapFeeBps: Config.integer("MOCK_SWAP_FEE_BPS").pipe(
+    Config.withDefault(32),
+    check("MOCK_SWAP_FEE_BPS", "must be 0 to 1000", (n: number) => n >= 0 && n <= 1000)
+  ),
+  swapTtlSeconds: positiveInt("SWAP_TTL_SECONDS", 300),
+  swapApiUrl: Config.string("SWAP_API_URL").pipe(
+    Config.withDefault("https://api.0x.org"),
+    check("SWAP_API_URL", "must be an http(s) URL", (s: string) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol))
+  ),
+  swapApiKey: optionalSecret("SWAP_API_KEY"),
   feeWalletAddress: address("FEE_WALLET_ADDRESS", PLACEHOLDER_FEE_WALLET),
   providerWebhookPublicKey: optionalSecret("PROVIDER_WEBHOOK_PUBLIC_KEY"),
   providerApiUrl: Config.string("PROVIDER_API_URL").pipe(

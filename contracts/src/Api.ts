@@ -2,6 +2,7 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { BrebGroup } from "./Breb.ts"
 import { BadRequestError } from "./Errors.ts"
 import { HealthGroup } from "./Health.ts"
+import { SwapsGroup } from "./Swaps.ts"
 import { finishOpenApiDocument } from "./OpenApiDocument.ts"
 import { WebhooksGroup } from "./Webhooks.ts"
 
@@ -9,6 +10,7 @@ export const INTERFACE_VERSION = "0.1.0"
 
 export class IntegrationsApi extends HttpApi.make("IntegrationsApi")
   .add(BrebGroup)
+  .add(SwapsGroup)
   .add(WebhooksGroup)
   .add(HealthGroup)
   .addError(BadRequestError)
@@ -17,7 +19,7 @@ export class IntegrationsApi extends HttpApi.make("IntegrationsApi")
   .annotate(OpenApi.Transform, finishOpenApiDocument)
   .annotate(
     OpenApi.Description,
-    "Non-custodial USD→COP payouts over Bre-B. The service prepares transactions; end users sign them in their own wallets. Every non-2xx body is ErrorBody `{ error, errorCode? }`."
+    "Non-custodial USD→COP payouts over Bre-B and swaps of the COP stablecoin. The service prepares transactions; end users sign them in their own wallets. Every non-2xx body is ErrorBody `{ error, errorCode? }`."
   )
 {}
 

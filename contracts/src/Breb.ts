@@ -36,7 +36,7 @@ export const CreatePayoutHeaders = Schema.Struct({
     Schema.String.pipe(
       Schema.minLength(1, { message: () => "must not be empty" }),
       Schema.maxLength(255, { message: () => "must be at most 255 characters" })
-    ).annotations({ description: "Replays the same payout when reused by the same integration with the same body" }),
+    ).annotations({ description: "Replays the same payout (or swap) when reused by the same integration with the same body" }),
     { exact: true }
   ),
   "x-mock-scenario": MockScenario

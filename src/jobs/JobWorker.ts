@@ -4,6 +4,7 @@ import { addSeconds, now } from "../Clock.ts"
 import { AppConfig } from "../Config.ts"
 import { Lifecycle } from "../payouts/Lifecycle.ts"
 import { PayoutRepo } from "../payouts/PayoutRepo.ts"
+import { SwapRepo } from "../swaps/SwapRepo.ts"
 import { makeReconciler } from "../payouts/Reconciler.ts"
 import { makeHousekeeping } from "./Housekeeping.ts"
 import { type DueJob, Job, JobQueue } from "./JobQueue.ts"
@@ -66,13 +67,15 @@ const makeJobRunner = Effect.gen(function*() {
 })
 
 /**
- * Marks payouts whose deposit window has passed as expired. One replica at a time (the others skip the round),
+ * Marks payouts whose deposit window has passed, and swaps whose quote has, as expired. One replica at a time (the others skip the round),
  * on its own slower schedule, over the partial index of payouts awaiting a deposit.
  */
 const makeExpirySweep = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const payouts = yield* PayoutRepo
-  return Effect.flatMap(now, payouts.expireOverdue).pipe(onOneReplica(sql, "payouts:expiry-sweep"))
+  const swaps = yield* SwapRepo
+  const expire = (at: Date) => Effect.zipRight(payouts.expireOverdue(at), swaps.expireOverdue(at))
+  return Effect.flatMap(now, expire).pipe(onOneReplica(sql, "payouts:expiry-sweep"))
 })
 
 /**

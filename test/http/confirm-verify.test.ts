@@ -19,6 +19,7 @@ import { ConfirmWait } from "../../src/payouts/PayoutConfirm.ts"
 import { RequoteGuardMock } from "../../src/payouts/RequoteGuardMock.ts"
 import { MarketMock } from "../../src/provider/MarketMock.ts"
 import { ProviderMock } from "../../src/provider/ProviderMock.ts"
+import { SwapRouterMock } from "../../src/swaps/SwapRouterMock.ts"
 import { RateCacheMock } from "../../src/quotes/RateCacheMock.ts"
 import {
   decodePayout,
@@ -72,6 +73,7 @@ beforeAll(async () => {
       serverLayerFor(config, {
         ports: Layer.mergeAll(
           ProviderMock,
+          SwapRouterMock,
           ScriptedChain,
           MarketMock,
           RateCacheMock,

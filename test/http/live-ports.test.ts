@@ -13,6 +13,7 @@ import { MailerDisabled } from "../../src/mailer/Mailer.ts"
 import { MarketMock } from "../../src/provider/MarketMock.ts"
 import { ProviderMock } from "../../src/provider/ProviderMock.ts"
 import { RateCacheMock } from "../../src/quotes/RateCacheMock.ts"
+import { SwapRouterMock } from "../../src/swaps/SwapRouterMock.ts"
 import { BREB, call, newAddress, newPartner, newTxHash, type Partner, payoutBody, sql } from "../support/flows.ts"
 import { startTestServer, type TestServer } from "../support/server.ts"
 
@@ -23,7 +24,7 @@ beforeAll(async () => {
   server = await startTestServer({
     app: (config) =>
       serverLayerFor(config, {
-        ports: Layer.mergeAll(livePorts, ProviderMock, ChainMock, MarketMock, RateCacheMock, MailerDisabled),
+        ports: Layer.mergeAll(livePorts, ProviderMock, ChainMock, SwapRouterMock, MarketMock, RateCacheMock, MailerDisabled),
         apiMiddleware: Layer.empty
       })
   })

@@ -8,6 +8,7 @@ import { Duration, Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { serverLayerFor } from "../../src/App.ts"
 import { ChainMock } from "../../src/chain/ChainMock.ts"
+import { SwapRouterMock } from "../../src/swaps/SwapRouterMock.ts"
 import { DemoBootstrapMock } from "../../src/integrations/DemoMock.ts"
 import { OtpCodesMock } from "../../src/kyc/OtpCodesMock.ts"
 import { MailerDisabled } from "../../src/mailer/Mailer.ts"
@@ -58,6 +59,7 @@ beforeAll(async () => {
         ports: Layer.mergeAll(
           ScriptedProvider,
           ChainMock,
+          SwapRouterMock,
           MarketMock,
           RateCacheMock,
           OtpCodesMock,

@@ -13,6 +13,7 @@ import { JobQueue } from "../../src/jobs/JobQueue.ts"
 import { JobWorkerLive, MAX_TICK_BACKOFF_MS } from "../../src/jobs/JobWorker.ts"
 import { Lifecycle } from "../../src/payouts/Lifecycle.ts"
 import { PayoutRepo } from "../../src/payouts/PayoutRepo.ts"
+import { SwapRepo } from "../../src/swaps/SwapRepo.ts"
 import { ProviderMock } from "../../src/provider/ProviderMock.ts"
 
 // Explicit, not left to `it.scoped`: with vitest's isolate:false another file's @effect/vitest `layer()` can
@@ -64,7 +65,7 @@ describe("job worker with the database down", () => {
       )
       const worker = JobWorkerLive.pipe(
         Layer.provide(ProviderMock),
-        Layer.provide(Layer.mergeAll(JobQueue.Default, Lifecycle.Default).pipe(Layer.provideMerge(PayoutRepo.Default))),
+        Layer.provide(Layer.mergeAll(JobQueue.Default, Lifecycle.Default).pipe(Layer.provideMerge(Layer.merge(PayoutRepo.Default, SwapRepo.Default)))),
         Layer.provide(Layer.merge(databaseDown, config))
       )
       yield* Layer.build(worker).pipe(Effect.provide(capture))

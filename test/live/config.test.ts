@@ -35,7 +35,7 @@ describe("APP_MODE=live without its settings", () => {
     const line = await startupFailure({ APP_MODE: "live", DATABASE_URL: unreachableDatabase })
     expect(line).toMatch(/^configuration error: /)
     expect(line).not.toContain("\n")
-    for (const name of ["PROVIDER_API_KEY", "CHAIN_RPC_URL", "PROVIDER_WEBHOOK_PUBLIC_KEY", "EMAIL_API_KEY", "FEE_WALLET_ADDRESS"]) {
+    for (const name of ["PROVIDER_API_KEY", "CHAIN_RPC_URL", "CHAIN_ID", "PROVIDER_WEBHOOK_PUBLIC_KEY", "EMAIL_API_KEY", "SWAP_API_KEY", "FEE_WALLET_ADDRESS"]) {
       expect(line).toContain(name)
     }
   })
@@ -46,12 +46,16 @@ describe("APP_MODE=live without its settings", () => {
       DATABASE_URL: unreachableDatabase,
       PROVIDER_API_KEY: "sk-live-something",
       CHAIN_RPC_URL: "http://127.0.0.1:1",
+      CHAIN_ID: "42220",
       PROVIDER_WEBHOOK_PUBLIC_KEY: "-----BEGIN PUBLIC KEY-----\nnot a key\n-----END PUBLIC KEY-----",
       EMAIL_API_KEY: "re_live_something",
+      SWAP_API_KEY: "0x-live-something",
       FEE_WALLET_ADDRESS: newAddress()
     })
     expect(line).toContain("PROVIDER_WEBHOOK_PUBLIC_KEY is not an RSA public key")
-    for (const name of ["PROVIDER_API_KEY", "CHAIN_RPC_URL", "EMAIL_API_KEY", "FEE_WALLET_ADDRESS"]) expect(line).not.toContain(name)
+    for (const name of ["PROVIDER_API_KEY", "CHAIN_RPC_URL", "CHAIN_ID", "EMAIL_API_KEY", "SWAP_API_KEY", "FEE_WALLET_ADDRESS"]) {
+      expect(line).not.toContain(name)
+    }
     expect(line).not.toContain("sk-live-something")
   })
 })
@@ -83,6 +87,8 @@ describe("APP_MODE=live against a node", () => {
     COP_TOKEN_DECIMALS: "6",
     PROVIDER_WEBHOOK_PUBLIC_KEY: publicKeyPem,
     EMAIL_API_KEY: "re_live_something",
+    SWAP_API_KEY: "0x-live-something",
+    CHAIN_ID: "31337",
     FEE_WALLET_ADDRESS: newAddress()
   })
 
@@ -97,6 +103,6 @@ describe("APP_MODE=live against a node", () => {
   })
 
   it("with every setting right, starts", async () => {
-    expect(await startupFailure({ ...complete(), CHAIN_ID: "31337" })).toBe("started")
+    expect(await startupFailure(complete())).toBe("started")
   })
 })

@@ -57,6 +57,7 @@ export const liveEnv = (parts: {
   FEE_WALLET_ADDRESS: parts.feeWallet,
   EMAIL_API_URL: parts.mail.url,
   EMAIL_API_KEY: parts.mail.apiKey,
+  SWAP_API_KEY: "0x-test-key",
   MARKET_SESSION: "Mon-Sun 00:00-24:00",
   MARKET_HOLIDAYS: "none"
 })

@@ -15,6 +15,8 @@ import {
   PayoutList,
   Quote,
   Readiness,
+  SwapIntent,
+  SwapList,
   WebhookAck
 } from "@cop-integrations/contracts"
 import { Either, Option, ParseResult, Schema } from "effect"
@@ -29,6 +31,10 @@ export const successSchemas = {
   getPayout: Payout,
   confirmPayout: Payout,
   listPayouts: PayoutList,
+  prepareSwap: SwapIntent,
+  getSwap: SwapIntent,
+  confirmSwap: SwapIntent,
+  listSwaps: SwapList,
   provider: WebhookAck,
   healthz: Health,
   readyz: Readiness

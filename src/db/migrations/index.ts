@@ -12,6 +12,7 @@ import customerProviderIndex from "./0005_customer_provider_index.ts"
 import txHashClaimState from "./0006_tx_hash_claim_state.ts"
 import idempotencyState from "./0007_idempotency_state.ts"
 import payoutTotalReceived from "./0008_payout_total_received.ts"
+import swapIntents from "./0009_swap_intents.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -21,5 +22,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0005_customer_provider_index": customerProviderIndex,
   "0006_tx_hash_claim_state": txHashClaimState,
   "0007_idempotency_state": idempotencyState,
-  "0008_payout_total_received": payoutTotalReceived
+  "0008_payout_total_received": payoutTotalReceived,
+  "0009_swap_intents": swapIntents
 }

@@ -32,7 +32,7 @@ export const authScenarios = [
           Effect.flatMap(
             kit.call(spec.name, {
               auth: "none",
-              path: { payoutId: "po_conformance" },
+              path: { payoutId: "po_conformance", intentId: "sw_conformance" },
               ...(spec.payload === undefined ? {} : { json: {} })
             }),
             (reply) => rejected(reply, 401, "none", `${spec.method} ${spec.path} without a key must be 401`)

@@ -1,0 +1,66 @@
+import { Schema } from "effect"
+import { FeeLeg, ListPayoutsParams, PreparedTx } from "./Payout.ts"
+import { Address, DecimalString, IsoTimestamp, RejectUnknownFields, TxHash } from "./Primitives.ts"
+
+export const SwapToken = Schema.Literal("USDC", "COPm").annotations({
+  identifier: "SwapToken",
+  description: "`COPm` the COP stablecoin (18 decimals), `USDC` (6 decimals); one side of a swap must be COPm"
+})
+export type SwapToken = typeof SwapToken.Type
+
+export const SwapStatus = Schema.Literal("prepared", "confirmed", "failed", "expired").annotations({
+  identifier: "SwapStatus",
+  description: "prepared → confirmed | failed | expired. Only moves forward."
+})
+export type SwapStatus = typeof SwapStatus.Type
+
+export const SlippageBps = Schema.Int.pipe(
+  Schema.between(1, 500, { message: () => "must be an integer from 1 to 500 (basis points)" })
+).annotations({ description: "Largest accepted shortfall of the output, in basis points (default 50)" })
+
+export const SwapIntent = Schema.Struct({
+  intentId: Schema.String,
+  status: SwapStatus,
+  userAddress: Schema.String,
+  fromToken: SwapToken,
+  toToken: SwapToken,
+  amountIn: DecimalString,
+  expectedAmountOut: DecimalString,
+  minAmountOut: DecimalString,
+  slippageBps: Schema.Number,
+  fees: Schema.Array(FeeLeg),
+  transaction: PreparedTx,
+  approvalTransaction: Schema.NullOr(PreparedTx),
+  txHash: Schema.NullOr(TxHash),
+  createdAt: IsoTimestamp,
+  updatedAt: IsoTimestamp,
+  expiresAt: IsoTimestamp
+}).annotations({
+  identifier: "SwapIntent",
+  description:
+    "A swap of the COP stablecoin. `transaction` is the swap to sign (its approvalTarget is the spender the router pulls amountIn through); `approvalTransaction`, when the user's allowance is short, is the ERC-20 approve to send first; `minAmountOut` is expectedAmountOut less slippageBps, rounded down."
+})
+export type SwapIntent = typeof SwapIntent.Type
+
+export const PrepareSwapRequest = Schema.Struct({
+  userAddress: Address,
+  fromToken: SwapToken,
+  toToken: SwapToken,
+  amountIn: DecimalString,
+  slippageBps: Schema.optionalWith(SlippageBps, { exact: true })
+}).annotations({ identifier: "PrepareSwapRequest", ...RejectUnknownFields })
+export type PrepareSwapRequest = typeof PrepareSwapRequest.Type
+
+export const ConfirmSwapRequest = Schema.Struct({
+  txHash: TxHash
+}).annotations({ identifier: "ConfirmSwapRequest", ...RejectUnknownFields })
+export type ConfirmSwapRequest = typeof ConfirmSwapRequest.Type
+
+export const SwapList = Schema.Struct({
+  integrationId: Schema.String,
+  items: Schema.Array(SwapIntent),
+  nextCursor: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "SwapList" })
+export type SwapList = typeof SwapList.Type
+
+export const ListSwapsParams = ListPayoutsParams

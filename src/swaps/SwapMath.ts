@@ -1,0 +1,45 @@
+/**
+ * Swap amounts, exact (bigint base units and BigDecimal; never a JavaScript number):
+ * - `minAmountOut` = expectedAmountOut × (10000 − slippageBps) / 10000, rounded DOWN in base units of toToken;
+ * - the `swap` fee leg = what the user gives up against the mid-market rate M (COP per USD, COPm ≈ 1 COP), in USD:
+ *     COPm → USDC: amountIn / M − expectedAmountOut;  USDC → COPm: amountIn − expectedAmountOut / M;
+ *   rounded half-up to 6 decimals, never below 0 (a route better than mid-market costs nothing).
+ * The mock router's output (see SwapRouterMock) is the mid-market value less its fee, rounded DOWN.
+ */
+import { BigDecimal } from "effect"
+import type { TokenInfo } from "../chain/Tokens.ts"
+import { divideRounded, formatFixed, fromBaseUnits, roundHalfUp } from "../money/index.ts"
+
+export const BPS = 10_000n
+export const DEFAULT_SLIPPAGE_BPS = 50
+export const FEE_USD_DECIMALS = 6
+
+export const minAmountOut = (expected: bigint, slippageBps: number): bigint =>
+  (expected * (BPS - BigInt(slippageBps))) / BPS
+
+/** amountIn valued in the other token at the mid-market rate (no fee), in whole tokens. */
+export const midMarketValue = (
+  input: { readonly from: TokenInfo; readonly amountIn: BigDecimal.BigDecimal; readonly midRate: BigDecimal.BigDecimal },
+  scale: number
+): BigDecimal.BigDecimal =>
+  input.from.symbol === "COPm"
+    ? divideRounded(input.amountIn, input.midRate, scale, "down")
+    : BigDecimal.multiply(input.amountIn, input.midRate)
+
+/** The `swap` fee leg in USD (see the module's comment). */
+export const swapFeeUsd = (input: {
+  readonly from: TokenInfo
+  readonly to: TokenInfo
+  readonly amountIn: bigint
+  readonly expectedOut: bigint
+  readonly midRate: BigDecimal.BigDecimal
+}): string => {
+  const amountIn = fromBaseUnits(input.amountIn, input.from.decimals)
+  const out = fromBaseUnits(input.expectedOut, input.to.decimals)
+  const scale = FEE_USD_DECIMALS + 6
+  const usdGivenUp = input.from.symbol === "COPm"
+    ? BigDecimal.subtract(divideRounded(amountIn, input.midRate, scale, "halfUp"), out)
+    : BigDecimal.subtract(amountIn, divideRounded(out, input.midRate, scale, "halfUp"))
+  const fee = BigDecimal.isNegative(usdGivenUp) ? BigDecimal.fromBigInt(0n) : usdGivenUp
+  return formatFixed(roundHalfUp(fee, FEE_USD_DECIMALS), FEE_USD_DECIMALS)
+}

@@ -1,0 +1,114 @@
+/**
+ * Live swap routes from a 0x Swap API v2-compatible aggregator (`GET /swap/allowance-holder/quote`, headers
+ * `0x-api-key` and `0x-version: v2`). Every answer is decoded with Schema: `liquidityAvailable: false` is no route
+ * (409); an answer we cannot read is a bad response (502); 5xx, 429, timeouts and network errors are retried a few
+ * times, then unavailable (503).
+ */
+import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import { Duration, Effect, Layer, ParseResult, Redacted, Schedule, Schema } from "effect"
+import { getAddress } from "viem"
+import { NoSwapRoute, SwapRouter, SwapRouterBadResponse, SwapRouterUnavailable } from "./SwapRouter.ts"
+
+export interface SwapRouterLiveOptions {
+  readonly baseUrl: string
+  readonly apiKey: Redacted.Redacted<string>
+  readonly chainId: number
+  readonly timeout: Duration.DurationInput
+  readonly retries: number
+}
+
+const Units = Schema.String.pipe(Schema.pattern(/^[0-9]{1,78}$/))
+const Address = Schema.String.pipe(Schema.pattern(/^0x[0-9a-fA-F]{40}$/))
+const Hex = Schema.String.pipe(Schema.pattern(/^0x([0-9a-fA-F]{2})*$/))
+
+const NoLiquidity = Schema.Struct({ liquidityAvailable: Schema.Literal(false) })
+
+const Quote = Schema.Struct({
+  liquidityAvailable: Schema.Literal(true),
+  buyAmount: Units,
+  minBuyAmount: Units,
+  allowanceTarget: Schema.optional(Schema.NullOr(Address)),
+  issues: Schema.optional(Schema.NullOr(Schema.Struct({
+    allowance: Schema.optional(Schema.NullOr(Schema.Struct({ spender: Address })))
+  }))),
+  transaction: Schema.Struct({ to: Address, data: Hex, value: Units })
+})
+
+const isRetryable = (status: number) => status >= 500 || status === 429 || status === 408
+
+export const makeSwapRouterLive = (options: SwapRouterLiveOptions) =>
+  Effect.gen(function*() {
+    const client = (yield* HttpClient.HttpClient).pipe(
+      HttpClient.mapRequest((request) =>
+        request.pipe(
+          HttpClientRequest.prependUrl(options.baseUrl.replace(/\/+$/, "")),
+          HttpClientRequest.setHeader("0x-api-key", Redacted.value(options.apiKey)),
+          HttpClientRequest.setHeader("0x-version", "v2"),
+          HttpClientRequest.acceptJson
+        )
+      )
+    )
+    const retryPolicy = Schedule.exponential(Duration.millis(200)).pipe(
+      Schedule.jittered,
+      Schedule.intersect(Schedule.recurs(options.retries))
+    )
+    const bad = (detail: string) =>
+      Effect.zipRight(
+        Effect.logError("swap router answered unexpectedly").pipe(Effect.annotateLogs({ detail })),
+        Effect.fail(new SwapRouterBadResponse({ reason: detail }))
+      )
+
+    return SwapRouter.of({
+      quote: (request) =>
+        Effect.gen(function*() {
+          const answer = yield* client.execute(HttpClientRequest.get("/swap/allowance-holder/quote", {
+            urlParams: {
+              chainId: String(options.chainId),
+              sellToken: request.sellToken.address,
+              buyToken: request.buyToken.address,
+              sellAmount: String(request.sellAmount),
+              taker: request.taker,
+              recipient: request.recipient,
+              slippageBps: String(request.slippageBps)
+            }
+          })).pipe(
+            Effect.flatMap((response) =>
+              Effect.map(Effect.orElseSucceed(response.json, () => undefined as unknown), (body) => ({ status: response.status, body }))),
+            Effect.scoped,
+            Effect.timeoutFail({
+              duration: options.timeout,
+              onTimeout: () => new SwapRouterUnavailable({ reason: `no answer within ${Duration.format(options.timeout)}` })
+            }),
+            Effect.catchTag("RequestError", "ResponseError", (error) =>
+              Effect.fail(new SwapRouterUnavailable({ reason: error.reason === "Transport" ? "unreachable" : error.reason }))),
+            Effect.filterOrFail(
+              (answer) => !isRetryable(answer.status),
+              (answer) => new SwapRouterUnavailable({ reason: `HTTP ${answer.status}` })
+            ),
+            Effect.retry({ schedule: retryPolicy, while: (error) => error._tag === "SwapRouterUnavailable" })
+          )
+          if (answer.status < 200 || answer.status >= 300) return yield* bad(`HTTP ${answer.status}`)
+          if (Schema.is(NoLiquidity)(answer.body)) {
+            return yield* Effect.fail(new NoSwapRoute({ reason: "the aggregator has no liquidity for this pair and amount" }))
+          }
+          const quote = yield* Schema.decodeUnknown(Quote)(answer.body).pipe(
+            Effect.catchTag("ParseError", (error) => bad(ParseResult.TreeFormatter.formatErrorSync(error)))
+          )
+          // With the allowance-holder flow the spender is the transaction's target unless the quote names another.
+          const spender = quote.issues?.allowance?.spender ?? quote.allowanceTarget ?? quote.transaction.to
+          return {
+            buyAmount: BigInt(quote.buyAmount),
+            minBuyAmount: BigInt(quote.minBuyAmount),
+            allowanceTarget: getAddress(spender),
+            transaction: {
+              to: getAddress(quote.transaction.to),
+              data: quote.transaction.data as `0x${string}`,
+              value: BigInt(quote.transaction.value)
+            }
+          }
+        })
+    })
+  })
+
+export const SwapRouterLive = (options: SwapRouterLiveOptions) =>
+  Layer.effect(SwapRouter, makeSwapRouterLive(options)).pipe(Layer.provide(FetchHttpClient.layer))

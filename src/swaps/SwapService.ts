@@ -1,0 +1,299 @@
+import {
+  BadGateway,
+  BadRequest,
+  Conflict,
+  type ConfirmSwapRequest,
+  NotFound,
+  type PrepareSwapRequest,
+  Requote,
+  ServiceUnavailable,
+  type SwapList,
+  TxHashReused
+} from "@cop-integrations/contracts"
+import { PgClient } from "@effect/sql-pg"
+import { SqlError } from "@effect/sql/SqlError"
+import { BigDecimal, Data, Effect, Option } from "effect"
+import { encodeFunctionData, erc20Abi, getAddress } from "viem"
+import { Chain, type DepositNotVerified } from "../chain/Chain.ts"
+import { TxHashClaims } from "../chain/TxHashClaims.ts"
+import { verifyWithRetry } from "../chain/Verification.ts"
+import { addSeconds, now } from "../Clock.ts"
+import { AppConfig } from "../Config.ts"
+import { IdempotencyStore, requestFingerprint } from "../idempotency/IdempotencyStore.ts"
+import { newId } from "../ids.ts"
+import { formatFixed, fromBaseUnits, parsePlainDecimal, toBaseUnits } from "../money/index.ts"
+import { decodeCursor, encodeCursor } from "../payouts/Cursor.ts"
+import { RequoteGuard } from "../payouts/RequoteGuard.ts"
+import { orProviderFailure } from "../provider/ProviderErrors.ts"
+import { RateCache } from "../quotes/RateCache.ts"
+import { presentSwap } from "./Present.ts"
+import { DEFAULT_SLIPPAGE_BPS, minAmountOut, swapFeeUsd } from "./SwapMath.ts"
+import { SwapRepo } from "./SwapRepo.ts"
+import { SwapRouter, type SwapRouterFailure } from "./SwapRouter.ts"
+import type { SwapRow } from "./SwapRow.ts"
+
+export const SWAPS_PATH = "/api/integrations/swaps"
+const DEFAULT_PAGE_SIZE = 50
+
+const routerFailure = (error: SwapRouterFailure) => {
+  switch (error._tag) {
+    case "SwapRouterUnavailable":
+      return new ServiceUnavailable({ error: `swap router unavailable: ${error.reason}; retry later` })
+    case "SwapRouterBadResponse":
+      return new BadGateway({ error: "the swap router answered unexpectedly; retry later" })
+    case "NoSwapRoute":
+      return new Conflict({ error: `no swap route: ${error.reason}` })
+  }
+}
+
+const notVerified = (error: DepositNotVerified) => {
+  switch (error.kind) {
+    case "not_mined":
+      return new Conflict({ error: `txHash: not mined yet (${error.reason}); confirm again once it is mined` })
+    case "unreachable":
+      return new ServiceUnavailable({ error: `txHash could not be verified: ${error.reason}` })
+    case "mismatch":
+    case "unconfirmed":
+      return new Conflict({ error: `txHash: ${error.reason}` })
+  }
+}
+
+/** What the first, short transaction of a confirm decided. */
+type Begin = Data.TaggedEnum<{
+  Replay: { readonly row: SwapRow }
+  Claimed: { readonly row: SwapRow }
+}>
+const Begin = Data.taggedEnum<Begin>()
+
+/**
+ * The Swaps group: prepare a swap of the COP stablecoin (the router's route, its calldata, an approval when the
+ * allowance is short), get, list, and confirm by txHash (claimed like a payout's: one hash, one use).
+ */
+export class SwapService extends Effect.Service<SwapService>()("SwapService", {
+  effect: Effect.gen(function*() {
+    const sql = yield* PgClient.PgClient
+    const config = yield* AppConfig
+    const chain = yield* Chain
+    const router = yield* SwapRouter
+    const rateCache = yield* RateCache
+    const swaps = yield* SwapRepo
+    const claims = yield* TxHashClaims
+    const requoteGuard = yield* RequoteGuard
+    const idempotency = yield* IdempotencyStore
+
+    const badRequest = (error: string) => Effect.fail(new BadRequest({ error }))
+
+    /** The pair and the amount, checked: 400 naming the field and the rule. */
+    const parse = (request: PrepareSwapRequest) =>
+      Effect.gen(function*() {
+        if (request.fromToken === request.toToken) return yield* badRequest("toToken: must differ from fromToken")
+        if (request.fromToken !== "COPm" && request.toToken !== "COPm") {
+          return yield* badRequest("fromToken, toToken: one side of a swap must be the COP stablecoin COPm")
+        }
+        const from = chain.token(request.fromToken)
+        const to = chain.token(request.toToken)
+        const amount = parsePlainDecimal(request.amountIn, from.decimals)
+        if (Option.isNone(amount)) {
+          return yield* badRequest(`amountIn: must be a plain decimal with at most ${from.decimals} decimals for ${from.symbol}`)
+        }
+        const sellAmount = toBaseUnits(amount.value, from.decimals)
+        if (sellAmount === 0n) return yield* badRequest("amountIn: must be greater than 0")
+        return { from, to, sellAmount, slippageBps: request.slippageBps ?? DEFAULT_SLIPPAGE_BPS }
+      })
+
+    const prepare = (integrationId: string, request: PrepareSwapRequest, intentId: string) =>
+      Effect.gen(function*() {
+        const { from, sellAmount, slippageBps, to } = yield* parse(request)
+        const user = getAddress(request.userAddress)
+        const quote = yield* router.quote({ sellToken: from, buyToken: to, sellAmount, taker: user, recipient: user, slippageBps }).pipe(
+          Effect.mapError(routerFailure)
+        )
+        const floor = minAmountOut(quote.buyAmount, slippageBps)
+        if (quote.buyAmount === 0n || quote.minBuyAmount < floor || quote.minBuyAmount > quote.buyAmount) {
+          yield* Effect.logError("swap router's minimum output is outside the slippage bound", {
+            buyAmount: String(quote.buyAmount),
+            minBuyAmount: String(quote.minBuyAmount),
+            slippageBps
+          })
+          return yield* Effect.fail(new BadGateway({ error: "the swap router's route does not respect slippageBps; retry later" }))
+        }
+        const allowance = yield* chain.allowance({ token: from.address, owner: user, spender: quote.allowanceTarget }).pipe(
+          Effect.mapError((error) => new ServiceUnavailable({ error: error.reason }))
+        )
+        const { midRate } = yield* orProviderFailure(rateCache.usdCopRates)
+        const at = yield* now
+        const row: SwapRow = {
+          id: intentId,
+          integration_id: integrationId,
+          status: "prepared",
+          user_address: user,
+          from_token: from.symbol,
+          to_token: to.symbol,
+          amount_in: formatFixed(fromBaseUnits(sellAmount, from.decimals), from.decimals),
+          expected_amount_out: formatFixed(fromBaseUnits(quote.buyAmount, to.decimals), to.decimals),
+          min_amount_out: formatFixed(fromBaseUnits(quote.minBuyAmount, to.decimals), to.decimals),
+          slippage_bps: slippageBps,
+          fee_legs: [{
+            code: "swap",
+            amountUsd: swapFeeUsd({ from, to, amountIn: sellAmount, expectedOut: quote.buyAmount, midRate }),
+            to: null,
+            status: "quoted"
+          }],
+          transaction: {
+            approvalTarget: quote.allowanceTarget,
+            to: quote.transaction.to,
+            data: quote.transaction.data,
+            value: String(quote.transaction.value)
+          },
+          approval_transaction: allowance >= sellAmount ? null : {
+            approvalTarget: null,
+            to: from.address,
+            data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [quote.allowanceTarget, sellAmount] }),
+            value: "0"
+          },
+          tx_hash: null,
+          created_at: at,
+          updated_at: at,
+          expires_at: addSeconds(at, config.swapTtlSeconds)
+        }
+        return row
+      })
+
+    const persist = (row: SwapRow) =>
+      Effect.map(swaps.insert(row), (stored) => ({ status: 201, body: presentSwap(stored) as unknown, resourceId: stored.id }))
+
+    /**
+     * Prepares and stores a swap: the router and the chain are asked before any transaction opens. With an
+     * Idempotency-Key, the same semantics as payouts (the key's row records the intent id first).
+     */
+    const create = (input: {
+      readonly integrationId: string
+      readonly request: PrepareSwapRequest
+      readonly idempotencyKey: string | undefined
+    }) =>
+      Effect.gen(function*() {
+        const intentId = newId("sw")
+        if (input.idempotencyKey === undefined) {
+          const created = yield* Effect.flatMap(prepare(input.integrationId, input.request, intentId), persist)
+          return { ...created, replayed: false }
+        }
+        return yield* idempotency.run(
+          {
+            integrationId: input.integrationId,
+            key: input.idempotencyKey,
+            fingerprint: requestFingerprint("POST", SWAPS_PATH, input.request),
+            resourceId: intentId,
+            providerKey: intentId
+          },
+          (claim) => prepare(input.integrationId, input.request, claim.resourceId),
+          persist
+        )
+      })
+
+    const get = (integrationId: string, intentId: string) =>
+      Effect.flatMap(swaps.findOwned(integrationId, intentId), Option.match({
+        onNone: () => Effect.fail(new NotFound({ error: `no swap ${intentId}` })),
+        onSome: (row) => Effect.succeed(presentSwap(row))
+      }))
+
+    const lockOwned = (integrationId: string, intentId: string) =>
+      Effect.flatMap(swaps.lockOwned(integrationId, intentId), Option.match({
+        onNone: () => Effect.fail(new NotFound({ error: `no swap ${intentId}` })),
+        onSome: Effect.succeed
+      }))
+
+    /** Step 1 of a confirm: lock, check, claim the hash `verifying`. */
+    const begin = (integrationId: string, intentId: string, txHash: string) =>
+      Effect.gen(function*() {
+        const row = yield* lockOwned(integrationId, intentId)
+        if (row.tx_hash === txHash) return Begin.Replay({ row })
+        if (row.tx_hash !== null) {
+          return yield* Effect.fail(new Conflict({ error: "this swap is already confirmed with a different txHash" }))
+        }
+        if (row.status !== "prepared" && row.status !== "expired") {
+          return yield* Effect.fail(new Conflict({ error: `this swap is ${row.status} and can no longer be confirmed` }))
+        }
+        if ((yield* claims.verifyingOf("swap", row.id)).length > 0) {
+          return yield* Effect.fail(new Conflict({ error: "another confirmation of this swap is being verified; retry once it has finished" }))
+        }
+        yield* requoteGuard.beforeConfirm
+        if (!(yield* claims.claim("swap", row.id, txHash))) {
+          return yield* Effect.fail(new TxHashReused({ error: "txHash already confirms another payout or swap" }))
+        }
+        return Begin.Claimed({ row })
+      }).pipe(sql.withTransaction)
+
+    /** Step 3: record it, if the claim is still this confirm's and the swap was mined before it expired. */
+    const finalize = (integrationId: string, intentId: string, txHash: string, minedAt: Date) =>
+      Effect.gen(function*() {
+        const row = yield* lockOwned(integrationId, intentId)
+        if ((yield* claims.markClaimed("swap", row.id, [txHash])) !== 1) {
+          return yield* Effect.fail(new Conflict({ error: "this confirmation took too long and was released; confirm again" }))
+        }
+        if (minedAt.getTime() > row.expires_at.getTime()) {
+          return yield* Effect.fail(new Requote({ error: "the swap's quote expired before it was mined: prepare a new swap" }))
+        }
+        const at = yield* now
+        const confirmed = yield* swaps.update({
+          ...row,
+          status: "confirmed",
+          tx_hash: txHash,
+          updated_at: at,
+          fee_legs: row.fee_legs.map((leg) => ({ ...leg, status: "verified" as const }))
+        })
+        return presentSwap(confirmed)
+      }).pipe(sql.withTransaction)
+
+    /**
+     * The partner reports the swap's txHash. Like a payout's confirm: the hash is claimed in a short transaction,
+     * the chain checks outside any transaction that the transaction succeeded, came from the user and delivered at
+     * least minAmountOut of toToken to the user (mock mode skips the receipt), then a short transaction records it
+     * or the claim is released.
+     */
+    const confirm = (input: { readonly integrationId: string; readonly intentId: string; readonly request: ConfirmSwapRequest }) =>
+      Effect.gen(function*() {
+        const txHash = input.request.txHash.toLowerCase()
+        const begun = yield* begin(input.integrationId, input.intentId, txHash)
+        if (begun._tag === "Replay") return presentSwap(begun.row)
+        const { row } = begun
+        return yield* Effect.gen(function*() {
+          const to = chain.token(row.to_token)
+          const verified = yield* verifyWithRetry(chain, {
+            token: to.address,
+            txHash,
+            from: row.user_address,
+            to: row.user_address,
+            minAmountBaseUnits: toBaseUnits(BigDecimal.unsafeFromString(row.min_amount_out), to.decimals)
+          }).pipe(Effect.mapError(notVerified))
+          return yield* finalize(input.integrationId, input.intentId, txHash, verified.minedAt)
+        }).pipe(Effect.onError(() => claims.release("swap", row.id, [txHash])))
+      }).pipe(Effect.catchIf((e): e is SqlError => e instanceof SqlError, Effect.die))
+
+    const list = (input: {
+      readonly integrationId: string
+      readonly createdFrom: string | undefined
+      readonly limit: number | undefined
+      readonly cursor: string | undefined
+    }) =>
+      Effect.gen(function*() {
+        const limit = input.limit ?? DEFAULT_PAGE_SIZE
+        const after = input.cursor === undefined ? null : yield* decodeCursor(input.cursor)
+        const rows = yield* swaps.page({
+          integrationId: input.integrationId,
+          createdFrom: input.createdFrom === undefined ? null : new Date(input.createdFrom),
+          after,
+          limit: limit + 1
+        })
+        const items = rows.slice(0, limit)
+        const last = items[items.length - 1]
+        const response: SwapList = {
+          integrationId: input.integrationId,
+          items: items.map(presentSwap),
+          nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last) : null
+        }
+        return response
+      })
+
+    return { prepare, create, get, confirm, list } as const
+  })
+}) {}

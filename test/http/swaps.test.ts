@@ -1,0 +1,203 @@
+/**
+ * The Swaps group in mock mode over real HTTP: prepare (pairs, exact amounts, slippage, the router call and the
+ * approval), get, list, confirm (one txHash, one use, shared with payouts), tenancy and expiry. Expected amounts are
+ * computed here with plain bigint arithmetic from the documented formulas, independently of src/.
+ */
+import { SwapIntent, SwapList } from "@cop-integrations/contracts"
+import { Schema } from "effect"
+import { decodeFunctionData, erc20Abi, getAddress } from "viem"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { routerAbi } from "../../src/swaps/RouterAbi.ts"
+import { call, expectBadRequest, expectError, fixed, newAddress, newPartner, newTxHash, type Partner, sql, unitsOf } from "../support/flows.ts"
+import { startTestServer, type TestServer } from "../support/server.ts"
+
+const SWAPS = "/api/integrations/swaps"
+const COPM = 18
+const USDC = 6
+// Test config: 1 USD = 4000 COP mid-market (1 COPm = 1 COP), the mock route costs 0.32 %.
+const MID = 4000n
+const FEE_BPS = 32n
+
+let server: TestServer
+let partner: Partner
+let other: Partner
+
+beforeAll(async () => {
+  server = await startTestServer({ env: { MOCK_USD_COP_MID: "4000", MOCK_SWAP_FEE_BPS: "32", SWAP_TTL_SECONDS: "300" } })
+  partner = await newPartner(server)
+  other = await newPartner(server)
+})
+afterAll(() => server?.close())
+
+const post = (who: Partner, path: string, body: unknown, headers?: Record<string, string>) =>
+  call(server.baseUrl, who.apiKey, "POST", path, { body, ...(headers ? { headers } : {}) })
+const get = (who: Partner, path: string) => call(server.baseUrl, who.apiKey, "GET", path)
+
+const prepare = async (body: Record<string, unknown>, who: Partner = partner) => {
+  const answer = await post(who, SWAPS, body)
+  expect(answer.status, answer.text).toBe(201)
+  return Schema.decodeUnknownSync(SwapIntent)(answer.json)
+}
+
+/** COPm → USDC: amountIn / 4000 less 0.32 %, floored to 6 decimals; USDC → COPm: amountIn × 4000 less 0.32 %, floored to 18. */
+const expectedOut = (from: "COPm" | "USDC", amountIn: string) =>
+  from === "COPm"
+    ? (unitsOf(amountIn, COPM) * (10_000n - FEE_BPS)) / (MID * 10_000n * 10n ** 12n)
+    : (unitsOf(amountIn, USDC) * MID * 10n ** 12n * (10_000n - FEE_BPS)) / 10_000n
+
+describe("prepare", () => {
+  it.each([
+    ["COPm", "USDC", "250000", 50],
+    ["COPm", "USDC", "1234.567890123456789012", 1],
+    ["USDC", "COPm", "63.45", 500],
+    ["USDC", "COPm", "0.000001", 50]
+  ] as const)("%s → %s of %s with %d bps: exact amounts, the router call, the approval", async (fromToken, toToken, amountIn, slippageBps) => {
+    const user = newAddress()
+    const intent = await prepare({ userAddress: user, fromToken, toToken, amountIn, slippageBps })
+    const outDecimals = toToken === "USDC" ? USDC : COPM
+    const inDecimals = fromToken === "USDC" ? USDC : COPM
+    const out = expectedOut(fromToken, amountIn)
+    const min = (out * (10_000n - BigInt(slippageBps))) / 10_000n
+    expect(intent).toMatchObject({
+      status: "prepared",
+      userAddress: user,
+      fromToken,
+      toToken,
+      amountIn: fixed(unitsOf(amountIn, inDecimals), inDecimals),
+      expectedAmountOut: fixed(out, outDecimals),
+      minAmountOut: fixed(min, outDecimals),
+      slippageBps,
+      txHash: null
+    })
+    expect(intent.fees).toHaveLength(1)
+    expect(intent.fees[0]).toMatchObject({ code: "swap", status: "quoted", to: null })
+    expect(Date.parse(intent.expiresAt) - Date.parse(intent.createdAt)).toBe(300_000)
+
+    const router = getAddress(server.config.swapRouterAddress)
+    expect(intent.transaction).toMatchObject({ to: router, approvalTarget: router, value: "0" })
+    const swapCall = decodeFunctionData({ abi: routerAbi, data: intent.transaction.data as `0x${string}` })
+    const tokens = { USDC: getAddress(server.config.tokenAddress), COPm: getAddress(server.config.copTokenAddress) }
+    expect(swapCall.args).toEqual([tokens[fromToken], tokens[toToken], unitsOf(amountIn, inDecimals), min, user])
+    // the mock knows no allowance: the approval of exactly amountIn to the router comes first
+    expect(intent.approvalTransaction).toMatchObject({ to: tokens[fromToken], approvalTarget: null, value: "0" })
+    const approve = decodeFunctionData({ abi: erc20Abi, data: intent.approvalTransaction!.data as `0x${string}` })
+    expect(approve).toEqual({ functionName: "approve", args: [router, unitsOf(amountIn, inDecimals)] })
+  })
+
+  it("the swap fee leg is what the route gives up against mid-market, in USD", async () => {
+    const intent = await prepare({ userAddress: newAddress(), fromToken: "COPm", toToken: "USDC", amountIn: "400000" })
+    // 400000 COPm = 100 USD at mid-market; the route delivers 99.68: 0.32 USD
+    expect(intent.expectedAmountOut).toBe("99.680000")
+    expect(intent.fees[0]?.amountUsd).toBe("0.320000")
+  })
+
+  it.each([
+    [{ fromToken: "USDC", toToken: "USDC", amountIn: "1" }, "toToken"],
+    [{ fromToken: "DOGE", toToken: "COPm", amountIn: "1" }, "fromToken"],
+    [{ fromToken: "COPm", toToken: "USDC", amountIn: "1.1234567890123456789" }, "amountIn"],
+    [{ fromToken: "USDC", toToken: "COPm", amountIn: "1.0000001" }, "amountIn"],
+    [{ fromToken: "USDC", toToken: "COPm", amountIn: "0" }, "amountIn"],
+    [{ fromToken: "USDC", toToken: "COPm", amountIn: "-1" }, "amountIn"],
+    [{ fromToken: "USDC", toToken: "COPm", amountIn: "1e3" }, "amountIn"],
+    [{ fromToken: "USDC", toToken: "COPm", amountIn: "1", slippageBps: 0 }, "slippageBps"],
+    [{ fromToken: "USDC", toToken: "COPm", amountIn: "1", slippageBps: 501 }, "slippageBps"],
+    [{ fromToken: "USDC", toToken: "COPm", amountIn: "1", slippageBps: 1.5 }, "slippageBps"],
+    [{ fromToken: "USDC", toToken: "COPm", amountIn: "1", minOut: "1" }, "minOut"]
+  ])("%j is 400 naming %s", async (body, field) => {
+    expectBadRequest(await post(partner, SWAPS, { userAddress: newAddress(), ...body }), field)
+  })
+
+  it("a userAddress that is not EIP-55 is 400 naming userAddress", async () => {
+    expectBadRequest(await post(partner, SWAPS, { userAddress: newAddress().toLowerCase(), fromToken: "USDC", toToken: "COPm", amountIn: "1" }), "userAddress")
+  })
+})
+
+describe("get, list, tenancy", () => {
+  it("GET returns the intent to its integration and 404 to another", async () => {
+    const intent = await prepare({ userAddress: newAddress(), fromToken: "USDC", toToken: "COPm", amountIn: "10" })
+    const mine = await get(partner, `${SWAPS}/${intent.intentId}`)
+    expect(mine.json).toEqual(intent)
+    expectError(await get(other, `${SWAPS}/${intent.intentId}`), 404)
+    expectError(await post(other, `${SWAPS}/${intent.intentId}/confirm`, { txHash: newTxHash() }), 404)
+  })
+
+  it("lists only the caller's swaps, in createdAt order, keyset-paginated", async () => {
+    const lister = await newPartner(server)
+    const made = []
+    for (const amountIn of ["1", "2", "3"]) made.push(await prepare({ userAddress: newAddress(), fromToken: "USDC", toToken: "COPm", amountIn }, lister))
+    await prepare({ userAddress: newAddress(), fromToken: "USDC", toToken: "COPm", amountIn: "4" }, other)
+    const first = Schema.decodeUnknownSync(SwapList)((await get(lister, `${SWAPS}?limit=2`)).json)
+    expect(first.integrationId).toBe(lister.integrationId)
+    expect(first.nextCursor).not.toBeNull()
+    const second = Schema.decodeUnknownSync(SwapList)((await get(lister, `${SWAPS}?limit=2&cursor=${first.nextCursor}`)).json)
+    expect([...first.items, ...second.items].map((item) => item.intentId)).toEqual(made.map((item) => item.intentId))
+    expect(second.nextCursor).toBeNull()
+    expectBadRequest(await get(lister, `${SWAPS}?limit=501`), "limit")
+  })
+})
+
+describe("confirm", () => {
+  it("confirms with a txHash (mock: no receipt check), the fee leg verified; the same hash again is the same answer", async () => {
+    const intent = await prepare({ userAddress: newAddress(), fromToken: "COPm", toToken: "USDC", amountIn: "50000" })
+    const txHash = newTxHash()
+    const confirmed = await post(partner, `${SWAPS}/${intent.intentId}/confirm`, { txHash: txHash.toUpperCase().replace("0X", "0x") })
+    expect(confirmed.status, confirmed.text).toBe(200)
+    expect(confirmed.json).toMatchObject({ status: "confirmed", txHash, fees: [{ code: "swap", status: "verified" }] })
+    const again = await post(partner, `${SWAPS}/${intent.intentId}/confirm`, { txHash })
+    expect(again.json).toEqual(confirmed.json)
+    expectError(await post(partner, `${SWAPS}/${intent.intentId}/confirm`, { txHash: newTxHash() }), 409)
+  })
+
+  it("one hash, one use across swaps and payouts, in any letter case: tx_hash_reused", async () => {
+    const txHash = newTxHash()
+    const first = await prepare({ userAddress: newAddress(), fromToken: "USDC", toToken: "COPm", amountIn: "5" })
+    const second = await prepare({ userAddress: newAddress(), fromToken: "USDC", toToken: "COPm", amountIn: "6" })
+    expect((await post(partner, `${SWAPS}/${first.intentId}/confirm`, { txHash })).status).toBe(200)
+    expectError(await post(partner, `${SWAPS}/${second.intentId}/confirm`, { txHash: `0x${txHash.slice(2).toUpperCase()}` }), 409, "tx_hash_reused")
+    const user = await partner.approvedUser()
+    const payout = await partner.payout(user)
+    expectError(await partner.confirm(payout.payoutId, { txHash }), 409, "tx_hash_reused")
+    // and a payout's hash cannot confirm a swap
+    const payoutHash = newTxHash()
+    expect((await partner.confirm(payout.payoutId, { txHash: payoutHash })).status).toBe(200)
+    expectError(await post(partner, `${SWAPS}/${second.intentId}/confirm`, { txHash: payoutHash }), 409, "tx_hash_reused")
+  })
+
+  it("after the quote expired (the sweep marked it expired): requote, and the hash stays free", async () => {
+    const intent = await prepare({ userAddress: newAddress(), fromToken: "USDC", toToken: "COPm", amountIn: "7" })
+    await sql(server, (q) => q`UPDATE swap_intents SET expires_at = now() - interval '1 second' WHERE id = ${intent.intentId}`)
+    const txHash = newTxHash()
+    expectError(await post(partner, `${SWAPS}/${intent.intentId}/confirm`, { txHash }), 409, "requote")
+    const fresh = await prepare({ userAddress: newAddress(), fromToken: "USDC", toToken: "COPm", amountIn: "7" })
+    expect((await post(partner, `${SWAPS}/${fresh.intentId}/confirm`, { txHash })).status).toBe(200)
+  })
+
+  it("X-Mock-Scenario: requote applies to a swap confirm too", async () => {
+    const intent = await prepare({ userAddress: newAddress(), fromToken: "USDC", toToken: "COPm", amountIn: "8" })
+    expectError(await post(partner, `${SWAPS}/${intent.intentId}/confirm`, { txHash: newTxHash() }, { "x-mock-scenario": "requote" }), 409, "requote")
+  })
+})
+
+describe("Idempotency-Key on prepare", () => {
+  it("the same key and body replay the same intent byte for byte; another body is 422; concurrent duplicates make one", async () => {
+    const key = `swap-${newTxHash()}`
+    const body = { userAddress: newAddress(), fromToken: "USDC", toToken: "COPm", amountIn: "12.5" }
+    const answers = await Promise.all(Array.from({ length: 8 }, () => post(partner, SWAPS, body, { "idempotency-key": key })))
+    expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 201))
+    expect(new Set(answers.map((answer) => answer.text)).size).toBe(1)
+    expect(answers.filter((answer) => answer.headers.get("idempotent-replayed") === "true")).toHaveLength(7)
+    const intentId = (answers[0]!.json as { intentId: string }).intentId
+    const [count] = await sql<{ n: number }>(server, (q) => q`SELECT count(*)::int AS n FROM swap_intents WHERE id = ${intentId}`)
+    expect(count!.n).toBe(1)
+    expectError(await post(partner, SWAPS, { ...body, amountIn: "12.6" }, { "idempotency-key": key }), 422)
+    // keys are per integration
+    expect((await post(other, SWAPS, body, { "idempotency-key": key })).status).toBe(201)
+  })
+
+  it("a rejected request leaves the key free", async () => {
+    const key = `swap-${newTxHash()}`
+    const body = { userAddress: newAddress(), fromToken: "USDC", toToken: "USDC", amountIn: "1" }
+    expectBadRequest(await post(partner, SWAPS, body, { "idempotency-key": key }), "toToken")
+    expect((await post(partner, SWAPS, { ...body, toToken: "COPm" }, { "idempotency-key": key })).status).toBe(201)
+  })
+})
