@@ -4,10 +4,10 @@ import {
   BreBKey,
   CopAmount,
   DecimalString,
+  FundingToken,
   IsoTimestamp,
   NonEmptyText,
   RejectUnknownFields,
-  TokenSymbol,
   TxHash
 } from "./Primitives.ts"
 
@@ -126,7 +126,7 @@ export const CreatePayoutRequest = Schema.Struct({
   destinationCop: CopAmount,
   breBKey: BreBKey,
   accountOwnerName: NonEmptyText(140),
-  fromToken: Schema.optionalWith(TokenSymbol, { exact: true }),
+  fromToken: Schema.optionalWith(FundingToken, { exact: true }),
   quoteId: Schema.optionalWith(NonEmptyText(64), { exact: true })
 }).annotations({ identifier: "CreatePayoutRequest", ...RejectUnknownFields })
 export type CreatePayoutRequest = typeof CreatePayoutRequest.Type

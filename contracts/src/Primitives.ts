@@ -119,6 +119,11 @@ export const TokenSymbol = Schema.Literal("USDC").annotations({
   description: "Token the user pays from"
 })
 
+export const FundingToken = Schema.Literal("USDC", "COPm").annotations({
+  identifier: "FundingToken",
+  description: "Token the user funds a payout from: `USDC` (a transfer to the deposit address), or the COP stablecoin `COPm` (a router swap whose USDC output goes to the deposit address)"
+})
+
 export const NonEmptyText = (max: number) =>
   PrintableText.pipe(
     Schema.filter((value) => value.trim().length > 0, { message: () => "must not be empty" }),

@@ -92,7 +92,7 @@ const requireTokenDecimals = (decimals: number): void => {
   }
 }
 
-const displayRate = (effectiveUsdCop: BigDecimal.BigDecimal): string =>
+export const displayRate = (effectiveUsdCop: BigDecimal.BigDecimal): string =>
   `1 USD = ${formatFixed(roundDown(effectiveUsdCop, DISPLAY_RATE_DECIMALS), DISPLAY_RATE_DECIMALS)} COP`
 
 /**

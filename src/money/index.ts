@@ -15,6 +15,7 @@ export {
   computePayout,
   DESTINATION_COP_DECIMALS,
   DISPLAY_RATE_DECIMALS,
+  displayRate,
   EFFECTIVE_RATE_DECIMALS,
   formatEffectiveRate,
   formatPayoutAmounts,

@@ -18,6 +18,7 @@ export const PayoutRow = Schema.Struct({
   deposit_currency: Schema.String,
   deposit_address: Schema.String,
   deposit_amount: Schema.String,
+  /** The service fee in fromToken (what feeTransaction moves; USD for USDC payouts). */
   service_fee: Schema.String,
   total_paid: Schema.String,
   effective_usd_cop: Schema.String,
@@ -34,6 +35,8 @@ export const PayoutRow = Schema.Struct({
   expires_at: Schema.DateFromSelf,
   completed_at: Schema.NullOr(Schema.DateFromSelf),
   /** COP the provider reports it delivered (receipt `final_amount`, 2 decimals); null until it does. */
-  total_received_cop: Schema.optional(Schema.NullOr(Schema.String))
+  total_received_cop: Schema.optional(Schema.NullOr(Schema.String)),
+  /** What the user pays in fromToken when it is not the USD total (a payout funded from COPm); null: total_paid. */
+  source_amount: Schema.optional(Schema.NullOr(Schema.String))
 })
 export type PayoutRow = typeof PayoutRow.Type

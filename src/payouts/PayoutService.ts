@@ -1,19 +1,15 @@
-import { PgClient } from "@effect/sql-pg"
-import { SqlError } from "@effect/sql/SqlError"
 import {
   BadRequest,
-  Conflict,
-  type ConfirmPayoutRequest,
   type CreatePayoutRequest,
   DestinationMismatch,
   NeedsKyc,
   NotFound,
   type Payout,
   type PayoutList,
-  Requote,
-  TxHashReused
+  Requote
 } from "@cop-integrations/contracts"
 import { BigDecimal, Effect, Option, Schema } from "effect"
+import { getAddress } from "viem"
 import { Chain } from "../chain/Chain.ts"
 import { erc20Transfer } from "../chain/Erc20.ts"
 import { addSeconds, now } from "../Clock.ts"
@@ -28,8 +24,9 @@ import { providerIdempotencyKey } from "../provider/IdempotencyKeys.ts"
 import { orProviderFailure } from "../provider/ProviderErrors.ts"
 import { marketClosed, QuoteService } from "../quotes/QuoteService.ts"
 import { RateCache } from "../quotes/RateCache.ts"
+import { routerFailure } from "../swaps/RouterErrors.ts"
 import { decodeCursor, encodeCursor } from "./Cursor.ts"
-import { acceptsConfirm, confirmByPartner } from "./Lifecycle.ts"
+import { fundFromCopm } from "./CopmFunding.ts"
 import { PayoutRepo } from "./PayoutRepo.ts"
 import type { PayoutRow } from "./PayoutRow.ts"
 import { presentPayout } from "./Present.ts"
@@ -50,7 +47,6 @@ export interface CreateOutcome {
 
 export class PayoutService extends Effect.Service<PayoutService>()("PayoutService", {
   effect: Effect.gen(function*() {
-    const sql = yield* PgClient.PgClient
     const config = yield* AppConfig
     const customers = yield* CustomerRepo
     const market = yield* Market
@@ -123,10 +119,12 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
         )
 
         const token = chain.token(request.fromToken ?? "USDC")
+        // The provider is paid in USDC whatever the user funds the payout from.
+        const usdc = chain.token("USDC")
         const priced = yield* priceAboveMinimums({
           destinationCop,
           rates,
-          tokenDecimals: token.decimals,
+          tokenDecimals: usdc.decimals,
           feeWallet: config.feeWalletAddress
         })
 
@@ -164,6 +162,19 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
             Effect.annotateLogs({ payoutId, transferId: transfer.transferId })
           )
         }
+        const funding = token.symbol === "COPm"
+          ? yield* fundFromCopm({
+            copm: token,
+            usdc,
+            destinationCop,
+            midRate: rates.midRate,
+            amounts: priced.amounts,
+            usdLegs: priced.fees,
+            user: getAddress(request.userAddress),
+            depositAddress: transfer.depositAddress,
+            feeWallet: config.feeWalletAddress
+          }).pipe(Effect.mapError((error) => routerFailure(error)))
+          : undefined
         const row: PayoutRow = {
           id: payoutId,
           integration_id: integrationId,
@@ -181,22 +192,33 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
           deposit_currency: transfer.currency,
           deposit_address: transfer.depositAddress,
           deposit_amount: priced.wire.deposit,
-          service_fee: priced.wire.serviceFee,
-          total_paid: priced.wire.totalPaid,
-          effective_usd_cop: priced.wire.effectiveUsdCop,
-          rate_display: priced.wire.display,
-          fee_legs: priced.fees,
-          transaction: erc20Transfer(
-            token.address,
-            transfer.depositAddress,
-            toBaseUnits(priced.amounts.deposit, token.decimals)
-          ),
-          fee_transaction: erc20Transfer(
-            token.address,
-            config.feeWalletAddress,
-            toBaseUnits(priced.amounts.serviceFee, token.decimals)
-          ),
-          commission_usd: priced.wire.commissionDisplayAmount,
+          ...(funding === undefined
+            ? {
+              service_fee: priced.wire.serviceFee,
+              total_paid: priced.wire.totalPaid,
+              source_amount: null,
+              effective_usd_cop: priced.wire.effectiveUsdCop,
+              rate_display: priced.wire.display,
+              fee_legs: priced.fees,
+              transaction: erc20Transfer(usdc.address, transfer.depositAddress, toBaseUnits(priced.amounts.deposit, usdc.decimals)),
+              fee_transaction: erc20Transfer(
+                usdc.address,
+                config.feeWalletAddress,
+                toBaseUnits(priced.amounts.serviceFee, usdc.decimals)
+              ),
+              commission_usd: priced.wire.commissionDisplayAmount
+            }
+            : {
+              service_fee: funding.serviceFee,
+              total_paid: funding.totalPaidUsd,
+              source_amount: funding.sourceAmount,
+              effective_usd_cop: funding.effectiveUsdCop,
+              rate_display: funding.display,
+              fee_legs: funding.fees,
+              transaction: funding.transaction,
+              fee_transaction: funding.feeTransaction,
+              commission_usd: funding.commissionDisplayAmount
+            }),
           provider_transfer_id: transfer.transferId,
           tx_hash: null,
           fee_tx_hash: null,

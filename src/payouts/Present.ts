@@ -37,7 +37,7 @@ export const presentPayout = (row: PayoutRow): Payout => ({
   payoutId: row.id,
   status: row.status,
   fromToken: row.from_token,
-  sourceAmount: row.total_paid,
+  sourceAmount: row.source_amount ?? row.total_paid,
   destinationCop: row.destination_cop,
   userAddress: row.user_address,
   fees: row.fee_legs,

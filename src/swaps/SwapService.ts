@@ -29,22 +29,12 @@ import { RateCache } from "../quotes/RateCache.ts"
 import { presentSwap } from "./Present.ts"
 import { DEFAULT_SLIPPAGE_BPS, minAmountOut, swapFeeUsd } from "./SwapMath.ts"
 import { SwapRepo } from "./SwapRepo.ts"
-import { SwapRouter, type SwapRouterFailure } from "./SwapRouter.ts"
+import { routerFailure } from "./RouterErrors.ts"
+import { SwapRouter } from "./SwapRouter.ts"
 import type { SwapRow } from "./SwapRow.ts"
 
 export const SWAPS_PATH = "/api/integrations/swaps"
 const DEFAULT_PAGE_SIZE = 50
-
-const routerFailure = (error: SwapRouterFailure) => {
-  switch (error._tag) {
-    case "SwapRouterUnavailable":
-      return new ServiceUnavailable({ error: `swap router unavailable: ${error.reason}; retry later` })
-    case "SwapRouterBadResponse":
-      return new BadGateway({ error: "the swap router answered unexpectedly; retry later" })
-    case "NoSwapRoute":
-      return new Conflict({ error: `no swap route: ${error.reason}` })
-  }
-}
 
 const notVerified = (error: DepositNotVerified) => {
   switch (error.kind) {

@@ -201,3 +201,56 @@ describe("Idempotency-Key on prepare", () => {
     expect((await post(partner, SWAPS, { ...body, toToken: "COPm" }, { "idempotency-key": key })).status).toBe(201)
   })
 })
+
+describe("a payout funded from COPm (mock mode)", () => {
+  // DESIGN's USDC amounts (sell 3960, mid 4000: the test server's defaults) for 250000 COP, then the COPm side:
+  // sellAmount is the least COPm whose route's minBuyAmount (50 bps slippage) covers X.
+  const routeMin = (sell: bigint) => (((sell * (10_000n - FEE_BPS)) / (MID * 10_000n * 10n ** 12n)) * 9_950n) / 10_000n
+
+  it("transaction is the router swap paying the deposit address at least X; the fee is paid in COPm; amounts exact", async () => {
+    const user = await partner.approvedUser()
+    const created = await partner.createPayout({ userAddress: user, destinationCop: "250000", breBKey: "@camila2024", accountOwnerName: "Camila Rojas", fromToken: "COPm" })
+    expect(created.status, created.text).toBe(201)
+    const payout = created.json as any
+    const X = unitsOf(payout.deposit.amount, USDC)
+    const F = unitsOf(payout.fees.find((leg: any) => leg.code === "copby").amountUsd, USDC)
+    expect(F).toBe((X + 99n) / 100n)
+
+    const router = getAddress(server.config.swapRouterAddress)
+    expect(payout.transaction).toMatchObject({ to: router, approvalTarget: router, value: "0" })
+    const swap = decodeFunctionData({ abi: routerAbi, data: payout.transaction.data })
+    const [tokenIn, tokenOut, sellAmount, minOut, recipient] = swap.args as readonly [string, string, bigint, bigint, string]
+    expect([tokenIn, tokenOut, recipient]).toEqual([
+      getAddress(server.config.copTokenAddress),
+      getAddress(server.config.tokenAddress),
+      getAddress(payout.deposit.address)
+    ])
+    expect(minOut).toBe(routeMin(sellAmount))
+    expect(minOut >= X).toBe(true)
+    // not more than needed: one COPm (about 1 COP) less would not cover X
+    expect(routeMin(sellAmount - 10n ** 18n) < X).toBe(true)
+
+    // fee: F × 4000 COPm, rounded up to 18 decimals, to the fee wallet, in COPm
+    const feeCopm = F * MID * 10n ** 12n
+    const fee = decodeFunctionData({ abi: erc20Abi, data: payout.feeTransaction.data })
+    expect(payout.feeTransaction.to).toBe(getAddress(server.config.copTokenAddress))
+    expect(fee.args).toEqual([getAddress(server.config.feeWalletAddress), feeCopm])
+
+    expect(payout.fromToken).toBe("COPm")
+    expect(payout.sourceAmount).toBe(fixed(sellAmount + feeCopm, COPM))
+    // swap leg = sellAmount / 4000 − X in USD, half-up to 6 decimals
+    const swapLeg = (sellAmount * 10n ** 6n * 2n / (MID * 10n ** 18n) + 1n) / 2n - X
+    expect(payout.fees.map((leg: any) => leg.code)).toEqual(["swap", "bridge_fx", "bridge", "copby"])
+    expect(unitsOf(payout.fees[0].amountUsd, USDC)).toBe(swapLeg)
+    expect(unitsOf(payout.receipt.totalPaid.amount, USDC)).toBe(X + F + swapLeg)
+
+    const confirmed = await partner.confirm(payout.payoutId, { txHash: newTxHash(), feeTxHash: newTxHash() })
+    expect(confirmed.status, confirmed.text).toBe(200)
+    expect((confirmed.json as any).status).toBe("deposit_confirmed")
+  })
+
+  it("fromToken outside USDC and COPm is 400 naming fromToken", async () => {
+    const user = await partner.approvedUser()
+    expectBadRequest(await partner.createPayout({ userAddress: user, destinationCop: "250000", breBKey: "@camila2024", accountOwnerName: "Camila Rojas", fromToken: "DAI" }), "fromToken")
+  })
+})

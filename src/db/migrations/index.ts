@@ -13,6 +13,7 @@ import txHashClaimState from "./0006_tx_hash_claim_state.ts"
 import idempotencyState from "./0007_idempotency_state.ts"
 import payoutTotalReceived from "./0008_payout_total_received.ts"
 import swapIntents from "./0009_swap_intents.ts"
+import payoutSourceAmount from "./0010_payout_source_amount.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -23,5 +24,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0006_tx_hash_claim_state": txHashClaimState,
   "0007_idempotency_state": idempotencyState,
   "0008_payout_total_received": payoutTotalReceived,
-  "0009_swap_intents": swapIntents
+  "0009_swap_intents": swapIntents,
+  "0010_payout_source_amount": payoutSourceAmount
 }

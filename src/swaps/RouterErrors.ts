@@ -1,0 +1,14 @@
+import { BadGateway, Conflict, ServiceUnavailable } from "@cop-integrations/contracts"
+import type { SwapRouterFailure } from "./SwapRouter.ts"
+
+/** A router failure as the partner sees it: 503 (retry), 502 (unreadable answer), 409 (no route). */
+export const routerFailure = (error: SwapRouterFailure) => {
+  switch (error._tag) {
+    case "SwapRouterUnavailable":
+      return new ServiceUnavailable({ error: `swap router unavailable: ${error.reason}; retry later` })
+    case "SwapRouterBadResponse":
+      return new BadGateway({ error: "the swap router answered unexpectedly; retry later" })
+    case "NoSwapRoute":
+      return new Conflict({ error: `no swap route: ${error.reason}` })
+  }
+}
