@@ -55,6 +55,10 @@ export const AppConfigShape = Config.all({
   rateCacheTtlSeconds: positiveInt("RATE_CACHE_TTL_SECONDS", 30),
   quoteTtlSeconds: positiveInt("QUOTE_TTL_SECONDS", 120),
   requoteToleranceBps: Config.integer("REQUOTE_TOLERANCE_BPS").pipe(Config.withDefault(50)),
+  rateBufferBps: Config.integer("RATE_BUFFER_BPS").pipe(
+    Config.withDefault(0),
+    check("RATE_BUFFER_BPS", "must be 0 to 500", (n: number) => n >= 0 && n <= 500)
+  ),
   payoutWindowMinutes: positiveInt("PAYOUT_WINDOW_MINUTES", 30),
   brebMaxCop: decimal("BREB_MAX_COP", "11552000"),
   rateLimitPerSecond: positiveInt("RATE_LIMIT_PER_SECOND", 100),

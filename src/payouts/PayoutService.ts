@@ -125,7 +125,8 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
           destinationCop,
           rates,
           tokenDecimals: usdc.decimals,
-          feeWallet: config.feeWalletAddress
+          feeWallet: config.feeWalletAddress,
+          rateBufferBps: config.rateBufferBps
         })
 
         if (Option.isNone(pinned)) yield* claim.record(Schema.encodeSync(PinnedRates)(rates))

@@ -22,12 +22,15 @@ export const priceDestination = (input: {
   readonly rates: UsdCopRates
   readonly tokenDecimals: number
   readonly feeWallet: string
+  /** RATE_BUFFER_BPS: extra deposit against movement before the funds arrive (DESIGN: live, default 0). */
+  readonly rateBufferBps: number
 }) => {
   const amounts = computePayout({
     destinationCop: input.destinationCop,
     sellRate: input.rates.sellRate,
     midRate: input.rates.midRate,
-    tokenDecimals: input.tokenDecimals
+    tokenDecimals: input.tokenDecimals,
+    rateBuffer: BigDecimal.make(BigInt(input.rateBufferBps), 4)
   })
   const wire = formatPayoutAmounts(amounts)
   const fees: ReadonlyArray<FeeLeg> = [

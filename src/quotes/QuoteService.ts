@@ -71,7 +71,8 @@ export class QuoteService extends Effect.Service<QuoteService>()("QuoteService",
             destinationCop,
             rates,
             tokenDecimals: token.decimals,
-            feeWallet: config.feeWalletAddress
+            feeWallet: config.feeWalletAddress,
+            rateBufferBps: config.rateBufferBps
           })
           response = {
             ...base,
