@@ -1,3 +1,4 @@
+import { Conflict, ServiceUnavailable } from "@cop-integrations/contracts"
 import { Context, Duration, Effect, Schedule } from "effect"
 import { type Chain, DepositNotVerified, type TransferCheck, type VerifiedTransfer } from "./Chain.ts"
 
@@ -38,3 +39,16 @@ export const verifyWithRetry = (
         while: (error) => error.kind === "unreachable"
       })
     ))
+
+/** A transfer that did not verify, as a confirm answers it: 409 saying why (not mined yet, mismatch), or 503. */
+export const notVerifiedError = (field: string, error: DepositNotVerified) => {
+  switch (error.kind) {
+    case "not_mined":
+      return new Conflict({ error: `${field}: not mined yet (${error.reason}); confirm again once it is mined` })
+    case "unreachable":
+      return new ServiceUnavailable({ error: `${field} could not be verified: ${error.reason}` })
+    case "mismatch":
+    case "unconfirmed":
+      return new Conflict({ error: `${field}: ${error.reason}` })
+  }
+}

@@ -27,3 +27,44 @@ export const decodeCursor = (cursor: string) =>
     onLeft: () => Effect.fail(new BadRequest({ error: "cursor: not a cursor returned by this API (pass nextCursor unchanged)" })),
     onRight: ({ id, t }) => Effect.succeed({ createdAt: new Date(t), id })
   })
+
+export const DEFAULT_PAGE_SIZE = 50
+
+export interface ListRequest {
+  readonly integrationId: string
+  readonly createdFrom: string | undefined
+  readonly limit: number | undefined
+  readonly cursor: string | undefined
+}
+
+/**
+ * One keyset page of an integration's resources, ordered by (createdAt, id): fetches one row more than the page to
+ * know whether another page follows, and answers `{ integrationId, items, nextCursor }`.
+ */
+export const keysetPage = <Row extends Pick<PayoutRow, "created_at" | "id">, Item, E, R>(
+  request: ListRequest,
+  fetch: (page: {
+    readonly integrationId: string
+    readonly createdFrom: Date | null
+    readonly after: { readonly createdAt: Date; readonly id: string } | null
+    readonly limit: number
+  }) => Effect.Effect<ReadonlyArray<Row>, E, R>,
+  present: (row: Row) => Item
+) =>
+  Effect.gen(function*() {
+    const limit = request.limit ?? DEFAULT_PAGE_SIZE
+    const after = request.cursor === undefined ? null : yield* decodeCursor(request.cursor)
+    const rows = yield* fetch({
+      integrationId: request.integrationId,
+      createdFrom: request.createdFrom === undefined ? null : new Date(request.createdFrom),
+      after,
+      limit: limit + 1
+    })
+    const items = rows.slice(0, limit)
+    const last = items[items.length - 1]
+    return {
+      integrationId: request.integrationId,
+      items: items.map(present),
+      nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last) : null
+    }
+  })

@@ -6,14 +6,13 @@ import {
   type ConfirmPayoutRequest,
   NotFound,
   Requote,
-  ServiceUnavailable,
   TxHashReused
 } from "@cop-integrations/contracts"
 import { BigDecimal, Context, Data, Duration, Effect, Option, Schedule, Schema } from "effect"
-import { Chain, type DepositNotVerified } from "../chain/Chain.ts"
+import { Chain } from "../chain/Chain.ts"
 import { isTokenSymbol } from "../chain/Tokens.ts"
 import { TxHashClaims } from "../chain/TxHashClaims.ts"
-import { verifyWithRetry } from "../chain/Verification.ts"
+import { notVerifiedError, verifyWithRetry } from "../chain/Verification.ts"
 import { now } from "../Clock.ts"
 import { AppConfig } from "../Config.ts"
 import { toBaseUnits } from "../money/index.ts"
@@ -45,17 +44,6 @@ const Intent = Data.taggedEnum<Intent>()
 
 class StillVerifying extends Data.TaggedError("StillVerifying") {}
 
-const notVerified = (field: "txHash", error: DepositNotVerified) => {
-  switch (error.kind) {
-    case "not_mined":
-      return new Conflict({ error: `${field}: not mined yet (${error.reason}); confirm again once it is mined` })
-    case "unreachable":
-      return new ServiceUnavailable({ error: `${field} could not be verified: ${error.reason}` })
-    case "mismatch":
-    case "unconfirmed":
-      return new Conflict({ error: `${field}: ${error.reason}` })
-  }
-}
 
 /**
  * The partner reports the deposit's txHash. No network call runs inside a database transaction:
@@ -152,7 +140,7 @@ export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfir
         from: row.user_address,
         to: row.deposit_address,
         minAmountBaseUnits: toBaseUnits(BigDecimal.unsafeFromString(row.deposit_amount), usdc.decimals)
-      }).pipe(Effect.mapError((error) => notVerified("txHash", error)))
+      }).pipe(Effect.mapError((error) => notVerifiedError("txHash", error)))
       const fee = feeTxHash === undefined
         ? Effect.succeed("pending" as const)
         : verifyWithRetry(chain, {

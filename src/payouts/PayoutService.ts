@@ -25,7 +25,7 @@ import { orProviderFailure } from "../provider/ProviderErrors.ts"
 import { marketClosed, QuoteService } from "../quotes/QuoteService.ts"
 import { RateCache } from "../quotes/RateCache.ts"
 import { routerFailure } from "../swaps/RouterErrors.ts"
-import { decodeCursor, encodeCursor } from "./Cursor.ts"
+import { keysetPage, type ListRequest } from "./Cursor.ts"
 import { fundFromCopm } from "./CopmFunding.ts"
 import { PayoutRepo } from "./PayoutRepo.ts"
 import type { PayoutRow } from "./PayoutRow.ts"
@@ -34,7 +34,6 @@ import { parseDestinationCop, priceAboveMinimums } from "./Pricing.ts"
 import { RequoteGuard } from "./RequoteGuard.ts"
 
 export const PAYOUTS_PATH = "/api/integrations/breb/payouts"
-export const DEFAULT_PAGE_SIZE = 50
 
 /** The rates a payout is priced at, recorded with its Idempotency-Key before the provider is called. */
 const PinnedRates = Schema.Struct({ sellRate: Schema.BigDecimal, midRate: Schema.BigDecimal })
@@ -289,30 +288,7 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
           onSome: (row) => Effect.succeed(presentPayout(row))
         }))
 
-    const list = (input: {
-      readonly integrationId: string
-      readonly createdFrom: string | undefined
-      readonly limit: number | undefined
-      readonly cursor: string | undefined
-    }) =>
-      Effect.gen(function*() {
-        const limit = input.limit ?? DEFAULT_PAGE_SIZE
-        const after = input.cursor === undefined ? null : yield* decodeCursor(input.cursor)
-        const rows = yield* payouts.page({
-          integrationId: input.integrationId,
-          createdFrom: input.createdFrom === undefined ? null : new Date(input.createdFrom),
-          after,
-          limit: limit + 1
-        })
-        const items = rows.slice(0, limit)
-        const last = items[items.length - 1]
-        const response: PayoutList = {
-          integrationId: input.integrationId,
-          items: items.map(presentPayout),
-          nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last) : null
-        }
-        return response
-      })
+    const list = (request: ListRequest): Effect.Effect<PayoutList, BadRequest> => keysetPage(request, payouts.page, presentPayout)
 
     return { create, get, list } as const
   })

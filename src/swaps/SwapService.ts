@@ -14,15 +14,15 @@ import { PgClient } from "@effect/sql-pg"
 import { SqlError } from "@effect/sql/SqlError"
 import { BigDecimal, Data, Effect, Option } from "effect"
 import { encodeFunctionData, erc20Abi, getAddress } from "viem"
-import { Chain, type DepositNotVerified } from "../chain/Chain.ts"
+import { Chain } from "../chain/Chain.ts"
 import { TxHashClaims } from "../chain/TxHashClaims.ts"
-import { verifyWithRetry } from "../chain/Verification.ts"
+import { notVerifiedError, verifyWithRetry } from "../chain/Verification.ts"
 import { addSeconds, now } from "../Clock.ts"
 import { AppConfig } from "../Config.ts"
 import { IdempotencyStore, requestFingerprint } from "../idempotency/IdempotencyStore.ts"
 import { newId } from "../ids.ts"
 import { formatFixed, fromBaseUnits, parsePlainDecimal, toBaseUnits } from "../money/index.ts"
-import { decodeCursor, encodeCursor } from "../payouts/Cursor.ts"
+import { keysetPage, type ListRequest } from "../payouts/Cursor.ts"
 import { RequoteGuard } from "../payouts/RequoteGuard.ts"
 import { orProviderFailure } from "../provider/ProviderErrors.ts"
 import { RateCache } from "../quotes/RateCache.ts"
@@ -34,19 +34,7 @@ import { SwapRouter } from "./SwapRouter.ts"
 import type { SwapRow } from "./SwapRow.ts"
 
 export const SWAPS_PATH = "/api/integrations/swaps"
-const DEFAULT_PAGE_SIZE = 50
 
-const notVerified = (error: DepositNotVerified) => {
-  switch (error.kind) {
-    case "not_mined":
-      return new Conflict({ error: `txHash: not mined yet (${error.reason}); confirm again once it is mined` })
-    case "unreachable":
-      return new ServiceUnavailable({ error: `txHash could not be verified: ${error.reason}` })
-    case "mismatch":
-    case "unconfirmed":
-      return new Conflict({ error: `txHash: ${error.reason}` })
-  }
-}
 
 /** What the first, short transaction of a confirm decided. */
 type Begin = Data.TaggedEnum<{
@@ -254,35 +242,12 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
             from: row.user_address,
             to: row.user_address,
             minAmountBaseUnits: toBaseUnits(BigDecimal.unsafeFromString(row.min_amount_out), to.decimals)
-          }).pipe(Effect.mapError(notVerified))
+          }).pipe(Effect.mapError((error) => notVerifiedError("txHash", error)))
           return yield* finalize(input.integrationId, input.intentId, txHash, verified.minedAt)
         }).pipe(Effect.onError(() => claims.release("swap", row.id, [txHash])))
       }).pipe(Effect.catchIf((e): e is SqlError => e instanceof SqlError, Effect.die))
 
-    const list = (input: {
-      readonly integrationId: string
-      readonly createdFrom: string | undefined
-      readonly limit: number | undefined
-      readonly cursor: string | undefined
-    }) =>
-      Effect.gen(function*() {
-        const limit = input.limit ?? DEFAULT_PAGE_SIZE
-        const after = input.cursor === undefined ? null : yield* decodeCursor(input.cursor)
-        const rows = yield* swaps.page({
-          integrationId: input.integrationId,
-          createdFrom: input.createdFrom === undefined ? null : new Date(input.createdFrom),
-          after,
-          limit: limit + 1
-        })
-        const items = rows.slice(0, limit)
-        const last = items[items.length - 1]
-        const response: SwapList = {
-          integrationId: input.integrationId,
-          items: items.map(presentSwap),
-          nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last) : null
-        }
-        return response
-      })
+    const list = (request: ListRequest): Effect.Effect<SwapList, BadRequest> => keysetPage(request, swaps.page, presentSwap)
 
     return { prepare, create, get, confirm, list } as const
   })
