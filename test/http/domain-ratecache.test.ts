@@ -17,8 +17,8 @@ import { makeSingleFlight } from "../../src/quotes/SingleFlight.ts"
 import { TestDatabaseLive } from "../support/database.ts"
 
 const CONCURRENT_REQUESTS = 20
-/** The provider answers slowly, so every concurrent miss is in flight at once. */
-const PROVIDER_LATENCY = "150 millis"
+/** The provider answers slowly, so every concurrent miss (each first reads the cache row, slower under a loaded suite) is in flight at once. */
+const PROVIDER_LATENCY = "600 millis"
 
 const config = Layer.effect(AppConfig, Effect.withConfigProvider(AppConfigShape, ConfigProvider.fromMap(new Map()))).pipe(
   Layer.orDie
