@@ -1,7 +1,8 @@
 /**
  * `npm run live:local`: the service in LIVE mode against a local stack, every part its own process on loopback:
  *   anvil (a real EVM node) with a 6-decimal test USDC deployed, the provider simulator (Bridge's API, signed
- *   webhooks, deposits watched on anvil), the e-mail capture server (Resend's API), and the service.
+ *   webhooks, deposits watched on anvil), the e-mail capture server (Resend's API), a 0x-style swap aggregator over
+ *   a test router with COPm/USDC liquidity, and the service.
  * Prints the live API key, a funded test wallet and the steps of the partner flow; Ctrl-C stops everything.
  * Environment (all optional): LIVE_LOCAL_PORT (service, default 8788; 0 = any), DATABASE_URL (else an embedded
  * PostgreSQL in LIVE_LOCAL_DATA_DIR, default .data/live), LIVE_LOCAL_STEP_DELAY_MS (provider's pace, default 1000).
@@ -11,7 +12,9 @@ import { mkdirSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { erc20Abi, formatUnits, parseEther, parseUnits } from "viem"
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts"
+import { startAggregator } from "../test/support/aggregator.ts"
 import { startAnvil, testUsdArtifact } from "../test/support/anvil.ts"
+import { deploySwapFixtures } from "../test/support/swaps.ts"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const dataDir = process.env["LIVE_LOCAL_DATA_DIR"] || `${root}.data/live`
@@ -77,8 +80,11 @@ const main = async () => {
 
   anvil = await startAnvil()
   const token = await anvil.deploy(testUsdArtifact())
-  const copToken = await anvil.deploy(testUsdArtifact())
-  say(`anvil: ${anvil.rpcUrl} (chain 31337), test USDC ${token}, test COPm ${copToken}`)
+  const swaps = await deploySwapFixtures(anvil, token)
+  const copToken = swaps.copm
+  const aggregator = await startAggregator({ rpcUrl: anvil.rpcUrl, router: swaps.router, chainId: 31337 })
+  say(`anvil: ${anvil.rpcUrl} (chain 31337), test USDC ${token}, test COPm ${copToken}, router ${swaps.router}`)
+  say(`swap aggregator (0x v2 subset): ${aggregator.url}`)
 
   const simulator = await startNode("provider simulator", "scripts/simulators/provider/main.ts", {
     PROVIDER_SIM_PORT: "0",
@@ -113,11 +119,12 @@ const main = async () => {
     TOKEN_ADDRESS: token,
     TOKEN_DECIMALS: String(DECIMALS),
     COP_TOKEN_ADDRESS: copToken,
-    COP_TOKEN_DECIMALS: String(DECIMALS),
+    COP_TOKEN_DECIMALS: "18",
     FEE_WALLET_ADDRESS: privateKeyToAddress(feeWalletKey),
     EMAIL_API_URL: mailUrl,
     EMAIL_API_KEY: mailKey,
-    SWAP_API_KEY: "0x-local-key",
+    SWAP_API_URL: aggregator.url,
+    SWAP_API_KEY: aggregator.apiKey,
     // A local stack is for trying things at any hour: the market session is always open here.
     MARKET_SESSION: process.env["MARKET_SESSION"] ?? "Mon-Sun 00:00-24:00",
     MARKET_HOLIDAYS: process.env["MARKET_HOLIDAYS"] ?? "none"
@@ -139,6 +146,7 @@ const main = async () => {
   const user = privateKeyToAddress(userKey)
   await anvil.client.setBalance({ address: user, value: parseEther("10") })
   await anvil.mintTestUsd(token, user, parseUnits("1000", DECIMALS))
+  await swaps.mintCopm(user, parseUnits("4000000", 18))
   const balance = await anvil.client.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [user] })
 
   say([
@@ -147,7 +155,7 @@ const main = async () => {
     `  service        ${base}   docs: ${base}/docs`,
     `  live API key   ${apiKey}`,
     `  anvil          ${anvil.rpcUrl}   test USDC ${token}`,
-    `  test wallet    ${user}   private key ${userKey}   (${formatUnits(balance, DECIMALS)} USDC, 10 ETH)`,
+    `  test wallet    ${user}   private key ${userKey}   (${formatUnits(balance, DECIMALS)} USDC, 4000000 COPm, 10 ETH)`,
     `  provider sim   ${simUrl}   (control: ${simUrl}/__sim/...)`,
     `  e-mails        ${mailUrl}/__mail/messages`,
     "",

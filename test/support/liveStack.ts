@@ -10,20 +10,25 @@ import { type Hex, parseEther, type TransactionReceipt } from "viem"
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts"
 import { type EmailCapture, startEmailCapture } from "../../scripts/simulators/email/server.ts"
 import { type ProviderSimulator, type ProviderSimulatorOptions, startProviderSimulator } from "../../scripts/simulators/provider/server.ts"
+import { type Aggregator, startAggregator } from "./aggregator.ts"
 import { type Anvil, startAnvil, testUsdArtifact } from "./anvil.ts"
 import { waitUntil } from "../simulators/support.ts"
 import { call, newAddress, unitsOf } from "./flows.ts"
 import { startTestServer, type TestServer, type TestServerOptions } from "./server.ts"
+import { deploySwapFixtures, type SwapFixtures } from "./swaps.ts"
 
 export const TOKEN_DECIMALS = 6
-export const COP_TOKEN_DECIMALS = 6
+export const COP_TOKEN_DECIMALS = 18
 export const WEBHOOK_PATH = "/api/integrations/webhooks/provider"
 
 export interface LiveStack {
   readonly anvil: Anvil
   readonly token: `0x${string}`
-  /** The COP stablecoin of the Swaps group (COPm). */
+  /** The COP stablecoin of the Swaps group (COPm, 18 decimals). */
   readonly copToken: `0x${string}`
+  /** The test router (with liquidity) and COPm helpers. */
+  readonly swaps: SwapFixtures
+  readonly aggregator: Aggregator
   readonly sim: ProviderSimulator
   readonly mail: EmailCapture
   readonly server: TestServer
@@ -40,6 +45,7 @@ export const liveEnv = (parts: {
   readonly rpcUrl: string
   readonly token: string
   readonly copToken: string
+  readonly aggregator: Aggregator
   readonly feeWallet: string
 }): Record<string, string> => ({
   APP_MODE: "live",
@@ -57,7 +63,8 @@ export const liveEnv = (parts: {
   FEE_WALLET_ADDRESS: parts.feeWallet,
   EMAIL_API_URL: parts.mail.url,
   EMAIL_API_KEY: parts.mail.apiKey,
-  SWAP_API_KEY: "0x-test-key",
+  SWAP_API_URL: parts.aggregator.url,
+  SWAP_API_KEY: parts.aggregator.apiKey,
   MARKET_SESSION: "Mon-Sun 00:00-24:00",
   MARKET_HOLIDAYS: "none"
 })
@@ -75,7 +82,10 @@ export const startLiveStack = async (options: {
     const anvil = await startAnvil()
     closers.push(anvil.close)
     const token = await anvil.deploy(testUsdArtifact())
-    const copToken = await anvil.deploy(testUsdArtifact())
+    const swaps = await deploySwapFixtures(anvil, token)
+    const copToken = swaps.copm
+    const aggregator = await startAggregator({ rpcUrl: anvil.rpcUrl, router: swaps.router, chainId: 31337 })
+    closers.push(aggregator.close)
     const sim = await startProviderSimulator({
       apiKey: `sk-test-${generatePrivateKey().slice(2, 18)}`,
       port: 0,
@@ -94,7 +104,7 @@ export const startLiveStack = async (options: {
     const feeWallet = newAddress()
     const server = await startTestServer({
       ...options.server,
-      env: { ...liveEnv({ sim, mail, rpcUrl: anvil.rpcUrl, token, copToken, feeWallet }), ...options.env }
+      env: { ...liveEnv({ sim, mail, rpcUrl: anvil.rpcUrl, token, copToken, aggregator, feeWallet }), ...options.env }
     })
     closers.push(server.close)
     sim.setWebhookUrl(`${server.baseUrl}${WEBHOOK_PATH}`)
@@ -102,6 +112,8 @@ export const startLiveStack = async (options: {
       anvil,
       token,
       copToken,
+      swaps,
+      aggregator,
       sim,
       mail,
       server,

@@ -1,0 +1,148 @@
+/**
+ * Swaps in live mode on anvil: a user holding only COPm approves and swaps through the route a 0x-style aggregator
+ * returned (its calldata calls the test router), and separately funds a payout with one swap transaction whose USDC
+ * goes to the provider's deposit address; the API verifies both onchain. Each rejection: an output below
+ * minAmountOut, the wrong recipient, the wrong sender, a hash reused across a swap and a payout.
+ */
+import { encodeFunctionData, erc20Abi, getAddress, type Hex } from "viem"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { routerAbi } from "../../src/swaps/RouterAbi.ts"
+import { waitUntil } from "../simulators/support.ts"
+import { call, expectError, PAYOUTS, unitsOf } from "../support/flows.ts"
+import { COP_TOKEN_DECIMALS, completeLiveKyc, type LiveStack, newWalletUser, startLiveStack, TOKEN_DECIMALS, type WalletUser } from "../support/liveStack.ts"
+
+const SWAPS = "/api/integrations/swaps"
+
+let stack: LiveStack
+let apiKey: string
+
+beforeAll(async () => {
+  stack = await startLiveStack()
+  apiKey = await stack.newLiveKey()
+}, 60_000)
+afterAll(() => stack?.close())
+
+const post = (path: string, body: unknown) => call(stack.server.baseUrl, apiKey, "POST", path, { body })
+const get = (path: string) => call(stack.server.baseUrl, apiKey, "GET", path)
+
+const balanceOf = (token: `0x${string}`, owner: `0x${string}`) =>
+  stack.anvil.client.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [owner] })
+
+/** A user with ETH for gas and `copm` whole COPm, and nothing else. */
+const copmHolder = async (copm: bigint) => {
+  const user = await newWalletUser(stack)
+  await stack.swaps.mintCopm(user.address, copm * 10n ** 18n)
+  return user
+}
+
+const prepareSwap = async (user: WalletUser, amountIn: string) => {
+  const prepared = await post(SWAPS, { userAddress: user.address, fromToken: "COPm", toToken: "USDC", amountIn, slippageBps: 50 })
+  expect(prepared.status, prepared.text).toBe(201)
+  return prepared.json as any
+}
+
+const sendRaw = (user: WalletUser, to: `0x${string}`, data: Hex) =>
+  user.wallet.sendTransaction({ to, data, value: 0n }).then((hash) => stack.anvil.client.waitForTransactionReceipt({ hash }))
+
+describe("swaps in live mode, verified on anvil", () => {
+  it("a user holding only COPm approves, swaps exactly the returned transaction, and the confirm verifies it", async () => {
+    const user = await copmHolder(200_000n)
+    const intent = await prepareSwap(user, "100000")
+    expect(intent.transaction.approvalTarget).toBe(getAddress(stack.swaps.router))
+    expect(intent.approvalTransaction).not.toBeNull()
+    const minOut = unitsOf(intent.minAmountOut, TOKEN_DECIMALS)
+    expect(unitsOf(intent.expectedAmountOut, TOKEN_DECIMALS)).toBe(24_920_000n) // 100000 COPm at the router's price
+
+    expect((await user.send(intent.approvalTransaction)).status).toBe("success")
+    const swap = await user.send(intent.transaction)
+    expect(swap.status).toBe("success")
+    expect(await balanceOf(stack.token, user.address)).toBeGreaterThanOrEqual(minOut)
+
+    const confirmed = await post(`${SWAPS}/${intent.intentId}/confirm`, { txHash: swap.transactionHash })
+    expect(confirmed.status, confirmed.text).toBe(200)
+    expect(confirmed.json).toMatchObject({ status: "confirmed", txHash: swap.transactionHash, fees: [{ code: "swap", status: "verified" }] })
+    // the approval was exactly amountIn and the swap used it up: the next prepare asks for one again, unless the
+    // user's allowance (read onchain) already covers it
+    expect((await prepareSwap(user, "50000")).approvalTransaction).not.toBeNull()
+    await user.wallet.writeContract({ address: stack.copToken, abi: erc20Abi, functionName: "approve", args: [stack.swaps.router, 10n ** 24n] })
+      .then((hash) => stack.anvil.client.waitForTransactionReceipt({ hash }))
+    expect((await prepareSwap(user, "50000")).approvalTransaction).toBeNull()
+  })
+
+  it("funds a payout from COPm with one swap transaction to the deposit address; confirm verifies it and the provider completes it", async () => {
+    const user = await copmHolder(400_000n)
+    await completeLiveKyc(stack, apiKey, user.address, `copm-${user.address.slice(2, 10).toLowerCase()}@example.com`)
+    const created = await post(PAYOUTS, {
+      userAddress: user.address,
+      destinationCop: "250000",
+      breBKey: "@camila2024",
+      accountOwnerName: "Camila Rojas",
+      fromToken: "COPm"
+    })
+    expect(created.status, created.text).toBe(201)
+    const payout = created.json as any
+    expect(payout.transaction.approvalTarget).toBe(getAddress(stack.swaps.router))
+    const sellAmount = unitsOf(payout.sourceAmount, COP_TOKEN_DECIMALS)
+    const approve = await user.wallet.writeContract({
+      address: stack.copToken,
+      abi: erc20Abi,
+      functionName: "approve",
+      args: [stack.swaps.router, sellAmount]
+    }).then((hash) => stack.anvil.client.waitForTransactionReceipt({ hash }))
+    expect(approve.status).toBe("success")
+    const deposit = await user.send(payout.transaction)
+    const fee = await user.send(payout.feeTransaction)
+    expect([deposit.status, fee.status]).toEqual(["success", "success"])
+    expect(await balanceOf(stack.token, getAddress(payout.deposit.address))).toBeGreaterThanOrEqual(unitsOf(payout.deposit.amount, TOKEN_DECIMALS))
+
+    const confirmed = await post(`${PAYOUTS}/${payout.payoutId}/confirm`, { txHash: deposit.transactionHash, feeTxHash: fee.transactionHash })
+    expect(confirmed.status, confirmed.text).toBe(200)
+    expect((confirmed.json as any).fees.find((leg: any) => leg.code === "copby").status).toBe("verified")
+    const done = await waitUntil("the COPm-funded payout completed", async () => {
+      const current = (await get(`${PAYOUTS}/${payout.payoutId}`)).json as any
+      return current.status === "completed" ? current : undefined
+    }, { timeoutMs: 15_000 })
+    expect(done.fromToken).toBe("COPm")
+
+    // the payout's deposit hash cannot confirm a swap (one hash, one use)
+    const intent = await prepareSwap(user, "1000")
+    expectError(await post(`${SWAPS}/${intent.intentId}/confirm`, { txHash: deposit.transactionHash }), 409, "tx_hash_reused")
+  })
+
+  it("refuses an output below minAmountOut, the wrong recipient and the wrong sender, without claiming the hash", async () => {
+    const user = await copmHolder(100_000n)
+    const intent = await prepareSwap(user, "10000")
+    await user.send(intent.approvalTransaction)
+    const args = [stack.copToken, stack.token, 10_000n * 10n ** 18n, unitsOf(intent.minAmountOut, TOKEN_DECIMALS)] as const
+
+    // a router that delivers one unit less than minAmountOut (and does not check it): the confirm does
+    await stack.swaps.misbehave(unitsOf(intent.expectedAmountOut, TOKEN_DECIMALS) - unitsOf(intent.minAmountOut, TOKEN_DECIMALS) + 1n, false)
+    const short = await user.send(intent.transaction)
+    await stack.swaps.misbehave(0n, true)
+    expect(short.status).toBe("success")
+    expect(expectError(await post(`${SWAPS}/${intent.intentId}/confirm`, { txHash: short.transactionHash }), 409)).toContain("less than")
+
+    // the output sent to someone else
+    await user.send({ ...intent.approvalTransaction })
+    const elsewhere = await sendRaw(user, stack.swaps.router, encodeSwap(...args, getAddress(stack.feeWallet)))
+    expect(elsewhere.status).toBe("success")
+    expect(expectError(await post(`${SWAPS}/${intent.intentId}/confirm`, { txHash: elsewhere.transactionHash }), 409)).toContain("no Transfer")
+
+    // the same swap sent by another wallet, paying the user
+    const stranger = await copmHolder(20_000n)
+    await stranger.wallet.writeContract({ address: stack.copToken, abi: erc20Abi, functionName: "approve", args: [stack.swaps.router, args[2]] })
+      .then((hash) => stack.anvil.client.waitForTransactionReceipt({ hash }))
+    const foreign = await sendRaw(stranger, stack.swaps.router, encodeSwap(...args, user.address))
+    expect(foreign.status).toBe("success")
+    expect(expectError(await post(`${SWAPS}/${intent.intentId}/confirm`, { txHash: foreign.transactionHash }), 409)).toContain("sent by")
+
+    // none of them was claimed: the intent is still prepared and confirms with the right transaction
+    await user.send({ ...intent.approvalTransaction })
+    const right = await user.send(intent.transaction)
+    const confirmed = await post(`${SWAPS}/${intent.intentId}/confirm`, { txHash: right.transactionHash })
+    expect(confirmed.status, confirmed.text).toBe(200)
+  })
+})
+
+const encodeSwap = (tokenIn: `0x${string}`, tokenOut: `0x${string}`, amountIn: bigint, minOut: bigint, recipient: `0x${string}`) =>
+  encodeFunctionData({ abi: routerAbi, functionName: "swap", args: [tokenIn, tokenOut, amountIn, minOut, recipient] })
