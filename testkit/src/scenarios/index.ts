@@ -11,6 +11,7 @@ import { listScenarios } from "./list.ts"
 import { negativeScenarios } from "./negative.ts"
 import { payoutScenarios } from "./payouts.ts"
 import { quoteScenarios } from "./quote.ts"
+import { swapScenarios } from "./swaps.ts"
 import { tenancyScenarios } from "./tenancy.ts"
 import { webhookScenarios } from "./webhooks.ts"
 
@@ -27,6 +28,7 @@ export const allScenarios: ReadonlyArray<Scenario> = [
   ...confirmScenarios,
   ...listScenarios,
   ...tenancyScenarios,
+  ...swapScenarios,
   ...webhookScenarios,
   ...errorScenarios,
   ...negativeScenarios
