@@ -64,7 +64,7 @@ describe("against the mock deployment without a second key", () => {
   it("reports the cross-tenant scenarios as not run and makes no full claim", async () => {
     const report = await runConformance({ baseUrl: server.baseUrl, apiKey, grep: ["cross-tenant", "HEALTH-001"], seed: 1 })
     const notRun = report.scenarios.filter((result) => result.status === "not_run")
-    expect(notRun.map((result) => result.id).sort()).toEqual(["IDEM-004", "TENANT-001", "TENANT-002", "TENANT-003", "TENANT-004", "TENANT-005"])
+    expect(notRun.map((result) => result.id).sort()).toEqual(["IDEM-004", "SWAP-004", "TENANT-001", "TENANT-002", "TENANT-003", "TENANT-004", "TENANT-005"])
     for (const result of notRun) expect(result.reason).toMatch(/--second-api-key/)
     expect(report.scenarios.find((result) => result.id === "HEALTH-001")?.status).toBe("passed")
     expect(report.fullConformanceClaim).toBe(false)

@@ -29,6 +29,8 @@ const address = (rng: Random) => getAddress(`0x${hex(rng, 20)}`)
 
 /** A payoutId no deployment has: body and path cases of the payout routes use it. */
 const UNKNOWN_PAYOUT = "po_conformance_negative"
+/** An intentId no deployment has: body and path cases of the swap routes use it. */
+const UNKNOWN_SWAP = "sw_conformance_negative"
 
 const targets: ReadonlyArray<Target> = [
   { id: "NEG-QUOTE-001", endpoint: "quote", location: "query", moneyMoving: false, base: () => ({ destinationCop: "250000", fromToken: "USDC" }) },
@@ -73,7 +75,29 @@ const targets: ReadonlyArray<Target> = [
     moneyMoving: false,
     base: () => ({ createdFrom: "2026-01-01T00:00:00.000Z", limit: "10" })
   },
-  { id: "NEG-PAYOUT-GET-001", endpoint: "getPayout", location: "path", moneyMoving: false, base: () => ({ payoutId: UNKNOWN_PAYOUT }) }
+  { id: "NEG-PAYOUT-GET-001", endpoint: "getPayout", location: "path", moneyMoving: false, base: () => ({ payoutId: UNKNOWN_PAYOUT }) },
+  {
+    id: "NEG-SWAP-PREPARE-001",
+    endpoint: "prepareSwap",
+    location: "body",
+    moneyMoving: false,
+    base: (rng) => ({ userAddress: address(rng), fromToken: "COPm", toToken: "USDC", amountIn: "1000" })
+  },
+  {
+    id: "NEG-SWAP-CONFIRM-001",
+    endpoint: "confirmSwap",
+    location: "body",
+    moneyMoving: false,
+    base: (rng) => ({ txHash: `0x${hex(rng, 32)}` })
+  },
+  {
+    id: "NEG-SWAP-LIST-001",
+    endpoint: "listSwaps",
+    location: "query",
+    moneyMoving: false,
+    base: () => ({ createdFrom: "2026-01-01T00:00:00.000Z", limit: "10" })
+  },
+  { id: "NEG-SWAP-GET-001", endpoint: "getSwap", location: "path", moneyMoving: false, base: () => ({ intentId: UNKNOWN_SWAP }) }
 ]
 
 const surfaceSchema = (spec: EndpointSpec, location: Surface["location"]) => {
@@ -83,7 +107,9 @@ const surfaceSchema = (spec: EndpointSpec, location: Surface["location"]) => {
 }
 
 const requestFor = (spec: EndpointSpec, input: Input): HttpRequest => {
-  const path = spec.path.replace(":payoutId", input.kind === "path" ? input.segment : UNKNOWN_PAYOUT)
+  const path = spec.path
+    .replace(":payoutId", input.kind === "path" ? input.segment : UNKNOWN_PAYOUT)
+    .replace(":intentId", input.kind === "path" ? input.segment : UNKNOWN_SWAP)
   switch (input.kind) {
     case "json":
       return { method: spec.method, path, json: input.value }
@@ -98,7 +124,7 @@ const requestFor = (spec: EndpointSpec, input: Input): HttpRequest => {
 
 /** 400 for a schema-invalid body or query; a path (or a body on a payout that does not exist) may also be 404. */
 const acceptedStatuses = (spec: EndpointSpec, location: Surface["location"]): ReadonlyArray<number> =>
-  location === "path" || spec.path.includes(":payoutId") ? [400, 404] : [400]
+  location === "path" || spec.path.includes(":payoutId") || spec.path.includes(":intentId") ? [400, 404] : [400]
 
 const MAX_BODY_BYTES = 64 * 1024
 
