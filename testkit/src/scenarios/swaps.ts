@@ -7,7 +7,7 @@ import { Effect } from "effect"
 import { ok, rejected } from "../api.ts"
 import { check, checkEqual, checkNamesField, checkTimestamps, sameJson } from "../check.ts"
 import { show } from "../failure.ts"
-import { confirmPayout, freshAddress, idempotencyKey, preparedPayout, randomTxHash } from "../fixtures.ts"
+import { approvedUser, confirmPayout, createPayout, freshAddress, idempotencyKey, payoutRequest, preparedPayout, randomTxHash } from "../fixtures.ts"
 import type { Auth } from "../http.ts"
 import { type Kit, scenario } from "../scenario.ts"
 
@@ -253,6 +253,33 @@ export const swapScenarios = [
       Effect.gen(function*() {
         const intent = yield* prepared(kit, request("USDC", "8"))
         yield* rejected(yield* confirmSwap(kit, intent.intentId, randomTxHash(), { "X-Mock-Scenario": "requote" }), 409, "requote", "the requote scenario on a swap confirm")
+      })
+  }),
+  scenario({
+    id: "SWAP-010",
+    title: "a payout funded from COPm: the same USDC deposit X as from USDC, a swap leg first, the router swap with approvalTarget, totalPaid = X + F + swap leg",
+    rule: "issue #8 item 5 (payouts from the COP stablecoin); DESIGN §3 Payout money math",
+    tags: ["swaps", "payout", "money"],
+    requires: { mock: true, moneyMoving: true },
+    run: (kit) =>
+      Effect.gen(function*() {
+        const user = yield* approvedUser(kit)
+        const fromUsdc = yield* createPayout(kit, payoutRequest(user, { destinationCop: "250000" }))
+        const fromCopm = yield* createPayout(kit, payoutRequest(user, { destinationCop: "250000", fromToken: "COPm" }))
+        yield* checkEqual("fromToken is COPm", fromCopm.fromToken, "COPm")
+        yield* checkEqual("the provider gets the same USDC deposit X whatever the user pays with", [fromCopm.deposit.currency, fromCopm.deposit.amount], [
+          fromUsdc.deposit.currency,
+          fromUsdc.deposit.amount
+        ])
+        yield* checkEqual("the legs: swap, then the provider's and the service's", fromCopm.fees.map((leg) => leg.code), ["swap", "bridge_fx", "bridge", "copby"])
+        yield* check(fromCopm.transaction.approvalTarget !== null, "the swap needs an approval of the COPm it sells", {
+          expected: "transaction.approvalTarget set",
+          actual: show(fromCopm.transaction)
+        })
+        const leg = (code: string) => units(fromCopm.fees.find((item) => item.code === code)?.amountUsd ?? "0", 6)
+        const total = units(fromCopm.deposit.amount, 6) + leg("copby") + leg("swap")
+        yield* checkEqual("receipt.totalPaid (USD) = X + F + the swap leg", String(units(fromCopm.receipt.totalPaid.amount, 6)), String(total))
+        yield* checkEqual("the service fee in USD is the same F", fromCopm.fees.at(-1)?.amountUsd, fromUsdc.fees.at(-1)?.amountUsd)
       })
   })
 ]
