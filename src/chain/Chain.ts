@@ -2,12 +2,12 @@ import { Context, Data, type Effect } from "effect"
 import type { TokenInfo, TokenSymbol } from "./Tokens.ts"
 
 /**
- * Why a transfer did not verify: `mismatch` (the receipt shows something else: reverted, other sender, no such
- * Transfer, too little), `not_mined` (no receipt yet), `unconfirmed` (mined, fewer confirmations than required),
+ * Why a transfer did not verify: `mismatch` (the receipt shows something else: other sender, no such Transfer, too
+ * little), `reverted` (mined, and failed), `not_mined` (no receipt yet), `unconfirmed` (mined, fewer confirmations than required),
  * `unreachable` (the node could not be asked, or did not answer in time). Only `unreachable` is worth asking again
  * at once; the others are answers.
  */
-export type NotVerifiedKind = "mismatch" | "not_mined" | "unconfirmed" | "unreachable"
+export type NotVerifiedKind = "mismatch" | "reverted" | "not_mined" | "unconfirmed" | "unreachable"
 
 export class DepositNotVerified extends Data.TaggedError("DepositNotVerified")<{
   readonly kind: NotVerifiedKind

@@ -45,10 +45,11 @@ export const makeChainLive = (options: ChainLiveOptions) => {
   const verifyTransfer = (check: TransferCheck) =>
     Effect.gen(function*() {
       const receipt = yield* receiptOf(check.txHash)
-      if (receipt.status !== "success") return yield* Effect.fail(notVerified(`transaction ${check.txHash} reverted`))
       if (!sameAddress(receipt.from, check.from)) {
         return yield* Effect.fail(notVerified(`transaction ${check.txHash} was sent by ${getAddress(receipt.from)}, not ${getAddress(check.from)}`))
       }
+      // After the sender: a `reverted` answer means the user's own transaction failed.
+      if (receipt.status !== "success") return yield* Effect.fail(notVerified(`transaction ${check.txHash} reverted`, "reverted"))
       const transfers = parseEventLogs({ abi: erc20Abi, logs: receipt.logs, eventName: "Transfer", strict: true })
         .filter((log) => sameAddress(log.address, check.token) && sameAddress(log.args.to, check.to))
       if (transfers.length === 0) {

@@ -48,6 +48,7 @@ export const notVerifiedError = (field: string, error: DepositNotVerified) => {
     case "unreachable":
       return new ServiceUnavailable({ error: `${field} could not be verified: ${error.reason}` })
     case "mismatch":
+    case "reverted":
     case "unconfirmed":
       return new Conflict({ error: `${field}: ${error.reason}` })
   }

@@ -12,7 +12,7 @@ import {
 } from "@cop-integrations/contracts"
 import { PgClient } from "@effect/sql-pg"
 import { SqlError } from "@effect/sql/SqlError"
-import { BigDecimal, Data, Effect, Option } from "effect"
+import { BigDecimal, Data, Effect, Either, Option } from "effect"
 import { encodeFunctionData, erc20Abi, getAddress } from "viem"
 import { Chain } from "../chain/Chain.ts"
 import { TxHashClaims } from "../chain/TxHashClaims.ts"
@@ -222,11 +222,21 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
         return presentSwap(confirmed)
       }).pipe(sql.withTransaction)
 
+    /** The user's own swap transaction reverted: the intent is `failed` (prepare a new one); the hash stays used. */
+    const markFailed = (integrationId: string, intentId: string, txHash: string) =>
+      Effect.gen(function*() {
+        const row = yield* lockOwned(integrationId, intentId)
+        if ((yield* claims.markClaimed("swap", row.id, [txHash])) !== 1) {
+          return yield* Effect.fail(new Conflict({ error: "this confirmation took too long and was released; confirm again" }))
+        }
+        return presentSwap(yield* swaps.update({ ...row, status: "failed", tx_hash: txHash, updated_at: yield* now }))
+      }).pipe(sql.withTransaction)
+
     /**
      * The partner reports the swap's txHash. Like a payout's confirm: the hash is claimed in a short transaction,
      * the chain checks outside any transaction that the transaction succeeded, came from the user and delivered at
      * least minAmountOut of toToken to the user (mock mode skips the receipt), then a short transaction records it
-     * or the claim is released.
+     * or the claim is released. The user's own transaction having reverted makes the swap `failed`.
      */
     const confirm = (input: { readonly integrationId: string; readonly intentId: string; readonly request: ConfirmSwapRequest }) =>
       Effect.gen(function*() {
@@ -236,14 +246,16 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
         const { row } = begun
         return yield* Effect.gen(function*() {
           const to = chain.token(row.to_token)
-          const verified = yield* verifyWithRetry(chain, {
+          const verified = yield* Effect.either(verifyWithRetry(chain, {
             token: to.address,
             txHash,
             from: row.user_address,
             to: row.user_address,
             minAmountBaseUnits: toBaseUnits(BigDecimal.unsafeFromString(row.min_amount_out), to.decimals)
-          }).pipe(Effect.mapError((error) => notVerifiedError("txHash", error)))
-          return yield* finalize(input.integrationId, input.intentId, txHash, verified.minedAt)
+          }))
+          if (Either.isRight(verified)) return yield* finalize(input.integrationId, input.intentId, txHash, verified.right.minedAt)
+          if (verified.left.kind === "reverted") return yield* markFailed(input.integrationId, input.intentId, txHash)
+          return yield* Effect.fail(notVerifiedError("txHash", verified.left))
         }).pipe(Effect.onError(() => claims.release("swap", row.id, [txHash])))
       }).pipe(Effect.catchIf((e): e is SqlError => e instanceof SqlError, Effect.die))
 

@@ -144,5 +144,34 @@ describe("swaps in live mode, verified on anvil", () => {
   })
 })
 
+describe("a swap that reverted", () => {
+  it("is `failed` when the user's own swap transaction reverted; the hash stays used and the intent takes no other", async () => {
+    const user = await copmHolder(50_000n)
+    const intent = await prepareSwap(user, "10000")
+    await user.send(intent.approvalTransaction)
+    // the router delivers less than minAmountOut and enforces it: the swap reverts ("slippage"); gas set, so it is mined
+    await stack.swaps.misbehave(unitsOf(intent.expectedAmountOut, TOKEN_DECIMALS), true)
+    const hash = await user.wallet.sendTransaction({ to: intent.transaction.to, data: intent.transaction.data, value: 0n, gas: 300_000n })
+    const reverted = await stack.anvil.client.waitForTransactionReceipt({ hash })
+    await stack.swaps.misbehave(0n, true)
+    expect(reverted.status).toBe("reverted")
+    const failed = await post(`${SWAPS}/${intent.intentId}/confirm`, { txHash: hash })
+    expect(failed.status, failed.text).toBe(200)
+    expect(failed.json).toMatchObject({ status: "failed", txHash: hash })
+    expectError(await post(`${SWAPS}/${intent.intentId}/confirm`, { txHash: `0x${"ab".repeat(32)}` }), 409)
+    expect((await get(`${SWAPS}/${intent.intentId}`)).json).toMatchObject({ status: "failed" })
+  })
+
+  it("a reverted transaction someone else sent does not fail the user's swap (wrong sender, 409)", async () => {
+    const user = await copmHolder(50_000n)
+    const intent = await prepareSwap(user, "10000")
+    const stranger = await copmHolder(1n)
+    const hash = await stranger.wallet.sendTransaction({ to: intent.transaction.to, data: intent.transaction.data, value: 0n, gas: 300_000n })
+    expect((await stack.anvil.client.waitForTransactionReceipt({ hash })).status).toBe("reverted")
+    expect(expectError(await post(`${SWAPS}/${intent.intentId}/confirm`, { txHash: hash }), 409)).toContain("sent by")
+    expect((await get(`${SWAPS}/${intent.intentId}`)).json).toMatchObject({ status: "prepared" })
+  })
+})
+
 const encodeSwap = (tokenIn: `0x${string}`, tokenOut: `0x${string}`, amountIn: bigint, minOut: bigint, recipient: `0x${string}`) =>
   encodeFunctionData({ abi: routerAbi, functionName: "swap", args: [tokenIn, tokenOut, amountIn, minOut, recipient] })
