@@ -4,28 +4,12 @@
  * configured chain or token is refused at start-up.
  */
 import { generateKeyPairSync } from "node:crypto"
-import { NodeHttpServer } from "@effect/platform-node"
-import { ConfigProvider, Effect, Exit, Layer, Logger, LogLevel, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { serverLayer } from "../../src/App.ts"
-import { AppConfigShape } from "../../src/Config.ts"
-import { createHttpServer } from "../../src/http/NodeServer.ts"
-import { startupFailureLine } from "../../src/StartupFailure.ts"
 import { type Anvil, startAnvil, testUsdArtifact } from "../support/anvil.ts"
 import { acquireTestDatabase, type TestDatabase } from "../support/database.ts"
 import { newAddress } from "../support/flows.ts"
+import { startupFailure } from "../support/startup.ts"
 
-const startupFailure = async (env: Record<string, string>) => {
-  const exit = await Effect.runPromiseExit(
-    Effect.flatMap(AppConfigShape, (config) =>
-      Layer.build(serverLayer(config).pipe(Layer.provide(NodeHttpServer.layer(createHttpServer, { port: 0, host: "127.0.0.1" }))))).pipe(
-      Effect.scoped,
-      Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({ PORT: "0", ...env })))),
-      Effect.provide(Logger.minimumLogLevel(LogLevel.None))
-    )
-  )
-  return Exit.isFailure(exit) ? Option.getOrUndefined(startupFailureLine(exit.cause)) : "started"
-}
 
 const unreachableDatabase = "postgres://nobody@127.0.0.1:1/never-reached"
 const publicKeyPem = generateKeyPairSync("rsa", { modulusLength: 2048 }).publicKey.export({ type: "spki", format: "pem" }).toString()

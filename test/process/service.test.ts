@@ -3,14 +3,9 @@ import { chmod, mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ConfigProvider, Effect, Exit, Layer, Logger, LogLevel, Option } from "effect"
-import { NodeHttpServer } from "@effect/platform-node"
-import { serverLayer } from "../../src/App.ts"
-import { createHttpServer } from "../../src/http/NodeServer.ts"
-import { AppConfigShape } from "../../src/Config.ts"
 import { startEmbeddedPostgres } from "../../src/db/EmbeddedPostgres.ts"
-import { startupFailureLine } from "../../src/StartupFailure.ts"
 import { renderOpenApiForTest } from "../support/openapi.ts"
+import { startupFailure } from "../support/startup.ts"
 import { repoRoot, runScript, runWalkthrough, type StartedProcess, startServiceProcess } from "../support/process.ts"
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` })
@@ -114,18 +109,6 @@ describe("npm start on the embedded PostgreSQL (no DATABASE_URL)", () => {
   })
 })
 
-/** The one line an operator sees, computed in-process for each kind of mistake (no process per case). */
-const startupFailure = async (env: Record<string, string>) => {
-  const exit = await Effect.runPromiseExit(
-    Effect.flatMap(AppConfigShape, (config) =>
-      Layer.build(serverLayer(config).pipe(Layer.provide(NodeHttpServer.layer(createHttpServer, { port: 0, host: "127.0.0.1" }))))).pipe(
-      Effect.scoped,
-      Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({ PORT: "0", ...env })))),
-      Effect.provide(Logger.minimumLogLevel(LogLevel.None))
-    )
-  )
-  return Exit.isFailure(exit) ? Option.getOrUndefined(startupFailureLine(exit.cause)) : "started"
-}
 
 describe("start-up with a configuration mistake", () => {
   it.each([
