@@ -1,4 +1,5 @@
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
+import type { SqlClient } from "@effect/sql"
 import { IntegrationsApi } from "@cop-integrations/contracts"
 import { ConfigError, Duration, Either, Layer, Option, type Redacted } from "effect"
 import { keyKindForMode } from "./auth/ApiKey.ts"
@@ -16,8 +17,16 @@ import { BrebHttpLive } from "./http/BrebHttp.ts"
 import { DecodeErrorsLive } from "./http/DecodeErrors.ts"
 import { DocsLive } from "./http/Docs.ts"
 import { ErrorBodiesLive } from "./http/ErrorBodies.ts"
+import { EndpointRepo } from "./events/EndpointRepo.ts"
+import { EventRepo } from "./events/EventRepo.ts"
+import { Outbox } from "./events/Outbox.ts"
+import { PartnerEvents } from "./events/PartnerEvents.ts"
+import { WebhookEndpoints } from "./events/WebhookEndpoints.ts"
+import { type WebhookTargets, WebhookTargetsOpen, WebhookTargetsStrict } from "./events/WebhookTargets.ts"
 import { HealthHttpLive } from "./http/HealthHttp.ts"
+import { EventsHttpLive } from "./http/EventsHttp.ts"
 import { SwapsHttpLive } from "./http/SwapsHttp.ts"
+import { TestHelpersHttpLive } from "./http/TestHelpersHttp.ts"
 import { WebhooksHttpLive } from "./http/WebhooksHttp.ts"
 import { IdempotencyStore } from "./idempotency/IdempotencyStore.ts"
 import { type DemoBootstrap, DemoBootstrapNone } from "./integrations/Demo.ts"
@@ -53,14 +62,29 @@ import type { SwapRouter } from "./swaps/SwapRouter.ts"
 import { SwapRouterLive } from "./swaps/SwapRouterLive.ts"
 import { SwapRouterMock } from "./swaps/SwapRouterMock.ts"
 import { SwapService } from "./swaps/SwapService.ts"
+import { type TestHelpers, TestHelpersNone } from "./testHelpers/TestHelpers.ts"
+import { TestHelpersMock } from "./testHelpers/TestHelpersMock.ts"
 import { ProviderWebhook } from "./webhooks/ProviderWebhook.ts"
 
 /** The ports to the outside world that the domain services use; each mode has its own Layers for them. */
-export type Ports = PayoutProvider | Chain | SwapRouter | Market | Mailer | OtpCodes | RequoteGuard | DemoBootstrap
+export type Ports =
+  | PayoutProvider
+  | Chain
+  | SwapRouter
+  | Market
+  | Mailer
+  | OtpCodes
+  | RequoteGuard
+  | DemoBootstrap
+  | WebhookTargets
 
-/** What differs between modes: the ports (built over config and repositories) and API-level middleware. */
+/** The domain services the test helpers drive (mock mode). */
+type TestHelperNeeds = SqlClient.SqlClient | PayoutRepo | CustomerRepo | Lifecycle
+
+/** What differs between modes: the ports (built over config and repositories), test helpers and API-level middleware. */
 export interface ModeLayers {
   readonly ports: Layer.Layer<Ports, ConfigError.ConfigError, AppConfig | JobQueue | IntegrationRepo | ApiKeyRepo>
+  readonly testHelpers: Layer.Layer<TestHelpers, never, TestHelperNeeds>
   readonly apiMiddleware: Layer.Layer<never>
 }
 
@@ -78,8 +102,10 @@ export const mockMode = (config: AppConfigShape): ModeLayers => ({
     OtpCodesMock,
     RequoteGuardMock,
     DemoBootstrapMock,
+    WebhookTargetsOpen,
     mailer(config)
   ),
+  testHelpers: TestHelpersMock,
   apiMiddleware: MockScenarioLive
 })
 
@@ -111,8 +137,10 @@ export const liveMode = (config: AppConfigShape, secrets: LiveSecrets): ModeLaye
       retries: config.providerRetries
     }),
     MarketLive(config.marketHours),
-    MailerHttp(secrets.emailApiKey)
+    MailerHttp(secrets.emailApiKey),
+    WebhookTargetsStrict()
   ),
+  testHelpers: TestHelpersNone,
   apiMiddleware: Layer.empty
 })
 
@@ -148,6 +176,8 @@ export const databaseLayer = (config: AppConfigShape) => {
 
 const repositories = Layer.mergeAll(
   IntegrationRepo.Default,
+  EndpointRepo.Default,
+  EventRepo.Default,
   ApiKeyRepo.Default,
   CustomerRepo.Default,
   PayoutRepo.Default,
@@ -155,7 +185,7 @@ const repositories = Layer.mergeAll(
   JobQueue.Default,
   IdempotencyStore.Default,
   TxHashClaims.Default
-)
+).pipe(Layer.provideMerge(Outbox.Default))
 
 const domain = Layer.mergeAll(
   OtpService.Default,
@@ -163,6 +193,8 @@ const domain = Layer.mergeAll(
   PayoutConfirm.Default,
   SwapService.Default,
   ProviderWebhook.Default,
+  WebhookEndpoints.Default,
+  PartnerEvents.Default,
   JobWorkerLive
 ).pipe(
   Layer.provideMerge(Lifecycle.Default),
@@ -171,7 +203,7 @@ const domain = Layer.mergeAll(
 )
 
 const api = HttpApiBuilder.api(IntegrationsApi).pipe(
-  Layer.provide([BrebHttpLive, SwapsHttpLive, WebhooksHttpLive, HealthHttpLive]),
+  Layer.provide([BrebHttpLive, SwapsHttpLive, EventsHttpLive, TestHelpersHttpLive, WebhooksHttpLive, HealthHttpLive]),
   Layer.provide(AuthenticationLive)
 )
 
@@ -180,7 +212,8 @@ const deployment = (config: AppConfigShape) =>
 
 /** The domain services over the mode's ports, the repositories and the database. */
 const services = (config: AppConfigShape, mode: ModeLayers) =>
-  domain.pipe(
+  mode.testHelpers.pipe(
+    Layer.provideMerge(domain),
     Layer.provideMerge(mode.ports),
     Layer.provideMerge(repositories),
     Layer.provideMerge(databaseLayer(config)),

@@ -113,6 +113,9 @@ export const AppConfigShape = Config.all({
   retentionDays: positiveInt("RETENTION_DAYS", 30),
   webhookEventRetentionDays: positiveInt("WEBHOOK_EVENT_RETENTION_DAYS", 90),
   shutdownGraceMs: positiveInt("SHUTDOWN_GRACE_MS", 10000),
+  webhookTimeoutMs: positiveInt("WEBHOOK_TIMEOUT_MS", 10_000),
+  webhookRetryBaseMs: positiveInt("WEBHOOK_RETRY_BASE_MS", 5_000),
+  webhookRetryWindowSeconds: positiveInt("WEBHOOK_RETRY_WINDOW_SECONDS", 3 * 24 * 60 * 60),
   marketHours: Config.all({
     timeZone: Config.string("MARKET_TIME_ZONE").pipe(Config.withDefault(undefined)),
     sessions: Config.string("MARKET_SESSION").pipe(Config.withDefault(undefined)),

@@ -1,5 +1,6 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { BrebGroup } from "./Breb.ts"
+import { EventsGroup, TestHelpersGroup } from "./Events.ts"
 import { BadRequestError } from "./Errors.ts"
 import { HealthGroup } from "./Health.ts"
 import { SwapsGroup } from "./Swaps.ts"
@@ -11,6 +12,8 @@ export const INTERFACE_VERSION = "0.1.0"
 export class IntegrationsApi extends HttpApi.make("IntegrationsApi")
   .add(BrebGroup)
   .add(SwapsGroup)
+  .add(EventsGroup)
+  .add(TestHelpersGroup)
   .add(WebhooksGroup)
   .add(HealthGroup)
   .addError(BadRequestError)

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Cause, Effect, Layer, Option, Schema } from "effect"
 import { addSeconds, now } from "../Clock.ts"
 import { AppConfig } from "../Config.ts"
+import { makeDelivery } from "../events/Delivery.ts"
 import { Lifecycle } from "../payouts/Lifecycle.ts"
 import { PayoutRepo } from "../payouts/PayoutRepo.ts"
 import { SwapRepo } from "../swaps/SwapRepo.ts"
@@ -79,7 +80,7 @@ const makeExpirySweep = Effect.gen(function*() {
 })
 
 /**
- * On every replica: polls the jobs table, sweeps expired deposit windows, deletes rows past their retention and
+ * On every replica: polls the jobs table, sends partner webhooks, sweeps expired deposit windows, deletes rows past their retention and
  * reconciles (stale txHash claims, payouts a lost webhook left behind), each on its own schedule; each loop backs
  * off while the database fails.
  */
@@ -90,10 +91,12 @@ export const JobWorkerLive = Layer.scopedDiscard(
     const sweep = yield* makeExpirySweep
     const housekeeping = yield* makeHousekeeping
     const reconciler = yield* makeReconciler
+    const delivery = yield* makeDelivery
     const loop = (name: string, everyMs: number, task: Effect.Effect<unknown, unknown>) =>
       Effect.forkScoped(pollWithBackoff(task, { name, everyMs, maxBackoffMs: MAX_TICK_BACKOFF_MS }))
 
     yield* loop("job worker", config.jobsPollIntervalMs, runner.runDue)
+    yield* loop("webhook deliveries", config.jobsPollIntervalMs, delivery.runDue)
     yield* loop("expiry sweep", config.expirySweepIntervalMs, sweep)
     yield* loop("housekeeping", config.housekeepingIntervalMs, housekeeping)
     yield* loop("reconciler", config.reconcileIntervalMs, reconciler.run)

@@ -1,6 +1,9 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
+import type { EventType } from "@cop-integrations/contracts"
 import { Effect, Schema } from "effect"
+import { Outbox } from "../events/Outbox.ts"
 import { PayoutRow } from "./PayoutRow.ts"
+import { presentPayout } from "./Present.ts"
 
 const Owned = Schema.Struct({ integrationId: Schema.String, payoutId: Schema.String })
 
@@ -11,10 +14,32 @@ export const PageRequest = Schema.Struct({
   limit: Schema.Number
 })
 
-/** Every query names the integration: another integration's payout is simply not found. */
+const eventTypeOf = (row: PayoutRow): EventType =>
+  row.status === "awaiting_deposit" ? "payout.created" : `payout.${row.status}`
+
+/** Payouts expired per sweep round (each with its event); the next round takes the rest. */
+export const EXPIRY_BATCH = 500
+
+const UpdatedRow = Schema.extend(PayoutRow, Schema.Struct({ previous_status: Schema.String }))
+
+/**
+ * Every query names the integration: another integration's payout is simply not found. Every write that creates a
+ * payout or changes its status records the matching event in the same transaction (the outbox): no status without
+ * its event, no event without its status.
+ */
 export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const outbox = yield* Outbox
+
+    const recordEvent = (row: PayoutRow) =>
+      outbox.record({
+        integrationId: row.integration_id,
+        type: eventTypeOf(row),
+        resourceId: row.id,
+        object: presentPayout(row),
+        at: row.updated_at
+      })
 
     const findOwned = SqlSchema.findOne({
       Request: Owned,
@@ -62,11 +87,13 @@ export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
         } RETURNING *`
     })
 
+    // `previous` reads the row as it was before this statement's change (its snapshot), so the status change is known.
     const update = SqlSchema.single({
       Request: PayoutRow,
-      Result: PayoutRow,
+      Result: UpdatedRow,
       execute: (row) =>
-        sql`UPDATE payouts SET
+        sql`WITH previous AS (SELECT status FROM payouts WHERE id = ${row.id})
+            UPDATE payouts SET
               status = ${row.status},
               fee_legs = ${JSON.stringify(row.fee_legs)}::jsonb,
               tx_hash = ${row.tx_hash},
@@ -74,7 +101,7 @@ export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
               updated_at = ${row.updated_at},
               completed_at = ${row.completed_at},
               total_received_cop = COALESCE(${row.total_received_cop ?? null}, total_received_cop)
-            WHERE id = ${row.id} RETURNING *`
+            WHERE id = ${row.id} RETURNING payouts.*, (SELECT status FROM previous) AS previous_status`
     })
 
     const depositSeenAt = SqlSchema.single({
@@ -86,9 +113,22 @@ export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
     const markDepositSeen = (id: string, at: Date) =>
       sql`UPDATE payouts SET provider_deposit_seen_at = COALESCE(provider_deposit_seen_at, ${at}) WHERE id = ${id}`
 
-    const expireOverdue = (at: Date) =>
-      sql`UPDATE payouts SET status = 'expired', updated_at = ${at}
-          WHERE status = 'awaiting_deposit' AND expires_at < ${at}`
+    const expireOverdue = SqlSchema.findAll({
+      Request: Schema.DateFromSelf,
+      Result: PayoutRow,
+      execute: (at) =>
+        sql`UPDATE payouts SET status = 'expired', updated_at = ${at}
+            WHERE id IN (SELECT id FROM payouts WHERE status = 'awaiting_deposit' AND expires_at < ${at}
+                         ORDER BY expires_at LIMIT ${EXPIRY_BATCH} FOR UPDATE SKIP LOCKED)
+            RETURNING *`
+    })
+
+    const updateRecorded = (row: PayoutRow) =>
+      Effect.gen(function*() {
+        const { previous_status, ...stored } = yield* update(row)
+        if (previous_status !== stored.status) yield* recordEvent(stored)
+        return stored as PayoutRow
+      }).pipe(sql.withTransaction, Effect.orDie)
 
     return {
       findOwned: (integrationId: string, payoutId: string) =>
@@ -97,13 +137,15 @@ export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
         lockOwned({ integrationId, payoutId }).pipe(Effect.orDie),
       lockByTransfer: (transferId: string) => lockByTransfer(transferId).pipe(Effect.orDie),
       page: (request: typeof PageRequest.Type) => page(request).pipe(Effect.orDie),
-      insert: (row: PayoutRow) => insert(row).pipe(Effect.orDie),
-      update: (row: PayoutRow) => update(row).pipe(Effect.orDie),
+      insert: (row: PayoutRow) =>
+        insert(row).pipe(Effect.tap(recordEvent), sql.withTransaction, Effect.orDie),
+      update: updateRecorded,
       /** Whether the provider reported this payout's deposit arriving (see Lifecycle). */
       depositSeenByProvider: (id: string) =>
         depositSeenAt(id).pipe(Effect.orDie, Effect.map((row) => row.provider_deposit_seen_at !== null)),
       markDepositSeen: (id: string, at: Date) => markDepositSeen(id, at).pipe(Effect.orDie, Effect.asVoid),
-      expireOverdue: (at: Date) => expireOverdue(at).pipe(Effect.orDie, Effect.asVoid)
+      expireOverdue: (at: Date) =>
+        expireOverdue(at).pipe(Effect.tap(Effect.forEach(recordEvent)), sql.withTransaction, Effect.orDie, Effect.asVoid)
     } as const
   })
 }) {}

@@ -1,14 +1,32 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
+import type { EventType } from "@cop-integrations/contracts"
 import { Effect, Schema } from "effect"
-import { PageRequest } from "../payouts/PayoutRepo.ts"
+import { Outbox } from "../events/Outbox.ts"
+import { EXPIRY_BATCH, PageRequest } from "../payouts/PayoutRepo.ts"
+import { presentSwap } from "./Present.ts"
 import { SwapRow } from "./SwapRow.ts"
 
 const Owned = Schema.Struct({ integrationId: Schema.String, intentId: Schema.String })
 
-/** Every query names the integration: another integration's swap is simply not found. */
+const UpdatedRow = Schema.extend(SwapRow, Schema.Struct({ previous_status: Schema.String }))
+
+/**
+ * Every query names the integration: another integration's swap is simply not found. A swap that reaches
+ * `confirmed`, `failed` or `expired` records its event in the same transaction (the outbox).
+ */
 export class SwapRepo extends Effect.Service<SwapRepo>()("SwapRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const outbox = yield* Outbox
+
+    const recordEvent = (row: SwapRow) =>
+      row.status === "prepared" ? Effect.void : outbox.record({
+        integrationId: row.integration_id,
+        type: `swap.${row.status}` satisfies EventType,
+        resourceId: row.id,
+        object: presentSwap(row),
+        at: row.updated_at
+      })
 
     const findOwned = SqlSchema.findOne({
       Request: Owned,
@@ -52,27 +70,42 @@ export class SwapRepo extends Effect.Service<SwapRepo>()("SwapRepo", {
 
     const update = SqlSchema.single({
       Request: SwapRow,
-      Result: SwapRow,
+      Result: UpdatedRow,
       execute: (row) =>
-        sql`UPDATE swap_intents SET
+        sql`WITH previous AS (SELECT status FROM swap_intents WHERE id = ${row.id})
+            UPDATE swap_intents SET
               status = ${row.status},
               fee_legs = ${JSON.stringify(row.fee_legs)}::jsonb,
               tx_hash = ${row.tx_hash},
               updated_at = ${row.updated_at}
-            WHERE id = ${row.id} RETURNING *`
+            WHERE id = ${row.id} RETURNING swap_intents.*, (SELECT status FROM previous) AS previous_status`
     })
 
-    const expireOverdue = (at: Date) =>
-      sql`UPDATE swap_intents SET status = 'expired', updated_at = ${at}
-          WHERE status = 'prepared' AND expires_at < ${at}`
+    const expireOverdue = SqlSchema.findAll({
+      Request: Schema.DateFromSelf,
+      Result: SwapRow,
+      execute: (at) =>
+        sql`UPDATE swap_intents SET status = 'expired', updated_at = ${at}
+            WHERE id IN (SELECT id FROM swap_intents WHERE status = 'prepared' AND expires_at < ${at}
+                         ORDER BY expires_at LIMIT ${EXPIRY_BATCH} FOR UPDATE SKIP LOCKED)
+            RETURNING *`
+    })
+
+    const updateRecorded = (row: SwapRow) =>
+      Effect.gen(function*() {
+        const { previous_status, ...stored } = yield* update(row)
+        if (previous_status !== stored.status) yield* recordEvent(stored)
+        return stored as SwapRow
+      }).pipe(sql.withTransaction, Effect.orDie)
 
     return {
       findOwned: (integrationId: string, intentId: string) => findOwned({ integrationId, intentId }).pipe(Effect.orDie),
       lockOwned: (integrationId: string, intentId: string) => lockOwned({ integrationId, intentId }).pipe(Effect.orDie),
       page: (request: typeof PageRequest.Type) => page(request).pipe(Effect.orDie),
       insert: (row: SwapRow) => insert(row).pipe(Effect.orDie),
-      update: (row: SwapRow) => update(row).pipe(Effect.orDie),
-      expireOverdue: (at: Date) => expireOverdue(at).pipe(Effect.orDie, Effect.asVoid)
+      update: updateRecorded,
+      expireOverdue: (at: Date) =>
+        expireOverdue(at).pipe(Effect.tap(Effect.forEach(recordEvent)), sql.withTransaction, Effect.orDie, Effect.asVoid)
     } as const
   })
 }) {}

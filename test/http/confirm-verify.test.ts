@@ -1,3 +1,5 @@
+import { WebhookTargetsOpen } from "../../src/events/WebhookTargets.ts"
+import { TestHelpersNone } from "../../src/testHelpers/TestHelpers.ts"
 /**
  * Confirm in three steps (issue #7, "make the seam honest"): a short transaction claims the txHash `verifying`,
  * the chain is asked outside any transaction (timeout, bounded retry only while the node cannot be asked), and a
@@ -80,8 +82,10 @@ beforeAll(async () => {
           OtpCodesMock,
           RequoteGuardMock,
           DemoBootstrapMock,
-          MailerDisabled
+          MailerDisabled,
+          WebhookTargetsOpen
         ),
+        testHelpers: TestHelpersNone,
         apiMiddleware: MockScenarioLive
       })
   })

@@ -1,3 +1,5 @@
+import { WebhookTargetsOpen } from "../../src/events/WebhookTargets.ts"
+import { TestHelpersNone } from "../../src/testHelpers/TestHelpers.ts"
 /**
  * Live mode cannot start yet (no live provider Layers), so its seam is checked at the layer level: the app served
  * over the live variants of the mode ports (OTP codes, requote guard, no demo key) and without the mock's
@@ -24,7 +26,8 @@ beforeAll(async () => {
   server = await startTestServer({
     app: (config) =>
       serverLayerFor(config, {
-        ports: Layer.mergeAll(livePorts, ProviderMock, ChainMock, SwapRouterMock, MarketMock, RateCacheMock, MailerDisabled),
+        ports: Layer.mergeAll(livePorts, ProviderMock, ChainMock, SwapRouterMock, MarketMock, RateCacheMock, MailerDisabled, WebhookTargetsOpen),
+        testHelpers: TestHelpersNone,
         apiMiddleware: Layer.empty
       })
   })

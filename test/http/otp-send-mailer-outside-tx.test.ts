@@ -63,7 +63,7 @@ beforeAll(async () => {
     captureLogs: true,
     app: (config) => {
       const mode = mockMode(config)
-      return serverLayerFor(config, { ports: Layer.merge(mode.ports, TestMailer), apiMiddleware: mode.apiMiddleware })
+      return serverLayerFor(config, { ...mode, ports: Layer.merge(mode.ports, TestMailer) })
     }
   })
   ;({ apiKey, integrationId } = await server.newIntegration())

@@ -105,7 +105,7 @@ beforeAll(async () => {
     env: { RATE_CACHE_TTL_SECONDS: "3600" },
     app: (config) => {
       const mode = mockMode(config)
-      return serverLayerFor(config, { ports: Layer.merge(mode.ports, TestProvider), apiMiddleware: mode.apiMiddleware })
+      return serverLayerFor(config, { ...mode, ports: Layer.merge(mode.ports, TestProvider) })
     }
   })
   partner = await newPartner(server)

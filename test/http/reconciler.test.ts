@@ -1,3 +1,5 @@
+import { WebhookTargetsOpen } from "../../src/events/WebhookTargets.ts"
+import { TestHelpersNone } from "../../src/testHelpers/TestHelpers.ts"
 /**
  * The reconciler (issue #7): it releases txHash claims a crashed confirm left `verifying`, and asks the provider
  * about payouts that stopped moving, applying the transfer's state the way a webhook would. The app runs over a
@@ -65,8 +67,10 @@ beforeAll(async () => {
           OtpCodesMock,
           RequoteGuardMock,
           DemoBootstrapMock,
-          MailerDisabled
+          MailerDisabled,
+          WebhookTargetsOpen
         ),
+        testHelpers: TestHelpersNone,
         apiMiddleware: MockScenarioLive
       })
   })

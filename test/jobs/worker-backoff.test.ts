@@ -1,3 +1,5 @@
+import { Outbox } from "../../src/events/Outbox.ts"
+import { WebhookTargetsOpen } from "../../src/events/WebhookTargets.ts"
 /**
  * The job worker while the database is down, driven by the TestClock: every query of a SqlClient whose
  * connections cannot be acquired fails at once, so the worker's loops run deterministically.
@@ -22,7 +24,7 @@ const withTestClock = Effect.provide(TestContext.TestContext)
 
 const POLL_MS = 200
 /** The worker's polling loops: jobs, the expiry sweep, housekeeping and the reconciler, each at least POLL_MS apart. */
-const LOOPS = 4
+const LOOPS = 5
 const WINDOW_MS = 10 * 60 * 1000
 
 /** How many times a loop that starts at `every` ms and doubles its delay after each failure (up to `cap`) runs in `window` ms. */
@@ -64,8 +66,8 @@ describe("job worker with the database down", () => {
           void logged.push({ level: logLevel, message: [message].flat().join(" "), hasCause: !Cause.isEmpty(cause) }))
       )
       const worker = JobWorkerLive.pipe(
-        Layer.provide(ProviderMock),
-        Layer.provide(Layer.mergeAll(JobQueue.Default, Lifecycle.Default).pipe(Layer.provideMerge(Layer.merge(PayoutRepo.Default, SwapRepo.Default)))),
+        Layer.provide(Layer.merge(ProviderMock, WebhookTargetsOpen)),
+        Layer.provide(Layer.mergeAll(JobQueue.Default, Lifecycle.Default).pipe(Layer.provideMerge(Layer.merge(PayoutRepo.Default, SwapRepo.Default)), Layer.provideMerge(Outbox.Default))),
         Layer.provide(Layer.merge(databaseDown, config))
       )
       yield* Layer.build(worker).pipe(Effect.provide(capture))

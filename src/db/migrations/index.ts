@@ -14,6 +14,7 @@ import idempotencyState from "./0007_idempotency_state.ts"
 import payoutTotalReceived from "./0008_payout_total_received.ts"
 import swapIntents from "./0009_swap_intents.ts"
 import payoutSourceAmount from "./0010_payout_source_amount.ts"
+import partnerEvents from "./0011_partner_events.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -25,5 +26,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0007_idempotency_state": idempotencyState,
   "0008_payout_total_received": payoutTotalReceived,
   "0009_swap_intents": swapIntents,
-  "0010_payout_source_amount": payoutSourceAmount
+  "0010_payout_source_amount": payoutSourceAmount,
+  "0011_partner_events": partnerEvents
 }

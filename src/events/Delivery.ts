@@ -1,0 +1,174 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Cause, Effect, Either, Redacted, Ref, Schema } from "effect"
+import { now } from "../Clock.ts"
+import { AppConfig } from "../Config.ts"
+import { postWebhook, type SendOutcome } from "./Sender.ts"
+import { signatureHeaders } from "./Signing.ts"
+import { WebhookTargets } from "./WebhookTargets.ts"
+
+/** Deliveries sent at once by one replica. */
+export const DELIVERY_CONCURRENCY = 16
+/** The longest pause between two attempts of one delivery (before jitter). */
+const MAX_RETRY_DELAY_MS = 6 * 60 * 60 * 1000
+
+const Claimed = Schema.Struct({
+  seq: Schema.String,
+  attempts: Schema.Number,
+  endpoint_id: Schema.String,
+  event_id: Schema.String,
+  body: Schema.String,
+  event_created_at: Schema.DateFromSelf,
+  url: Schema.String,
+  secret: Schema.Redacted(Schema.String),
+  previous_secret: Schema.NullOr(Schema.Redacted(Schema.String)),
+  previous_secret_expires_at: Schema.NullOr(Schema.DateFromSelf)
+})
+type Claimed = typeof Claimed.Type
+
+/**
+ * Exponential backoff with jitter: `base × 2^(attempts−1)`, capped at 6 hours, then a random 50–100 % of it, so
+ * receivers that failed together are not retried in lockstep. With the 5 s default: 5 s, 10 s, 20 s, … then every
+ * 3–6 hours until the retry window (3 days) ends.
+ */
+export const retryDelayMs = (attempts: number, baseMs: number, random: number = Math.random()): number => {
+  const ceiling = Math.min(MAX_RETRY_DELAY_MS, baseMs * 2 ** Math.min(attempts - 1, 30))
+  return Math.round(ceiling * (0.5 + random / 2))
+}
+
+const secretsOf = (delivery: Claimed, at: Date): ReadonlyArray<Redacted.Redacted<string>> =>
+  delivery.previous_secret !== null && delivery.previous_secret_expires_at !== null &&
+    delivery.previous_secret_expires_at.getTime() > at.getTime()
+    ? [delivery.secret, delivery.previous_secret]
+    : [delivery.secret]
+
+/**
+ * Sends pending deliveries, on every replica. A delivery is claimed with a lease (`leased_until`) in a short
+ * transaction and sent outside any transaction: a replica that dies mid-send leaves it to be claimed again when
+ * the lease ends (the receiver may see it twice, with the same `webhook-id`). A delivery waits while an earlier
+ * one of the same resource to the same endpoint is pending, so a receiver sees a payout's events in order.
+ */
+export const makeDelivery = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const config = yield* AppConfig
+  const targets = yield* WebhookTargets
+  const leaseMs = config.webhookTimeoutMs * 2 + 1000
+  const windowMs = config.webhookRetryWindowSeconds * 1000
+
+  const claim = SqlSchema.findAll({
+    Request: Schema.Struct({ at: Schema.DateFromSelf, leasedUntil: Schema.DateFromSelf, limit: Schema.Number }),
+    Result: Claimed,
+    execute: ({ at, leasedUntil, limit }) =>
+      sql`UPDATE event_deliveries d SET leased_until = ${leasedUntil}, attempts = d.attempts + 1
+          FROM events e, webhook_endpoints w
+          WHERE d.seq IN (
+                  SELECT c.seq FROM event_deliveries c
+                  WHERE c.state = 'pending' AND c.next_attempt_at <= ${at}
+                    AND (c.leased_until IS NULL OR c.leased_until <= ${at})
+                    AND NOT EXISTS (SELECT 1 FROM event_deliveries p
+                                    WHERE p.state = 'pending' AND p.endpoint_id = c.endpoint_id
+                                      AND p.resource_id = c.resource_id AND p.seq < c.seq)
+                  ORDER BY c.next_attempt_at, c.seq
+                  LIMIT ${limit}
+                  FOR UPDATE SKIP LOCKED)
+            AND e.id = d.event_id AND w.id = d.endpoint_id
+          RETURNING d.seq::text AS seq, d.attempts, d.endpoint_id, e.id AS event_id, e.body, e.created_at AS event_created_at,
+                    w.url, w.secret, w.previous_secret, w.previous_secret_expires_at`
+  })
+
+  const recordAttempt = (delivery: Claimed, at: Date, durationMs: number, outcome: SendOutcome) =>
+    sql`INSERT INTO event_delivery_attempts (event_id, endpoint_id, attempted_at, duration_ms, response_status, error, succeeded)
+        VALUES (${delivery.event_id}, ${delivery.endpoint_id}, ${at}, ${durationMs}, ${outcome.status},
+                ${outcome.ok ? null : outcome.error}, ${outcome.ok})`
+
+  const succeeded = (delivery: Claimed, at: Date) =>
+    Effect.zipRight(
+      sql`UPDATE event_deliveries SET state = 'delivered', finished_at = ${at}, leased_until = NULL
+          WHERE seq = ${delivery.seq} AND state = 'pending'`,
+      sql`UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ${delivery.endpoint_id} AND failing_since IS NOT NULL`
+    )
+
+  /** Retried until the window after the event closes; an endpoint failing for the whole window is disabled. */
+  const failed = (delivery: Claimed, at: Date, error: string) =>
+    Effect.gen(function*() {
+      const giveUp = at.getTime() - delivery.event_created_at.getTime() >= windowMs
+      const nextAt = new Date(at.getTime() + retryDelayMs(delivery.attempts, config.webhookRetryBaseMs))
+      yield* giveUp
+        ? sql`UPDATE event_deliveries SET state = 'failed', finished_at = ${at}, leased_until = NULL
+              WHERE seq = ${delivery.seq} AND state = 'pending'`
+        : sql`UPDATE event_deliveries SET next_attempt_at = ${nextAt}, leased_until = NULL
+              WHERE seq = ${delivery.seq} AND state = 'pending'`
+      const since = yield* sql<{ failing_since: Date }>`
+        UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, ${at})
+        WHERE id = ${delivery.endpoint_id} RETURNING failing_since`
+      const failingSince = since[0]?.failing_since
+      if (failingSince === undefined || at.getTime() - failingSince.getTime() < windowMs) return
+      const days = Math.round((config.webhookRetryWindowSeconds / 86_400) * 10) / 10
+      const reason = `disabled ${at.toISOString()}: every delivery failed for ${days} days (last: ${error})`
+      yield* sql`UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = ${reason}, updated_at = ${at}
+                 WHERE id = ${delivery.endpoint_id} AND status = 'enabled'`
+      yield* sql`UPDATE event_deliveries SET state = 'failed', finished_at = ${at}, leased_until = NULL
+                 WHERE endpoint_id = ${delivery.endpoint_id} AND state = 'pending'`
+      yield* Effect.logWarning("webhook endpoint disabled after failing for the whole retry window").pipe(
+        Effect.annotateLogs({ endpointId: delivery.endpoint_id })
+      )
+    })
+
+  const send = (delivery: Claimed) =>
+    Effect.gen(function*() {
+      const startedAt = yield* now
+      const outcome: SendOutcome = yield* Either.match(targets.checkStatic(delivery.url), {
+        onLeft: (reason) => Effect.succeed<SendOutcome>({ ok: false, status: null, error: `refused: url ${reason}` }),
+        onRight: (url) =>
+          postWebhook({
+            url,
+            body: delivery.body,
+            timeoutMs: config.webhookTimeoutMs,
+            lookup: targets.lookup,
+            headers: signatureHeaders({
+              eventId: delivery.event_id,
+              timestampSeconds: Math.floor(startedAt.getTime() / 1000),
+              body: delivery.body,
+              secrets: secretsOf(delivery, startedAt)
+            })
+          })
+      })
+      const at = yield* now
+      yield* Effect.zipRight(
+        recordAttempt(delivery, startedAt, at.getTime() - startedAt.getTime(), outcome),
+        outcome.ok ? succeeded(delivery, at) : failed(delivery, at, outcome.error)
+      ).pipe(sql.withTransaction)
+    })
+
+  const inFlight = yield* Ref.make(0)
+  const scope = yield* Effect.scope
+
+  /**
+   * Claims as many due deliveries as there is room for and sends each in its own fiber, so a slow receiver holds
+   * one of the DELIVERY_CONCURRENCY slots, not the others' turn. True when it filled the room (more may be due).
+   */
+  const round = Effect.gen(function*() {
+    const room = DELIVERY_CONCURRENCY - (yield* Ref.get(inFlight))
+    if (room <= 0) return false
+    const at = yield* now
+    const due = yield* claim({ at, leasedUntil: new Date(at.getTime() + leaseMs), limit: room }).pipe(sql.withTransaction)
+    yield* Ref.update(inFlight, (n) => n + due.length)
+    for (const delivery of due) {
+      yield* send(delivery).pipe(
+        // Unrecorded (the database failed): the lease runs out and the delivery is claimed again.
+        Effect.catchAllCause((cause) =>
+          Effect.logWarning(`webhook delivery not recorded: ${Cause.squash(cause)}`.slice(0, 300)).pipe(
+            Effect.annotateLogs({ eventId: delivery.event_id, endpointId: delivery.endpoint_id })
+          )
+        ),
+        Effect.ensuring(Ref.update(inFlight, (n) => n - 1)),
+        Effect.forkIn(scope)
+      )
+    }
+    return due.length === room
+  })
+
+  /** Rounds until one comes back short, so a backlog drains without waiting for the next tick. */
+  const runDue = Effect.iterate(true, { while: (full) => full, body: () => round })
+
+  return { runDue } as const
+})

@@ -1,0 +1,94 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { EventSubscription, WebhookEndpointStatus } from "@cop-integrations/contracts"
+import { Effect, Option, Schema } from "effect"
+
+export const EndpointRow = Schema.Struct({
+  id: Schema.String,
+  integration_id: Schema.String,
+  url: Schema.String,
+  events: Schema.Array(EventSubscription),
+  secret: Schema.Redacted(Schema.String),
+  previous_secret: Schema.NullOr(Schema.Redacted(Schema.String)),
+  previous_secret_expires_at: Schema.NullOr(Schema.DateFromSelf),
+  status: WebhookEndpointStatus,
+  disabled_reason: Schema.NullOr(Schema.String),
+  created_at: Schema.DateFromSelf,
+  updated_at: Schema.DateFromSelf
+})
+export type EndpointRow = typeof EndpointRow.Type
+
+const COLUMNS = "id, integration_id, url, events, secret, previous_secret, previous_secret_expires_at, status, disabled_reason, created_at, updated_at"
+
+const Owned = Schema.Struct({ integrationId: Schema.String, endpointId: Schema.String })
+
+/** Webhook endpoints of an integration; a deleted one is kept (its deliveries reference it) but never found. */
+export class EndpointRepo extends Effect.Service<EndpointRepo>()("EndpointRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const columns = sql.literal(COLUMNS)
+
+    const insert = SqlSchema.single({
+      Request: EndpointRow,
+      Result: EndpointRow,
+      execute: (row) =>
+        sql`INSERT INTO webhook_endpoints (id, integration_id, url, events, secret, status, created_at, updated_at)
+            VALUES (${row.id}, ${row.integration_id}, ${row.url}, string_to_array(${row.events.join(",")}, ','), ${row.secret},
+                    ${row.status}, ${row.created_at}, ${row.updated_at})
+            RETURNING ${columns}`
+    })
+
+    const list = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: EndpointRow,
+      execute: (integrationId) =>
+        sql`SELECT ${columns} FROM webhook_endpoints WHERE integration_id = ${integrationId} AND deleted_at IS NULL
+            ORDER BY created_at, id`
+    })
+
+    const findOwned = SqlSchema.findOne({
+      Request: Owned,
+      Result: EndpointRow,
+      execute: ({ endpointId, integrationId }) =>
+        sql`SELECT ${columns} FROM webhook_endpoints
+            WHERE id = ${endpointId} AND integration_id = ${integrationId} AND deleted_at IS NULL`
+    })
+
+    const rotate = SqlSchema.findOne({
+      Request: Schema.Struct({ ...Owned.fields, secret: Schema.Redacted(Schema.String), at: Schema.DateFromSelf, overlapUntil: Schema.DateFromSelf }),
+      Result: EndpointRow,
+      execute: ({ at, endpointId, integrationId, overlapUntil, secret }) =>
+        sql`UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = ${overlapUntil},
+                   secret = ${secret}, updated_at = ${at}
+            WHERE id = ${endpointId} AND integration_id = ${integrationId} AND deleted_at IS NULL
+            RETURNING ${columns}`
+    })
+
+    /** Deletes (softly) and drops the deliveries still pending for it, in one transaction. */
+    const remove = (integrationId: string, endpointId: string, at: Date) =>
+      Effect.gen(function*() {
+        const rows = yield* sql`UPDATE webhook_endpoints SET deleted_at = ${at}, updated_at = ${at}
+                                WHERE id = ${endpointId} AND integration_id = ${integrationId} AND deleted_at IS NULL
+                                RETURNING id`
+        if (rows.length === 0) return false
+        yield* sql`UPDATE event_deliveries SET state = 'canceled', finished_at = ${at}, leased_until = NULL
+                   WHERE endpoint_id = ${endpointId} AND state = 'pending'`
+        return true
+      }).pipe(sql.withTransaction)
+
+    const countActive = (integrationId: string) =>
+      sql<{ count: number }>`SELECT count(*)::int AS count FROM webhook_endpoints
+                             WHERE integration_id = ${integrationId} AND deleted_at IS NULL`.pipe(
+        Effect.map((rows) => rows[0]?.count ?? 0)
+      )
+
+    return {
+      insert: (row: EndpointRow) => insert(row).pipe(Effect.orDie),
+      list: (integrationId: string) => list(integrationId).pipe(Effect.orDie),
+      findOwned: (integrationId: string, endpointId: string): Effect.Effect<Option.Option<EndpointRow>> =>
+        findOwned({ integrationId, endpointId }).pipe(Effect.orDie),
+      rotate: (input: typeof rotate extends (i: infer I) => unknown ? I : never) => rotate(input).pipe(Effect.orDie),
+      remove: (integrationId: string, endpointId: string, at: Date) => remove(integrationId, endpointId, at).pipe(Effect.orDie),
+      countActive: (integrationId: string) => countActive(integrationId).pipe(Effect.orDie)
+    } as const
+  })
+}) {}

@@ -1,0 +1,94 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { EventType } from "@cop-integrations/contracts"
+import { Effect, Schema } from "effect"
+
+export const EventRow = Schema.Struct({
+  id: Schema.String,
+  type: EventType,
+  resource_id: Schema.String,
+  body: Schema.String,
+  created_at: Schema.DateFromSelf
+})
+export type EventRow = typeof EventRow.Type
+
+export const AttemptRow = Schema.Struct({
+  endpoint_id: Schema.String,
+  attempted_at: Schema.DateFromSelf,
+  duration_ms: Schema.Number,
+  response_status: Schema.NullOr(Schema.Number),
+  error: Schema.NullOr(Schema.String),
+  succeeded: Schema.Boolean
+})
+export type AttemptRow = typeof AttemptRow.Type
+
+const EventPage = Schema.Struct({
+  integrationId: Schema.String,
+  type: Schema.NullOr(Schema.String),
+  createdFrom: Schema.NullOr(Schema.DateFromSelf),
+  after: Schema.NullOr(Schema.Struct({ createdAt: Schema.DateFromSelf, id: Schema.String })),
+  limit: Schema.Number
+})
+
+const Owned = Schema.Struct({ integrationId: Schema.String, eventId: Schema.String })
+
+/** An integration's events (the outbox rows) and their delivery attempts; another integration's are not found. */
+export class EventRepo extends Effect.Service<EventRepo>()("EventRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const page = SqlSchema.findAll({
+      Request: EventPage,
+      Result: EventRow,
+      execute: ({ after, createdFrom, integrationId, limit, type }) =>
+        sql`SELECT id, type, resource_id, body, created_at FROM events
+            WHERE integration_id = ${integrationId}
+            ${type === null ? sql`` : sql`AND type = ${type}`}
+            ${createdFrom === null ? sql`` : sql`AND created_at >= ${createdFrom}`}
+            ${after === null ? sql`` : sql`AND (created_at, id) > (${after.createdAt}, ${after.id})`}
+            ORDER BY created_at, id
+            LIMIT ${limit}`
+    })
+
+    const findOwned = SqlSchema.findOne({
+      Request: Owned,
+      Result: EventRow,
+      execute: ({ eventId, integrationId }) =>
+        sql`SELECT id, type, resource_id, body, created_at FROM events WHERE id = ${eventId} AND integration_id = ${integrationId}`
+    })
+
+    const attempts = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: AttemptRow,
+      execute: (eventId) =>
+        sql`SELECT endpoint_id, attempted_at, duration_ms, response_status, error, succeeded
+            FROM event_delivery_attempts WHERE event_id = ${eventId} ORDER BY id`
+    })
+
+    /**
+     * New pending deliveries of an event: to every enabled endpoint subscribed to its type, or, for a ping, to the
+     * endpoint it pinged. Earlier deliveries keep their attempts; the new ones queue behind the resource's others.
+     */
+    const redeliver = SqlSchema.findAll({
+      Request: Schema.Struct({ ...Owned.fields, at: Schema.DateFromSelf }),
+      Result: Schema.Struct({ endpoint_id: Schema.String }),
+      execute: ({ at, eventId, integrationId }) =>
+        sql`INSERT INTO event_deliveries (event_id, endpoint_id, resource_id, state, next_attempt_at, created_at)
+            SELECT e.id, w.id, e.resource_id, 'pending', ${at}, ${at}
+            FROM events e JOIN webhook_endpoints w ON w.integration_id = e.integration_id
+            WHERE e.id = ${eventId} AND e.integration_id = ${integrationId}
+              AND w.deleted_at IS NULL AND w.status = 'enabled'
+              AND CASE WHEN e.type = 'endpoint.ping' THEN w.id = e.resource_id
+                       ELSE w.events @> ARRAY['*']::text[] OR w.events @> ARRAY[e.type]::text[] END
+            ORDER BY w.id
+            RETURNING endpoint_id`
+    })
+
+    return {
+      page: (request: typeof EventPage.Type) => page(request).pipe(Effect.orDie),
+      findOwned: (integrationId: string, eventId: string) => findOwned({ integrationId, eventId }).pipe(Effect.orDie),
+      attempts: (eventId: string) => attempts(eventId).pipe(Effect.orDie),
+      redeliver: (integrationId: string, eventId: string, at: Date) =>
+        redeliver({ integrationId, eventId, at }).pipe(Effect.orDie, Effect.map((rows) => rows.map((row) => row.endpoint_id)))
+    } as const
+  })
+}) {}

@@ -1,0 +1,62 @@
+import { type BadRequest, NotFound, type Redelivery } from "@cop-integrations/contracts"
+import { Effect, Option } from "effect"
+import { now } from "../Clock.ts"
+import { decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor } from "../payouts/Cursor.ts"
+import { EventRepo } from "./EventRepo.ts"
+import { presentAttempt } from "./Present.ts"
+
+export interface EventListRequest {
+  readonly integrationId: string
+  readonly type: string | undefined
+  readonly createdFrom: string | undefined
+  readonly limit: number | undefined
+  readonly cursor: string | undefined
+}
+
+/**
+ * The events API. Events are answered with the bytes that were (or will be) delivered: the stored body, spliced
+ * into the JSON answer as is, so what a partner lists is exactly what its endpoint received.
+ */
+export class PartnerEvents extends Effect.Service<PartnerEvents>()("PartnerEvents", {
+  effect: Effect.gen(function*() {
+    const events = yield* EventRepo
+
+    const list = (request: EventListRequest): Effect.Effect<string, BadRequest> =>
+      Effect.gen(function*() {
+        const limit = request.limit ?? DEFAULT_PAGE_SIZE
+        const after = request.cursor === undefined ? null : yield* decodeCursor(request.cursor)
+        const rows = yield* events.page({
+          integrationId: request.integrationId,
+          type: request.type ?? null,
+          createdFrom: request.createdFrom === undefined ? null : new Date(request.createdFrom),
+          after,
+          limit: limit + 1
+        })
+        const items = rows.slice(0, limit)
+        const last = items[items.length - 1]
+        const nextCursor = rows.length > limit && last !== undefined ? encodeCursor(last) : null
+        return `{"integrationId":${JSON.stringify(request.integrationId)},"items":[${items.map((row) => row.body).join(",")}],"nextCursor":${
+          JSON.stringify(nextCursor)
+        }}`
+      })
+
+    const get = (integrationId: string, eventId: string): Effect.Effect<string, NotFound> =>
+      Effect.gen(function*() {
+        const found = yield* events.findOwned(integrationId, eventId)
+        if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ error: `no event ${eventId}` }))
+        const attempts = (yield* events.attempts(eventId)).map(presentAttempt)
+        // The stored body is an object literal: close it with the attempts instead of its last brace.
+        return `${found.value.body.slice(0, -1)},"attempts":${JSON.stringify(attempts)}}`
+      })
+
+    const redeliver = (integrationId: string, eventId: string): Effect.Effect<Redelivery, NotFound> =>
+      Effect.gen(function*() {
+        const found = yield* events.findOwned(integrationId, eventId)
+        if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ error: `no event ${eventId}` }))
+        const endpointIds = yield* events.redeliver(integrationId, eventId, yield* now)
+        return { eventId, endpointIds }
+      })
+
+    return { list, get, redeliver } as const
+  })
+}) {}

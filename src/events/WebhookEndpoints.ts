@@ -1,0 +1,111 @@
+import {
+  Conflict,
+  type CreateWebhookEndpointRequest,
+  NotFound,
+  type WebhookEndpointWithSecret
+} from "@cop-integrations/contracts"
+import { Effect, Option, Redacted } from "effect"
+import { now } from "../Clock.ts"
+import { newId } from "../ids.ts"
+import type { EndpointRow } from "./EndpointRepo.ts"
+import { EndpointRepo } from "./EndpointRepo.ts"
+import { Outbox } from "./Outbox.ts"
+import { presentEndpoint } from "./Present.ts"
+import { newSigningSecret } from "./Signing.ts"
+import { WebhookTargets } from "./WebhookTargets.ts"
+
+/** Endpoints one integration may have at once. */
+export const MAX_ENDPOINTS = 16
+/** After a rotation the old secret keeps signing this long, beside the new one. */
+export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000
+
+const notFound = (endpointId: string) => new NotFound({ error: `no webhook endpoint ${endpointId}` })
+
+const withSecret = (row: EndpointRow): WebhookEndpointWithSecret => ({
+  ...presentEndpoint(row),
+  secret: Redacted.value(row.secret)
+})
+
+/** Registering, rotating, pinging and deleting an integration's webhook endpoints. */
+export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("WebhookEndpoints", {
+  effect: Effect.gen(function*() {
+    const endpoints = yield* EndpointRepo
+    const targets = yield* WebhookTargets
+    const outbox = yield* Outbox
+
+    const owned = (integrationId: string, endpointId: string) =>
+      Effect.flatMap(endpoints.findOwned(integrationId, endpointId), Option.match({
+        onNone: () => Effect.fail(notFound(endpointId)),
+        onSome: Effect.succeed
+      }))
+
+    const create = (integrationId: string, request: CreateWebhookEndpointRequest) =>
+      Effect.gen(function*() {
+        const url = yield* targets.check(request.url)
+        if ((yield* endpoints.countActive(integrationId)) >= MAX_ENDPOINTS) {
+          return yield* Effect.fail(new Conflict({ error: `an integration has at most ${MAX_ENDPOINTS} webhook endpoints; delete one first` }))
+        }
+        const at = yield* now
+        const row = yield* endpoints.insert({
+          id: newId("we"),
+          integration_id: integrationId,
+          url: url.href,
+          events: request.events === undefined ? ["*"] : [...new Set(request.events)],
+          secret: newSigningSecret(),
+          previous_secret: null,
+          previous_secret_expires_at: null,
+          status: "enabled",
+          disabled_reason: null,
+          created_at: at,
+          updated_at: at
+        })
+        return withSecret(row)
+      })
+
+    const rotateSecret = (integrationId: string, endpointId: string) =>
+      Effect.gen(function*() {
+        const at = yield* now
+        const rotated = yield* endpoints.rotate({
+          integrationId,
+          endpointId,
+          secret: newSigningSecret(),
+          at,
+          overlapUntil: new Date(at.getTime() + ROTATION_OVERLAP_MS)
+        })
+        return yield* Option.match(rotated, { onNone: () => Effect.fail(notFound(endpointId)), onSome: (row) => Effect.succeed(withSecret(row)) })
+      })
+
+    /** An `endpoint.ping` for this endpoint alone; a disabled endpoint receives nothing, so it is a 409. */
+    const ping = (integrationId: string, endpointId: string) =>
+      Effect.gen(function*() {
+        const row = yield* owned(integrationId, endpointId)
+        if (row.status === "disabled") {
+          return yield* Effect.fail(new Conflict({ error: `webhook endpoint ${endpointId} is disabled: ${row.disabled_reason ?? ""}` }))
+        }
+        const at = yield* now
+        const body = yield* outbox.recordFor(row.id, {
+          integrationId,
+          type: "endpoint.ping",
+          resourceId: row.id,
+          object: presentEndpoint(row),
+          at
+        })
+        return body
+      })
+
+    const remove = (integrationId: string, endpointId: string) =>
+      Effect.gen(function*() {
+        const removed = yield* endpoints.remove(integrationId, endpointId, yield* now)
+        if (!removed) return yield* Effect.fail(notFound(endpointId))
+      })
+
+    return {
+      create,
+      list: (integrationId: string) => Effect.map(endpoints.list(integrationId), (rows) => ({ items: rows.map(presentEndpoint) })),
+      get: (integrationId: string, endpointId: string) => Effect.map(owned(integrationId, endpointId), presentEndpoint),
+      rotateSecret,
+      ping,
+      remove
+    } as const
+  })
+}) {}

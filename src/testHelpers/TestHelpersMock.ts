@@ -1,0 +1,61 @@
+import { SqlClient } from "@effect/sql"
+import { Conflict, NotFound } from "@cop-integrations/contracts"
+import { Effect, Layer, Option } from "effect"
+import { getAddress } from "viem"
+import { now } from "../Clock.ts"
+import { CustomerRepo } from "../kyc/CustomerRepo.ts"
+import { Lifecycle, stepsTo } from "../payouts/Lifecycle.ts"
+import { PayoutRepo } from "../payouts/PayoutRepo.ts"
+import { presentPayout } from "../payouts/Present.ts"
+import { TestHelpers } from "./TestHelpers.ts"
+
+/** The provider transfer state that means each target status: the helper speaks as the provider's webhook would. */
+const transferStateFor = {
+  processing: "payment_submitted",
+  completed: "payment_processed",
+  failed: "error",
+  refunded: "refunded"
+} as const
+
+/**
+ * Mock mode's test helpers. They change nothing themselves: a payout moves through `Lifecycle.applyTransferState`
+ * and a KYC through `CustomerRepo.applyProviderKyc`, exactly as a provider webhook would move them, so the same
+ * state machine decides and the same events are written.
+ */
+export const TestHelpersMock = Layer.effect(
+  TestHelpers,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const payouts = yield* PayoutRepo
+    const customers = yield* CustomerRepo
+    const lifecycle = yield* Lifecycle
+
+    const advancePayout = (integrationId: string, payoutId: string, to: keyof typeof transferStateFor) =>
+      Effect.gen(function*() {
+        const found = yield* payouts.lockOwned(integrationId, payoutId)
+        if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ error: `no payout ${payoutId}` }))
+        const from = found.value.status
+        if (stepsTo(from, to).length === 0) {
+          return yield* Effect.fail(new Conflict({ error: `payout ${payoutId} cannot move from ${from} to ${to} (statuses only move forward)` }))
+        }
+        yield* lifecycle.applyTransferState({ transferId: found.value.provider_transfer_id, state: transferStateFor[to] })
+        const moved = yield* payouts.findOwned(integrationId, payoutId)
+        return presentPayout(Option.getOrThrow(moved))
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+
+    const rejectKyc = (integrationId: string, userAddress: string) =>
+      Effect.gen(function*() {
+        const found = yield* customers.find({ integrationId, userAddress })
+        if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ error: `no customer ${userAddress}` }))
+        const providerCustomerId = found.value.provider_customer_id
+        if (providerCustomerId === null) {
+          return yield* Effect.fail(new Conflict({ error: `customer ${userAddress} has not started KYC (verify the OTP first)` }))
+        }
+        yield* customers.applyProviderKyc(providerCustomerId, "rejected", yield* now)
+        const customer = Option.getOrThrow(yield* customers.find({ integrationId, userAddress }))
+        return { userAddress: getAddress(customer.user_address), kycStatus: customer.kyc_status, kycUrl: customer.kyc_url }
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+
+    return { advancePayout, rejectKyc }
+  })
+)
