@@ -60,7 +60,7 @@ export const startServiceProcess = async (
     baseUrl,
     stdout: () => out,
     stop: async (signal = "SIGTERM") => {
-      if (child.exitCode !== null) return child.exitCode
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode
       const exited = once(child, "exit")
       child.kill(signal)
       const [code] = (await exited) as [number | null]

@@ -1,0 +1,168 @@
+/**
+ * SSRF: in live mode a webhook may only reach public addresses over https, checked at registration and again, after
+ * DNS resolution, by the `lookup` every delivery connects through. Names are resolved by an injected resolver, and
+ * the only server any of these tests could reach is a listener on 127.0.0.1 that counts connections: a refusal is
+ * proven by that count staying 0.
+ */
+import { it } from "@effect/vitest"
+import { Effect, Either, Exit, Option } from "effect"
+import { once } from "node:events"
+import { createServer } from "node:net"
+import type { AddressInfo } from "node:net"
+import { afterAll, beforeAll, describe, expect } from "vitest"
+import { postWebhook } from "../../src/events/Sender.ts"
+import { checkUrl, forbiddenAddress } from "../../src/events/TargetPolicy.ts"
+import { guardedLookup, type Resolver, WebhookTargets, WebhookTargetsOpen, WebhookTargetsStrict } from "../../src/events/WebhookTargets.ts"
+
+/** A fake DNS: every name resolves to what the table says (the tests never touch real DNS). */
+const resolver = (table: Record<string, ReadonlyArray<string>>): Resolver => async (hostname) => {
+  const addresses = table[hostname]
+  if (addresses === undefined) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" })
+  return addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }))
+}
+
+const DNS = resolver({
+  "hooks.partner.example": ["93.184.215.14"],
+  "rebind.partner.example": ["127.0.0.1"],
+  "intranet.partner.example": ["10.1.2.3"],
+  "mixed.partner.example": ["93.184.215.14", "192.168.1.10"],
+  // for delivery tests: even a broken guard could only connect to the loopback listener
+  "mixed-loop.partner.example": ["127.0.0.1", "192.168.1.10"],
+  "metadata.google.internal": ["169.254.169.254"],
+  "v6.partner.example": ["::ffff:127.0.0.1"]
+})
+
+const check = (url: string) => Effect.flatMap(WebhookTargets, (targets) => targets.check(url))
+
+describe("forbidden addresses", () => {
+  it.each([
+    ["127.0.0.1", "loopback"],
+    ["127.255.0.9", "loopback"],
+    ["::1", "loopback"],
+    ["10.0.0.1", "private"],
+    ["172.16.5.4", "private"],
+    ["172.31.255.255", "private"],
+    ["192.168.0.1", "private"],
+    ["100.64.0.1", "private"],
+    ["fd00:ec2::254", "private"],
+    ["169.254.169.254", "link-local or cloud metadata"],
+    ["fe80::1", "link-local or cloud metadata"],
+    ["0.0.0.0", "reserved or not routable"],
+    ["::", "reserved or not routable"],
+    ["224.0.0.1", "reserved or not routable"],
+    ["::ffff:127.0.0.1", "loopback"],
+    ["::ffff:a9fe:a9fe", "link-local or cloud metadata"],
+    ["64:ff9b::10.0.0.1", "private"]
+  ])("%s is %s", (address, reason) => {
+    expect(Option.getOrNull(forbiddenAddress(address))).toBe(reason)
+  })
+
+  it.each(["93.184.215.14", "8.8.8.8", "172.32.0.1", "2606:4700::1111"])("%s is public", (address) => {
+    expect(Option.getOrNull(forbiddenAddress(address))).toBeNull()
+  })
+})
+
+describe("registration in live mode", () => {
+  const live = WebhookTargetsStrict(DNS)
+
+  it.effect("accepts https to a public host", () =>
+    Effect.gen(function*() {
+      const url = yield* check("https://hooks.partner.example/cop")
+      expect(url.href).toBe("https://hooks.partner.example/cop")
+    }).pipe(Effect.provide(live)))
+
+  it.each([
+    ["http://hooks.partner.example/cop", "must use https in live mode"],
+    ["https://127.0.0.1/hook", "loopback"],
+    ["https://[::1]/hook", "loopback"],
+    ["https://10.0.0.7/hook", "private"],
+    ["https://192.168.1.1/hook", "private"],
+    ["https://169.254.169.254/latest/meta-data", "link-local or cloud metadata"],
+    ["https://localhost/hook", "local"],
+    ["https://printer.local/hook", "local"],
+    ["https://rebind.partner.example/hook", "resolves to a loopback address (127.0.0.1)"],
+    ["https://intranet.partner.example/hook", "resolves to a private address"],
+    ["https://mixed.partner.example/hook", "resolves to a private address (192.168.1.10)"],
+    ["https://metadata.google.internal/computeMetadata", "local"],
+    ["https://v6.partner.example/hook", "loopback"],
+    ["https://nowhere.partner.example/hook", "does not resolve"],
+    ["https://user:pass@hooks.partner.example/hook", "credentials"]
+  ])("refuses %s (400 on url: %s)", async (url, reason) => {
+    const exit = await Effect.runPromiseExit(check(url).pipe(Effect.provide(live)))
+    expect(Exit.isFailure(exit)).toBe(true)
+    if (Exit.isFailure(exit)) {
+      const error = exit.cause._tag === "Fail" ? exit.cause.error : undefined
+      expect(error?._tag).toBe("BadRequest")
+      expect(error?.error).toMatch(/^url: /)
+      expect(error?.error).toContain(reason)
+    }
+  })
+
+  it.effect("mock mode accepts http and loopback, so local development works", () =>
+    Effect.gen(function*() {
+      expect((yield* check("http://127.0.0.1:9999/hooks")).port).toBe("9999")
+      expect((yield* check("http://localhost:3000/hooks")).hostname).toBe("localhost")
+    }).pipe(Effect.provide(WebhookTargetsOpen)))
+
+  it("the static checks still refuse what is not a URL in either mode", () => {
+    expect(Either.isLeft(checkUrl("hooks.partner.example/cop", { strict: false }))).toBe(true)
+    expect(Either.isLeft(checkUrl("file:///etc/passwd", { strict: false }))).toBe(true)
+  })
+})
+
+describe("delivery in live mode: the connect guard", () => {
+  let connections = 0
+  let port = 0
+  const listener = createServer((socket) => {
+    connections++
+    socket.destroy()
+  })
+
+  beforeAll(async () => {
+    listener.listen(0, "127.0.0.1")
+    await once(listener, "listening")
+    port = (listener.address() as AddressInfo).port
+  })
+  afterAll(() => new Promise<void>((resolve) => listener.close(() => resolve())))
+
+  const send = (url: string, resolve: Resolver) =>
+    Effect.runPromise(postWebhook({ url: new URL(url), headers: {}, body: "{}", timeoutMs: 2000, lookup: guardedLookup(resolve) }))
+
+  it("refuses, before any connection, a name that resolves to loopback at delivery time (DNS rebinding)", async () => {
+    // registered while it resolved to a public address; by delivery time it points at the listener
+    const outcome = await send(`http://rebind.partner.example:${port}/hook`, DNS)
+    expect(outcome).toEqual({ ok: false, status: null, error: "refused: rebind.partner.example resolves to a loopback address (127.0.0.1)" })
+    expect(connections).toBe(0)
+  })
+
+  it("refuses when any of the addresses is private", async () => {
+    const outcome = await send(`http://mixed-loop.partner.example:${port}/hook`, DNS)
+    expect(outcome.ok).toBe(false)
+    expect(!outcome.ok && outcome.error).toMatch(/^refused: mixed-loop.partner.example resolves to a /)
+    expect(connections).toBe(0)
+  })
+
+  it("the same guard lets a connection through when the address is allowed (proof the listener counts)", async () => {
+    // a guard whose resolver answers 127.0.0.1 is refused, so the control goes around it with the system resolver
+    const outcome = await Effect.runPromise(
+      postWebhook({ url: new URL(`http://127.0.0.1:${port}/hook`), headers: {}, body: "{}", timeoutMs: 2000, lookup: undefined })
+    )
+    expect(outcome.ok).toBe(false)
+    expect(connections).toBe(1)
+  })
+
+  it.effect("the live Layer's lookup is the guard", () =>
+    Effect.gen(function*() {
+      const targets = yield* WebhookTargets
+      const outcome = yield* postWebhook({
+        url: new URL(`http://rebind.partner.example:${port}/hook`),
+        headers: {},
+        body: "{}",
+        timeoutMs: 2000,
+        lookup: targets.lookup
+      })
+      expect(outcome.ok).toBe(false)
+      expect(connections).toBe(1)
+    }).pipe(Effect.provide(WebhookTargetsStrict(DNS))))
+})
+
