@@ -13,7 +13,8 @@ const Deleted = Schema.Struct({ deleted: Schema.Number })
 /**
  * Retention, one replica at a time. Deleted once past their retention (counted from when they stopped
  * mattering): expired quotes and OTP challenges and finished (done or dead) jobs after RETENTION_DAYS, provider
- * webhook events (kept for de-duplication) after WEBHOOK_EVENT_RETENTION_DAYS. Never a quote or OTP still valid
+ * webhook events (kept for de-duplication) after WEBHOOK_EVENT_RETENTION_DAYS, partner events and their deliveries after
+ * RETENTION_DAYS. Never a quote or OTP still valid
  * or inside the 24 h OTP send window (retention is at least a day), never an unfinished job. Idempotency-Keys left
  * `started` by a request that died are freed after 24 h (the provider keeps its idempotency keys that long).
  */
@@ -45,6 +46,12 @@ export const makeHousekeeping = Effect.gen(function*() {
     yield* purge("otp_challenges", "id", sql`expires_at < ${cutoff}`)
     yield* purge("jobs", "id", sql`done_at < ${cutoff} OR dead_at < ${cutoff}`)
     yield* purge("webhook_events", "event_id", sql`received_at < ${eventCutoff}`)
+    // Partner events (their deliveries and attempts go with them), once none is still being delivered.
+    yield* purge(
+      "events",
+      "id",
+      sql`created_at < ${cutoff} AND NOT EXISTS (SELECT 1 FROM event_deliveries d WHERE d.event_id = events.id AND d.state = 'pending')`
+    )
     // An Idempotency-Key whose request died before finishing, once the provider has forgotten its own key (24 h).
     yield* purge("idempotency_keys", "ctid", sql`state = 'started' AND started_at < ${new Date(at.getTime() - DAY_MS)}`)
   })

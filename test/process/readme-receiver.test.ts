@@ -1,0 +1,87 @@
+/**
+ * The README's 20-line webhook receiver, run as a partner would paste it (its own node process, the
+ * `standardwebhooks` package), receives and verifies a real delivery from the service; with the wrong secret it
+ * answers 400 and the delivery is retried.
+ */
+import { spawn } from "node:child_process"
+import { once } from "node:events"
+import { readFileSync, rmSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { newPartner, type Partner } from "../support/flows.ts"
+import { repoRoot } from "../support/process.ts"
+import { startTestServer, type TestServer } from "../support/server.ts"
+
+const API = "/api/integrations"
+const readme = readFileSync(join(repoRoot, "README.md"), "utf8")
+const receiverCode = /A receiver in 20 lines[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)?.[1]
+const file = join(repoRoot, `.readme-receiver-${process.pid}.mjs`)
+
+const freePort = async () => {
+  const { createServer } = await import("node:net")
+  const server = createServer().listen(0, "127.0.0.1")
+  await once(server, "listening")
+  const port = (server.address() as { port: number }).port
+  server.close()
+  return port
+}
+
+/** Starts the README's receiver on `port` with `secret`; resolves once it answers (400 to an unsigned POST). */
+const runReceiver = async (port: number, secret: string) => {
+  const child = spawn(process.execPath, [file], { cwd: repoRoot, env: { ...process.env, PORT: String(port), WEBHOOK_SECRET: secret } })
+  let out = ""
+  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")))
+  child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")))
+  await vi.waitFor(async () => {
+    const answer = await fetch(`http://127.0.0.1:${port}/`, { method: "POST", body: "{}" })
+    expect(answer.status).toBe(400)
+  }, { timeout: 10_000, interval: 50 })
+  return { output: () => out, stop: () => child.kill("SIGKILL") }
+}
+
+describe("the README's webhook receiver", () => {
+  let server: TestServer
+  let partner: Partner
+  const stops: Array<() => void> = []
+
+  beforeAll(async () => {
+    expect(receiverCode, "README.md has no receiver block").toBeDefined()
+    expect(receiverCode!.trim().split("\n").length).toBeLessThanOrEqual(25)
+    writeFileSync(file, receiverCode!)
+    server = await startTestServer({ env: { WEBHOOK_RETRY_BASE_MS: "20" } })
+    partner = await newPartner(server)
+  })
+  afterAll(async () => {
+    for (const stop of stops) stop()
+    rmSync(file, { force: true })
+    await server?.close()
+  })
+
+  /** Registers an endpoint on a free port and starts the receiver there, with its secret or another one. */
+  const receiverFor = async (secretOf: (secret: string) => string) => {
+    const port = await freePort()
+    const wire = await partner.post(`${API}/webhook-endpoints`, { url: `http://127.0.0.1:${port}/hooks`, events: ["endpoint.ping"] })
+    expect(wire.status, wire.text).toBe(201)
+    const { endpointId, secret } = wire.json as { endpointId: string; secret: string }
+    const receiver = await runReceiver(port, secretOf(secret))
+    stops.push(receiver.stop)
+    const ping = await partner.post(`${API}/webhook-endpoints/${endpointId}/ping`, {})
+    expect(ping.status, ping.text).toBe(202)
+    return { receiver, eventId: (ping.json as { id: string }).id }
+  }
+
+  it("verifies a delivery and logs its type", async () => {
+    const { receiver } = await receiverFor((secret) => secret)
+    await vi.waitFor(() => expect(receiver.output()).toContain("endpoint.ping"), { timeout: 10_000, interval: 20 })
+  })
+
+  it("with the wrong secret refuses the delivery (400), which the service records and retries", async () => {
+    const { eventId, receiver } = await receiverFor(() => `whsec_${Buffer.alloc(32, 1).toString("base64")}`)
+    await vi.waitFor(async () => {
+      const attempts = ((await partner.get(`${API}/events/${eventId}`)).json as { attempts: Array<{ responseStatus: number }> }).attempts
+      expect(attempts.length).toBeGreaterThanOrEqual(2)
+      expect(attempts.every((a) => a.responseStatus === 400)).toBe(true)
+    }, { timeout: 10_000, interval: 50 })
+    expect(receiver.output()).not.toContain("endpoint.ping")
+  })
+})
