@@ -10,7 +10,7 @@ import { Effect, Schema } from "effect"
 import { Webhook } from "standardwebhooks"
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
 import { Lifecycle } from "../../src/payouts/Lifecycle.ts"
-import { expectBadRequest, expectError, newPartner, newTxHash, type Partner, runApp, sql } from "../support/flows.ts"
+import { expectBadRequest, expectError, expirePayoutWindow, newPartner, newTxHash, type Partner, runApp, sql } from "../support/flows.ts"
 import { startTestServer, type TestServer } from "../support/server.ts"
 import { type Delivery, type Receiver, startReceiver } from "../support/webhookReceiver.ts"
 
@@ -241,6 +241,56 @@ describe("events delivered to a partner", () => {
     expect(verified(next, delivery)).toMatchObject({ id: ping.id })
     expect(verified(secret, delivery)).toMatchObject({ id: ping.id })
     secret = next
+  })
+})
+
+describe("events of every resource", () => {
+  let user: `0x${string}`
+  let secret: string
+
+  beforeAll(async () => {
+    secret = (await register(partner, { url: receiver.url, events: ["payout.expired", "kyc.approved", "swap.confirmed", "swap.expired"] })).secret
+    user = await partner.approvedUser()
+  })
+
+  const byType = (type: string, match: (object: Record<string, unknown>) => boolean) => (d: Delivery) =>
+    d.event.type === type && match(d.event.data.object) && d.signature.split(" ").length === 1 && (() => {
+      try {
+        verified(secret, d)
+        return true
+      } catch {
+        return false
+      }
+    })()
+
+  it("kyc.approved when a customer's KYC is approved", async () => {
+    const delivery = await receiver.next(byType("kyc.approved", (o) => o["userAddress"] === user))
+    expect(delivery.event.data.object).toMatchObject({ userAddress: user, kycStatus: "approved" })
+  })
+
+  it("payout.expired when the deposit window passes (the expiry sweep writes it)", async () => {
+    const payout = await partner.payout(user)
+    await expirePayoutWindow(server, payout.payoutId)
+    const delivery = await receiver.next(byType("payout.expired", (o) => o["payoutId"] === payout.payoutId))
+    expect(delivery.event.data.object).toMatchObject({ status: "expired" })
+  })
+
+  it("swap.confirmed and swap.expired", async () => {
+    const prepare = async () => {
+      const wire = await partner.post(`${API}/swaps`, { userAddress: user, fromToken: "USDC", toToken: "COPm", amountIn: "10" })
+      expect(wire.status, wire.text).toBe(201)
+      return (wire.json as { intentId: string }).intentId
+    }
+    const confirmedId = await prepare()
+    const confirmed = await partner.post(`${API}/swaps/${confirmedId}/confirm`, { txHash: newTxHash() })
+    expect(confirmed.status, confirmed.text).toBe(200)
+    const delivery = await receiver.next(byType("swap.confirmed", (o) => o["intentId"] === confirmedId))
+    expect(delivery.event.data.object).toEqual(confirmed.json)
+
+    const expiringId = await prepare()
+    await sql(server, (q) => q`UPDATE swap_intents SET expires_at = now() - interval '1 minute' WHERE id = ${expiringId} RETURNING id`)
+    const expired = await receiver.next(byType("swap.expired", (o) => o["intentId"] === expiringId))
+    expect(expired.event.data.object).toMatchObject({ status: "expired" })
   })
 })
 
