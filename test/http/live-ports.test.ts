@@ -1,5 +1,3 @@
-import { WebhookTargetsOpen } from "../../src/events/WebhookTargets.ts"
-import { TestHelpersNone } from "../../src/testHelpers/TestHelpers.ts"
 /**
  * Live mode cannot start yet (no live provider Layers), so its seam is checked at the layer level: the app served
  * over the live variants of the mode ports (OTP codes, requote guard, no demo key) and without the mock's
@@ -10,23 +8,30 @@ import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { livePorts, serverLayerFor } from "../../src/App.ts"
 import { ChainMock } from "../../src/chain/ChainMock.ts"
+import { WebhookTargetsStrict } from "../../src/events/WebhookTargets.ts"
 import { OtpCodes, OtpCodesLive } from "../../src/kyc/OtpCodes.ts"
 import { MailerDisabled } from "../../src/mailer/Mailer.ts"
 import { MarketMock } from "../../src/provider/MarketMock.ts"
 import { ProviderMock } from "../../src/provider/ProviderMock.ts"
 import { RateCacheMock } from "../../src/quotes/RateCacheMock.ts"
 import { SwapRouterMock } from "../../src/swaps/SwapRouterMock.ts"
+import { TestHelpersNone } from "../../src/testHelpers/TestHelpers.ts"
 import { BREB, call, newAddress, newPartner, newTxHash, type Partner, payoutBody, sql } from "../support/flows.ts"
 import { startTestServer, type TestServer } from "../support/server.ts"
 
 let server: TestServer
 let partner: Partner
 
+/** Live webhook targets over a fake DNS: no test resolves a real name. */
+const liveTargets = WebhookTargetsStrict(async (hostname) =>
+  hostname === "hooks.partner.example" ? [{ address: "93.184.215.14", family: 4 }] : [{ address: "127.0.0.1", family: 4 }]
+)
+
 beforeAll(async () => {
   server = await startTestServer({
     app: (config) =>
       serverLayerFor(config, {
-        ports: Layer.mergeAll(livePorts, ProviderMock, ChainMock, SwapRouterMock, MarketMock, RateCacheMock, MailerDisabled, WebhookTargetsOpen),
+        ports: Layer.mergeAll(livePorts, ProviderMock, ChainMock, SwapRouterMock, MarketMock, RateCacheMock, MailerDisabled, liveTargets),
         testHelpers: TestHelpersNone,
         apiMiddleware: Layer.empty
       })
@@ -73,5 +78,39 @@ describe("the app over the live ports, without the scenario middleware", () => {
     const { payoutId } = created.json as { payoutId: string }
     const confirmed = await partner.confirm(payoutId, { txHash: newTxHash() }, { "x-mock-scenario": "requote" })
     expect(confirmed.status, confirmed.text).toBe(200)
+  })
+})
+
+describe("events and test helpers in live mode", () => {
+  it("the test helpers are 404, as if they did not exist", async () => {
+    const user = newAddress()
+    const advanced = await partner.post(`/api/integrations/test-helpers/payouts/po_whatever/advance`, { to: "completed" })
+    expect(advanced.status, advanced.text).toBe(404)
+    expect(advanced.json).toEqual({ error: "test helpers exist only in mock (sandbox) deployments" })
+    expect((await partner.post(`/api/integrations/test-helpers/kyc/${user}/reject`, {})).status).toBe(404)
+  })
+
+  it("a webhook endpoint must be https to a public address (400 on url)", async () => {
+    for (
+      const [url, rule] of [
+        ["http://hooks.partner.example/cop", "must use https in live mode"],
+        ["https://127.0.0.1/hooks", "loopback"],
+        ["https://169.254.169.254/latest", "link-local"],
+        ["https://sneaky.partner.example/hooks", "resolves to a loopback address"]
+      ]
+    ) {
+      const wire = await partner.post(`/api/integrations/webhook-endpoints`, { url })
+      expect(wire.status, wire.text).toBe(400)
+      expect((wire.json as { error: string }).error).toMatch(new RegExp(`^url: .*${rule}`))
+    }
+    // accepted, for an integration that has no events (nothing is ever sent to that public address)
+    const quiet = await newPartner(server)
+    const ok = await quiet.post(`/api/integrations/webhook-endpoints`, { url: "https://hooks.partner.example/cop" })
+    expect(ok.status, ok.text).toBe(201)
+    const removed = await fetch(`${server.baseUrl}/api/integrations/webhook-endpoints/${(ok.json as { endpointId: string }).endpointId}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${quiet.apiKey}` }
+    })
+    expect(removed.status).toBe(204)
   })
 })
