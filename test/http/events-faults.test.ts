@@ -82,6 +82,19 @@ describe("delivery under faults", () => {
     console.info(`faults: ${expected} events delivered after ${failedAttempts} failed attempts (${held.length} timeouts) in ${elapsed} ms`)
   })
 
+  it("without faults, measures the time from an event's creation to its receipt", async () => {
+    const partner = await newPartner(server)
+    await register(partner, receiver.url)
+    receiver.answer = () => 200
+    const user = await partner.approvedUser()
+    const payoutIds: Array<string> = []
+    for (let i = 0; i < 10; i++) payoutIds.push((await partner.payout(user)).payoutId)
+    const created = await receiver.count((d) => d.event.type === "payout.created" && payoutIds.includes(d.event.data.object["payoutId"] as string), 10)
+    const latencies = created.map((d) => d.receivedAt - Date.parse((JSON.parse(d.body) as { createdAt: string }).createdAt)).sort((a, b) => a - b)
+    expect(latencies.every((ms) => ms >= 0)).toBe(true)
+    console.info(`time to deliver (JOBS_POLL_INTERVAL_MS=25): median ${latencies[5]} ms, max ${latencies[9]} ms`)
+  })
+
   it("an attempt that times out is recorded as such and retried under the same webhook-id", async () => {
     const partner = await newPartner(server)
     const endpoint = await register(partner, receiver.url)

@@ -14,6 +14,8 @@ export interface Delivery {
   readonly body: string
   readonly headers: Record<string, string>
   readonly event: { readonly id: string; readonly type: string; readonly data: { readonly object: Record<string, unknown> } }
+  /** When it arrived (ms since the epoch). */
+  readonly receivedAt: number
   /** What the receiver answered (0: it held the request and never answered). */
   readonly answered: number
 }
@@ -89,6 +91,7 @@ export const startReceiver = async (): Promise<Receiver> => {
   const server = createServer(async (request, response) => {
     const body = await readBody(request)
     const base = {
+      receivedAt: Date.now(),
       id: header(request, "webhook-id"),
       timestamp: header(request, "webhook-timestamp"),
       signature: header(request, "webhook-signature"),
