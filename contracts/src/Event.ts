@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { KycStatus } from "./Kyc.ts"
+import { KycCustomer } from "./Kyc.ts"
 import { ListLimit, Payout } from "./Payout.ts"
 import { IsoTimestamp, PrintableText, RejectUnknownFields } from "./Primitives.ts"
 import { SwapIntent } from "./Swap.ts"
@@ -77,14 +77,6 @@ export type CreateWebhookEndpointRequest = typeof CreateWebhookEndpointRequest.T
 export const WebhookEndpointList = Schema.Struct({
   items: Schema.Array(WebhookEndpoint)
 }).annotations({ identifier: "WebhookEndpointList" })
-
-/** A customer's KYC as the OTP verify answers it. */
-export const KycCustomer = Schema.Struct({
-  userAddress: Schema.String,
-  kycStatus: KycStatus,
-  kycUrl: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "KycCustomer" })
-export type KycCustomer = typeof KycCustomer.Type
 
 const envelope = <T extends Schema.Schema.Any, O extends Schema.Schema.Any>(type: T, object: O) =>
   Schema.Struct({

@@ -8,13 +8,13 @@ import {
   Event,
   EventList,
   EventWithAttempts,
-  KycCustomer,
   ListEventsParams,
   Redelivery,
   WebhookEndpoint,
   WebhookEndpointList,
   WebhookEndpointWithSecret
 } from "./Event.ts"
+import { KycCustomer } from "./Kyc.ts"
 import { Payout } from "./Payout.ts"
 import { Address, PrintableText } from "./Primitives.ts"
 

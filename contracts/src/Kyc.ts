@@ -25,9 +25,13 @@ export const OtpVerifyRequest = Schema.Struct({
   code: Schema.String.annotations({ description: "The 6-digit code that was sent; any other code is 400 `otp_invalid`" })
 }).annotations({ identifier: "OtpVerifyRequest", ...RejectUnknownFields })
 
-export const OtpVerifyResponse = Schema.Struct({
+/** A customer's KYC: what the OTP verify answers, and the object of `kyc.*` events. */
+export const KycCustomer = Schema.Struct({
   userAddress: Schema.String,
   kycStatus: KycStatus,
   kycUrl: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "OtpVerifyResponse" })
+}).annotations({ identifier: "KycCustomer" })
+export type KycCustomer = typeof KycCustomer.Type
+
+export const OtpVerifyResponse = KycCustomer.annotations({ identifier: "OtpVerifyResponse" })
 export type OtpVerifyResponse = typeof OtpVerifyResponse.Type

@@ -2,6 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import type { EventType } from "@cop-integrations/contracts"
 import { Effect, Schema } from "effect"
 import { Outbox } from "../events/Outbox.ts"
+import { PreviousStatus, recordingStatusChanges } from "../events/StatusEvents.ts"
 import { PayoutRow } from "./PayoutRow.ts"
 import { presentPayout } from "./Present.ts"
 
@@ -20,7 +21,7 @@ const eventTypeOf = (row: PayoutRow): EventType =>
 /** Payouts expired per sweep round (each with its event); the next round takes the rest. */
 export const EXPIRY_BATCH = 500
 
-const UpdatedRow = Schema.extend(PayoutRow, Schema.Struct({ previous_status: Schema.String }))
+const UpdatedRow = Schema.extend(PayoutRow, PreviousStatus)
 
 /**
  * Every query names the integration: another integration's payout is simply not found. Every write that creates a
@@ -123,12 +124,7 @@ export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
             RETURNING *`
     })
 
-    const updateRecorded = (row: PayoutRow) =>
-      Effect.gen(function*() {
-        const { previous_status, ...stored } = yield* update(row)
-        if (previous_status !== stored.status) yield* recordEvent(stored)
-        return stored as PayoutRow
-      }).pipe(sql.withTransaction, Effect.orDie)
+    const updateRecorded = recordingStatusChanges(sql, update, recordEvent)
 
     return {
       findOwned: (integrationId: string, payoutId: string) =>

@@ -2,13 +2,14 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import type { EventType } from "@cop-integrations/contracts"
 import { Effect, Schema } from "effect"
 import { Outbox } from "../events/Outbox.ts"
+import { PreviousStatus, recordingStatusChanges } from "../events/StatusEvents.ts"
 import { EXPIRY_BATCH, PageRequest } from "../payouts/PayoutRepo.ts"
 import { presentSwap } from "./Present.ts"
 import { SwapRow } from "./SwapRow.ts"
 
 const Owned = Schema.Struct({ integrationId: Schema.String, intentId: Schema.String })
 
-const UpdatedRow = Schema.extend(SwapRow, Schema.Struct({ previous_status: Schema.String }))
+const UpdatedRow = Schema.extend(SwapRow, PreviousStatus)
 
 /**
  * Every query names the integration: another integration's swap is simply not found. A swap that reaches
@@ -91,12 +92,7 @@ export class SwapRepo extends Effect.Service<SwapRepo>()("SwapRepo", {
             RETURNING *`
     })
 
-    const updateRecorded = (row: SwapRow) =>
-      Effect.gen(function*() {
-        const { previous_status, ...stored } = yield* update(row)
-        if (previous_status !== stored.status) yield* recordEvent(stored)
-        return stored as SwapRow
-      }).pipe(sql.withTransaction, Effect.orDie)
+    const updateRecorded = recordingStatusChanges(sql, update, recordEvent)
 
     return {
       findOwned: (integrationId: string, intentId: string) => findOwned({ integrationId, intentId }).pipe(Effect.orDie),
