@@ -37,6 +37,12 @@ Usage: integrations-conformance --base-url <url> --api-key <key> [options]
   --seed <n>                seed of the generated inputs (default random; printed, so a run can be repeated)
   --concurrency <n>         scenarios at once (default 4)
   --negative-cases <n>      generated invalid inputs per endpoint (default 30)
+  --webhook-receiver <host:port>
+                            where the kit listens for the deployment's webhooks (default: 127.0.0.1 and a
+                            free port when a mock deployment is on a loopback address; else the event
+                            delivery scenarios are not run)
+  --webhook-receiver-url <url>
+                            the URL the deployment reaches that receiver at, when not http://host:port
   --list                    list the scenarios and exit
   --version, --help
 
@@ -97,6 +103,8 @@ const parse = (argv: ReadonlyArray<string>) =>
       seed: { type: "string" },
       concurrency: { type: "string" },
       "negative-cases": { type: "string" },
+      "webhook-receiver": { type: "string" },
+      "webhook-receiver-url": { type: "string" },
       list: { type: "boolean" },
       help: { type: "boolean", short: "h" },
       version: { type: "boolean" }
@@ -143,6 +151,8 @@ const main = async (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promis
     seed: integer("seed", values.seed, undefined),
     concurrency: Math.max(1, integer("concurrency", values.concurrency, 4) ?? 4),
     negativeCases: integer("negative-cases", values["negative-cases"], 30),
+    webhookReceiver: values["webhook-receiver"],
+    webhookReceiverUrl: values["webhook-receiver-url"],
     onEvent: showConsole ? consoleProgress((text) => consoleStream.write(text), style) : undefined
   }
   const { exitCodeOf, runConformance } = await loadRunner()

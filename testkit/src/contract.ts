@@ -7,6 +7,10 @@ import { HttpApi } from "@effect/platform"
 import {
   Authentication,
   ErrorBody,
+  Event,
+  EventList,
+  EventWithAttempts,
+  KycCustomer,
   Health,
   IntegrationsApi,
   OtpSendResponse,
@@ -15,9 +19,13 @@ import {
   PayoutList,
   Quote,
   Readiness,
+  Redelivery,
   SwapIntent,
   SwapList,
-  WebhookAck
+  WebhookAck,
+  WebhookEndpoint,
+  WebhookEndpointList,
+  WebhookEndpointWithSecret
 } from "@cop-integrations/contracts"
 import { Either, Option, ParseResult, Schema } from "effect"
 import type { AST } from "effect/SchemaAST"
@@ -35,6 +43,17 @@ export const successSchemas = {
   getSwap: SwapIntent,
   confirmSwap: SwapIntent,
   listSwaps: SwapList,
+  createWebhookEndpoint: WebhookEndpointWithSecret,
+  listWebhookEndpoints: WebhookEndpointList,
+  getWebhookEndpoint: WebhookEndpoint,
+  deleteWebhookEndpoint: Schema.Void,
+  rotateWebhookSecret: WebhookEndpointWithSecret,
+  pingWebhookEndpoint: Event,
+  listEvents: EventList,
+  getEvent: EventWithAttempts,
+  redeliverEvent: Redelivery,
+  advancePayout: Payout,
+  rejectKyc: KycCustomer,
   provider: WebhookAck,
   healthz: Health,
   readyz: Readiness
@@ -136,6 +155,9 @@ export const declaredStatuses = (spec: EndpointSpec): ReadonlyArray<number> => [
 
 /** Why a response breaks the contract of `spec`, or undefined when it keeps it. */
 export const contractProblem = (spec: EndpointSpec, response: ContractResponse): string | undefined => {
+  if (response.status === 204 && spec.successStatus === 204) {
+    return response.json === undefined ? undefined : "a 204 answer carries a body"
+  }
   if (!response.isJson) return `the body is not JSON (Content-Type application/json); every answer of ${spec.name} is JSON`
   if (response.status === spec.successStatus) {
     return Either.match(decodeStrict(Schema.make(spec.successAst), response.json), {

@@ -8,6 +8,7 @@ import { makeCall } from "./api.ts"
 import { failure, type ScenarioFailure } from "./failure.ts"
 import { type Exchange, makeHttp } from "./http.ts"
 import { newSeed } from "./generate/random.ts"
+import { startWebhookReceiver, type WebhookReceiver } from "./receiver.ts"
 import type { ConformanceReport, RequestSummary, RunEvent, ScenarioResult } from "./report/types.ts"
 import type { Kit, Mode, Scenario } from "./scenario.ts"
 import { allScenarios } from "./scenarios/index.ts"
@@ -33,6 +34,13 @@ export interface ConformanceOptions {
   readonly concurrency?: number | undefined
   /** Generated negative inputs per endpoint. Default 30. */
   readonly negativeCases?: number | undefined
+  /**
+   * Where the kit's webhook receiver listens (`host:port`). Without it, a mock deployment on a loopback address gets
+   * a receiver on 127.0.0.1 and any free port; otherwise the scenarios that need one are not run.
+   */
+  readonly webhookReceiver?: string | undefined
+  /** The URL the deployment reaches the receiver at, when not `http://host:port` (a tunnel, a public name). */
+  readonly webhookReceiverUrl?: string | undefined
   readonly fetch?: typeof globalThis.fetch | undefined
   /** Progress: called when the run starts and as each scenario finishes. */
   readonly onEvent?: ((event: RunEvent) => void) | undefined
@@ -64,7 +72,20 @@ export const selectScenarios = (grep: ReadonlyArray<string> = []): ReadonlyArray
 }
 
 /** Why a selected scenario cannot run against this deployment with these options, if it cannot. */
-const notRunReason = (scenario: Scenario, mode: Mode, options: ConformanceOptions): string | undefined => {
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]", "::1"])
+
+/** Where to listen for webhooks, or why the run has no receiver. */
+const receiverPlan = (mode: Mode, options: ConformanceOptions): { host: string; port: number } | string => {
+  if (options.webhookReceiver !== undefined) {
+    const match = /^(.*):([0-9]{1,5})$/.exec(options.webhookReceiver)
+    if (match === null) throw new ConfigurationError(`--webhook-receiver must be host:port, got ${options.webhookReceiver}`)
+    return { host: match[1]!.replace(/^\[|\]$/g, ""), port: Number(match[2]) }
+  }
+  if (mode === "mock" && LOOPBACK_HOSTS.has(new URL(options.baseUrl).hostname)) return { host: "127.0.0.1", port: 0 }
+  return "needs a webhook receiver the deployment can reach: give --webhook-receiver host:port (and --webhook-receiver-url when it is reached through another URL)"
+}
+
+const notRunReason = (scenario: Scenario, mode: Mode, options: ConformanceOptions, noReceiver: string | undefined): string | undefined => {
   if (scenario.requires.mock === true && mode === "live") {
     return "needs a mock deployment (it relies on debugCode, `mismatch` names, X-Mock-Scenario or the mock lifecycle)"
   }
@@ -74,6 +95,7 @@ const notRunReason = (scenario: Scenario, mode: Mode, options: ConformanceOption
   if (scenario.requires.secondKey === true && options.secondApiKey === undefined) {
     return "needs --second-api-key (a key of a second integration) for cross-tenant checks"
   }
+  if (scenario.requires.receiver === true && noReceiver !== undefined) return noReceiver
   return undefined
 }
 
@@ -103,6 +125,7 @@ const describeDefect = (cause: Cause.Cause<unknown>): string => {
 
 interface RunContext {
   readonly options: ConformanceOptions
+  readonly receiver: WebhookReceiver | undefined
   readonly mode: Mode
   readonly seed: number
   readonly timeoutMs: number
@@ -144,6 +167,7 @@ const makeKit = (context: RunContext, recorder: Recorder, startedAt: number): Ki
     send: http.send,
     typedClient: makeTypedClient({ baseUrl: options.baseUrl, apiKey: options.apiKey, fetch: fetchFn }),
     deadline: startedAt + context.timeoutMs,
+    receiver: context.receiver,
     note: (key, value) => {
       recorder.details[key] = value
     }
@@ -222,8 +246,19 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
   const grep = options.grep ?? []
   const selected = selectScenarios(grep)
   const { mode, source } = await modeOf(options)
+  const plan = receiverPlan(mode, options)
+  const noReceiver = typeof plan === "string" ? plan : undefined
+  const needsReceiver = selected.some((scenario) =>
+    scenario.requires.receiver === true && notRunReason(scenario, mode, options, noReceiver) === undefined
+  )
+  const receiver = needsReceiver && typeof plan !== "string"
+    ? await startWebhookReceiver({ ...plan, publicUrl: options.webhookReceiverUrl }).catch((error: unknown) => {
+      throw new ConfigurationError(`cannot start the webhook receiver on ${plan.host}:${plan.port}: ${error instanceof Error ? error.message : String(error)}`)
+    })
+    : undefined
   const context: RunContext = {
     options,
+    receiver,
     mode,
     seed: options.seed ?? newSeed(),
     timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
@@ -240,15 +275,19 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
   }
   const runnable: Array<Scenario> = []
   for (const scenario of selected) {
-    const reason = notRunReason(scenario, mode, options)
+    const reason = notRunReason(scenario, mode, options, noReceiver)
     if (reason === undefined) runnable.push(scenario)
     else finish(notRun(scenario, reason))
   }
   const run = (scenario: Scenario) => Effect.map(runScenario(scenario, context), finish)
-  await Effect.runPromise(Effect.gen(function*() {
-    yield* Effect.forEach(runnable.filter((scenario) => scenario.runFirst), run, { discard: true })
-    yield* Effect.forEach(runnable.filter((scenario) => !scenario.runFirst), run, { concurrency, discard: true })
-  }))
+  try {
+    await Effect.runPromise(Effect.gen(function*() {
+      yield* Effect.forEach(runnable.filter((scenario) => scenario.runFirst), run, { discard: true })
+      yield* Effect.forEach(runnable.filter((scenario) => !scenario.runFirst), run, { concurrency, discard: true })
+    }))
+  } finally {
+    await receiver?.close()
+  }
 
   const ordered = selected.map((scenario) => results.get(scenario.id)!)
   const claim = claimOf(ordered, selected.length < allScenarios.length)

@@ -2,6 +2,7 @@ import type { Effect } from "effect"
 import type { Call } from "./api.ts"
 import type { ScenarioFailure } from "./failure.ts"
 import type { Http } from "./http.ts"
+import type { WebhookReceiver } from "./receiver.ts"
 import type { TypedClient } from "./typedClient.ts"
 
 export type Mode = "mock" | "live"
@@ -13,6 +14,8 @@ export interface Requirements {
   readonly moneyMoving?: boolean
   /** Needs a key of a second integration (--second-api-key). */
   readonly secondKey?: boolean
+  /** Needs a webhook receiver the deployment can reach (--webhook-receiver, or a loopback mock deployment). */
+  readonly receiver?: boolean
 }
 
 /** What a scenario gets to work with. */
@@ -32,6 +35,8 @@ export interface Kit {
   readonly typedClient: Effect.Effect<TypedClient>
   /** Epoch ms by which the scenario must be done. */
   readonly deadline: number
+  /** The run's webhook receiver, when the deployment can reach one (see Requirements.receiver). */
+  readonly receiver: WebhookReceiver | undefined
   /** Adds a detail to the scenario's result (generated checks, observed statuses, ...). */
   readonly note: (key: string, value: unknown) => void
 }
@@ -66,5 +71,6 @@ export const scenario = (definition: ScenarioDefinition): Scenario => {
   if (requires.mock === true) tags.add("mock-only")
   if (requires.moneyMoving === true) tags.add("money-moving")
   if (requires.secondKey === true) tags.add("cross-tenant")
+  if (requires.receiver === true) tags.add("webhook-receiver")
   return { ...definition, requires, tags: [...tags], runFirst: definition.runFirst ?? false }
 }

@@ -32,7 +32,13 @@ export const authScenarios = [
           Effect.flatMap(
             kit.call(spec.name, {
               auth: "none",
-              path: { payoutId: "po_conformance", intentId: "sw_conformance" },
+              path: {
+                payoutId: "po_conformance",
+                intentId: "sw_conformance",
+                endpointId: "we_conformance",
+                eventId: "evt_conformance",
+                userAddress: "0x52908400098527886E0F7030069857D2E4169EE7"
+              },
               ...(spec.payload === undefined ? {} : { json: {} })
             }),
             (reply) => rejected(reply, 401, "none", `${spec.method} ${spec.path} without a key must be 401`)

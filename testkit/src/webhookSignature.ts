@@ -1,0 +1,33 @@
+import { createHmac, timingSafeEqual } from "node:crypto"
+
+/** How far a delivery's `webhook-timestamp` may be from now (Standard Webhooks' recommended tolerance). */
+export const TIMESTAMP_TOLERANCE_SECONDS = 5 * 60
+
+export interface SignedDelivery {
+  readonly id: string
+  readonly timestamp: string
+  readonly signature: string
+  readonly body: string
+}
+
+/**
+ * Why a delivery does not verify with `secret` under Standard Webhooks, or undefined when it does: one of the
+ * space-separated `v1,<base64>` signatures must equal HMAC-SHA256(key, "<id>.<timestamp>.<body>"), where key is the
+ * base64 after `whsec_`, and the timestamp must be within five minutes of now.
+ */
+export const signatureProblem = (secret: string, delivery: SignedDelivery, nowMs: number = Date.now()): string | undefined => {
+  if (delivery.id === "" || delivery.timestamp === "" || delivery.signature === "") {
+    return "missing webhook-id, webhook-timestamp or webhook-signature"
+  }
+  if (!/^[0-9]+$/.test(delivery.timestamp)) return `webhook-timestamp ${delivery.timestamp} is not whole seconds`
+  const skew = Math.abs(nowMs / 1000 - Number(delivery.timestamp))
+  if (skew > TIMESTAMP_TOLERANCE_SECONDS) return `webhook-timestamp is ${Math.round(skew)} s away from now`
+  const key = Buffer.from(secret.startsWith("whsec_") ? secret.slice("whsec_".length) : secret, "base64")
+  const expected = Buffer.from(createHmac("sha256", key).update(`${delivery.id}.${delivery.timestamp}.${delivery.body}`).digest("base64"))
+  const matches = delivery.signature.split(" ").some((candidate) => {
+    const [version, value = ""] = candidate.split(",", 2)
+    const given = Buffer.from(value)
+    return version === "v1" && given.length === expected.length && timingSafeEqual(given, expected)
+  })
+  return matches ? undefined : "no v1 signature matches HMAC-SHA256 of \"<id>.<timestamp>.<body>\" with the endpoint's secret"
+}
