@@ -108,7 +108,14 @@ export const DeliveryAttempt = Schema.Struct({
 }).annotations({ identifier: "DeliveryAttempt" })
 export type DeliveryAttempt = typeof DeliveryAttempt.Type
 
-export const EventWithAttempts = Schema.extend(Event, Schema.Struct({ attempts: Schema.Array(DeliveryAttempt) })).annotations({
+const Attempts = Schema.Struct({ attempts: Schema.Array(DeliveryAttempt) })
+
+export const EventWithAttempts = Schema.Union(
+  Schema.extend(PayoutEvent, Attempts),
+  Schema.extend(KycEvent, Attempts),
+  Schema.extend(SwapEvent, Attempts),
+  Schema.extend(PingEvent, Attempts)
+).annotations({
   identifier: "EventWithAttempts",
   description: "An event with every delivery attempt of it, oldest first"
 })

@@ -5,10 +5,10 @@ import { BadRequestError, ConflictError, NotFoundError, TooManyRequestsError } f
 import {
   AdvancePayoutRequest,
   CreateWebhookEndpointRequest,
-  Event,
   EventList,
   EventWithAttempts,
   ListEventsParams,
+  PingEvent,
   Redelivery,
   WebhookEndpoint,
   WebhookEndpointList,
@@ -55,7 +55,7 @@ export class EventsGroup extends HttpApiGroup.make("events")
   )
   .add(
     HttpApiEndpoint.post("pingWebhookEndpoint")`/webhook-endpoints/${endpointId}/ping`
-      .addSuccess(Event, { status: 202 })
+      .addSuccess(PingEvent, { status: 202 })
       .addError(NotFoundError)
       .addError(ConflictError)
       .annotate(OpenApi.Summary, "Send an `endpoint.ping` event to this endpoint")

@@ -3,6 +3,7 @@ import { authScenarios } from "./auth.ts"
 import { confirmScenarios } from "./confirm.ts"
 import { contractScenarios } from "./contract.ts"
 import { errorScenarios } from "./errors.ts"
+import { eventScenarios } from "./events.ts"
 import { healthScenarios } from "./health.ts"
 import { idempotencyScenarios } from "./idempotency.ts"
 import { kycScenarios } from "./kyc.ts"
@@ -30,6 +31,7 @@ export const allScenarios: ReadonlyArray<Scenario> = [
   ...tenancyScenarios,
   ...swapScenarios,
   ...webhookScenarios,
+  ...eventScenarios,
   ...errorScenarios,
   ...negativeScenarios
 ]

@@ -1,0 +1,306 @@
+/**
+ * Events to partners (DESIGN §3 Events to partners and Test helpers; issue #9): webhook endpoint management, signed
+ * deliveries verified by the kit (Standard Webhooks), every payout outcome through the test helpers, order per
+ * payout, rotation, redelivery and the events API.
+ */
+import { Event, type EventWithAttempts, type WebhookEndpointWithSecret } from "@cop-integrations/contracts"
+import { Effect, Either } from "effect"
+import { ok, rejected } from "../api.ts"
+import { check, checkEqual, checkNamesField, pollUntil, sameJson } from "../check.ts"
+import { decodeStrict } from "../contract.ts"
+import { failure, type ScenarioFailure, show } from "../failure.ts"
+import { approvedUser, createPayout, payoutRequest } from "../fixtures.ts"
+import type { Channel, ReceivedDelivery } from "../receiver.ts"
+import { type Kit, scenario } from "../scenario.ts"
+import { signatureProblem } from "../webhookSignature.ts"
+
+const ENDPOINT_RULE = "DESIGN §3 Events to partners (webhook endpoints; the secret is shown only at creation and rotation)"
+const DELIVERY_RULE = "DESIGN §3 Events to partners (Standard Webhooks headers and signature; body { id, type, createdAt, data: { object } })"
+const ORDER_RULE = "issue #9: at least once, ordered per resource; a receiver sees payout.completed after payout.processing"
+const HELPER_RULE = "DESIGN §3 Test helpers (forward moves only, through the provider's state machine and event path)"
+
+const receiverOf = (kit: Kit) =>
+  kit.receiver === undefined
+    ? Effect.die(new Error("scenario needs a receiver but the run has none"))
+    : Effect.succeed(kit.receiver)
+
+/** Registers an endpoint on a channel of the kit's receiver for the scenario's life, deleting it at the end. */
+const withEndpoint = <A>(
+  kit: Kit,
+  events: ReadonlyArray<string> | undefined,
+  use: (endpoint: WebhookEndpointWithSecret, channel: Channel) => Effect.Effect<A, ScenarioFailure>
+) =>
+  Effect.gen(function*() {
+    const channel = (yield* receiverOf(kit)).channel()
+    const reply = yield* kit.call("createWebhookEndpoint", { json: events === undefined ? { url: channel.url } : { url: channel.url, events } })
+    const endpoint = yield* ok(reply, "201 with the new endpoint and its secret")
+    return yield* use(endpoint, channel).pipe(
+      Effect.ensuring(Effect.ignore(kit.call("deleteWebhookEndpoint", { path: { endpointId: endpoint.endpointId } })))
+    )
+  })
+
+/** The deliveries of `channel` that match, once `count` have arrived (bounded by the scenario's deadline). */
+const awaitDeliveries = (kit: Kit, channel: Channel, what: string, match: (delivery: ReceivedDelivery) => boolean, count = 1) =>
+  Effect.flatMap(Effect.promise(() => channel.await(match, count, kit.deadline - 500)), (found) =>
+    found === undefined
+      ? Effect.fail(failure(DELIVERY_RULE, {
+        expected: `${count} delivery(ies): ${what}`,
+        actual: `received ${channel.deliveries().length}: ${show(channel.deliveries().map((d) => typeOf(d)))}`
+      }))
+      : Effect.succeed(found))
+
+const typeOf = (delivery: ReceivedDelivery): string =>
+  typeof delivery.json === "object" && delivery.json !== null && "type" in delivery.json ? String(delivery.json.type) : "?"
+
+const objectOf = (delivery: ReceivedDelivery): Record<string, unknown> => {
+  const json = delivery.json as { data?: { object?: Record<string, unknown> } } | undefined
+  return json?.data?.object ?? {}
+}
+
+const ofPayout = (payoutId: string) => (delivery: ReceivedDelivery) => objectOf(delivery)["payoutId"] === payoutId
+
+/** A delivery verifies with `secret`, its id is the event id, and its body is an Event exactly as the contract says. */
+const checkSigned = (secret: string, delivery: ReceivedDelivery) =>
+  Effect.gen(function*() {
+    const problem = signatureProblem(secret, delivery)
+    yield* check(problem === undefined, DELIVERY_RULE, { expected: "a valid Standard Webhooks signature", actual: `${problem}; headers ${show(delivery)}` })
+    const event = decodeStrict(Event, delivery.json)
+    yield* check(Either.isRight(event), DELIVERY_RULE, {
+      expected: "the body to be an Event of the contract",
+      actual: Either.isLeft(event) ? `${event.left}: ${delivery.body.slice(0, 400)}` : ""
+    })
+    const id = Either.isRight(event) ? event.right.id : ""
+    yield* checkEqual("webhook-id is the event id (receivers dedupe on it)", delivery.id, id)
+    return Either.getOrThrow(event)
+  })
+
+const advance = (kit: Kit, payoutId: string, to: "processing" | "completed" | "failed" | "refunded") =>
+  Effect.flatMap(kit.call("advancePayout", { path: { payoutId }, json: { to } }), (reply) => ok(reply, `the test helper to move the payout to ${to}`))
+
+const newPayout = (kit: Kit) => Effect.flatMap(approvedUser(kit), (user) => createPayout(kit, payoutRequest(user)))
+
+const deliveredTypes = (kit: Kit, channel: Channel, payoutId: string, expected: ReadonlyArray<string>, secret: string) =>
+  Effect.gen(function*() {
+    const got = yield* awaitDeliveries(kit, channel, expected.join(", "), ofPayout(payoutId), expected.length)
+    yield* checkEqual(ORDER_RULE, got.map(typeOf), expected)
+    for (const delivery of got) yield* checkSigned(secret, delivery)
+    return got
+  })
+
+const payoutEvents = { mock: true, moneyMoving: true, receiver: true } as const
+
+export const eventScenarios = [
+  scenario({
+    id: "EVT-001",
+    title: "a webhook endpoint: 201 with its secret once; get and list never show it; delete is 204, then 404",
+    rule: ENDPOINT_RULE,
+    tags: ["events"],
+    // The receiver's URL is one the deployment accepts (a live one refuses what does not resolve to a public address).
+    requires: { receiver: true },
+    run: (kit) =>
+      Effect.gen(function*() {
+        const url = (yield* receiverOf(kit)).channel().url
+        const created = yield* ok(yield* kit.call("createWebhookEndpoint", { json: { url } }))
+        yield* checkEqual("events default to every type", created.events, ["*"])
+        yield* checkEqual("a new endpoint is enabled", [created.status, created.disabledReason], ["enabled", null])
+        yield* check(/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(created.secret), ENDPOINT_RULE, { expected: "secret whsec_<base64>", actual: created.secret })
+        const path = { endpointId: created.endpointId }
+        // the strict decode of WebhookEndpoint refuses an extra `secret` property
+        const got = yield* ok(yield* kit.call("getWebhookEndpoint", { path }))
+        yield* checkEqual("GET shows the endpoint as created", got.url, created.url)
+        const listed = yield* ok(yield* kit.call("listWebhookEndpoints"))
+        yield* check(listed.items.some((item) => item.endpointId === created.endpointId), ENDPOINT_RULE, {
+          expected: `the list to include ${created.endpointId}`,
+          actual: show(listed.items.map((item) => item.endpointId))
+        })
+        yield* ok(yield* kit.call("deleteWebhookEndpoint", { path }), "204 deleting the endpoint")
+        yield* rejected(yield* kit.call("getWebhookEndpoint", { path }), 404, "none", "a deleted endpoint is 404")
+        yield* rejected(yield* kit.call("deleteWebhookEndpoint", { path }), 404, "none", "deleting it again is 404")
+      })
+  }),
+  scenario({
+    id: "EVT-002",
+    title: "an endpoint's url and events are validated: 400 naming the field",
+    rule: "DESIGN §3 Errors (400 names the field) and Events to partners",
+    tags: ["events", "errors"],
+    run: (kit) =>
+      Effect.forEach(
+        [
+          [{ url: "not a url" }, "url"],
+          [{ url: "ftp://example.com/hooks" }, "url"],
+          [{ url: "https://example.com/hooks", events: ["payout.done"] }, "events"],
+          [{ url: "https://example.com/hooks", events: [] }, "events"],
+          [{ url: "https://example.com/hooks", event: ["*"] }, "event"]
+        ] as const,
+        ([json, field]) =>
+          Effect.gen(function*() {
+            const reply = yield* kit.call("createWebhookEndpoint", { json })
+            const error = yield* rejected(reply, 400, "none", `an invalid ${field} is 400`)
+            yield* checkNamesField("DESIGN §3 Errors (400 names the field)", error, field, reply.exchange)
+          }),
+        { discard: true }
+      )
+  }),
+  scenario({
+    id: "EVT-003",
+    title: "ping: 202 with the endpoint.ping event, delivered signed; webhook-id is its id and the body is the same event",
+    rule: DELIVERY_RULE,
+    tags: ["events"],
+    requires: { receiver: true },
+    run: (kit) =>
+      withEndpoint(kit, ["payout.completed"], (endpoint, channel) =>
+        Effect.gen(function*() {
+          const ping = yield* ok(yield* kit.call("pingWebhookEndpoint", { path: { endpointId: endpoint.endpointId } }))
+          yield* checkEqual("ping queues an endpoint.ping event (whatever the endpoint subscribes to)", ping.type, "endpoint.ping")
+          const [delivery] = yield* awaitDeliveries(kit, channel, "the ping", (d) => d.id === ping.id)
+          const event = yield* checkSigned(endpoint.secret, delivery!)
+          yield* check(sameJson(event, ping), DELIVERY_RULE, { expected: "the delivered event to equal the 202 body", actual: delivery!.body })
+          yield* checkEqual("a ping's object is the endpoint", objectOf(delivery!)["endpointId"], endpoint.endpointId)
+        }))
+  }),
+  scenario({
+    id: "EVT-004",
+    title: "rotate-secret: a new secret; for 24 h deliveries carry two signatures, and the old and new secret each verify",
+    rule: "DESIGN §3 Events to partners (rotate-secret: the old secret also signs for 24 h)",
+    tags: ["events"],
+    requires: { receiver: true },
+    run: (kit) =>
+      withEndpoint(kit, undefined, (endpoint, channel) =>
+        Effect.gen(function*() {
+          const rotated = yield* ok(yield* kit.call("rotateWebhookSecret", { path: { endpointId: endpoint.endpointId } }))
+          yield* check(rotated.secret !== endpoint.secret, "rotation gives a new secret", { expected: "a different secret", actual: "the same one" })
+          const ping = yield* ok(yield* kit.call("pingWebhookEndpoint", { path: { endpointId: endpoint.endpointId } }))
+          const [delivery] = yield* awaitDeliveries(kit, channel, "the ping", (d) => d.id === ping.id)
+          yield* checkSigned(rotated.secret, delivery!)
+          yield* checkSigned(endpoint.secret, delivery!)
+          yield* checkEqual("two space-separated signatures during the overlap", delivery!.signature.split(" ").length, 2)
+        }))
+  }),
+  scenario({
+    id: "EVT-005",
+    title: "a payout moved to processing, then completed: created, deposit_confirmed, processing, completed arrive in order, signed",
+    rule: ORDER_RULE,
+    tags: ["events", "test-helpers"],
+    requires: payoutEvents,
+    run: (kit) =>
+      withEndpoint(kit, undefined, (endpoint, channel) =>
+        Effect.gen(function*() {
+          const payout = yield* newPayout(kit)
+          yield* advance(kit, payout.payoutId, "processing")
+          const completed = yield* advance(kit, payout.payoutId, "completed")
+          yield* checkEqual(HELPER_RULE, completed.status, "completed")
+          const got = yield* deliveredTypes(kit, channel, payout.payoutId, [
+            "payout.created",
+            "payout.deposit_confirmed",
+            "payout.processing",
+            "payout.completed"
+          ], endpoint.secret)
+          const current = yield* ok(yield* kit.call("getPayout", { path: { payoutId: payout.payoutId } }))
+          yield* check(sameJson(objectOf(got[3]!), current), "an event's object is the resource as the API returns it", {
+            expected: show(current),
+            actual: show(objectOf(got[3]!))
+          })
+        }))
+  }),
+  scenario({
+    id: "EVT-006",
+    title: "a payout moved to failed, then refunded: payout.failed then payout.refunded",
+    rule: HELPER_RULE,
+    tags: ["events", "test-helpers"],
+    requires: payoutEvents,
+    run: (kit) =>
+      withEndpoint(kit, undefined, (endpoint, channel) =>
+        Effect.gen(function*() {
+          const payout = yield* newPayout(kit)
+          yield* advance(kit, payout.payoutId, "failed")
+          const refunded = yield* advance(kit, payout.payoutId, "refunded")
+          yield* checkEqual(HELPER_RULE, refunded.status, "refunded")
+          yield* deliveredTypes(kit, channel, payout.payoutId, ["payout.created", "payout.failed", "payout.refunded"], endpoint.secret)
+        }))
+  }),
+  scenario({
+    id: "EVT-007",
+    title: "a KYC rejected by the test helper: 200 rejected, and kyc.rejected is delivered",
+    rule: HELPER_RULE,
+    tags: ["events", "test-helpers", "kyc"],
+    requires: payoutEvents,
+    run: (kit) =>
+      withEndpoint(kit, ["kyc.rejected"], (endpoint, channel) =>
+        Effect.gen(function*() {
+          const user = yield* approvedUser(kit)
+          const customer = yield* ok(yield* kit.call("rejectKyc", { path: { userAddress: user } }))
+          yield* checkEqual(HELPER_RULE, [customer.userAddress, customer.kycStatus], [user, "rejected"])
+          const [delivery] = yield* awaitDeliveries(kit, channel, "kyc.rejected", (d) => objectOf(d)["userAddress"] === user)
+          yield* checkSigned(endpoint.secret, delivery!)
+          yield* checkEqual("kyc.rejected carries the customer", [typeOf(delivery!), objectOf(delivery!)["kycStatus"]], ["kyc.rejected", "rejected"])
+        }))
+  }),
+  scenario({
+    id: "EVT-008",
+    title: "the payout test helper only moves forward (409), and an unknown payout is 404",
+    rule: HELPER_RULE,
+    tags: ["events", "test-helpers", "errors"],
+    requires: { mock: true, moneyMoving: true },
+    run: (kit) =>
+      Effect.gen(function*() {
+        const payout = yield* newPayout(kit)
+        yield* advance(kit, payout.payoutId, "completed")
+        for (const to of ["processing", "failed"] as const) {
+          yield* rejected(yield* kit.call("advancePayout", { path: { payoutId: payout.payoutId }, json: { to } }), 409, "none", `completed → ${to} is not forward`)
+        }
+        yield* rejected(yield* kit.call("advancePayout", { path: { payoutId: "po_conformance_unknown" }, json: { to: "completed" } }), 404, "none", "an unknown payout is 404")
+      })
+  }),
+  scenario({
+    id: "EVT-009",
+    title: "redeliver: 202 naming the endpoint, and the same bytes arrive again under the same webhook-id",
+    rule: "DESIGN §3 Events to partners (POST events/{eventId}/redeliver; receivers dedupe on webhook-id)",
+    tags: ["events"],
+    requires: { receiver: true },
+    run: (kit) =>
+      withEndpoint(kit, undefined, (endpoint, channel) =>
+        Effect.gen(function*() {
+          const ping = yield* ok(yield* kit.call("pingWebhookEndpoint", { path: { endpointId: endpoint.endpointId } }))
+          const [first] = yield* awaitDeliveries(kit, channel, "the ping", (d) => d.id === ping.id)
+          const redelivery = yield* ok(yield* kit.call("redeliverEvent", { path: { eventId: ping.id } }))
+          yield* checkEqual("redeliver names the endpoints it will send to", redelivery, { eventId: ping.id, endpointIds: [endpoint.endpointId] })
+          const both = yield* awaitDeliveries(kit, channel, "the ping twice", (d) => d.id === ping.id, 2)
+          yield* checkEqual("a redelivery is the same bytes", both[1]!.body, first!.body)
+          yield* checkSigned(endpoint.secret, both[1]!)
+        }))
+  }),
+  scenario({
+    id: "EVT-010",
+    title: "the events API: an event with its succeeded attempt; the list pages oldest first and filters by type",
+    rule: "DESIGN §3 Events to partners (GET events, GET events/{eventId} with attempts)",
+    tags: ["events", "list"],
+    requires: { receiver: true },
+    run: (kit) =>
+      withEndpoint(kit, undefined, (endpoint, channel) =>
+        Effect.gen(function*() {
+          const ping = yield* ok(yield* kit.call("pingWebhookEndpoint", { path: { endpointId: endpoint.endpointId } }))
+          const [delivery] = yield* awaitDeliveries(kit, channel, "the ping", (d) => d.id === ping.id)
+          // the attempt is recorded once the receiver's answer is back: poll the event (bounded) until it is
+          const recorded = yield* pollUntil<EventWithAttempts>(
+            kit,
+            { rule: DELIVERY_RULE, expected: "GET events/{id} to list the succeeded attempt", describe: (event) => show(event.attempts) },
+            Effect.flatMap(kit.call("getEvent", { path: { eventId: ping.id } }), (reply) => ok(reply)),
+            (event) => event.attempts.some((a) => a.outcome === "succeeded" && a.endpointId === endpoint.endpointId)
+          )
+          yield* checkEqual("the event with its attempts is the event as delivered", sameJson({ ...recorded, attempts: undefined }, { ...(delivery!.json as object), attempts: undefined }), true)
+          const typed = yield* ok(yield* kit.call("listEvents", { query: { type: "endpoint.ping", limit: "2" } }))
+          yield* check(typed.items.every((event) => event.type === "endpoint.ping"), "type filters the list", {
+            expected: "only endpoint.ping events",
+            actual: show(typed.items.map((event) => event.type))
+          })
+          const since = yield* ok(yield* kit.call("listEvents", { query: { createdFrom: ping.createdAt, type: "endpoint.ping" } }))
+          yield* check(since.items.some((event) => event.id === ping.id && sameJson(event, delivery!.json)), "the list holds the event as delivered", {
+            expected: `${ping.id} as delivered`,
+            actual: show(since.items.map((event) => event.id))
+          })
+          const times = since.items.map((event) => event.createdAt)
+          yield* check(times.every((time, i) => i === 0 || times[i - 1]! <= time), "events are listed oldest first", { expected: "ascending createdAt", actual: show(times) })
+          yield* rejected(yield* kit.call("getEvent", { path: { eventId: "evt_conformance_unknown" } }), 404, "none", "an unknown event is 404")
+        }))
+  })
+]
