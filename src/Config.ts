@@ -63,6 +63,10 @@ export const AppConfigShape = Config.all({
   brebMaxCop: decimal("BREB_MAX_COP", "11552000"),
   rateLimitPerSecond: positiveInt("RATE_LIMIT_PER_SECOND", 100),
   rateLimitBurst: positiveInt("RATE_LIMIT_BURST", 200),
+  apiKeyCacheMs: Config.integer("API_KEY_CACHE_MS").pipe(
+    Config.withDefault(5000),
+    check("API_KEY_CACHE_MS", "must be 0 (no cache) or a positive number of milliseconds", (n: number) => n >= 0)
+  ),
   chainName: Config.string("CHAIN_NAME").pipe(Config.withDefault("celo")),
   chainRpcUrl: optionalSecret("CHAIN_RPC_URL"),
   chainId: Config.option(Config.integer("CHAIN_ID").pipe(check("CHAIN_ID", "must be a positive integer", (n: number) => n > 0))),

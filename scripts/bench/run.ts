@@ -10,12 +10,14 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts"
+import { compareWithBaselines } from "./compare.ts"
+import { rssMb } from "./proc.ts"
 
 const root = fileURLToPath(new URL("../..", import.meta.url))
 const REQUESTS = Number(process.env["BENCH_REQUESTS"] ?? "400")
 const CONCURRENCY = Number(process.env["BENCH_CONCURRENCY"] ?? "16")
 
-interface Service {
+export interface Service {
   readonly child: ChildProcess
   readonly baseUrl: string
   readonly key: string
@@ -51,12 +53,6 @@ const stop = async (child: ChildProcess) => {
   const exited = once(child, "exit")
   child.kill("SIGTERM")
   await exited
-}
-
-const rssMb = (pid: number): number => {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8")
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? "0")
-  return Math.round(kb / 1024)
 }
 
 /** The service is the spawned node process itself (`node --import tsx`, as `npm start` runs it). */
@@ -184,7 +180,15 @@ const restart = async (env: Record<string, string>) => {
 }
 
 const databaseUrl = process.env["DATABASE_URL"]
-console.log(`bench: ${REQUESTS} requests per endpoint, concurrency ${CONCURRENCY}, ${process.version}`)
+if (databaseUrl !== undefined && databaseUrl !== "") {
+  const service = await startService({ DATABASE_URL: databaseUrl })
+  try {
+    await compareWithBaselines(service.baseUrl, servicePid(service.child), `Bearer ${service.key}`)
+  } finally {
+    await stop(service.child)
+  }
+}
+console.log(`\nbench: ${REQUESTS} requests per endpoint, concurrency ${CONCURRENCY}, ${process.version}`)
 const embeddedDir = mkdtempSync(join(tmpdir(), "bench-embedded-"))
 chmodSync(embeddedDir, 0o755) // as root, PostgreSQL runs as the unprivileged 'postgres' user, who must reach it
 const embeddedEnv = { EMBEDDED_DATA_DIR: join(embeddedDir, "data"), DATABASE_URL: "" }

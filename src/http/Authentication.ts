@@ -3,6 +3,7 @@ import { Authentication, TooManyRequests, Unauthorized } from "@cop-integrations
 import { Effect, Either, Layer, Option } from "effect"
 import { parseApiKey } from "../auth/ApiKey.ts"
 import { ApiKeyRepo } from "../auth/ApiKeyRepo.ts"
+import { cachedKeyLookup } from "../auth/KeyCache.ts"
 import { AppConfig } from "../Config.ts"
 import { Deployment } from "../Deployment.ts"
 import { makeFailedAuthLimit } from "./FailedAuthLimit.ts"
@@ -45,12 +46,13 @@ export const AuthenticationLive = Layer.effect(
     const config = yield* AppConfig
     const deployment = yield* Deployment
     const keys = yield* ApiKeyRepo
+    const findActive = cachedKeyLookup(config.apiKeyCacheMs, keys.findActiveByHash)
     const limiter = makeRateLimiter(config.rateLimitPerSecond, config.rateLimitBurst)
     const failedAuth = makeFailedAuthLimit()
     // A burst of requests with the same key from one address is one lookup (and one failure if unknown).
     const findKey = singleFlight(
       (address: string, keyHash: string) => `${address} ${keyHash}`,
-      (address: string, keyHash: string) => failedAuth.guardLookup(address, keyHash, keys.findActiveByHash(keyHash))
+      (address: string, keyHash: string) => failedAuth.guardLookup(address, keyHash, findActive(keyHash))
     )
 
     const rejectWithoutLookup = (address: string, error: string) => {

@@ -12,7 +12,8 @@ let server: TestServer
 let apiKey: string
 
 beforeAll(async () => {
-  server = await startTestServer()
+  // revocation is checked here without the key cache; its bound (API_KEY_CACHE_MS) in test/auth/key-cache.test.ts
+  server = await startTestServer({ env: { API_KEY_CACHE_MS: "0" } })
   ;({ apiKey } = await server.newIntegration())
 })
 afterAll(() => server?.close())

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs"
 import { chmod, mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { startEmbeddedPostgres } from "../../src/db/EmbeddedPostgres.ts"
 import { renderOpenApiForTest } from "../support/openapi.ts"
 import { startupFailure } from "../support/startup.ts"
@@ -16,7 +16,7 @@ describe("npm start on the embedded PostgreSQL (no DATABASE_URL)", () => {
   let root: string
   let dataDir: string
   let service: StartedProcess
-  const env = () => ({ DATABASE_URL: "", EMBEDDED_DATA_DIR: dataDir, LOG_LEVEL: "info", MOCK_LIFECYCLE_DELAY_MS: "300" })
+  const env = () => ({ DATABASE_URL: "", EMBEDDED_DATA_DIR: dataDir, LOG_LEVEL: "info", MOCK_LIFECYCLE_DELAY_MS: "300", API_KEY_CACHE_MS: "300" })
   const demoKey = () => /(cop_test_pk_[0-9A-Za-z]+)/.exec(service.stdout())![1]!
 
   beforeAll(async () => {
@@ -84,8 +84,12 @@ describe("npm start on the embedded PostgreSQL (no DATABASE_URL)", () => {
 
     const revoked = await runScript(["scripts/keys.ts", "revoke", keyId], env())
     expect(revoked.code).toBe(0)
-    const denied = await fetch(`${service.baseUrl}/api/integrations/breb/payouts`, { headers: bearer(key) })
-    expect(denied.status).toBe(401)
+    // the server remembers an active key for API_KEY_CACHE_MS (300 ms here): revocation applies within that bound
+    const denied = await vi.waitFor(async () => {
+      const answer = await fetch(`${service.baseUrl}/api/integrations/breb/payouts`, { headers: bearer(key) })
+      expect(answer.status).toBe(401)
+      return answer
+    }, { timeout: 5000, interval: 25 })
     expect(await denied.json()).toEqual({ error: "unknown or revoked API key" })
   })
 

@@ -1,0 +1,96 @@
+/**
+ * The service side by side with baselines on the same machine, in alternating runs (service, baseline, service, …)
+ * so drift in the machine's load hits both: req/s, p50/p99, CPU ms per request and RSS of each server process, and
+ * the ratio service / baseline (medians of the pairs).
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { once } from "node:events"
+import { fileURLToPath } from "node:url"
+import { type LoadRequest, type LoadResult, runLoad } from "./load.ts"
+import { rssMb } from "./proc.ts"
+
+const root = fileURLToPath(new URL("../..", import.meta.url))
+const PAIRS = Number(process.env["BENCH_PAIRS"] ?? "3")
+const SECONDS = Number(process.env["BENCH_SECONDS"] ?? "5")
+
+interface Target {
+  readonly name: string
+  readonly baseUrl: string
+  readonly pid: number
+}
+
+const startBaseline = async (script: string, env: Record<string, string>): Promise<Target & { child: ChildProcess }> => {
+  const child = spawn(process.execPath, ["--import", "tsx", script], { cwd: root, env: { ...process.env, ...env } })
+  let out = ""
+  child.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString()))
+  while (!/listening on (http:\/\/\S+)/.test(out)) {
+    if (child.exitCode !== null) throw new Error(`baseline ${script} did not start:\n${out}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  return { name: script, baseUrl: /listening on (http:\/\/\S+)/.exec(out)![1]!, pid: child.pid ?? 0, child }
+}
+
+const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
+
+interface Row {
+  readonly workload: string
+  readonly service: ReadonlyArray<LoadResult>
+  readonly baseline: ReadonlyArray<LoadResult>
+}
+
+const pairs = async (service: Target, baseline: Target, request: LoadRequest, baselineRequest: LoadRequest, connections: number) => {
+  const ours: Array<LoadResult> = []
+  const theirs: Array<LoadResult> = []
+  for (let pair = 0; pair < PAIRS; pair++) {
+    ours.push(await runLoad(service.baseUrl, service.pid, request, { connections, seconds: SECONDS }))
+    theirs.push(await runLoad(baseline.baseUrl, baseline.pid, baselineRequest, { connections, seconds: SECONDS }))
+  }
+  return { ours, theirs }
+}
+
+const printRows = (rows: ReadonlyArray<Row>) => {
+  console.table(rows.map((row) => {
+    const rps = median(row.service.map((r) => r.rps))
+    const base = median(row.baseline.map((r) => r.rps))
+    return {
+      workload: row.workload,
+      "service req/s": rps,
+      "baseline req/s": base,
+      ratio: `${(rps / base).toFixed(2)}× (${Math.min(...row.service.map((r, i) => r.rps / row.baseline[i]!.rps)).toFixed(2)}–${
+        Math.max(...row.service.map((r, i) => r.rps / row.baseline[i]!.rps)).toFixed(2)
+      })`,
+      "p50/p99 ms service": `${median(row.service.map((r) => r.p50))}/${median(row.service.map((r) => r.p99))}`,
+      "p50/p99 ms baseline": `${median(row.baseline.map((r) => r.p50))}/${median(row.baseline.map((r) => r.p99))}`,
+      "CPU ms/req service": median(row.service.map((r) => r.cpuMsPerRequest)),
+      "CPU ms/req baseline": median(row.baseline.map((r) => r.cpuMsPerRequest)),
+      "non-2xx": row.service.reduce((n, r) => n + r.non2xx + r.errors, 0)
+    }
+  }))
+}
+
+export const compareWithBaselines = async (serviceUrl: string, servicePid: number, authorization: string) => {
+  const service: Target = { name: "service", baseUrl: serviceUrl, pid: servicePid }
+  const auth = { authorization }
+  const quotePath = "/api/integrations/breb/quote?destinationCop=250000"
+  // The raw baseline answers the service's own bodies, byte for byte.
+  const healthBody = await fetch(`${serviceUrl}/healthz`).then((r) => r.text())
+  const quoteBody = await fetch(`${serviceUrl}${quotePath}`, { headers: auth }).then((r) => r.text())
+  const raw = await startBaseline("scripts/bench/baselines/rawHttp.ts", {
+    BASELINE_BODIES: JSON.stringify({ "/healthz": healthBody, "/api/integrations/breb/quote": quoteBody })
+  })
+  try {
+    const rows: Array<Row> = []
+    for (const connections of [16, 64]) {
+      const health = await pairs(service, raw, { path: "/healthz" }, { path: "/healthz" }, connections)
+      rows.push({ workload: `GET /healthz c=${connections} vs raw node:http`, service: health.ours, baseline: health.theirs })
+      const quote = await pairs(service, raw, { path: quotePath, headers: auth }, { path: quotePath }, connections)
+      rows.push({ workload: `cached quote c=${connections} vs raw node:http`, service: quote.ours, baseline: quote.theirs })
+    }
+    console.log(`\n## side by side (${PAIRS} alternating pairs of ${SECONDS} s per cell; ratio = service / baseline, median (range))`)
+    printRows(rows)
+    console.log(`RSS after these runs: service ${rssMb(servicePid)} MB, raw node:http ${rssMb(raw.pid)} MB`)
+  } finally {
+    raw.child.kill("SIGTERM")
+    await once(raw.child, "exit")
+  }
+}

@@ -1,0 +1,56 @@
+/** A bounded load run with autocannon (its own HTTP client, in this process, not the server's). */
+import autocannon from "autocannon"
+import { cpuMs } from "./proc.ts"
+
+export interface LoadRequest {
+  readonly path: string
+  readonly method?: "GET" | "POST"
+  readonly headers?: Record<string, string>
+  /** A body per request (`i` counts requests), e.g. a fresh Idempotency-Key each time. */
+  readonly body?: (i: number) => { readonly body: string; readonly headers?: Record<string, string> }
+}
+
+export interface LoadResult {
+  readonly rps: number
+  readonly p50: number
+  readonly p99: number
+  readonly cpuMsPerRequest: number
+  readonly non2xx: number
+  readonly errors: number
+}
+
+export const runLoad = async (
+  baseUrl: string,
+  pid: number,
+  request: LoadRequest,
+  options: { readonly connections: number; readonly seconds: number }
+): Promise<LoadResult> => {
+  let i = 0
+  const cpuBefore = cpuMs(pid)
+  const result = await autocannon({
+    url: baseUrl,
+    connections: options.connections,
+    duration: options.seconds,
+    requests: [{
+      method: request.method ?? "GET",
+      path: request.path,
+      headers: request.headers ?? {},
+      ...(request.body === undefined ? {} : {
+        setupRequest: (req: autocannon.Request) => {
+          const next = request.body!(i++)
+          return { ...req, body: next.body, headers: { ...req.headers, ...next.headers } }
+        }
+      })
+    }]
+  })
+  const cpu = cpuMs(pid) - cpuBefore
+  const total = result.requests.total
+  return {
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    cpuMsPerRequest: total === 0 ? 0 : Math.round((cpu / total) * 100) / 100,
+    non2xx: result.non2xx,
+    errors: result.errors
+  }
+}
