@@ -49,8 +49,11 @@ const main = Effect.gen(function*() {
     serving = true
     const signal = yield* Deferred.await(stopRequested)
     const draining = performance.now()
-    yield* Effect.logInfo(`${signal}: shutting down; stopped accepting, draining ${lifecycle.inFlight()} in-flight requests`)
-    const outcome = yield* Effect.promise(() => lifecycle.drain(config.shutdownGraceMs))
+    const inFlight = lifecycle.inFlight()
+    // drain() stops accepting at once; only then does the log line say so (a client may act on it).
+    const drained = lifecycle.drain(config.shutdownGraceMs)
+    yield* Effect.logInfo(`${signal}: shutting down; stopped accepting, draining ${inFlight} in-flight requests`)
+    const outcome = yield* Effect.promise(() => drained)
     const line = `drained ${outcome.drained} requests in ${Math.round(performance.now() - draining)} ms`
     yield* outcome.abandoned === 0
       ? Effect.logInfo(`${line}; closing the database pool`)
