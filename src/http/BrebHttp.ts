@@ -39,6 +39,8 @@ export const BrebHttpLive = HttpApiBuilder.group(IntegrationsApi, "breb", (handl
       .handle("confirmPayout", ({ path, payload }) =>
         Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
           confirms.confirm({ integrationId, payoutId: path.payoutId, request: payload })))
+      // Rows are decoded once, from the database; the page the presenter builds from them is answered as it is
+      // (encoding up to 500 payouts again through the contract's checks cost as much as the rest of the request).
       .handle("listPayouts", ({ urlParams }) =>
         Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
           payouts.list({
@@ -46,5 +48,5 @@ export const BrebHttpLive = HttpApiBuilder.group(IntegrationsApi, "breb", (handl
             createdFrom: urlParams.createdFrom,
             limit: urlParams.limit,
             cursor: urlParams.cursor
-          })))
+          }).pipe(Effect.map((page) => HttpServerResponse.unsafeJson(page)))))
   }))
