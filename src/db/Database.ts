@@ -45,6 +45,8 @@ export interface DatabaseOptions {
   readonly url: Option.Option<Redacted.Redacted<string>>
   /** Data directory of the embedded server (created and initialised when missing). */
   readonly embeddedDataDir: string
+  /** Prepare statements with parameters once per connection (default true; see src/db/PgPool.ts). */
+  readonly preparedStatements?: boolean
 }
 
 export interface DatabaseInfo {
@@ -77,7 +79,7 @@ export const describeDatabase = (info: DatabaseInfo): string =>
 const millis = (duration: Duration.DurationInput) => Math.max(1, Math.round(Duration.toMillis(duration)))
 
 /** A new pool (ended with the scope) that has answered one query within the connect timeout. */
-const acquirePool = (url: Redacted.Redacted<string>) =>
+const acquirePool = (url: Redacted.Redacted<string>, prepare: boolean) =>
   Effect.gen(function*() {
     const timeouts = yield* DatabaseTimeouts
     const pool = yield* Effect.acquireRelease(
@@ -91,7 +93,8 @@ const acquirePool = (url: Redacted.Redacted<string>) =>
           lockTimeoutMs: millis(timeouts.lock),
           idleInTransactionTimeoutMs: millis(timeouts.idleInTransaction),
           queryTimeoutMs: millis(timeouts.query),
-          keepAliveDelayMs: millis(timeouts.keepAliveDelay)
+          keepAliveDelayMs: millis(timeouts.keepAliveDelay),
+          prepare
         })
       ),
       (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption("1 second"))
@@ -108,11 +111,11 @@ const acquirePool = (url: Redacted.Redacted<string>) =>
     return pool
   })
 
-const clientLayer = (url: Redacted.Redacted<string>) =>
-  PgClient.layerFromPool({ acquire: acquirePool(url), applicationName: APPLICATION_NAME })
+const clientLayer = (url: Redacted.Redacted<string>, prepare: boolean) =>
+  PgClient.layerFromPool({ acquire: acquirePool(url, prepare), applicationName: APPLICATION_NAME })
 
 /** The pool is closed before the server is stopped (finalizers run in reverse order). */
-const embeddedLayer = (dataDir: string) =>
+const embeddedLayer = (dataDir: string, prepare: boolean) =>
   Layer.unwrapScoped(
     Effect.gen(function*() {
       const server = yield* Effect.acquireRelease(
@@ -124,7 +127,7 @@ const embeddedLayer = (dataDir: string) =>
       )
       const joined = server.owned ? "" : ", joined the server already running there"
       yield* Effect.logInfo(`${describeDatabase({ backend: "embedded", target: dataDir })} on 127.0.0.1:${server.port}${joined}`)
-      return clientLayer(Redacted.make(server.url))
+      return clientLayer(Redacted.make(server.url), prepare)
     })
   )
 
@@ -133,6 +136,8 @@ export const makeSqlLayer = (
 ): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError> =>
   Option.match(options.url, {
     onSome: (url) =>
-      clientLayer(url).pipe(Layer.tap(() => Effect.logInfo(describeDatabase(databaseInfo(options))))),
-    onNone: () => embeddedLayer(options.embeddedDataDir)
+      clientLayer(url, options.preparedStatements ?? true).pipe(
+        Layer.tap(() => Effect.logInfo(describeDatabase(databaseInfo(options))))
+      ),
+    onNone: () => embeddedLayer(options.embeddedDataDir, options.preparedStatements ?? true)
   })

@@ -9,7 +9,13 @@
  * for the same answer until the socket dies (minutes, or never behind a black hole). Here such a client
  * ends its connection at once, and the pool drops it when it is released; so does a client released while
  * a query of its own is still unanswered (an interrupted request).
+ *
+ * Statements with parameters are prepared: each connection parses a statement text once, under a name derived
+ * from the text, and later only binds and executes it (PostgreSQL skips parse and analysis). At most
+ * PREPARED_PER_CONNECTION texts per connection are named; the rest run unnamed as before. `prepare: false` turns it
+ * off (for a pooler in transaction mode, which cannot keep a prepared statement on one server connection).
  */
+import { createHash } from "node:crypto"
 import { Client, type ClientConfig, Pool } from "pg"
 
 export interface PoolSettings {
@@ -22,7 +28,10 @@ export interface PoolSettings {
   readonly idleInTransactionTimeoutMs: number
   readonly queryTimeoutMs: number
   readonly keepAliveDelayMs: number
+  readonly prepare: boolean
 }
+
+export const PREPARED_PER_CONNECTION = 500
 
 const READ_TIMEOUT = "Query read timeout"
 
@@ -32,10 +41,13 @@ type QueryCallback = (error: unknown, result: unknown) => void
 
 const isCallback = (arg: unknown): arg is QueryCallback => typeof arg === "function"
 
+const statementName = (text: string) => `s_${createHash("sha1").update(text).digest("base64url")}`
+
 class StallSafeClient extends Client {
   #unanswered = 0
+  readonly #prepared = new Map<string, string>()
 
-  constructor(config: ClientConfig) {
+  constructor(config: ClientConfig, private readonly prepare: boolean) {
     super(config)
   }
 
@@ -44,7 +56,21 @@ class StallSafeClient extends Client {
   }
 
   override query(...args: Array<unknown>): unknown {
-    return super.query(...args.map((arg) => (isCallback(arg) ? this.#tracked(arg) : arg)))
+    const tracked = args.map((arg) => (isCallback(arg) ? this.#tracked(arg) : arg))
+    const [text, values, callback] = tracked
+    if (this.prepare && typeof text === "string" && Array.isArray(values) && values.length > 0 && isCallback(callback)) {
+      const name = this.#nameFor(text)
+      if (name !== undefined) return super.query({ name, text, values }, callback)
+    }
+    return super.query(...tracked)
+  }
+
+  #nameFor(text: string): string | undefined {
+    const known = this.#prepared.get(text)
+    if (known !== undefined || this.#prepared.size >= PREPARED_PER_CONNECTION) return known
+    const name = statementName(text)
+    this.#prepared.set(text, name)
+    return name
   }
 
   #tracked(callback: QueryCallback): QueryCallback {
@@ -69,7 +95,11 @@ export const makePool = (settings: PoolSettings): Pool => {
     query_timeout: settings.queryTimeoutMs,
     keepAlive: true,
     keepAliveInitialDelayMillis: settings.keepAliveDelayMs,
-    Client: StallSafeClient
+    Client: class extends StallSafeClient {
+      constructor(config: ClientConfig) {
+        super(config, settings.prepare)
+      }
+    }
   })
   // An idle client whose connection breaks is removed by the pool; the error needs a listener, or it
   // would crash the process.

@@ -36,6 +36,7 @@ const settings = (overrides: Partial<PoolSettings>): PoolSettings => ({
   idleInTransactionTimeoutMs: 5_000,
   queryTimeoutMs: 30_000,
   keepAliveDelayMs: 1_000,
+  prepare: true,
   ...overrides
 })
 
