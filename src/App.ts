@@ -34,6 +34,7 @@ import { DemoBootstrapMock } from "./integrations/DemoMock.ts"
 import { IntegrationRepo } from "./integrations/IntegrationRepo.ts"
 import { JobQueue } from "./jobs/JobQueue.ts"
 import { JobWorkerLive } from "./jobs/JobWorker.ts"
+import { WorkSignal } from "./jobs/WorkSignal.ts"
 import { CustomerRepo } from "./kyc/CustomerRepo.ts"
 import { type OtpCodes, OtpCodesLive } from "./kyc/OtpCodes.ts"
 import { OtpCodesMock } from "./kyc/OtpCodesMock.ts"
@@ -170,7 +171,11 @@ const modeLayers = (config: AppConfigShape): Either.Either<ModeLayers, ConfigErr
 
 /** PostgreSQL (or embedded PGlite), migrated before anything else uses it. */
 export const databaseLayer = (config: AppConfigShape) => {
-  const sql = makeSqlLayer({ url: config.databaseUrl, embeddedDataDir: config.embeddedDataDir })
+  const sql = makeSqlLayer({
+    url: config.databaseUrl,
+    embeddedDataDir: config.embeddedDataDir,
+    preparedStatements: config.databasePreparedStatements
+  })
   return Layer.merge(sql, MigrationsLive.pipe(Layer.provide(sql)))
 }
 
@@ -187,7 +192,10 @@ const repositories = Layer.mergeAll(
   TxHashClaims.Default
 ).pipe(Layer.provideMerge(Outbox.Default))
 
-const domain = Layer.mergeAll(
+/** The background loops (jobs, webhook deliveries, sweeps), unless this replica only serves HTTP (WORKER_ENABLED=false). */
+const worker = (config: AppConfigShape) => (config.workerEnabled ? JobWorkerLive : Layer.empty)
+
+const domain = (config: AppConfigShape) => Layer.mergeAll(
   OtpService.Default,
   PayoutService.Default,
   PayoutConfirm.Default,
@@ -195,11 +203,12 @@ const domain = Layer.mergeAll(
   ProviderWebhook.Default,
   WebhookEndpoints.Default,
   PartnerEvents.Default,
-  JobWorkerLive
+  worker(config)
 ).pipe(
   Layer.provideMerge(Lifecycle.Default),
   Layer.provideMerge(QuoteService.Default),
-  Layer.provideMerge(RateCache.Default)
+  Layer.provideMerge(RateCache.Default),
+  Layer.provideMerge(WorkSignal.Default)
 )
 
 const api = HttpApiBuilder.api(IntegrationsApi).pipe(
@@ -213,7 +222,7 @@ const deployment = (config: AppConfigShape) =>
 /** The domain services over the mode's ports, the repositories and the database. */
 const services = (config: AppConfigShape, mode: ModeLayers) =>
   mode.testHelpers.pipe(
-    Layer.provideMerge(domain),
+    Layer.provideMerge(domain(config)),
     Layer.provideMerge(mode.ports),
     Layer.provideMerge(repositories),
     Layer.provideMerge(databaseLayer(config)),

@@ -45,6 +45,7 @@ export const AppConfigShape = Config.all({
   ),
   databaseUrl: optionalSecret("DATABASE_URL"),
   embeddedDataDir: Config.string("EMBEDDED_DATA_DIR").pipe(Config.withDefault(".data/postgres")),
+  databasePreparedStatements: Config.boolean("DATABASE_PREPARED_STATEMENTS").pipe(Config.withDefault(true)),
   mockOtpDebugCode: Config.string("MOCK_OTP_DEBUG_CODE").pipe(
     Config.withDefault("123456"),
     check("MOCK_OTP_DEBUG_CODE", "must be 6 digits", (s: string) => /^[0-9]{6}$/.test(s))
@@ -107,6 +108,9 @@ export const AppConfigShape = Config.all({
   ),
   emailFrom: Config.string("EMAIL_FROM").pipe(Config.withDefault("Integrations API <no-reply@example.com>")),
   jobsPollIntervalMs: positiveInt("JOBS_POLL_INTERVAL_MS", 200),
+  jobsIdleIntervalMs: positiveInt("JOBS_IDLE_INTERVAL_MS", 2000),
+  rateCacheInMemory: Config.boolean("RATE_CACHE_IN_MEMORY").pipe(Config.withDefault(true)),
+  workerEnabled: Config.boolean("WORKER_ENABLED").pipe(Config.withDefault(true)),
   jobsMaxAttempts: positiveInt("JOBS_MAX_ATTEMPTS", 10),
   expirySweepIntervalMs: positiveInt("EXPIRY_SWEEP_INTERVAL_MS", 5000),
   housekeepingIntervalMs: positiveInt("HOUSEKEEPING_INTERVAL_MS", 60 * 60 * 1000),

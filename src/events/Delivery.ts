@@ -5,6 +5,8 @@ import { AppConfig } from "../Config.ts"
 import { postWebhook, type SendOutcome } from "./Sender.ts"
 import { signatureHeaders } from "./Signing.ts"
 import { WebhookTargets } from "./WebhookTargets.ts"
+import type { IdleHint } from "../jobs/PollLoop.ts"
+import { WorkSignal } from "../jobs/WorkSignal.ts"
 
 /** Deliveries sent at once by one replica. */
 export const DELIVERY_CONCURRENCY = 16
@@ -51,6 +53,7 @@ export const makeDelivery = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const config = yield* AppConfig
   const targets = yield* WebhookTargets
+  const signal = yield* WorkSignal
   const leaseMs = config.webhookTimeoutMs * 2 + 1000
   const windowMs = config.webhookRetryWindowSeconds * 1000
 
@@ -144,11 +147,12 @@ export const makeDelivery = Effect.gen(function*() {
 
   /**
    * Claims as many due deliveries as there is room for and sends each in its own fiber, so a slow receiver holds
-   * one of the DELIVERY_CONCURRENCY slots, not the others' turn. True when it filled the room (more may be due).
+   * one of the DELIVERY_CONCURRENCY slots, not the others' turn. Answers how many it claimed and whether that
+   * filled the room (more may be due).
    */
   const round = Effect.gen(function*() {
     const room = DELIVERY_CONCURRENCY - (yield* Ref.get(inFlight))
-    if (room <= 0) return false
+    if (room <= 0) return { claimed: 0, full: false }
     const at = yield* now
     const due = yield* claim({ at, leasedUntil: new Date(at.getTime() + leaseMs), limit: room }).pipe(sql.withTransaction)
     yield* Ref.update(inFlight, (n) => n + due.length)
@@ -160,15 +164,39 @@ export const makeDelivery = Effect.gen(function*() {
             Effect.annotateLogs({ eventId: delivery.event_id, endpointId: delivery.endpoint_id })
           )
         ),
-        Effect.ensuring(Ref.update(inFlight, (n) => n - 1)),
+        // A finished delivery frees a slot and may unblock the next event of its resource: look again now.
+        Effect.ensuring(Effect.zipRight(Ref.update(inFlight, (n) => n - 1), signal.wake)),
         Effect.forkIn(scope)
       )
     }
-    return due.length === room
+    return { claimed: due.length, full: due.length === room }
   })
 
-  /** Rounds until one comes back short, so a backlog drains without waiting for the next tick. */
-  const runDue = Effect.iterate(true, { while: (full) => full, body: () => round })
+  /** When the earliest pending delivery can be claimed (its next attempt, or the end of its lease). */
+  const nextDue = SqlSchema.single({
+    Request: Schema.Void,
+    Result: Schema.Struct({ next: Schema.NullOr(Schema.DateFromSelf) }),
+    execute: () =>
+      sql`SELECT min(GREATEST(next_attempt_at, COALESCE(leased_until, next_attempt_at))) AS next
+          FROM event_deliveries WHERE state = 'pending'`
+  })
+
+  /**
+   * Rounds until one comes back short, so a backlog drains without waiting for the next tick. Busy when it claimed
+   * a delivery or every slot is taken; otherwise, when the next pending delivery is due.
+   */
+  const runDue = Effect.gen(function*() {
+    let claimed = 0
+    while (true) {
+      const result = yield* round
+      claimed += result.claimed
+      if (!result.full) break
+    }
+    if (claimed > 0 || (yield* Ref.get(inFlight)) >= DELIVERY_CONCURRENCY) return { busy: true } as const
+    const { next } = yield* Effect.orDie(nextDue(undefined))
+    const at = yield* now
+    return { busy: false, nextDueInMs: next === null ? null : next.getTime() - at.getTime() } as const satisfies IdleHint
+  })
 
   return { runDue } as const
 })

@@ -35,7 +35,15 @@ export class JobQueue extends Effect.Service<JobQueue>()("JobQueue", {
             ORDER BY run_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`
     })
 
+    const nextRunAt = SqlSchema.single({
+      Request: Schema.Void,
+      Result: Schema.Struct({ next: Schema.NullOr(Schema.DateFromSelf) }),
+      execute: () => sql`SELECT min(run_at) AS next FROM jobs WHERE done_at IS NULL AND dead_at IS NULL`
+    })
+
     return {
+      /** When the earliest unfinished job is due (null: none). */
+      nextRunAt: nextRunAt(undefined).pipe(Effect.map((row) => row.next), Effect.catchTag("ParseError", Effect.die)),
       enqueue: (job: Job, runAt: Date) =>
         sql`INSERT INTO jobs (kind, payload, run_at) VALUES (${job._tag}, ${JSON.stringify(job)}::jsonb, ${runAt})`.pipe(
           Effect.orDie,

@@ -10,7 +10,8 @@ import { makeReconciler } from "../payouts/Reconciler.ts"
 import { makeHousekeeping } from "./Housekeeping.ts"
 import { type DueJob, Job, JobQueue } from "./JobQueue.ts"
 import { onOneReplica } from "./OneReplica.ts"
-import { pollWithBackoff } from "./PollLoop.ts"
+import { type IdleHint, pollWithBackoff } from "./PollLoop.ts"
+import { WorkSignal } from "./WorkSignal.ts"
 
 const MAX_JOBS_PER_TICK = 50
 /** The longest pause of a polling loop while the database keeps failing. */
@@ -58,10 +59,14 @@ const makeJobRunner = Effect.gen(function*() {
     return true
   }).pipe(sql.withTransaction)
 
+  /** Busy when it ran a job; otherwise when the next one is due. */
   const runDue = Effect.gen(function*() {
-    for (let i = 0; i < MAX_JOBS_PER_TICK; i++) {
-      if (!(yield* runOne)) break
-    }
+    let ran = 0
+    while (ran < MAX_JOBS_PER_TICK && (yield* runOne)) ran++
+    if (ran > 0) return { busy: true } as const
+    const next = yield* queue.nextRunAt
+    const at = yield* now
+    return { busy: false, nextDueInMs: next === null ? null : next.getTime() - at.getTime() } as const satisfies IdleHint
   })
 
   return { runDue } as const
@@ -82,7 +87,8 @@ const makeExpirySweep = Effect.gen(function*() {
 /**
  * On every replica: polls the jobs table, sends partner webhooks, sweeps expired deposit windows, deletes rows past their retention and
  * reconciles (stale txHash claims, payouts a lost webhook left behind), each on its own schedule; each loop backs
- * off while the database fails.
+ * off while the database fails. The jobs and deliveries loops poll every JOBS_POLL_INTERVAL_MS while they find work;
+ * idle, they wait for a commit that adds work (WorkSignal) or JOBS_IDLE_INTERVAL_MS, whichever comes first.
  */
 export const JobWorkerLive = Layer.scopedDiscard(
   Effect.gen(function*() {
@@ -92,11 +98,15 @@ export const JobWorkerLive = Layer.scopedDiscard(
     const housekeeping = yield* makeHousekeeping
     const reconciler = yield* makeReconciler
     const delivery = yield* makeDelivery
+    const signal = yield* WorkSignal
     const loop = (name: string, everyMs: number, task: Effect.Effect<unknown, unknown>) =>
       Effect.forkScoped(pollWithBackoff(task, { name, everyMs, maxBackoffMs: MAX_TICK_BACKOFF_MS }))
+    const idle = { ms: Math.max(config.jobsIdleIntervalMs, config.jobsPollIntervalMs), armed: signal.armed }
+    const workLoop = (name: string, task: Effect.Effect<IdleHint, unknown>) =>
+      Effect.forkScoped(pollWithBackoff(task, { name, everyMs: config.jobsPollIntervalMs, maxBackoffMs: MAX_TICK_BACKOFF_MS, idle }))
 
-    yield* loop("job worker", config.jobsPollIntervalMs, runner.runDue)
-    yield* loop("webhook deliveries", config.jobsPollIntervalMs, delivery.runDue)
+    yield* workLoop("job worker", runner.runDue)
+    yield* workLoop("webhook deliveries", delivery.runDue)
     yield* loop("expiry sweep", config.expirySweepIntervalMs, sweep)
     yield* loop("housekeeping", config.housekeepingIntervalMs, housekeeping)
     yield* loop("reconciler", config.reconcileIntervalMs, reconciler.run)

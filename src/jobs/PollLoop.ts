@@ -7,7 +7,18 @@ export interface PollOptions {
   readonly everyMs: number
   /** The longest delay after consecutive failures. */
   readonly maxBackoffMs: number
+  /**
+   * For a task that answers an `IdleHint`: after a round without work, wait until `armed` (taken before the round)
+   * completes, the next known due time, or `ms`, whichever comes first, instead of `everyMs`.
+   */
+  readonly idle?: { readonly ms: number; readonly armed: Effect.Effect<Effect.Effect<void>> }
 }
+
+/** What a round of an idle-aware task found: work (poll again soon), or none and when the next known work is due. */
+export type IdleHint = { readonly busy: true } | { readonly busy: false; readonly nextDueInMs: number | null }
+
+const isIdle = (value: unknown): value is { readonly busy: false; readonly nextDueInMs: number | null } =>
+  typeof value === "object" && value !== null && "busy" in value && value.busy === false
 
 /** The delay before the next run after `failures` consecutive failures: doubling from `everyMs`, capped. */
 export const delayAfter = (failures: number, options: PollOptions): number =>
@@ -22,26 +33,29 @@ const reasonOf = (cause: Cause.Cause<unknown>): string => {
 
 /**
  * Runs `task` forever, `everyMs` apart. After a failure the delay doubles (up to `maxBackoffMs`), and a failure
- * streak logs two short lines: one when it starts and one when the loop recovers.
+ * streak logs two short lines: one when it starts and one when the loop recovers. With `idle`, a round that found
+ * no work waits for new work (or `idle.ms`) instead.
  */
-export const pollWithBackoff = <E, R>(task: Effect.Effect<unknown, E, R>, options: PollOptions): Effect.Effect<never, never, R> =>
-  Effect.iterate(0, {
-    while: () => true,
-    body: (failures) =>
-      Effect.exit(task).pipe(
-        Effect.flatMap((exit): Effect.Effect<number> => {
-          if (Exit.isSuccess(exit)) {
-            return failures === 0
-              ? Effect.succeed(0)
-              : Effect.as(Effect.logInfo(`${options.name}: recovered after ${failures} failed attempt(s)`), 0)
-          }
-          return failures === 0
-            ? Effect.as(
-              Effect.logWarning(`${options.name}: failing (${reasonOf(exit.cause)}); retrying with exponential backoff`),
-              1
-            )
-            : Effect.succeed(failures + 1)
-        }),
-        Effect.tap((next) => Effect.sleep(delayAfter(next, options)))
-      )
-  }).pipe(Effect.zipRight(Effect.never))
+export const pollWithBackoff = <E, R>(task: Effect.Effect<unknown, E, R>, options: PollOptions): Effect.Effect<never, never, R> => {
+  const idle = options.idle
+  const round = (failures: number) =>
+    Effect.gen(function*() {
+      const woken = idle === undefined ? Effect.never : yield* idle.armed
+      const exit = yield* Effect.exit(task)
+      if (Exit.isSuccess(exit)) {
+        if (failures > 0) yield* Effect.logInfo(`${options.name}: recovered after ${failures} failed attempt(s)`)
+        if (idle !== undefined && isIdle(exit.value)) {
+          const dueIn = exit.value.nextDueInMs ?? idle.ms
+          yield* Effect.raceFirst(Effect.sleep(Math.min(idle.ms, Math.max(options.everyMs, dueIn))), woken)
+        }
+        else yield* Effect.sleep(options.everyMs)
+        return 0
+      }
+      if (failures === 0) {
+        yield* Effect.logWarning(`${options.name}: failing (${reasonOf(exit.cause)}); retrying with exponential backoff`)
+      }
+      yield* Effect.sleep(delayAfter(failures + 1, options))
+      return failures + 1
+    })
+  return Effect.iterate(0, { while: () => true, body: round }).pipe(Effect.zipRight(Effect.never))
+}

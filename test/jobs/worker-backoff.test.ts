@@ -13,6 +13,7 @@ import { Cause, ConfigProvider, Effect, Layer, Logger, LogLevel, Ref, TestClock,
 import { AppConfig, AppConfigShape } from "../../src/Config.ts"
 import { JobQueue } from "../../src/jobs/JobQueue.ts"
 import { JobWorkerLive, MAX_TICK_BACKOFF_MS } from "../../src/jobs/JobWorker.ts"
+import { WorkSignal } from "../../src/jobs/WorkSignal.ts"
 import { Lifecycle } from "../../src/payouts/Lifecycle.ts"
 import { PayoutRepo } from "../../src/payouts/PayoutRepo.ts"
 import { SwapRepo } from "../../src/swaps/SwapRepo.ts"
@@ -23,6 +24,8 @@ import { ProviderMock } from "../../src/provider/ProviderMock.ts"
 const withTestClock = Effect.provide(TestContext.TestContext)
 
 const POLL_MS = 200
+/** No LISTEN connection without a database: the loops fall back to their idle interval. */
+const noWorkNotifications = Layer.succeed(WorkSignal, WorkSignal.make({ armed: Effect.succeed(Effect.never), wake: Effect.void }))
 /** The worker's polling loops: jobs, the expiry sweep, housekeeping and the reconciler, each at least POLL_MS apart. */
 const LOOPS = 5
 const WINDOW_MS = 10 * 60 * 1000
@@ -66,7 +69,7 @@ describe("job worker with the database down", () => {
           void logged.push({ level: logLevel, message: [message].flat().join(" "), hasCause: !Cause.isEmpty(cause) }))
       )
       const worker = JobWorkerLive.pipe(
-        Layer.provide(Layer.merge(ProviderMock, WebhookTargetsOpen)),
+        Layer.provide(Layer.mergeAll(ProviderMock, WebhookTargetsOpen, noWorkNotifications)),
         Layer.provide(Layer.mergeAll(JobQueue.Default, Lifecycle.Default).pipe(Layer.provideMerge(Layer.merge(PayoutRepo.Default, SwapRepo.Default)), Layer.provideMerge(Outbox.Default))),
         Layer.provide(Layer.merge(databaseDown, config))
       )

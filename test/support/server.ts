@@ -48,6 +48,7 @@ export interface TestServer {
 const testDefaults: Record<string, string> = {
   MOCK_LIFECYCLE_DELAY_MS: "150",
   JOBS_POLL_INTERVAL_MS: "25",
+  JOBS_IDLE_INTERVAL_MS: "25",
   EXPIRY_SWEEP_INTERVAL_MS: "100",
   RATE_LIMIT_PER_SECOND: "1000",
   RATE_LIMIT_BURST: "2000"

@@ -15,6 +15,7 @@ import payoutTotalReceived from "./0008_payout_total_received.ts"
 import swapIntents from "./0009_swap_intents.ts"
 import payoutSourceAmount from "./0010_payout_source_amount.ts"
 import partnerEvents from "./0011_partner_events.ts"
+import workNotifications from "./0012_work_notifications.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -27,5 +28,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0008_payout_total_received": payoutTotalReceived,
   "0009_swap_intents": swapIntents,
   "0010_payout_source_amount": payoutSourceAmount,
-  "0011_partner_events": partnerEvents
+  "0011_partner_events": partnerEvents,
+  "0012_work_notifications": workNotifications
 }

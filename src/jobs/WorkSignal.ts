@@ -1,0 +1,40 @@
+import { PgClient } from "@effect/sql-pg"
+import { Deferred, Effect, Ref, Schedule, Stream } from "effect"
+
+/** The channel a commit that added jobs or webhook deliveries notifies (migration 0012). */
+export const WORK_CHANNEL = "work_available"
+
+/**
+ * Wakes the polling loops when another transaction (on any replica) commits new work, so an idle loop can sleep
+ * long (JOBS_IDLE_INTERVAL_MS) and still start new work at once. Listens on one dedicated connection. The idle
+ * interval stays the fallback: a lost listening connection, or work that becomes due later (a retry's time), is
+ * found by the next idle poll.
+ */
+export class WorkSignal extends Effect.Service<WorkSignal>()("WorkSignal", {
+  scoped: Effect.gen(function*() {
+    const sql = yield* PgClient.PgClient
+    const current = yield* Ref.make(yield* Deferred.make<void>())
+
+    const wakeAll = Effect.flatMap(Deferred.make<void>(), (next) =>
+      Effect.flatMap(Ref.getAndSet(current, next), (woken) => Deferred.succeed(woken, undefined)))
+
+    yield* sql.listen(WORK_CHANNEL).pipe(
+      Stream.runForEach(() => wakeAll),
+      Effect.tapError((error) => Effect.logWarning(`work notifications: listening failed (${error.message}); polling only until it recovers`)),
+      Effect.retry(Schedule.exponential("1 second").pipe(Schedule.union(Schedule.spaced("30 seconds")))),
+      Effect.forkScoped
+    )
+
+    /**
+     * Taken before a loop's round: completes at the first notification after this point, so one that arrives while
+     * the round runs is not missed.
+     */
+    const armed = Effect.map(Ref.get(current), (deferred) => Deferred.await(deferred))
+
+    return {
+      armed,
+      /** Wakes this replica's loops now (work became runnable without a new row, e.g. a delivery finished). */
+      wake: Effect.asVoid(wakeAll)
+    } as const
+  })
+}) {}

@@ -1,0 +1,39 @@
+/**
+ * Idle loops sleep long and still start new work at once: a commit that adds a webhook delivery (or a job) notifies
+ * `work_available` (migration 0012) and the listening replica wakes. Here the idle interval is ten minutes, so an
+ * event can only arrive within the receiver's wait if the notification woke the delivery loop. (Without the trigger
+ * the first event waits for the idle poll and this test fails.)
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { newPartner, type Partner } from "../support/flows.ts"
+import { startTestServer, type TestServer } from "../support/server.ts"
+import { type Receiver, startReceiver } from "../support/webhookReceiver.ts"
+
+let server: TestServer
+let partner: Partner
+let receiver: Receiver
+
+beforeAll(async () => {
+  server = await startTestServer({ env: { JOBS_IDLE_INTERVAL_MS: "600000", MOCK_LIFECYCLE_DELAY_MS: "50" } })
+  partner = await newPartner(server)
+  receiver = await startReceiver()
+})
+afterAll(async () => {
+  await receiver?.close()
+  await server?.close()
+})
+
+describe("work notifications", () => {
+  it("wake the idle delivery loop and job worker when new work commits", async () => {
+    const endpoint = await partner.post("/api/integrations/webhook-endpoints", { url: receiver.url })
+    expect(endpoint.status, endpoint.text).toBe(201)
+    const user = await partner.approvedUser()
+    const payout = await partner.payout(user)
+    // the delivery loop, idle since start-up, is woken by the commit that wrote payout.created's delivery
+    await receiver.next((d) => d.event.type === "payout.created" && d.event.data.object["payoutId"] === payout.payoutId, 15_000)
+    // the job worker likewise: the mock lifecycle's jobs (queued by the confirm) move the payout to completed
+    const confirmed = await partner.confirm(payout.payoutId, { txHash: `0x${"c".repeat(40)}${Date.now().toString(16).padStart(24, "0")}` })
+    expect(confirmed.status, confirmed.text).toBe(200)
+    await receiver.next((d) => d.event.type === "payout.completed" && d.event.data.object["payoutId"] === payout.payoutId, 15_000)
+  })
+})
