@@ -14,34 +14,40 @@ export interface NewEvent {
 }
 
 /**
- * The outbox: an event is written in the transaction of the state change it reports (callers run inside it; the
- * savepoint here makes the pair atomic even for a caller that is not), with one pending delivery per enabled
- * endpoint subscribed to its type. The body is stored as sent, so every delivery and redelivery is the same bytes.
+ * The outbox: an event is written in the transaction of the state change it reports (callers run inside it), with
+ * one pending delivery per enabled endpoint subscribed to its type, in one statement (so the pair is atomic on its
+ * own too). The body is stored as sent, so every delivery and redelivery is the same bytes.
  */
 export class Outbox extends Effect.Service<Outbox>()("Outbox", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const insertEvent = (event: NewEvent) => {
+    const stored = (event: NewEvent) => {
       const id = newEventId(event.at.getTime())
       const body = JSON.stringify({ id, type: event.type, createdAt: event.at.toISOString(), data: { object: event.object } })
+      return { id, body }
+    }
+
+    const insertEvent = (event: NewEvent) => {
+      const { body, id } = stored(event)
       return sql`INSERT INTO events (id, integration_id, type, resource_id, body, created_at)
                  VALUES (${id}, ${event.integrationId}, ${event.type}, ${event.resourceId}, ${body}, ${event.at})`.pipe(
         Effect.as({ id, body })
       )
     }
 
-    const record = (event: NewEvent) =>
-      Effect.gen(function*() {
-        const { id } = yield* insertEvent(event)
-        yield* sql`
-          INSERT INTO event_deliveries (event_id, endpoint_id, resource_id, state, next_attempt_at, created_at)
-          SELECT ${id}, w.id, ${event.resourceId}, 'pending', ${event.at}, ${event.at} FROM webhook_endpoints w
-          WHERE w.integration_id = ${event.integrationId} AND w.deleted_at IS NULL AND w.status = 'enabled'
-            AND (w.events @> ARRAY['*']::text[] OR w.events @> ARRAY[${event.type}]::text[])
-          ORDER BY w.id`
-        return id
-      }).pipe(sql.withTransaction, Effect.orDie)
+    const record = (event: NewEvent) => {
+      const { body, id } = stored(event)
+      return sql`
+        WITH event AS (
+          INSERT INTO events (id, integration_id, type, resource_id, body, created_at)
+          VALUES (${id}, ${event.integrationId}, ${event.type}, ${event.resourceId}, ${body}, ${event.at}))
+        INSERT INTO event_deliveries (event_id, endpoint_id, resource_id, state, next_attempt_at, created_at)
+        SELECT ${id}, w.id, ${event.resourceId}, 'pending', ${event.at}, ${event.at} FROM webhook_endpoints w
+        WHERE w.integration_id = ${event.integrationId} AND w.deleted_at IS NULL AND w.status = 'enabled'
+          AND (w.events @> ARRAY['*']::text[] OR w.events @> ARRAY[${event.type}]::text[])
+        ORDER BY w.id`.pipe(Effect.as(id), Effect.orDie)
+    }
 
     /** An event for one endpoint only, whatever it subscribes to (`endpoint.ping`); its body, for the answer. */
     const recordFor = (endpointId: string, event: NewEvent) =>

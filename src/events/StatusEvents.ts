@@ -1,5 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { atomically } from "../db/Atomically.ts"
 
 /** Added to an UPDATE's RETURNING: the status the row had before the statement (read from its snapshot). */
 export const PreviousStatus = Schema.Struct({ previous_status: Schema.String })
@@ -18,4 +19,4 @@ export const recordingStatusChanges = <Row extends { readonly status: string }, 
     const { previous_status, ...stored } = yield* update(row)
     if (previous_status !== stored.status) yield* record(stored as unknown as Row)
     return stored as unknown as Row
-  }).pipe(sql.withTransaction, Effect.orDie)
+  }).pipe(atomically(sql), Effect.orDie)

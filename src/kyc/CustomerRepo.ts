@@ -2,6 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { KycStatus } from "@cop-integrations/contracts"
 import { Effect, Option, Schema } from "effect"
 import { getAddress } from "viem"
+import { atomically } from "../db/Atomically.ts"
 import { Outbox } from "../events/Outbox.ts"
 
 export const CustomerRow = Schema.Struct({
@@ -96,7 +97,7 @@ export class CustomerRepo extends Effect.Service<CustomerRepo>()("CustomerRepo",
       applyProviderKyc: (providerCustomerId: string, kycStatus: KycStatus, at: Date) =>
         applyProviderKyc(providerCustomerId, kycStatus, at).pipe(
           Effect.tap((rows) => recordDecisions(rows, at)),
-          sql.withTransaction,
+          atomically(sql),
           Effect.orDie,
           Effect.map((rows) => rows.length > 0)
         ),
@@ -106,7 +107,7 @@ export class CustomerRepo extends Effect.Service<CustomerRepo>()("CustomerRepo",
       setKyc: (owner: typeof Owner.Type, kyc: KycStart, at: Date) =>
         setKyc(owner, kyc, at).pipe(
           Effect.tap((rows) => recordDecisions(rows, at)),
-          sql.withTransaction,
+          atomically(sql),
           Effect.orDie,
           Effect.map((rows) => Schema.decodeUnknownSync(KycStatus)(rows[0]?.["kyc_status"] ?? kyc.kycStatus))
         )

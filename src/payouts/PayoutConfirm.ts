@@ -69,7 +69,7 @@ export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfir
     const release = (payoutId: string, hashes: ReadonlyArray<string>) => claims.release("payout", payoutId, hashes)
 
     const lockOwned = (integrationId: string, payoutId: string) =>
-      Effect.flatMap(payouts.lockOwned(integrationId, payoutId), Option.match({
+      Effect.flatMap(payouts.lockForConfirm(integrationId, payoutId), Option.match({
         onNone: () => Effect.fail(new NotFound({ error: `no payout ${payoutId}` })),
         onSome: Effect.succeed
       }))
@@ -82,7 +82,7 @@ export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfir
       readonly feeTxHash: string | undefined
     }) =>
       Effect.gen(function*() {
-        const row = yield* lockOwned(input.integrationId, input.payoutId)
+        const { depositSeenByProvider: seenByProvider, row } = yield* lockOwned(input.integrationId, input.payoutId)
         if (row.tx_hash === input.txHash) return Intent.Replay({ row })
         if (row.tx_hash !== null) {
           return yield* Effect.fail(new Conflict({ error: "this payout is already confirmed with a different txHash" }))
@@ -93,7 +93,6 @@ export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfir
         // The provider's word that the deposit arrived is authoritative (Lifecycle): such a payout may have
         // moved on, and its confirm still records the txHash, whatever the deposit window says. An expired
         // payout is heard too: a deposit mined in time is accepted late (step 3 decides).
-        const seenByProvider = yield* payouts.depositSeenByProvider(row.id)
         if (!acceptsConfirm(row, seenByProvider)) {
           return yield* Effect.fail(new Conflict({ error: `this payout is ${row.status} and can no longer be confirmed` }))
         }
@@ -164,11 +163,10 @@ export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfir
       readonly feeStatus: "pending" | "verified"
     }) =>
       Effect.gen(function*() {
-        const row = yield* lockOwned(input.integrationId, input.payoutId)
+        const { depositSeenByProvider: seenByProvider, row } = yield* lockOwned(input.integrationId, input.payoutId)
         if ((yield* markClaimed(row.id, input.hashes)) !== input.hashes.length) {
           return yield* Effect.fail(new Conflict({ error: "this confirmation took too long and was released; confirm again" }))
         }
-        const seenByProvider = yield* payouts.depositSeenByProvider(row.id)
         if (!acceptsConfirm(row, seenByProvider)) {
           return yield* Effect.fail(new Conflict({ error: `this payout is ${row.status} and can no longer be confirmed` }))
         }

@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { EventType } from "@cop-integrations/contracts"
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
+import { atomically } from "../db/Atomically.ts"
 import { Outbox } from "../events/Outbox.ts"
 import { PreviousStatus, recordingStatusChanges } from "../events/StatusEvents.ts"
 import { PayoutRow } from "./PayoutRow.ts"
@@ -22,6 +23,7 @@ const eventTypeOf = (row: PayoutRow): EventType =>
 export const EXPIRY_BATCH = 500
 
 const UpdatedRow = Schema.extend(PayoutRow, PreviousStatus)
+const DepositSeen = Schema.Struct({ provider_deposit_seen_at: Schema.NullOr(Schema.DateFromSelf) })
 
 /**
  * Every query names the integration: another integration's payout is simply not found. Every write that creates a
@@ -52,6 +54,13 @@ export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
     const lockOwned = SqlSchema.findOne({
       Request: Owned,
       Result: PayoutRow,
+      execute: ({ integrationId, payoutId }) =>
+        sql`SELECT * FROM payouts WHERE id = ${payoutId} AND integration_id = ${integrationId} FOR UPDATE`
+    })
+
+    const lockForConfirm = SqlSchema.findOne({
+      Request: Owned,
+      Result: Schema.extend(PayoutRow, DepositSeen),
       execute: ({ integrationId, payoutId }) =>
         sql`SELECT * FROM payouts WHERE id = ${payoutId} AND integration_id = ${integrationId} FOR UPDATE`
     })
@@ -105,12 +114,6 @@ export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
             WHERE id = ${row.id} RETURNING payouts.*, (SELECT status FROM previous) AS previous_status`
     })
 
-    const depositSeenAt = SqlSchema.single({
-      Request: Schema.String,
-      Result: Schema.Struct({ provider_deposit_seen_at: Schema.NullOr(Schema.DateFromSelf) }),
-      execute: (id) => sql`SELECT provider_deposit_seen_at FROM payouts WHERE id = ${id}`
-    })
-
     const markDepositSeen = (id: string, at: Date) =>
       sql`UPDATE payouts SET provider_deposit_seen_at = COALESCE(provider_deposit_seen_at, ${at}) WHERE id = ${id}`
 
@@ -131,17 +134,23 @@ export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
         findOwned({ integrationId, payoutId }).pipe(Effect.orDie),
       lockOwned: (integrationId: string, payoutId: string) =>
         lockOwned({ integrationId, payoutId }).pipe(Effect.orDie),
+      /** The row locked, and whether the provider reported its deposit arriving (one statement for the confirm). */
+      lockForConfirm: (integrationId: string, payoutId: string) =>
+        lockForConfirm({ integrationId, payoutId }).pipe(
+          Effect.orDie,
+          Effect.map(Option.map(({ provider_deposit_seen_at, ...row }) => ({
+            row: row as PayoutRow,
+            depositSeenByProvider: provider_deposit_seen_at !== null
+          })))
+        ),
       lockByTransfer: (transferId: string) => lockByTransfer(transferId).pipe(Effect.orDie),
       page: (request: typeof PageRequest.Type) => page(request).pipe(Effect.orDie),
       insert: (row: PayoutRow) =>
-        insert(row).pipe(Effect.tap(recordEvent), sql.withTransaction, Effect.orDie),
+        insert(row).pipe(Effect.tap(recordEvent), atomically(sql), Effect.orDie),
       update: updateRecorded,
-      /** Whether the provider reported this payout's deposit arriving (see Lifecycle). */
-      depositSeenByProvider: (id: string) =>
-        depositSeenAt(id).pipe(Effect.orDie, Effect.map((row) => row.provider_deposit_seen_at !== null)),
       markDepositSeen: (id: string, at: Date) => markDepositSeen(id, at).pipe(Effect.orDie, Effect.asVoid),
       expireOverdue: (at: Date) =>
-        expireOverdue(at).pipe(Effect.tap(Effect.forEach(recordEvent)), sql.withTransaction, Effect.orDie, Effect.asVoid)
+        expireOverdue(at).pipe(Effect.tap(Effect.forEach(recordEvent)), atomically(sql), Effect.orDie, Effect.asVoid)
     } as const
   })
 }) {}

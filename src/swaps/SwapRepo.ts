@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { EventType } from "@cop-integrations/contracts"
 import { Effect, Schema } from "effect"
+import { atomically } from "../db/Atomically.ts"
 import { Outbox } from "../events/Outbox.ts"
 import { PreviousStatus, recordingStatusChanges } from "../events/StatusEvents.ts"
 import { EXPIRY_BATCH, PageRequest } from "../payouts/PayoutRepo.ts"
@@ -101,7 +102,7 @@ export class SwapRepo extends Effect.Service<SwapRepo>()("SwapRepo", {
       insert: (row: SwapRow) => insert(row).pipe(Effect.orDie),
       update: updateRecorded,
       expireOverdue: (at: Date) =>
-        expireOverdue(at).pipe(Effect.tap(Effect.forEach(recordEvent)), sql.withTransaction, Effect.orDie, Effect.asVoid)
+        expireOverdue(at).pipe(Effect.tap(Effect.forEach(recordEvent)), atomically(sql), Effect.orDie, Effect.asVoid)
     } as const
   })
 }) {}
