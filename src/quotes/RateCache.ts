@@ -30,7 +30,10 @@ export class CachedRateGate extends Context.Reference<CachedRateGate>()("CachedR
 }) {}
 
 /**
- * The provider's USD/COP rate, cached in PostgreSQL (one row per pair) so every replica shares it.
+ * The provider's USD/COP rate, cached in PostgreSQL (one row per pair) so every replica shares it, and kept in this
+ * process until the same expiry (RATE_CACHE_IN_MEMORY, default on), so a fresh rate costs no round trip. The copy
+ * only ever holds a row the database had, and is dropped at the row's own expiry: a replica never serves a rate
+ * the shared cache would not. (Off: every request reads the row; for an operator who edits the row by hand.)
  * `cached: false` for the one call that went to the provider. A miss is refreshed once: concurrent misses in
  * a process share one refresh (single flight), and replicas take turns on a transaction-scoped advisory lock,
  * so whoever waited finds the fresh row instead of calling the provider again.
@@ -49,8 +52,20 @@ export class RateCache extends Effect.Service<RateCache>()("RateCache", {
         sql`SELECT sell_rate, mid_rate, fetched_at FROM rate_cache WHERE pair = ${PAIR} AND fetched_at > ${freshAfter}`
     })
 
-    const freshRow = Effect.flatMap(now, (at) =>
-      findFresh(new Date(at.getTime() - config.rateCacheTtlSeconds * 1000)).pipe(Effect.orDie))
+    const ttlMs = config.rateCacheTtlSeconds * 1000
+    let remembered: CachedRates | undefined
+
+    const remember = (rates: CachedRates) =>
+      Effect.sync(() => {
+        if (config.rateCacheInMemory && (remembered === undefined || rates.fetchedAt >= remembered.fetchedAt)) {
+          remembered = { ...rates, cached: true }
+        }
+      })
+
+    const inMemory = Effect.map(now, (at) =>
+      remembered !== undefined && remembered.fetchedAt.getTime() > at.getTime() - ttlMs ? remembered : undefined)
+
+    const freshRow = Effect.flatMap(now, (at) => findFresh(new Date(at.getTime() - ttlMs)).pipe(Effect.orDie))
 
     const fromRow = (row: RateRow): CachedRates => ({
       sellRate: row.sell_rate,
@@ -73,13 +88,18 @@ export class RateCache extends Effect.Service<RateCache>()("RateCache", {
       const rates = yield* provider.usdCopRates
       yield* store(rates, at)
       return { ...rates, cached: false, fetchedAt: at } satisfies CachedRates
-    }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+    }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.tap(remember))
 
     const sharedRefresh = yield* makeSingleFlight(refresh)
 
     const usdCopRates: Effect.Effect<CachedRates, ProviderFailure> = Effect.gen(function*() {
+      const local = yield* inMemory
+      if (local !== undefined) return yield* Effect.as(gate.check, local)
       const fresh = yield* freshRow
-      if (Option.isSome(fresh)) return yield* Effect.as(gate.check, fromRow(fresh.value))
+      if (Option.isSome(fresh)) {
+        yield* remember(fromRow(fresh.value))
+        return yield* Effect.as(gate.check, fromRow(fresh.value))
+      }
       const flight = yield* sharedRefresh
       // Only the call that ran the refresh reports the provider's answer as its own.
       return flight.leader ? flight.value : { ...flight.value, cached: true }

@@ -102,7 +102,8 @@ let partner: Partner
 beforeAll(async () => {
   server = await startTestServer({
     captureLogs: true,
-    env: { RATE_CACHE_TTL_SECONDS: "3600" },
+    // the rate row is moved by hand (setSellRate): read it on every request
+    env: { RATE_CACHE_TTL_SECONDS: "3600", RATE_CACHE_IN_MEMORY: "false" },
     app: (config) => {
       const mode = mockMode(config)
       return serverLayerFor(config, { ...mode, ports: Layer.merge(mode.ports, TestProvider) })

@@ -72,7 +72,10 @@ const smallestCentsForProviderMinimum = () => {
 let server: TestServer
 let apiKey: string
 beforeAll(async () => {
-  server = await startTestServer({ env: { MOCK_USD_COP_SELL: SELL, MOCK_USD_COP_MID: MID, BREB_MAX_COP: BREB_CAP } })
+  // The rate is read from the shared row on every request: these tests age the row by hand.
+  server = await startTestServer({
+    env: { MOCK_USD_COP_SELL: SELL, MOCK_USD_COP_MID: MID, BREB_MAX_COP: BREB_CAP, RATE_CACHE_IN_MEMORY: "false" }
+  })
   ;({ apiKey } = await server.newIntegration())
 })
 afterAll(() => server?.close())
