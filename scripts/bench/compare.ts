@@ -6,8 +6,10 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { once } from "node:events"
 import { fileURLToPath } from "node:url"
+import { fastifyWorkloads, pgbenchCreate, prepareFastify, SEEDED, seedPayouts } from "./fastifyCells.ts"
 import { type LoadRequest, type LoadResult, runLoad } from "./load.ts"
 import { rssMb } from "./proc.ts"
+import type { Service } from "./service.ts"
 
 const root = fileURLToPath(new URL("../..", import.meta.url))
 const PAIRS = Number(process.env["BENCH_PAIRS"] ?? "3")
@@ -68,9 +70,11 @@ const printRows = (rows: ReadonlyArray<Row>) => {
   }))
 }
 
-export const compareWithBaselines = async (serviceUrl: string, servicePid: number, authorization: string) => {
+export const compareWithBaselines = async (started: Service, databaseUrl: string) => {
+  const serviceUrl = started.baseUrl
+  const servicePid = started.pid
   const service: Target = { name: "service", baseUrl: serviceUrl, pid: servicePid }
-  const auth = { authorization }
+  const auth = started.auth
   const quotePath = "/api/integrations/breb/quote?destinationCop=250000"
   // The raw baseline answers the service's own bodies, byte for byte.
   const healthBody = await fetch(`${serviceUrl}/healthz`).then((r) => r.text())
@@ -86,11 +90,41 @@ export const compareWithBaselines = async (serviceUrl: string, servicePid: numbe
       const quote = await pairs(service, raw, { path: quotePath, headers: auth }, { path: quotePath }, connections)
       rows.push({ workload: `cached quote c=${connections} vs raw node:http`, service: quote.ours, baseline: quote.theirs })
     }
-    console.log(`\n## side by side (${PAIRS} alternating pairs of ${SECONDS} s per cell; ratio = service / baseline, median (range))`)
+    console.log(`\n## side by side with raw node:http (${PAIRS} alternating pairs of ${SECONDS} s per cell; ratio = service / baseline, median (range))`)
     printRows(rows)
-    console.log(`RSS after these runs: service ${rssMb(servicePid)} MB, raw node:http ${rssMb(raw.pid)} MB`)
   } finally {
     raw.child.kill("SIGTERM")
     await once(raw.child, "exit")
   }
+
+  const prepared = await prepareFastify(started, databaseUrl)
+  const fastify = await startBaseline("scripts/bench/baselines/fastifyPg.ts", {
+    DATABASE_URL: databaseUrl,
+    BASELINE_TEMPLATES: JSON.stringify(prepared.templates)
+  })
+  try {
+    const work = fastifyWorkloads(prepared, auth)
+    const rows: Array<Row> = []
+    const cell = async (workload: string, ours: LoadRequest, theirs: LoadRequest = ours) => {
+      const result = await pairs(service, fastify, ours, theirs, 16)
+      rows.push({ workload, service: result.ours, baseline: result.theirs })
+    }
+    await cell("cached quote c=16 vs Fastify+pg", work.quote)
+    await cell("POST payouts (Idempotency-Key) c=16 vs Fastify+pg", work.create("svc"), work.create("fst"))
+    await cell("GET payouts?limit=50 c=16 vs Fastify+pg", work.list(50))
+    await seedPayouts(databaseUrl, prepared.row, SEEDED)
+    await cell(`GET payouts?limit=500 at ${SEEDED.toLocaleString("en")}+ payouts c=16 vs Fastify+pg`, work.list(500))
+    console.log(`\n## side by side with Fastify 5 + pg sending the pre-#10 statements (${PAIRS} alternating pairs of ${SECONDS} s per cell)`)
+    printRows(rows)
+    console.log(`RSS after these runs: service ${rssMb(servicePid)} MB, Fastify+pg ${rssMb(fastify.pid)} MB`)
+  } finally {
+    fastify.child.kill("SIGTERM")
+    await once(fastify.child, "exit")
+  }
+  const pgbench = pgbenchCreate(databaseUrl, prepared.templates, prepared.row, SECONDS * 2)
+  console.log(
+    pgbench === null
+      ? "\npgbench not installed: no database ceiling for the create sequence"
+      : `\npgbench, the baseline's create sequence (16 clients, ${SECONDS * 2} s): ${pgbench.simple} tps simple protocol, ${pgbench.prepared} tps prepared`
+  )
 }

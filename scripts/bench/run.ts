@@ -11,6 +11,8 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts"
 import { compareWithBaselines } from "./compare.ts"
+import { startService as startBenchService, stopService } from "./service.ts"
+import { countStatements } from "./statements.ts"
 import { rssMb } from "./proc.ts"
 
 const root = fileURLToPath(new URL("../..", import.meta.url))
@@ -182,11 +184,14 @@ const restart = async (env: Record<string, string>) => {
 
 const databaseUrl = process.env["DATABASE_URL"]
 if (databaseUrl !== undefined && databaseUrl !== "") {
-  const service = await startService({ DATABASE_URL: databaseUrl })
+  // First on the empty database: statements per request (it prints the demo key, which the next start reuses).
+  const counted = await countStatements(databaseUrl, { showSql: process.env["BENCH_SHOW_SQL"] === "1" })
+  const started = await startBenchService({ DATABASE_URL: databaseUrl }, false)
+  const service = { ...started, key: counted.key, auth: { authorization: `Bearer ${counted.key}` } }
   try {
-    await compareWithBaselines(service.baseUrl, servicePid(service.child), `Bearer ${service.key}`)
+    await compareWithBaselines(service, databaseUrl)
   } finally {
-    await stop(service.child)
+    await stopService(service.child)
   }
 }
 console.log(`\nbench: ${REQUESTS} requests per endpoint, concurrency ${CONCURRENCY}, ${process.version}`)

@@ -99,7 +99,7 @@ export const countStatements = async (databaseUrl: string, options: { readonly s
   if (options.showSql) {
     for (const row of rows) console.log(`\n### ${row.endpoint}\n${row.texts.map((t) => `  ${t.replace(/\s+/g, " ").slice(0, 200)}`).join("\n")}`)
   }
-  return { rows, idlePerSecond: idle.perSecond }
+  return { rows, idlePerSecond: idle.perSecond, key: idle.key }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
