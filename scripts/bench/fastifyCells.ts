@@ -114,7 +114,7 @@ COMMIT;
       "-n", "-f", file, "-M", mode, "-c", "16", "-j", "2", "-T", String(seconds),
       "-h", url.hostname, "-p", url.port || "5432", "-U", decodeURIComponent(url.username || "postgres"), url.pathname.slice(1)
     ], { env: { ...process.env, PGPASSWORD: decodeURIComponent(url.password) }, encoding: "utf8" })
-    return Number(/tps = ([\d.]+)/.exec(out)?.[1] ?? "0")
+    return Math.round(Number(/tps = ([\d.]+)/.exec(out)?.[1] ?? "0"))
   }
   try {
     return { simple: run("simple"), prepared: run("prepared") }
