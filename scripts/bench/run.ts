@@ -3,63 +3,17 @@
  * a real server process over loopback HTTP. Uses DATABASE_URL (or TEST_DATABASE_URL, in a fresh database)
  * when set, else the embedded PostgreSQL (a fresh data directory). Bounded: fixed request counts, every loop ends by itself.
  */
-import { type ChildProcess, spawn } from "node:child_process"
-import { once } from "node:events"
+import { spawn } from "node:child_process"
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
-import { generatePrivateKey, privateKeyToAddress } from "viem/accounts"
 import { compareWithBaselines } from "./compare.ts"
-import { startService as startBenchService, stopService } from "./service.ts"
+import { API, approvedCustomer, json, payoutBody, root, startService, stopService } from "./service.ts"
 import { countStatements } from "./statements.ts"
 import { rssMb } from "./proc.ts"
 
-const root = fileURLToPath(new URL("../..", import.meta.url))
 const REQUESTS = Number(process.env["BENCH_REQUESTS"] ?? "400")
 const CONCURRENCY = Number(process.env["BENCH_CONCURRENCY"] ?? "16")
-
-export interface Service {
-  readonly child: ChildProcess
-  readonly baseUrl: string
-  readonly key: string
-  readonly startupMs: number
-}
-
-const startService = async (env: Record<string, string>): Promise<Service> => {
-  const started = performance.now()
-  // What `npm start` runs (the bundle), with the default log level: the access log is part of the cost.
-  const child = spawn(process.execPath, ["scripts/start.mjs"], {
-    cwd: root,
-    env: { ...process.env, PORT: "0", RATE_LIMIT_PER_SECOND: "100000", RATE_LIMIT_BURST: "100000", ...env }
-  })
-  let out = ""
-  child.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString()))
-  child.stderr!.on("data", (chunk: Buffer) => (out += chunk.toString()))
-  const deadline = Date.now() + 60_000
-  let baseUrl: string | undefined
-  while (Date.now() < deadline) {
-    baseUrl ??= /listening on (http:\/\/\S+)/.exec(out)?.[1]
-    if (baseUrl !== undefined) {
-      const ok = await fetch(`${baseUrl}/healthz`).then((r) => r.status === 200, () => false)
-      if (ok) break
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-  const startupMs = performance.now() - started
-  const key = /(cop_test_pk_[0-9A-Za-z]+)/.exec(out)?.[1]
-  if (baseUrl === undefined || key === undefined) throw new Error(`service did not start:\n${out}`)
-  return { child, baseUrl, key, startupMs }
-}
-
-const stop = async (child: ChildProcess) => {
-  const exited = once(child, "exit")
-  child.kill("SIGTERM")
-  await exited
-}
-
-/** The service is the spawned node process itself (`node scripts/start.mjs`, as `npm start` runs it). */
-const servicePid = (child: ChildProcess): number => child.pid ?? 0
 
 const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0
 
@@ -92,24 +46,6 @@ const load = async (name: string, count: number, request: (i: number) => Promise
   }
 }
 
-const json = { "content-type": "application/json" }
-
-const approvedCustomer = async (service: Service, auth: Record<string, string>) => {
-  const userAddress = privateKeyToAddress(generatePrivateKey())
-  const api = `${service.baseUrl}/api/integrations/breb`
-  const sent = await fetch(`${api}/kyc/otp/send`, {
-    method: "POST",
-    headers: { ...auth, ...json },
-    body: JSON.stringify({ email: "bench@example.com", userAddress })
-  }).then((r) => r.json() as Promise<{ debugCode: string }>)
-  await fetch(`${api}/kyc/otp/verify`, {
-    method: "POST",
-    headers: { ...auth, ...json },
-    body: JSON.stringify({ userAddress, code: sent.debugCode })
-  })
-  return userAddress
-}
-
 /** Resident memory of the embedded PostgreSQL: every process whose command line names its data directory. */
 const postgresRssMb = (dataDir: string | undefined): number | undefined => {
   if (dataDir === undefined) return undefined
@@ -138,12 +74,12 @@ const isChildOfPostmaster = (status: string, dataDir: string) => {
 
 const bench = async (label: string, env: Record<string, string>) => {
   const service = await startService(env)
-  const pid = servicePid(service.child)
-  const auth = { authorization: `Bearer ${service.key}` }
+  const pid = service.pid
+  const auth = service.auth
   const api = `${service.baseUrl}/api/integrations/breb`
   const idleRss = rssMb(pid)
   const idlePostgres = postgresRssMb(env["EMBEDDED_DATA_DIR"])
-  const userAddress = await approvedCustomer(service, auth)
+  const userAddress = await approvedCustomer(service)
   const results = [
     await load("GET /healthz", REQUESTS, () => fetch(`${service.baseUrl}/healthz`)),
     await load("GET quote?destinationCop", REQUESTS, () => fetch(`${api}/quote?destinationCop=250000`, { headers: auth })),
@@ -151,13 +87,13 @@ const bench = async (label: string, env: Record<string, string>) => {
       fetch(`${api}/payouts`, {
         method: "POST",
         headers: { ...auth, ...json, "idempotency-key": `bench-${i}` },
-        body: JSON.stringify({ userAddress, destinationCop: "250000", breBKey: "@bench", accountOwnerName: "Bench" })
+        body: payoutBody(userAddress)
       })),
     await load("GET payouts?limit=50", REQUESTS, () => fetch(`${api}/payouts?limit=50`, { headers: auth }))
   ]
   const loadedRss = rssMb(pid)
   const loadedPostgres = postgresRssMb(env["EMBEDDED_DATA_DIR"])
-  await stop(service.child)
+  await stopService(service.child)
   console.log(`\n## ${label}`)
   console.log(`start-up to first 200 on /healthz: ${Math.round(service.startupMs)} ms (node scripts/start.mjs: bundle + database + migrations + listen)`)
   console.log(`server RSS: ${idleRss} MB idle, ${loadedRss} MB after load (${REQUESTS} requests × 4, concurrency ${CONCURRENCY})`)
@@ -178,7 +114,7 @@ const restart = async (env: Record<string, string>) => {
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
   const ms = performance.now() - started
-  await stop(child)
+  await stopService(child)
   console.log(`\nrestart on the same data directory, to the banner: ${Math.round(ms)} ms`)
 }
 
@@ -186,7 +122,7 @@ const databaseUrl = process.env["DATABASE_URL"]
 if (databaseUrl !== undefined && databaseUrl !== "") {
   // First on the empty database: statements per request (it prints the demo key, which the next start reuses).
   const counted = await countStatements(databaseUrl, { showSql: process.env["BENCH_SHOW_SQL"] === "1" })
-  const started = await startBenchService({ DATABASE_URL: databaseUrl }, false)
+  const started = await startService({ DATABASE_URL: databaseUrl }, false)
   const service = { ...started, key: counted.key, auth: { authorization: `Bearer ${counted.key}` } }
   try {
     await compareWithBaselines(service, databaseUrl)
