@@ -18,6 +18,7 @@ import {
   RETRY_AFTER_SECONDS,
   retryReadsOnLostConnection
 } from "./DatabaseUnavailable.ts"
+import { logAccess } from "./AccessLog.ts"
 import { ResponseHints } from "./ResponseHints.ts"
 import { allowedMethods } from "./Routes.ts"
 
@@ -192,15 +193,13 @@ export const errorBodies = (app: HttpApp.Default): HttpApp.Default =>
 
     yield* HttpApp.appendPreResponseHandler((_, response) =>
       Effect.gen(function*() {
-        yield* Effect.logInfo("request").pipe(
-          Effect.annotateLogs({
-            requestId,
-            method: request.method,
-            path: pathOf(request),
-            status: response.status,
-            durationMs: Math.round(performance.now() - started)
-          })
-        )
+        yield* logAccess({
+          requestId,
+          method: request.method,
+          path: pathOf(request),
+          status: response.status,
+          durationMs: Math.round(performance.now() - started)
+        })
         const withId = HttpServerResponse.setHeader(response, "x-request-id", requestId)
         return hints.retryAfterSeconds === undefined
           ? withId

@@ -1,0 +1,32 @@
+import { Cause, Effect, FiberRef, HashMap, List, LogLevel } from "effect"
+
+export interface AccessEntry {
+  readonly requestId: string
+  readonly method: string
+  readonly path: string
+  readonly status: number
+  readonly durationMs: number
+}
+
+/**
+ * The access line of a request ("request", INFO, the entry as annotations), handed straight to the fiber's loggers:
+ * the same line `Effect.logInfo(...).pipe(Effect.annotateLogs(entry))` would give, without the fiber-ref updates
+ * and extra steps that cost a fifth of a health check's CPU (measured). Nothing from the headers is in it, so
+ * never a key. Skipped below the minimum log level, as the logger would.
+ */
+export const logAccess = (entry: AccessEntry) =>
+  Effect.withFiberRuntime<void>((fiber) => {
+    if (LogLevel.lessThan(LogLevel.Info, fiber.getFiberRef(FiberRef.currentMinimumLogLevel))) return Effect.void
+    const options = {
+      fiberId: fiber.id(),
+      logLevel: LogLevel.Info,
+      message: "request",
+      cause: Cause.empty,
+      context: fiber.getFiberRefs(),
+      spans: List.empty(),
+      annotations: HashMap.fromIterable(Object.entries(entry)),
+      date: new Date()
+    }
+    for (const logger of fiber.getFiberRef(FiberRef.currentLoggers)) logger.log(options)
+    return Effect.void
+  })
