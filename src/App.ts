@@ -24,6 +24,7 @@ import { PartnerEvents } from "./events/PartnerEvents.ts"
 import { WebhookEndpoints } from "./events/WebhookEndpoints.ts"
 import { type WebhookTargets, WebhookTargetsOpen, WebhookTargetsStrict } from "./events/WebhookTargets.ts"
 import { HealthHttpLive } from "./http/HealthHttp.ts"
+import { serveApi } from "./http/Serve.ts"
 import { EventsHttpLive } from "./http/EventsHttp.ts"
 import { SwapsHttpLive } from "./http/SwapsHttp.ts"
 import { TestHelpersHttpLive } from "./http/TestHelpersHttp.ts"
@@ -242,7 +243,7 @@ const http = (mode: ModeLayers) =>
 
 /** Serves the app over `mode`'s Layers on whatever HttpServer is provided. */
 export const serverLayerFor = (config: AppConfigShape, mode: ModeLayers) =>
-  HttpApiBuilder.serve().pipe(
+  serveApi.pipe(
     Layer.provide(http(mode)),
     Layer.provideMerge(services(config, mode)),
     HttpServer.withLogAddress
