@@ -19,5 +19,5 @@ const lostConnection = (cause: Cause.Cause<unknown>) => Option.exists(Cause.dieO
 /** A read whose database connection was lost runs once more, on a fresh connection: it has no effect to repeat. */
 export const retryReadsOnLostConnection = (method: string) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   SAFE_METHODS.has(method)
-    ? self.pipe(Effect.sandbox, Effect.retry({ times: 1, while: lostConnection }), Effect.unsandbox)
+    ? Effect.catchAllCause(self, (cause) => (lostConnection(cause) ? self : Effect.failCause(cause)))
     : self
