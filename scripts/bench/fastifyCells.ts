@@ -42,14 +42,18 @@ export const prepareFastify = async (service: Service, databaseUrl: string) => {
     const [row] = (await db.query("SELECT * FROM payouts WHERE id = $1", [payout.payoutId])).rows
     if (row === undefined) throw new Error("the template payout was not stored")
     const integrationId = String(row["integration_id"])
-    return { templates: { key: service.key, integrationId, userAddress, quote, payout, row }, row, userAddress }
+    const health = await fetch(`${service.baseUrl}/healthz`).then((r) => r.text())
+    return { templates: { key: service.key, integrationId, userAddress, health, quote, payout, row }, row, userAddress }
   } finally {
     await db.end()
   }
 }
 
-/** Bulk-seeds `count` payouts of the template's integration (copies of its row, older, with new ids). */
-export const seedPayouts = async (databaseUrl: string, row: Record<string, unknown>, count: number) => {
+/**
+ * Bulk-seeds `count` payouts of the template's integration (copies of its row, older, with new ids), in batches
+ * of at most 100,000 rows; `from` numbers them after an earlier seeding.
+ */
+export const seedPayouts = async (databaseUrl: string, row: Record<string, unknown>, count: number, from = 0) => {
   const db = new pg.Pool({ connectionString: databaseUrl, max: 1 }) as unknown as Db
   const columns = Object.keys(row)
   const select = columns.map((c) =>
@@ -58,11 +62,13 @@ export const seedPayouts = async (databaseUrl: string, row: Record<string, unkno
       : `p."${c}"`
   )
   try {
-    await db.query(
-      `INSERT INTO payouts (${columns.map((c) => `"${c}"`).join(",")}) SELECT ${select.join(",")}
-       FROM payouts p, generate_series(1, $2::int) g WHERE p.id = $1`,
-      [row["id"], count]
-    )
+    for (let start = from + 1; start <= from + count; start += 100_000) {
+      await db.query(
+        `INSERT INTO payouts (${columns.map((c) => `"${c}"`).join(",")}) SELECT ${select.join(",")}
+         FROM payouts p, generate_series($2::int, $3::int) g WHERE p.id = $1`,
+        [row["id"], start, Math.min(from + count, start + 99_999)]
+      )
+    }
     await db.query("ANALYZE payouts")
   } finally {
     await db.end()

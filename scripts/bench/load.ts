@@ -6,8 +6,8 @@ export interface LoadRequest {
   readonly path: string
   readonly method?: "GET" | "POST"
   readonly headers?: Record<string, string>
-  /** A body per request (`i` counts requests), e.g. a fresh Idempotency-Key each time. */
-  readonly body?: (i: number) => { readonly body: string; readonly headers?: Record<string, string> }
+  /** A body per request (`i` counts requests), e.g. a fresh Idempotency-Key each time; `path` overrides the path. */
+  readonly body?: (i: number) => { readonly body: string; readonly headers?: Record<string, string>; readonly path?: string }
 }
 
 export interface LoadResult {
@@ -23,7 +23,8 @@ export const runLoad = async (
   baseUrl: string,
   pid: number,
   request: LoadRequest,
-  options: { readonly connections: number; readonly seconds: number }
+  /** `amount`: a fixed number of requests instead of `seconds` (one-shot work such as confirming payouts). */
+  options: { readonly connections: number; readonly seconds: number; readonly amount?: number }
 ): Promise<LoadResult> => {
   let i = 0
   const cpuBefore = cpuMs(pid)
@@ -31,6 +32,7 @@ export const runLoad = async (
     url: baseUrl,
     connections: options.connections,
     duration: options.seconds,
+    ...(options.amount === undefined ? {} : { amount: options.amount }),
     requests: [{
       method: request.method ?? "GET",
       path: request.path,
@@ -38,7 +40,7 @@ export const runLoad = async (
       ...(request.body === undefined ? {} : {
         setupRequest: (req: autocannon.Request) => {
           const next = request.body!(i++)
-          return { ...req, body: next.body, headers: { ...req.headers, ...next.headers } }
+          return { ...req, body: next.body, headers: { ...req.headers, ...next.headers }, ...(next.path === undefined ? {} : { path: next.path }) }
         }
       })
     }]

@@ -1,12 +1,14 @@
 /**
  * `npm run bench`: start-up time to first 200, request latency and throughput, and server memory, against
- * a real server process over loopback HTTP. Uses DATABASE_URL (or TEST_DATABASE_URL, in a fresh database)
- * when set, else the embedded PostgreSQL (a fresh data directory). Bounded: fixed request counts, every loop ends by itself.
+ * a real server process over loopback HTTP, side by side with baselines (compare.ts). Uses DATABASE_URL (an empty
+ * database) when set, else a throw-away embedded PostgreSQL. Bounded: fixed request counts or durations, every loop
+ * ends by itself.
  */
 import { spawn } from "node:child_process"
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { startThrowawayPostgres } from "../../src/db/EmbeddedPostgres.ts"
 import { compareWithBaselines } from "./compare.ts"
 import { API, approvedCustomer, json, payoutBody, root, startService, stopService } from "./service.ts"
 import { countStatements } from "./statements.ts"
@@ -118,25 +120,27 @@ const restart = async (env: Record<string, string>) => {
   console.log(`\nrestart on the same data directory, to the banner: ${Math.round(ms)} ms`)
 }
 
-const databaseUrl = process.env["DATABASE_URL"]
-if (databaseUrl !== undefined && databaseUrl !== "") {
+// DATABASE_URL (an empty database the bench may fill), else a throw-away embedded PostgreSQL cluster.
+const given = process.env["DATABASE_URL"] ?? ""
+const database = given !== "" ? { url: given, stop: async () => {} } : await startThrowawayPostgres({ durable: true })
+console.log(`bench database: ${given !== "" ? "DATABASE_URL" : "a throw-away embedded PostgreSQL (durable: fsync on)"}; ${process.version}`)
+try {
   // First on the empty database: statements per request (it prints the demo key, which the next start reuses).
-  const counted = await countStatements(databaseUrl, { showSql: process.env["BENCH_SHOW_SQL"] === "1" })
-  const started = await startService({ DATABASE_URL: databaseUrl }, false)
+  const counted = await countStatements(database.url, { showSql: process.env["BENCH_SHOW_SQL"] === "1" })
+  const started = await startService({ DATABASE_URL: database.url }, false)
   const service = { ...started, key: counted.key, auth: { authorization: `Bearer ${counted.key}` } }
   try {
-    await compareWithBaselines(service, databaseUrl)
+    await compareWithBaselines(service, database.url)
   } finally {
     await stopService(service.child)
   }
+} finally {
+  await database.stop()
 }
-console.log(`\nbench: ${REQUESTS} requests per endpoint, concurrency ${CONCURRENCY}, ${process.version}`)
+console.log(`\nbench: ${REQUESTS} requests per endpoint, concurrency ${CONCURRENCY}`)
 const embeddedDir = mkdtempSync(join(tmpdir(), "bench-embedded-"))
 chmodSync(embeddedDir, 0o755) // as root, PostgreSQL runs as the unprivileged 'postgres' user, who must reach it
 const embeddedEnv = { EMBEDDED_DATA_DIR: join(embeddedDir, "data"), DATABASE_URL: "" }
 await bench("embedded PostgreSQL (fresh data directory)", embeddedEnv)
 await restart(embeddedEnv)
 rmSync(embeddedDir, { recursive: true, force: true })
-if (databaseUrl === undefined || databaseUrl === "") {
-  console.log("\n(set DATABASE_URL to an empty PostgreSQL database to also run the service side by side with the baselines)")
-}

@@ -18,6 +18,7 @@ interface Templates {
   readonly key: string
   readonly integrationId: string
   readonly userAddress: string
+  readonly health: string
   readonly quote: Record<string, unknown>
   readonly payout: Record<string, unknown>
   /** One stored payouts row (column → value) to insert again under new ids. */
@@ -40,8 +41,12 @@ const insertPayout = `INSERT INTO payouts (${columns.map((c) => `"${c}"`).join("
 const app = Fastify({ logger: false })
 
 app.addHook("onRequest", async (request, reply) => {
+  if (request.url === "/healthz") return
   if (request.headers.authorization !== `Bearer ${templates.key}`) return reply.code(401).send({ error: "unauthorized" })
 })
+
+// The service's own health body (answered without the database, as the service does).
+app.get("/healthz", async (_, reply) => reply.header("content-type", "application/json").send(templates.health))
 
 app.get("/api/integrations/breb/quote", async () => {
   const at = new Date()
