@@ -1,5 +1,8 @@
 const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
+/** How many base62 characters hold `byteLength` bytes. */
+const base62Width = (byteLength: number) => Math.ceil((byteLength * 8) / Math.log2(62))
+
 /** Base62 text of `bytes`, left-padded to a fixed width so every encoding of n bytes has the same length. */
 export const base62 = (bytes: Uint8Array): string => {
   let value = 0n
@@ -9,8 +12,7 @@ export const base62 = (bytes: Uint8Array): string => {
     out = alphabet[Number(value % 62n)] + out
     value /= 62n
   }
-  const width = Math.ceil((bytes.length * 8) / Math.log2(62))
-  return out.padStart(width, "0")
+  return out.padStart(base62Width(bytes.length), "0")
 }
 
 /** Random bytes drawn from a pool refilled 4 KiB at a time: one system call per few hundred ids, not one per id. */
@@ -30,7 +32,7 @@ const randomByte = (): number => {
  * character is drawn uniformly (bytes of 248 and over are rejected, so `byte % 62` has no bias).
  */
 export const randomBase62 = (byteLength: number): string => {
-  const width = Math.ceil((byteLength * 8) / Math.log2(62))
+  const width = base62Width(byteLength)
   let out = ""
   while (out.length < width) {
     const byte = randomByte()

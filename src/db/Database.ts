@@ -133,11 +133,11 @@ const embeddedLayer = (dataDir: string, prepare: boolean) =>
 
 export const makeSqlLayer = (
   options: DatabaseOptions
-): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError> =>
-  Option.match(options.url, {
+): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError> => {
+  const prepare = options.preparedStatements ?? true
+  return Option.match(options.url, {
     onSome: (url) =>
-      clientLayer(url, options.preparedStatements ?? true).pipe(
-        Layer.tap(() => Effect.logInfo(describeDatabase(databaseInfo(options))))
-      ),
-    onNone: () => embeddedLayer(options.embeddedDataDir, options.preparedStatements ?? true)
+      clientLayer(url, prepare).pipe(Layer.tap(() => Effect.logInfo(describeDatabase(databaseInfo(options))))),
+    onNone: () => embeddedLayer(options.embeddedDataDir, prepare)
   })
+}

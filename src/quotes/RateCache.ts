@@ -97,8 +97,9 @@ export class RateCache extends Effect.Service<RateCache>()("RateCache", {
       if (local !== undefined) return yield* Effect.as(gate.check, local)
       const fresh = yield* freshRow
       if (Option.isSome(fresh)) {
-        yield* remember(fromRow(fresh.value))
-        return yield* Effect.as(gate.check, fromRow(fresh.value))
+        const rates = fromRow(fresh.value)
+        yield* remember(rates)
+        return yield* Effect.as(gate.check, rates)
       }
       const flight = yield* sharedRefresh
       // Only the call that ran the refresh reports the provider's answer as its own.
