@@ -5,7 +5,7 @@ import { AppConfig } from "../Config.ts"
 import { postWebhook, type SendOutcome } from "./Sender.ts"
 import { signatureHeaders } from "./Signing.ts"
 import { WebhookTargets } from "./WebhookTargets.ts"
-import type { IdleHint } from "../jobs/PollLoop.ts"
+import { idleUntil } from "../jobs/PollLoop.ts"
 import { WorkSignal } from "../jobs/WorkSignal.ts"
 
 /** Deliveries sent at once by one replica. */
@@ -194,8 +194,7 @@ export const makeDelivery = Effect.gen(function*() {
     }
     if (claimed > 0 || (yield* Ref.get(inFlight)) >= DELIVERY_CONCURRENCY) return { busy: true } as const
     const { next } = yield* Effect.orDie(nextDue(undefined))
-    const at = yield* now
-    return { busy: false, nextDueInMs: next === null ? null : next.getTime() - at.getTime() } as const satisfies IdleHint
+    return yield* idleUntil(next)
   })
 
   return { runDue } as const

@@ -10,7 +10,7 @@ import { makeReconciler } from "../payouts/Reconciler.ts"
 import { makeHousekeeping } from "./Housekeeping.ts"
 import { type DueJob, Job, JobQueue } from "./JobQueue.ts"
 import { onOneReplica } from "./OneReplica.ts"
-import { type IdleHint, pollWithBackoff } from "./PollLoop.ts"
+import { idleUntil, pollWithBackoff, type IdleHint } from "./PollLoop.ts"
 import { WorkSignal } from "./WorkSignal.ts"
 
 const MAX_JOBS_PER_TICK = 50
@@ -64,9 +64,7 @@ const makeJobRunner = Effect.gen(function*() {
     let ran = 0
     while (ran < MAX_JOBS_PER_TICK && (yield* runOne)) ran++
     if (ran > 0) return { busy: true } as const
-    const next = yield* queue.nextRunAt
-    const at = yield* now
-    return { busy: false, nextDueInMs: next === null ? null : next.getTime() - at.getTime() } as const satisfies IdleHint
+    return yield* idleUntil(yield* queue.nextRunAt)
   })
 
   return { runDue } as const

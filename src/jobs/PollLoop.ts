@@ -1,4 +1,5 @@
 import { Cause, Effect, Exit } from "effect"
+import { now } from "../Clock.ts"
 
 export interface PollOptions {
   /** Names the loop in its log lines. */
@@ -16,6 +17,10 @@ export interface PollOptions {
 
 /** What a round of an idle-aware task found: work (poll again soon), or none and when the next known work is due. */
 export type IdleHint = { readonly busy: true } | { readonly busy: false; readonly nextDueInMs: number | null }
+
+/** An idle round's hint from the due time of the next known work (null: none known). */
+export const idleUntil = (next: Date | null): Effect.Effect<IdleHint> =>
+  Effect.map(now, (at) => ({ busy: false, nextDueInMs: next === null ? null : next.getTime() - at.getTime() }))
 
 const isIdle = (value: unknown): value is { readonly busy: false; readonly nextDueInMs: number | null } =>
   typeof value === "object" && value !== null && "busy" in value && value.busy === false
