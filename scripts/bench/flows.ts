@@ -4,7 +4,7 @@
  * OTP send and verify, keyed create, confirm, read back), run as concurrent flows.
  */
 import { randomUUID } from "node:crypto"
-import type { LoadRequest } from "./load.ts"
+import { type LoadRequest, percentile } from "./load.ts"
 import { cpuMs } from "./proc.ts"
 import { API, approvedCustomer, json, payoutBody, type Service, txHash } from "./service.ts"
 
@@ -39,7 +39,6 @@ export const confirmRequest = (service: Service, ids: ReadonlyArray<string>, off
   body: (i) => ({ path: `${API}/payouts/${ids[i]}/confirm`, body: JSON.stringify({ txHash: txHash(offset + i) }) })
 })
 
-const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0
 
 let flowCounter = 0
 

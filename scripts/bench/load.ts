@@ -10,6 +10,10 @@ export interface LoadRequest {
   readonly body?: (i: number) => { readonly body: string; readonly headers?: Record<string, string>; readonly path?: string }
 }
 
+/** The `p` quantile (0..1) of ascending `sorted` values (0 when empty). */
+export const percentile = (sorted: ReadonlyArray<number>, p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0
+
 export interface LoadResult {
   readonly rps: number
   readonly p50: number

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { startThrowawayPostgres } from "../../src/db/EmbeddedPostgres.ts"
 import { compareWithBaselines } from "./compare.ts"
+import { percentile } from "./load.ts"
 import { API, approvedCustomer, json, payoutBody, root, startService, stopService } from "./service.ts"
 import { countStatements } from "./statements.ts"
 import { rssMb } from "./proc.ts"
@@ -17,7 +18,6 @@ import { rssMb } from "./proc.ts"
 const REQUESTS = Number(process.env["BENCH_REQUESTS"] ?? "400")
 const CONCURRENCY = Number(process.env["BENCH_CONCURRENCY"] ?? "16")
 
-const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0
 
 const load = async (name: string, count: number, request: (i: number) => Promise<Response>) => {
   const latencies: Array<number> = []

@@ -17,11 +17,14 @@ export interface Service {
   readonly auth: Record<string, string>
 }
 
-/** `needsKey`: the start must print a test key (it does on a database without integrations). */
-export const startService = async (env: Record<string, string>, needsKey = true): Promise<Service> => {
+/**
+ * `needsKey`: the start must print a test key (it does on a database without integrations). `nodeArgs`: what node
+ * runs, by default what `npm start` runs.
+ */
+export const startService = async (env: Record<string, string>, needsKey = true, nodeArgs = ["scripts/start.mjs"]): Promise<Service> => {
   const started = performance.now()
   // The default log level: the access log is part of the cost.
-  const child = spawn(process.execPath, ["scripts/start.mjs"], {
+  const child = spawn(process.execPath, nodeArgs, {
     cwd: root,
     env: { ...process.env, PORT: "0", RATE_LIMIT_PER_SECOND: "100000", RATE_LIMIT_BURST: "100000", ...env }
   })
