@@ -11,6 +11,7 @@ import { TxHashClaims } from "./chain/TxHashClaims.ts"
 import { AppConfig, type AppConfigShape } from "./Config.ts"
 import { makeSqlLayer } from "./db/Database.ts"
 import { MigrationsLive } from "./db/Migrations.ts"
+import { PageBudget } from "./db/PageBudget.ts"
 import { Deployment } from "./Deployment.ts"
 import { AuthenticationLive } from "./http/Authentication.ts"
 import { BrebHttpLive } from "./http/BrebHttp.ts"
@@ -209,7 +210,8 @@ const domain = (config: AppConfigShape) => Layer.mergeAll(
   Layer.provideMerge(Lifecycle.Default),
   Layer.provideMerge(QuoteService.Default),
   Layer.provideMerge(RateCache.Default),
-  Layer.provideMerge(WorkSignal.Default)
+  Layer.provideMerge(WorkSignal.Default),
+  Layer.provideMerge(PageBudget.Default)
 )
 
 const api = HttpApiBuilder.api(IntegrationsApi).pipe(

@@ -11,7 +11,7 @@ import { join } from "node:path"
 import { startThrowawayPostgres } from "../../src/db/EmbeddedPostgres.ts"
 import { compareWithBaselines } from "./compare.ts"
 import { percentile } from "./load.ts"
-import { API, approvedCustomer, json, payoutBody, root, startService, stopService } from "./service.ts"
+import { API, approvedCustomer, json, npmStartArgs, payoutBody, root, startService, stopService } from "./service.ts"
 import { countStatements } from "./statements.ts"
 import { rssMb } from "./proc.ts"
 
@@ -97,7 +97,7 @@ const bench = async (label: string, env: Record<string, string>) => {
   const loadedPostgres = postgresRssMb(env["EMBEDDED_DATA_DIR"])
   await stopService(service.child)
   console.log(`\n## ${label}`)
-  console.log(`start-up to first 200 on /healthz: ${Math.round(service.startupMs)} ms (node scripts/start.mjs: bundle + database + migrations + listen)`)
+  console.log(`start-up to first 200 on /healthz: ${Math.round(service.startupMs)} ms (npm start's node command: bundle + database + migrations + listen)`)
   console.log(`server RSS: ${idleRss} MB idle, ${loadedRss} MB after load (${REQUESTS} requests × 4, concurrency ${CONCURRENCY})`)
   if (idlePostgres !== undefined) {
     console.log(`embedded PostgreSQL RSS (all its processes): ${idlePostgres} MB idle, ${loadedPostgres} MB after load`)
@@ -108,9 +108,10 @@ const bench = async (label: string, env: Record<string, string>) => {
 /** `npm start` a second time on the same data directory: the cluster exists, only the server starts. */
 const restart = async (env: Record<string, string>) => {
   const started = performance.now()
-  const child = spawn(process.execPath, ["scripts/start.mjs"], { cwd: root, env: { ...process.env, PORT: "0", LOG_LEVEL: "warn", ...env } })
+  const child = spawn(process.execPath, npmStartArgs(), { cwd: root, env: { ...process.env, PORT: "0", LOG_LEVEL: "warn", ...env } })
   let out = ""
   child.stdout?.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")))
+  child.stderr?.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")))
   while (!/listening on http/.test(out)) {
     if (child.exitCode !== null) throw new Error(`restart failed:\n${out}`)
     await new Promise((resolve) => setTimeout(resolve, 10))

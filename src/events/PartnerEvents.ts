@@ -1,7 +1,8 @@
 import { type BadRequest, NotFound, type Redelivery } from "@cop-integrations/contracts"
 import { Effect, Option } from "effect"
 import { now } from "../Clock.ts"
-import { decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor } from "../payouts/Cursor.ts"
+import { PageBudget } from "../db/PageBudget.ts"
+import { decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor, rowsFetched } from "../payouts/Cursor.ts"
 import { EventRepo } from "./EventRepo.ts"
 import { presentAttempt } from "./Present.ts"
 
@@ -20,6 +21,7 @@ export interface EventListRequest {
 export class PartnerEvents extends Effect.Service<PartnerEvents>()("PartnerEvents", {
   effect: Effect.gen(function*() {
     const events = yield* EventRepo
+    const pageBudget = yield* PageBudget
 
     const list = (request: EventListRequest): Effect.Effect<string, BadRequest> =>
       Effect.gen(function*() {
@@ -30,8 +32,8 @@ export class PartnerEvents extends Effect.Service<PartnerEvents>()("PartnerEvent
           type: request.type ?? null,
           createdFrom: request.createdFrom === undefined ? null : new Date(request.createdFrom),
           after,
-          limit: limit + 1
-        })
+          limit: rowsFetched(limit)
+        }).pipe(pageBudget.withRows(rowsFetched(limit)))
         const items = rows.slice(0, limit)
         const last = items[items.length - 1]
         const nextCursor = rows.length > limit && last !== undefined ? encodeCursor(last) : null

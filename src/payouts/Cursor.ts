@@ -30,6 +30,9 @@ export const decodeCursor = (cursor: string) =>
 
 export const DEFAULT_PAGE_SIZE = 50
 
+/** The rows a page fetches: one more than it answers, to know whether another page follows. */
+export const rowsFetched = (limit: number | undefined) => (limit ?? DEFAULT_PAGE_SIZE) + 1
+
 export interface ListRequest {
   readonly integrationId: string
   readonly createdFrom: string | undefined
@@ -58,7 +61,7 @@ export const keysetPage = <Row extends Pick<PayoutRow, "created_at" | "id">, Ite
       integrationId: request.integrationId,
       createdFrom: request.createdFrom === undefined ? null : new Date(request.createdFrom),
       after,
-      limit: limit + 1
+      limit: rowsFetched(limit)
     })
     const items = rows.slice(0, limit)
     const last = items[items.length - 1]

@@ -14,6 +14,7 @@ import { Chain } from "../chain/Chain.ts"
 import { erc20Transfer } from "../chain/Erc20.ts"
 import { addSeconds, now } from "../Clock.ts"
 import { AppConfig } from "../Config.ts"
+import { PageBudget } from "../db/PageBudget.ts"
 import { IdempotencyStore, requestFingerprint } from "../idempotency/IdempotencyStore.ts"
 import { newId } from "../ids.ts"
 import { CustomerRepo } from "../kyc/CustomerRepo.ts"
@@ -25,7 +26,7 @@ import { orProviderFailure } from "../provider/ProviderErrors.ts"
 import { marketClosed, QuoteService } from "../quotes/QuoteService.ts"
 import { RateCache } from "../quotes/RateCache.ts"
 import { routerFailure } from "../swaps/RouterErrors.ts"
-import { keysetPage, type ListRequest } from "./Cursor.ts"
+import { keysetPage, type ListRequest, rowsFetched } from "./Cursor.ts"
 import { fundFromCopm } from "./CopmFunding.ts"
 import { PayoutRepo } from "./PayoutRepo.ts"
 import type { PayoutRow } from "./PayoutRow.ts"
@@ -56,6 +57,7 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
     const payouts = yield* PayoutRepo
     const idempotency = yield* IdempotencyStore
     const requoteGuard = yield* RequoteGuard
+    const pageBudget = yield* PageBudget
 
     const requote = (error: string) => Effect.fail(new Requote({ error }))
 
@@ -288,7 +290,8 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
           onSome: (row) => Effect.succeed(presentPayout(row))
         }))
 
-    const list = (request: ListRequest): Effect.Effect<PayoutList, BadRequest> => keysetPage(request, payouts.page, presentPayout)
+    const list = (request: ListRequest): Effect.Effect<PayoutList, BadRequest> => 
+      keysetPage(request, payouts.page, presentPayout).pipe(pageBudget.withRows(rowsFetched(request.limit)))
 
     return { create, get, list } as const
   })

@@ -19,10 +19,11 @@ import { TxHashClaims } from "../chain/TxHashClaims.ts"
 import { notVerifiedError, verifyWithRetry } from "../chain/Verification.ts"
 import { addSeconds, now } from "../Clock.ts"
 import { AppConfig } from "../Config.ts"
+import { PageBudget } from "../db/PageBudget.ts"
 import { IdempotencyStore, requestFingerprint } from "../idempotency/IdempotencyStore.ts"
 import { newId } from "../ids.ts"
 import { formatFixed, fromBaseUnits, parsePlainDecimal, toBaseUnits } from "../money/index.ts"
-import { keysetPage, type ListRequest } from "../payouts/Cursor.ts"
+import { keysetPage, type ListRequest, rowsFetched } from "../payouts/Cursor.ts"
 import { RequoteGuard } from "../payouts/RequoteGuard.ts"
 import { orProviderFailure } from "../provider/ProviderErrors.ts"
 import { RateCache } from "../quotes/RateCache.ts"
@@ -58,6 +59,7 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
     const claims = yield* TxHashClaims
     const requoteGuard = yield* RequoteGuard
     const idempotency = yield* IdempotencyStore
+    const pageBudget = yield* PageBudget
 
     const badRequest = (error: string) => Effect.fail(new BadRequest({ error }))
 
@@ -259,7 +261,8 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
         }).pipe(Effect.onError(() => claims.release("swap", row.id, [txHash])))
       }).pipe(Effect.catchIf((e): e is SqlError => e instanceof SqlError, Effect.die))
 
-    const list = (request: ListRequest): Effect.Effect<SwapList, BadRequest> => keysetPage(request, swaps.page, presentSwap)
+    const list = (request: ListRequest): Effect.Effect<SwapList, BadRequest> => 
+      keysetPage(request, swaps.page, presentSwap).pipe(pageBudget.withRows(rowsFetched(request.limit)))
 
     return { prepare, create, get, confirm, list } as const
   })

@@ -1,0 +1,56 @@
+/**
+ * List pages share a bounded budget of rows in flight (src/db/PageBudget.ts): the service runs with a capped heap,
+ * so concurrent large pages must queue rather than all hold their rows at once. Pages park on a gate while they hold
+ * their rows; once every page's fiber is suspended (on the gate or on the budget), the number inside is the bound.
+ * Without the budget all of them would be inside.
+ */
+import { Deferred, Effect, Fiber, FiberStatus, Ref } from "effect"
+import { describe, expect, it } from "vitest"
+import { PAGE_ROWS_IN_FLIGHT, PageBudget } from "../../src/db/PageBudget.ts"
+import { rowsFetched } from "../../src/payouts/Cursor.ts"
+
+const settle = (fibers: ReadonlyArray<Fiber.RuntimeFiber<unknown, unknown>>) =>
+  Effect.gen(function*() {
+    while (!(yield* Effect.forEach(fibers, Fiber.status)).every(FiberStatus.isSuspended)) yield* Effect.yieldNow()
+  })
+
+const run = <A>(effect: Effect.Effect<A, never, PageBudget>) => Effect.runPromise(effect.pipe(Effect.provide(PageBudget.Default)))
+
+describe("list pages in flight", () => {
+  it("admits only as many 500-item pages as the row budget holds; the rest wait and then all complete", async () => {
+    const pages = 20
+    const { entered, maxInside, insideAfter } = await run(Effect.gen(function*() {
+      const budget = yield* PageBudget
+      const gate = yield* Deferred.make<void>()
+      const inside = yield* Ref.make(0)
+      const maxInside = yield* Ref.make(0)
+      const entered = yield* Ref.make(0)
+      const page = Effect.gen(function*() {
+        const now = yield* Ref.updateAndGet(inside, (n) => n + 1)
+        yield* Ref.update(maxInside, (max) => Math.max(max, now))
+        yield* Ref.update(entered, (n) => n + 1)
+        yield* Deferred.await(gate)
+        yield* Ref.update(inside, (n) => n - 1)
+      }).pipe(budget.withRows(rowsFetched(500)))
+      const fibers = yield* Effect.forEach(Array.from({ length: pages }), () => Effect.fork(page))
+      yield* settle(fibers)
+      const enteredBeforeRelease = yield* Ref.get(entered)
+      yield* Deferred.succeed(gate, undefined)
+      yield* Fiber.joinAll(fibers)
+      return { entered: enteredBeforeRelease, maxInside: yield* Ref.get(maxInside), insideAfter: yield* Ref.get(inside) }
+    }))
+    const bound = Math.floor(PAGE_ROWS_IN_FLIGHT / rowsFetched(500))
+    expect(bound).toBeLessThan(pages)
+    expect(entered).toBe(bound)
+    expect(maxInside).toBe(bound)
+    expect(insideAfter).toBe(0)
+  })
+
+  it("still runs a page larger than the whole budget (alone)", async () => {
+    const answer = await run(Effect.gen(function*() {
+      const budget = yield* PageBudget
+      return yield* Effect.succeed("ran").pipe(budget.withRows(PAGE_ROWS_IN_FLIGHT * 2))
+    }))
+    expect(answer).toBe("ran")
+  })
+})
