@@ -33,6 +33,13 @@ const positiveInt = (name: string, fallback: number) =>
     check(name, "must be a positive integer", (n: number) => n > 0)
   )
 
+/** postgres:// or postgresql:// with a host (in the authority, or `?host=` for a Unix socket directory). */
+const isPostgresUrl = (value: string) => {
+  if (!URL.canParse(value)) return false
+  const url = new URL(value)
+  return /^postgres(ql)?:$/.test(url.protocol) && (url.hostname !== "" || url.searchParams.has("host"))
+}
+
 /** The sandbox's fee wallet: fine for mock mode, refused by live mode (fees would be lost). */
 export const PLACEHOLDER_FEE_WALLET = "0x1111111111111111111111111111111111111111"
 
@@ -43,7 +50,13 @@ export const AppConfigShape = Config.all({
     Config.withDefault(8787),
     check("PORT", "must be 0 (any free port) to 65535", (n: number) => n >= 0 && n <= 65535)
   ),
-  databaseUrl: optionalSecret("DATABASE_URL"),
+  databaseUrl: optionalSecret("DATABASE_URL").pipe(
+    check(
+      "DATABASE_URL",
+      "must be a PostgreSQL URL such as postgres://user:password@host:5432/database (or unset for the embedded PostgreSQL)",
+      (url: Option.Option<Redacted.Redacted<string>>) => Option.isNone(url) || isPostgresUrl(Redacted.value(url.value))
+    )
+  ),
   embeddedDataDir: Config.string("EMBEDDED_DATA_DIR").pipe(Config.withDefault(".data/postgres")),
   databasePreparedStatements: Config.boolean("DATABASE_PREPARED_STATEMENTS").pipe(Config.withDefault(true)),
   mockOtpDebugCode: Config.string("MOCK_OTP_DEBUG_CODE").pipe(
@@ -140,6 +153,10 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShap
   static readonly layerWith = (overrides: Partial<AppConfigShape>) =>
     Layer.effect(AppConfig, Effect.map(AppConfigShape, (config) => ({ ...config, ...overrides })))
 }
+
+/** Where the service connects, for a start-up failure: names DATABASE_URL when it came from there (never its password). */
+export const databaseTarget = (config: AppConfigShape): string =>
+  Option.isSome(config.databaseUrl) ? `DATABASE_URL (${describeDatabase(config)})` : `the ${describeDatabase(config)}`
 
 export const describeDatabase = (config: AppConfigShape): string =>
   Option.match(config.databaseUrl, {

@@ -1,9 +1,27 @@
-import { Config, Effect, Layer, Logger, LogLevel } from "effect"
+import { Config, ConfigError, Either, Layer, Logger, LogLevel } from "effect"
 
-/** Structured JSON logs on stdout; level from LOG_LEVEL (default info). */
-export const LoggingLive = Layer.unwrapEffect(
-  Effect.map(
-    Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info)),
-    (level) => Layer.merge(Logger.json, Logger.minimumLogLevel(level))
-  )
+const LEVELS: ReadonlyArray<LogLevel.LogLevel> = [
+  LogLevel.All,
+  LogLevel.Trace,
+  LogLevel.Debug,
+  LogLevel.Info,
+  LogLevel.Warning,
+  LogLevel.Error,
+  LogLevel.Fatal,
+  LogLevel.None
+]
+const NAMES = LEVELS.map((level) => level.label.toLowerCase())
+
+/** LOG_LEVEL (default info): one of Effect's level labels, in any case; anything else names the variable and the choices. */
+export const LogLevelConfig = Config.string("LOG_LEVEL").pipe(
+  Config.withDefault("info"),
+  Config.mapOrFail((raw) => {
+    const level = LEVELS.find((candidate) => candidate.label.toLowerCase() === raw.trim().toLowerCase())
+    return level === undefined
+      ? Either.left(ConfigError.InvalidData(["LOG_LEVEL"], `must be one of ${NAMES.join(", ")} (got "${raw.slice(0, 40)}")`))
+      : Either.right(level)
+  })
 )
+
+/** Structured JSON logs on stdout at `level`. */
+export const loggingLayer = (level: LogLevel.LogLevel) => Layer.merge(Logger.json, Logger.minimumLogLevel(level))

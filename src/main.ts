@@ -2,15 +2,16 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { HttpServer } from "@effect/platform"
 import { Cause, Console, Deferred, Effect, Exit, Fiber, FiberId, Layer, Option } from "effect"
 import { serverLayer } from "./App.ts"
-import { type AppConfigShape, AppConfigShape as LoadConfig, describeDatabase } from "./Config.ts"
+import { type AppConfigShape, AppConfigShape as LoadConfig, databaseTarget, describeDatabase } from "./Config.ts"
 import { createHttpServer } from "./http/NodeServer.ts"
 import { manageLifecycle } from "./http/ServeLifecycle.ts"
 import { Deployment } from "./Deployment.ts"
 import { DemoBootstrap } from "./integrations/Demo.ts"
-import { LoggingLive } from "./Logging.ts"
+import { loggingLayer, LogLevelConfig } from "./Logging.ts"
 import { startupFailureLine } from "./StartupFailure.ts"
 
-const banner = (lines: ReadonlyArray<string>) => Console.log(["", ...lines.map((line) => `  ${line}`), ""].join("\n"))
+/** On stderr: stdout carries only JSON log lines. */
+const banner = (lines: ReadonlyArray<string>) => Console.error(["", ...lines.map((line) => `  ${line}`), ""].join("\n"))
 
 const server = createHttpServer()
 const lifecycle = manageLifecycle(server)
@@ -36,9 +37,20 @@ const announce = (config: AppConfigShape, startedAt: number) =>
     ])
   })
 
+/** A configuration, database or port mistake is one plain line for the operator; anything else is logged with its cause. */
+const reportFailure = (database?: string) => (cause: Cause.Cause<unknown>) =>
+  Option.match(startupFailureLine(cause, database), {
+    onSome: Console.error,
+    onNone: () => (Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError("the service stopped", cause))
+  })
+
 /** Serves until a signal, then drains in-flight requests before the pool and the database close. */
 const main = Effect.gen(function*() {
-  const config = yield* LoadConfig
+  const config = yield* LoadConfig.pipe(Effect.tapErrorCause(reportFailure()))
+  return yield* serve(config).pipe(Effect.tapErrorCause(reportFailure(databaseTarget(config))))
+})
+
+const serve = (config: AppConfigShape) => Effect.gen(function*() {
   const startedAt = performance.now()
   const layer = serverLayer(config).pipe(
     Layer.provideMerge(NodeHttpServer.layer(() => server, { port: config.port, host: config.host }))
@@ -62,20 +74,17 @@ const main = Effect.gen(function*() {
   }))
 })
 
-/** A configuration or database mistake is one plain line for the operator; anything else is logged with its cause. */
-const reportFailure = (cause: Cause.Cause<unknown>) =>
-  Option.match(startupFailureLine(cause), {
-    onSome: Console.error,
-    onNone: () => (Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError("the service stopped", cause))
-  })
-
 /**
- * No trace exporter is configured, so spans would be built per request and per statement for nobody: the tracer is
- * off (measured: see the README's performance section).
+ * JSON logs at LOG_LEVEL. No trace exporter is configured, so spans would be built per request and per statement
+ * for nobody: the tracer is off (measured: see the README's performance section).
  */
-const runtimeLayer = Layer.merge(LoggingLive, Layer.setTracerEnabled(false))
+const withRuntime = <A, E>(program: Effect.Effect<A, E>) =>
+  Effect.flatMap(
+    LogLevelConfig.pipe(Effect.tapErrorCause(reportFailure())),
+    (level) => Effect.provide(program, Layer.merge(loggingLayer(level), Layer.setTracerEnabled(false)))
+  )
 
-const fiber = Effect.runFork(main.pipe(Effect.tapErrorCause(reportFailure), Effect.provide(runtimeLayer)))
+const fiber = Effect.runFork(withRuntime(main))
 
 let signalled = false
 const onSignal = (signal: NodeJS.Signals) => {

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from "node:fs"
+import { type AddressInfo, createServer } from "node:net"
 import { chmod, mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -42,13 +43,16 @@ describe("npm start on the embedded PostgreSQL (no DATABASE_URL)", () => {
     expect(quote.status).toBe(200)
   })
 
-  it("writes structured JSON log lines that never contain the demo key or the database password", async () => {
+  it("writes only JSON log lines to stdout (the banner goes to stderr), never the demo key or the database password", async () => {
     await fetch(`${service.baseUrl}/api/integrations/breb/quote`, { headers: bearer(demoKey()) })
     const password = JSON.parse(readFileSync(join(dataDir, "embedded-credentials.json"), "utf8")).password as string
-    const logLines = service.stdout().split("\n").filter((line) => line.startsWith("{"))
+    const { stderr, stdout } = service.streams()
+    expect(stderr).toContain("listening on")
+    expect(stderr).toContain(demoKey())
+    const logLines = stdout.split("\n").filter((line) => line !== "")
     expect(logLines.length).toBeGreaterThan(0)
     for (const line of logLines) {
-      expect(() => JSON.parse(line)).not.toThrow()
+      expect(() => JSON.parse(line), line).not.toThrow()
       expect(line).not.toContain(demoKey())
     }
     expect(service.stdout()).not.toContain(password)
@@ -119,7 +123,9 @@ describe("start-up with a configuration mistake", () => {
     [{ PORT: "abc" }, "PORT"],
     [{ MOCK_OTP_DEBUG_CODE: "12ab" }, "MOCK_OTP_DEBUG_CODE"],
     [{ APP_MODE: "live" }, "APP_MODE"],
-    [{ BREB_MAX_COP: "-5" }, "BREB_MAX_COP"]
+    [{ BREB_MAX_COP: "-5" }, "BREB_MAX_COP"],
+    [{ DATABASE_URL: "base" }, "DATABASE_URL"],
+    [{ DATABASE_URL: "mysql://root@127.0.0.1/test" }, "DATABASE_URL"]
   ])("%j is one configuration error line naming %s, before any database work", async (env, name) => {
     const line = await startupFailure({ DATABASE_URL: "postgres://nobody@127.0.0.1:1/never-reached", ...env })
     expect(line).toMatch(/^configuration error: /)
@@ -127,10 +133,9 @@ describe("start-up with a configuration mistake", () => {
     expect(line).not.toContain("\n")
   })
 
-  it("an unreachable database is one database error line, without the password", async () => {
+  it("an unreachable database is one database error line naming DATABASE_URL and the reason, without the password", async () => {
     const line = await startupFailure({ DATABASE_URL: "postgres://partner:s3cret-pw@127.0.0.1:1/payouts" })
-    expect(line).toMatch(/^database error: .*ECONNREFUSED/)
-    expect(line).not.toContain("s3cret-pw")
+    expect(line).toBe("database error: cannot connect to DATABASE_URL (PostgreSQL 127.0.0.1:1/payouts): connection refused (ECONNREFUSED)")
   })
 })
 
@@ -146,11 +151,38 @@ describe.concurrent("start-up failures of the process", () => {
     expect(result.stdout).not.toContain("migrations")
   })
 
+  it("LOG_LEVEL that is not a level exits 1 with one line naming it and the levels there are", async () => {
+    const result = await runScript(["src/main.ts"], { LOG_LEVEL: "verbose", DATABASE_URL: "", EMBEDDED_DATA_DIR: "/nonexistent/never-started" })
+    expect(result.code).toBe(1)
+    expect(result.stderr.trim()).toBe(
+      `configuration error: LOG_LEVEL: must be one of all, trace, debug, info, warn, error, fatal, off (got "verbose")`
+    )
+    expect(result.stdout).toBe("")
+  })
+
+  it("a port in use exits 1 with one listen error line naming PORT, no stack trace", async () => {
+    const holder = createServer()
+    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve))
+    const port = (holder.address() as AddressInfo).port
+    try {
+      const result = await runScript(["src/main.ts"], { PORT: String(port), DATABASE_URL: "postgres://nobody@127.0.0.1:1/never-reached" })
+      expect(result.code).toBe(1)
+      const lines = result.stderr.split("\n").filter((line) => line.startsWith("listen error: "))
+      expect(lines).toEqual([
+        `listen error: PORT ${port} is already in use on 127.0.0.1:${port} (EADDRINUSE); stop what holds it, or set PORT to a free port (0 picks one)`
+      ])
+      expect(`${result.stdout}${result.stderr}`).not.toMatch(/\n\s+at /)
+    } finally {
+      holder.close()
+    }
+  })
+
   it("an unreachable DATABASE_URL exits 1 with one database error line, without the password or a stack trace", async () => {
     const result = await runScript(["src/main.ts"], { PORT: "0", DATABASE_URL: "postgres://partner:s3cret-pw@127.0.0.1:1/payouts" })
     expect(result.code).toBe(1)
-    expect(result.stderr.split("\n").filter((line) => line.startsWith("database error: "))).toHaveLength(1)
-    expect(result.stderr).toContain("ECONNREFUSED")
+    expect(result.stderr.split("\n").filter((line) => line.startsWith("database error: "))).toEqual([
+      "database error: cannot connect to DATABASE_URL (PostgreSQL 127.0.0.1:1/payouts): connection refused (ECONNREFUSED)"
+    ])
     expect(`${result.stdout}${result.stderr}`).not.toContain("s3cret-pw")
     expect(`${result.stdout}${result.stderr}`).not.toMatch(/\n\s+at /)
   })

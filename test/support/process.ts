@@ -11,7 +11,10 @@ const nodeWithTsx = (args: ReadonlyArray<string>): readonly [string, ReadonlyArr
 export interface StartedProcess {
   readonly child: ChildProcessWithoutNullStreams
   readonly baseUrl: string
+  /** Everything the process wrote, stdout and stderr interleaved as they arrived. */
   readonly stdout: () => string
+  /** What it wrote to each stream. */
+  readonly streams: () => { readonly stdout: string; readonly stderr: string }
   readonly stop: (signal?: NodeJS.Signals) => Promise<number | null>
 }
 
@@ -38,8 +41,15 @@ export const startServiceProcess = async (
     env: { ...process.env, PORT: "0", LOG_LEVEL: "info", npm_config_update_notifier: "false", ...env }
   })
   let out = ""
-  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")))
-  child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")))
+  const streams = { stdout: "", stderr: "" }
+  child.stdout.on("data", (chunk: Buffer) => {
+    out += chunk.toString("utf8")
+    streams.stdout += chunk.toString("utf8")
+  })
+  child.stderr.on("data", (chunk: Buffer) => {
+    out += chunk.toString("utf8")
+    streams.stderr += chunk.toString("utf8")
+  })
   const baseUrl = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`service did not start within ${timeoutMs} ms:\n${out}`)), timeoutMs)
     const check = () => {
@@ -50,6 +60,7 @@ export const startServiceProcess = async (
       }
     }
     child.stdout.on("data", check)
+    child.stderr.on("data", check) // the banner goes to stderr
     child.once("exit", (code) => {
       clearTimeout(timer)
       reject(new Error(`service exited with ${code} before listening:\n${out}`))
@@ -59,6 +70,7 @@ export const startServiceProcess = async (
     child,
     baseUrl,
     stdout: () => out,
+    streams: () => ({ ...streams }),
     stop: async (signal = "SIGTERM") => {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode
       const exited = once(child, "exit")

@@ -2,19 +2,22 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { ConfigProvider, Effect, Exit, Layer, Logger, LogLevel, Option } from "effect"
 import { serverLayer } from "../../src/App.ts"
-import { AppConfigShape } from "../../src/Config.ts"
+import { AppConfigShape, databaseTarget } from "../../src/Config.ts"
 import { createHttpServer } from "../../src/http/NodeServer.ts"
 import { startupFailureLine } from "../../src/StartupFailure.ts"
 
 /** Builds the app from `env` (PORT 0) and answers its start-up failure line, or "started". */
 export const startupFailure = async (env: Record<string, string>) => {
+  let database: string | undefined
   const exit = await Effect.runPromiseExit(
-    Effect.flatMap(AppConfigShape, (config) =>
-      Layer.build(serverLayer(config).pipe(Layer.provide(NodeHttpServer.layer(createHttpServer, { port: 0, host: "127.0.0.1" }))))).pipe(
+    Effect.flatMap(AppConfigShape, (config) => {
+      database = databaseTarget(config)
+      return Layer.build(serverLayer(config).pipe(Layer.provide(NodeHttpServer.layer(createHttpServer, { port: 0, host: "127.0.0.1" }))))
+    }).pipe(
       Effect.scoped,
       Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({ PORT: "0", ...env })))),
       Effect.provide(Logger.minimumLogLevel(LogLevel.None))
     )
   )
-  return Exit.isFailure(exit) ? Option.getOrUndefined(startupFailureLine(exit.cause)) : "started"
+  return Exit.isFailure(exit) ? Option.getOrUndefined(startupFailureLine(exit.cause, database)) : "started"
 }
