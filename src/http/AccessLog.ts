@@ -6,6 +6,10 @@ export interface AccessEntry {
   readonly path: string
   readonly status: number
   readonly durationMs: number
+  /** The authenticated integration, when the request got that far. */
+  readonly integrationId: string | undefined
+  /** An ErrorBody's `errorCode` (e.g. needs_kyc). */
+  readonly errorCode: string | undefined
 }
 
 /**
@@ -25,7 +29,7 @@ export const logAccess = (entry: AccessEntry) =>
       cause: Cause.empty,
       context: fiber.getFiberRefs(),
       spans: List.empty(),
-      annotations: HashMap.fromIterable(Object.entries(entry)),
+      annotations: HashMap.fromIterable(Object.entries(entry).filter(([, value]) => value !== undefined)),
       date: new Date()
     }
     for (const logger of fiber.getFiberRef(FiberRef.currentLoggers)) logger.log(options)

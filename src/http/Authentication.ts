@@ -8,7 +8,7 @@ import { AppConfig } from "../Config.ts"
 import { Deployment } from "../Deployment.ts"
 import { makeFailedAuthLimit } from "./FailedAuthLimit.ts"
 import { makeRateLimiter } from "./RateLimiter.ts"
-import { setRetryAfter } from "./ResponseHints.ts"
+import { noteIntegration, setRetryAfter } from "./ResponseHints.ts"
 import { singleFlight } from "./SingleFlight.ts"
 
 const bearerPattern = /^Bearer +(\S+)$/i
@@ -73,7 +73,7 @@ export const AuthenticationLive = Layer.effect(
           const key = looked.key.value
           const { allowed, retryAfterSeconds } = limiter.take(key.id)
           if (!allowed) return yield* tooMany("rate limit exceeded for this API key", retryAfterSeconds)
-          yield* Effect.annotateCurrentSpan("integrationId", key.integration_id)
+          yield* noteIntegration(key.integration_id)
           return { integrationId: key.integration_id, keyId: key.id, mode: deployment.mode }
         })
     })

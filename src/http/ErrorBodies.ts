@@ -178,6 +178,21 @@ const answerUnhandled = (request: HttpServerRequest.HttpServerRequest, requestId
   )
 }
 
+const decoder = new TextDecoder()
+
+/** The `errorCode` of an ErrorBody answer (409s and the like), for the access line; undefined for any other answer. */
+const errorCodeOf = (response: HttpServerResponse.HttpServerResponse): string | undefined => {
+  if (response.status < 400 || response.body._tag !== "Uint8Array") return undefined
+  try {
+    const body: unknown = JSON.parse(decoder.decode(response.body.body))
+    return typeof body === "object" && body !== null && "errorCode" in body && typeof body.errorCode === "string"
+      ? body.errorCode.slice(0, 64)
+      : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * API-level middleware around every route: request ids, the 64 KiB body limit, content-type, one JSON
  * access-log line per request (never headers, so never a key), and ErrorBody for unhandled failures.
@@ -188,7 +203,7 @@ export const errorBodies = (app: HttpApp.Default): HttpApp.Default =>
     const request = yield* HttpServerRequest.HttpServerRequest
     const incoming = request.headers["x-request-id"]
     const requestId = incoming !== undefined && requestIdPattern.test(incoming) ? incoming : `req_${randomBase62(12)}`
-    const hints = { retryAfterSeconds: undefined as number | undefined }
+    const hints: typeof ResponseHints.Service = { retryAfterSeconds: undefined, integrationId: undefined }
     const started = performance.now()
 
     yield* HttpApp.appendPreResponseHandler((_, response) =>
@@ -198,7 +213,9 @@ export const errorBodies = (app: HttpApp.Default): HttpApp.Default =>
           method: request.method,
           path: pathOf(request),
           status: response.status,
-          durationMs: Math.round(performance.now() - started)
+          durationMs: Math.round(performance.now() - started),
+          integrationId: hints.integrationId,
+          errorCode: errorCodeOf(response)
         })
         const withId = HttpServerResponse.setHeader(response, "x-request-id", requestId)
         return hints.retryAfterSeconds === undefined

@@ -1,12 +1,20 @@
 import { Context, Effect, Option } from "effect"
 
 /**
- * Per-request notes from handlers to the outer middleware, for headers that typed error responses
- * cannot carry (`Retry-After` on 429s).
+ * Per-request notes from handlers to the outer middleware: headers that typed error responses cannot carry
+ * (`Retry-After` on 429s), and the authenticated integration for the access log line.
  */
-export class ResponseHints extends Context.Tag("ResponseHints")<ResponseHints, { retryAfterSeconds: number | undefined }>() {}
+export class ResponseHints extends Context.Tag("ResponseHints")<ResponseHints, {
+  retryAfterSeconds: number | undefined
+  integrationId: string | undefined
+}>() {}
 
 export const setRetryAfter = (seconds: number) =>
   Effect.map(Effect.serviceOption(ResponseHints), Option.map((hints) => {
     hints.retryAfterSeconds = Math.max(1, Math.ceil(seconds))
+  }))
+
+export const noteIntegration = (integrationId: string) =>
+  Effect.map(Effect.serviceOption(ResponseHints), Option.map((hints) => {
+    hints.integrationId = integrationId
   }))

@@ -291,6 +291,28 @@ describe("log hygiene", () => {
   })
   afterAll(() => logged?.close())
 
+  it("each access line names the authenticated integration and an ErrorBody's errorCode", async () => {
+    const { apiKey, integrationId } = await logged.newIntegration()
+    const needsKyc = await call(logged, `${BREB}/payouts`, { apiKey, body: payoutBody(newAddress()) })
+    expect(needsKyc.status, needsKyc.text).toBe(409)
+    expect(needsKyc.body.errorCode).toBe("needs_kyc")
+    const listed = await call(logged, `${BREB}/payouts`, { apiKey })
+    expect(listed.status).toBe(200)
+    const anonymous = await call(logged, `${BREB}/payouts`, {})
+    expect(anonymous.status).toBe(401)
+    const accessLine = (answer: Answer) =>
+      expect.poll(() =>
+        logged.logs.map((line) => JSON.parse(line) as { message: unknown; annotations: Record<string, unknown> })
+          .find((entry) => entry.message === "request" && entry.annotations["requestId"] === answer.headers.get("x-request-id"))
+          ?.annotations, { timeout: 5000 })
+
+    await accessLine(needsKyc).toMatchObject({ status: 409, integrationId, errorCode: "needs_kyc" })
+    await accessLine(listed).toMatchObject({ status: 200, integrationId })
+    await accessLine(listed).not.toHaveProperty("errorCode")
+    await accessLine(anonymous).toMatchObject({ status: 401 })
+    await accessLine(anonymous).not.toHaveProperty("integrationId")
+  })
+
   it("logs JSON lines with request ids and never a full key, an OTP or an unmasked Bre-B key", async () => {
     const breBKey = "@secretalias77"
     const { apiKey: key } = await logged.newIntegration()
