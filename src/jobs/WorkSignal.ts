@@ -18,9 +18,16 @@ export class WorkSignal extends Effect.Service<WorkSignal>()("WorkSignal", {
     const wakeAll = Effect.flatMap(Deferred.make<void>(), (next) =>
       Effect.flatMap(Ref.getAndSet(current, next), (woken) => Deferred.succeed(woken, undefined)))
 
+    // One WARN line per outage: later retries log at DEBUG until a notification shows listening works again.
+    const failing = yield* Ref.make(false)
     yield* sql.listen(WORK_CHANNEL).pipe(
-      Stream.runForEach(() => wakeAll),
-      Effect.tapError((error) => Effect.logWarning(`work notifications: listening failed (${error.message}); polling only until it recovers`)),
+      Stream.runForEach(() => Effect.zipRight(Ref.set(failing, false), wakeAll)),
+      Effect.tapError((error) =>
+        Effect.flatMap(Ref.getAndSet(failing, true), (already) => {
+          const line = `work notifications: listening failed (${error.message}); polling only until it recovers`
+          return already ? Effect.logDebug(line) : Effect.logWarning(line)
+        })
+      ),
       Effect.retry(Schedule.exponential("1 second").pipe(Schedule.union(Schedule.spaced("30 seconds")))),
       Effect.forkScoped
     )

@@ -5,7 +5,7 @@
 import { Layer } from "effect"
 import { DatabaseTimeouts, type DatabaseTimeoutsShape } from "../../src/db/Database.ts"
 import { startTcpProxy, targetOf, type TcpProxy } from "./tcpProxy.ts"
-import { startTestServer, type TestServer } from "./server.ts"
+import { startTestServer, type TestServer, type TestServerOptions } from "./server.ts"
 
 export interface ProxiedServer {
   readonly server: TestServer
@@ -13,8 +13,11 @@ export interface ProxiedServer {
   readonly close: () => Promise<void>
 }
 
-/** The app behind a proxy, with `overrides` (default: short database timeouts). */
-export const startProxiedServer = async (overrides: Layer.Layer<never> = shortTimeouts): Promise<ProxiedServer> => {
+/** The app behind a proxy, with `overrides` (default: short database timeouts) and `options` of startTestServer. */
+export const startProxiedServer = async (
+  overrides: Layer.Layer<never> = shortTimeouts,
+  options: Pick<TestServerOptions, "captureLogs" | "env"> = {}
+): Promise<ProxiedServer> => {
   const proxies: Array<TcpProxy> = []
   const server = await startTestServer({
     appDatabaseUrl: async (url) => {
@@ -22,7 +25,8 @@ export const startProxiedServer = async (overrides: Layer.Layer<never> = shortTi
       proxies.push(proxy)
       return proxy.urlFor(url)
     },
-    overrides
+    overrides,
+    ...options
   }).catch(async (error: unknown) => {
     await Promise.all(proxies.map((proxy) => proxy.close()))
     throw error
