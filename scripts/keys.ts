@@ -1,41 +1,134 @@
 /**
- * API key administration against DATABASE_URL (or the embedded database when unset):
- *   npm run -s keys -- issue <integration-name>   prints the new key as the last line of stdout
- *   npm run -s keys -- list
+ * API key administration against DATABASE_URL (or the embedded database when unset; it joins a running server):
+ *   npm run -s keys -- issue <integration-name> [--create] [--expires <30d | 12h | 2027-01-01T00:00:00Z>]
+ *       prints the new key as the last line of stdout; --create is required to create a new integration, so a
+ *       misspelt name cannot create a tenant
+ *   npm run -s keys -- rotate <key-id> [--overlap <24h>]
+ *       a new key for the same integration (last line of stdout); the old key keeps working for the overlap
+ *       (default 24h; 0 stops it at once), then stops
+ *   npm run -s keys -- list [--json]     every key: never the key itself, only its last 4 characters
  *   npm run -s keys -- revoke <key-id>
- * The key kind follows APP_MODE (mock → cop_test_pk_…, live → cop_live_pk_…).
+ * The key kind follows APP_MODE (mock → cop_test_pk_…, live → cop_live_pk_…). Exit code 2: a usage error, or no
+ * such integration or active key. Running servers honour a revocation or an expiry within API_KEY_CACHE_MS.
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { Console, Effect, Layer, Logger, LogLevel, Option } from "effect"
+import { parseArgs } from "node:util"
 import { keyKindForMode } from "../src/auth/ApiKey.ts"
-import { ApiKeyRepo } from "../src/auth/ApiKeyRepo.ts"
+import { ApiKeyRepo, type ApiKeyRow, keyState } from "../src/auth/ApiKeyRepo.ts"
 import { databaseLayer } from "../src/App.ts"
 import { AppConfigShape } from "../src/Config.ts"
 import { IntegrationRepo } from "../src/integrations/IntegrationRepo.ts"
 
-const usage = "usage: keys issue <integration-name> | keys list | keys revoke <key-id>"
+const usage = [
+  "usage: keys issue <integration-name> [--create] [--expires <30d|12h|ISO timestamp>]",
+  "       keys rotate <key-id> [--overlap <24h|90m|0>]",
+  "       keys list [--json]",
+  "       keys revoke <key-id>"
+].join("\n")
 
 const fail = (message: string) => Effect.zipRight(Console.error(message), Effect.sync(() => process.exit(2)))
+
+const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const
+
+/** "90m", "24h", "30d" or "0" in milliseconds; undefined for anything else. */
+const durationMs = (text: string): number | undefined => {
+  if (text === "0") return 0
+  const match = /^([1-9][0-9]{0,5})([mhd])$/.exec(text)
+  return match === null ? undefined : Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS]
+}
+
+/** `--expires`: a duration from now, or an ISO timestamp in the future. */
+const expiryFrom = (text: string, now: Date): Date | undefined => {
+  const ms = durationMs(text)
+  if (ms !== undefined) return ms > 0 ? new Date(now.getTime() + ms) : undefined
+  const at = /^\d{4}-\d{2}-\d{2}T/.test(text) ? new Date(text) : new Date(Number.NaN)
+  return Number.isNaN(at.getTime()) || at <= now ? undefined : at
+}
+
+const iso = (date: Date | null, none: string) => (date === null ? none : date.toISOString())
+
+const describeState = (key: ApiKeyRow, now: Date) => {
+  const state = keyState(key, now)
+  const replaced = key.replaced_by === null ? "" : ` (replaced by ${key.replaced_by})`
+  if (state === "revoked") return `revoked ${iso(key.revoked_at, "")}${replaced}`
+  if (state === "expired") return `expired ${iso(key.expires_at, "")}${replaced}`
+  return key.expires_at === null ? "active" : `active until ${key.expires_at.toISOString()}${replaced}`
+}
+
+const asJson = (key: ApiKeyRow, now: Date) => ({
+  id: key.id,
+  integrationId: key.integration_id,
+  integrationName: key.integration_name,
+  kind: key.kind,
+  last4: key.last4,
+  state: keyState(key, now),
+  createdAt: key.created_at.toISOString(),
+  lastUsedAt: key.last_used_at?.toISOString() ?? null,
+  expiresAt: key.expires_at?.toISOString() ?? null,
+  revokedAt: key.revoked_at?.toISOString() ?? null,
+  replacedBy: key.replaced_by
+})
 
 const command = (args: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const config = yield* AppConfigShape
-    const [verb, argument] = args
+    const parsed = yield* Effect.try(() =>
+      parseArgs({
+        args: [...args],
+        allowPositionals: true,
+        options: { create: { type: "boolean" }, expires: { type: "string" }, overlap: { type: "string" }, json: { type: "boolean" } }
+      })
+    ).pipe(Effect.catchAll((error) => fail(`${error.error instanceof Error ? error.error.message : String(error.error)}\n${usage}`)))
+    const [verb, argument, ...extra] = parsed.positionals
+    const { values } = parsed
+    if (extra.length > 0) return yield* fail(usage)
     const keys = yield* ApiKeyRepo
+    const integrations = yield* IntegrationRepo
+    const now = new Date()
     switch (verb) {
       case "issue": {
-        if (argument === undefined || argument.trim() === "") return yield* fail(usage)
-        const integration = yield* Effect.flatMap(IntegrationRepo, (repo) => repo.ensure(argument.trim()))
-        const issued = yield* keys.issue(integration.id, keyKindForMode(config.mode))
-        yield* Console.log(`integration ${integration.name} (${integration.id}), key id ${issued.id}; shown once:`)
+        const name = argument?.trim() ?? ""
+        if (name === "") return yield* fail(usage)
+        const expiresAt = values.expires === undefined ? null : expiryFrom(values.expires, now)
+        if (expiresAt === undefined) return yield* fail(`--expires: a duration (30d, 12h, 90m) or a future ISO timestamp, not "${values.expires}"`)
+        const existing = yield* integrations.findByName(name)
+        if (Option.isNone(existing) && values.create !== true) {
+          return yield* fail(`no integration named "${name}": check the spelling, or pass --create to create it`)
+        }
+        const integration = Option.isSome(existing) ? existing.value : yield* integrations.ensure(name)
+        const issued = yield* keys.issue(integration.id, keyKindForMode(config.mode), expiresAt)
+        const until = issued.expiresAt === null ? "" : `, valid until ${issued.expiresAt.toISOString()}`
+        yield* Console.log(`integration ${integration.name} (${integration.id}), key id ${issued.id}${until}; shown once:`)
+        yield* Console.log(issued.key)
+        return
+      }
+      case "rotate": {
+        if (argument === undefined) return yield* fail(usage)
+        const overlapMs = durationMs(values.overlap ?? "24h")
+        if (overlapMs === undefined) return yield* fail(`--overlap: a duration (24h, 90m, 7d) or 0, not "${values.overlap}"`)
+        const rotated = yield* keys.rotate(argument, overlapMs)
+        if (Option.isNone(rotated)) return yield* fail(`no active key ${argument}`)
+        const { issued, oldKeyExpiresAt } = rotated.value
+        yield* Console.log(`key ${argument} stays valid until ${oldKeyExpiresAt.toISOString()}, then stops`)
+        yield* Console.log(`new key id ${issued.id}; shown once:`)
         yield* Console.log(issued.key)
         return
       }
       case "list": {
-        for (const key of yield* keys.list) {
-          const state = key.revoked_at === null ? "active" : `revoked ${key.revoked_at.toISOString()}`
+        if (argument !== undefined) return yield* fail(usage)
+        const all = yield* keys.list
+        if (values.json === true) return yield* Console.log(JSON.stringify(all.map((key) => asJson(key, now)), null, 2))
+        for (const key of all) {
           yield* Console.log(
-            `${key.id}  ${key.integration_name}  cop_${key.kind}_pk_…${key.last4}  ${key.created_at.toISOString()}  ${state}`
+            [
+              key.id,
+              key.integration_name,
+              `cop_${key.kind}_pk_…${key.last4}`,
+              `created ${key.created_at.toISOString()}`,
+              `last used ${iso(key.last_used_at, "never")}`,
+              describeState(key, now)
+            ].join("  ")
           )
         }
         return

@@ -139,7 +139,7 @@ const main = async () => {
     body: JSON.stringify({ webhook_url: `${base}/api/integrations/webhooks/provider` })
   })
 
-  const issued = await runNode("scripts/keys.ts", ["issue", "local-partner"], serviceEnv)
+  const issued = await runNode("scripts/keys.ts", ["issue", "local-partner", "--create"], serviceEnv)
   const apiKey = issued.trim().split("\n").pop() ?? ""
 
   const userKey = generatePrivateKey()

@@ -32,7 +32,7 @@ const announce = (config: AppConfigShape, startedAt: number) =>
       `database: ${describeDatabase(config)}`,
       ...Option.match(demoKey, {
         onSome: (key) => [`test API key for integration "demo" (shown once, store it now):`, key],
-        onNone: () => [`issue a ${keyKind} key: npm run -s keys -- issue <integration-name>`]
+        onNone: () => [`issue a ${keyKind} key: npm run -s keys -- issue <integration-name> --create`]
       })
     ])
   })

@@ -84,7 +84,7 @@ process.on("exit", () => started.child.kill("SIGKILL")) // never leave a profile
 // The key printed on an empty database, else a new one from the keys CLI (the last line it prints).
 const key = started.key !== ""
   ? started.key
-  : execFileSync(process.execPath, ["--import", "tsx", "scripts/keys.ts", "issue", "bench"], { cwd: root, encoding: "utf8" })
+  : execFileSync(process.execPath, ["--import", "tsx", "scripts/keys.ts", "issue", "bench", "--create"], { cwd: root, encoding: "utf8" })
     .trim().split("\n").at(-1)!
 const service: Service = { ...started, key, auth: { authorization: `Bearer ${key}` } }
 const userAddress = await approvedCustomer(service)

@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { newId } from "../ids.ts"
 import { generateApiKey, hashApiKey, type KeyKind, last4 } from "./ApiKey.ts"
 
@@ -12,21 +12,45 @@ export const ApiKeyRow = Schema.Struct({
   kind: KeyKindSchema,
   last4: Schema.String,
   created_at: Schema.DateFromSelf,
-  revoked_at: Schema.NullOr(Schema.DateFromSelf)
+  revoked_at: Schema.NullOr(Schema.DateFromSelf),
+  expires_at: Schema.NullOr(Schema.DateFromSelf),
+  last_used_at: Schema.NullOr(Schema.DateFromSelf),
+  replaced_by: Schema.NullOr(Schema.String)
 })
 export type ApiKeyRow = typeof ApiKeyRow.Type
+
+/** Whether a key authenticates at `at`: not revoked, not past its expiry. */
+export const keyState = (key: ApiKeyRow, at: Date): "active" | "revoked" | "expired" =>
+  key.revoked_at !== null ? "revoked" : key.expires_at !== null && key.expires_at <= at ? "expired" : "active"
+
+export interface IssuedKey {
+  readonly id: string
+  readonly key: string
+  readonly expiresAt: Date | null
+}
 
 export class ApiKeyRepo extends Effect.Service<ApiKeyRepo>()("ApiKeyRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const columns = sql`k.id, k.integration_id, i.name AS integration_name, k.kind, k.last4, k.created_at, k.revoked_at`
+    const columns = sql`k.id, k.integration_id, i.name AS integration_name, k.kind, k.last4, k.created_at, k.revoked_at,
+                        k.expires_at, k.last_used_at, k.replaced_by`
 
+    /**
+     * The active key with this hash, noting its use: `last_used_at` is written at most once a minute per key, in
+     * the same statement (a lookup that finds nothing, or a key used within the minute, writes nothing).
+     */
     const findActiveByHash = SqlSchema.findOne({
       Request: Schema.String,
       Result: ApiKeyRow,
       execute: (hash) =>
-        sql`SELECT ${columns} FROM api_keys k JOIN integrations i ON i.id = k.integration_id
-            WHERE k.key_hash = ${hash} AND k.revoked_at IS NULL`
+        sql`WITH found AS (
+              SELECT ${columns} FROM api_keys k JOIN integrations i ON i.id = k.integration_id
+              WHERE k.key_hash = ${hash} AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
+            ), used AS (
+              UPDATE api_keys SET last_used_at = now()
+              WHERE id IN (SELECT id FROM found) AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
+            )
+            SELECT * FROM found`
     })
 
     const list = SqlSchema.findAll({
@@ -43,19 +67,51 @@ export class ApiKeyRepo extends Effect.Service<ApiKeyRepo>()("ApiKeyRepo", {
       execute: (id) => sql`UPDATE api_keys SET revoked_at = now() WHERE id = ${id} AND revoked_at IS NULL RETURNING id`
     })
 
-    /** Creates a key and returns it in full: the only time it exists outside the caller's hands. */
-    const issue = (integrationId: string, kind: KeyKind) =>
+    const lockActive = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Schema.Struct({ integration_id: Schema.String, kind: KeyKindSchema, expires_at: Schema.NullOr(Schema.DateFromSelf) }),
+      execute: (id) =>
+        sql`SELECT integration_id, kind, expires_at FROM api_keys
+            WHERE id = ${id} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) FOR UPDATE`
+    })
+
+    const expireReplaced = SqlSchema.single({
+      Request: Schema.Struct({ id: Schema.String, replacedBy: Schema.String, overlapMs: Schema.Number }),
+      Result: Schema.Struct({ expires_at: Schema.DateFromSelf }),
+      execute: ({ id, overlapMs, replacedBy }) =>
+        sql`UPDATE api_keys SET replaced_by = ${replacedBy},
+                   expires_at = LEAST(COALESCE(expires_at, 'infinity'), now() + ${overlapMs} * interval '1 millisecond')
+            WHERE id = ${id} RETURNING expires_at`
+    })
+
+    const insertKey = (integrationId: string, kind: KeyKind, expiresAt: Date | null) =>
       Effect.gen(function*() {
         const key = generateApiKey(kind)
         const id = newId("key")
         yield* sql`INSERT INTO api_keys ${
-          sql.insert({ id, integration_id: integrationId, kind, key_hash: hashApiKey(key), last4: last4(key) })
+          sql.insert({ id, integration_id: integrationId, kind, key_hash: hashApiKey(key), last4: last4(key), expires_at: expiresAt })
         }`
-        return { id, key } as const
-      }).pipe(Effect.orDie)
+        return { id, key, expiresAt } satisfies IssuedKey
+      })
+
+    /**
+     * A new key for the integration of active key `id`; the old key keeps working for `overlapMs` more (never past
+     * an earlier expiry of its own), then stops. None when `id` is not an active key.
+     */
+    const rotate = (id: string, overlapMs: number) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const old = yield* lockActive(id)
+        if (Option.isNone(old)) return Option.none()
+        const issued = yield* insertKey(old.value.integration_id, old.value.kind, old.value.expires_at)
+        const expired = yield* expireReplaced({ id, replacedBy: issued.id, overlapMs })
+        return Option.some({ issued, oldKeyExpiresAt: expired.expires_at })
+      }))
 
     return {
-      issue,
+      /** Creates a key and returns it in full: the only time it exists outside the caller's hands. */
+      issue: (integrationId: string, kind: KeyKind, expiresAt: Date | null = null) =>
+        insertKey(integrationId, kind, expiresAt).pipe(Effect.orDie),
+      rotate: (id: string, overlapMs: number) => rotate(id, overlapMs).pipe(Effect.orDie),
       findActiveByHash: (hash: string) => findActiveByHash(hash).pipe(Effect.orDie),
       list: list(undefined).pipe(Effect.orDie),
       revoke: (id: string) => revoke(id).pipe(Effect.orDie)

@@ -7,6 +7,7 @@ const MAX_ENTRIES = 10_000
 /**
  * Remembers keys found active for `ttlMs`, so a partner's requests do not each look their key up. This is the
  * revocation bound: a revoked key keeps working on a replica that looked it up for at most `ttlMs` (0: no cache).
+ * An expiring key is remembered no longer than its expiry, so it stops at its `expires_at` exactly.
  * Unknown keys are never remembered, so a key issued while the service runs works at once.
  */
 export const cachedKeyLookup = <E, R>(
@@ -23,7 +24,8 @@ export const cachedKeyLookup = <E, R>(
       return Effect.tap(lookup(keyHash), (found) => {
         if (ttlMs <= 0 || Option.isNone(found)) return
         if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value as string)
-        entries.set(keyHash, { row: found.value, until: now + ttlMs })
+        const expiry = found.value.expires_at?.getTime() ?? Number.POSITIVE_INFINITY
+        entries.set(keyHash, { row: found.value, until: Math.min(now + ttlMs, expiry) })
       })
     })
 }

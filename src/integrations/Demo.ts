@@ -6,5 +6,5 @@ export class DemoBootstrap extends Context.Tag("DemoBootstrap")<DemoBootstrap, {
   readonly run: Effect.Effect<Option.Option<string>>
 }>() {}
 
-/** Live: keys are issued only on purpose (`npm run -s keys -- issue <name>`). */
+/** Live: keys are issued only on purpose (`npm run -s keys -- issue <name> --create`). */
 export const DemoBootstrapNone = Layer.succeed(DemoBootstrap, DemoBootstrap.of({ run: Effect.succeed(Option.none()) }))

@@ -15,16 +15,19 @@ const row: ApiKeyRow = {
   kind: "test",
   last4: "abcd",
   created_at: new Date(0),
-  revoked_at: null
+  revoked_at: null,
+  expires_at: null,
+  last_used_at: null,
+  replaced_by: null
 }
 
 /** A key table in memory: `active` decides what the "database" answers; `lookups` counts the queries. */
-const fakeTable = () => {
+const fakeTable = (answer: ApiKeyRow = row) => {
   const state = { active: new Set<string>(), lookups: 0 }
   const lookup = (hash: string) =>
     Effect.sync(() => {
       state.lookups++
-      return state.active.has(hash) ? Option.some(row) : Option.none<ApiKeyRow>()
+      return state.active.has(hash) ? Option.some(answer) : Option.none<ApiKeyRow>()
     })
   return { state, lookup }
 }
@@ -44,6 +47,21 @@ describe("cachedKeyLookup", () => {
       expect(Option.isSome(yield* find("h1"))).toBe(true) // still inside the bound
       now += 1
       expect(Option.isNone(yield* find("h1"))).toBe(true)
+      expect(state.lookups).toBe(2)
+    }))
+
+  it.effect("remembers an expiring key no longer than its expiry (a rotated key stops at the end of its overlap)", () =>
+    Effect.gen(function*() {
+      let now = 1_000_000
+      const { lookup, state } = fakeTable({ ...row, expires_at: new Date(now + 1000) })
+      state.active.add("h3")
+      const find = cachedKeyLookup(5000, lookup, Effect.sync(() => now))
+      expect(Option.isSome(yield* find("h3"))).toBe(true)
+      state.active.delete("h3") // the database no longer answers it once expired
+      now += 999
+      expect(Option.isSome(yield* find("h3"))).toBe(true)
+      now += 1
+      expect(Option.isNone(yield* find("h3"))).toBe(true)
       expect(state.lookups).toBe(2)
     }))
 

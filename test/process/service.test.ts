@@ -67,13 +67,16 @@ describe("npm start on the embedded PostgreSQL (no DATABASE_URL)", () => {
     expect(outcome.output).toContain("\"kycStatus\":\"approved\"")
   })
 
-  it("keys CLI joins the running server: an issued key works at once, list shows only its last 4, revoke disables it; an unknown command exits 2", async () => {
-    const [issued, unknown] = await Promise.all([
+  it("keys CLI joins the running server: issue needs --create for a new name, the key works at once, list shows only its last 4 and its last use, revoke disables it; an unknown command exits 2", async () => {
+    const [typo, unknown] = await Promise.all([
       runScript(["scripts/keys.ts", "issue", "acme"], env()),
-      runScript(["scripts/keys.ts", "rotate"], env())
+      runScript(["scripts/keys.ts", "frobnicate"], env())
     ])
+    expect(typo.code).toBe(2)
+    expect(typo.stderr).toContain(`no integration named "acme": check the spelling, or pass --create to create it`)
     expect(unknown.code).toBe(2)
     expect(unknown.stderr).toContain("usage")
+    const issued = await runScript(["scripts/keys.ts", "issue", "acme", "--create"], env())
     expect(issued.code, issued.stderr).toBe(0)
     const key = lastLine(issued.stdout)
     expect(key).toMatch(/^cop_test_pk_[0-9A-Za-z]{49}$/)
@@ -83,7 +86,7 @@ describe("npm start on the embedded PostgreSQL (no DATABASE_URL)", () => {
     const listed = await runScript(["scripts/keys.ts", "list"], env())
     expect(listed.stdout).not.toContain(key)
     const row = listed.stdout.split("\n").find((line) => line.includes(" acme ") && line.includes(key.slice(-4)))
-    expect(row).toBeDefined()
+    expect(row).toMatch(/ last used \d{4}-\d{2}-\d{2}T/)
     const keyId = row!.split(/\s+/)[0]!
 
     const revoked = await runScript(["scripts/keys.ts", "revoke", keyId], env())
@@ -97,6 +100,41 @@ describe("npm start on the embedded PostgreSQL (no DATABASE_URL)", () => {
     expect(await denied.json()).toEqual({ error: "unknown or revoked API key" })
   })
 
+  it("keys rotate: the new key works at once, the old one for the stated overlap (0: it stops within the cache bound); list --json tells", async () => {
+    const keyOf = async (args: Array<string>) => {
+      const result = await runScript(["scripts/keys.ts", ...args], env())
+      expect(result.code, result.stderr).toBe(0)
+      return lastLine(result.stdout)
+    }
+    const listJson = async () => {
+      const result = await runScript(["scripts/keys.ts", "list", "--json"], env())
+      expect(result.code, result.stderr).toBe(0)
+      return JSON.parse(result.stdout) as Array<Record<string, unknown>>
+    }
+    const status = async (key: string) =>
+      (await fetch(`${service.baseUrl}/api/integrations/breb/payouts`, { headers: bearer(key) })).status
+    const first = await keyOf(["issue", "rotating", "--create", "--expires", "30d"])
+    expect(await status(first)).toBe(200)
+    const firstRow = (await listJson()).find((row) => row["last4"] === first.slice(-4))!
+    expect(firstRow).toMatchObject({ integrationName: "rotating", state: "active", kind: "test", replacedBy: null })
+    expect(Date.parse(firstRow["expiresAt"] as string) - Date.now()).toBeGreaterThan(29 * 86_400_000)
+
+    const second = await keyOf(["rotate", firstRow["id"] as string, "--overlap", "1h"])
+    expect(await status(second)).toBe(200)
+    expect(await status(first)).toBe(200) // inside its overlap
+    const afterRotation = await listJson()
+    const rotated = afterRotation.find((row) => row["id"] === firstRow["id"])!
+    const secondRow = afterRotation.find((row) => row["last4"] === second.slice(-4))!
+    expect(rotated["replacedBy"]).toBe(secondRow["id"])
+    expect(Math.abs(Date.parse(rotated["expiresAt"] as string) - Date.now() - 3_600_000)).toBeLessThan(60_000)
+    expect(secondRow["expiresAt"]).toBe(firstRow["expiresAt"]) // the rotation keeps the integration's expiry policy
+    expect(JSON.stringify(afterRotation)).not.toContain(first)
+
+    const third = await keyOf(["rotate", secondRow["id"] as string, "--overlap", "0"])
+    expect(await status(third)).toBe(200)
+    await vi.waitFor(async () => expect(await status(second)).toBe(401), { timeout: 5000, interval: 25 })
+    expect((await listJson()).find((row) => row["id"] === secondRow["id"])!["state"]).toBe("expired")
+  })
 
   it("SIGTERM: exits 0 and stops the embedded server it started", async () => {
     expect(existsSync(join(dataDir, "postmaster.pid"))).toBe(true)

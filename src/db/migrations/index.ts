@@ -16,6 +16,7 @@ import swapIntents from "./0009_swap_intents.ts"
 import payoutSourceAmount from "./0010_payout_source_amount.ts"
 import partnerEvents from "./0011_partner_events.ts"
 import workNotifications from "./0012_work_notifications.ts"
+import apiKeyLifecycle from "./0013_api_key_lifecycle.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -29,5 +30,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0009_swap_intents": swapIntents,
   "0010_payout_source_amount": payoutSourceAmount,
   "0011_partner_events": partnerEvents,
-  "0012_work_notifications": workNotifications
+  "0012_work_notifications": workNotifications,
+  "0013_api_key_lifecycle": apiKeyLifecycle
 }
