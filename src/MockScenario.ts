@@ -21,7 +21,7 @@ export const isScenario = (scenario: MockScenario) =>
 export const MockScenarioLive = HttpApiBuilder.middleware(IntegrationsApi, (app) =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const header = request.headers["x-mock-scenario"]
-    if (header === undefined) return app
+    if (header === undefined || header.trim() === "") return app // an empty header (API reference pages send one) means none
     if (!isMockScenario(header)) {
       return Effect.fail(new BadRequest({ error: `x-mock-scenario must be one of ${mockScenarios.join(", ")}` }))
     }

@@ -31,3 +31,13 @@ describe("X-Mock-Scenario: provider_unavailable on quote", () => {
     expect(after.body.sellRateUsdCop).toBe(warm.body.sellRateUsdCop)
   })
 })
+
+describe("an empty X-Mock-Scenario header", () => {
+  it("means no scenario (API reference pages send the header empty), while an unknown one is still 400", async () => {
+    for (const empty of ["", " "]) {
+      const answer = await quote("?destinationCop=250000", { "x-mock-scenario": empty })
+      expect(answer.status, answer.text).toBe(200)
+    }
+    expectErrorBody(await quote("", { "x-mock-scenario": "sunny_day" }), 400)
+  })
+})
