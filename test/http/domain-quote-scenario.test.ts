@@ -41,3 +41,12 @@ describe("an empty X-Mock-Scenario header", () => {
     expectErrorBody(await quote("", { "x-mock-scenario": "sunny_day" }), 400)
   })
 })
+
+describe("the health probes", () => {
+  it("answer 200 whatever X-Mock-Scenario says (they take no input, so the document lists no 400 for them)", async () => {
+    for (const path of ["/healthz", "/readyz"]) {
+      const answer = await call(server, path, { headers: { "x-mock-scenario": "sunny_day" } })
+      expect(answer.status, `${path} ${answer.text}`).toBe(200)
+    }
+  })
+})
