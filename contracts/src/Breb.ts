@@ -42,7 +42,10 @@ export const CreatePayoutHeaders = Schema.Struct({
   "x-mock-scenario": MockScenario
 })
 
-const payoutId = HttpApiSchema.param("payoutId", PrintableText.pipe(Schema.maxLength(64)))
+const payoutId = HttpApiSchema.param(
+  "payoutId",
+  PrintableText.pipe(Schema.maxLength(64)).annotations({ description: "The payout's id (`po_…`)", examples: ["po_3kTMd9Qv7xWc2LpZ8hR1sA"] })
+)
 
 export class BrebGroup extends HttpApiGroup.make("breb")
   .add(
@@ -55,6 +58,7 @@ export class BrebGroup extends HttpApiGroup.make("breb")
       .addError(ServiceUnavailableError)
       .addError(BadGatewayError)
       .annotate(OpenApi.Summary, "Get a BRE-B quote")
+      .annotate(OpenApi.Description, "The USD→COP rate and, with `destinationCop`, what the user pays for that amount: the total and every fee. The `quoteId` is a firm price until its `expiresAt` when given to payout creation. 409 `mercado_cerrado` while the USD/COP market is closed, `below_minimum` under 4,000 COP.")
   )
   .add(
     HttpApiEndpoint.post("sendOtp", "/kyc/otp/send")
@@ -62,6 +66,7 @@ export class BrebGroup extends HttpApiGroup.make("breb")
       .addSuccess(OtpSendResponse)
       .addError(ServiceUnavailableError)
       .annotate(OpenApi.Summary, "Send OTP for KYC")
+      .annotate(OpenApi.Description, "Starts KYC for a wallet address: e-mails a 6-digit code to the user (mock mode also returns it as `debugCode`). Codes expire after 10 minutes; sending is rate limited per address.")
   )
   .add(
     HttpApiEndpoint.post("verifyOtp", "/kyc/otp/verify")
@@ -72,6 +77,7 @@ export class BrebGroup extends HttpApiGroup.make("breb")
       .addError(ServiceUnavailableError)
       .addError(BadGatewayError)
       .annotate(OpenApi.Summary, "Verify OTP for KYC")
+      .annotate(OpenApi.Description, "Checks the code the user received. A wrong or expired code is 400 `otp_invalid`; the right one approves the customer in mock mode, or returns the provider's KYC link in live mode.")
   )
   .add(
     HttpApiEndpoint.post("createPayout", "/payouts")
@@ -88,12 +94,14 @@ export class BrebGroup extends HttpApiGroup.make("breb")
       .addError(ServiceUnavailableError)
       .addError(BadGatewayError)
       .annotate(OpenApi.Summary, "Create a BRE-B payout")
+      .annotate(OpenApi.Description, "Prepares a payout of `destinationCop` COP to a Bre-B key and returns the transactions the user signs in their own wallet (the deposit and the 1 % service fee). Send an `Idempotency-Key` to make retries safe: the same key and body replay the same payout (`Idempotent-Replayed: true`), a different body with it is 422. Errors in order: `needs_kyc`, `mercado_cerrado`, `requote`, `below_minimum`, `destination_mismatch`.")
   )
   .add(
     HttpApiEndpoint.get("getPayout")`/payouts/${payoutId}`
       .addSuccess(Payout)
       .addError(NotFoundError)
       .annotate(OpenApi.Summary, "Get a payout")
+      .annotate(OpenApi.Description, "One payout of this integration (another integration's is 404).")
   )
   .add(
     HttpApiEndpoint.post("confirmPayout")`/payouts/${payoutId}/confirm`
@@ -106,16 +114,22 @@ export class BrebGroup extends HttpApiGroup.make("breb")
       .addError(ConflictError)
       .addError(ServiceUnavailableError)
       .annotate(OpenApi.Summary, "Confirm a payout deposit")
+      .annotate(OpenApi.Description, "Reports the hash of the deposit transaction the user sent. The service verifies it onchain (live mode) and moves the payout to `deposit_confirmed`. Confirming again with the same hash returns the payout unchanged; a hash that already confirms another payout or swap is 409 `tx_hash_reused`; after the deposit window it is 409 `requote`.")
   )
   .add(
     HttpApiEndpoint.get("listPayouts", "/payouts")
       .setUrlParams(ListPayoutsParams)
       .addSuccess(PayoutList)
       .annotate(OpenApi.Summary, "List payouts for this integration")
+      .annotate(OpenApi.Description, "Oldest first (`createdAt`, then `payoutId`), keyset-paginated: pass `nextCursor` as `cursor` for the next page; it is `null` on the last one.")
   )
   .middleware(Authentication)
   .addError(BadRequestError)
   .addError(TooManyRequestsError)
   .prefix("/api/integrations/breb")
   .annotate(OpenApi.Title, "BRE-B")
+  .annotate(
+    OpenApi.Description,
+    "USD→COP payouts to Bre-B keys: quote, KYC by e-mail OTP, prepare the payout (the user signs the deposit in their own wallet), confirm it with the transaction hash, follow its status."
+  )
 {}

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { KycCustomer } from "./Kyc.ts"
-import { ListLimit, Payout } from "./Payout.ts"
+import { ListCursor, ListLimit, Payout } from "./Payout.ts"
 import { IsoTimestamp, PrintableText, RejectUnknownFields } from "./Primitives.ts"
 import { SwapIntent } from "./Swap.ts"
 
@@ -132,7 +132,7 @@ export const ListEventsParams = Schema.Struct({
   type: Schema.optionalWith(EventType, { exact: true }),
   createdFrom: Schema.optionalWith(IsoTimestamp, { exact: true }),
   limit: Schema.optionalWith(ListLimit, { exact: true }),
-  cursor: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(512)), { exact: true })
+  cursor: Schema.optionalWith(ListCursor, { exact: true })
 })
 
 export const Redelivery = Schema.Struct({

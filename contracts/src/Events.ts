@@ -18,8 +18,14 @@ import { KycCustomer } from "./Kyc.ts"
 import { Payout } from "./Payout.ts"
 import { Address, PrintableText } from "./Primitives.ts"
 
-const endpointId = HttpApiSchema.param("endpointId", PrintableText.pipe(Schema.maxLength(64)))
-const eventId = HttpApiSchema.param("eventId", PrintableText.pipe(Schema.maxLength(64)))
+const endpointId = HttpApiSchema.param(
+  "endpointId",
+  PrintableText.pipe(Schema.maxLength(64)).annotations({ description: "The webhook endpoint's id (`we_…`)" })
+)
+const eventId = HttpApiSchema.param(
+  "eventId",
+  PrintableText.pipe(Schema.maxLength(64)).annotations({ description: "The event's id (`evt_…`), also its `webhook-id` header" })
+)
 
 /** Events to partners: webhook endpoints that receive signed events, and the events themselves. */
 export class EventsGroup extends HttpApiGroup.make("events")
@@ -29,29 +35,34 @@ export class EventsGroup extends HttpApiGroup.make("events")
       .addSuccess(WebhookEndpointWithSecret, { status: 201 })
       .addError(ConflictError)
       .annotate(OpenApi.Summary, "Register a webhook endpoint")
+      .annotate(OpenApi.Description, "Events of the chosen types are POSTed to `url`, signed with Standard Webhooks headers. The signing secret is shown in this answer and on rotation only.")
   )
   .add(
     HttpApiEndpoint.get("listWebhookEndpoints", "/webhook-endpoints")
       .addSuccess(WebhookEndpointList)
       .annotate(OpenApi.Summary, "List webhook endpoints")
+      .annotate(OpenApi.Description, "Every endpoint of this integration, without secrets.")
   )
   .add(
     HttpApiEndpoint.get("getWebhookEndpoint")`/webhook-endpoints/${endpointId}`
       .addSuccess(WebhookEndpoint)
       .addError(NotFoundError)
       .annotate(OpenApi.Summary, "Get a webhook endpoint")
+      .annotate(OpenApi.Description, "One endpoint of this integration, without its secret.")
   )
   .add(
     HttpApiEndpoint.del("deleteWebhookEndpoint")`/webhook-endpoints/${endpointId}`
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFoundError)
       .annotate(OpenApi.Summary, "Delete a webhook endpoint (its pending deliveries are dropped)")
+      .annotate(OpenApi.Description, "Stops deliveries to the endpoint at once; events already recorded stay listed.")
   )
   .add(
     HttpApiEndpoint.post("rotateWebhookSecret")`/webhook-endpoints/${endpointId}/rotate-secret`
       .addSuccess(WebhookEndpointWithSecret)
       .addError(NotFoundError)
       .annotate(OpenApi.Summary, "Rotate the signing secret (the old one also signs for 24 hours)")
+      .annotate(OpenApi.Description, "Returns the new secret once. For 24 hours deliveries carry signatures by both secrets, so the receiver can switch without losing events.")
   )
   .add(
     HttpApiEndpoint.post("pingWebhookEndpoint")`/webhook-endpoints/${endpointId}/ping`
@@ -59,24 +70,28 @@ export class EventsGroup extends HttpApiGroup.make("events")
       .addError(NotFoundError)
       .addError(ConflictError)
       .annotate(OpenApi.Summary, "Send an `endpoint.ping` event to this endpoint")
+      .annotate(OpenApi.Description, "Queues an `endpoint.ping` event for this endpoint only, to test the receiver. 409 when the endpoint is disabled.")
   )
   .add(
     HttpApiEndpoint.get("listEvents", "/events")
       .setUrlParams(ListEventsParams)
       .addSuccess(EventList)
       .annotate(OpenApi.Summary, "List events for this integration, oldest first")
+      .annotate(OpenApi.Description, "Every event recorded for this integration, with the exact body that was (or will be) delivered. Filter by `type` and `createdFrom`; keyset-paginated like payouts.")
   )
   .add(
     HttpApiEndpoint.get("getEvent")`/events/${eventId}`
       .addSuccess(EventWithAttempts)
       .addError(NotFoundError)
       .annotate(OpenApi.Summary, "Get an event with its delivery attempts")
+      .annotate(OpenApi.Description, "The event's body and every delivery attempt: endpoint, time, the receiver's status, duration and error.")
   )
   .add(
     HttpApiEndpoint.post("redeliverEvent")`/events/${eventId}/redeliver`
       .addSuccess(Redelivery, { status: 202 })
       .addError(NotFoundError)
       .annotate(OpenApi.Summary, "Send an event again to every enabled endpoint subscribed to its type")
+      .annotate(OpenApi.Description, "Queues one more delivery of the event to each enabled endpoint subscribed to its type, and names them.")
   )
   .middleware(Authentication)
   .addError(BadRequestError)
@@ -89,8 +104,11 @@ export class EventsGroup extends HttpApiGroup.make("events")
   )
 {}
 
-const payoutId = HttpApiSchema.param("payoutId", PrintableText.pipe(Schema.maxLength(64)))
-const userAddress = HttpApiSchema.param("userAddress", Address)
+const payoutId = HttpApiSchema.param(
+  "payoutId",
+  PrintableText.pipe(Schema.maxLength(64)).annotations({ description: "The payout's id (`po_…`)" })
+)
+const userAddress = HttpApiSchema.param("userAddress", Address.annotations({ description: "The customer's wallet address" }))
 
 /** Sandbox only: produce every outcome on demand. A live deployment answers 404. */
 export class TestHelpersGroup extends HttpApiGroup.make("testHelpers")
@@ -101,6 +119,7 @@ export class TestHelpersGroup extends HttpApiGroup.make("testHelpers")
       .addError(NotFoundError)
       .addError(ConflictError)
       .annotate(OpenApi.Summary, "Move a payout forward (mock mode only)")
+      .annotate(OpenApi.Description, "Moves a payout to a later status through the same state machine and events as the provider's webhooks (never backwards: 409). 404 in live mode.")
   )
   .add(
     HttpApiEndpoint.post("rejectKyc")`/kyc/${userAddress}/reject`
@@ -108,6 +127,7 @@ export class TestHelpersGroup extends HttpApiGroup.make("testHelpers")
       .addError(NotFoundError)
       .addError(ConflictError)
       .annotate(OpenApi.Summary, "Reject a customer's KYC (mock mode only)")
+      .annotate(OpenApi.Description, "Marks a customer's KYC as rejected, emitting `kyc.rejected`. 404 in live mode.")
   )
   .middleware(Authentication)
   .addError(BadRequestError)

@@ -12,7 +12,19 @@ export type Health = typeof Health.Type
 export const Readiness = Schema.Struct({ status: Schema.Literal("ready") }).annotations({ identifier: "Readiness" })
 
 export class HealthGroup extends HttpApiGroup.make("health", { topLevel: true })
-  .add(HttpApiEndpoint.get("healthz", "/healthz").addSuccess(Health))
-  .add(HttpApiEndpoint.get("readyz", "/readyz").addSuccess(Readiness).addError(ServiceUnavailableError))
+  .add(
+    HttpApiEndpoint.get("healthz", "/healthz")
+      .addSuccess(Health)
+      .annotate(OpenApi.Summary, "Liveness")
+      .annotate(OpenApi.Description, "200 while the process serves HTTP; does not touch the database. `mode` tells mock and live deployments apart.")
+  )
+  .add(
+    HttpApiEndpoint.get("readyz", "/readyz")
+      .addSuccess(Readiness)
+      .addError(ServiceUnavailableError)
+      .annotate(OpenApi.Summary, "Readiness")
+      .annotate(OpenApi.Description, "200 only while the database answers within 2 seconds, else 503: route traffic on this.")
+  )
   .annotate(OpenApi.Title, "Health")
+  .annotate(OpenApi.Description, "Liveness and readiness probes for load balancers and orchestrators; no API key.")
 {}

@@ -1,7 +1,9 @@
-import type { OpenApi } from "@effect/platform"
 import { ErrorCode } from "./Errors.ts"
 
 type Json = unknown
+type JsonObject = Record<string, Json>
+
+const isObject = (node: Json): node is JsonObject => typeof node === "object" && node !== null && !Array.isArray(node)
 
 const decodeErrorRefs = new Set([
   "#/components/schemas/HttpApiDecodeError",
@@ -9,8 +11,7 @@ const decodeErrorRefs = new Set([
   "#/components/schemas/PropertyKey"
 ])
 
-const isDecodeErrorRef = (node: Json): boolean =>
-  typeof node === "object" && node !== null && decodeErrorRefs.has((node as { $ref?: string }).$ref ?? "")
+const isDecodeErrorRef = (node: Json): boolean => isObject(node) && decodeErrorRefs.has(String(node["$ref"] ?? ""))
 
 /**
  * The platform adds its own `HttpApiDecodeError` to every 400 response; this service answers
@@ -18,8 +19,8 @@ const isDecodeErrorRef = (node: Json): boolean =>
  */
 const withoutPlatformDecodeError = (node: Json): Json => {
   if (Array.isArray(node)) return node.filter((item) => !isDecodeErrorRef(item)).map(withoutPlatformDecodeError)
-  if (typeof node !== "object" || node === null) return node
-  const out: Record<string, Json> = {}
+  if (!isObject(node)) return node
+  const out: JsonObject = {}
   for (const [key, value] of Object.entries(node)) {
     if (key === "anyOf" && Array.isArray(value)) {
       const kept = value.filter((item) => !isDecodeErrorRef(item)).map(withoutPlatformDecodeError)
@@ -32,24 +33,199 @@ const withoutPlatformDecodeError = (node: Json): Json => {
   return out
 }
 
+const DATA_KEYWORDS = new Set(["examples", "example", "default", "enum", "const"])
+
+/** Effect's own labels: titles such as `maxLength(64)` or `never`, descriptions such as `a string at most 64 character(s) long`. */
+const isEffectLabel = (key: string, value: Json) =>
+  (key === "title" && typeof value === "string" && (/^[A-Za-z]+\(.*\)$/s.test(value) || /^[a-z]+$/.test(value))) ||
+  (key === "description" && typeof value === "string" && /^(a string (at most|at least|matching)|an integer$)/.test(value)) ||
+  (key === "$id" && value === "/schemas/never")
+
+/**
+ * Drops Effect's generated labels, and the `{ not: {} }` ("never") property a code-less error declares for `errorCode`:
+ * `additionalProperties: false` already forbids it, and every such subschema carried the same `$id`, which JSON
+ * Schema tools refuse.
+ */
+const withoutEffectLabels = (node: Json): Json => {
+  if (Array.isArray(node)) return node.map(withoutEffectLabels)
+  if (!isObject(node)) return node
+  const out: JsonObject = {}
+  for (const [key, value] of Object.entries(node)) {
+    if (DATA_KEYWORDS.has(key)) {
+      out[key] = value // instance data, not schema: kept as written
+      continue
+    }
+    if (isEffectLabel(key, value)) continue
+    if (key === "properties" && isObject(value)) {
+      out[key] = Object.fromEntries(
+        Object.entries(value).filter(([, schema]) => !(isObject(schema) && isObject(schema["not"]))).map(([name, schema]) => [
+          name,
+          withoutEffectLabels(schema)
+        ])
+      )
+    } else {
+      out[key] = withoutEffectLabels(value)
+    }
+  }
+  return out
+}
+
 const errorBodySchema = {
   type: "object",
-  description: "Body of every non-2xx response",
+  description: "Body of every non-2xx answer: a message for people, and for the documented cases a stable `errorCode` for programs",
   required: ["error"],
   properties: {
-    error: { type: "string", description: "Human-readable message" },
-    errorCode: { type: "string", enum: ErrorCode.literals }
+    error: { type: "string", description: "What went wrong, naming the field and the rule for invalid input" },
+    errorCode: { type: "string", enum: ErrorCode.literals, description: "Present only for the documented business errors" }
   },
-  additionalProperties: false
+  additionalProperties: false,
+  examples: [
+    { error: "KYC is not approved for this userAddress: complete kyc/otp/send and kyc/otp/verify", errorCode: "needs_kyc" },
+    { error: "destinationCop: must be a plain decimal string with at most 2 decimals (no sign, exponent or spaces)" }
+  ]
 }
+
+const headers = {
+  "X-Request-Id": {
+    description: "This request's id: the caller's `X-Request-Id` when it is 1-64 characters of `A-Za-z0-9._-`, else a generated one. Quote it to support; it is in the service's log line.",
+    schema: { type: "string", maxLength: 64 }
+  },
+  "Retry-After": {
+    description: "Seconds to wait before retrying",
+    schema: { type: "integer", minimum: 1 }
+  },
+  "Idempotent-Replayed": {
+    description: "Present (`true`) when this answer replays the first request sent with the same Idempotency-Key",
+    schema: { type: "string", enum: ["true"] }
+  }
+}
+
+const headerRef = (name: keyof typeof headers) => ({ $ref: `#/components/headers/${name}` })
+
+const STATUS_MEANING: Record<string, string> = {
+  "200": "OK",
+  "201": "Created",
+  "202": "Accepted",
+  "204": "No content",
+  "400": "Invalid input: the message names the field and the rule it breaks",
+  "401": "Not authenticated: missing, malformed, unknown or revoked credentials",
+  "404": "No such resource for this integration (another integration's resources answer 404 too)",
+  "409": "The request conflicts with the resource's state or a business rule",
+  "413": "Request body over 64 KiB",
+  "415": "Request body not sent as `application/json`",
+  "422": "This Idempotency-Key was already used with a different request body",
+  "429": "Too many requests (per API key, or failed authentications per address): wait Retry-After seconds",
+  "502": "The payout provider or the swap router answered with an error; retry later",
+  "503": "Temporarily unavailable (database, provider, or the service still starting): retry after Retry-After seconds"
+}
+
+/** The responses every operation of this kind can give, whatever its handler does (the middleware's answers). */
+const errorResponse = (status: string) => ({
+  description: STATUS_MEANING[status]!,
+  content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorBody" } } }
+})
+
+const componentOf = (spec: JsonObject, ref: Json): JsonObject | undefined => {
+  const name = isObject(ref) && typeof ref["$ref"] === "string" ? ref["$ref"].replace("#/components/schemas/", "") : undefined
+  const schemas = (spec["components"] as JsonObject)["schemas"] as JsonObject
+  return name === undefined ? undefined : (schemas[name] as JsonObject | undefined)
+}
+
+/** The errorCodes an error response's schema allows, and whether a code-less ErrorBody is possible too. */
+const errorCodesOf = (spec: JsonObject, response: JsonObject) => {
+  const schema = ((response["content"] as JsonObject | undefined)?.["application/json"] as JsonObject | undefined)?.["schema"]
+  const alternatives = isObject(schema) && Array.isArray(schema["anyOf"]) ? schema["anyOf"] : [schema]
+  const codes: Array<string> = []
+  let codeless = false
+  for (const alternative of alternatives) {
+    if (isObject(alternative) && alternative["$ref"] === "#/components/schemas/ErrorBody") {
+      codeless = true // the middleware's answers (413, 415, ...): never a code
+      continue
+    }
+    const errorCode = (componentOf(spec, alternative)?.["properties"] as JsonObject | undefined)?.["errorCode"]
+    const allowed = isObject(errorCode) && Array.isArray(errorCode["enum"]) ? errorCode["enum"] as Array<string> : []
+    if (allowed.length === 0) codeless = true
+    codes.push(...allowed)
+  }
+  return { codes, codeless }
+}
+
+const describeResponse = (spec: JsonObject, status: string, response: JsonObject): string => {
+  const meaning = STATUS_MEANING[status] ?? `HTTP ${status}`
+  if (status.startsWith("2")) {
+    const schema = ((response["content"] as JsonObject | undefined)?.["application/json"] as JsonObject | undefined)?.["schema"]
+    const description = (componentOf(spec, schema) ?? (isObject(schema) ? schema : undefined))?.["description"]
+    return typeof description === "string" && / /.test(description) ? `${meaning}: ${description}` : meaning
+  }
+  const { codeless, codes } = errorCodesOf(spec, response)
+  if (codes.length === 0) return `${meaning} (ErrorBody without errorCode)`
+  const listed = codes.map((code) => `\`${code}\``).join(", ")
+  return `${meaning}. ErrorBody with errorCode ${listed}${codeless ? ", or without errorCode in other cases" : ""}`
+}
+
+type Operation = JsonObject & { responses: Record<string, JsonObject>; parameters?: Array<JsonObject>; security?: Array<Json> }
+
+const HEALTH_PATHS = new Set(["/healthz", "/readyz"])
+
+const finishOperation = (spec: JsonObject, path: string, operation: Operation) => {
+  const responses = operation.responses
+  // Probes take no input: nothing they are sent can be invalid.
+  if (HEALTH_PATHS.has(path)) delete responses["400"]
+  if (operation["requestBody"] !== undefined) {
+    responses["413"] ??= errorResponse("413")
+    responses["415"] ??= errorResponse("415")
+  }
+  if (Array.isArray(operation.security) && operation.security.length > 0) responses["429"] ??= errorResponse("429")
+  responses["503"] ??= errorResponse("503")
+  const idempotent = (operation.parameters ?? []).some((parameter) => parameter["name"] === "idempotency-key")
+  for (const [status, response] of Object.entries(responses)) {
+    response["description"] = describeResponse(spec, status, response)
+    response["headers"] = {
+      "X-Request-Id": headerRef("X-Request-Id"),
+      ...(status === "429" || status === "503" ? { "Retry-After": headerRef("Retry-After") } : {}),
+      ...(idempotent && status.startsWith("2") ? { "Idempotent-Replayed": headerRef("Idempotent-Replayed") } : {})
+    }
+  }
+  operation.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)))
+}
+
+const servers = [
+  { url: "http://127.0.0.1:8787", description: "Local development server (`npm start`, mock mode)" },
+  {
+    url: "https://{host}",
+    description: "Production server: your deployment's host",
+    variables: { host: { default: "api.example.com", description: "The host name of the deployment" } }
+  }
+]
+
+const conventions = [
+  "",
+  "",
+  "Conventions: amounts are exact decimal strings; every answer carries `X-Request-Id`; a method a path does not serve answers 405 with `Allow` listing the ones it does; POSTs take an optional `Idempotency-Key`; 429 and 503 answers carry `Retry-After`."
+].join("\n")
 
 /** Registered on the Api as its `OpenApi.Transform`, so every generator (file, /openapi.json, /docs) agrees. */
 export const finishOpenApiDocument = (generated: Record<string, unknown>): Record<string, unknown> => {
-  const spec = withoutPlatformDecodeError(generated) as OpenApi.OpenAPISpec
-  const schemas = { ...spec.components.schemas } as Record<string, unknown>
+  const spec = withoutEffectLabels(withoutPlatformDecodeError(generated)) as JsonObject
+  const components = spec["components"] as JsonObject
+  const schemas = { ...(components["schemas"] as JsonObject) }
   delete schemas["HttpApiDecodeError"]
   delete schemas["Issue"]
   delete schemas["PropertyKey"]
   schemas["ErrorBody"] = errorBodySchema
-  return { ...spec, components: { ...spec.components, schemas } }
+  const finished: JsonObject = {
+    ...spec,
+    info: {
+      ...(spec["info"] as JsonObject),
+      description: `${String((spec["info"] as JsonObject)["description"] ?? "")}${conventions}`,
+      license: { name: "Apache 2.0", identifier: "Apache-2.0" },
+      contact: { name: "Integrations API maintainers", url: "https://github.com/cop-integrations/integrations-api/issues" }
+    },
+    servers,
+    components: { ...components, schemas, headers }
+  }
+  for (const [path, item] of Object.entries(finished["paths"] as Record<string, Record<string, Operation>>)) {
+    for (const operation of Object.values(item)) finishOperation(finished, path, operation)
+  }
+  return finished
 }

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { PAYOUT_EXAMPLE } from "./Examples.ts"
 import {
   Address,
   BreBKey,
@@ -118,14 +119,16 @@ export const Payout = Schema.Struct({
   createdAt: IsoTimestamp,
   updatedAt: IsoTimestamp,
   expiresAt: IsoTimestamp
-}).annotations({ identifier: "Payout", description: "A prepared or progressing Bre-B payout" })
+}).annotations({ identifier: "Payout", description: "A prepared or progressing Bre-B payout", examples: [PAYOUT_EXAMPLE] })
 export type Payout = typeof Payout.Type
 
 export const CreatePayoutRequest = Schema.Struct({
   userAddress: Address,
   destinationCop: CopAmount,
   breBKey: BreBKey,
-  accountOwnerName: NonEmptyText(140),
+  accountOwnerName: NonEmptyText(140).annotations({
+    description: "The Bre-B account holder's name as their bank has it (at most 140 characters); checked against the key's owner"
+  }),
   fromToken: Schema.optionalWith(FundingToken, { exact: true }),
   quoteId: Schema.optionalWith(NonEmptyText(64), { exact: true })
 }).annotations({ identifier: "CreatePayoutRequest", ...RejectUnknownFields })
@@ -153,10 +156,18 @@ const LimitDigits = Schema.String.pipe(
 
 export const ListLimit = Schema.compose(LimitDigits, Schema.NumberFromString).pipe(
   Schema.between(1, 500, { message: () => "must be between 1 and 500" })
-)
+).annotations({
+  // A query value is text on the wire; documented as the integer it is, so generated clients take a number.
+  jsonSchema: { type: "integer", minimum: 1, maximum: 500, default: 50, description: "Page size, 1 to 500 (default 50)" }
+})
+
+/** `cursor`: the previous page's `nextCursor`, passed back unchanged. */
+export const ListCursor = Schema.String.pipe(Schema.maxLength(512)).annotations({
+  description: "The previous page's `nextCursor`, unchanged (opaque; omit it for the first page)"
+})
 
 export const ListPayoutsParams = Schema.Struct({
   createdFrom: Schema.optionalWith(IsoTimestamp, { exact: true }),
   limit: Schema.optionalWith(ListLimit, { exact: true }),
-  cursor: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(512)), { exact: true })
+  cursor: Schema.optionalWith(ListCursor, { exact: true })
 })

@@ -21,7 +21,8 @@ export const Address = Schema.String.pipe(
     message: () => "must be a 0x-prefixed 20-byte hex address"
   }),
   Schema.filter(isChecksummed, {
-    message: () => "must be an EIP-55 checksummed address (mixed case, correct checksum)"
+    message: () => "must be an EIP-55 checksummed address (mixed case, correct checksum)",
+    jsonSchema: {}
   })
 ).annotations({
   identifier: "Address",
@@ -49,7 +50,7 @@ export const CopAmount = Schema.String.pipe(
   Schema.pattern(/^(0|[1-9][0-9]*)(\.[0-9]{1,2})?$/, {
     message: () => "must be a plain decimal string with at most 2 decimals (no sign, exponent or spaces)"
   }),
-  Schema.filter((value) => /[1-9]/.test(value), { message: () => "must be greater than 0" })
+  Schema.filter((value) => /[1-9]/.test(value), { message: () => "must be greater than 0", jsonSchema: {} })
 ).annotations({
   identifier: "CopAmount",
   description: "Positive COP amount as a decimal string with at most 2 decimals",
@@ -75,7 +76,8 @@ export const BreBKey = PrintableText.pipe(
   Schema.maxLength(254, { message: () => "must be at most 254 characters" }),
   Schema.filter((value) => breBKeyForms.some((form) => form.test(value)), {
     message: () =>
-      "must be a Bre-B key: alias (@ + 1-19 alphanumerics), mobile (10 digits starting with 3, optional +57), e-mail, document (5-15 digits) or merchant code"
+      "must be a Bre-B key: alias (@ + 1-19 alphanumerics), mobile (10 digits starting with 3, optional +57), e-mail, document (5-15 digits) or merchant code",
+    jsonSchema: {}
   })
 ).annotations({
   identifier: "BreBKey",
@@ -110,9 +112,14 @@ export const IsoTimestamp = Schema.String.pipe(
     message: () => "must be an ISO 8601 timestamp with a time zone, e.g. 2026-11-22T03:19:32.123Z"
   }),
   Schema.filter(isCalendarDateTime, {
-    message: () => "must be a real calendar date and time (month 01-12, a day the month has, hour 00-23, minute and second 00-59)"
+    message: () => "must be a real calendar date and time (month 01-12, a day the month has, hour 00-23, minute and second 00-59)",
+    jsonSchema: {}
   })
-).annotations({ identifier: "IsoTimestamp", description: "ISO 8601 timestamp (UTC, milliseconds)" })
+).annotations({
+  identifier: "IsoTimestamp",
+  description: "ISO 8601 timestamp with a time zone; the service answers in UTC with milliseconds",
+  examples: ["2026-11-22T03:19:32.123Z"]
+})
 
 export const TokenSymbol = Schema.Literal("USDC").annotations({
   identifier: "TokenSymbol",

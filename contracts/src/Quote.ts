@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { QUOTE_EXAMPLE } from "./Examples.ts"
 import { CopAmount, DecimalString, IsoTimestamp, TokenSymbol } from "./Primitives.ts"
 import { FeeLeg, RateDisplay } from "./Payout.ts"
 
@@ -20,5 +21,9 @@ export const Quote = Schema.Struct({
   destinationCop: Schema.optionalWith(DecimalString, { exact: true }),
   sourceAmount: Schema.optionalWith(DecimalString, { exact: true }),
   fees: Schema.optionalWith(Schema.Array(FeeLeg), { exact: true })
-}).annotations({ identifier: "Quote", description: "A USD→COP quote; with destinationCop also the amounts" })
+}).annotations({
+  identifier: "Quote",
+  description: "A USD→COP quote; with destinationCop also the amounts",
+  examples: [QUOTE_EXAMPLE]
+})
 export type Quote = typeof Quote.Type

@@ -16,7 +16,10 @@ export type SwapStatus = typeof SwapStatus.Type
 
 export const SlippageBps = Schema.Int.pipe(
   Schema.between(1, 500, { message: () => "must be an integer from 1 to 500 (basis points)" })
-).annotations({ description: "Largest accepted shortfall of the output, in basis points (default 50)" })
+).annotations({
+  description: "Largest accepted shortfall of the output, in basis points (default 50)",
+  jsonSchema: { type: "integer", minimum: 1, maximum: 500, default: 50 }
+})
 
 export const SwapIntent = Schema.Struct({
   intentId: Schema.String,

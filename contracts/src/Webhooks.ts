@@ -33,4 +33,5 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
   )
   .prefix("/api/integrations/webhooks")
   .annotate(OpenApi.Title, "Webhooks")
+  .annotate(OpenApi.Description, "Callbacks from the payout provider to this service (not for partners).")
 {}

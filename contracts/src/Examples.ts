@@ -1,0 +1,145 @@
+/**
+ * Realistic examples for the OpenAPI document, taken from a mock-mode run (quote and payout of 250,000 COP at a
+ * 3,960 COP sell rate). A test validates each against its schema in the document.
+ */
+export const QUOTE_EXAMPLE = {
+  "quoteId": "qt_PhCyxlVD8r7tDDBFVCGnxG",
+  "fromToken": "USDC",
+  "display": "1 USD = 3901.18 COP",
+  "effectiveUsdCop": "3901.188086",
+  "sellRateUsdCop": "3960",
+  "cached": false,
+  "expiresAt": "2026-11-25T04:23:10.885Z",
+  "destinationCop": "250000.00",
+  "sourceAmount": "64.083042",
+  "fees": [
+    {
+      "code": "bridge_fx",
+      "amountUsd": "0.631313",
+      "to": null,
+      "status": "quoted"
+    },
+    {
+      "code": "bridge",
+      "amountUsd": "0.317243",
+      "to": null,
+      "status": "quoted"
+    },
+    {
+      "code": "copby",
+      "amountUsd": "0.634486",
+      "to": "0x1111111111111111111111111111111111111111",
+      "status": "quoted"
+    }
+  ]
+} as const
+
+export const PAYOUT_EXAMPLE = {
+  "payoutId": "po_qlDo3eDSEZmjrPTiMA35PV",
+  "status": "awaiting_deposit",
+  "fromToken": "USDC",
+  "sourceAmount": "64.083042",
+  "destinationCop": "250000.00",
+  "userAddress": "0x52908400098527886E0F7030069857D2E4169EE7",
+  "fees": [
+    {
+      "code": "bridge_fx",
+      "amountUsd": "0.631313",
+      "to": null,
+      "status": "quoted"
+    },
+    {
+      "code": "bridge",
+      "amountUsd": "0.317243",
+      "to": null,
+      "status": "quoted"
+    },
+    {
+      "code": "copby",
+      "amountUsd": "0.634486",
+      "to": "0x1111111111111111111111111111111111111111",
+      "status": "quoted"
+    }
+  ],
+  "quote": {
+    "display": "1 USD = 3901.18 COP",
+    "effectiveUsdCop": "3901.188086"
+  },
+  "receipt": {
+    "title": "Bre-B payout receipt",
+    "status": "awaiting_deposit",
+    "completedAt": null,
+    "transactionType": "withdrawal",
+    "payoutId": "po_qlDo3eDSEZmjrPTiMA35PV",
+    "breBKey": "******2024",
+    "breBKeyLast4": "2024",
+    "beneficiaryName": "Maria Gomez",
+    "totalPaid": {
+      "amount": "64.083042",
+      "currency": "USD"
+    },
+    "exchangeRate": {
+      "display": "1 USD = 3901.18 COP",
+      "effectiveUsdCop": "3901.188086",
+      "sellRateUsdCop": "3960"
+    },
+    "commission": {
+      "mode": "included_in_rate",
+      "displayAmount": "1.58",
+      "displayCurrency": "USD",
+      "note": "All fees are included in the exchange rate; nothing is charged on top."
+    },
+    "totalReceived": {
+      "amount": "250000.00",
+      "currency": "COP"
+    },
+    "feesItemized": [
+      {
+        "code": "bridge_fx",
+        "amountUsd": "0.631313",
+        "to": null,
+        "status": "quoted"
+      },
+      {
+        "code": "bridge",
+        "amountUsd": "0.317243",
+        "to": null,
+        "status": "quoted"
+      },
+      {
+        "code": "copby",
+        "amountUsd": "0.634486",
+        "to": "0x1111111111111111111111111111111111111111",
+        "status": "quoted"
+      }
+    ]
+  },
+  "deposit": {
+    "chain": "celo",
+    "currency": "usdc",
+    "address": "0x2EC2803cEEcB668C4d3dEeEa2889BFEabF89C066",
+    "amount": "63.448556"
+  },
+  "transaction": {
+    "approvalTarget": null,
+    "to": "0xcebA9300f2b948710d2653dD7B07f33A8B32118C",
+    "data": "0xa9059cbb0000000000000000000000002ec2803ceecb668c4d3deeea2889bfeabf89c0660000000000000000000000000000000000000000000000000000000003c825ec",
+    "value": "0"
+  },
+  "feeTransaction": {
+    "approvalTarget": null,
+    "to": "0xcebA9300f2b948710d2653dD7B07f33A8B32118C",
+    "data": "0xa9059cbb0000000000000000000000001111111111111111111111111111111111111111000000000000000000000000000000000000000000000000000000000009ae76",
+    "value": "0"
+  },
+  "destinationPreview": {
+    "accountOwnerName": "Maria Gomez",
+    "bankName": "Banco de Pruebas",
+    "documentLast4": null
+  },
+  "txHash": null,
+  "feeTxHash": null,
+  "createdAt": "2026-11-25T04:21:10.903Z",
+  "updatedAt": "2026-11-25T04:21:10.903Z",
+  "expiresAt": "2026-11-25T04:51:10.903Z"
+} as const
