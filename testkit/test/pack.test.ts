@@ -46,8 +46,9 @@ const stageWorkspace = async (stage: string) => {
   const copy = (path: string) => cp(join(repo, path), join(stage, path), { recursive: true })
   await Promise.all([
     copy("tsconfig.json"),
+    copy("LICENSE"),
     copy("scripts/pack-manifest.mjs"),
-    ...["package.json", "tsconfig.build.json", "src", "openapi.json"].map((file) => copy(`contracts/${file}`).catch(() => undefined)),
+    ...["package.json", "tsconfig.build.json", "src", "openapi.json", "README.md"].map((file) => copy(`contracts/${file}`).catch(() => undefined)),
     ...["package.json", "tsconfig.build.json", "src", "README.md"].map((file) => copy(`testkit/${file}`))
   ])
   await symlink(join(repo, "node_modules"), join(stage, "node_modules"), "dir")
@@ -122,6 +123,22 @@ describe("the packed kit, installed into an empty project", () => {
       const manifest = JSON.parse(await readFile(join(installed, pkg, "package.json"), "utf8")) as { exports: Record<string, unknown> }
       expect(manifest.exports["."]).toEqual({ types: "./dist/index.d.ts", default: "./dist/index.js" })
       expect((await readdir(join(installed, pkg))).sort()).not.toContain("src")
+    }
+  })
+
+  it("carries its licence, README and source repository, and leaves the packed directory as it was", async () => {
+    const installed = join(consumer, "node_modules", "@cop-integrations")
+    const license = await readFile(join(repo, "LICENSE"), "utf8")
+    for (const pkg of ["contracts", "testkit"]) {
+      const files = await readdir(join(installed, pkg))
+      expect(files).toEqual(expect.arrayContaining(["LICENSE", "README.md", "package.json", "dist"]))
+      expect(await readFile(join(installed, pkg, "LICENSE"), "utf8")).toBe(license)
+      expect(await readFile(join(installed, pkg, "README.md"), "utf8")).toMatch(/Apache-2\.0/)
+      const manifest = JSON.parse(await readFile(join(installed, pkg, "package.json"), "utf8")) as Record<string, unknown>
+      expect(manifest["license"]).toBe("Apache-2.0")
+      expect(manifest["repository"]).toEqual({ type: "git", url: "git+https://github.com/cop-integrations/integrations-api.git", directory: pkg })
+      // pack-manifest.mjs copied the repository's LICENSE in for the pack only
+      expect(await readdir(join(work, "workspace", pkg))).not.toContain("LICENSE")
     }
   })
 
