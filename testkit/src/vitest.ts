@@ -16,7 +16,10 @@ import { type ConformanceOptions, runConformance, selectScenarios } from "./runn
 export interface SuiteOptions {
   /** The describe block's name. */
   readonly name?: string
-  /** Scenario filter, when the options are given lazily (otherwise their own `grep`). */
+  /**
+   * Scenario filter; it wins over the options' own `grep`. Needed when the options are a function: the tests are
+   * declared before it runs, so a `grep` it returns is not used.
+   */
   readonly grep?: ReadonlyArray<string>
   /** Time limit of the whole run (the beforeAll hook). Default 10 minutes. */
   readonly runTimeoutMs?: number
@@ -30,9 +33,13 @@ export class ConformanceFailure extends Error {
 
 type Options = ConformanceOptions | (() => ConformanceOptions | Promise<ConformanceOptions>)
 
+/** The scenario filter of a suite: its own `grep`, else that of options given as an object. */
+export const suiteGrep = (options: Options, suite: SuiteOptions): ReadonlyArray<string> =>
+  suite.grep ?? (typeof options === "function" ? [] : options.grep ?? [])
+
 /** Declares one vitest test per selected scenario. `options` may be a function, e.g. to start a server first. */
 export const describeConformance = (options: Options, suite: SuiteOptions = {}): void => {
-  const grep = typeof options === "function" ? suite.grep ?? [] : options.grep ?? []
+  const grep = suiteGrep(options, suite)
   describe(suite.name ?? "Integrations API conformance", () => {
     let report: ConformanceReport | undefined
     beforeAll(async () => {
