@@ -1,9 +1,174 @@
-import { HttpApiBuilder, HttpApiScalar, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { openApiDocument } from "@cop-integrations/contracts"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
+import { createHash } from "node:crypto"
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
+import { pathToFileURL } from "node:url"
+import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib"
+
+export const DOCS_PATH = "/docs"
+export const DOCS_SCRIPT_PATH = "/docs/scalar.js"
+
+/** A static answer, compressed once, served with its ETag. */
+interface Asset {
+  readonly identity: Uint8Array
+  readonly gzip: Uint8Array
+  readonly br: Uint8Array
+  readonly etag: string
+  readonly headers: Record<string, string>
+}
+
+const makeAsset = (text: string, headers: Record<string, string>): Asset => {
+  const identity = Buffer.from(text, "utf8")
+  return {
+    identity,
+    gzip: gzipSync(identity, { level: 9 }),
+    br: brotliCompressSync(identity, {
+      params: { [zlib.BROTLI_PARAM_QUALITY]: 9, [zlib.BROTLI_PARAM_SIZE_HINT]: identity.length }
+    }),
+    etag: `"${createHash("sha256").update(identity).digest("base64url").slice(0, 32)}"`,
+    headers
+  }
+}
+
+/** br, then gzip, then none: what the client accepts (q=0 refuses). */
+const encodingFor = (acceptEncoding: string | undefined): "br" | "gzip" | "identity" => {
+  const accepted = new Set(
+    (acceptEncoding ?? "").split(",").map((part) => part.trim().split(";")).filter(([, q]) => q?.trim() !== "q=0").map(([name]) => name?.trim())
+  )
+  return accepted.has("br") ? "br" : accepted.has("gzip") ? "gzip" : "identity"
+}
+
+const serveAsset = (asset: Asset) =>
+  Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+    const common = { ...asset.headers, etag: asset.etag, vary: "accept-encoding" }
+    if (request.headers["if-none-match"] === asset.etag) return HttpServerResponse.empty({ status: 304, headers: common })
+    const encoding = encodingFor(request.headers["accept-encoding"])
+    const body = asset[encoding]
+    return HttpServerResponse.uint8Array(body, {
+      contentType: asset.headers["content-type"]!,
+      headers: encoding === "identity" ? common : { ...common, "content-encoding": encoding }
+    })
+  })
+
+/**
+ * Scalar's standalone bundle (@scalar/api-reference 1.39), as @effect/platform ships it for its own HttpApiScalar.
+ * Read from the installed package on first use, so it is neither in the service bundle nor in memory until someone
+ * opens the page. It is an internal module of the platform: a platform upgrade that moves it fails the docs tests.
+ */
+const loadScalar = Effect.promise(async () => {
+  const platform = dirname(createRequire(import.meta.url).resolve("@effect/platform/package.json"))
+  const module = (await import(pathToFileURL(join(platform, "dist", "esm", "internal", "httpApiScalar.js")).href)) as {
+    readonly javascript: string
+  }
+  return module.javascript
+})
+
+const MOCK_SCENARIO_NOTE =
+  "Mock mode: the `X-Mock-Scenario` header (`market_closed`, `requote` or `provider_unavailable`) produces that outcome; it is not offered here because the page would send it empty."
+
+/**
+ * The document the page shows: the contract's, without the mock-only `x-mock-scenario` header parameter (Scalar's
+ * requests and snippets would send it empty); the operations that take it say so in their description instead.
+ */
+const documentForPage = () => {
+  // A copy: the platform memoizes the document, and /openapi.json must keep the parameter.
+  const document = structuredClone(openApiDocument()) as unknown as { paths: Record<string, Record<string, { parameters?: Array<{ name: string }>; description?: string }>> }
+  for (const item of Object.values(document.paths)) {
+    for (const operation of Object.values(item)) {
+      const parameters = operation.parameters ?? []
+      if (!parameters.some((parameter) => parameter.name === "x-mock-scenario")) continue
+      operation.parameters = parameters.filter((parameter) => parameter.name !== "x-mock-scenario")
+      operation.description = `${operation.description ?? ""}\n\n${MOCK_SCENARIO_NOTE}`.trim()
+    }
+  }
+  return document
+}
+
+/**
+ * Scalar without its cloud features and outside fonts (system fonts), requests sent to this very server (not a
+ * proxy, not the document's example hosts), and the bearer scheme preselected so a pasted key is all "Test Request"
+ * needs.
+ */
+const scalarConfiguration = {
+  _integration: "html",
+  withDefaultFonts: false,
+  hideClientButton: true,
+  showToolbar: "never", // "Developer Tools": share to and generate SDKs on Scalar's cloud
+  telemetry: false,
+  hideTestRequestButton: false,
+  defaultHttpClient: { targetKey: "shell", clientKey: "curl" },
+  authentication: { preferredSecurityScheme: "bearer", securitySchemes: { bearer: { token: "" } } }
+}
+
+/** JSON inside a <script> element: nothing in it may close the element. */
+const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u003c")
+
+const pageHtml = (scriptUrl: string) => {
+  const configure = `var c=${scriptJson(scalarConfiguration)};c.servers=[{url:location.origin,description:"This server"}];` +
+    `document.getElementById("api-reference").dataset.configuration=JSON.stringify(c);`
+  const html = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>Integrations API reference</title>
+    <link rel="icon" href="data:," />
+  </head>
+  <body>
+    <script id="api-reference" type="application/json">${scriptJson(documentForPage())}</script>
+    <script>${configure}</script>
+    <script src="${scriptUrl}"></script>
+  </body>
+</html>`
+  return { html, configureHash: createHash("sha256").update(configure).digest("base64") }
+}
+
+/**
+ * Nothing but this server: a browser refuses any request elsewhere (fonts, telemetry, a CDN), so the page works
+ * offline and never leaks what a partner types into it.
+ */
+const contentSecurityPolicy = (configureHash: string) =>
+  [
+    "default-src 'self'",
+    // WebAssembly (Scalar compiles one module) without allowing eval itself.
+    `script-src 'self' 'wasm-unsafe-eval' 'sha256-${configureHash}'`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "worker-src 'self' blob:",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "form-action 'none'"
+  ].join("; ")
+
+const makeDocsAssets = Effect.map(loadScalar, (scalar) => {
+  const script = makeAsset(scalar, {
+    "content-type": "text/javascript; charset=utf-8",
+    // Its URL changes with its content: cached for good.
+    "cache-control": "public, max-age=31536000, immutable"
+  })
+  const { configureHash, html } = pageHtml(`${DOCS_SCRIPT_PATH}?v=${script.etag.slice(1, 13)}`)
+  const page = makeAsset(html, {
+    "content-type": "text/html; charset=utf-8",
+    // The document changes with a deployment: revalidated (304 while unchanged) after five minutes.
+    "cache-control": "public, max-age=300",
+    "content-security-policy": contentSecurityPolicy(configureHash),
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer"
+  })
+  return { page, script }
+})
 
 /** `/openapi.json` (the same document as contracts/openapi.json) and `/docs`, an offline API reference. */
-export const DocsLive = Layer.mergeAll(
-  HttpApiBuilder.Router.use((router) => router.get("/openapi.json", Effect.succeed(HttpServerResponse.unsafeJson(openApiDocument())))),
-  HttpApiScalar.layer({ path: "/docs", scalar: { hideTestRequestButton: false } })
+export const DocsLive = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    // Built (and compressed) by the first request for the page or its script, then kept.
+    const assets = yield* Effect.cached(makeDocsAssets)
+    yield* router.get("/openapi.json", Effect.succeed(HttpServerResponse.unsafeJson(openApiDocument())))
+    yield* router.get(DOCS_PATH, Effect.flatMap(assets, ({ page }) => serveAsset(page)))
+    yield* router.get(DOCS_SCRIPT_PATH, Effect.flatMap(assets, ({ script }) => serveAsset(script)))
+  })
 )

@@ -1,5 +1,6 @@
 import { HttpApi } from "@effect/platform"
 import { IntegrationsApi } from "@cop-integrations/contracts"
+import { DOCS_PATH, DOCS_SCRIPT_PATH } from "./Docs.ts"
 
 export interface KnownRoute {
   readonly method: string
@@ -13,7 +14,8 @@ const toPattern = (path: string): RegExp =>
 export const knownRoutes: ReadonlyArray<KnownRoute> = (() => {
   const routes: Array<KnownRoute> = [
     { method: "GET", pattern: toPattern("/openapi.json") },
-    { method: "GET", pattern: toPattern("/docs") }
+    { method: "GET", pattern: toPattern(DOCS_PATH) },
+    { method: "GET", pattern: toPattern(DOCS_SCRIPT_PATH) }
   ]
   HttpApi.reflect(IntegrationsApi, {
     onGroup: () => {},
