@@ -219,8 +219,8 @@ describe("mock scenarios on quote", () => {
     expect(body.error.toLowerCase()).toContain("x-mock-scenario")
   })
 
-  it("checks the header on every route, as API-level middleware inside the ErrorBody one", async () => {
-    const answer = await call(server, "/healthz", { headers: { "x-mock-scenario": "sunny_day" } })
+  it("checks the header on every route but the probes, as API-level middleware inside the ErrorBody one", async () => {
+    const answer = await call(server, "/api/integrations/events", { apiKey, headers: { "x-mock-scenario": "sunny_day" } })
     expectErrorBody(answer, 400)
     expect(answer.headers.get("x-request-id")).toMatch(/^req_/)
   })
