@@ -2,6 +2,27 @@
  * Realistic examples for the OpenAPI document, taken from a mock-mode run (quote and payout of 250,000 COP at a
  * 3,960 COP sell rate). A test validates each against its schema in the document.
  */
+const FEES_EXAMPLE = [
+  {
+    "code": "bridge_fx",
+    "amountUsd": "0.631313",
+    "to": null,
+    "status": "quoted"
+  },
+  {
+    "code": "bridge",
+    "amountUsd": "0.317243",
+    "to": null,
+    "status": "quoted"
+  },
+  {
+    "code": "copby",
+    "amountUsd": "0.634486",
+    "to": "0x1111111111111111111111111111111111111111",
+    "status": "quoted"
+  }
+] as const
+
 export const QUOTE_EXAMPLE = {
   "quoteId": "qt_PhCyxlVD8r7tDDBFVCGnxG",
   "fromToken": "USDC",
@@ -12,26 +33,7 @@ export const QUOTE_EXAMPLE = {
   "expiresAt": "2026-11-25T04:23:10.885Z",
   "destinationCop": "250000.00",
   "sourceAmount": "64.083042",
-  "fees": [
-    {
-      "code": "bridge_fx",
-      "amountUsd": "0.631313",
-      "to": null,
-      "status": "quoted"
-    },
-    {
-      "code": "bridge",
-      "amountUsd": "0.317243",
-      "to": null,
-      "status": "quoted"
-    },
-    {
-      "code": "copby",
-      "amountUsd": "0.634486",
-      "to": "0x1111111111111111111111111111111111111111",
-      "status": "quoted"
-    }
-  ]
+  "fees": FEES_EXAMPLE
 } as const
 
 export const PAYOUT_EXAMPLE = {
@@ -41,26 +43,7 @@ export const PAYOUT_EXAMPLE = {
   "sourceAmount": "64.083042",
   "destinationCop": "250000.00",
   "userAddress": "0x52908400098527886E0F7030069857D2E4169EE7",
-  "fees": [
-    {
-      "code": "bridge_fx",
-      "amountUsd": "0.631313",
-      "to": null,
-      "status": "quoted"
-    },
-    {
-      "code": "bridge",
-      "amountUsd": "0.317243",
-      "to": null,
-      "status": "quoted"
-    },
-    {
-      "code": "copby",
-      "amountUsd": "0.634486",
-      "to": "0x1111111111111111111111111111111111111111",
-      "status": "quoted"
-    }
-  ],
+  "fees": FEES_EXAMPLE,
   "quote": {
     "display": "1 USD = 3901.18 COP",
     "effectiveUsdCop": "3901.188086"
@@ -93,26 +76,7 @@ export const PAYOUT_EXAMPLE = {
       "amount": "250000.00",
       "currency": "COP"
     },
-    "feesItemized": [
-      {
-        "code": "bridge_fx",
-        "amountUsd": "0.631313",
-        "to": null,
-        "status": "quoted"
-      },
-      {
-        "code": "bridge",
-        "amountUsd": "0.317243",
-        "to": null,
-        "status": "quoted"
-      },
-      {
-        "code": "copby",
-        "amountUsd": "0.634486",
-        "to": "0x1111111111111111111111111111111111111111",
-        "status": "quoted"
-      }
-    ]
+    "feesItemized": FEES_EXAMPLE
   },
   "deposit": {
     "chain": "celo",
