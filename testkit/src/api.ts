@@ -1,15 +1,16 @@
 /**
  * Calls to the contract's endpoints. Every answer is checked against the contract before a scenario
- * sees it (declared status, JSON, the success schema or an ErrorBody whose errorCode the contract allows
- * at that status, no extra properties); a response that breaks it fails the scenario right there.
+ * sees it (declared status, JSON, the success schema or an exact ErrorBody whose errorCode the contract allows
+ * at that status); a response that breaks it fails the scenario right there. A success body with a field the
+ * contract does not know is a compatible addition (DESIGN §4): a warning on the scenario, a failure with --strict.
  */
 import type { ErrorBody } from "@cop-integrations/contracts"
 import { Effect, Either, Schema } from "effect"
 import {
-  contractProblem,
+  checkResponse,
   decodeErrorBody,
   declaredStatuses,
-  decodeStrict,
+  decodeResource,
   endpoint,
   type EndpointName,
   pathOf,
@@ -38,7 +39,17 @@ export type Call = <E extends EndpointName>(
   input?: CallInput
 ) => Effect.Effect<Reply<SuccessOf<E>>, ScenarioFailure>
 
-export const makeCall = (http: Http): Call => (name, input = {}) =>
+/** How answers are held to the contract: --strict, and where warnings (unknown fields) go. */
+export interface CallPolicy {
+  readonly strict: boolean
+  readonly warn: (message: string, exchange: Answered) => void
+}
+
+/** The warning for a resource with fields the contract does not know (DESIGN §4: a compatible change). */
+export const unknownFieldsWarning = (what: string, fields: ReadonlyArray<string>): string =>
+  `${what} answered fields the contract does not know: ${fields.join(", ")} (a compatible addition; --strict fails on it)`
+
+export const makeCall = (http: Http, policy: CallPolicy): Call => (name, input = {}) =>
   Effect.gen(function*() {
     const spec = endpoint(name)
     const exchange = yield* http.send({
@@ -52,18 +63,22 @@ export const makeCall = (http: Http): Call => (name, input = {}) =>
       retryOn429: input.retryOn429
     })
     const { response } = exchange
-    const problem = contractProblem(spec, response)
-    if (problem !== undefined) {
+    const checked = checkResponse(spec, response, policy.strict)
+    if (checked.problem !== undefined) {
       return yield* Effect.fail(failure(`${spec.method} ${spec.path} answered outside the contract`, {
-        expected: `a status the contract declares (${declaredStatuses(spec).join(", ")}) with its JSON body, exactly as the schema says`,
-        actual: `${response.status}: ${problem}; body ${response.body}`,
-        exchange
+        expected: `a status the contract declares (${declaredStatuses(spec).join(", ")}) with its JSON body, as the schema says${
+          policy.strict ? " (--strict: no field it does not know)" : ""
+        }`,
+        actual: `${response.status}: ${checked.problem}; body ${response.body}`,
+        exchange,
+        rootCause: `${spec.method} ${spec.path} answered outside the contract: ${checked.key ?? checked.problem}`
       }))
     }
+    if (checked.unknownFields.length > 0) policy.warn(unknownFieldsWarning(`${spec.method} ${spec.path}`, checked.unknownFields), exchange)
     if (response.status === spec.successStatus) {
       // TypeScript cannot narrow the schema table by a generic key; the table maps each name to its schema.
       const schema = successSchemas[name] as unknown as Schema.Schema<SuccessOf<typeof name>, unknown>
-      const value = Either.getOrThrow(decodeStrict(schema, response.json))
+      const value = Either.getOrThrow(decodeResource(schema, response.json, policy.strict)).value
       return { _tag: "Success", status: response.status, value, exchange } as const
     }
     const error = Either.getOrThrow(decodeErrorBody(response.json))

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
- * integrations-conformance: runs the kit against a deployment and reports. Exit code 0 when at least
- * one scenario ran and every one that ran passed, 1 when one failed, 2 when the run could not start.
+ * integrations-conformance: runs the kit against a deployment and reports. The exit code follows the verdict line:
+ * 0 CONFORMANT or PASSED, PARTIAL RUN (at least one scenario ran and every one that ran passed), 1 NOT CONFORMANT,
+ * 2 the run could not start (options, an unreachable deployment, a key that does not authenticate) or NOTHING RAN.
  */
 import { mkdir, writeFile } from "node:fs/promises"
 import { dirname } from "node:path"
@@ -27,6 +28,8 @@ Usage: integrations-conformance --base-url <url> --api-key <key> [options]
                             scenarios are not run (env ${KEY_VARIABLES.second})
   --mode mock|live          default: what GET /healthz says, else mock; a mismatch refuses to run
   --allow-live              let money-moving scenarios (payouts, confirmations, OTPs) run against live
+  --strict                  a resource field the contract does not know fails the scenario (default: it
+                            is a compatible addition, reported as a warning)
   --grep <id|prefix|tag>    run only matching scenarios (repeatable, or comma-separated): AUTH-001,
                             PAYOUT-CONFIRM, money-moving, cross-tenant, negative... A filtered run is
                             never a full conformance claim
@@ -46,9 +49,12 @@ Usage: integrations-conformance --base-url <url> --api-key <key> [options]
   --list                    list the scenarios and exit
   --version, --help
 
-Failures print what was expected, what came back and a curl that reproduces the request; the curl
-reads the keys from ${KEY_VARIABLES.primary} and ${KEY_VARIABLES.second}.
-Exit code: 0 every scenario that ran passed, 1 a scenario failed, 2 the run could not start.
+Before any scenario, each key must authenticate (else exit 2). Failures are grouped by root cause, each
+with what was expected, what came back and a curl that reproduces it, preceded by the setup requests it
+depends on; the curls read the keys from ${KEY_VARIABLES.primary} and ${KEY_VARIABLES.second}.
+Exit code, as the verdict line says: 0 CONFORMANT or PASSED, PARTIAL RUN (every scenario that ran passed),
+1 NOT CONFORMANT (a scenario failed), 2 the run could not start, or NOTHING RAN (no selected scenario could
+run here).
 `
 
 class UsageError extends Error {}
@@ -96,6 +102,7 @@ const parse = (argv: ReadonlyArray<string>) =>
       "second-api-key": { type: "string" },
       mode: { type: "string" },
       "allow-live": { type: "boolean" },
+      strict: { type: "boolean" },
       grep: { type: "string", multiple: true },
       reporter: { type: "string", multiple: true },
       out: { type: "string" },
@@ -147,6 +154,7 @@ const main = async (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promis
     mode,
     grep,
     allowLive: values["allow-live"] === true,
+    strict: values.strict === true,
     timeoutMs: (integer("timeout", values.timeout, 30) ?? 30) * 1000,
     seed: integer("seed", values.seed, undefined),
     concurrency: Math.max(1, integer("concurrency", values.concurrency, 4) ?? 4),

@@ -57,9 +57,12 @@ export interface CurlRequest {
 const headerArgument = ([name, value]: readonly [string, string]): string =>
   /\$[A-Z_]+/.test(value) ? `-H "${name}: ${value.replaceAll('"', '\\"')}"` : `-H ${quote(`${name}: ${value}`)}`
 
+/** How every curl of the kit starts: quiet but with errors, and the response headers shown (`-i`). */
+export const CURL_PREFIX = "curl -sS -i -X "
+
 export const toCurl = (request: CurlRequest): string =>
   [
-    `curl -sS -i -X ${request.method} ${quote(request.url)}`,
+    `${CURL_PREFIX}${request.method} ${quote(request.url)}`,
     ...request.headers.map(headerArgument),
     ...(request.body === undefined ? [] : [bodyArgument(request.body)])
   ].join(" \\\n  ")

@@ -12,7 +12,13 @@ export class ScenarioFailure extends Data.TaggedError("ScenarioFailure")<{
   readonly exchange: Exchange | undefined
   /** Anything else that helps reproduce it: the seed, the generated input, the shrunk input. */
   readonly details: Readonly<Record<string, unknown>> | undefined
+  /** What broke, without what varies between scenarios; by default the message and the expectation (see rootCauseOf). */
+  readonly rootCause: string | undefined
 }> {}
+
+/** Failures with the same root cause are one broken rule: the message and the expectation, unless told otherwise. */
+export const rootCauseOf = (failure: { readonly message: string; readonly expected: string; readonly rootCause?: string | undefined }): string =>
+  failure.rootCause ?? `${failure.message}\n${failure.expected}`
 
 export const failure = (
   message: string,
@@ -21,6 +27,7 @@ export const failure = (
     readonly actual: string
     readonly exchange?: Exchange | undefined
     readonly details?: Readonly<Record<string, unknown>> | undefined
+    readonly rootCause?: string | undefined
   }
 ): ScenarioFailure =>
   new ScenarioFailure({
@@ -28,7 +35,8 @@ export const failure = (
     expected: evidence.expected,
     actual: evidence.actual,
     exchange: evidence.exchange,
-    details: evidence.details
+    details: evidence.details,
+    rootCause: evidence.rootCause
   })
 
 /** Compact, stable text of any JSON-ish value for expected/actual lines. */

@@ -58,6 +58,8 @@ export interface Answered extends Exchange {
   readonly response: RecordedResponse
 }
 
+const isAnswered = (exchange: Exchange): exchange is Answered => exchange.response !== undefined
+
 export interface HttpConfig {
   readonly baseUrl: string
   readonly apiKey: string
@@ -200,15 +202,15 @@ export const makeHttp = (config: HttpConfig, record: (exchange: Exchange) => voi
         yield* Effect.sleep(Duration.millis(Math.max(wait, 100)))
         exchange = yield* once(request)
       }
-      const { response } = exchange
-      if (response === undefined) {
+      if (!isAnswered(exchange)) {
         return yield* Effect.fail(failure(`${request.method} ${request.path} got no HTTP response`, {
           expected: "an HTTP response",
           actual: exchange.error ?? "no response",
           exchange
         }))
       }
-      return { ...exchange, response }
+      // The recorded exchange itself (not a copy): a failure that points at it is found among the recorded ones.
+      return exchange
     })
 
   return { send }

@@ -5,11 +5,14 @@
  */
 import { Cause, Duration, Effect, Exit, Option } from "effect"
 import { makeCall } from "./api.ts"
-import { failure, type ScenarioFailure } from "./failure.ts"
+import { endpoint, pathOf } from "./contract.ts"
+import { KEY_VARIABLES } from "./curl.ts"
+import { failure, rootCauseOf, type ScenarioFailure } from "./failure.ts"
 import { type Exchange, makeHttp } from "./http.ts"
 import { newSeed } from "./generate/random.ts"
 import { startWebhookReceiver, type WebhookReceiver } from "./receiver.ts"
-import type { ConformanceReport, RequestSummary, RunEvent, ScenarioResult } from "./report/types.ts"
+import { reproduction } from "./reproduce.ts"
+import type { ConformanceReport, RequestSummary, RunEvent, ScenarioResult, Verdict, WarningReport } from "./report/types.ts"
 import type { Kit, Mode, Scenario } from "./scenario.ts"
 import { allScenarios } from "./scenarios/index.ts"
 import { makeTypedClient } from "./typedClient.ts"
@@ -41,6 +44,11 @@ export interface ConformanceOptions {
   readonly webhookReceiver?: string | undefined
   /** The URL the deployment reaches the receiver at, when not `http://host:port` (a tunnel, a public name). */
   readonly webhookReceiverUrl?: string | undefined
+  /**
+   * A resource field the contract does not know fails the scenario. Default false: an added field is a compatible
+   * change (DESIGN §4), reported as a warning. ErrorBody is exact either way.
+   */
+  readonly strict?: boolean | undefined
   readonly fetch?: typeof globalThis.fetch | undefined
   /** Progress: called when the run starts and as each scenario finishes. */
   readonly onEvent?: ((event: RunEvent) => void) | undefined
@@ -54,6 +62,8 @@ export class ConfigurationError extends Error {
 const DEFAULTS = { timeoutMs: 30_000, concurrency: 4, negativeCases: 30 } as const
 const EVIDENCE_LIMIT = 12
 const REQUEST_LIMIT = 100
+/** Answered exchanges kept for reproductions (the setup a failing request depends on). */
+const HISTORY_LIMIT = 300
 
 const normalise = (term: string) => term.trim().toLowerCase()
 
@@ -118,6 +128,48 @@ const modeOf = async (options: ConformanceOptions): Promise<{ mode: Mode; source
 
 const keyPrefix = (key: string) => /^cop_[a-z]+_pk_/.exec(key)?.[0] ?? `${key.slice(0, 4)}…`
 
+/**
+ * Each key must authenticate before any scenario runs (DESIGN §4): a wrong key would otherwise fail dozens of
+ * scenarios with 401s. The probe is a read (one payout, GET .../payouts?limit=1); only a 401 refuses the run, any
+ * other answer is for the scenarios to judge.
+ */
+const checkKeys = async (options: ConformanceOptions): Promise<void> => {
+  const fetchFn = options.fetch ?? globalThis.fetch
+  const path = `${pathOf(endpoint("listPayouts"))}?limit=1`
+  const keys = [
+    ["--api-key", KEY_VARIABLES.primary, options.apiKey],
+    ...(options.secondApiKey === undefined ? [] : [["--second-api-key", KEY_VARIABLES.second, options.secondApiKey]])
+  ] as const
+  for (const [option, variable, key] of keys) {
+    let status: number
+    let said = ""
+    try {
+      const response = await fetchFn(`${options.baseUrl.replace(/\/+$/, "")}${path}`, {
+        headers: { authorization: `Bearer ${key}` },
+        signal: AbortSignal.timeout(10_000),
+        redirect: "manual"
+      })
+      status = response.status
+      const body = await response.text()
+      const error = (() => {
+        try {
+          return (JSON.parse(body) as { error?: unknown }).error
+        } catch {
+          return undefined
+        }
+      })()
+      said = typeof error === "string" ? `: ${JSON.stringify(error.slice(0, 120))}` : ""
+    } catch (error) {
+      throw new ConfigurationError(`cannot reach ${options.baseUrl}${path}: ${error instanceof Error ? error.message : String(error)}`)
+    }
+    if (status === 401) {
+      throw new ConfigurationError(
+        `the key of ${option} (${variable}, ${keyPrefix(key)}…) does not authenticate: GET ${path} answered 401${said}; no scenario was run`
+      )
+    }
+  }
+}
+
 const describeDefect = (cause: Cause.Cause<unknown>): string => {
   const defect = Cause.squash(cause)
   return defect instanceof Error ? `${defect.message}\n${defect.stack ?? ""}` : String(defect)
@@ -132,18 +184,37 @@ interface RunContext {
   readonly negativeCases: number
 }
 
-/** What one scenario's run records: every request (summarised) and the last exchanges in full. */
+/**
+ * What one scenario's run records: every request (summarised), the last exchanges in full, the answered ones for
+ * reproductions, and its warnings (each message once).
+ */
 const makeRecorder = () => {
   const requests: Array<RequestSummary> = []
   const evidence: Array<Exchange> = []
+  const history: Array<{ readonly exchange: Exchange; readonly seq: number }> = []
+  const sequence = new Map<Exchange, number>()
+  const warnings = new Map<string, WarningReport>()
   const details: Record<string, unknown> = {}
   const record = (exchange: Exchange) => {
     const { method, url } = exchange.request
     if (requests.length < REQUEST_LIMIT) requests.push({ method, url, status: exchange.response?.status, durationMs: exchange.durationMs })
     evidence.push(exchange)
     if (evidence.length > EVIDENCE_LIMIT) evidence.shift()
+    const seq = sequence.size
+    sequence.set(exchange, seq)
+    const status = exchange.response?.status ?? 0
+    if (status >= 200 && status < 300) {
+      history.push({ exchange, seq })
+      if (history.length > HISTORY_LIMIT) history.shift()
+    }
   }
-  return { requests, evidence, details, record }
+  const warn = (message: string, exchange?: Exchange) => {
+    if (!warnings.has(message)) warnings.set(message, { message, curl: exchange?.curl })
+  }
+  /** The failing request with the setup it depends on (see reproduce.ts). */
+  const reproduce = (exchange: Exchange): string | undefined =>
+    reproduction(exchange, sequence.get(exchange) ?? Number.MAX_SAFE_INTEGER, history)
+  return { requests, evidence, details, record, warn, warnings, reproduce }
 }
 
 type Recorder = ReturnType<typeof makeRecorder>
@@ -158,19 +229,22 @@ const makeKit = (context: RunContext, recorder: Recorder, startedAt: number): Ki
     fetch: fetchFn,
     requestTimeoutMs: context.timeoutMs
   }, recorder.record)
+  const strict = options.strict === true
   return {
     mode: context.mode,
     seed: context.seed,
     negativeCases: context.negativeCases,
     keyPrefixes: [options.apiKey, ...(options.secondApiKey === undefined ? [] : [options.secondApiKey])].map(keyPrefix),
-    call: makeCall(http),
+    call: makeCall(http, { strict, warn: recorder.warn }),
     send: http.send,
     typedClient: makeTypedClient({ baseUrl: options.baseUrl, apiKey: options.apiKey, fetch: fetchFn }),
     deadline: startedAt + context.timeoutMs,
     receiver: context.receiver,
     note: (key, value) => {
       recorder.details[key] = value
-    }
+    },
+    strict,
+    warn: recorder.warn
   }
 }
 
@@ -184,18 +258,38 @@ const timedOut = (timeoutMs: number, last: Exchange | undefined): ScenarioFailur
 /** The result of a finished run: passed, failed (the deployment broke a rule) or error (the kit broke). */
 const resultOf = (scenario: Scenario, exit: Exit.Exit<void, ScenarioFailure>, recorder: Recorder, durationMs: number): ScenarioResult => {
   const { details, evidence, requests } = recorder
-  const base = { id: scenario.id, title: scenario.title, rule: scenario.rule, tags: scenario.tags, durationMs, reason: undefined, details, requests }
+  const warnings = [...recorder.warnings.values()]
+  const base = { id: scenario.id, title: scenario.title, rule: scenario.rule, tags: scenario.tags, durationMs, reason: undefined, details, requests, warnings }
   if (Exit.isSuccess(exit)) return { ...base, status: "passed", failure: undefined, evidence: [] }
   const failed = Cause.failureOption(exit.cause)
   if (Option.isNone(failed)) {
     const defect = describeDefect(exit.cause)
-    const failure = { message: `the kit itself failed: ${defect.split("\n")[0]}`, expected: "the scenario to run", actual: defect, curl: evidence.at(-1)?.curl, details: undefined }
+    const message = `the kit itself failed: ${defect.split("\n")[0]}`
+    const last = evidence.at(-1)
+    const failure = {
+      message,
+      expected: "the scenario to run",
+      actual: defect,
+      curl: last?.curl,
+      reproduce: last === undefined ? undefined : recorder.reproduce(last),
+      rootCause: message,
+      details: undefined
+    }
     return { ...base, status: "error", failure, evidence }
   }
   const { actual, details: failureDetails, exchange, expected, message } = failed.value
   const shown = exchange === undefined || evidence.includes(exchange) ? evidence : [...evidence, exchange]
-  const curl = (exchange ?? evidence.at(-1))?.curl
-  return { ...base, status: "failed", failure: { message, expected, actual, curl, details: failureDetails }, evidence: shown }
+  const target = exchange ?? evidence.at(-1)
+  const failure = {
+    message,
+    expected,
+    actual,
+    curl: target?.curl,
+    reproduce: target === undefined ? undefined : recorder.reproduce(target),
+    rootCause: rootCauseOf(failed.value),
+    details: failureDetails
+  }
+  return { ...base, status: "failed", failure, evidence: shown }
 }
 
 const runScenario = (scenario: Scenario, context: RunContext): Effect.Effect<ScenarioResult> =>
@@ -219,7 +313,8 @@ const notRun = (scenario: Scenario, reason: string): ScenarioResult => ({
   failure: undefined,
   details: {},
   requests: [],
-  evidence: []
+  evidence: [],
+  warnings: []
 })
 
 const generatedChecksOf = (result: ScenarioResult): number => {
@@ -227,17 +322,43 @@ const generatedChecksOf = (result: ScenarioResult): number => {
   return typeof checks === "number" ? checks : 0
 }
 
-const claimOf = (results: ReadonlyArray<ScenarioResult>, filtered: boolean): { full: boolean; text: string } => {
+/** Distinct root causes of the failed and errored results. */
+export const rootCausesOf = (results: ReadonlyArray<ScenarioResult>): ReadonlyArray<string> => [
+  ...new Set(results.flatMap((result) => (result.failure === undefined ? [] : [result.failure.rootCause])))
+]
+
+/**
+ * The verdict and the line that says it, from one place so that they cannot disagree (and the exit code follows the
+ * verdict: see exitCodeOf).
+ */
+const claimOf = (results: ReadonlyArray<ScenarioResult>, filtered: boolean): { verdict: Verdict; text: string } => {
   const count = (status: ScenarioResult["status"]) => results.filter((result) => result.status === status).length
-  const [failed, errors, skipped] = [count("failed"), count("error"), count("not_run")]
-  if (failed + errors > 0) return { full: false, text: `NOT CONFORMANT: ${failed} scenario(s) failed${errors > 0 ? `, ${errors} could not run (kit error)` : ""}` }
+  const [passed, failed, errors, skipped] = [count("passed"), count("failed"), count("error"), count("not_run")]
+  if (failed + errors > 0) {
+    const causes = rootCausesOf(results).length
+    return {
+      verdict: "not_conformant",
+      text: `NOT CONFORMANT: ${failed} scenario(s) failed${errors > 0 ? `, ${errors} could not run (kit error)` : ""}${
+        failed + errors > 1 ? `, from ${causes} distinct cause(s)` : ""
+      }`
+    }
+  }
+  if (passed === 0) {
+    const reasons = [...new Set(results.map((result) => result.reason ?? ""))].filter((reason) => reason !== "")
+    return {
+      verdict: "nothing_ran",
+      text: `NOTHING RAN: none of the ${results.length} selected scenario(s) could run here, so nothing was tested (${reasons.slice(0, 3).join("; ")}${
+        reasons.length > 3 ? "; ..." : ""
+      })`
+    }
+  }
   const gaps = [
     ...(filtered ? ["the run was filtered with --grep"] : []),
     ...(skipped > 0 ? [`${skipped} scenario(s) were not run`] : [])
   ]
   return gaps.length === 0
-    ? { full: true, text: "CONFORMANT: every scenario of the kit ran and passed" }
-    : { full: false, text: `PASSED, PARTIAL RUN: not a full conformance claim (${gaps.join("; ")})` }
+    ? { verdict: "conformant", text: "CONFORMANT: every scenario of the kit ran and passed" }
+    : { verdict: "partial", text: `PASSED, PARTIAL RUN: not a full conformance claim (${gaps.join("; ")})` }
 }
 
 /** Runs the kit against `options.baseUrl`. Rejects with a ConfigurationError when the run cannot start. */
@@ -246,6 +367,7 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
   const grep = options.grep ?? []
   const selected = selectScenarios(grep)
   const { mode, source } = await modeOf(options)
+  await checkKeys(options)
   const plan = receiverPlan(mode, options)
   const noReceiver = typeof plan === "string" ? plan : undefined
   const needsReceiver = selected.some((scenario) =>
@@ -304,7 +426,8 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
       secondKey: options.secondApiKey !== undefined,
       timeoutMs: context.timeoutMs,
       concurrency,
-      negativeCases: context.negativeCases
+      negativeCases: context.negativeCases,
+      strict: options.strict === true
     },
     summary: {
       scenarios: allScenarios.length,
@@ -313,14 +436,30 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
       failed: count("failed"),
       errors: count("error"),
       notRun: count("not_run"),
-      generatedChecks: ordered.reduce((sum, result) => sum + generatedChecksOf(result), 0)
+      generatedChecks: ordered.reduce((sum, result) => sum + generatedChecksOf(result), 0),
+      warnings: new Set(ordered.flatMap((result) => result.warnings.map((warning) => warning.message))).size,
+      rootCauses: rootCausesOf(ordered).length
     },
-    fullConformanceClaim: claim.full,
+    fullConformanceClaim: claim.verdict === "conformant",
+    verdict: claim.verdict,
     claim: claim.text,
     scenarios: ordered
   }
 }
 
-/** 0 only when at least one scenario ran and every one that ran passed. */
-export const exitCodeOf = (report: ConformanceReport): number =>
-  report.summary.failed + report.summary.errors === 0 && report.summary.passed > 0 ? 0 : 1
+/**
+ * The exit code of a run, from its verdict (the line the report prints): 0 CONFORMANT or PASSED, PARTIAL RUN (at
+ * least one scenario ran, and every one that ran passed), 1 NOT CONFORMANT (a scenario failed or the kit broke),
+ * 2 NOTHING RAN (no selected scenario could run here: nothing was tested, as when the run cannot start).
+ */
+export const exitCodeOf = (report: ConformanceReport): number => {
+  switch (report.verdict) {
+    case "conformant":
+    case "partial":
+      return 0
+    case "not_conformant":
+      return 1
+    case "nothing_ran":
+      return 2
+  }
+}

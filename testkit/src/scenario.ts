@@ -1,7 +1,7 @@
 import type { Effect } from "effect"
 import type { Call } from "./api.ts"
 import type { ScenarioFailure } from "./failure.ts"
-import type { Http } from "./http.ts"
+import type { Exchange, Http } from "./http.ts"
 import type { WebhookReceiver } from "./receiver.ts"
 import type { TypedClient } from "./typedClient.ts"
 
@@ -39,6 +39,10 @@ export interface Kit {
   readonly receiver: WebhookReceiver | undefined
   /** Adds a detail to the scenario's result (generated checks, observed statuses, ...). */
   readonly note: (key: string, value: unknown) => void
+  /** --strict: a resource field the contract does not know fails the scenario instead of being a warning. */
+  readonly strict: boolean
+  /** Records a compatible deviation (a field the contract does not know) on the scenario's result. */
+  readonly warn: (message: string, exchange?: Exchange) => void
 }
 
 export interface Scenario {

@@ -27,5 +27,8 @@ describeConformance(async () => {
 it("is a full conformance claim: every scenario ran and passed", () => {
   expect(report?.claim).toBe("CONFORMANT: every scenario of the kit ran and passed")
   expect(report?.fullConformanceClaim).toBe(true)
+  expect(report?.verdict).toBe("conformant")
+  // the service itself answers exactly what the contract says: no field it does not know
+  expect(report?.summary.warnings).toBe(0)
   expect(report?.summary.generatedChecks).toBeGreaterThan(100)
 })

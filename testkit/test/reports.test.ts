@@ -17,6 +17,7 @@ const result = (id: string, status: ScenarioResult["status"], extra: Partial<Sce
   details: {},
   requests: [],
   evidence: [],
+  warnings: [],
   ...extra
 })
 
@@ -26,9 +27,10 @@ const report: ConformanceReport = {
   seed: 7,
   startedAt: "2026-11-22T00:00:00.000Z",
   durationMs: 1234,
-  options: { grep: [], allowLive: false, secondKey: false, timeoutMs: 30000, concurrency: 4, negativeCases: 30 },
-  summary: { scenarios: 3, selected: 3, passed: 1, failed: 1, errors: 0, notRun: 1, generatedChecks: 0 },
+  options: { grep: [], allowLive: false, secondKey: false, timeoutMs: 30000, concurrency: 4, negativeCases: 30, strict: false },
+  summary: { scenarios: 3, selected: 3, passed: 1, failed: 1, errors: 0, notRun: 1, generatedChecks: 0, warnings: 0, rootCauses: 1 },
   fullConformanceClaim: false,
+  verdict: "not_conformant",
   claim: "NOT CONFORMANT: 1 scenario(s) failed",
   scenarios: [
     result("AUTH-001", "passed"),
@@ -38,6 +40,8 @@ const report: ConformanceReport = {
         expected: "400 with an ErrorBody",
         actual: "500 {\"error\":\"bad \u0000 byte \ud800 and ]]> \"}",
         curl: "curl -sS -i -X POST 'http://127.0.0.1:1/api' \\\n  -H \"Authorization: Bearer $CONFORMANCE_API_KEY\"",
+        reproduce: undefined,
+        rootCause: "generated invalid inputs",
         details: { seed: 7, shrunkInput: "{\"userAddress\":0}" }
       }
     }),
@@ -63,6 +67,30 @@ describe("the JUnit report", () => {
     expect(failure["#text"]).toContain("curl -sS -i -X POST")
     expect(failure["#text"]).toContain("shrunkInput")
     expect((cases[2]?.["skipped"] as Record<string, string>)["message"]).toBe("not run: needs --second-api-key")
+  })
+})
+
+describe("warnings (fields the contract does not know) in the reports", () => {
+  const message = "GET /api/integrations/breb/payouts/:payoutId answered fields the contract does not know: riskScore (a compatible addition; --strict fails on it)"
+  const warned: ConformanceReport = {
+    ...report,
+    summary: { ...report.summary, warnings: 1 },
+    scenarios: report.scenarios.map((r) => (r.id === "AUTH-001" ? { ...r, warnings: [{ message, curl: undefined }] } : r))
+  }
+
+  it("JUnit: a <system-out> of the passed testcase, and a warnings property", () => {
+    const xml = toJUnit(warned)
+    expect(XMLValidator.validate(xml)).toBe(true)
+    const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "" }).parse(xml)
+    const cases = parsed.testsuites.testsuite.testcase as ReadonlyArray<Record<string, unknown>>
+    expect(cases[0]?.["system-out"]).toBe(`warning: ${message}`)
+    const properties = parsed.testsuites.testsuite.properties.property as ReadonlyArray<{ name: string; value: string }>
+    expect(properties.find((property) => property.name === "warnings")?.value).toBe("1")
+  })
+
+  it("console: once, with the scenarios that saw it", () => {
+    const text = consoleSummary(warned, { color: false })
+    expect(text).toContain(`⚠ 1 warning(s): compatible additions, not failures (--strict makes them failures)\n  ${message}\n    seen by AUTH-001`)
   })
 })
 

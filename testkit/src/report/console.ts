@@ -1,5 +1,8 @@
-/** Console output: a line per scenario as it finishes, then every failure in full and the summary. */
-import { describeFailure } from "./text.ts"
+/**
+ * Console output: a line per scenario as it finishes, then every failure in full, one per root cause (a rule that
+ * broke several scenarios is shown once, with their ids), the warnings, and the summary.
+ */
+import { describeFailureGroup, groupByRootCause, warningsOf } from "./text.ts"
 import type { ConformanceReport, RunEvent, ScenarioResult } from "./types.ts"
 
 export interface ConsoleStyle {
@@ -36,11 +39,18 @@ export const consoleProgress = (write: (text: string) => void, style: ConsoleSty
 
 export const consoleSummary = (report: ConformanceReport, style: ConsoleStyle): string => {
   const failures = report.scenarios.filter((result) => result.status === "failed" || result.status === "error")
+  const groups = groupByRootCause(failures)
+  const warnings = warningsOf(report.scenarios)
   const { summary } = report
   const verdict = report.fullConformanceClaim ? paint(style, 32, report.claim) : paint(style, failures.length > 0 ? 31 : 33, report.claim)
   return [
     "",
-    ...failures.map((result) => `${paint(style, 31, "✗")} ${describeFailure(result)}\n`),
+    ...groups.map((group) => `${paint(style, 31, "✗")} ${describeFailureGroup(group)}\n`),
+    ...(warnings.length === 0 ? [] : [
+      `${paint(style, 33, "⚠")} ${warnings.length} warning(s): compatible additions, not failures (--strict makes them failures)`,
+      ...warnings.map((warning) => `  ${warning.message}\n    seen by ${warning.ids.join(", ")}`),
+      ""
+    ]),
     `${summary.generatedChecks} generated checks, seed ${report.seed} (--seed ${report.seed} reproduces them), ${(report.durationMs / 1000).toFixed(1)} s`,
     verdict,
     `conformance: ${summary.passed} passed, ${summary.failed + summary.errors} failed, ${summary.notRun} skipped`,

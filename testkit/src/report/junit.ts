@@ -17,11 +17,16 @@ const seconds = (ms: number) => (ms / 1000).toFixed(3)
 /** `PAYOUT-CONFIRM-004` → `payout-confirm`. */
 const area = (id: string) => id.replace(/-\d+$/, "").toLowerCase()
 
+/** Warnings (compatible additions) of a testcase, as its standard output. */
+const systemOut = (result: ScenarioResult): string =>
+  result.warnings.length === 0 ? "" : `\n      <system-out>${xml(result.warnings.map((warning) => `warning: ${warning.message}`).join("\n"))}</system-out>`
+
 const testcase = (result: ScenarioResult): string => {
   const open = `    <testcase classname="integrations-conformance.${xml(area(result.id))}" name="${xml(`${result.id} ${result.title}`)}" time="${seconds(result.durationMs)}"`
+  const out = systemOut(result)
   switch (result.status) {
     case "passed":
-      return `${open}/>`
+      return out === "" ? `${open}/>` : `${open}>${out}\n    </testcase>`
     case "not_run":
       return `${open}>\n      <skipped message="${xml(`not run: ${result.reason ?? ""}`)}"/>\n    </testcase>`
     case "failed":
@@ -29,7 +34,7 @@ const testcase = (result: ScenarioResult): string => {
       const element = result.status === "failed" ? "failure" : "error"
       const type = result.status === "failed" ? "ConformanceFailure" : "KitError"
       const message = result.failure?.message ?? result.status
-      return `${open}>\n      <${element} message="${xml(message)}" type="${type}">${xml(describeFailure(result))}</${element}>\n    </testcase>`
+      return `${open}>\n      <${element} message="${xml(message)}" type="${type}">${xml(describeFailure(result))}</${element}>${out}\n    </testcase>`
     }
   }
 }
@@ -43,8 +48,11 @@ export const toJUnit = (report: ConformanceReport): string => {
     ["seed", String(report.seed)],
     ["kit", `${report.kit.name}@${report.kit.version}`],
     ["fullConformanceClaim", String(report.fullConformanceClaim)],
+    ["verdict", report.verdict],
     ["claim", report.claim],
-    ["generatedChecks", String(summary.generatedChecks)]
+    ["generatedChecks", String(summary.generatedChecks)],
+    ["warnings", String(summary.warnings)],
+    ["strict", String(report.options.strict)]
   ].map(([name, value]) => `      <property name="${xml(name ?? "")}" value="${xml(value ?? "")}"/>`)
   return [
     `<?xml version="1.0" encoding="UTF-8"?>`,

@@ -3,13 +3,36 @@ import type { Mode } from "../scenario.ts"
 
 export type ScenarioStatus = "passed" | "failed" | "error" | "not_run"
 
+export type Verdict = "conformant" | "partial" | "not_conformant" | "nothing_ran"
+
 export interface FailureReport {
   readonly message: string
   readonly expected: string
   readonly actual: string
   /** Reproduces the request that shows the failure (keys as $CONFORMANCE_API_KEY / $CONFORMANCE_SECOND_API_KEY). */
   readonly curl: string | undefined
+  /**
+   * The same request preceded by the setup requests it depends on (the KYC OTP send and verify of its user, the
+   * payout or swap it names, ...), as a bash script that carries the ids from one answer to the next. Undefined
+   * when the request depends on none (then `curl` alone reproduces it).
+   */
+  readonly reproduce: string | undefined
+  /**
+   * What broke, without what varies from one scenario to the next (ids, amounts): failures with the same root cause
+   * are one broken rule, shown once with every scenario it broke.
+   */
+  readonly rootCause: string
   readonly details: Readonly<Record<string, unknown>> | undefined
+}
+
+/**
+ * Something a deployment may do without breaking the contract, reported so that it is seen: a resource with a field
+ * the contract does not know (an added field is a compatible change, DESIGN §4; --strict makes it a failure).
+ */
+export interface WarningReport {
+  readonly message: string
+  /** The request whose answer showed it. */
+  readonly curl: string | undefined
 }
 
 export interface ScenarioResult {
@@ -29,6 +52,8 @@ export interface ScenarioResult {
   readonly requests: ReadonlyArray<RequestSummary>
   /** For a failure: the recorded exchanges in full (the last ones, and the one the failure points at). */
   readonly evidence: ReadonlyArray<Exchange>
+  /** Compatible deviations the scenario saw (each message once). */
+  readonly warnings: ReadonlyArray<WarningReport>
 }
 
 export interface RequestSummary {
@@ -56,6 +81,8 @@ export interface ConformanceReport {
     readonly timeoutMs: number
     readonly concurrency: number
     readonly negativeCases: number
+    /** Fields the contract does not know fail the run (otherwise they are warnings). */
+    readonly strict: boolean
   }
   readonly summary: {
     readonly scenarios: number
@@ -65,10 +92,20 @@ export interface ConformanceReport {
     readonly errors: number
     readonly notRun: number
     readonly generatedChecks: number
+    /** Distinct warnings (the same message from several scenarios counts once). */
+    readonly warnings: number
+    /** Distinct root causes of the failed and errored scenarios. */
+    readonly rootCauses: number
   }
   /** True only when every scenario of the kit ran, unfiltered, and passed. */
   readonly fullConformanceClaim: boolean
-  /** One line saying what this run proves. */
+  /**
+   * What the run proves, and the exit code that goes with it: `conformant` (every scenario of the kit ran and passed)
+   * and `partial` (every one that ran passed, some did not run or the run was filtered) exit 0, `not_conformant` (a
+   * scenario failed, or the kit broke) exits 1, `nothing_ran` (no selected scenario could run here) exits 2.
+   */
+  readonly verdict: Verdict
+  /** One line saying what this run proves; it starts with the verdict (CONFORMANT, PASSED, NOT CONFORMANT, NOTHING RAN). */
   readonly claim: string
   readonly scenarios: ReadonlyArray<ScenarioResult>
 }
