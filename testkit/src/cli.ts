@@ -15,7 +15,7 @@ import type { ConformanceReport } from "./report/types.ts"
 import type { ConformanceOptions } from "./runner.ts"
 import { KIT_NAME, KIT_VERSION } from "./version.ts"
 
-/** The runner (Effect, the contract, viem) loads only once the arguments are known to be usable. */
+/** The runner (Effect, the contract) loads only once the arguments are known to be usable. */
 const loadRunner = () => import("./runner.ts")
 
 const HELP = `integrations-conformance ${KIT_VERSION}: does this deployment keep the Integrations API contract?

@@ -5,9 +5,9 @@
  */
 import type { OtpSendResponse, Payout } from "@cop-integrations/contracts"
 import { Effect } from "effect"
-import { generatePrivateKey, privateKeyToAddress } from "viem/accounts"
 import { ok } from "./api.ts"
 import { check } from "./check.ts"
+import { randomAddress } from "./evm.ts"
 import { failure, type ScenarioFailure, show } from "./failure.ts"
 import type { Answered, Auth } from "./http.ts"
 import type { Kit } from "./scenario.ts"
@@ -16,7 +16,7 @@ const randomHex = (bytes: number): string =>
   Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (byte) => byte.toString(16).padStart(2, "0")).join("")
 
 /** A new EIP-55 checksummed address nobody has used. */
-export const freshAddress = (): string => privateKeyToAddress(generatePrivateKey())
+export const freshAddress = (): string => randomAddress()
 
 export const randomTxHash = (): string => `0x${randomHex(32)}`
 

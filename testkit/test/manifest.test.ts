@@ -4,7 +4,7 @@
  * and where their source lives. scripts/kit-next-to-vitest.sh installs the packed kit next to each of these vitest
  * versions from the registry and runs it (CI); this test holds the manifest to that list without the network.
  */
-import { readFile } from "node:fs/promises"
+import { readdir, readFile } from "node:fs/promises"
 import { describe, expect, it } from "vitest"
 import { suiteGrep } from "../src/vitest.ts"
 
@@ -55,6 +55,18 @@ describe("the kit's vitest peer range", () => {
 
   it("stays optional: the CLI and the library need no vitest", async () => {
     expect((await manifest("testkit/package.json")).peerDependenciesMeta?.["vitest"]?.optional).toBe(true)
+  })
+})
+
+describe("the kit's install footprint", () => {
+  it("does not depend on viem (~80 MB installed): its own Keccak-256, EIP-55 and calldata decoding (src/evm.ts)", async () => {
+    const pkg = (await manifest("testkit/package.json")) as Manifest & { readonly dependencies?: Record<string, string> }
+    expect(Object.keys(pkg.dependencies ?? {}).sort()).toEqual(["@cop-integrations/contracts", "@effect/platform", "effect"])
+    const sources = (await readdir(new URL("testkit/src/", repo), { recursive: true })).filter((file) => file.endsWith(".ts"))
+    expect(sources.length).toBeGreaterThan(20)
+    for (const file of sources) {
+      expect(await readFile(new URL(`testkit/src/${file}`, repo), "utf8"), file).not.toMatch(/from "viem/)
+    }
   })
 })
 

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
-import { getAddress } from "viem"
 import { contractProblem, endpoint, type EndpointName, type EndpointSpec } from "../contract.ts"
+import { checksumAddress } from "../evm.ts"
 import { failure, type ScenarioFailure } from "../failure.ts"
 import {
   generateCases,
@@ -25,7 +25,7 @@ interface Target {
 }
 
 const hex = (rng: Random, bytes: number) => Array.from(rng.bytes(bytes), (byte) => byte.toString(16).padStart(2, "0")).join("")
-const address = (rng: Random) => getAddress(`0x${hex(rng, 20)}`)
+const address = (rng: Random) => checksumAddress(`0x${hex(rng, 20)}`)
 
 /** A payoutId no deployment has: body and path cases of the payout routes use it. */
 const UNKNOWN_PAYOUT = "po_conformance_negative"

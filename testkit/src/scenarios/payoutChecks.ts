@@ -1,9 +1,9 @@
 /** What a prepared payout must show: its receipt (REQ-INT-RCPT-01) and the calldata of its two transactions. */
 import type { Payout } from "@cop-integrations/contracts"
 import { Effect } from "effect"
-import { isAddress } from "viem"
 import { decodeErc20Transfer, sameAddress } from "../calldata.ts"
 import { check, checkEqual } from "../check.ts"
+import { isAddress } from "../evm.ts"
 import { failure, type ScenarioFailure, show } from "../failure.ts"
 import type { PayoutRequest } from "../fixtures.ts"
 import type { Answered } from "../http.ts"
@@ -85,7 +85,7 @@ export const checkCalldata = (payout: Payout, exchange: Answered): Effect.Effect
         actual: `amount ${decoded.amount} base units`,
         exchange
       })
-      yield* check(isAddress(tx.to, { strict: false }) && tx.value === "0" && tx.approvalTarget === null, rule, {
+      yield* check(isAddress(tx.to) && tx.value === "0" && tx.approvalTarget === null, rule, {
         expected: "`to` the token contract, value \"0\", no approvalTarget for a USDC transfer",
         actual: show({ to: tx.to, value: tx.value, approvalTarget: tx.approvalTarget }),
         exchange

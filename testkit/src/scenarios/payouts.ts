@@ -1,7 +1,7 @@
 import { Effect } from "effect"
-import { isAddress } from "viem"
 import { type ExpectedCode, ok, rejected } from "../api.ts"
 import { check, checkEqual, checkNamesField, checkTimestamps, sameJson } from "../check.ts"
+import { isAddress } from "../evm.ts"
 import { providerMinimumBoundary } from "../expected.ts"
 import { show } from "../failure.ts"
 import {
@@ -83,7 +83,7 @@ export const payoutScenarios = [
           actual: show({ createdAt: payout.createdAt, updatedAt: payout.updatedAt, expiresAt: payout.expiresAt }),
           exchange: ex
         })
-        yield* check(isAddress(payout.deposit.address, { strict: false }) && payout.deposit.chain !== "", "deposit says where to send funds", {
+        yield* check(isAddress(payout.deposit.address) && payout.deposit.chain !== "", "deposit says where to send funds", {
           expected: "deposit.address an address, deposit.chain named",
           actual: show(payout.deposit),
           exchange: ex
@@ -107,7 +107,7 @@ export const payoutScenarios = [
         )
         yield* checkEqual("fees and receipt.feesItemized carry the same legs", payout.receipt.feesItemized, payout.fees, reply.exchange)
         const copby = payout.fees.find((leg) => leg.code === "copby")
-        yield* check(copby?.to !== null && copby?.to !== undefined && isAddress(copby.to, { strict: false }), "the copby leg names the fee wallet", {
+        yield* check(copby?.to !== null && copby?.to !== undefined && isAddress(copby.to), "the copby leg names the fee wallet", {
           expected: "copby.to: the service fee wallet address",
           actual: show(copby),
           exchange: reply.exchange
