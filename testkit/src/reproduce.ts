@@ -137,14 +137,16 @@ export const reproduction = (target: Exchange, targetSeq: number, history: Reado
 
   const ordered = [...needed.values()].sort((a, b) => a.seq - b.seq)
   const shown = ordered.slice(-MAX_SETUP)
+  const inScript = new Set(shown.map((step) => step.exchange))
   const substitute = (exchange: Exchange, text: string): string => {
     let out = text
     for (const [producer, capture] of captures) {
-      if (producer === exchange || capture.field === "debugCode") continue
+      // a producer left out of a long script keeps its value as the run saw it
+      if (producer === exchange || capture.field === "debugCode" || !inScript.has(producer)) continue
       out = out.split(capture.value).join(`'"$${capture.variable}"'`)
     }
     const send = codeFrom.get(exchange)
-    const capture = send === undefined ? undefined : captures.get(send)
+    const capture = send === undefined || !inScript.has(send) ? undefined : captures.get(send)
     if (capture !== undefined) out = out.split(`"code":"${capture.value}"`).join(`"code":"'"$${capture.variable}"'"`)
     return out
   }

@@ -164,7 +164,7 @@ const checkKeys = async (options: ConformanceOptions): Promise<void> => {
     }
     if (status === 401) {
       throw new ConfigurationError(
-        `the key of ${option} (${variable}, ${keyPrefix(key)}…) does not authenticate: GET ${path} answered 401${said}; no scenario was run`
+        `the key of ${option} (${variable}, ${keyPrefix(key).replace(/…?$/, "…")}) does not authenticate: GET ${path} answered 401${said}; no scenario was run`
       )
     }
   }
