@@ -33,6 +33,10 @@ fail() { say "FAILED: $*" >&2; exit 1; }
 
 cleanup() {
   local code=$?
+  if [ "$code" -ne 0 ] && [ -s "$work/service.log" ]; then
+    say "the service's log (stderr; LOG_LEVEL=warn):" >&2
+    tail -n 30 "$work/service.log" >&2 || true
+  fi
   if [ -n "$service_pid" ]; then
     kill "$service_pid" 2>/dev/null || true
     wait "$service_pid" 2>/dev/null || true
@@ -87,6 +91,7 @@ if [ -n "${TEST_DATABASE_URL:-}" ]; then
   say "service database: $database (fresh, on TEST_DATABASE_URL's server)"
 else
   service_env=(-u DATABASE_URL "EMBEDDED_DATA_DIR=$work/postgres")
+  chmod 755 "$work" # as root, the embedded PostgreSQL runs as 'postgres', who must reach its data directory
   say "service database: embedded PostgreSQL in a fresh directory"
 fi
 mkfifo "$work/service.stderr"
@@ -171,7 +176,8 @@ for spec in "${specs[@]}"; do
 
     cp "$work/conformance.test.mjs" "$project/"
     KIT_BASE_URL="$base_url" CONFORMANCE_API_KEY="$api_key" NO_COLOR=1 \
-      npx --no-install vitest run --reporter=verbose --reporter=json --outputFile.json="$project/vitest.json" 2>&1 | sed 's/^/  vitest: /'
+      npx --no-install vitest run --reporter=verbose --reporter=json --outputFile.json="$project/vitest.json" 2>&1 |
+      sed 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/^/  vitest: /'
     node -e "$check_vitest_json" "$project/vitest.json" || fail "vitest@$spec: the kit's vitest entry did not report HEALTH-001 passed and TENANT-001 skipped"
     say "vitest@$spec: OK"
   ) || fail "vitest@$spec"
