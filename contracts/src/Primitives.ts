@@ -1,13 +1,7 @@
 import { Schema } from "effect"
-import { getAddress } from "viem"
+import { checksumAddress, isAddress } from "./Evm.ts"
 
-const isChecksummed = (value: string): boolean => {
-  try {
-    return getAddress(value) === value
-  } catch {
-    return false
-  }
-}
+const isChecksummed = (value: string): boolean => isAddress(value) && checksumAddress(value) === value
 
 const hasControlCharacters = (value: string) => /[\u0000-\u001f\u007f]/.test(value)
 

@@ -3,7 +3,7 @@
  * ABI words (the address left-padded with zeros, the amount big-endian). Other ERC-20 selectors are named so a
  * failure says which function the calldata calls instead.
  */
-import { checksumAddress, isAddress } from "./evm.ts"
+import { checksumAddress, isAddress } from "@cop-integrations/contracts"
 
 export interface DecodedTransfer {
   readonly to: string

@@ -3,11 +3,10 @@
  * again and again against a long-lived deployment), new txHashes and Idempotency-Keys, and the usual
  * steps a scenario starts from (an approved user, a prepared payout).
  */
-import type { OtpSendResponse, Payout } from "@cop-integrations/contracts"
+import { checksumAddress, type OtpSendResponse, type Payout } from "@cop-integrations/contracts"
 import { Effect } from "effect"
 import { ok } from "./api.ts"
 import { check } from "./check.ts"
-import { randomAddress } from "./evm.ts"
 import { failure, type ScenarioFailure, show } from "./failure.ts"
 import type { Answered, Auth } from "./http.ts"
 import type { Kit } from "./scenario.ts"
@@ -15,8 +14,8 @@ import type { Kit } from "./scenario.ts"
 const randomHex = (bytes: number): string =>
   Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (byte) => byte.toString(16).padStart(2, "0")).join("")
 
-/** A new EIP-55 checksummed address nobody has used. */
-export const freshAddress = (): string => randomAddress()
+/** A new EIP-55 checksummed address nobody has used (20 random bytes: the kit never signs). */
+export const freshAddress = (): string => checksumAddress(`0x${randomHex(20)}`)
 
 export const randomTxHash = (): string => `0x${randomHex(32)}`
 

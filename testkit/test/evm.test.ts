@@ -1,12 +1,13 @@
 /**
- * The kit's own Keccak-256, EIP-55 checksums and ERC-20 transfer decoding (src/evm.ts, src/calldata.ts; they replace
- * viem, most of the kit's install size), checked against viem itself, which the service still uses.
+ * The contract's own Keccak-256 and EIP-55 checksums (contracts/src/Evm.ts) and the kit's ERC-20 transfer decoding
+ * (src/calldata.ts); they replace viem, most of the kit's install size), checked against viem itself, which the service still uses.
  */
 import { randomBytes } from "node:crypto"
 import { encodeFunctionData, erc20Abi, getAddress, keccak256 as viemKeccak256, toHex } from "viem"
 import { describe, expect, it } from "vitest"
 import { decodeErc20Transfer } from "../src/calldata.ts"
-import { checksumAddress, isAddress, keccak256, randomAddress } from "../src/evm.ts"
+import { checksumAddress, isAddress, keccak256 } from "@cop-integrations/contracts"
+import { freshAddress as randomAddress } from "../src/fixtures.ts"
 
 const hex = (bytes: Uint8Array) => toHex(bytes)
 const anyAddress = () => `0x${randomBytes(20).toString("hex")}` as `0x${string}`

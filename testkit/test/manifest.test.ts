@@ -59,13 +59,19 @@ describe("the kit's vitest peer range", () => {
 })
 
 describe("the kit's install footprint", () => {
-  it("does not depend on viem (~80 MB installed): its own Keccak-256, EIP-55 and calldata decoding (src/evm.ts)", async () => {
+  it("does not depend on viem (~80 MB installed), nor does the contract: their own Keccak-256, EIP-55 (contracts/src/Evm.ts) and calldata decoding", async () => {
     const pkg = (await manifest("testkit/package.json")) as Manifest & { readonly dependencies?: Record<string, string> }
     expect(Object.keys(pkg.dependencies ?? {}).sort()).toEqual(["@cop-integrations/contracts", "@effect/platform", "effect"])
     const sources = (await readdir(new URL("testkit/src/", repo), { recursive: true })).filter((file) => file.endsWith(".ts"))
     expect(sources.length).toBeGreaterThan(20)
     for (const file of sources) {
       expect(await readFile(new URL(`testkit/src/${file}`, repo), "utf8"), file).not.toMatch(/from "viem/)
+    }
+    const contract = (await manifest("contracts/package.json")) as Manifest & { readonly dependencies?: Record<string, string> }
+    expect(Object.keys(contract.dependencies ?? {}).sort()).toEqual(["@effect/platform", "effect"])
+    const contractSources = (await readdir(new URL("contracts/src/", repo))).filter((file) => file.endsWith(".ts"))
+    for (const file of contractSources) {
+      expect(await readFile(new URL(`contracts/src/${file}`, repo), "utf8"), file).not.toMatch(/from "viem/)
     }
   })
 })

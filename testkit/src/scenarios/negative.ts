@@ -1,6 +1,6 @@
+import { checksumAddress } from "@cop-integrations/contracts"
 import { Effect } from "effect"
 import { contractProblem, endpoint, type EndpointName, type EndpointSpec } from "../contract.ts"
-import { checksumAddress } from "../evm.ts"
 import { failure, type ScenarioFailure } from "../failure.ts"
 import {
   generateCases,

@@ -1,9 +1,8 @@
 /** What a prepared payout must show: its receipt (REQ-INT-RCPT-01) and the calldata of its two transactions. */
-import type { Payout } from "@cop-integrations/contracts"
+import { isAddress, type Payout } from "@cop-integrations/contracts"
 import { Effect } from "effect"
 import { decodeErc20Transfer, sameAddress } from "../calldata.ts"
 import { check, checkEqual } from "../check.ts"
-import { isAddress } from "../evm.ts"
 import { failure, type ScenarioFailure, show } from "../failure.ts"
 import type { PayoutRequest } from "../fixtures.ts"
 import type { Answered } from "../http.ts"

@@ -1,7 +1,7 @@
+import { isAddress } from "@cop-integrations/contracts"
 import { Effect } from "effect"
 import { type ExpectedCode, ok, rejected } from "../api.ts"
 import { check, checkEqual, checkNamesField, checkTimestamps, sameJson } from "../check.ts"
-import { isAddress } from "../evm.ts"
 import { providerMinimumBoundary } from "../expected.ts"
 import { show } from "../failure.ts"
 import {
