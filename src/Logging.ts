@@ -1,15 +1,7 @@
 import { Config, ConfigError, Either, Layer, Logger, LogLevel } from "effect"
 
-const LEVELS: ReadonlyArray<LogLevel.LogLevel> = [
-  LogLevel.All,
-  LogLevel.Trace,
-  LogLevel.Debug,
-  LogLevel.Info,
-  LogLevel.Warning,
-  LogLevel.Error,
-  LogLevel.Fatal,
-  LogLevel.None
-]
+/** Effect's levels, least to most severe (all … off). */
+const LEVELS = [...LogLevel.allLevels].sort((a, b) => a.ordinal - b.ordinal)
 const NAMES = LEVELS.map((level) => level.label.toLowerCase())
 
 /** LOG_LEVEL (default info): one of Effect's level labels, in any case; anything else names the variable and the choices. */

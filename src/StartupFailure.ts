@@ -70,11 +70,11 @@ export const startupFailureLine = (cause: Cause.Cause<unknown>, database?: strin
   const error = failure.value
   if (ConfigError.isConfigError(error)) return Option.some(`configuration error: ${describeConfigError(error)}`)
   if (error instanceof SqlError.SqlError) {
-    return Option.some(
-      isConnectFailure(error) && database !== undefined
-        ? `database error: cannot connect to ${database}: ${reasonOf(error.cause)}`
-        : `database error: ${error.message}${messageOf(error.cause) === "" ? "" : `: ${messageOf(error.cause)}`}`
-    )
+    if (isConnectFailure(error) && database !== undefined) {
+      return Option.some(`database error: cannot connect to ${database}: ${reasonOf(error.cause)}`)
+    }
+    const detail = messageOf(error.cause)
+    return Option.some(`database error: ${error.message}${detail === "" ? "" : `: ${detail}`}`)
   }
   if (error instanceof HttpServerError.ServeError) return Option.some(listenLine(error))
   return Option.none()

@@ -131,9 +131,13 @@ const componentOf = (spec: JsonObject, ref: Json): JsonObject | undefined => {
   return name === undefined ? undefined : (schemas[name] as JsonObject | undefined)
 }
 
+/** The schema of a response's `application/json` body, if any. */
+const jsonSchemaOf = (response: JsonObject): Json =>
+  ((response["content"] as JsonObject | undefined)?.["application/json"] as JsonObject | undefined)?.["schema"]
+
 /** The errorCodes an error response's schema allows, and whether a code-less ErrorBody is possible too. */
 const errorCodesOf = (spec: JsonObject, response: JsonObject) => {
-  const schema = ((response["content"] as JsonObject | undefined)?.["application/json"] as JsonObject | undefined)?.["schema"]
+  const schema = jsonSchemaOf(response)
   const alternatives = isObject(schema) && Array.isArray(schema["anyOf"]) ? schema["anyOf"] : [schema]
   const codes: Array<string> = []
   let codeless = false
@@ -153,7 +157,7 @@ const errorCodesOf = (spec: JsonObject, response: JsonObject) => {
 const describeResponse = (spec: JsonObject, status: string, response: JsonObject): string => {
   const meaning = STATUS_MEANING[status] ?? `HTTP ${status}`
   if (status.startsWith("2")) {
-    const schema = ((response["content"] as JsonObject | undefined)?.["application/json"] as JsonObject | undefined)?.["schema"]
+    const schema = jsonSchemaOf(response)
     const description = (componentOf(spec, schema) ?? (isObject(schema) ? schema : undefined))?.["description"]
     return typeof description === "string" && / /.test(description) ? `${meaning}: ${description}` : meaning
   }

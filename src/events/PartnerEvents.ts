@@ -27,13 +27,14 @@ export class PartnerEvents extends Effect.Service<PartnerEvents>()("PartnerEvent
       Effect.gen(function*() {
         const limit = request.limit ?? DEFAULT_PAGE_SIZE
         const after = request.cursor === undefined ? null : yield* decodeCursor(request.cursor)
+        const fetched = rowsFetched(limit)
         const rows = yield* events.page({
           integrationId: request.integrationId,
           type: request.type ?? null,
           createdFrom: request.createdFrom === undefined ? null : new Date(request.createdFrom),
           after,
-          limit: rowsFetched(limit)
-        }).pipe(pageBudget.withRows(rowsFetched(limit)))
+          limit: fetched
+        }).pipe(pageBudget.withRows(fetched))
         const items = rows.slice(0, limit)
         const last = items[items.length - 1]
         const nextCursor = rows.length > limit && last !== undefined ? encodeCursor(last) : null

@@ -65,22 +65,24 @@ const loadScalar = Effect.promise(async () => {
   return module.javascript
 })
 
-const MOCK_SCENARIO_NOTE =
-  "Mock mode: the `X-Mock-Scenario` header (`market_closed`, `requote` or `provider_unavailable`) produces that outcome; it is not offered here because the page would send it empty."
-
 /**
  * The document the page shows: the contract's, without the mock-only `x-mock-scenario` header parameter (Scalar's
- * requests and snippets would send it empty); the operations that take it say so in their description instead.
+ * requests and snippets would send it empty); the operations that take it carry the contract's description of it
+ * in their own instead.
  */
 const documentForPage = () => {
   // A copy: the platform memoizes the document, and /openapi.json must keep the parameter.
-  const document = structuredClone(openApiDocument()) as unknown as { paths: Record<string, Record<string, { parameters?: Array<{ name: string }>; description?: string }>> }
+  const document = structuredClone(openApiDocument()) as unknown as {
+    paths: Record<string, Record<string, { parameters?: Array<{ name: string; description?: string }>; description?: string }>>
+  }
   for (const item of Object.values(document.paths)) {
     for (const operation of Object.values(item)) {
       const parameters = operation.parameters ?? []
-      if (!parameters.some((parameter) => parameter.name === "x-mock-scenario")) continue
-      operation.parameters = parameters.filter((parameter) => parameter.name !== "x-mock-scenario")
-      operation.description = `${operation.description ?? ""}\n\n${MOCK_SCENARIO_NOTE}`.trim()
+      const scenario = parameters.find((parameter) => parameter.name === "x-mock-scenario")
+      if (scenario === undefined) continue
+      operation.parameters = parameters.filter((parameter) => parameter !== scenario)
+      const note = `\`X-Mock-Scenario\` header (not offered on this page, which would send it empty): ${scenario.description ?? ""}`
+      operation.description = `${operation.description ?? ""}\n\n${note}`.trim()
     }
   }
   return document

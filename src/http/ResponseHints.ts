@@ -9,12 +9,16 @@ export class ResponseHints extends Context.Tag("ResponseHints")<ResponseHints, {
   integrationId: string | undefined
 }>() {}
 
+/** Writes a note when the request has hints (outside a request, nothing). */
+const note = (write: (hints: typeof ResponseHints.Service) => void) =>
+  Effect.map(Effect.serviceOption(ResponseHints), Option.map(write))
+
 export const setRetryAfter = (seconds: number) =>
-  Effect.map(Effect.serviceOption(ResponseHints), Option.map((hints) => {
+  note((hints) => {
     hints.retryAfterSeconds = Math.max(1, Math.ceil(seconds))
-  }))
+  })
 
 export const noteIntegration = (integrationId: string) =>
-  Effect.map(Effect.serviceOption(ResponseHints), Option.map((hints) => {
+  note((hints) => {
     hints.integrationId = integrationId
-  }))
+  })
