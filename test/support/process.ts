@@ -32,12 +32,20 @@ const npmStart = (): readonly [string, ReadonlyArray<string>] => {
  */
 export const startServiceProcess = async (
   env: Record<string, string>,
-  options: { readonly timeoutMs?: number; readonly via?: "node" | "npm" } = {}
+  options: {
+    readonly timeoutMs?: number
+    readonly via?: "node" | "npm"
+    /** The project directory to start it in (default: this checkout). */
+    readonly cwd?: string
+    /** Its own process group, so a test can signal the group as a terminal's Ctrl-C does. */
+    readonly detached?: boolean
+  } = {}
 ): Promise<StartedProcess> => {
   const timeoutMs = options.timeoutMs ?? 60_000
   const [command, args] = options.via === "npm" ? npmStart() : nodeWithTsx(["src/main.ts"])
   const child = spawn(command, args, {
-    cwd: repoRoot,
+    cwd: options.cwd ?? repoRoot,
+    detached: options.detached ?? false,
     env: { ...process.env, PORT: "0", LOG_LEVEL: "info", npm_config_update_notifier: "false", ...env }
   })
   let out = ""
@@ -82,9 +90,13 @@ export const startServiceProcess = async (
 }
 
 /** Runs a script to completion and returns its exit code and output. */
-export const runScript = async (args: ReadonlyArray<string>, env: Record<string, string>) => {
+export const runScript = async (
+  args: ReadonlyArray<string>,
+  env: Record<string, string>,
+  options: { readonly cwd?: string } = {}
+) => {
   const [command, nodeArgs] = nodeWithTsx(args)
-  const child = spawn(command, nodeArgs, { cwd: repoRoot, env: { ...process.env, ...env } })
+  const child = spawn(command, nodeArgs, { cwd: options.cwd ?? repoRoot, env: { ...process.env, ...env } })
   let stdout = ""
   let stderr = ""
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")))
