@@ -3,15 +3,24 @@
  *   anvil (a real EVM node) with a 6-decimal test USDC deployed, the provider simulator (Bridge's API, signed
  *   webhooks, deposits watched on anvil), the e-mail capture server (Resend's API), a 0x-style swap aggregator over
  *   a test router with COPm/USDC liquidity, and the service.
- * Prints the live API key, a funded test wallet and the steps of the partner flow; Ctrl-C stops everything.
- * Environment (all optional): LIVE_LOCAL_PORT (service, default 8788; 0 = any), DATABASE_URL (else an embedded
- * PostgreSQL in LIVE_LOCAL_DATA_DIR, default .data/live), LIVE_LOCAL_STEP_DELAY_MS (provider's pace, default 1000).
+ * Prints the live API key (before the service answers), a funded test wallet and the steps of the partner flow;
+ * Ctrl-C stops everything, the embedded PostgreSQL included.
+ * Environment (all optional): PORT (the service's, default 8788; 0 = any free port; LIVE_LOCAL_PORT is its older
+ * name), DATABASE_URL (else an embedded PostgreSQL in LIVE_LOCAL_DATA_DIR/postgres, started and stopped here),
+ * LIVE_LOCAL_DATA_DIR (default .data/live), LIVE_LOCAL_STEP_DELAY_MS (the provider's pace, default 1000),
+ * MARKET_SESSION and MARKET_HOLIDAYS (default: always open), LOG_LEVEL (the service's).
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdirSync } from "node:fs"
 import { fileURLToPath } from "node:url"
+import { Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
 import { erc20Abi, formatUnits, parseEther, parseUnits } from "viem"
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts"
+import { ApiKeyRepo } from "../src/auth/ApiKeyRepo.ts"
+import { makeSqlLayer } from "../src/db/Database.ts"
+import { type EmbeddedPostgres, startEmbeddedPostgres } from "../src/db/EmbeddedPostgres.ts"
+import { MigrationsLive } from "../src/db/Migrations.ts"
+import { IntegrationRepo } from "../src/integrations/IntegrationRepo.ts"
 import { startAggregator } from "../test/support/aggregator.ts"
 import { startAnvil, testUsdArtifact } from "../test/support/anvil.ts"
 import { deploySwapFixtures } from "../test/support/swaps.ts"
@@ -46,20 +55,32 @@ const startNode = (name: string, script: string, env: Record<string, string>, re
     })
   })
 
-const runNode = (script: string, args: ReadonlyArray<string>, env: Record<string, string>) =>
-  new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", script, ...args], { cwd: root, env: { ...process.env, ...env } })
-    let out = ""
-    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")))
-    child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")))
-    child.once("exit", (code) => (code === 0 ? resolve(out) : reject(new Error(`${script} ${args.join(" ")} exited ${code}:\n${out}`))))
-  })
+/**
+ * Migrates the database and issues a live key for the integration "local-partner" (created when missing), here in
+ * this process: the key is known before the service starts.
+ */
+const issueLiveKey = (databaseUrl: string) => {
+  const sql = makeSqlLayer({ url: Option.some(Redacted.make(databaseUrl)), embeddedDataDir: "unused" })
+  const repositories = Layer.mergeAll(ApiKeyRepo.Default, IntegrationRepo.Default).pipe(
+    Layer.provideMerge(Layer.merge(sql, MigrationsLive.pipe(Layer.provide(sql))))
+  )
+  return Effect.runPromise(
+    Effect.gen(function*() {
+      const integrations = yield* IntegrationRepo
+      const existing = yield* integrations.findByName("local-partner")
+      const integration = Option.isSome(existing) ? existing.value : yield* integrations.ensure("local-partner")
+      return (yield* (yield* ApiKeyRepo).issue(integration.id, "live", null)).key
+    }).pipe(Effect.provide(repositories), Effect.provide(Logger.minimumLogLevel(LogLevel.Warning)))
+  )
+}
 
 let stopping = false
+/** Once: a terminal's Ctrl-C arrives here (and at every child) more than once; later signals change nothing. */
 const stopAll = async (code: number) => {
   if (stopping) return
   stopping = true
-  // The service first (it drains), then what it talks to.
+  say("live:local: stopping")
+  // The service first (it drains), then what it talks to, then the database.
   for (const child of [...children].reverse()) {
     if (child.exitCode !== null || child.signalCode !== null) continue
     const exited = new Promise((resolve) => child.once("exit", resolve))
@@ -67,16 +88,21 @@ const stopAll = async (code: number) => {
     await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))])
   }
   await anvil?.close()
+  await database?.stop().catch((error: unknown) => process.stderr.write(`live:local: stopping PostgreSQL: ${String(error)}\n`))
   process.exit(code)
 }
 process.on("SIGINT", () => void stopAll(0))
 process.on("SIGTERM", () => void stopAll(0))
 
 let anvil: Awaited<ReturnType<typeof startAnvil>> | undefined
+let database: EmbeddedPostgres | undefined
 
 const main = async () => {
   mkdirSync(dataDir, { recursive: true })
-  const servicePort = process.env["LIVE_LOCAL_PORT"] ?? "8788"
+  const servicePort = process.env["PORT"] || process.env["LIVE_LOCAL_PORT"] || "8788"
+  const databaseUrl = process.env["DATABASE_URL"] || (database = await startEmbeddedPostgres(`${dataDir}/postgres`)).url
+  const apiKey = await issueLiveKey(databaseUrl)
+  say(`live API key   ${apiKey}   (integration "local-partner"; the service starts next)`)
 
   anvil = await startAnvil()
   const token = await anvil.deploy(testUsdArtifact())
@@ -110,7 +136,7 @@ const main = async () => {
   const serviceEnv: Record<string, string> = {
     APP_MODE: "live",
     PORT: servicePort,
-    ...(process.env["DATABASE_URL"] ? {} : { EMBEDDED_DATA_DIR: `${dataDir}/postgres` }),
+    DATABASE_URL: databaseUrl,
     PROVIDER_API_URL: `${simUrl}/v0`,
     PROVIDER_API_KEY: simApiKey,
     PROVIDER_WEBHOOK_PUBLIC_KEY: publicKeyPem,
@@ -138,9 +164,6 @@ const main = async () => {
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ webhook_url: `${base}/api/integrations/webhooks/provider` })
   })
-
-  const issued = await runNode("scripts/keys.ts", ["issue", "local-partner", "--create"], serviceEnv)
-  const apiKey = issued.trim().split("\n").pop() ?? ""
 
   const userKey = generatePrivateKey()
   const user = privateKeyToAddress(userKey)

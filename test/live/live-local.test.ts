@@ -1,19 +1,57 @@
 /**
  * `npm run live:local` as a developer runs it: anvil, the provider simulator, the e-mail capture server and the
- * service in live mode, each its own process; it prints a usable live key, and the conformance kit's CLI in
- * `--mode live --allow-live` passes against it. SIGINT stops every process it started.
+ * service in live mode, each its own process, on the PORT it is given; it prints a usable live key by the time the
+ * service answers, and the conformance kit's CLI in `--mode live --allow-live` passes against it. Ctrl-C (SIGINT to
+ * the whole process group, twice) stops every process it started, the embedded PostgreSQL included.
  */
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { once } from "node:events"
-import { chmodSync, mkdtempSync, rmSync } from "node:fs"
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startEmbeddedPostgres } from "../../src/db/EmbeddedPostgres.ts"
+import { waitUntil } from "../simulators/support.ts"
 import { repoRoot } from "../support/process.ts"
 
 let child: ChildProcess
 let output = ""
 let dataDir: string
+let port: number
+/** Whether the key had been printed when the service first answered /healthz. */
+let keyShownWhenServing: boolean
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
+    })
+  })
+
+const healthy = async () => {
+  try {
+    return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok
+  } catch {
+    return false
+  }
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/** Processes still in the process group `pgid`. */
+const groupMembers = (pgid: number) =>
+  execFileSync("ps", ["-e", "-o", "pid=,pgid=,args="], { encoding: "utf8" })
+    .split("\n")
+    .filter((line) => line.trim().split(/\s+/)[1] === String(pgid))
 
 const waitForOutput = (pattern: RegExp, timeoutMs: number) =>
   new Promise<RegExpExecArray>((resolve, reject) => {
@@ -33,22 +71,28 @@ const waitForOutput = (pattern: RegExp, timeoutMs: number) =>
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "live-local-"))
   chmodSync(dataDir, 0o755)
+  port = await freePort()
   const { TEST_DATABASE_URL: _, DATABASE_URL: __, ...env } = process.env
   child = spawn(process.execPath, ["--import", "tsx", "scripts/live-local.ts"], {
     cwd: repoRoot,
-    env: { ...env, LIVE_LOCAL_PORT: "0", LIVE_LOCAL_DATA_DIR: dataDir, LIVE_LOCAL_STEP_DELAY_MS: "100", LOG_LEVEL: "warn" }
+    detached: true,
+    env: { ...env, PORT: String(port), LIVE_LOCAL_DATA_DIR: dataDir, LIVE_LOCAL_STEP_DELAY_MS: "100", LOG_LEVEL: "warn" }
   })
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
   child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
+  await waitUntil("the service to answer on PORT", healthy, { timeoutMs: 90_000, intervalMs: 10 })
+  keyShownWhenServing = /live API key\s+cop_live_pk_/.test(output)
   await waitForOutput(/Ctrl-C stops everything/, 90_000)
 }, 120_000)
 
 afterAll(async () => {
   if (child !== undefined && child.exitCode === null) {
     const exited = once(child, "exit")
-    child.kill("SIGINT")
+    process.kill(-child.pid!, "SIGKILL")
     await exited
   }
+  const pgData = join(dataDir, "postgres")
+  if (existsSync(join(pgData, "postmaster.pid"))) await (await startEmbeddedPostgres(pgData)).stop()
   rmSync(dataDir, { recursive: true, force: true })
 })
 
@@ -59,8 +103,10 @@ const field = (pattern: RegExp) => {
 }
 
 describe("npm run live:local", () => {
-  it("serves live mode and prints a live key that works", async () => {
+  it("serves live mode on PORT and has printed a live key that works by the time the service answers", async () => {
+    expect(keyShownWhenServing, output).toBe(true)
     const base = field(/service\s+(http:\/\/127\.0\.0\.1:\d+)/)
+    expect(base).toBe(`http://127.0.0.1:${port}`)
     const key = field(/live API key\s+(cop_live_pk_\S+)/)
     expect(await (await fetch(`${base}/healthz`)).json()).toMatchObject({ mode: "live" })
     const quote = await fetch(`${base}/api/integrations/breb/quote?destinationCop=250000`, { headers: { authorization: `Bearer ${key}` } })
@@ -80,4 +126,18 @@ describe("npm run live:local", () => {
     // the swap scenarios that need no mock ran against the live router (the local 0x-style aggregator on anvil)
     for (const id of ["SWAP-001", "SWAP-002", "SWAP-003", "SWAP-005", "SWAP-006"]) expect(report).toMatch(new RegExp(`✓ ${id} `))
   })
+
+  it("Ctrl-C (SIGINT to the process group, twice) stops every process it started and the embedded PostgreSQL", async () => {
+    const pgid = child.pid!
+    const postmaster = Number.parseInt(readFileSync(join(dataDir, "postgres", "postmaster.pid"), "utf8").split("\n")[0]!, 10)
+    expect(alive(postmaster)).toBe(true)
+    const exited = once(child, "exit")
+    process.kill(-pgid, "SIGINT")
+    // Signals sent back to back can merge into one; a second one once the first has stopped the service's listener cannot.
+    await waitUntil("the service to stop listening", async () => !(await healthy()), { timeoutMs: 30_000 })
+    process.kill(-pgid, "SIGINT")
+    await exited
+    await waitUntil("every process of the group gone", () => groupMembers(pgid).length === 0, { timeoutMs: 30_000 })
+    await waitUntil("the embedded PostgreSQL stopped", () => !alive(postmaster), { timeoutMs: 30_000 })
+  }, 90_000)
 })
