@@ -1,14 +1,17 @@
 /**
  * Funds that arrive late (DESIGN §3, issue #18 item 1), in live mode against anvil and the provider simulator: the
  * user's deposit is mined inside the window, nobody confirms it, the sweep expires the payout, and only then does the
- * provider report the funds. The provider's word about money moves the expired payout forward with its events; a
- * transfer canceled for want of funds leaves it expired.
+ * provider report the funds. The provider's word about money moves the expired payout forward with its events; the
+ * reconciler asks about expired payouts for RECONCILE_EXPIRED_FOR_MS, so a lost webhook cannot leave a paid payout
+ * `expired`; a transfer canceled for want of funds leaves it expired.
  *
  * The simulator waits for 2 confirmations before it credits a deposit, so a deposit's block alone is not seen: the
  * test mines the next block when it wants the provider to notice. The reconciler loop runs once at start and then
- * not for an hour (it cannot race the webhooks).
+ * not for an hour (it cannot race the webhooks); the reconciler test ages its rows and runs it once itself.
  */
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { makeReconciler, type ReconcileReport } from "../../src/payouts/Reconciler.ts"
 import { request, simEvents, waitUntil } from "../simulators/support.ts"
 import { call, PAYOUTS, sql } from "../support/flows.ts"
 import { eventsSettled, fundedPayout, type LiveStack, startLiveStack, transferIdOf } from "../support/liveStack.ts"
@@ -70,6 +73,12 @@ const transferEvents = async (transferId: string, count: number) => {
   return (await simEvents(stack.sim, transferId)).filter((event) => event.event_category === "transfer")
 }
 
+/** One reconciler run now, on the service's own layers (beside its loop; both take turns). */
+const reconcileOnce = () =>
+  (stack.server.run as <A, E>(effect: Effect.Effect<A, E, unknown>) => Promise<A>)(
+    Effect.flatMap(makeReconciler, (reconciler) => reconciler.run)
+  ) as Promise<ReconcileReport>
+
 describe("funds that arrive after the sweep (live)", () => {
   it("a deposit mined in the window, expired before the provider saw it: the provider's webhooks move it to completed", async () => {
     const { payout, user } = await fundedPayout(stack, apiKey)
@@ -128,5 +137,58 @@ describe("funds that arrive after the sweep (live)", () => {
     expect(canceled?.attempts.map((attempt) => attempt.status)).toEqual([200])
     expect(await payoutOf(payout.payoutId)).toEqual(expired)
     expect(await partnerEventTypes(payout.payoutId)).toEqual(["payout.created", "payout.expired"])
+  })
+
+  it("webhooks lost: the reconciler asks about the expired payout and completes it; one expired over 24 h ago is not asked about", async () => {
+    const recent = await fundedPayout(stack, apiKey)
+    const old = await fundedPayout(stack, apiKey)
+    const [recentTransfer, oldTransfer] = [await transferIdOf(stack, recent.payout.payoutId), await transferIdOf(stack, old.payout.payoutId)]
+    stack.sim.setWebhookUrl(null)
+    try {
+      for (const { payout, user } of [recent, old]) {
+        const deposit = await user.send(payout.transaction)
+        await closeWindowAfter(payout.payoutId, await minedAt(deposit.blockNumber))
+      }
+      await statusBecomes(recent.payout.payoutId, "expired")
+      await statusBecomes(old.payout.payoutId, "expired")
+      await provideConfirmation()
+      for (const transferId of [recentTransfer, oldTransfer]) {
+        const events = await transferEvents(transferId, 3)
+        expect(events.every((event) => !event.delivered)).toBe(true)
+        expect((await transferStateOf(transferId)).state).toBe("payment_processed")
+      }
+
+      // Nothing touched them for an hour (past RECONCILE_STALE_AFTER_MS); the old one's window closed 25 h ago.
+      await sql(stack.server, (q) =>
+        q`UPDATE payouts SET updated_at = now() - interval '1 hour', reconciled_at = NULL
+          WHERE id IN (${recent.payout.payoutId}, ${old.payout.payoutId}) RETURNING id`)
+      await sql(stack.server, (q) =>
+        q`UPDATE payouts SET expires_at = now() - interval '25 hours', updated_at = now() - interval '25 hours'
+          WHERE id = ${old.payout.payoutId} RETURNING id`)
+      const asked = async () =>
+        ((await request(stack.sim, "/__sim/requests")).body.data as Array<{ method: string; path: string }>)
+          .filter((entry) => entry.method === "GET" && entry.path.startsWith("/v0/transfers/"))
+          .map((entry) => entry.path)
+      const askedBefore = (await asked()).length
+
+      const report = await reconcileOnce()
+      expect(report).toMatchObject({ polled: 1, moved: 1, failed: 0 })
+      expect((await asked()).slice(askedBefore)).toEqual([`/v0/transfers/${recentTransfer}`])
+
+      const done = await payoutOf(recent.payout.payoutId)
+      expect(done.status).toBe("completed")
+      expect(legs(done)).toEqual({ bridge_fx: "verified", bridge: "verified", copby: "pending" })
+      expect(done.receipt.totalReceived.amount).toBe((await transferStateOf(recentTransfer)).receipt?.final_amount)
+      expect(await partnerEventTypes(recent.payout.payoutId)).toEqual([
+        "payout.created",
+        "payout.expired",
+        "payout.deposit_confirmed",
+        "payout.completed"
+      ])
+      expect((await payoutOf(old.payout.payoutId)).status).toBe("expired")
+      expect(await partnerEventTypes(old.payout.payoutId)).toEqual(["payout.created", "payout.expired"])
+    } finally {
+      stack.sim.setWebhookUrl(`${stack.server.baseUrl}/api/integrations/webhooks/provider`)
+    }
   })
 })
