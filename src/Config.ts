@@ -129,6 +129,7 @@ export const AppConfigShape = Config.all({
   housekeepingIntervalMs: positiveInt("HOUSEKEEPING_INTERVAL_MS", 60 * 60 * 1000),
   reconcileIntervalMs: positiveInt("RECONCILE_INTERVAL_MS", 60_000),
   reconcileStaleAfterMs: positiveInt("RECONCILE_STALE_AFTER_MS", 5 * 60_000),
+  reconcileExpiredForMs: positiveInt("RECONCILE_EXPIRED_FOR_MS", 24 * 60 * 60_000),
   reconcileClaimStaleAfterMs: positiveInt("RECONCILE_CLAIM_STALE_AFTER_MS", 2 * 60_000),
   reconcileBatchSize: positiveInt("RECONCILE_BATCH_SIZE", 50),
   retentionDays: positiveInt("RETENTION_DAYS", 30),

@@ -5,14 +5,18 @@ import { PayoutRepo } from "./PayoutRepo.ts"
 import type { PayoutRow } from "./PayoutRow.ts"
 import { normalizeCop } from "./TotalReceived.ts"
 
-/** Transitions only move forward; anything else (a late or duplicated event) is ignored. */
+/**
+ * Transitions only move forward; anything else (a late or duplicated event) is ignored. `expired` closes the
+ * partner's window, not the money's: its one way out is the deposit arriving late (DESIGN §3, "Funds that arrive
+ * late"), and from there the payout goes on like any other.
+ */
 const allowedNext: Record<PayoutStatus, ReadonlyArray<PayoutStatus>> = {
   awaiting_deposit: ["deposit_confirmed", "expired", "failed"],
   deposit_confirmed: ["processing", "completed", "failed", "refunded"],
   processing: ["completed", "failed", "refunded"],
   failed: ["refunded"],
   completed: [],
-  expired: [],
+  expired: ["deposit_confirmed"],
   refunded: []
 }
 
@@ -25,10 +29,12 @@ const depositArrived = (status: PayoutStatus) =>
 /**
  * The statuses a payout passes through to reach `to` (empty: `to` is not forward). The provider detects
  * deposits itself, and its word that the funds arrived is authoritative: a payout still awaiting its deposit
- * is first `deposit_confirmed`, then moves on to the provider's later state.
+ * is first `deposit_confirmed`, then moves on to the provider's later state. An expired payout always passes
+ * `deposit_confirmed` (its only way out), whatever the provider's later state.
  */
 export const stepsTo = (from: PayoutStatus, to: PayoutStatus): ReadonlyArray<PayoutStatus> => {
   if (from === "awaiting_deposit" && to !== "deposit_confirmed" && depositArrived(to)) return ["deposit_confirmed", to]
+  if (from === "expired" && to !== "deposit_confirmed") return canMove("deposit_confirmed", to) ? ["deposit_confirmed", to] : []
   return canMove(from, to) ? [to] : []
 }
 
@@ -52,6 +58,30 @@ export const statusForTransferState = (state: string): Option.Option<PayoutStatu
     default:
       return Option.none()
   }
+}
+
+/**
+ * Provider states that only come after the funds reached the provider: its own progress, and a delivery that
+ * failed or was sent back (undeliverable, returned, refunded, missing return policy: there was money to return).
+ * Not `canceled` (a transfer closed for want of funds), `error`, `in_review` or a state we do not know.
+ */
+const FUNDS_REACHED_PROVIDER: ReadonlySet<string> = new Set([
+  "funds_received",
+  "payment_submitted",
+  "payment_processed",
+  "undeliverable",
+  "returned",
+  "missing_return_policy",
+  "refunded"
+])
+
+/**
+ * The statuses a provider transfer state moves a payout through (empty: it does not move it). An expired payout
+ * moves only on the provider's word that money reached it: a transfer that never saw funds leaves it expired.
+ */
+export const stepsForTransferState = (from: PayoutStatus, state: string): ReadonlyArray<PayoutStatus> => {
+  if (from === "expired" && !FUNDS_REACHED_PROVIDER.has(state)) return []
+  return Option.match(statusForTransferState(state), { onNone: () => [], onSome: (to) => stepsTo(from, to) })
 }
 
 /** Once the deposit is in, the legs still `quoted` wait for settlement (`pending`). */
@@ -87,8 +117,8 @@ export const minedInWindow = (row: PayoutRow, minedAt: Date) => minedAt.getTime(
 /**
  * The partner's confirm, once its txHash is claimed and verified: records the hashes, and moves a payout
  * still awaiting its deposit to `deposit_confirmed`. A payout the provider already moved on keeps its status
- * and its settled legs. The one move out of `expired`: the sweep closed the window, but the deposit was mined
- * inside it, so the payout goes on as if confirmed in time.
+ * and its settled legs (an expired one it moved forward included). The partner's own move out of `expired`: the
+ * sweep closed the window, but the deposit was mined inside it, so the payout goes on as if confirmed in time.
  */
 export const confirmByPartner = (row: PayoutRow, input: {
   readonly txHash: string
@@ -146,17 +176,20 @@ export class Lifecycle extends Effect.Service<Lifecycle>()("Lifecycle", {
       readonly finalAmountCop?: string | null
     }) =>
       Effect.gen(function*() {
-        const target = statusForTransferState(input.state)
         const reported = yield* reportedTotal(input)
-        if (Option.isNone(target) && Option.isNone(reported)) return false
+        if (Option.isNone(statusForTransferState(input.state)) && Option.isNone(reported)) return false
         const found = yield* payouts.lockByTransfer(input.transferId)
         if (Option.isNone(found)) return false
-        const steps = Option.match(target, { onNone: () => [], onSome: (to) => stepsTo(found.value.status, to) })
+        const steps = stepsForTransferState(found.value.status, input.state)
         const recordTotal = Option.isSome(reported) && (steps.length > 0 || (found.value.total_received_cop ?? null) === null)
         if (steps.length === 0 && !recordTotal) return false
         const at = yield* now
-        if (found.value.status === "awaiting_deposit" && Option.exists(target, depositArrived) && steps.length > 0) {
-          yield* payouts.markDepositSeen(found.value.id, at)
+        // The provider's word that the deposit arrived: recorded once (the moment of a late deposit stays known).
+        if (steps.includes("deposit_confirmed")) yield* payouts.markDepositSeen(found.value.id, at)
+        if (found.value.status === "expired" && steps.length > 0) {
+          yield* Effect.logInfo("provider reported funds for an expired payout: it moves forward (late deposit)").pipe(
+            Effect.annotateLogs({ payoutId: found.value.id, transferId: input.transferId, state: input.state })
+          )
         }
         let row = recordTotal ? { ...found.value, total_received_cop: Option.getOrNull(reported) } : found.value
         if (steps.length === 0) yield* payouts.update({ ...row, updated_at: at })

@@ -28,9 +28,11 @@ export interface ReconcileReport {
 /**
  * Finishes what a crash or a lost webhook left behind (issue #7):
  * - releases txHash claims still `verifying` after RECONCILE_CLAIM_STALE_AFTER_MS, so the partner can confirm again;
- * - asks the provider about payouts still `awaiting_deposit`, `deposit_confirmed` or `processing` that nothing has
- *   updated (or asked about) for RECONCILE_STALE_AFTER_MS, oldest first, at most RECONCILE_BATCH_SIZE a run, and
- *   applies the transfer's state through `Lifecycle.applyTransferState`, as a webhook would.
+ * - asks the provider about payouts still `awaiting_deposit`, `deposit_confirmed` or `processing`, and about payouts
+ *   `expired` less than RECONCILE_EXPIRED_FOR_MS ago (funds that arrive late, DESIGN §3: the provider may still
+ *   report the deposit), that nothing has updated (or asked about) for RECONCILE_STALE_AFTER_MS, oldest first, at
+ *   most RECONCILE_BATCH_SIZE a run, and applies the transfer's state through `Lifecycle.applyTransferState`, as a
+ *   webhook would (its reported COP amount included).
  * One replica picks a batch at a time (and stamps `reconciled_at`, so the next run takes the next ones); the
  * provider is asked outside any transaction, and each answer is applied in its own short transaction. A provider
  * failure is logged and skipped.
@@ -60,10 +62,14 @@ export const makeReconciler = Effect.gen(function*() {
   const pickStale = Effect.gen(function*() {
     const at = yield* now
     const cutoff = new Date(at.getTime() - config.reconcileStaleAfterMs)
+    const expiredSince = new Date(at.getTime() - config.reconcileExpiredForMs)
+    // Every payout has a provider transfer (created with it); an expired one is asked about while its window closed
+    // less than RECONCILE_EXPIRED_FOR_MS ago (one partial index each side of the OR).
     return yield* sql`
       WITH picked AS (
         SELECT id FROM payouts
-        WHERE status IN ('awaiting_deposit', 'deposit_confirmed', 'processing')
+        WHERE (status IN ('awaiting_deposit', 'deposit_confirmed', 'processing')
+               OR (status = 'expired' AND expires_at > ${expiredSince}))
           AND GREATEST(updated_at, reconciled_at) < ${cutoff}
         ORDER BY GREATEST(updated_at, reconciled_at), id
         LIMIT ${config.reconcileBatchSize}
@@ -84,7 +90,11 @@ export const makeReconciler = Effect.gen(function*() {
         onTimeout: () => new ProviderUnavailable({ reason: `no answer within ${Duration.format(PROVIDER_ANSWER_TIMEOUT)}` })
       }),
       Effect.flatMap((transfer) =>
-        sql.withTransaction(lifecycle.applyTransferState({ transferId: transfer.transferId, state: transfer.state }))),
+        sql.withTransaction(lifecycle.applyTransferState({
+          transferId: transfer.transferId,
+          state: transfer.state,
+          finalAmountCop: transfer.finalAmountCop
+        }))),
       Effect.map(Option.some),
       Effect.catchTags({
         ProviderUnavailable: (error) => Effect.as(warnSkipped(payout, error.reason), Option.none()),

@@ -4,7 +4,7 @@ import { Effect, Layer, Option } from "effect"
 import { getAddress } from "viem"
 import { now } from "../Clock.ts"
 import { CustomerRepo } from "../kyc/CustomerRepo.ts"
-import { Lifecycle, stepsTo } from "../payouts/Lifecycle.ts"
+import { Lifecycle, stepsForTransferState } from "../payouts/Lifecycle.ts"
 import { PayoutRepo } from "../payouts/PayoutRepo.ts"
 import { presentPayout } from "../payouts/Present.ts"
 import { TestHelpers } from "./TestHelpers.ts"
@@ -35,7 +35,7 @@ export const TestHelpersMock = Layer.effect(
         const found = yield* payouts.lockOwned(integrationId, payoutId)
         if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ error: `no payout ${payoutId}` }))
         const from = found.value.status
-        if (stepsTo(from, to).length === 0) {
+        if (stepsForTransferState(from, transferStateFor[to]).length === 0) {
           return yield* Effect.fail(new Conflict({ error: `payout ${payoutId} cannot move from ${from} to ${to} (statuses only move forward)` }))
         }
         yield* lifecycle.applyTransferState({ transferId: found.value.provider_transfer_id, state: transferStateFor[to] })

@@ -58,6 +58,16 @@ const applyProviderState = async (payoutId: string, state: string) => {
   )
 }
 
+/** The payout's events in the outbox, in the order they were written. */
+const eventTypes = async (payoutId: string) =>
+  (await sql<{ type: string }>(server, (q) => q`SELECT type FROM events WHERE resource_id = ${payoutId} ORDER BY created_at, id`))
+    .map((row) => row.type)
+
+/** When the provider reported the payout's deposit (null: it has not). */
+const depositSeenAt = async (payoutId: string) =>
+  (await sql<{ provider_deposit_seen_at: Date | null }>(server, (q) =>
+    q`SELECT provider_deposit_seen_at FROM payouts WHERE id = ${payoutId}`))[0]?.provider_deposit_seen_at
+
 describe("mock lifecycle", () => {
   it("moves a confirmed payout to processing, then completed, by itself", async () => {
     const payout = await partner.payout(user)
@@ -129,14 +139,55 @@ describe("mock lifecycle", () => {
     }
   })
 
-  it("only moves forward: an expired payout stays expired", async () => {
+  it("an expired payout stays expired while no funds reached the provider (canceled, error, awaiting, unknown)", async () => {
     const payout = await partner.payout(user)
     await expirePayoutWindow(server, payout.payoutId)
     const { payout: expired } = await pollPayout(partner, payout.payoutId, (p) => p.status === "expired")
-    for (const late of ["funds_received", "payment_submitted", "payment_processed"]) {
-      expect(await applyProviderState(payout.payoutId, late)).toBe(false)
+    for (const state of ["canceled", "error", "awaiting_funds", "in_review", "some_state_added_later"]) {
+      expect(await applyProviderState(payout.payoutId, state)).toBe(false)
       expect(await current(payout.payoutId)).toEqual(expired)
     }
+    expect(await eventTypes(payout.payoutId)).toEqual(["payout.created", "payout.expired"])
+  })
+
+  it("funds that arrive late: the provider's word moves an expired payout forward, each step with its event, never back", async () => {
+    const payout = await partner.payout(user)
+    await expirePayoutWindow(server, payout.payoutId)
+    const { payout: expired } = await pollPayout(partner, payout.payoutId, (p) => p.status === "expired")
+
+    expect(await applyProviderState(payout.payoutId, "payment_submitted")).toBe(true)
+    const processing = await current(payout.payoutId)
+    expect(processing.status).toBe("processing")
+    expect(legStatus(processing)).toEqual({ bridge_fx: "pending", bridge: "pending", copby: "pending" })
+    expect(await depositSeenAt(payout.payoutId)).toBeInstanceOf(Date)
+    // late and duplicated events move nothing back
+    for (const late of ["funds_received", "payment_submitted", "awaiting_funds"]) {
+      expect(await applyProviderState(payout.payoutId, late), late).toBe(false)
+    }
+    expect(await current(payout.payoutId)).toEqual(processing)
+    expect(await eventTypes(payout.payoutId)).toEqual([
+      "payout.created",
+      "payout.expired",
+      "payout.deposit_confirmed",
+      "payout.processing"
+    ])
+    expect(Date.parse(processing.updatedAt)).toBeGreaterThanOrEqual(Date.parse(expired.updatedAt))
+  })
+
+  it("funds that arrive late: payment_processed completes an expired payout, the provider legs verified", async () => {
+    const payout = await partner.payout(user)
+    await expirePayoutWindow(server, payout.payoutId)
+    await pollPayout(partner, payout.payoutId, (p) => p.status === "expired")
+    expect(await applyProviderState(payout.payoutId, "payment_processed")).toBe(true)
+    const done = await current(payout.payoutId)
+    expect(done.status).toBe("completed")
+    expect(done.receipt.completedAt).not.toBeNull()
+    expect(legStatus(done)).toEqual({ bridge_fx: "verified", bridge: "verified", copby: "pending" })
+    expect(await eventTypes(payout.payoutId)).toEqual(["payout.created", "payout.expired", "payout.deposit_confirmed", "payout.completed"])
+    // The partner's confirm is heard (the provider saw the deposit): it records the hash, the status stays.
+    const txHash = newTxHash()
+    const confirmed = await confirm(payout.payoutId, { txHash })
+    expect(confirmed).toMatchObject({ status: "completed", txHash })
   })
 
   it("applies a provider state that moves forward, once", async () => {

@@ -189,3 +189,50 @@ describe("reconciler: payouts a lost webhook left behind", () => {
     expect(report.polled).toBe(0)
   })
 })
+
+describe("reconciler: expired payouts whose funds may arrive late (DESIGN §3)", () => {
+  /** Expired `hoursAgo` (its window closed then), swept, and untouched since (past RECONCILE_STALE_AFTER_MS). */
+  const expiredHoursAgo = async (hoursAgo: number) => {
+    const payout = await partner.payout(user)
+    await sql(server, (q) =>
+      q`UPDATE payouts SET expires_at = now() - make_interval(hours => ${hoursAgo}) - interval '1 minute'
+        WHERE id = ${payout.payoutId} RETURNING id`)
+    await pollPayout(partner, payout.payoutId, (p) => p.status === "expired", 10_000)
+    await ageOneHour(payout.payoutId)
+    return { payout, transferId: await transferOf(payout.payoutId) }
+  }
+
+  it("asks about a payout expired less than 24 h ago and moves it on the provider's word that the funds came", async () => {
+    const paid = await expiredHoursAgo(23)
+    transferStates.set(paid.transferId, "payment_processed")
+
+    const { payout: done } = await pollPayout(partner, paid.payout.payoutId, (p) => p.status === "completed", 10_000)
+    expect(Object.fromEntries(done.fees.map((leg) => [leg.code, leg.status])))
+      .toEqual({ bridge_fx: "verified", bridge: "verified", copby: "pending" })
+    expect(asked).toContain(paid.transferId)
+  })
+
+  it("leaves an expired payout whose transfer was canceled (no funds) expired, and asks again later", async () => {
+    const canceled = await expiredHoursAgo(0)
+    transferStates.set(canceled.transferId, "canceled")
+
+    await vi.waitFor(() => expect(asked).toContain(canceled.transferId), { timeout: 10_000, interval: 25 })
+    expect(decodePayout((await partner.getPayout(canceled.payout.payoutId)).json).status).toBe("expired")
+    const [row] = await sql<{ reconciled_at: Date | null }>(server, (q) =>
+      q`SELECT reconciled_at FROM payouts WHERE id = ${canceled.payout.payoutId}`)
+    expect(row?.reconciled_at).toBeInstanceOf(Date)
+  })
+
+  it("does not ask about a payout expired more than 24 h ago", async () => {
+    const old = await expiredHoursAgo(25)
+    transferStates.set(old.transferId, "payment_processed")
+    // a payout asked about after it bounds the time the reconciler had
+    const witness = await expiredHoursAgo(1)
+    transferStates.set(witness.transferId, "payment_processed")
+
+    await pollPayout(partner, witness.payout.payoutId, (p) => p.status === "completed", 10_000)
+    await reconcileOnce()
+    expect(asked).not.toContain(old.transferId)
+    expect(decodePayout((await partner.getPayout(old.payout.payoutId)).json).status).toBe("expired")
+  })
+})
