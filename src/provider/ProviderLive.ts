@@ -82,6 +82,9 @@ const BridgeError = Schema.Struct({ code: Schema.String, message: Schema.optiona
 export const kycStatusOf = (providerStatus: string): KycStatus =>
   providerStatus === "approved" ? "approved" : providerStatus === "rejected" ? "rejected" : "pending"
 
+/** Bridge's error code for an Idempotency-Key sent again with another body. */
+const IDEMPOTENCY_KEY_REUSED = "idempotency_key_reused"
+
 /** The error code of Bridge's external-account answer when the Bre-B directory names another holder. */
 export const OWNER_NAME_MISMATCH = "account_owner_name_mismatch"
 
@@ -153,10 +156,10 @@ export const makeProviderLive = (options: ProviderLiveOptions) =>
         Effect.tapError((error) => Effect.logWarning("payout provider unavailable").pipe(Effect.annotateLogs({ reason: error.reason })))
       )
 
-    const badResponse = (what: string, detail: string) =>
+    const badResponse = (what: string, detail: string, refused = false) =>
       Effect.zipRight(
         Effect.logError("payout provider answered unexpectedly").pipe(Effect.annotateLogs({ call: what, detail })),
-        Effect.fail(new ProviderBadResponse({ reason: `${what}: ${detail}` }))
+        Effect.fail(new ProviderBadResponse({ reason: `${what}: ${detail}`, refused }))
       )
 
     /** A 2xx answer decoded with `schema`; anything else is a bad response. */
@@ -165,9 +168,17 @@ export const makeProviderLive = (options: ProviderLiveOptions) =>
         ? Schema.decodeUnknown(schema)(answer.body).pipe(
           Effect.catchTag("ParseError", (error) => badResponse(what, ParseResult.TreeFormatter.formatErrorSync(error)))
         )
-        : badResponse(what, `HTTP ${answer.status} ${errorCode(answer.body).pipe(Option.getOrElse(() => ""))}`.trim())
+        : badResponse(what, `HTTP ${answer.status} ${errorCode(answer.body).pipe(Option.getOrElse(() => ""))}`.trim(), isRefusal(answer))
 
     const errorCode = (body: unknown) => Option.map(Schema.decodeUnknownOption(BridgeError)(body), (error) => error.code)
+
+    /**
+     * A 4xx answer refuses the request: the provider made nothing for it. Not a 409 (a conflict may mean the same key
+     * is still being worked on) nor `idempotency_key_reused` (something exists under that key).
+     */
+    const isRefusal = (answer: Answer) =>
+      answer.status >= 400 && answer.status < 500 && answer.status !== 409 &&
+      !Option.contains(errorCode(answer.body), IDEMPOTENCY_KEY_REUSED)
 
     const post = (what: string, path: string, idempotencyKey: string, body: unknown) =>
       send(
