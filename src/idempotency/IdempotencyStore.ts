@@ -62,9 +62,10 @@ export class IdempotencyWait extends Context.Reference<IdempotencyWait>()("Idemp
 /**
  * How long a `started` row may go without a sign of life from its request before the next request with the same key
  * and body takes it over: its request is presumed dead (a crash between the provider call and the database write,
- * or a failure whose clean-up could not reach the database). A request refreshes its row's `started_at` every third
- * of this while it works (rarely enough not to crowd the pool under load). A takeover while the first request still lives is safe anyway: same resource id, same
- * provider key, and the write step lets only one of them write.
+ * or a failure whose clean-up could not reach the database); a row its request handed back after a failure is
+ * taken over at once. A request refreshes its row's `started_at` every third of this while it works (rarely enough
+ * not to crowd the pool under load). A takeover while the first request still lives is safe anyway: same resource
+ * id, same provider key, and the write step lets only one of them write.
  */
 export class IdempotencyStale extends Context.Reference<IdempotencyStale>()("IdempotencyStale", {
   defaultValue: () => Duration.seconds(30)
@@ -80,10 +81,18 @@ export interface Claim {
   readonly intent: unknown
   /** Records what this request fixed before its outside calls (one statement, committed), for a takeover to repeat. */
   readonly record: (intent: unknown) => Effect.Effect<void>
+  /**
+   * Runs an outside call whose effect outlasts this request (the provider's transfer). From its start, a failure or
+   * an interruption of the request keeps the key's row, with its resource id and provider key, for the retry with
+   * the same key and body (which takes it over at once) instead of freeing the key: the call may have acted even
+   * though no answer came. Only the call's own failures that `madeNothing` accepts (the outside refused it) free
+   * the key as before.
+   */
+  readonly outsideCall: <A, E, R>(call: Effect.Effect<A, E, R>, madeNothing: (error: E) => boolean) => Effect.Effect<A, E, R>
 }
 
 type Acquired =
-  | { readonly _tag: "Claimed"; readonly claim: Omit<Claim, "record"> }
+  | { readonly _tag: "Claimed"; readonly claim: Omit<Claim, "record" | "outsideCall"> }
   | { readonly _tag: "Replay"; readonly result: IdempotentResult }
 
 const FIRST_POLL_MS = 10
@@ -94,11 +103,14 @@ const MAX_POLL_MS = 250
  *   1. claim: the key's row is inserted `started` with the pre-allocated resource id and provider key, committed;
  *   2. the work runs outside any transaction (it may call the payout provider), refreshing the row's `started_at`;
  *   3. finish: one transaction writes the resource and marks the row `done` with the response.
- * A failed or interrupted request deletes its `started` row: only successes are stored, the key is free again. A
- * duplicate polls the row (bounded backoff, at most IdempotencyWait): `done` replays, another body is 422, still
- * `started` after the wait is 409. A `started` row without a sign of life for IdempotencyStale is taken over with
- * its stored resource id, so the provider's idempotency key is the same and the provider answers with the same
- * object. Times are the database's clock, the same for every replica.
+ * Only successes are stored. A request that fails before any outside call with a lasting effect deletes its
+ * `started` row: the key is free again. One that fails (or is interrupted) once such a call may have acted (a
+ * provider transfer without an answer) hands its row back instead (`attempt` NULL), keeping the resource id and
+ * provider key: the retry with the same key and body takes it over at once, so the provider answers it with the
+ * same object, and another body is 422 because the key is bound to that resource. A duplicate polls the row
+ * (bounded backoff, at most IdempotencyWait): `done` replays, another body is 422, still `started` after the wait
+ * is 409. A `started` row without a sign of life for IdempotencyStale is taken over the same way. Times are the
+ * database's clock, the same for every replica.
  */
 export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("IdempotencyStore", {
   effect: Effect.gen(function*() {
@@ -148,12 +160,15 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Idempo
                   ${input.providerKey}, ${attempt}, now())
           ON CONFLICT DO NOTHING RETURNING 1 AS claimed`.pipe(Effect.map((rows) => rows.length > 0))
 
-    /** Moves a stale `started` row to this attempt; false when another request took it (or it changed) first. */
+    /**
+     * Moves a `started` row that was handed back or went stale to this attempt; false when another request took it
+     * (or it changed) first.
+     */
     const takeOver = (input: Input, row: KeyRow, attempt: string) =>
       sql`UPDATE idempotency_keys SET attempt = ${attempt}, started_at = now()
           WHERE integration_id = ${input.integrationId} AND idempotency_key = ${input.key}
             AND state = 'started' AND attempt IS NOT DISTINCT FROM ${row.attempt}
-            AND started_at < now() - ${staleMillis} * interval '1 millisecond'
+            AND (attempt IS NULL OR started_at < now() - ${staleMillis} * interval '1 millisecond')
           RETURNING 1 AS taken`.pipe(Effect.map((rows) => rows.length > 0))
 
     const inProgress = new Conflict({ error: "a request with this Idempotency-Key is still in progress; retry later" })
@@ -177,11 +192,14 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Idempo
           const row = found.value
           if (row.request_hash !== input.fingerprint) return yield* Effect.fail(reused)
           if (row.state === "done") return { _tag: "Replay", result: replayOf(row) } as Acquired
-          if (row.stale && row.provider_key !== null) {
+          const handedBack = row.attempt === null
+          if ((handedBack || row.stale) && row.provider_key !== null) {
             if (yield* Effect.orDie(takeOver(input, row, attempt))) {
-              yield* Effect.logWarning("taking over an Idempotency-Key whose request stopped before finishing").pipe(
-                Effect.annotateLogs({ resourceId: row.resource_id })
-              )
+              yield* (handedBack
+                ? Effect.logInfo("retrying under an Idempotency-Key whose request failed after an outside call")
+                : Effect.logWarning("taking over an Idempotency-Key whose request stopped before finishing")).pipe(
+                  Effect.annotateLogs({ resourceId: row.resource_id })
+                )
               const claim = { resourceId: row.resource_id, providerKey: row.provider_key, takenOver: true, intent: row.intent }
               return { _tag: "Claimed", claim } as Acquired
             }
@@ -229,18 +247,21 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Idempo
       )
 
     /**
-     * Frees the key after a failed or interrupted request: only this attempt's `started` row (none if the claim
-     * itself failed). Retried briefly, as the failure may have been a lost connection; if the database stays out
-     * of reach the row stops showing signs of life and the next request with the key takes it over.
+     * After a failed or interrupted request, on this attempt's `started` row only (none if the claim itself failed):
+     * frees the key (deletes the row) when nothing outside may have acted, else hands the row back for the retry.
+     * Retried briefly, as the failure may have been a lost connection; if the database stays out of reach the row
+     * stops showing signs of life and the next request with the key takes it over.
      */
-    const release = (input: Input, attempt: string) =>
-      sql`DELETE FROM idempotency_keys WHERE ${whereMine(input, attempt)}`.pipe(
-        Effect.retry(Schedule.intersect(Schedule.spaced("100 millis"), Schedule.recurs(3))),
-        Effect.catchAll((error) =>
-          Effect.logWarning("could not free an Idempotency-Key after a failed request; the next request takes it over").pipe(
-            Effect.annotateLogs({ error: String(error) })
-          ))
-      )
+    const release = (input: Input, attempt: string, mayHaveActed: boolean) =>
+      (mayHaveActed
+        ? sql`UPDATE idempotency_keys SET attempt = NULL WHERE ${whereMine(input, attempt)}`
+        : sql`DELETE FROM idempotency_keys WHERE ${whereMine(input, attempt)}`).pipe(
+          Effect.retry(Schedule.intersect(Schedule.spaced("100 millis"), Schedule.recurs(3))),
+          Effect.catchAll((error) =>
+            Effect.logWarning("could not release an Idempotency-Key after a failed request; the next request takes it over").pipe(
+              Effect.annotateLogs({ error: String(error) })
+            ))
+        )
 
     const run = <A, E, R, E2, R2>(
       input: Input,
@@ -248,15 +269,28 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Idempo
       persist: (prepared: A) => Effect.Effect<StoredResponse, E2, R2>
     ): Effect.Effect<IdempotentResult, E | E2 | IdempotencyKeyReused | Conflict, R | R2> => {
       const attempt = randomUUID()
+      // Whether something outside may have acted for this key: a taken-over row may carry the call of the request
+      // before, so it counts from the start.
+      let mayHaveActed = false
+      const outsideCall = <A2, E3, R3>(call: Effect.Effect<A2, E3, R3>, madeNothing: (error: E3) => boolean) =>
+        Effect.suspend(() => {
+          const before = mayHaveActed
+          mayHaveActed = true
+          return Effect.tapError(call, (error) =>
+            Effect.sync(() => {
+              if (madeNothing(error)) mayHaveActed = before
+            }))
+        })
       return Effect.gen(function*() {
         const acquired = yield* acquire(input, attempt)
         if (acquired._tag === "Replay") return acquired.result
-        return yield* work({ ...acquired.claim, record: record(input, attempt) }).pipe(
+        mayHaveActed = acquired.claim.takenOver
+        return yield* work({ ...acquired.claim, record: record(input, attempt), outsideCall }).pipe(
           Effect.flatMap((prepared) => finish(input, persist(prepared))),
           Effect.raceFirst(keepAlive(input, attempt))
         )
       }).pipe(
-        Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : release(input, attempt))),
+        Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : release(input, attempt, mayHaveActed))),
         Effect.catchIf((error): error is SqlError => error instanceof SqlError, Effect.die)
       )
     }

@@ -244,10 +244,24 @@ export class OtpService extends Effect.Service<OtpService>()("OtpService", {
         const outcome = yield* check(owner.integrationId, owner.userAddress, input.code)
         if (outcome._tag === "Rejected") return yield* Effect.fail(new OtpInvalid({ error: outcome.error }))
         const customer = yield* customers.find(owner)
+        // One provider customer per (integration, user), kept once the provider has made it, whatever e-mail the
+        // codes go to now: an approved user stays approved, a rejected one is not started over by a new address, and
+        // a pending one keeps the KYC link that may be half filled in. So a later verify asks the provider nothing.
+        const started = Option.filter(customer, (row) => row.provider_customer_id !== null)
+        if (Option.isSome(started)) {
+          const response: OtpVerifyResponse = {
+            userAddress: input.userAddress,
+            kycStatus: started.value.kyc_status,
+            kycUrl: started.value.kyc_url
+          }
+          return response
+        }
         const email = Option.match(customer, { onNone: () => "", onSome: (row) => row.email })
-        // One provider customer per (integration, user): a later verify (a new code) reaches the same customer.
+        // The key names what is asked (this user's KYC under this e-mail): a retry after a lost answer reaches the
+        // same customer, and a start under another e-mail is another request, not a reuse of the key (which the
+        // provider refuses: idempotency_key_reused).
         const kyc = yield* provider.createKycLink({
-          idempotencyKey: providerIdempotencyKey("kyc_link", owner.integrationId, owner.userAddress),
+          idempotencyKey: providerIdempotencyKey("kyc_link", owner.integrationId, owner.userAddress, email),
           email,
           userAddress: input.userAddress
         }).pipe(Effect.catchAll((error) => Effect.zipRight(restoreCode(owner, outcome), providerFailure(error))))

@@ -15,12 +15,12 @@ import { erc20Transfer } from "../chain/Erc20.ts"
 import { addSeconds, now } from "../Clock.ts"
 import { AppConfig } from "../Config.ts"
 import { PageBudget } from "../db/PageBudget.ts"
-import { IdempotencyStore, requestFingerprint } from "../idempotency/IdempotencyStore.ts"
+import { type Claim, IdempotencyStore, requestFingerprint } from "../idempotency/IdempotencyStore.ts"
 import { newId } from "../ids.ts"
 import { CustomerRepo } from "../kyc/CustomerRepo.ts"
 import { formatFixed, toBaseUnits } from "../money/index.ts"
 import { Market } from "../provider/Market.ts"
-import { PayoutProvider, type UsdCopRates } from "../provider/PayoutProvider.ts"
+import { madeNothing, PayoutProvider, type UsdCopRates } from "../provider/PayoutProvider.ts"
 import { providerIdempotencyKey } from "../provider/IdempotencyKeys.ts"
 import { orProviderFailure } from "../provider/ProviderErrors.ts"
 import { marketClosed, QuoteService } from "../quotes/QuoteService.ts"
@@ -101,6 +101,7 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
         readonly transferKey: string
         readonly pinned: unknown
         readonly record: (rates: typeof PinnedRates.Encoded) => Effect.Effect<void>
+        readonly outsideCall: Claim["outsideCall"]
       }
     ) =>
       Effect.gen(function*() {
@@ -151,14 +152,19 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
         }
 
         const payoutId = claim.payoutId
-        const transfer = yield* orProviderFailure(provider.createTransfer({
-          idempotencyKey: claim.transferKey,
-          payoutId,
-          customerId: providerCustomerId,
-          amount: priced.wire.deposit,
-          userAddress: request.userAddress,
-          externalAccountId: destination.externalAccountId
-        }))
+        // The one call with a lasting effect: a failure from here on may leave a transfer at the provider, so the
+        // Idempotency-Key keeps this payout id (and the transfer key) for the retry.
+        const transfer = yield* orProviderFailure(claim.outsideCall(
+          provider.createTransfer({
+            idempotencyKey: claim.transferKey,
+            payoutId,
+            customerId: providerCustomerId,
+            amount: priced.wire.deposit,
+            userAddress: request.userAddress,
+            externalAccountId: destination.externalAccountId
+          }),
+          madeNothing
+        ))
         if (transfer.depositAmount !== priced.wire.deposit) {
           yield* Effect.logWarning("provider deposit instructions differ from our price").pipe(
             Effect.annotateLogs({ payoutId, transferId: transfer.transferId })
@@ -258,7 +264,8 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
             payoutId,
             transferKey,
             pinned: null,
-            record: () => Effect.void
+            record: () => Effect.void,
+            outsideCall: (call) => call
           })
           const created = yield* persist(row)
           return { status: created.status, body: created.body, replayed: false } satisfies CreateOutcome
@@ -276,7 +283,8 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
               payoutId: claim.resourceId,
               transferKey: claim.providerKey,
               pinned: claim.intent,
-              record: claim.record
+              record: claim.record,
+              outsideCall: claim.outsideCall
             }),
           persist
         )

@@ -5,10 +5,22 @@ import type { KycStatus } from "@cop-integrations/contracts"
 /** The provider could not be reached or answered 5xx/timeouts after the bounded retries: 503, retry later. */
 export class ProviderUnavailable extends Data.TaggedError("ProviderUnavailable")<{ readonly reason: string }> {}
 
-/** The provider answered something we cannot read (unexpected shape or an unexpected 4xx): 502. */
-export class ProviderBadResponse extends Data.TaggedError("ProviderBadResponse")<{ readonly reason: string }> {}
+/**
+ * The provider answered something we cannot read (unexpected shape or an unexpected 4xx): 502. `refused`: the answer
+ * was a refusal (a 4xx), so the provider made nothing for this request.
+ */
+export class ProviderBadResponse extends Data.TaggedError("ProviderBadResponse")<{
+  readonly reason: string
+  readonly refused?: boolean
+}> {}
 
 export type ProviderFailure = ProviderUnavailable | ProviderBadResponse
+
+/**
+ * A failed create that certainly made nothing at the provider: it refused the request. Any other failure (no answer,
+ * 5xx, an answer we cannot read) may come after the provider acted.
+ */
+export const madeNothing = (error: ProviderFailure): boolean => error._tag === "ProviderBadResponse" && error.refused === true
 
 export interface UsdCopRates {
   /** COP per USD the provider sells at (what the user gets before fees) */

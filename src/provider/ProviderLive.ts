@@ -1,12 +1,13 @@
 /**
  * The live payout provider: Bridge's REST API (notes/provider.md), every request and answer shape in this file.
  * `Api-Key` on every call, an `Idempotency-Key` on every POST (derived by the caller from what it stored), bounded
- * retries with backoff on 5xx, 429, timeouts and transport errors (each retry with the same key and body), and
+ * retries with backoff on 5xx, 429, timeouts and transport errors (each retry with the same key and body; the whole
+ * call, retries included, within the configured timeout), and
  * every answer decoded with Schema: an answer we cannot read is `ProviderBadResponse` (502), logged without secrets.
  */
 import { FetchHttpClient, HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import type { KycStatus } from "@cop-integrations/contracts"
-import { Duration, Effect, Layer, Option, ParseResult, Redacted, Schedule, Schema } from "effect"
+import { Clock, Duration, Effect, Layer, Option, ParseResult, Redacted, Schedule, Schema } from "effect"
 import { getAddress } from "viem"
 import {
   type ExternalAccount,
@@ -25,8 +26,9 @@ export interface ProviderLiveOptions {
   readonly sourceRail: string
   /** Bridge's `payment_rail` for Bre-B payouts. */
   readonly destinationRail: string
+  /** The limit of a whole call: its tries and the backoff between them. */
   readonly timeout: Duration.DurationInput
-  /** Retries after the first attempt, for failures that may pass. */
+  /** Retries after the first attempt, for failures that may pass, within `timeout`. */
   readonly retries: number
   readonly retryBase?: Duration.DurationInput
 }
@@ -80,6 +82,9 @@ const BridgeError = Schema.Struct({ code: Schema.String, message: Schema.optiona
 export const kycStatusOf = (providerStatus: string): KycStatus =>
   providerStatus === "approved" ? "approved" : providerStatus === "rejected" ? "rejected" : "pending"
 
+/** Bridge's error code for an Idempotency-Key sent again with another body. */
+const IDEMPOTENCY_KEY_REUSED = "idempotency_key_reused"
+
 /** The error code of Bridge's external-account answer when the Bre-B directory names another holder. */
 export const OWNER_NAME_MISMATCH = "account_owner_name_mismatch"
 
@@ -108,29 +113,53 @@ export const makeProviderLive = (options: ProviderLiveOptions) =>
     const readBody = (response: HttpClientResponse.HttpClientResponse) =>
       response.json.pipe(Effect.catchAll(() => Effect.succeed<unknown>(undefined)))
 
-    /** One request with its timeout; 5xx/429/timeouts/transport errors are ProviderUnavailable and retried. */
-    const send = (what: string, request: HttpClientRequest.HttpClientRequest): Effect.Effect<Answer, ProviderUnavailable> =>
+    /** One try, cut at `limit`; 5xx/429/408, no answer in time and transport errors are ProviderUnavailable. */
+    const tryOnce = (what: string, request: HttpClientRequest.HttpClientRequest, limit: Duration.Duration) =>
       client.execute(request).pipe(
         Effect.flatMap((response) => Effect.map(readBody(response), (body) => ({ status: response.status, body }))),
         Effect.scoped,
         Effect.timeoutFail({
-          duration: options.timeout,
-          onTimeout: () => new ProviderUnavailable({ reason: `${what}: no answer within ${Duration.format(options.timeout)}` })
+          duration: limit,
+          onTimeout: () => new ProviderUnavailable({ reason: `${what}: no answer within ${Duration.format(limit)}` })
         }),
         Effect.catchTag("RequestError", "ResponseError", (error) =>
           Effect.fail(new ProviderUnavailable({ reason: `${what}: ${error.reason === "Transport" ? "unreachable" : error.reason}` }))),
         Effect.filterOrFail(
           (answer) => !isRetryable(answer.status),
           (answer) => new ProviderUnavailable({ reason: `${what}: HTTP ${answer.status}` })
-        ),
-        Effect.retry({ schedule: retryPolicy, while: (error) => error._tag === "ProviderUnavailable" }),
+        )
+      )
+
+    const totalMillis = Math.max(1, Math.round(Duration.toMillis(options.timeout)))
+
+    /**
+     * A whole call: every try and the backoff between them within one `timeout` (the limit of the call, not of a
+     * try: a timeout per try let four tries stretch a 503 to ~40 s). A try may use half of the time left (the last
+     * one all of it): a slow answer gets most of the time, and a try that hangs still leaves room for a retry with
+     * the same key.
+     */
+    const send = (what: string, request: HttpClientRequest.HttpClientRequest): Effect.Effect<Answer, ProviderUnavailable> =>
+      Effect.gen(function*() {
+        const deadline = (yield* Clock.currentTimeMillis) + totalMillis
+        let triesLeft = options.retries + 1
+        const nextTry = Effect.flatMap(Clock.currentTimeMillis, (at) => {
+          const left = Math.max(1, deadline - at)
+          triesLeft -= 1
+          return tryOnce(what, request, Duration.millis(triesLeft > 0 ? Math.ceil(left / 2) : left))
+        })
+        return yield* Effect.retry(nextTry, { schedule: retryPolicy, while: (error) => error._tag === "ProviderUnavailable" })
+      }).pipe(
+        Effect.timeoutFail({
+          duration: options.timeout,
+          onTimeout: () => new ProviderUnavailable({ reason: `${what}: no answer within ${Duration.format(options.timeout)}, retries included` })
+        }),
         Effect.tapError((error) => Effect.logWarning("payout provider unavailable").pipe(Effect.annotateLogs({ reason: error.reason })))
       )
 
-    const badResponse = (what: string, detail: string) =>
+    const badResponse = (what: string, detail: string, refused = false) =>
       Effect.zipRight(
         Effect.logError("payout provider answered unexpectedly").pipe(Effect.annotateLogs({ call: what, detail })),
-        Effect.fail(new ProviderBadResponse({ reason: `${what}: ${detail}` }))
+        Effect.fail(new ProviderBadResponse({ reason: `${what}: ${detail}`, refused }))
       )
 
     /** A 2xx answer decoded with `schema`; anything else is a bad response. */
@@ -139,9 +168,17 @@ export const makeProviderLive = (options: ProviderLiveOptions) =>
         ? Schema.decodeUnknown(schema)(answer.body).pipe(
           Effect.catchTag("ParseError", (error) => badResponse(what, ParseResult.TreeFormatter.formatErrorSync(error)))
         )
-        : badResponse(what, `HTTP ${answer.status} ${errorCode(answer.body).pipe(Option.getOrElse(() => ""))}`.trim())
+        : badResponse(what, `HTTP ${answer.status} ${errorCode(answer.body).pipe(Option.getOrElse(() => ""))}`.trim(), isRefusal(answer))
 
     const errorCode = (body: unknown) => Option.map(Schema.decodeUnknownOption(BridgeError)(body), (error) => error.code)
+
+    /**
+     * A 4xx answer refuses the request: the provider made nothing for it. Not a 409 (a conflict may mean the same key
+     * is still being worked on) nor `idempotency_key_reused` (something exists under that key).
+     */
+    const isRefusal = (answer: Answer) =>
+      answer.status >= 400 && answer.status < 500 && answer.status !== 409 &&
+      !Option.contains(errorCode(answer.body), IDEMPOTENCY_KEY_REUSED)
 
     const post = (what: string, path: string, idempotencyKey: string, body: unknown) =>
       send(

@@ -50,7 +50,11 @@ const provider = {
   transferCalls: [] as Array<string>,
   externalAccountCalls: 0,
   holdNext: undefined as Hold | undefined,
-  failNext: false
+  failNext: false,
+  /** The next transfer is made, and its answer lost: the caller sees ProviderUnavailable (a timeout). */
+  loseNextAnswer: false,
+  /** The next transfer is refused by the provider's answer (a 4xx): nothing is made. */
+  refuseNext: false
 }
 
 const TestProvider = Layer.effect(
@@ -73,6 +77,10 @@ const TestProvider = Layer.effect(
             provider.failNext = false
             return yield* Effect.fail(new ProviderUnavailable({ reason: "test: the provider is down" }))
           }
+          if (provider.refuseNext) {
+            provider.refuseNext = false
+            return yield* Effect.fail(new ProviderBadResponse({ reason: "test: HTTP 422 invalid_parameters", refused: true }))
+          }
           const existing = provider.transfers.get(input.idempotencyKey)
           if (existing !== undefined && existing.depositAmount !== input.amount) {
             return yield* Effect.fail(new ProviderBadResponse({ reason: "test: Idempotency-Key reused with another body" }))
@@ -81,6 +89,10 @@ const TestProvider = Layer.effect(
           const created = yield* base.createTransfer(input)
           const transfer = { ...created, transferId: `tr_test_${provider.transfers.size + 1}` }
           provider.transfers.set(input.idempotencyKey, transfer)
+          if (provider.loseNextAnswer) {
+            provider.loseNextAnswer = false
+            return yield* Effect.fail(new ProviderUnavailable({ reason: "test: transfer: no answer within 10s" }))
+          }
           return transfer
         })
     }))
@@ -237,7 +249,7 @@ describe("provider calls outside any transaction", () => {
 })
 
 describe("failures and crashes around the provider call", () => {
-  it("provider outage mid-create: 503, no payout, the key is free, a retry with the same key succeeds", async () => {
+  it("provider down at the transfer: 503, no payout; the retry with the same key succeeds once it is back", async () => {
     const other = await newPartner(server)
     const user = await other.approvedUser()
     const key = `outage-${crypto.randomUUID()}`
@@ -248,11 +260,66 @@ describe("failures and crashes around the provider call", () => {
     expectError(down, 503)
     expect(provider.externalAccountCalls - accountsBefore).toBe(1)
     expect(await countPayouts(server, other.integrationId)).toBe(0)
-    expect(await keyRows(key)).toEqual([])
 
     const retry = await other.createPayout(payoutBody(user), { "idempotency-key": key })
     expect(retry.status, retry.text).toBe(201)
     expect(retry.headers.get("idempotent-replayed")).toBeNull()
+    expect(await countPayouts(server, other.integrationId)).toBe(1)
+  })
+
+  it("a transfer made whose answer was lost: 503, the key keeps its payout id, the retry at once reaches the same transfer", async () => {
+    const other = await newPartner(server)
+    const user = await other.approvedUser()
+    const key = `lost-${crypto.randomUUID()}`
+    const body = payoutBody(user)
+    const transfersBefore = provider.transfers.size
+    provider.loseNextAnswer = true
+
+    expectError(await other.createPayout(body, { "idempotency-key": key }), 503)
+    expect(await countPayouts(server, other.integrationId)).toBe(0)
+    const [held] = await keyRows(key)
+    expect(held).toEqual({ state: "started", resource_id: expect.stringMatching(/^po_/) })
+
+    const retry = await other.createPayout(body, { "idempotency-key": key })
+    expect(retry.status, retry.text).toBe(201)
+    expect(decodePayout(retry.json).payoutId).toBe(held!.resource_id)
+    expect(provider.transfers.size - transfersBefore).toBe(1)
+    const transferKey = providerIdempotencyKey("transfer", held!.resource_id)
+    expect(provider.transferCalls.filter((k) => k === transferKey)).toHaveLength(2)
+    expect(await countPayouts(server, other.integrationId)).toBe(1)
+    expect(await keyRows(key)).toEqual([{ state: "done", resource_id: held!.resource_id }])
+    // the 503 itself was not stored: only the created payout is replayed
+    const again = await other.createPayout(body, { "idempotency-key": key })
+    expect(again.headers.get("idempotent-replayed")).toBe("true")
+    expect(again.text).toBe(retry.text)
+  })
+
+  it("a transfer the provider refused (it made nothing): 502, the key is free for another body", async () => {
+    const other = await newPartner(server)
+    const user = await other.approvedUser()
+    const key = `refused-${crypto.randomUUID()}`
+    provider.refuseNext = true
+
+    expectError(await other.createPayout(payoutBody(user), { "idempotency-key": key }), 502)
+    expect(await keyRows(key)).toEqual([])
+    const other_body = await other.createPayout(payoutBody(user, { destinationCop: "300000" }), { "idempotency-key": key })
+    expect(other_body.status, other_body.text).toBe(201)
+  })
+
+  it("exactly one retry takes over a key its failed request left: one payout under concurrent retries", async () => {
+    const other = await newPartner(server)
+    const user = await other.approvedUser()
+    const key = `lost-race-${crypto.randomUUID()}`
+    const body = payoutBody(user)
+    const transfersBefore = provider.transfers.size
+    provider.loseNextAnswer = true
+    expectError(await other.createPayout(body, { "idempotency-key": key }), 503)
+
+    const retries = await Promise.all(Array.from({ length: 8 }, () => other.createPayout(body, { "idempotency-key": key })))
+    expect(retries.map((r) => r.status)).toEqual(Array(8).fill(201))
+    expect(new Set(retries.map((r) => decodePayout(r.json).payoutId)).size).toBe(1)
+    expect(retries.filter((r) => r.headers.get("idempotent-replayed") === null)).toHaveLength(1)
+    expect(provider.transfers.size - transfersBefore).toBe(1)
     expect(await countPayouts(server, other.integrationId)).toBe(1)
   })
 

@@ -135,6 +135,20 @@ describe("ProviderLive against the simulator", () => {
     expect(customers.status).toBe(200)
   })
 
+  it("a provider that never answers: ProviderUnavailable within the configured timeout, retries included", async () => {
+    await request(sim, "/__sim/faults/timeouts", { body: { count: 10 } })
+    const logged = (await requestsLog()).length
+    const started = performance.now()
+    const exit = await withProviderExit((provider) => provider.usdCopRates, { timeout: Duration.millis(1000), retries: 3 })
+    const elapsed = performance.now() - started
+    expect(exit._tag === "Failure" && JSON.stringify(exit.cause)).toContain("ProviderUnavailable")
+    expect(elapsed).toBeLessThan(1500)
+    // the time is shared among the tries: one that hangs leaves room for a retry
+    const tries = (await requestsLog()).slice(logged)
+    expect(tries.length).toBeGreaterThan(1)
+    expect(tries.every((entry) => entry.path === "/v0/exchange_rates?from=usd&to=cop" && entry.fault === "timeout")).toBe(true)
+  })
+
   it("refuses a wrong Api-Key as a bad response (502 class), without retrying", async () => {
     const exit = await withProviderExit((provider) => provider.usdCopRates, { apiKey: Redacted.make("sk-wrong") })
     expect(exit._tag === "Failure" && JSON.stringify(exit.cause)).toContain("ProviderBadResponse")

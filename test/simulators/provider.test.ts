@@ -305,6 +305,23 @@ describe("provider simulator: API rules, KYC, accounts and faults", () => {
     expect(retried.headers.get("idempotent-replayed")).toBe("true")
   })
 
+  it("timeout switch for one path: only POST /v0/transfers hangs; the transfer it made is listed for counting", async () => {
+    const { customerId } = await createCustomer(sim)
+    const account = await createAccount(sim, customerId)
+    await request(sim, "/__sim/faults/timeouts", { body: { count: 1, after_processing: true, path: "/v0/transfers" } })
+    expect((await request(sim, "/v0/exchange_rates?from=usd&to=cop")).status).toBe(200)
+    const body = transferBody(customerId, account.body.id, "63.448900")
+    const key = newKey()
+    await expect(request(sim, "/v0/transfers", { body, idempotencyKey: key, signal: AbortSignal.timeout(200) })).rejects.toThrow()
+    const listed = await request(sim, `/__sim/transfers?on_behalf_of=${customerId}`)
+    expect(listed.body).toMatchObject({ count: 1, data: [{ client_reference_id: body.client_reference_id, on_behalf_of: customerId }] })
+    const retried = await request(sim, "/v0/transfers", { body, idempotencyKey: key })
+    expect(retried.headers.get("idempotent-replayed")).toBe("true")
+    expect(retried.body.id).toBe(listed.body.data[0].id)
+    expect((await request(sim, `/__sim/transfers?client_reference_id=${body.client_reference_id}`)).body.count).toBe(1)
+    expect((await request(sim, "/__sim/faults/timeouts", { body: { count: 1, path: "/transfers" } })).status).toBe(400)
+  })
+
   it("duplicate switch: the next event is delivered twice with the same event_id, both validly signed", async () => {
     await request(sim, "/__sim/faults/duplicates", { body: { count: 1 } })
     const { customerId } = await createCustomer(sim)

@@ -231,7 +231,7 @@ export const handleApi = async (ctx: SimulatorContext, req: IncomingMessage, res
     return answer(res, entry, faults.errors.status, JSON.stringify(bridgeError(ErrorCodes.serverError, "simulated server error")))
   }
   let hangAfter: number | null = null
-  if (faults.timeouts.remaining > 0) {
+  if (faults.timeouts.remaining > 0 && (faults.timeouts.path === null || faults.timeouts.path === url.pathname)) {
     faults.timeouts.remaining--
     entry.fault = "timeout"
     const hangMs = faults.timeouts.hangMs ?? ctx.hangTimeoutMs

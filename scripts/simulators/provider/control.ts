@@ -90,6 +90,33 @@ const resendEvent: Handler = ({ ctx, body }, [eventId = ""]) => {
 
 const listRequests: Handler = ({ ctx }) => ({ status: 200, body: { count: ctx.state.requests.length, data: ctx.state.requests } })
 
+/** The transfers the simulator holds (filtered by `on_behalf_of` / `client_reference_id`), so a test can count them. */
+const listTransfers: Handler = ({ ctx, url }) => {
+  const onBehalfOf = url.searchParams.get("on_behalf_of")
+  const reference = url.searchParams.get("client_reference_id")
+  const transfers = [...ctx.state.transfers.values()]
+    .filter((t) => (onBehalfOf === null || t.onBehalfOf === onBehalfOf) && (reference === null || t.clientReferenceId === reference))
+    .map((t) => ({
+      id: t.id,
+      client_reference_id: t.clientReferenceId,
+      on_behalf_of: t.onBehalfOf,
+      amount: t.amount,
+      to_address: t.depositAddress,
+      state: t.state,
+      created_at: t.createdAt
+    }))
+  return { status: 200, body: { count: transfers.length, data: transfers } }
+}
+
+/** The customers the simulator holds (filtered by `email`), so a test can count them. */
+const listCustomers: Handler = ({ ctx, url }) => {
+  const email = url.searchParams.get("email")
+  const customers = [...ctx.state.customers.values()]
+    .filter((c) => email === null || c.email === email)
+    .map((c) => ({ id: c.id, email: c.email, kyc_status: c.kycStatus, created_at: c.createdAt }))
+  return { status: 200, body: { count: customers.length, data: customers } }
+}
+
 const watcher: Handler = ({ ctx }) =>
   ctx.watcher === null ? error(404, "no deposit watcher: start the simulator with an RPC URL and a token address") : {
     status: 200,
@@ -185,7 +212,9 @@ const setTimeouts: Handler = ({ ctx, body }) => {
   if (typeof n === "string") return error(400, n)
   const hangMs = body["hang_ms"] === undefined ? null : count(body, "hang_ms", 0)
   if (typeof hangMs === "string") return error(400, hangMs)
-  ctx.state.faults.timeouts = { remaining: n, afterProcessing: body["after_processing"] === true, hangMs }
+  const path = body["path"] ?? null
+  if (path !== null && (typeof path !== "string" || !path.startsWith("/v0/"))) return error(400, "path must be a /v0/... path")
+  ctx.state.faults.timeouts = { remaining: n, afterProcessing: body["after_processing"] === true, hangMs, path }
   return { status: 200, body: faultsView(ctx) }
 }
 
@@ -222,6 +251,8 @@ const routes: ReadonlyArray<Route<ControlRequest, ControlAnswer>> = [
   route("POST", "/__sim/events/:id/resend", resendEvent),
   route("GET", "/__sim/requests", listRequests),
   route("GET", "/__sim/watcher", watcher),
+  route("GET", "/__sim/transfers", listTransfers),
+  route("GET", "/__sim/customers", listCustomers),
   route("POST", "/__sim/customers/:id/approve", approveCustomer),
   route("POST", "/__sim/customers/:id/reject", rejectCustomer),
   route("GET", "/__sim/kyc/:id", kycPage),

@@ -102,7 +102,8 @@ export interface RequestLogEntry {
 
 export interface Faults {
   errors: { remaining: number; status: number }
-  timeouts: { remaining: number; afterProcessing: boolean; hangMs: number | null }
+  /** `path`: only requests to this path (e.g. `/v0/transfers`) count and hang; null: every /v0 request. */
+  timeouts: { remaining: number; afterProcessing: boolean; hangMs: number | null; path: string | null }
   duplicates: { remaining: number }
   stale: { remaining: number; ageMs: number }
   outOfOrder: { remaining: number }
@@ -110,7 +111,7 @@ export interface Faults {
 
 export const noFaults = (): Faults => ({
   errors: { remaining: 0, status: 500 },
-  timeouts: { remaining: 0, afterProcessing: false, hangMs: null },
+  timeouts: { remaining: 0, afterProcessing: false, hangMs: null, path: null },
   duplicates: { remaining: 0 },
   stale: { remaining: 0, ageMs: 11 * 60 * 1000 },
   outOfOrder: { remaining: 0 }
