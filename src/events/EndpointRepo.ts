@@ -27,15 +27,29 @@ export class EndpointRepo extends Effect.Service<EndpointRepo>()("EndpointRepo",
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(COLUMNS)
 
-    const insert = SqlSchema.single({
-      Request: EndpointRow,
+    /** Inserts unless the integration already has `max` endpoints (none: it has). */
+    const insertBelow = SqlSchema.findOne({
+      Request: Schema.Struct({ row: EndpointRow, max: Schema.Number }),
       Result: EndpointRow,
-      execute: (row) =>
+      execute: ({ max, row }) =>
         sql`INSERT INTO webhook_endpoints (id, integration_id, url, events, secret, status, created_at, updated_at)
-            VALUES (${row.id}, ${row.integration_id}, ${row.url}, string_to_array(${row.events.join(",")}, ','), ${row.secret},
-                    ${row.status}, ${row.created_at}, ${row.updated_at})
+            SELECT ${row.id}, ${row.integration_id}, ${row.url}, string_to_array(${row.events.join(",")}, ','), ${row.secret},
+                   ${row.status}, ${row.created_at}, ${row.updated_at}
+            WHERE (SELECT count(*) FROM webhook_endpoints
+                   WHERE integration_id = ${row.integration_id} AND deleted_at IS NULL) < ${max}
             RETURNING ${columns}`
     })
+
+    /**
+     * The count and the insert as one step: the integration's row, locked first, makes its creates take turns, and
+     * the count (a later statement, so it sees what the one before committed) cannot be overtaken. FOR NO KEY UPDATE
+     * leaves the foreign-key checks of other tables' inserts free.
+     */
+    const insertWithinCap = (row: EndpointRow, max: number) =>
+      Effect.zipRight(
+        sql`SELECT 1 FROM integrations WHERE id = ${row.integration_id} FOR NO KEY UPDATE`,
+        insertBelow({ row, max })
+      ).pipe(sql.withTransaction)
 
     const list = SqlSchema.findAll({
       Request: Schema.String,
@@ -75,20 +89,15 @@ export class EndpointRepo extends Effect.Service<EndpointRepo>()("EndpointRepo",
         return true
       }).pipe(sql.withTransaction)
 
-    const countActive = (integrationId: string) =>
-      sql<{ count: number }>`SELECT count(*)::int AS count FROM webhook_endpoints
-                             WHERE integration_id = ${integrationId} AND deleted_at IS NULL`.pipe(
-        Effect.map((rows) => rows[0]?.count ?? 0)
-      )
-
     return {
-      insert: (row: EndpointRow) => insert(row).pipe(Effect.orDie),
+      /** The new endpoint, or none when the integration already has `max`. */
+      insertWithinCap: (row: EndpointRow, max: number): Effect.Effect<Option.Option<EndpointRow>> =>
+        insertWithinCap(row, max).pipe(Effect.orDie),
       list: (integrationId: string) => list(integrationId).pipe(Effect.orDie),
       findOwned: (integrationId: string, endpointId: string): Effect.Effect<Option.Option<EndpointRow>> =>
         findOwned({ integrationId, endpointId }).pipe(Effect.orDie),
       rotate: (input: typeof rotate extends (i: infer I) => unknown ? I : never) => rotate(input).pipe(Effect.orDie),
-      remove: (integrationId: string, endpointId: string, at: Date) => remove(integrationId, endpointId, at).pipe(Effect.orDie),
-      countActive: (integrationId: string) => countActive(integrationId).pipe(Effect.orDie)
+      remove: (integrationId: string, endpointId: string, at: Date) => remove(integrationId, endpointId, at).pipe(Effect.orDie)
     } as const
   })
 }) {}

@@ -19,8 +19,7 @@ export type SendOutcome =
 /** The most of a receiver's answer that is read (and thrown away): a receiver cannot make us buffer more. */
 const MAX_RESPONSE_BYTES = 64 * 1024
 
-const describe = (error: NodeJS.ErrnoException, timeoutMs: number): string => {
-  if (error.name === "TimeoutError" || error.name === "AbortError") return `timed out after ${timeoutMs} ms`
+const describe = (error: NodeJS.ErrnoException): string => {
   if (error.code === "EWEBHOOKTARGET") return error.message
   return `${error.code ?? "error"}: ${error.message}`.slice(0, 200)
 }
@@ -29,10 +28,13 @@ const describe = (error: NodeJS.ErrnoException, timeoutMs: number): string => {
  * One POST of a signed event. A 2xx is delivered; any other status, a redirect included (never followed), is a
  * failure with that status; a connection error, a refused target or no complete answer within `timeoutMs` is a
  * failure without one. Never fails as an Effect: the outcome says what happened.
+ *
+ * The timeout is a plain timer, held by node's timer list until it fires or is cleared. Not an `AbortSignal`:
+ * on Node 20 a signal made by `AbortSignal.any([AbortSignal.timeout(ms), …])` can be garbage-collected while the
+ * request hangs, and then nothing ends the attempt (a receiver that never answered held a delivery slot for good).
  */
 export const postWebhook = (post: WebhookPost): Effect.Effect<SendOutcome> =>
-  Effect.async<SendOutcome>((resume, interrupt) => {
-    const signal = AbortSignal.any([AbortSignal.timeout(post.timeoutMs), interrupt])
+  Effect.async<SendOutcome>((resume) => {
     const request = (post.url.protocol === "https:" ? httpsRequest : httpRequest)(post.url, {
       method: "POST",
       headers: {
@@ -41,16 +43,20 @@ export const postWebhook = (post: WebhookPost): Effect.Effect<SendOutcome> =>
         "content-length": String(Buffer.byteLength(post.body)),
         "user-agent": "cop-integrations-webhooks/1"
       },
-      lookup: post.lookup,
-      signal
+      lookup: post.lookup
     })
     let settled = false
     const finish = (outcome: SendOutcome) => {
       if (settled) return
       settled = true
+      clearTimeout(timer)
       resume(Effect.succeed(outcome))
     }
-    request.on("error", (error: NodeJS.ErrnoException) => finish({ ok: false, status: null, error: describe(error, post.timeoutMs) }))
+    const timer = setTimeout(() => {
+      finish({ ok: false, status: null, error: `timed out after ${post.timeoutMs} ms` })
+      request.destroy()
+    }, post.timeoutMs)
+    request.on("error", (error: NodeJS.ErrnoException) => finish({ ok: false, status: null, error: describe(error) }))
     request.on("response", (response) => {
       const status = response.statusCode ?? 0
       let received = 0
@@ -67,4 +73,10 @@ export const postWebhook = (post: WebhookPost): Effect.Effect<SendOutcome> =>
       response.on("close", done)
     })
     request.end(post.body)
+    // Interrupted (the replica stops): drop the connection and the timer.
+    return Effect.sync(() => {
+      settled = true
+      clearTimeout(timer)
+      request.destroy()
+    })
   })

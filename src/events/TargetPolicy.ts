@@ -1,61 +1,107 @@
 import { BlockList, isIP } from "node:net"
 import { Either, Option } from "effect"
 
-const named = (list: BlockList, type: "ipv4" | "ipv6", subnets: ReadonlyArray<readonly [string, number]>) => {
-  for (const [network, prefix] of subnets) list.addSubnet(network, prefix, type)
+type Subnets = ReadonlyArray<readonly [network: string, prefix: number]>
+
+const blockList = (ipv4: Subnets, ipv6: Subnets) => {
+  const list = new BlockList()
+  for (const [network, prefix] of ipv4) list.addSubnet(network, prefix, "ipv4")
+  for (const [network, prefix] of ipv6) list.addSubnet(network, prefix, "ipv6")
   return list
 }
 
 /** Address ranges a webhook may never reach in live mode, by the reason given when one is refused. */
 const FORBIDDEN: ReadonlyArray<readonly [string, BlockList]> = [
-  ["loopback", named(named(new BlockList(), "ipv4", [["127.0.0.0", 8]]), "ipv6", [["::1", 128]])],
+  ["loopback", blockList([["127.0.0.0", 8]], [["::1", 128]])],
   [
     "private",
-    named(named(new BlockList(), "ipv4", [["10.0.0.0", 8], ["172.16.0.0", 12], ["192.168.0.0", 16], ["100.64.0.0", 10]]), "ipv6", [
-      ["fc00::", 7]
+    blockList([["10.0.0.0", 8], ["172.16.0.0", 12], ["192.168.0.0", 16], ["100.64.0.0", 10]], [
+      ["fc00::", 7], // unique-local
+      ["fec0::", 10], // site-local (deprecated, still routed inside some networks)
+      ["64:ff9b:1::", 48] // NAT64 for local use: whatever IPv4 address it carries, it is never global
     ])
   ],
-  ["link-local or cloud metadata", named(named(new BlockList(), "ipv4", [["169.254.0.0", 16]]), "ipv6", [["fe80::", 10]])],
+  ["link-local or cloud metadata", blockList([["169.254.0.0", 16]], [["fe80::", 10]])],
   [
     "reserved or not routable",
-    named(
-      named(new BlockList(), "ipv4", [
-        ["0.0.0.0", 8],
-        ["192.0.0.0", 24],
-        ["192.0.2.0", 24],
-        ["198.18.0.0", 15],
-        ["198.51.100.0", 24],
-        ["203.0.113.0", 24],
-        ["224.0.0.0", 4],
-        ["240.0.0.0", 4]
-      ]),
-      "ipv6",
-      [["::", 128], ["ff00::", 8], ["2001:db8::", 32], ["100::", 64]]
-    )
+    blockList([
+      ["0.0.0.0", 8],
+      ["192.0.0.0", 24],
+      ["192.0.2.0", 24],
+      ["198.18.0.0", 15],
+      ["198.51.100.0", 24],
+      ["203.0.113.0", 24],
+      ["224.0.0.0", 4],
+      ["240.0.0.0", 4]
+    ], [
+      ["::", 128], // unspecified
+      ["ff00::", 8], // multicast
+      ["2001:db8::", 32], // documentation
+      ["3fff::", 20], // documentation
+      ["100::", 64], // discard-only
+      ["2001:2::", 48] // benchmarking
+    ])
   ]
 ]
 
-/** `::ffff:a.b.c.d` and NAT64 `64:ff9b::a.b.c.d` reach an IPv4 host: judge that host. */
-const embeddedIpv4 = (address: string): Option.Option<string> => {
-  const dotted = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
-  if (dotted?.[1] !== undefined) return Option.some(dotted[1])
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address)
-  if (hex?.[1] === undefined || hex[2] === undefined) return Option.none()
-  const high = parseInt(hex[1], 16)
-  const low = parseInt(hex[2], 16)
-  return Option.some(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`)
+/** `…:a.b.c.d` with its dotted IPv4 tail written as the two hex groups it stands for. */
+const hexTail = (address: string) =>
+  address.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_, a: string, b: string, c: string, d: string) =>
+    `${((Number(a) << 8) | Number(b)).toString(16)}:${((Number(c) << 8) | Number(d)).toString(16)}`)
+
+/** The 16 bytes of an IPv6 address `isIP` accepted (hex groups, at most one `::`, an optional dotted IPv4 tail). */
+const ipv6Bytes = (address: string): Uint8Array => {
+  const groups = (part: string | undefined) => (part === undefined || part === "" ? [] : part.split(":"))
+  const [head, tail] = hexTail(address).split("::").map(groups) as [Array<string>, Array<string> | undefined]
+  const words = [...head, ...Array<string>(8 - head.length - (tail?.length ?? 0)).fill("0"), ...(tail ?? [])]
+  const bytes = new Uint8Array(16)
+  words.forEach((word, i) => {
+    const value = parseInt(word, 16)
+    bytes[2 * i] = value >> 8
+    bytes[2 * i + 1] = value & 255
+  })
+  return bytes
 }
+
+const ipv4At = (bytes: Uint8Array, offset: number, mask = 0) =>
+  Array.from(bytes.subarray(offset, offset + 4), (byte) => byte ^ mask).join(".")
+
+/**
+ * The IPv6 forms that reach an IPv4 host, and where that host's address sits in them: a connection to one goes to
+ * (or through) that IPv4 address, so it is judged by the IPv4 rules.
+ */
+const EMBEDDINGS: ReadonlyArray<{ readonly prefix: Uint8Array; readonly ipv4: (bytes: Uint8Array) => ReadonlyArray<string> }> = [
+  { prefix: ipv6Bytes("::").subarray(0, 12), ipv4: (bytes) => [ipv4At(bytes, 12)] }, // IPv4-compatible ::a.b.c.d
+  { prefix: ipv6Bytes("::ffff:0:0").subarray(0, 12), ipv4: (bytes) => [ipv4At(bytes, 12)] }, // IPv4-mapped
+  { prefix: ipv6Bytes("::ffff:0:0:0").subarray(0, 12), ipv4: (bytes) => [ipv4At(bytes, 12)] }, // IPv4-translated
+  { prefix: ipv6Bytes("64:ff9b::").subarray(0, 12), ipv4: (bytes) => [ipv4At(bytes, 12)] }, // NAT64
+  { prefix: ipv6Bytes("2002::").subarray(0, 2), ipv4: (bytes) => [ipv4At(bytes, 2)] }, // 6to4
+  // Teredo: the server's address, and the client's (stored with every bit inverted)
+  { prefix: ipv6Bytes("2001::").subarray(0, 4), ipv4: (bytes) => [ipv4At(bytes, 4), ipv4At(bytes, 12, 255)] }
+]
+
+const embeddedIpv4 = (bytes: Uint8Array): Option.Option<ReadonlyArray<string>> =>
+  Option.map(
+    Option.fromNullable(EMBEDDINGS.find(({ prefix }) => prefix.every((byte, i) => bytes[i] === byte))),
+    (embedding) => embedding.ipv4(bytes)
+  )
+
+/** Global unicast is 2000::/3; every other IPv6 address (but the forms above) is reserved or unassigned. */
+const isGlobalUnicast = (bytes: Uint8Array) => ((bytes[0] ?? 0) & 0xe0) === 0x20
 
 /** Why a webhook may not be sent to `address` (an IP literal) in live mode; none when it is a public address. */
 export const forbiddenAddress = (address: string): Option.Option<string> => {
   const bare = address.replace(/^\[|\]$/g, "").replace(/%.*$/, "")
   const family = isIP(bare)
   if (family === 0) return Option.some("not an IP address")
-  const mapped = family === 6 ? embeddedIpv4(bare) : Option.none()
-  if (Option.isSome(mapped)) return forbiddenAddress(mapped.value)
-  const type = family === 4 ? "ipv4" : "ipv6"
-  const hit = FORBIDDEN.find(([, list]) => list.check(bare, type))
-  return hit === undefined ? Option.none() : Option.some(hit[0])
+  const hit = FORBIDDEN.find(([, list]) => list.check(bare, family === 4 ? "ipv4" : "ipv6"))
+  if (hit !== undefined) return Option.some(hit[0])
+  if (family === 4) return Option.none()
+  const bytes = ipv6Bytes(bare)
+  return Option.match(embeddedIpv4(bytes), {
+    onSome: (hosts) => Option.firstSomeOf(hosts.map(forbiddenAddress)),
+    onNone: () => (isGlobalUnicast(bytes) ? Option.none() : Option.some("reserved or not routable"))
+  })
 }
 
 const LOCAL_NAMES = /(^|\.)(localhost|localdomain|internal|local|home\.arpa)$/i

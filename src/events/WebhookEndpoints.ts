@@ -42,11 +42,8 @@ export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("Webhoo
     const create = (integrationId: string, request: CreateWebhookEndpointRequest) =>
       Effect.gen(function*() {
         const url = yield* targets.check(request.url)
-        if ((yield* endpoints.countActive(integrationId)) >= MAX_ENDPOINTS) {
-          return yield* Effect.fail(new Conflict({ error: `an integration has at most ${MAX_ENDPOINTS} webhook endpoints; delete one first` }))
-        }
         const at = yield* now
-        const row = yield* endpoints.insert({
+        const row = yield* endpoints.insertWithinCap({
           id: newId("we"),
           integration_id: integrationId,
           url: url.href,
@@ -58,8 +55,11 @@ export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("Webhoo
           disabled_reason: null,
           created_at: at,
           updated_at: at
+        }, MAX_ENDPOINTS)
+        return yield* Option.match(row, {
+          onNone: () => Effect.fail(new Conflict({ error: `an integration has at most ${MAX_ENDPOINTS} webhook endpoints; delete one first` })),
+          onSome: (created) => Effect.succeed(withSecret(created))
         })
-        return withSecret(row)
       })
 
     const rotateSecret = (integrationId: string, endpointId: string) =>

@@ -7,16 +7,16 @@
 import { it } from "@effect/vitest"
 import { Effect, Either, Exit, Option } from "effect"
 import { once } from "node:events"
-import { createServer } from "node:net"
+import { createServer, isIP } from "node:net"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect } from "vitest"
 import { postWebhook } from "../../src/events/Sender.ts"
 import { checkUrl, forbiddenAddress } from "../../src/events/TargetPolicy.ts"
 import { guardedLookup, type Resolver, WebhookTargets, WebhookTargetsOpen, WebhookTargetsStrict } from "../../src/events/WebhookTargets.ts"
 
-/** A fake DNS: every name resolves to what the table says (the tests never touch real DNS). */
+/** A fake DNS: every name resolves to what the table says, an IP address to itself (the tests never touch real DNS). */
 const resolver = (table: Record<string, ReadonlyArray<string>>): Resolver => async (hostname) => {
-  const addresses = table[hostname]
+  const addresses = isIP(hostname) === 0 ? table[hostname] : [hostname]
   if (addresses === undefined) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" })
   return addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }))
 }
@@ -34,8 +34,66 @@ const DNS = resolver({
 
 const check = (url: string) => Effect.flatMap(WebhookTargets, (targets) => targets.check(url))
 
+/**
+ * Every IPv6 way to reach an address a webhook may not: the IPv6 ranges themselves, and the forms that carry an
+ * IPv4 address (judged by the IPv4 rules), each spelled as URLs normalise it (hex) and, where it has one, dotted.
+ */
+const IPV6_FORMS: ReadonlyArray<readonly [string, string]> = [
+  ["::127.0.0.1", "loopback"], // IPv4-compatible
+  ["::7f00:1", "loopback"],
+  ["::10.0.0.1", "private"],
+  ["::ffff:7f00:1", "loopback"], // IPv4-mapped
+  ["::ffff:192.168.0.1", "private"],
+  ["::ffff:0:127.0.0.1", "loopback"], // IPv4-translated
+  ["::ffff:0:7f00:1", "loopback"],
+  ["::ffff:0:a9fe:a9fe", "link-local or cloud metadata"],
+  ["64:ff9b::127.0.0.1", "loopback"], // NAT64, well-known prefix
+  ["64:ff9b::a9fe:a9fe", "link-local or cloud metadata"],
+  ["64:ff9b:1::a00:1", "private"], // NAT64, local-use prefix: never global, whatever it carries
+  ["64:ff9b:1:ffff::808:808", "private"],
+  ["2002:7f00:1::", "loopback"], // 6to4
+  ["2002:a9fe:a9fe::1", "link-local or cloud metadata"],
+  ["2002:c0a8:101::", "private"],
+  ["2002:a00:1:1::1", "private"],
+  ["2001:0:4136:e378:8000:63bf:80ff:fffe", "loopback"], // Teredo: client 127.0.0.1 (stored inverted)
+  ["2001:0:4136:e378:8000:63bf:f5ff:fffe", "private"], // client 10.0.0.1
+  ["2001:0:a00:1:8000:63bf:f7f7:f7f7", "private"], // server 10.0.0.1
+  ["fec0::1", "private"], // site-local (deprecated)
+  ["feff::1", "private"],
+  ["fc00::1", "private"], // unique-local
+  ["fd12:3456::1", "private"],
+  ["fe80::1", "link-local or cloud metadata"],
+  ["fe80::1%eth0", "link-local or cloud metadata"],
+  ["febf::1", "link-local or cloud metadata"],
+  ["::1", "loopback"],
+  ["0:0:0:0:0:0:0:1", "loopback"],
+  ["::", "reserved or not routable"], // unspecified
+  ["ff02::1", "reserved or not routable"], // multicast
+  ["ff0e::1", "reserved or not routable"],
+  ["2001:db8::1", "reserved or not routable"], // documentation
+  ["3fff::1", "reserved or not routable"],
+  ["100::1", "reserved or not routable"], // discard-only
+  ["2001:2::1", "reserved or not routable"], // benchmarking
+  ["fc0::1", "reserved or not routable"], // outside global unicast (2000::/3), not unique-local
+  ["ff::1", "reserved or not routable"], // not multicast either
+  ["4000::1", "reserved or not routable"]
+]
+
+/** Public addresses, the embedded forms of a public IPv4 address included. */
+const PUBLIC: ReadonlyArray<string> = [
+  "93.184.215.14",
+  "8.8.8.8",
+  "172.32.0.1",
+  "2606:4700::1111",
+  "2001:4860:4860::8888",
+  "::ffff:8.8.8.8",
+  "64:ff9b::8.8.8.8",
+  "2002:808:808::1",
+  "2001:0:4136:e378:8000:63bf:f7f7:f7f7" // Teredo: server 65.54.227.120, client 8.8.8.8
+]
+
 describe("forbidden addresses", () => {
-  it.each([
+  it.each<readonly [string, string]>([
     ["127.0.0.1", "loopback"],
     ["127.255.0.9", "loopback"],
     ["::1", "loopback"],
@@ -52,12 +110,14 @@ describe("forbidden addresses", () => {
     ["224.0.0.1", "reserved or not routable"],
     ["::ffff:127.0.0.1", "loopback"],
     ["::ffff:a9fe:a9fe", "link-local or cloud metadata"],
-    ["64:ff9b::10.0.0.1", "private"]
+    ["64:ff9b::10.0.0.1", "private"],
+    ["255.255.255.255", "reserved or not routable"],
+    ...IPV6_FORMS
   ])("%s is %s", (address, reason) => {
     expect(Option.getOrNull(forbiddenAddress(address))).toBe(reason)
   })
 
-  it.each(["93.184.215.14", "8.8.8.8", "172.32.0.1", "2606:4700::1111"])("%s is public", (address) => {
+  it.each(PUBLIC)("%s is public", (address) => {
     expect(Option.getOrNull(forbiddenAddress(address))).toBeNull()
   })
 })
@@ -97,6 +157,24 @@ describe("registration in live mode", () => {
       expect(error?.error).toContain(reason)
     }
   })
+
+  it.each(IPV6_FORMS.filter(([address]) => !address.includes("%")))("refuses https://[%s]/hook (%s), and a name resolving to it", async (address, reason) => {
+    const refused = async (url: string, resolve: Resolver) => {
+      const exit = await Effect.runPromiseExit(check(url).pipe(Effect.provide(WebhookTargetsStrict(resolve))))
+      expect(Exit.isFailure(exit), url).toBe(true)
+      return Exit.isFailure(exit) && exit.cause._tag === "Fail" ? exit.cause.error.error : ""
+    }
+    expect(await refused(`https://[${address}]/hook`, DNS)).toMatch(new RegExp(`^url: must not point to a ${reason} address \\(`))
+    expect(await refused("https://v6-form.partner.example/hook", resolver({ "v6-form.partner.example": [address] })))
+      .toBe(`url: v6-form.partner.example resolves to a ${reason} address (${address})`)
+  })
+
+  it.effect("accepts the IPv6 forms of public addresses", () =>
+    Effect.gen(function*() {
+      for (const address of PUBLIC.filter((a) => a.includes(":"))) {
+        expect((yield* check(`https://[${address}]/hook`)).protocol).toBe("https:")
+      }
+    }).pipe(Effect.provide(live)))
 
   it.effect("mock mode accepts http and loopback, so local development works", () =>
     Effect.gen(function*() {
@@ -139,6 +217,12 @@ describe("delivery in live mode: the connect guard", () => {
     const outcome = await send(`http://mixed-loop.partner.example:${port}/hook`, DNS)
     expect(outcome.ok).toBe(false)
     expect(!outcome.ok && outcome.error).toMatch(/^refused: mixed-loop.partner.example resolves to a /)
+    expect(connections).toBe(0)
+  })
+
+  it.each(IPV6_FORMS)("refuses to connect when the DNS answer is %s (%s)", async (address, reason) => {
+    const outcome = await send(`http://v6-form.partner.example:${port}/hook`, resolver({ "v6-form.partner.example": [address] }))
+    expect(outcome).toEqual({ ok: false, status: null, error: `refused: v6-form.partner.example resolves to a ${reason} address (${address})` })
     expect(connections).toBe(0)
   })
 

@@ -29,6 +29,8 @@ export interface TestServerOptions {
   readonly overrides?: Layer.Layer<never>
   /** The app to serve; `serverLayer` (the configured mode's Layers) by default. */
   readonly app?: typeof serverLayer
+  /** Serve on this database (another server's: a second replica) instead of a fresh one; it is left to its owner. */
+  readonly database?: TestDatabase
 }
 
 export interface TestServer {
@@ -57,11 +59,11 @@ const testDefaults: Record<string, string> = {
 let integrationCounter = 0
 
 export const startTestServer = async (options: TestServerOptions = {}): Promise<TestServer> => {
-  const database = await acquireTestDatabase()
+  const database = options.database ?? await acquireTestDatabase()
   const scope = Effect.runSync(Scope.make())
   const close = async () => {
     await Effect.runPromise(Scope.close(scope, Exit.void))
-    await database.release()
+    if (options.database === undefined) await database.release()
   }
   try {
     return await serveOn(database, scope, close, options)

@@ -34,6 +34,8 @@ export interface Receiver {
   readonly count: (match: (delivery: Delivery) => boolean, count: number, timeoutMs?: number) => Promise<ReadonlyArray<Delivery>>
   /** Requests received while held open (to check what a hung receiver saw). */
   readonly onHeld: (listener: (delivery: Delivery) => void) => void
+  /** How many held requests are still open (the sender has not given up on them). */
+  readonly holding: () => number
   readonly close: () => Promise<void>
 }
 
@@ -80,6 +82,7 @@ export const startReceiver = async (): Promise<Receiver> => {
         if (!check()) waiters.add(waiter)
       }),
     onHeld: (listener) => void heldListeners.push(listener),
+    holding: () => held.size,
     close: async () => {
       for (const response of held) response.destroy()
       server.closeAllConnections()
@@ -104,6 +107,7 @@ export const startReceiver = async (): Promise<Receiver> => {
     const delivery: Delivery = { ...base, answered: answer === "hold" ? 0 : answer }
     if (answer === "hold") {
       held.add(response)
+      response.on("close", () => held.delete(response))
       for (const listener of heldListeners) listener(delivery)
       return
     }

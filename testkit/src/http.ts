@@ -146,6 +146,24 @@ const describeError = (error: unknown): string => {
   return `${error.name === "TimeoutError" ? "request timed out" : error.message}${cause}`
 }
 
+/**
+ * Runs `send` with a signal that aborts after `ms` (a TimeoutError) or when `interrupted` does. The timeout is a
+ * plain timer: on Node 20 a signal made by `AbortSignal.any([…, AbortSignal.timeout(ms)])` can be
+ * garbage-collected while the request waits, and then it never times out.
+ */
+const withTimeout = async <A>(ms: number, interrupted: AbortSignal, send: (signal: AbortSignal) => Promise<A>): Promise<A> => {
+  const controller = new AbortController()
+  const timer = setTimeout(() => controller.abort(new DOMException(`no answer within ${ms} ms`, "TimeoutError")), ms)
+  const interrupt = () => controller.abort(interrupted.reason)
+  interrupted.addEventListener("abort", interrupt, { once: true })
+  try {
+    return await send(controller.signal)
+  } finally {
+    clearTimeout(timer)
+    interrupted.removeEventListener("abort", interrupt)
+  }
+}
+
 export interface Http {
   /** Sends one request and records it; a network failure fails the scenario (with the curl). */
   readonly send: (request: HttpRequest) => Effect.Effect<Answered, ScenarioFailure>
@@ -165,14 +183,15 @@ export const makeHttp = (config: HttpConfig, record: (exchange: Exchange) => voi
       }
       const curl = toCurl({ method: request.method, url: prepared.url, headers: prepared.shown, body: prepared.body })
       const outcome = yield* Effect.either(Effect.tryPromise({
-        try: (signal) =>
-          config.fetch(prepared.url, {
-            method: request.method,
-            headers: prepared.sent,
-            ...bodyInit(prepared.body, request.chunked === true),
-            signal: AbortSignal.any([signal, AbortSignal.timeout(config.requestTimeoutMs)]),
-            redirect: "manual"
-          }).then(readResponse),
+        try: (interrupted) =>
+          withTimeout(config.requestTimeoutMs, interrupted, (signal) =>
+            config.fetch(prepared.url, {
+              method: request.method,
+              headers: prepared.sent,
+              ...bodyInit(prepared.body, request.chunked === true),
+              signal,
+              redirect: "manual"
+            }).then(readResponse)),
         catch: describeError
       }))
       const exchange: Exchange = {

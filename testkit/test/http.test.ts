@@ -1,6 +1,9 @@
 /** The kit's HTTP layer: a deployment's rate limit is waited out, and what the scenario expects is left alone. */
+import { spawn } from "node:child_process"
+import { once } from "node:events"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
+import { fileURLToPath } from "node:url"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Exchange, makeHttp } from "../src/http.ts"
@@ -36,5 +39,34 @@ describe("a 429 with Retry-After", () => {
   it("is answered as is when the scenario expects it", async () => {
     calls = 0
     expect(await send(false)).toEqual({ status: 429, recorded: [429] })
+  })
+})
+
+describe("a deployment that never answers", () => {
+  const hanging = createServer(() => undefined)
+  let hangingUrl = ""
+  beforeAll(async () => {
+    hanging.listen(0, "127.0.0.1")
+    await once(hanging, "listening")
+    hangingUrl = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`
+  })
+  afterAll(() => {
+    hanging.closeAllConnections()
+    return new Promise<void>((resolve) => hanging.close(() => resolve()))
+  })
+
+  // On Node 20 a signal made by AbortSignal.any([…, AbortSignal.timeout(ms)]) can be garbage-collected while the
+  // request waits, and then the request never times out: the kit runs in a node with --expose-gc, collecting.
+  it("times the request out although garbage is collected while it waits", async () => {
+    const script = fileURLToPath(new URL("./support/requestUnderGc.ts", import.meta.url))
+    const child = spawn(process.execPath, ["--expose-gc", "--import", "tsx", script, hangingUrl, "300"])
+    let out = ""
+    child.stdout.on("data", (chunk: Buffer) => void (out += chunk.toString("utf8")))
+    // generous: the timeout is 300 ms; this only bounds a request that never ends
+    const deadline = setTimeout(() => child.kill("SIGKILL"), 20_000)
+    const [code] = await once(child, "exit")
+    clearTimeout(deadline)
+    expect(code, "the request ended within 20 s").toBe(0)
+    expect(JSON.parse(out)).toMatchObject({ error: "request timed out" })
   })
 })
