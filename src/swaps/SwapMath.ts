@@ -7,10 +7,21 @@
  * The mock router's output (see SwapRouterMock) is the mid-market value less its fee, rounded DOWN.
  */
 import { BigDecimal } from "effect"
-import type { TokenInfo } from "../chain/Tokens.ts"
+import type { TokenInfo, TokenSymbol } from "../chain/Tokens.ts"
 import { divideRounded, formatFixed, fromBaseUnits, roundHalfUp } from "../money/index.ts"
 
 export const BPS = 10_000n
+
+/**
+ * The least amountIn of each token a swap accepts (less is 409 below_minimum). 1 COPm is worth 100 USDC base units or
+ * more at any rate under 10,000 COP per USD, so even a 5 % slippage and a route's fee leave a non-zero minAmountOut;
+ * 0.000001 COPm (2.5 × 10^-10 USD) bought 0 USDC and the router's answer of 0 was a 502. Any positive USDC amount buys
+ * COPm by the 10^12 base units, so USDC's minimum is its smallest unit.
+ */
+export const MINIMUM_AMOUNT_IN: Readonly<Record<TokenSymbol, BigDecimal.BigDecimal>> = {
+  COPm: BigDecimal.fromBigInt(1n),
+  USDC: BigDecimal.make(1n, 6)
+}
 export const DEFAULT_SLIPPAGE_BPS = 50
 export const FEE_USD_DECIMALS = 6
 

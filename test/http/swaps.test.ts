@@ -23,7 +23,7 @@ let partner: Partner
 let other: Partner
 
 beforeAll(async () => {
-  server = await startTestServer({ env: { MOCK_USD_COP_MID: "4000", MOCK_SWAP_FEE_BPS: "32", SWAP_TTL_SECONDS: "300" } })
+  server = await startTestServer({ captureLogs: true, env: { MOCK_USD_COP_MID: "4000", MOCK_SWAP_FEE_BPS: "32", SWAP_TTL_SECONDS: "300" } })
   partner = await newPartner(server)
   other = await newPartner(server)
 })
@@ -32,6 +32,7 @@ afterAll(() => server?.close())
 const post = (who: Partner, path: string, body: unknown, headers?: Record<string, string>) =>
   call(server.baseUrl, who.apiKey, "POST", path, { body, ...(headers ? { headers } : {}) })
 const get = (who: Partner, path: string) => call(server.baseUrl, who.apiKey, "GET", path)
+const errorLogLines = () => server.logs.filter((line) => JSON.parse(line).logLevel === "ERROR")
 
 const prepare = async (body: Record<string, unknown>, who: Partner = partner) => {
   const answer = await post(who, SWAPS, body)
@@ -89,6 +90,22 @@ describe("prepare", () => {
     // 400000 COPm = 100 USD at mid-market; the route delivers 99.68: 0.32 USD
     expect(intent.expectedAmountOut).toBe("99.680000")
     expect(intent.fees[0]?.amountUsd).toBe("0.320000")
+  })
+
+  it("a COPm amountIn below 1 COPm is 409 below_minimum naming the minimum, without an ERROR log; 1 COPm gets a non-zero minAmountOut", async () => {
+    const errorsBefore = errorLogLines().length
+    for (const amountIn of ["0.000001", "0.5", "0.999999999999999999"]) {
+      const message = expectError(
+        await post(partner, SWAPS, { userAddress: newAddress(), fromToken: "COPm", toToken: "USDC", amountIn, slippageBps: 500 }),
+        409,
+        "below_minimum"
+      )
+      expect(message).toContain("amountIn: must be at least 1 COPm")
+    }
+    expect(errorLogLines().slice(errorsBefore)).toEqual([])
+    const least = await prepare({ userAddress: newAddress(), fromToken: "COPm", toToken: "USDC", amountIn: "1", slippageBps: 500 })
+    expect(unitsOf(least.minAmountOut, USDC)).toBe((expectedOut("COPm", "1") * 9_500n) / 10_000n)
+    expect(unitsOf(least.minAmountOut, USDC) > 0n).toBe(true)
   })
 
   it.each([

@@ -2,7 +2,8 @@
  * Swaps in live mode on anvil: a user holding only COPm approves and swaps through the route a 0x-style aggregator
  * returned (its calldata calls the test router), and separately funds a payout with one swap transaction whose USDC
  * goes to the provider's deposit address; the API verifies both onchain. Each rejection: an output below
- * minAmountOut, the wrong recipient, the wrong sender, a hash reused across a swap and a payout.
+ * minAmountOut, the wrong recipient, the wrong sender, a hash reused across a swap and a payout. A swap below 1 COPm is
+ * below_minimum before the router is asked.
  */
 import { encodeFunctionData, erc20Abi, getAddress, type Hex } from "viem"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -17,7 +18,7 @@ let stack: LiveStack
 let apiKey: string
 
 beforeAll(async () => {
-  stack = await startLiveStack()
+  stack = await startLiveStack({ server: { captureLogs: true } })
   apiKey = await stack.newLiveKey()
 }, 60_000)
 afterAll(() => stack?.close())
@@ -141,6 +142,21 @@ describe("swaps in live mode, verified on anvil", () => {
     const right = await user.send(intent.transaction)
     const confirmed = await post(`${SWAPS}/${intent.intentId}/confirm`, { txHash: right.transactionHash })
     expect(confirmed.status, confirmed.text).toBe(200)
+  })
+})
+
+describe("the least COPm a swap sells, in live mode", () => {
+  it("a COPm swap below 1 COPm is 409 below_minimum naming the minimum (the router would give 0 USDC), without an ERROR log", async () => {
+    const user = await copmHolder(10n)
+    const errorLines = () => stack.server.logs.filter((line) => JSON.parse(line).logLevel === "ERROR").length
+    const before = errorLines()
+    for (const amountIn of ["0.000001", "0.9"]) {
+      const answer = await post(SWAPS, { userAddress: user.address, fromToken: "COPm", toToken: "USDC", amountIn, slippageBps: 50 })
+      expect(expectError(answer, 409, "below_minimum")).toContain("amountIn: must be at least 1 COPm")
+    }
+    expect(errorLines()).toBe(before)
+    const least = await prepareSwap(user, "1")
+    expect(unitsOf(least.minAmountOut, TOKEN_DECIMALS)).toBe((249n * 9_950n) / 10_000n) // 1 COPm → 249 base units at the router's price
   })
 })
 
