@@ -5,8 +5,7 @@ import {
   NeedsKyc,
   NotFound,
   type Payout,
-  type PayoutList,
-  Requote
+  type PayoutList
 } from "@cop-integrations/contracts"
 import { BigDecimal, Effect, Option, Schema } from "effect"
 import { getAddress } from "viem"
@@ -31,7 +30,7 @@ import { fundFromCopm } from "./CopmFunding.ts"
 import { PayoutRepo } from "./PayoutRepo.ts"
 import type { PayoutRow } from "./PayoutRow.ts"
 import { presentPayout } from "./Present.ts"
-import { parseDestinationCop, priceAboveMinimums } from "./Pricing.ts"
+import { parseDestinationCop, pricePayout } from "./Pricing.ts"
 import { RequoteGuard } from "./RequoteGuard.ts"
 
 export const PAYOUTS_PATH = "/api/integrations/breb/payouts"
@@ -58,30 +57,6 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
     const idempotency = yield* IdempotencyStore
     const requoteGuard = yield* RequoteGuard
     const pageBudget = yield* PageBudget
-
-    const requote = (error: string) => Effect.fail(new Requote({ error }))
-
-    /**
-     * The price a payout is charged at: the current rates, or a quote's rates while the quote is firm (DESIGN §3: the
-     * service absorbs movement within tolerance; beyond it or after expiry → requote).
-     */
-    const pricingRates = (integrationId: string, quoteId: string | undefined, current: UsdCopRates, at: Date) =>
-      Effect.gen(function*() {
-        if (quoteId === undefined) return current
-        const quote = yield* quotes.findQuote(integrationId, quoteId)
-        if (quote === undefined) {
-          return yield* Effect.fail(new BadRequest({ error: "quoteId: no such quote for this integration" }))
-        }
-        if (quote.expires_at.getTime() <= at.getTime()) return yield* requote("the quote has expired: quote again")
-        const floor = BigDecimal.multiply(
-          quote.sell_rate,
-          BigDecimal.subtract(BigDecimal.fromBigInt(1n), BigDecimal.make(BigInt(config.requoteToleranceBps), 4))
-        )
-        if (BigDecimal.lessThan(current.sellRate, floor)) {
-          return yield* requote("the rate moved against the user beyond tolerance: quote again")
-        }
-        return { sellRate: quote.sell_rate, midRate: quote.mid_rate } satisfies UsdCopRates
-      })
 
     /**
      * Everything a payout needs before it is written: checks, price, and the provider's external account and
@@ -114,21 +89,28 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
         yield* requoteGuard.beforePricing
         const at = yield* now
         const pinned = Schema.decodeUnknownOption(PinnedRates)(claim.pinned)
-        const rates: UsdCopRates = Option.isSome(pinned) ? pinned.value : yield* Effect.flatMap(
-          orProviderFailure(rateCache.usdCopRates),
-          (current) => pricingRates(integrationId, request.quoteId, current, at)
-        )
-
         const token = chain.token(request.fromToken ?? "USDC")
+        const terms = Option.isSome(pinned) ? { rates: pinned.value, swapSellAmount: undefined } : yield* Effect.flatMap(
+          orProviderFailure(rateCache.usdCopRates),
+          (current) =>
+            quotes.termsFor({ integrationId, quoteId: request.quoteId, destinationCop, fromToken: token.symbol, current, at })
+        )
+        const rates: UsdCopRates = terms.rates
+
         // The provider is paid in USDC whatever the user funds the payout from.
         const usdc = chain.token("USDC")
-        const priced = yield* priceAboveMinimums({
+        // Priced as GET quote prices (one path), before any provider call: a COPm route's failure leaves nothing behind.
+        const price = yield* pricePayout({
           destinationCop,
           rates,
-          tokenDecimals: usdc.decimals,
+          fromToken: token,
+          usdc,
           feeWallet: config.feeWalletAddress,
-          rateBufferBps: config.rateBufferBps
+          rateBufferBps: config.rateBufferBps,
+          swapTaker: getAddress(request.userAddress),
+          quotedSwapSellAmount: terms.swapSellAmount
         })
+        const priced = price.usd
 
         if (Option.isNone(pinned)) yield* claim.record(Schema.encodeSync(PinnedRates)(rates))
 
@@ -164,19 +146,14 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
             Effect.annotateLogs({ payoutId, transferId: transfer.transferId })
           )
         }
-        const funding = token.symbol === "COPm"
-          ? yield* fundFromCopm({
-            copm: token,
-            usdc,
-            destinationCop,
-            midRate: rates.midRate,
-            amounts: priced.amounts,
-            usdLegs: priced.fees,
-            user: getAddress(request.userAddress),
-            depositAddress: transfer.depositAddress,
-            feeWallet: config.feeWalletAddress
-          }).pipe(Effect.mapError((error) => routerFailure(error)))
-          : undefined
+        const funding = price.copm === undefined ? undefined : yield* fundFromCopm({
+          copm: token,
+          usdc,
+          price: price.copm,
+          user: getAddress(request.userAddress),
+          depositAddress: transfer.depositAddress,
+          feeWallet: config.feeWalletAddress
+        }).pipe(Effect.mapError((error) => routerFailure(error)))
         const row: PayoutRow = {
           id: payoutId,
           integration_id: integrationId,

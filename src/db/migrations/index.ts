@@ -17,6 +17,7 @@ import payoutSourceAmount from "./0010_payout_source_amount.ts"
 import partnerEvents from "./0011_partner_events.ts"
 import workNotifications from "./0012_work_notifications.ts"
 import apiKeyLifecycle from "./0013_api_key_lifecycle.ts"
+import quoteSwapSellAmount from "./0014_quote_swap_sell_amount.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -31,5 +32,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0010_payout_source_amount": payoutSourceAmount,
   "0011_partner_events": partnerEvents,
   "0012_work_notifications": workNotifications,
-  "0013_api_key_lifecycle": apiKeyLifecycle
+  "0013_api_key_lifecycle": apiKeyLifecycle,
+  "0014_quote_swap_sell_amount": quoteSwapSellAmount
 }
