@@ -84,11 +84,6 @@ export interface CopmPrice {
   readonly commissionDisplayAmount: string
 }
 
-export interface CopmFunding extends CopmPrice {
-  readonly transaction: PreparedTx
-  readonly feeTransaction: PreparedTx
-}
-
 /** A firm quote's COPm no longer buys the deposit on the route (it moved against the user since the quote). */
 export class QuotedSwapShort extends Data.TaggedError("QuotedSwapShort")<{
   readonly sellAmount: bigint
@@ -185,7 +180,6 @@ export const fundFromCopm = (input: {
       return yield* Effect.fail(new SwapRouterUnavailable({ reason: "the route moved while the payout was being prepared" }))
     }
     return {
-      ...input.price,
       transaction: {
         approvalTarget: quote.allowanceTarget,
         to: quote.transaction.to,
@@ -197,5 +191,5 @@ export const fundFromCopm = (input: {
         input.feeWallet,
         toBaseUnits(BigDecimal.unsafeFromString(input.price.serviceFee), input.copm.decimals)
       )
-    } satisfies CopmFunding
+    } satisfies { readonly transaction: PreparedTx; readonly feeTransaction: PreparedTx }
   })

@@ -10,14 +10,13 @@ import {
 import { BigDecimal, Effect, Option, Schema } from "effect"
 import { getAddress } from "viem"
 import { Chain } from "../chain/Chain.ts"
-import { erc20Transfer } from "../chain/Erc20.ts"
 import { addSeconds, now } from "../Clock.ts"
 import { AppConfig } from "../Config.ts"
 import { PageBudget } from "../db/PageBudget.ts"
 import { IdempotencyStore, requestFingerprint } from "../idempotency/IdempotencyStore.ts"
 import { newId } from "../ids.ts"
 import { CustomerRepo } from "../kyc/CustomerRepo.ts"
-import { formatFixed, toBaseUnits } from "../money/index.ts"
+import { formatFixed } from "../money/index.ts"
 import { Market } from "../provider/Market.ts"
 import { PayoutProvider, type UsdCopRates } from "../provider/PayoutProvider.ts"
 import { providerIdempotencyKey } from "../provider/IdempotencyKeys.ts"
@@ -26,7 +25,7 @@ import { marketClosed, QuoteService } from "../quotes/QuoteService.ts"
 import { RateCache } from "../quotes/RateCache.ts"
 import { routerFailure } from "../swaps/RouterErrors.ts"
 import { keysetPage, type ListRequest, rowsFetched } from "./Cursor.ts"
-import { fundFromCopm } from "./CopmFunding.ts"
+import { fundPayout } from "./Funding.ts"
 import { PayoutRepo } from "./PayoutRepo.ts"
 import type { PayoutRow } from "./PayoutRow.ts"
 import { presentPayout } from "./Present.ts"
@@ -146,10 +145,10 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
             Effect.annotateLogs({ payoutId, transferId: transfer.transferId })
           )
         }
-        const funding = price.copm === undefined ? undefined : yield* fundFromCopm({
-          copm: token,
+        const funding = yield* fundPayout({
+          price,
+          fromToken: token,
           usdc,
-          price: price.copm,
           user: getAddress(request.userAddress),
           depositAddress: transfer.depositAddress,
           feeWallet: config.feeWalletAddress
@@ -171,33 +170,15 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
           deposit_currency: transfer.currency,
           deposit_address: transfer.depositAddress,
           deposit_amount: priced.wire.deposit,
-          ...(funding === undefined
-            ? {
-              service_fee: priced.wire.serviceFee,
-              total_paid: priced.wire.totalPaid,
-              source_amount: null,
-              effective_usd_cop: priced.wire.effectiveUsdCop,
-              rate_display: priced.wire.display,
-              fee_legs: priced.fees,
-              transaction: erc20Transfer(usdc.address, transfer.depositAddress, toBaseUnits(priced.amounts.deposit, usdc.decimals)),
-              fee_transaction: erc20Transfer(
-                usdc.address,
-                config.feeWalletAddress,
-                toBaseUnits(priced.amounts.serviceFee, usdc.decimals)
-              ),
-              commission_usd: priced.wire.commissionDisplayAmount
-            }
-            : {
-              service_fee: funding.serviceFee,
-              total_paid: funding.totalPaidUsd,
-              source_amount: funding.sourceAmount,
-              effective_usd_cop: funding.effectiveUsdCop,
-              rate_display: funding.display,
-              fee_legs: funding.fees,
-              transaction: funding.transaction,
-              fee_transaction: funding.feeTransaction,
-              commission_usd: funding.commissionDisplayAmount
-            }),
+          service_fee: price.serviceFee,
+          total_paid: price.totalPaidUsd,
+          source_amount: price.copm === undefined ? null : price.sourceAmount,
+          effective_usd_cop: price.effectiveUsdCop,
+          rate_display: price.display,
+          fee_legs: price.fees,
+          transaction: funding.transaction,
+          fee_transaction: funding.feeTransaction,
+          commission_usd: price.commissionDisplayAmount,
           provider_transfer_id: transfer.transferId,
           tx_hash: null,
           fee_tx_hash: null,

@@ -65,9 +65,15 @@ export interface PayoutPrice {
   readonly copm: CopmPrice | undefined
   /** In fromToken: USDC's T, or the COPm of the swap and the fee. */
   readonly sourceAmount: string
+  /** The service fee in fromToken: what `feeTransaction` moves. */
+  readonly serviceFee: string
+  /** receipt.totalPaid, in USD: T, or X + F + the swap leg. */
+  readonly totalPaidUsd: string
   readonly fees: ReadonlyArray<FeeLeg>
   readonly effectiveUsdCop: string
   readonly display: string
+  /** receipt.commission.displayAmount: the sum of the legs, 2 decimals. */
+  readonly commissionDisplayAmount: string
 }
 
 /**
@@ -99,9 +105,12 @@ export const pricePayout = (input: {
         usd,
         copm: undefined,
         sourceAmount: usd.wire.totalPaid,
+        serviceFee: usd.wire.serviceFee,
+        totalPaidUsd: usd.wire.totalPaid,
         fees: usd.fees,
         effectiveUsdCop: usd.wire.effectiveUsdCop,
-        display: usd.wire.display
+        display: usd.wire.display,
+        commissionDisplayAmount: usd.wire.commissionDisplayAmount
       } satisfies PayoutPrice
     }
     const copm = yield* priceFromCopm({
@@ -128,8 +137,11 @@ export const pricePayout = (input: {
       usd,
       copm,
       sourceAmount: copm.sourceAmount,
+      serviceFee: copm.serviceFee,
+      totalPaidUsd: copm.totalPaidUsd,
       fees: copm.fees,
       effectiveUsdCop: copm.effectiveUsdCop,
-      display: copm.display
+      display: copm.display,
+      commissionDisplayAmount: copm.commissionDisplayAmount
     } satisfies PayoutPrice
   })
