@@ -27,15 +27,20 @@ const option = (name: string, fallback: number): number => {
 const total = option("cases", 1_000_000)
 const seed = option("seed", Date.now() % 2_147_483_647)
 const failures = new Map(MONEY_PROPERTIES.map((property) => [property.name, { count: 0, examples: [] as Array<string> }]))
-const tally = { USDC: 0, COPm: 0, belowMinimum: 0, failedCases: 0 }
+const tally = { USDC: 0, COPm: 0, firmCopm: 0, failedCases: 0 }
+const refused = new Map<string, number>()
 const started = performance.now()
 
 for (let done = 0, chunk = 0; done < total; chunk++) {
   const size = Math.min(CHUNK, total - done)
   for (const c of fc.sample(moneyCaseArb, { numRuns: size, seed: seed + chunk })) {
     const evaluated = evaluate(c)
-    if (evaluated.outcome._tag === "Priced") tally[c.fromToken]++
-    else tally.belowMinimum++
+    if (evaluated.outcome._tag === "Priced") {
+      tally[c.fromToken]++
+      if (c.quoted !== undefined) tally.firmCopm++
+    } else {
+      refused.set(evaluated.outcome.error._tag, (refused.get(evaluated.outcome.error._tag) ?? 0) + 1)
+    }
     const found = violations(evaluated)
     if (found.length > 0) tally.failedCases++
     for (const { message, property } of found) {
@@ -53,7 +58,9 @@ for (let done = 0, chunk = 0; done < total; chunk++) {
 const seconds = (performance.now() - started) / 1000
 const lines = [
   `money:check  ${total.toLocaleString("en")} cases (seed ${seed}) in ${seconds.toFixed(1)} s (${Math.round(total / seconds).toLocaleString("en")} cases/s)`,
-  `  priced from USDC ${tally.USDC.toLocaleString("en")}, from COPm ${tally.COPm.toLocaleString("en")}; below_minimum ${tally.belowMinimum.toLocaleString("en")}`,
+  `  priced from USDC ${tally.USDC.toLocaleString("en")}, from COPm ${tally.COPm.toLocaleString("en")} (${tally.firmCopm.toLocaleString("en")} with a firm quote); refused: ${
+    [...refused].map(([tag, count]) => `${tag} ${count.toLocaleString("en")}`).join(", ") || "none"
+  }`,
   `  reference: exact rationals (bigint numerator/denominator); COPm routes: the mock route's pricing at each case's M and fee`,
   ...MONEY_PROPERTIES.map((property) => {
     const entry = failures.get(property.name)!
