@@ -115,11 +115,6 @@ export const IsoTimestamp = Schema.String.pipe(
   examples: ["2026-11-22T03:19:32.123Z"]
 })
 
-export const TokenSymbol = Schema.Literal("USDC").annotations({
-  identifier: "TokenSymbol",
-  description: "Token the user pays from"
-})
-
 export const FundingToken = Schema.Literal("USDC", "COPm").annotations({
   identifier: "FundingToken",
   description: "Token the user funds a payout from: `USDC` (a transfer to the deposit address), or the COP stablecoin `COPm` (a router swap whose USDC output goes to the deposit address)"

@@ -1,11 +1,11 @@
 import { Schema } from "effect"
 import { QUOTE_EXAMPLE } from "./Examples.ts"
-import { CopAmount, DecimalString, IsoTimestamp, TokenSymbol } from "./Primitives.ts"
+import { CopAmount, DecimalString, FundingToken, IsoTimestamp } from "./Primitives.ts"
 import { FeeLeg, RateDisplay } from "./Payout.ts"
 
 export const QuoteParams = Schema.Struct({
   destinationCop: Schema.optionalWith(CopAmount, { exact: true }),
-  fromToken: Schema.optionalWith(TokenSymbol, { exact: true })
+  fromToken: Schema.optionalWith(FundingToken, { exact: true })
 })
 
 export const Quote = Schema.Struct({
@@ -23,7 +23,8 @@ export const Quote = Schema.Struct({
   fees: Schema.optionalWith(Schema.Array(FeeLeg), { exact: true })
 }).annotations({
   identifier: "Quote",
-  description: "A USD→COP quote; with destinationCop also the amounts",
+  description:
+    "A USD→COP quote; with destinationCop also the amounts, exactly as a payout from fromToken created now would carry them (COPm: sourceAmount in COPm, the `swap` leg first). A quote with destinationCop binds that amount and token; one without fixes the rate only (for COPm too: the rate in USD, the swap priced with an amount).",
   examples: [QUOTE_EXAMPLE]
 })
 export type Quote = typeof Quote.Type

@@ -49,7 +49,9 @@ export const PrepareSwapRequest = Schema.Struct({
   userAddress: Address,
   fromToken: SwapToken,
   toToken: SwapToken,
-  amountIn: DecimalString,
+  amountIn: DecimalString.annotations({
+    description: "Amount of fromToken to sell, at most the token's decimals; at least 1 COPm (less is 409 `below_minimum`: its output would round to 0 USDC)"
+  }),
   slippageBps: Schema.optionalWith(SlippageBps, { exact: true })
 }).annotations({ identifier: "PrepareSwapRequest", ...RejectUnknownFields })
 export type PrepareSwapRequest = typeof PrepareSwapRequest.Type

@@ -5,6 +5,7 @@ import { CreatePayoutHeaders, MockScenarioHeaders } from "./Breb.ts"
 import {
   BadGatewayError,
   BadRequestError,
+  BelowMinimumError,
   ConflictError,
   IdempotencyKeyReusedError,
   NotFoundError,
@@ -28,11 +29,12 @@ export class SwapsGroup extends HttpApiGroup.make("swaps")
       .setHeaders(CreatePayoutHeaders)
       .addSuccess(SwapIntent, { status: 201 })
       .addError(IdempotencyKeyReusedError)
+      .addError(BelowMinimumError)
       .addError(ConflictError)
       .addError(ServiceUnavailableError)
       .addError(BadGatewayError)
       .annotate(OpenApi.Summary, "Prepare a swap")
-      .annotate(OpenApi.Description, "Quotes a swap between USDC and the COP stablecoin COPm through the swap router and returns the approval and swap transactions for the user to sign. `Idempotency-Key` as for payouts.")
+      .annotate(OpenApi.Description, "Quotes a swap between USDC and the COP stablecoin COPm through the swap router and returns the approval and swap transactions for the user to sign. `Idempotency-Key` as for payouts. An `amountIn` below the token's minimum (1 COPm) is 409 `below_minimum`.")
   )
   .add(
     HttpApiEndpoint.get("getSwap")`/${intentId}`

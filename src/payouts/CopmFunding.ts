@@ -9,10 +9,12 @@
  *   slippage headroom cost against mid-market (the headroom, when not used, reaches the provider as extra USDC);
  * - the service fee F (USD, as for USDC) is paid in COPm: F × M rounded UP to 18 decimals (`feeTransaction`);
  * - sourceAmount (COPm) = sellAmount + the COPm fee; receipt.totalPaid (USD) = X + F + swap leg;
- *   effectiveUsdCop = D / totalPaid rounded down to 6 decimals, display to 2; commission = the sum of the four legs.
+ *   effectiveUsdCop = D / totalPaid rounded down to 6 decimals, display to 2; commission = the sum of the four legs;
+ * - a firm quote (`quoteId` of a COPm quote with an amount) keeps its sellAmount while the route still delivers X for
+ *   it, else `requote`.
  */
 import type { FeeLeg, PreparedTx } from "@cop-integrations/contracts"
-import { BigDecimal, Effect } from "effect"
+import { BigDecimal, Data, Effect } from "effect"
 import type { TokenInfo } from "../chain/Tokens.ts"
 import { erc20Transfer } from "../chain/Erc20.ts"
 import {
@@ -28,7 +30,7 @@ import {
   toBaseUnits
 } from "../money/index.ts"
 import { BPS, DEFAULT_SLIPPAGE_BPS, swapFeeUsd } from "../swaps/SwapMath.ts"
-import { NoSwapRoute, type SwapQuote, SwapRouter } from "../swaps/SwapRouter.ts"
+import { NoSwapRoute, type SwapQuote, SwapRouter, SwapRouterUnavailable } from "../swaps/SwapRouter.ts"
 
 const MAX_ASKS = 4
 
@@ -65,9 +67,12 @@ export const sizeSwap = (input: {
     return yield* Effect.fail(new NoSwapRoute({ reason: "the route cannot deliver the deposit from COPm" }))
   })
 
-export interface CopmFunding {
-  readonly transaction: PreparedTx
-  readonly feeTransaction: PreparedTx
+/** A payout funded from COPm, priced: what the user pays and every leg, before the deposit address is known. */
+export interface CopmPrice {
+  /** USDC base units the route must deliver: the provider deposit X. */
+  readonly needed: bigint
+  /** COPm base units the swap sells. */
+  readonly sellAmount: bigint
   readonly fees: ReadonlyArray<FeeLeg>
   /** COPm the user pays in all (18 decimals). */
   readonly sourceAmount: string
@@ -79,28 +84,42 @@ export interface CopmFunding {
   readonly commissionDisplayAmount: string
 }
 
-export const fundFromCopm = (input: {
+/** A firm quote's COPm no longer buys the deposit on the route (it moved against the user since the quote). */
+export class QuotedSwapShort extends Data.TaggedError("QuotedSwapShort")<{
+  readonly sellAmount: bigint
+  readonly minBuyAmount: bigint
+  readonly needed: bigint
+}> {}
+
+/**
+ * The one pricing of a COPm-funded payout, for `GET quote` and for payout creation alike. `taker` is who would send
+ * the swap (the user at creation; a quote has none, so it names the fee wallet: routes price the same for any taker),
+ * and the route's output is asked for the taker itself, since the deposit address comes later. A firm quote's
+ * `quotedSellAmount` is priced as it is, if the route still delivers X for it.
+ */
+export const priceFromCopm = (input: {
   readonly copm: TokenInfo
   readonly usdc: TokenInfo
   readonly destinationCop: BigDecimal.BigDecimal
   readonly midRate: BigDecimal.BigDecimal
   readonly amounts: PayoutAmounts
   readonly usdLegs: ReadonlyArray<FeeLeg>
-  readonly user: `0x${string}`
-  readonly depositAddress: `0x${string}`
-  readonly feeWallet: string
+  readonly taker: `0x${string}`
+  readonly quotedSellAmount: bigint | undefined
 }) =>
   Effect.gen(function*() {
     const needed = toBaseUnits(input.amounts.deposit, input.usdc.decimals)
-    const { quote, sellAmount } = yield* sizeSwap({
-      copm: input.copm,
-      usdc: input.usdc,
-      needed,
-      midRate: input.midRate,
-      taker: input.user,
-      recipient: input.depositAddress,
-      slippageBps: DEFAULT_SLIPPAGE_BPS
-    })
+    const sellAmount = input.quotedSellAmount === undefined
+      ? (yield* sizeSwap({
+        copm: input.copm,
+        usdc: input.usdc,
+        needed,
+        midRate: input.midRate,
+        taker: input.taker,
+        recipient: input.taker,
+        slippageBps: DEFAULT_SLIPPAGE_BPS
+      })).sellAmount
+      : yield* stillCovers(input.copm, input.usdc, input.quotedSellAmount, needed, input.taker)
     const swapUsd = swapFeeUsd({ from: input.copm, to: input.usdc, amountIn: sellAmount, expectedOut: needed, midRate: input.midRate })
     const feeCopm = roundUp(BigDecimal.multiply(input.amounts.serviceFee, input.midRate), input.copm.decimals)
     const sold = fromBaseUnits(sellAmount, input.copm.decimals)
@@ -113,13 +132,8 @@ export const fundFromCopm = (input: {
       input.amounts.serviceFee
     ])
     return {
-      transaction: {
-        approvalTarget: quote.allowanceTarget,
-        to: quote.transaction.to,
-        data: quote.transaction.data,
-        value: String(quote.transaction.value)
-      },
-      feeTransaction: erc20Transfer(input.copm.address, input.feeWallet, toBaseUnits(feeCopm, input.copm.decimals)),
+      needed,
+      sellAmount,
       fees: [{ code: "swap", amountUsd: swapUsd, to: null, status: "quoted" }, ...input.usdLegs],
       sourceAmount: formatFixed(BigDecimal.sum(sold, feeCopm), input.copm.decimals),
       serviceFee: formatFixed(feeCopm, input.copm.decimals),
@@ -127,5 +141,55 @@ export const fundFromCopm = (input: {
       effectiveUsdCop: formatFixed(effective, EFFECTIVE_RATE_DECIMALS),
       display: displayRate(effective),
       commissionDisplayAmount: formatFixed(roundHalfUp(commission, COMMISSION_DISPLAY_DECIMALS), COMMISSION_DISPLAY_DECIMALS)
-    } satisfies CopmFunding
+    } satisfies CopmPrice
+  })
+
+const stillCovers = (copm: TokenInfo, usdc: TokenInfo, sellAmount: bigint, needed: bigint, taker: `0x${string}`) =>
+  Effect.gen(function*() {
+    const router = yield* SwapRouter
+    const quote = yield* router.quote({ sellToken: copm, buyToken: usdc, sellAmount, taker, recipient: taker, slippageBps: DEFAULT_SLIPPAGE_BPS })
+    if (quote.minBuyAmount < needed) {
+      return yield* Effect.fail(new QuotedSwapShort({ sellAmount, minBuyAmount: quote.minBuyAmount, needed }))
+    }
+    return sellAmount
+  })
+
+/**
+ * The transactions of a priced COPm payout, once the provider named its deposit address: the route for the priced
+ * sellAmount with its output to that address (asked again, for calldata with that recipient), and the fee in COPm.
+ */
+export const fundFromCopm = (input: {
+  readonly copm: TokenInfo
+  readonly usdc: TokenInfo
+  readonly price: CopmPrice
+  readonly user: `0x${string}`
+  readonly depositAddress: `0x${string}`
+  readonly feeWallet: string
+}) =>
+  Effect.gen(function*() {
+    const router = yield* SwapRouter
+    const quote = yield* router.quote({
+      sellToken: input.copm,
+      buyToken: input.usdc,
+      sellAmount: input.price.sellAmount,
+      taker: input.user,
+      recipient: input.depositAddress,
+      slippageBps: DEFAULT_SLIPPAGE_BPS
+    })
+    if (quote.minBuyAmount < input.price.needed) {
+      return yield* Effect.fail(new SwapRouterUnavailable({ reason: "the route moved while the payout was being prepared" }))
+    }
+    return {
+      transaction: {
+        approvalTarget: quote.allowanceTarget,
+        to: quote.transaction.to,
+        data: quote.transaction.data,
+        value: String(quote.transaction.value)
+      },
+      feeTransaction: erc20Transfer(
+        input.copm.address,
+        input.feeWallet,
+        toBaseUnits(BigDecimal.unsafeFromString(input.price.serviceFee), input.copm.decimals)
+      )
+    } satisfies { readonly transaction: PreparedTx; readonly feeTransaction: PreparedTx }
   })

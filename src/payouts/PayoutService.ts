@@ -5,20 +5,18 @@ import {
   NeedsKyc,
   NotFound,
   type Payout,
-  type PayoutList,
-  Requote
+  type PayoutList
 } from "@cop-integrations/contracts"
 import { BigDecimal, Effect, Option, Schema } from "effect"
 import { getAddress } from "viem"
 import { Chain } from "../chain/Chain.ts"
-import { erc20Transfer } from "../chain/Erc20.ts"
 import { addSeconds, now } from "../Clock.ts"
 import { AppConfig } from "../Config.ts"
 import { PageBudget } from "../db/PageBudget.ts"
 import { type Claim, IdempotencyStore, requestFingerprint } from "../idempotency/IdempotencyStore.ts"
 import { newId } from "../ids.ts"
 import { CustomerRepo } from "../kyc/CustomerRepo.ts"
-import { formatFixed, toBaseUnits } from "../money/index.ts"
+import { formatFixed } from "../money/index.ts"
 import { Market } from "../provider/Market.ts"
 import { madeNothing, PayoutProvider, type UsdCopRates } from "../provider/PayoutProvider.ts"
 import { providerIdempotencyKey } from "../provider/IdempotencyKeys.ts"
@@ -27,11 +25,11 @@ import { marketClosed, QuoteService } from "../quotes/QuoteService.ts"
 import { RateCache } from "../quotes/RateCache.ts"
 import { routerFailure } from "../swaps/RouterErrors.ts"
 import { keysetPage, type ListRequest, rowsFetched } from "./Cursor.ts"
-import { fundFromCopm } from "./CopmFunding.ts"
+import { fundPayout } from "./Funding.ts"
 import { PayoutRepo } from "./PayoutRepo.ts"
 import type { PayoutRow } from "./PayoutRow.ts"
 import { presentPayout } from "./Present.ts"
-import { parseDestinationCop, priceAboveMinimums } from "./Pricing.ts"
+import { parseDestinationCop, pricePayout } from "./Pricing.ts"
 import { RequoteGuard } from "./RequoteGuard.ts"
 
 export const PAYOUTS_PATH = "/api/integrations/breb/payouts"
@@ -58,30 +56,6 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
     const idempotency = yield* IdempotencyStore
     const requoteGuard = yield* RequoteGuard
     const pageBudget = yield* PageBudget
-
-    const requote = (error: string) => Effect.fail(new Requote({ error }))
-
-    /**
-     * The price a payout is charged at: the current rates, or a quote's rates while the quote is firm (DESIGN §3: the
-     * service absorbs movement within tolerance; beyond it or after expiry → requote).
-     */
-    const pricingRates = (integrationId: string, quoteId: string | undefined, current: UsdCopRates, at: Date) =>
-      Effect.gen(function*() {
-        if (quoteId === undefined) return current
-        const quote = yield* quotes.findQuote(integrationId, quoteId)
-        if (quote === undefined) {
-          return yield* Effect.fail(new BadRequest({ error: "quoteId: no such quote for this integration" }))
-        }
-        if (quote.expires_at.getTime() <= at.getTime()) return yield* requote("the quote has expired: quote again")
-        const floor = BigDecimal.multiply(
-          quote.sell_rate,
-          BigDecimal.subtract(BigDecimal.fromBigInt(1n), BigDecimal.make(BigInt(config.requoteToleranceBps), 4))
-        )
-        if (BigDecimal.lessThan(current.sellRate, floor)) {
-          return yield* requote("the rate moved against the user beyond tolerance: quote again")
-        }
-        return { sellRate: quote.sell_rate, midRate: quote.mid_rate } satisfies UsdCopRates
-      })
 
     /**
      * Everything a payout needs before it is written: checks, price, and the provider's external account and
@@ -115,21 +89,28 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
         yield* requoteGuard.beforePricing
         const at = yield* now
         const pinned = Schema.decodeUnknownOption(PinnedRates)(claim.pinned)
-        const rates: UsdCopRates = Option.isSome(pinned) ? pinned.value : yield* Effect.flatMap(
-          orProviderFailure(rateCache.usdCopRates),
-          (current) => pricingRates(integrationId, request.quoteId, current, at)
-        )
-
         const token = chain.token(request.fromToken ?? "USDC")
+        const terms = Option.isSome(pinned) ? { rates: pinned.value, swapSellAmount: undefined } : yield* Effect.flatMap(
+          orProviderFailure(rateCache.usdCopRates),
+          (current) =>
+            quotes.termsFor({ integrationId, quoteId: request.quoteId, destinationCop, fromToken: token.symbol, current, at })
+        )
+        const rates: UsdCopRates = terms.rates
+
         // The provider is paid in USDC whatever the user funds the payout from.
         const usdc = chain.token("USDC")
-        const priced = yield* priceAboveMinimums({
+        // Priced as GET quote prices (one path), before any provider call: a COPm route's failure leaves nothing behind.
+        const price = yield* pricePayout({
           destinationCop,
           rates,
-          tokenDecimals: usdc.decimals,
+          fromToken: token,
+          usdc,
           feeWallet: config.feeWalletAddress,
-          rateBufferBps: config.rateBufferBps
+          rateBufferBps: config.rateBufferBps,
+          swapTaker: getAddress(request.userAddress),
+          quotedSwapSellAmount: terms.swapSellAmount
         })
+        const priced = price.usd
 
         if (Option.isNone(pinned)) yield* claim.record(Schema.encodeSync(PinnedRates)(rates))
 
@@ -170,19 +151,14 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
             Effect.annotateLogs({ payoutId, transferId: transfer.transferId })
           )
         }
-        const funding = token.symbol === "COPm"
-          ? yield* fundFromCopm({
-            copm: token,
-            usdc,
-            destinationCop,
-            midRate: rates.midRate,
-            amounts: priced.amounts,
-            usdLegs: priced.fees,
-            user: getAddress(request.userAddress),
-            depositAddress: transfer.depositAddress,
-            feeWallet: config.feeWalletAddress
-          }).pipe(Effect.mapError((error) => routerFailure(error)))
-          : undefined
+        const funding = yield* fundPayout({
+          price,
+          fromToken: token,
+          usdc,
+          user: getAddress(request.userAddress),
+          depositAddress: transfer.depositAddress,
+          feeWallet: config.feeWalletAddress
+        }).pipe(Effect.mapError((error) => routerFailure(error)))
         const row: PayoutRow = {
           id: payoutId,
           integration_id: integrationId,
@@ -200,33 +176,15 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
           deposit_currency: transfer.currency,
           deposit_address: transfer.depositAddress,
           deposit_amount: priced.wire.deposit,
-          ...(funding === undefined
-            ? {
-              service_fee: priced.wire.serviceFee,
-              total_paid: priced.wire.totalPaid,
-              source_amount: null,
-              effective_usd_cop: priced.wire.effectiveUsdCop,
-              rate_display: priced.wire.display,
-              fee_legs: priced.fees,
-              transaction: erc20Transfer(usdc.address, transfer.depositAddress, toBaseUnits(priced.amounts.deposit, usdc.decimals)),
-              fee_transaction: erc20Transfer(
-                usdc.address,
-                config.feeWalletAddress,
-                toBaseUnits(priced.amounts.serviceFee, usdc.decimals)
-              ),
-              commission_usd: priced.wire.commissionDisplayAmount
-            }
-            : {
-              service_fee: funding.serviceFee,
-              total_paid: funding.totalPaidUsd,
-              source_amount: funding.sourceAmount,
-              effective_usd_cop: funding.effectiveUsdCop,
-              rate_display: funding.display,
-              fee_legs: funding.fees,
-              transaction: funding.transaction,
-              fee_transaction: funding.feeTransaction,
-              commission_usd: funding.commissionDisplayAmount
-            }),
+          service_fee: price.serviceFee,
+          total_paid: price.totalPaidUsd,
+          source_amount: price.copm === undefined ? null : price.sourceAmount,
+          effective_usd_cop: price.effectiveUsdCop,
+          rate_display: price.display,
+          fee_legs: price.fees,
+          transaction: funding.transaction,
+          fee_transaction: funding.feeTransaction,
+          commission_usd: price.commissionDisplayAmount,
           provider_transfer_id: transfer.transferId,
           tx_hash: null,
           fee_tx_hash: null,

@@ -1,20 +1,25 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { MercadoCerrado, type Quote } from "@cop-integrations/contracts"
+import { BadRequest, MercadoCerrado, type Quote, Requote } from "@cop-integrations/contracts"
 import { BigDecimal, Effect, Option, Schema } from "effect"
+import { getAddress } from "viem"
 import { Chain, type TokenSymbol } from "../chain/Chain.ts"
 import { addSeconds, now } from "../Clock.ts"
 import { AppConfig } from "../Config.ts"
 import { newId } from "../ids.ts"
-import { formatEffectiveRate, formatFixed, quoteWithoutAmount } from "../money/index.ts"
-import { parseDestinationCop, priceAboveMinimums } from "../payouts/Pricing.ts"
+import { formatEffectiveRate, formatFixed, fromBaseUnits, quoteWithoutAmount, toBaseUnits } from "../money/index.ts"
+import { parseDestinationCop, pricePayout } from "../payouts/Pricing.ts"
 import { Market } from "../provider/Market.ts"
+import type { UsdCopRates } from "../provider/PayoutProvider.ts"
 import { orProviderFailure } from "../provider/ProviderErrors.ts"
 import { RateCache } from "./RateCache.ts"
 
 export const QuoteRow = Schema.Struct({
   id: Schema.String,
+  from_token: Schema.String,
   sell_rate: Schema.BigDecimal,
   mid_rate: Schema.BigDecimal,
+  destination_cop: Schema.NullOr(Schema.BigDecimal),
+  swap_sell_amount: Schema.NullOr(Schema.BigDecimal),
   expires_at: Schema.DateFromSelf
 })
 export type QuoteRow = typeof QuoteRow.Type
@@ -22,6 +27,14 @@ export type QuoteRow = typeof QuoteRow.Type
 export const marketClosed = new MercadoCerrado({
   error: "the USD/COP market is closed; quotes and payouts resume when it opens"
 })
+
+/** What a quote fixes for the payout created with it: its rates, and for COPm with an amount its swap's sellAmount. */
+export interface QuotedTerms {
+  readonly rates: UsdCopRates
+  readonly swapSellAmount: bigint | undefined
+}
+
+const requote = (error: string) => Effect.fail(new Requote({ error }))
 
 export class QuoteService extends Effect.Service<QuoteService>()("QuoteService", {
   effect: Effect.gen(function*() {
@@ -35,7 +48,7 @@ export class QuoteService extends Effect.Service<QuoteService>()("QuoteService",
       Request: Schema.Struct({ integrationId: Schema.String, quoteId: Schema.String }),
       Result: QuoteRow,
       execute: ({ integrationId, quoteId }) =>
-        sql`SELECT id, sell_rate, mid_rate, expires_at FROM quotes
+        sql`SELECT id, from_token, sell_rate, mid_rate, destination_cop, swap_sell_amount, expires_at FROM quotes
             WHERE id = ${quoteId} AND integration_id = ${integrationId}`
     })
 
@@ -63,24 +76,32 @@ export class QuoteService extends Effect.Service<QuoteService>()("QuoteService",
           expiresAt: expiresAt.toISOString()
         }
         let response: Quote
+        let swapSellAmount: string | null = null
         if (destinationCop === undefined) {
+          // The rate only, for COPm too: the swap's cost depends on the amount, so it is priced with one.
           const rate = quoteWithoutAmount(rates.sellRate)
           response = { ...base, display: rate.display, effectiveUsdCop: formatEffectiveRate(rate.effectiveUsdCop) }
         } else {
-          const priced = yield* priceAboveMinimums({
+          const price = yield* pricePayout({
             destinationCop,
             rates,
-            tokenDecimals: token.decimals,
+            fromToken: token,
+            usdc: chain.token("USDC"),
             feeWallet: config.feeWalletAddress,
-            rateBufferBps: config.rateBufferBps
-          })
+            rateBufferBps: config.rateBufferBps,
+            swapTaker: getAddress(config.feeWalletAddress),
+            quotedSwapSellAmount: undefined
+          }).pipe(Effect.catchTag("Requote", Effect.die)) // only a quoted swap can fall short, and a quote has none
+          if (price.copm !== undefined) {
+            swapSellAmount = formatFixed(fromBaseUnits(price.copm.sellAmount, token.decimals), token.decimals)
+          }
           response = {
             ...base,
-            display: priced.wire.display,
-            effectiveUsdCop: priced.wire.effectiveUsdCop,
+            display: price.display,
+            effectiveUsdCop: price.effectiveUsdCop,
             destinationCop: formatFixed(destinationCop, 2),
-            sourceAmount: priced.wire.totalPaid,
-            fees: priced.fees
+            sourceAmount: price.sourceAmount,
+            fees: price.fees
           }
         }
         yield* sql`INSERT INTO quotes ${
@@ -91,6 +112,7 @@ export class QuoteService extends Effect.Service<QuoteService>()("QuoteService",
             sell_rate: BigDecimal.format(rates.sellRate),
             mid_rate: BigDecimal.format(rates.midRate),
             destination_cop: destinationCop === undefined ? null : formatFixed(destinationCop, 2),
+            swap_sell_amount: swapSellAmount,
             created_at: at,
             expires_at: expiresAt
           })
@@ -98,10 +120,54 @@ export class QuoteService extends Effect.Service<QuoteService>()("QuoteService",
         return response
       })
 
-    return {
-      quote,
-      findQuote: (integrationId: string, quoteId: string) =>
-        findQuote({ integrationId, quoteId }).pipe(Effect.orDie, Effect.map(Option.getOrUndefined))
-    } as const
+    /**
+     * The price a payout is charged at: the current rates, or what its quote fixed while the quote is firm (DESIGN
+     * §3: the service absorbs movement within tolerance; beyond it or after expiry → requote). A quote is for one
+     * fromToken, and a quote with an amount for that amount only: another is requote, naming both.
+     */
+    const termsFor = (input: {
+      readonly integrationId: string
+      readonly quoteId: string | undefined
+      readonly destinationCop: BigDecimal.BigDecimal
+      readonly fromToken: TokenSymbol
+      readonly current: UsdCopRates
+      readonly at: Date
+    }) =>
+      Effect.gen(function*() {
+        if (input.quoteId === undefined) return { rates: input.current, swapSellAmount: undefined } satisfies QuotedTerms
+        const found = yield* findQuote({ integrationId: input.integrationId, quoteId: input.quoteId }).pipe(Effect.orDie)
+        if (Option.isNone(found)) {
+          return yield* Effect.fail(new BadRequest({ error: "quoteId: no such quote for this integration" }))
+        }
+        const quote = found.value
+        if (quote.from_token !== input.fromToken) {
+          return yield* requote(
+            `fromToken: the quote is for paying from ${quote.from_token}, this payout pays from ${input.fromToken}: quote again with fromToken=${input.fromToken}`
+          )
+        }
+        if (quote.destination_cop !== null && !BigDecimal.equals(quote.destination_cop, input.destinationCop)) {
+          const quoted = formatFixed(quote.destination_cop, 2)
+          const asked = formatFixed(input.destinationCop, 2)
+          return yield* requote(
+            `destinationCop: the quote is for ${quoted} COP, this payout asks for ${asked} COP: quote again for ${asked} COP`
+          )
+        }
+        if (quote.expires_at.getTime() <= input.at.getTime()) return yield* requote("the quote has expired: quote again")
+        const floor = BigDecimal.multiply(
+          quote.sell_rate,
+          BigDecimal.subtract(BigDecimal.fromBigInt(1n), BigDecimal.make(BigInt(config.requoteToleranceBps), 4))
+        )
+        if (BigDecimal.lessThan(input.current.sellRate, floor)) {
+          return yield* requote("the rate moved against the user beyond tolerance: quote again")
+        }
+        return {
+          rates: { sellRate: quote.sell_rate, midRate: quote.mid_rate },
+          swapSellAmount: quote.swap_sell_amount === null
+            ? undefined
+            : toBaseUnits(quote.swap_sell_amount, chain.token(input.fromToken).decimals)
+        } satisfies QuotedTerms
+      })
+
+    return { quote, termsFor } as const
   })
 }) {}

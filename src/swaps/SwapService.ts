@@ -1,6 +1,7 @@
 import {
   BadGateway,
   BadRequest,
+  BelowMinimum,
   Conflict,
   type ConfirmSwapRequest,
   NotFound,
@@ -28,7 +29,7 @@ import { RequoteGuard } from "../payouts/RequoteGuard.ts"
 import { orProviderFailure } from "../provider/ProviderErrors.ts"
 import { RateCache } from "../quotes/RateCache.ts"
 import { presentSwap } from "./Present.ts"
-import { DEFAULT_SLIPPAGE_BPS, minAmountOut, swapFeeUsd } from "./SwapMath.ts"
+import { DEFAULT_SLIPPAGE_BPS, MINIMUM_AMOUNT_IN, minAmountOut, swapFeeUsd } from "./SwapMath.ts"
 import { SwapRepo } from "./SwapRepo.ts"
 import { routerFailure } from "./RouterErrors.ts"
 import { SwapRouter } from "./SwapRouter.ts"
@@ -63,7 +64,7 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
 
     const badRequest = (error: string) => Effect.fail(new BadRequest({ error }))
 
-    /** The pair and the amount, checked: 400 naming the field and the rule. */
+    /** The pair and the amount, checked: 400 naming the field and the rule; 409 below_minimum under the token's minimum. */
     const parse = (request: PrepareSwapRequest) =>
       Effect.gen(function*() {
         if (request.fromToken === request.toToken) return yield* badRequest("toToken: must differ from fromToken")
@@ -78,6 +79,12 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
         }
         const sellAmount = toBaseUnits(amount.value, from.decimals)
         if (sellAmount === 0n) return yield* badRequest("amountIn: must be greater than 0")
+        const minimum = MINIMUM_AMOUNT_IN[from.symbol]
+        if (BigDecimal.lessThan(amount.value, minimum)) {
+          return yield* Effect.fail(new BelowMinimum({
+            error: `amountIn: must be at least ${BigDecimal.format(minimum)} ${from.symbol} (a smaller swap's output rounds to nothing)`
+          }))
+        }
         return { from, to, sellAmount, slippageBps: request.slippageBps ?? DEFAULT_SLIPPAGE_BPS }
       })
 

@@ -272,6 +272,41 @@ describe("POST /payouts: quoteId", () => {
     expectBadRequest(await partner.createPayout(payoutBody(user, { quoteId: theirQuoteId })), "quoteId")
   })
 
+  it("a quote with an amount binds it: another destinationCop is 409 requote naming both amounts", async () => {
+    const quoteId = await newQuote("250000")
+    const before = await countPayouts(server, partner.integrationId)
+    const message = expectError(await partner.createPayout(payoutBody(user, { quoteId, destinationCop: "260000" })), 409, "requote")
+    expect(message).toContain("250000.00 COP")
+    expect(message).toContain("260000.00 COP")
+    expect(message).toContain("destinationCop")
+    expect(await countPayouts(server, partner.integrationId)).toBe(before)
+    // the same amount written another way is the same amount
+    const same = await partner.createPayout(payoutBody(user, { quoteId, destinationCop: "250000.00" }))
+    expect(same.status, same.text).toBe(201)
+  })
+
+  it("a quote without an amount fixes the rate only: any destinationCop is accepted with it", async () => {
+    const rateOnly = await partner.get(`${BREB}/quote`, {})
+    const quoteId = (rateOnly.json as { quoteId: string }).quoteId
+    for (const destinationCop of ["250000", "260000"]) {
+      const created = await partner.createPayout(payoutBody(user, { quoteId, destinationCop }))
+      expect(created.status, created.text).toBe(201)
+      expect(decodePayout(created.json).sourceAmount).toBe(expectedPayout(destinationCop, server.config).wire.totalPaid)
+    }
+  })
+
+  it("a quote is for one fromToken: a payout from another token is 409 requote naming both", async () => {
+    const usdcQuote = await newQuote("250000")
+    const message = expectError(await partner.createPayout(payoutBody(user, { quoteId: usdcQuote, fromToken: "COPm" })), 409, "requote")
+    expect(message).toContain("USDC")
+    expect(message).toContain("COPm")
+    expect(message).toContain("fromToken")
+    const copmQuote = await partner.get(`${BREB}/quote`, { fromToken: "COPm" })
+    expect(copmQuote.status, copmQuote.text).toBe(200)
+    const quoteId = (copmQuote.json as { quoteId: string }).quoteId
+    expectError(await partner.createPayout(payoutBody(user, { quoteId })), 409, "requote")
+  })
+
   it("answers requote for an expired quote", async () => {
     const quoteId = await newQuote()
     const updated = await sql(

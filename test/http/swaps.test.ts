@@ -8,7 +8,7 @@ import { Schema } from "effect"
 import { decodeFunctionData, erc20Abi, getAddress } from "viem"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { routerAbi } from "../../src/swaps/RouterAbi.ts"
-import { call, expectBadRequest, expectError, fixed, newAddress, newPartner, newTxHash, type Partner, sql, unitsOf } from "../support/flows.ts"
+import { BREB, call, expectBadRequest, expectError, fixed, newAddress, newPartner, newTxHash, type Partner, sql, unitsOf } from "../support/flows.ts"
 import { startTestServer, type TestServer } from "../support/server.ts"
 
 const SWAPS = "/api/integrations/swaps"
@@ -23,7 +23,7 @@ let partner: Partner
 let other: Partner
 
 beforeAll(async () => {
-  server = await startTestServer({ env: { MOCK_USD_COP_MID: "4000", MOCK_SWAP_FEE_BPS: "32", SWAP_TTL_SECONDS: "300" } })
+  server = await startTestServer({ captureLogs: true, env: { MOCK_USD_COP_MID: "4000", MOCK_SWAP_FEE_BPS: "32", SWAP_TTL_SECONDS: "300" } })
   partner = await newPartner(server)
   other = await newPartner(server)
 })
@@ -32,6 +32,7 @@ afterAll(() => server?.close())
 const post = (who: Partner, path: string, body: unknown, headers?: Record<string, string>) =>
   call(server.baseUrl, who.apiKey, "POST", path, { body, ...(headers ? { headers } : {}) })
 const get = (who: Partner, path: string) => call(server.baseUrl, who.apiKey, "GET", path)
+const errorLogLines = () => server.logs.filter((line) => JSON.parse(line).logLevel === "ERROR")
 
 const prepare = async (body: Record<string, unknown>, who: Partner = partner) => {
   const answer = await post(who, SWAPS, body)
@@ -89,6 +90,22 @@ describe("prepare", () => {
     // 400000 COPm = 100 USD at mid-market; the route delivers 99.68: 0.32 USD
     expect(intent.expectedAmountOut).toBe("99.680000")
     expect(intent.fees[0]?.amountUsd).toBe("0.320000")
+  })
+
+  it("a COPm amountIn below 1 COPm is 409 below_minimum naming the minimum, without an ERROR log; 1 COPm gets a non-zero minAmountOut", async () => {
+    const errorsBefore = errorLogLines().length
+    for (const amountIn of ["0.000001", "0.5", "0.999999999999999999"]) {
+      const message = expectError(
+        await post(partner, SWAPS, { userAddress: newAddress(), fromToken: "COPm", toToken: "USDC", amountIn, slippageBps: 500 }),
+        409,
+        "below_minimum"
+      )
+      expect(message).toContain("amountIn: must be at least 1 COPm")
+    }
+    expect(errorLogLines().slice(errorsBefore)).toEqual([])
+    const least = await prepare({ userAddress: newAddress(), fromToken: "COPm", toToken: "USDC", amountIn: "1", slippageBps: 500 })
+    expect(unitsOf(least.minAmountOut, USDC)).toBe((expectedOut("COPm", "1") * 9_500n) / 10_000n)
+    expect(unitsOf(least.minAmountOut, USDC) > 0n).toBe(true)
   })
 
   it.each([
@@ -247,6 +264,59 @@ describe("a payout funded from COPm (mock mode)", () => {
     const confirmed = await partner.confirm(payout.payoutId, { txHash: newTxHash(), feeTxHash: newTxHash() })
     expect(confirmed.status, confirmed.text).toBe(200)
     expect((confirmed.json as any).status).toBe("deposit_confirmed")
+  })
+
+  it("GET quote?fromToken=COPm with an amount prices it exactly as the payout created with its quoteId, and one created without it", async () => {
+    const user = await partner.approvedUser()
+    const quoted = await get(partner, `${BREB}/quote?fromToken=COPm&destinationCop=250000`)
+    expect(quoted.status, quoted.text).toBe(200)
+    const quote = quoted.json as any
+    expect(quote.fromToken).toBe("COPm")
+    expect(quote.fees.map((leg: any) => leg.code)).toEqual(["swap", "bridge_fx", "bridge", "copby"])
+    expect(quote.sourceAmount).toMatch(/^[0-9]+\.[0-9]{18}$/)
+    const body = { userAddress: user, destinationCop: "250000", breBKey: "@camila2024", accountOwnerName: "Camila Rojas", fromToken: "COPm" }
+    for (const request of [{ ...body, quoteId: quote.quoteId }, body]) {
+      const created = await partner.createPayout(request)
+      expect(created.status, created.text).toBe(201)
+      const payout = created.json as any
+      expect({
+        sourceAmount: payout.sourceAmount,
+        fees: payout.fees,
+        display: payout.quote.display,
+        effectiveUsdCop: payout.quote.effectiveUsdCop,
+        sellRateUsdCop: payout.receipt.exchangeRate.sellRateUsdCop
+      }).toEqual({
+        sourceAmount: quote.sourceAmount,
+        fees: quote.fees,
+        display: quote.display,
+        effectiveUsdCop: quote.effectiveUsdCop,
+        sellRateUsdCop: quote.sellRateUsdCop
+      })
+      // the quoted COPm is what the two transactions move: the swap's sellAmount plus the fee transfer
+      const swap = decodeFunctionData({ abi: routerAbi, data: payout.transaction.data })
+      const fee = decodeFunctionData({ abi: erc20Abi, data: payout.feeTransaction.data })
+      expect(fixed((swap.args![2] as bigint) + (fee.args![1] as bigint), COPM)).toBe(quote.sourceAmount)
+    }
+  })
+
+  it("GET quote?fromToken=COPm without an amount fixes the rate only, as for USDC: E = S × 0.995 / 1.01", async () => {
+    const copm = await get(partner, `${BREB}/quote?fromToken=COPm`)
+    const usdc = await get(partner, `${BREB}/quote`)
+    expect(copm.status, copm.text).toBe(200)
+    const { cached: _c1, expiresAt: _e1, quoteId, ...rate } = copm.json as any
+    const { cached: _c2, expiresAt: _e2, quoteId: _q2, ...usdcRate } = usdc.json as any
+    expect(rate).toEqual({ ...usdcRate, fromToken: "COPm" })
+    expect(rate.sourceAmount).toBeUndefined()
+    const user = await partner.approvedUser()
+    const created = await partner.createPayout({
+      userAddress: user,
+      destinationCop: "123456",
+      breBKey: "@camila2024",
+      accountOwnerName: "Camila Rojas",
+      fromToken: "COPm",
+      quoteId
+    })
+    expect(created.status, created.text).toBe(201)
   })
 
   it("fromToken outside USDC and COPm is 400 naming fromToken", async () => {

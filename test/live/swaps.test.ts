@@ -2,13 +2,15 @@
  * Swaps in live mode on anvil: a user holding only COPm approves and swaps through the route a 0x-style aggregator
  * returned (its calldata calls the test router), and separately funds a payout with one swap transaction whose USDC
  * goes to the provider's deposit address; the API verifies both onchain. Each rejection: an output below
- * minAmountOut, the wrong recipient, the wrong sender, a hash reused across a swap and a payout.
+ * minAmountOut, the wrong recipient, the wrong sender, a hash reused across a swap and a payout. A COPm quote priced
+ * through the same router is what the payout created with it charges (and stays firm until the route no longer covers
+ * the deposit); a swap below 1 COPm is below_minimum before the router is asked.
  */
-import { encodeFunctionData, erc20Abi, getAddress, type Hex } from "viem"
+import { decodeFunctionData, encodeFunctionData, erc20Abi, getAddress, type Hex } from "viem"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { routerAbi } from "../../src/swaps/RouterAbi.ts"
 import { waitUntil } from "../simulators/support.ts"
-import { call, expectError, PAYOUTS, unitsOf } from "../support/flows.ts"
+import { BREB, call, expectError, PAYOUTS, unitsOf } from "../support/flows.ts"
 import { COP_TOKEN_DECIMALS, completeLiveKyc, type LiveStack, newWalletUser, startLiveStack, TOKEN_DECIMALS, type WalletUser } from "../support/liveStack.ts"
 
 const SWAPS = "/api/integrations/swaps"
@@ -17,7 +19,7 @@ let stack: LiveStack
 let apiKey: string
 
 beforeAll(async () => {
-  stack = await startLiveStack()
+  stack = await startLiveStack({ server: { captureLogs: true } })
   apiKey = await stack.newLiveKey()
 }, 60_000)
 afterAll(() => stack?.close())
@@ -141,6 +143,88 @@ describe("swaps in live mode, verified on anvil", () => {
     const right = await user.send(intent.transaction)
     const confirmed = await post(`${SWAPS}/${intent.intentId}/confirm`, { txHash: right.transactionHash })
     expect(confirmed.status, confirmed.text).toBe(200)
+  })
+})
+
+describe("quotes of COPm payouts in live mode, through the router on anvil", () => {
+  const payoutBody = (user: WalletUser) => ({
+    userAddress: user.address,
+    destinationCop: "250000",
+    breBKey: "@camila2024",
+    accountOwnerName: "Camila Rojas",
+    fromToken: "COPm"
+  })
+  const priceOf = (json: any) => ({
+    sourceAmount: json.sourceAmount,
+    fees: json.fees,
+    display: json.display ?? json.quote.display,
+    effectiveUsdCop: json.effectiveUsdCop ?? json.quote.effectiveUsdCop
+  })
+  const quoteCopm = async () => {
+    const quoted = await get(`${BREB}/quote?fromToken=COPm&destinationCop=250000`)
+    expect(quoted.status, quoted.text).toBe(200)
+    return quoted.json as any
+  }
+  /** COPm → USDC at `numerator` USDC base units per 10^19 COPm base units (the fixtures' 2492: 1 COPm = 0.0002492 USDC). */
+  const routeAt = (numerator: bigint) => stack.swaps.setRate(stack.copToken, stack.token, numerator, 10n ** 19n)
+  const approvedCopmUser = async () => {
+    const user = await copmHolder(400_000n)
+    await completeLiveKyc(stack, apiKey, user.address, `q-${user.address.slice(2, 10).toLowerCase()}@example.com`)
+    return user
+  }
+
+  it("GET quote?fromToken=COPm with an amount is what the payout created with its quoteId carries, and the swap delivers X", async () => {
+    const user = await approvedCopmUser()
+    const quote = await quoteCopm()
+    expect(quote.fromToken).toBe("COPm")
+    expect(quote.fees.map((leg: any) => leg.code)).toEqual(["swap", "bridge_fx", "bridge", "copby"])
+    const created = await post(PAYOUTS, { ...payoutBody(user), quoteId: quote.quoteId })
+    expect(created.status, created.text).toBe(201)
+    const payout = created.json as any
+    expect(priceOf(payout)).toEqual(priceOf(quote))
+    const unquoted = await post(PAYOUTS, payoutBody(user))
+    expect(priceOf(unquoted.json)).toEqual(priceOf(quote))
+
+    const sellAmount = decodeFunctionData({ abi: routerAbi, data: payout.transaction.data }).args[2] as bigint
+    await user.wallet.writeContract({ address: stack.copToken, abi: erc20Abi, functionName: "approve", args: [stack.swaps.router, sellAmount] })
+      .then((hash) => stack.anvil.client.waitForTransactionReceipt({ hash }))
+    expect((await user.send(payout.transaction)).status).toBe("success")
+    expect(await balanceOf(stack.token, getAddress(payout.deposit.address))).toBeGreaterThanOrEqual(unitsOf(payout.deposit.amount, TOKEN_DECIMALS))
+  })
+
+  it("a COPm quote is firm while its COPm still covers the deposit; a route that no longer does is 409 requote", async () => {
+    const user = await approvedCopmUser()
+    const quote = await quoteCopm()
+    try {
+      await routeAt(2_500n) // the route got better: the quoted amount is still charged, a fresh price is lower
+      const firm = await post(PAYOUTS, { ...payoutBody(user), quoteId: quote.quoteId })
+      expect(firm.status, firm.text).toBe(201)
+      expect(priceOf(firm.json)).toEqual(priceOf(quote))
+      const fresh = await post(PAYOUTS, payoutBody(user))
+      expect(unitsOf((fresh.json as any).sourceAmount, COP_TOKEN_DECIMALS)).toBeLessThan(unitsOf(quote.sourceAmount, COP_TOKEN_DECIMALS))
+
+      const second = await quoteCopm()
+      await routeAt(2_480n) // worse: the quoted COPm would deliver less than X
+      const message = expectError(await post(PAYOUTS, { ...payoutBody(user), quoteId: second.quoteId }), 409, "requote")
+      expect(message).toContain("swap route")
+    } finally {
+      await routeAt(2_492n)
+    }
+  })
+})
+
+describe("the least COPm a swap sells, in live mode", () => {
+  it("a COPm swap below 1 COPm is 409 below_minimum naming the minimum (the router would give 0 USDC), without an ERROR log", async () => {
+    const user = await copmHolder(10n)
+    const errorLines = () => stack.server.logs.filter((line) => JSON.parse(line).logLevel === "ERROR").length
+    const before = errorLines()
+    for (const amountIn of ["0.000001", "0.9"]) {
+      const answer = await post(SWAPS, { userAddress: user.address, fromToken: "COPm", toToken: "USDC", amountIn, slippageBps: 50 })
+      expect(expectError(answer, 409, "below_minimum")).toContain("amountIn: must be at least 1 COPm")
+    }
+    expect(errorLines()).toBe(before)
+    const least = await prepareSwap(user, "1")
+    expect(unitsOf(least.minAmountOut, TOKEN_DECIMALS)).toBe((249n * 9_950n) / 10_000n) // 1 COPm → 249 base units at the router's price
   })
 })
 

@@ -40,6 +40,9 @@ export const deploySwapFixtures = async (anvil: Anvil, usdc: `0x${string}`) => {
     copm,
     router,
     mintCopm,
+    /** Reprices a pair: amountOut = amountIn × numerator / denominator, in base units. */
+    setRate: (tokenIn: `0x${string}`, tokenOut: `0x${string}`, numerator: bigint, denominator: bigint) =>
+      write(router, fixtures.TestRouter.abi, "setRate", [tokenIn, tokenOut, numerator, denominator]),
     /** Test only: deliver `shortfall` base units less than quoted, with or without the minAmountOut check. */
     misbehave: (shortfall: bigint, enforceMinimum: boolean) =>
       write(router, fixtures.TestRouter.abi, "setMisbehaviour", [shortfall, enforceMinimum])

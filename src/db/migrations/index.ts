@@ -18,6 +18,7 @@ import partnerEvents from "./0011_partner_events.ts"
 import workNotifications from "./0012_work_notifications.ts"
 import apiKeyLifecycle from "./0013_api_key_lifecycle.ts"
 import payoutsReconcileExpired from "./0014_payouts_reconcile_expired.ts"
+import quoteSwapSellAmount from "./0015_quote_swap_sell_amount.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -33,5 +34,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0011_partner_events": partnerEvents,
   "0012_work_notifications": workNotifications,
   "0013_api_key_lifecycle": apiKeyLifecycle,
-  "0014_payouts_reconcile_expired": payoutsReconcileExpired
+  "0014_payouts_reconcile_expired": payoutsReconcileExpired,
+  "0015_quote_swap_sell_amount": quoteSwapSellAmount
 }

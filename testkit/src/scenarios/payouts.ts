@@ -198,6 +198,29 @@ export const payoutScenarios = [
       })
   }),
   scenario({
+    id: "PAYOUT-021",
+    title: "a quote with destinationCop binds it and its fromToken: another amount or token is 409 requote naming both; a quote without an amount fixes only the rate",
+    rule: "DESIGN §3 BRE-B group (a quote asked with destinationCop binds that amount; a quote without an amount fixes the rate only)",
+    tags: ["payout", "quote", "errors"],
+    requires: { mock: true, moneyMoving: true },
+    run: (kit) =>
+      Effect.gen(function*() {
+        const quoteOf = (query: Record<string, string>) => Effect.flatMap(kit.call("quote", { query }), (r) => ok(r, "200 Quote"))
+        const user = yield* approvedUser(kit)
+        const bound = yield* quoteOf({ destinationCop: "100000" })
+        const otherAmount = yield* create(kit, payoutRequest(user, { destinationCop: "110000", quoteId: bound.quoteId }))
+        const amountError = yield* rejected(otherAmount, 409, "requote", "a quote for 100000 COP used for 110000 COP is requote")
+        yield* checkNamesField("the requote names the quoted amount", amountError, "100000.00", otherAmount.exchange)
+        yield* checkNamesField("the requote names the asked amount", amountError, "110000.00", otherAmount.exchange)
+        const otherToken = yield* create(kit, payoutRequest(user, { destinationCop: "100000", fromToken: "COPm", quoteId: bound.quoteId }))
+        const tokenError = yield* rejected(otherToken, 409, "requote", "a USDC quote used for a payout from COPm is requote")
+        yield* checkNamesField("the requote names the quoted token", tokenError, "USDC", otherToken.exchange)
+        yield* checkNamesField("the requote names the asked token", tokenError, "COPm", otherToken.exchange)
+        const rateOnly = yield* quoteOf({})
+        yield* createPayout(kit, payoutRequest(user, { destinationCop: "110000", quoteId: rateOnly.quoteId }))
+      })
+  }),
+  scenario({
     id: "PAYOUT-008",
     title: "a payout for an address without approved KYC is 409 needs_kyc (never sent, or sent but not verified)",
     rule: "seed §4.4, §7; DESIGN §3 Errors (needs_kyc)",

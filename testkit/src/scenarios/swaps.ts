@@ -281,5 +281,38 @@ export const swapScenarios = [
         yield* checkEqual("receipt.totalPaid (USD) = X + F + the swap leg", String(units(fromCopm.receipt.totalPaid.amount, 6)), String(total))
         yield* checkEqual("the service fee in USD is the same F", fromCopm.fees.at(-1)?.amountUsd, fromUsdc.fees.at(-1)?.amountUsd)
       })
+  }),
+  scenario({
+    id: "SWAP-011",
+    title: "GET quote?fromToken=COPm with an amount prices the payout from COPm exactly: the payout created with its quoteId carries the same sourceAmount (COPm), legs, E and display",
+    rule: "DESIGN §3 BRE-B group (GET quote prices every fromToken that payouts accept, exactly as payout creation would)",
+    tags: ["swaps", "payout", "quote", "money"],
+    requires: { mock: true, moneyMoving: true },
+    run: (kit) =>
+      Effect.gen(function*() {
+        const reply = yield* kit.call("quote", { query: { destinationCop: "250000", fromToken: "COPm" } })
+        const quote = yield* ok(reply, "200 Quote for fromToken COPm")
+        yield* checkEqual("the quote is for COPm", quote.fromToken, "COPm", reply.exchange)
+        yield* checkEqual("a COPm quote itemizes the swap leg first", (quote.fees ?? []).map((leg) => leg.code), ["swap", "bridge_fx", "bridge", "copby"], reply.exchange)
+        const payout = yield* createPayout(kit, payoutRequest(yield* approvedUser(kit), { destinationCop: "250000", fromToken: "COPm", quoteId: quote.quoteId }))
+        yield* checkEqual(
+          "the payout charges what its quote priced",
+          { sourceAmount: payout.sourceAmount, fees: payout.fees, display: payout.quote.display, effectiveUsdCop: payout.quote.effectiveUsdCop },
+          { sourceAmount: quote.sourceAmount, fees: quote.fees, display: quote.display, effectiveUsdCop: quote.effectiveUsdCop }
+        )
+      })
+  }),
+  scenario({
+    id: "SWAP-012",
+    title: "a COPm amountIn below 1 COPm is 409 below_minimum naming amountIn and the minimum",
+    rule: "issue #18 item 5: a swap whose output would round to nothing is below_minimum (409, as for payouts), not a 502",
+    tags: ["swaps", "errors", "limits"],
+    run: (kit) =>
+      Effect.forEach(["0.000001", "0.999999999999999999"], (amountIn) =>
+        Effect.gen(function*() {
+          const reply = yield* prepare(kit, request("COPm", amountIn))
+          const error = yield* rejected(reply, 409, "below_minimum", `${amountIn} COPm is below the minimum swap`)
+          yield* checkNamesField("the message names amountIn and its minimum", error, "amountIn: must be at least 1 COPm", reply.exchange)
+        }), { discard: true })
   })
 ]
