@@ -15,6 +15,7 @@ import { randomBase62 } from "../ids.ts"
 import {
   DATABASE_UNAVAILABLE,
   isDatabaseUnavailable,
+  logDatabaseUnavailable,
   RETRY_AFTER_SECONDS,
   retryReadsOnLostConnection
 } from "./DatabaseUnavailable.ts"
@@ -168,7 +169,7 @@ const answerUnhandled = (request: HttpServerRequest.HttpServerRequest, requestId
   }
   if (isDatabaseUnavailable(error)) {
     return Effect.as(
-      Effect.logWarning("database unavailable", cause),
+      logDatabaseUnavailable(error),
       errorResponse(503, { error: DATABASE_UNAVAILABLE }, { "retry-after": String(RETRY_AFTER_SECONDS) })
     )
   }
