@@ -11,7 +11,6 @@ import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequ
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import type { ErrorBody } from "@cop-integrations/contracts"
 import { Cause, Effect, Option, Stream } from "effect"
-import { randomBase62 } from "../ids.ts"
 import {
   DATABASE_UNAVAILABLE,
   isDatabaseUnavailable,
@@ -20,6 +19,7 @@ import {
   retryReadsOnLostConnection
 } from "./DatabaseUnavailable.ts"
 import { logAccess } from "./AccessLog.ts"
+import { requestIdOf } from "./RequestId.ts"
 import { ResponseHints } from "./ResponseHints.ts"
 import { allowedMethods } from "./Routes.ts"
 
@@ -27,8 +27,6 @@ export const MAX_BODY_BYTES = 64 * 1024
 
 const errorResponse = (status: number, body: ErrorBody, headers: Record<string, string> = {}) =>
   HttpServerResponse.unsafeJson(body, { status, headers })
-
-const requestIdPattern = /^[A-Za-z0-9._-]{1,64}$/
 
 const jsonMethods = new Set(["POST", "PUT", "PATCH"])
 
@@ -202,8 +200,7 @@ const errorCodeOf = (response: HttpServerResponse.HttpServerResponse): string | 
 export const errorBodies = (app: HttpApp.Default): HttpApp.Default =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const incoming = request.headers["x-request-id"]
-    const requestId = incoming !== undefined && requestIdPattern.test(incoming) ? incoming : `req_${randomBase62(12)}`
+    const requestId = requestIdOf(request.headers["x-request-id"])
     const hints: typeof ResponseHints.Service = { retryAfterSeconds: undefined, integrationId: undefined }
     const started = performance.now()
 
