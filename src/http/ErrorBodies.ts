@@ -22,6 +22,7 @@ import { logAccess } from "./AccessLog.ts"
 import { requestIdOf } from "./RequestId.ts"
 import { ResponseHints } from "./ResponseHints.ts"
 import { allowedMethods } from "./Routes.ts"
+import { type UnservedPath, unservedAt, UnservedPaths } from "./UnservedPaths.ts"
 
 export const MAX_BODY_BYTES = 64 * 1024
 
@@ -193,11 +194,12 @@ const errorCodeOf = (response: HttpServerResponse.HttpServerResponse): string | 
 }
 
 /**
- * API-level middleware around every route: request ids, the 64 KiB body limit, content-type, one JSON
- * access-log line per request (never headers, so never a key), and ErrorBody for unhandled failures.
- * Headers are added in a pre-response handler so they also reach responses encoded by the API layer.
+ * API-level middleware around every route: request ids, unserved paths (404 whatever the request), the 64 KiB body
+ * limit, content-type, one JSON access-log line per request (never headers, so never a key), and ErrorBody for
+ * unhandled failures. Headers are added in a pre-response handler so they also reach responses encoded by the API
+ * layer.
  */
-export const errorBodies = (app: HttpApp.Default): HttpApp.Default =>
+export const errorBodies = (unserved: ReadonlyArray<UnservedPath>) => (app: HttpApp.Default): HttpApp.Default =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const requestId = requestIdOf(request.headers["x-request-id"])
@@ -222,6 +224,8 @@ export const errorBodies = (app: HttpApp.Default): HttpApp.Default =>
       })
     )
 
+    const hidden = unservedAt(unserved, request)
+    if (hidden !== undefined) return errorResponse(404, { error: hidden.error })
     if (Number(request.headers["content-length"] ?? "0") > MAX_BODY_BYTES) return tooLarge()
     if (unsupportedMediaType(request)) {
       return errorResponse(415, { error: "content-type must be application/json" })
@@ -243,4 +247,4 @@ export const errorBodies = (app: HttpApp.Default): HttpApp.Default =>
     )
   }) as HttpApp.Default
 
-export const ErrorBodiesLive = HttpApiBuilder.middleware(errorBodies)
+export const ErrorBodiesLive = HttpApiBuilder.middleware(Effect.map(UnservedPaths, errorBodies))
