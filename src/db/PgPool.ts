@@ -52,7 +52,7 @@ const openingFailures = new WeakSet<object>()
 export const failedWhileOpening = (error: unknown): boolean =>
   typeof error === "object" && error !== null && openingFailures.has(error)
 
-type ConnectCallback = (error: unknown) => void
+type ConnectCallback = (error: unknown, ...rest: Array<unknown>) => void
 
 class StallSafeClient extends Client {
   #unanswered = 0
@@ -64,9 +64,9 @@ class StallSafeClient extends Client {
 
   override connect(callback?: ConnectCallback): unknown {
     if (callback === undefined) return super.connect()
-    return super.connect((error) => {
+    return super.connect((error, ...rest) => {
       if (typeof error === "object" && error !== null) openingFailures.add(error)
-      callback(error)
+      callback(error, ...rest)
     })
   }
 
