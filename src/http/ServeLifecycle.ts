@@ -22,7 +22,7 @@ export interface ServeLifecycle {
   /**
    * Stops accepting connections, lets every request already received finish (including one whose body is still
    * arriving) and answers it with `Connection: close`; a request that arrives meanwhile on a connection already
-   * open is answered 503 with `Connection: close`. Then closes what is left.
+   * open is answered 503 with `Connection: close`. Then closes what is left; all within `graceMs`.
    */
   readonly drain: (graceMs: number) => Draining
 }
@@ -49,9 +49,6 @@ const turnAway = (request: IncomingMessage, response: ServerResponse) => {
   request.once("end", () => answerUnavailable(response, SHUTTING_DOWN))
   request.resume()
 }
-
-/** How long the port may stay open after the signal while connections already completed are taken in. */
-const ACCEPT_WINDOW_MS = 1_000
 
 /** Resolves after the event loop has polled for I/O at least once more (requests already sent have been read). */
 const afterNextPoll = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)))
@@ -96,13 +93,12 @@ export const manageLifecycle = (server: Server): ServeLifecycle => {
 
   /**
    * Connections the kernel has already completed wait in its accept queue, and closing the port resets them: the
-   * port stays open until a poll of the event loop takes in no new connection (Node was seen taking in one per
-   * poll while busy), for at most ACCEPT_WINDOW_MS, and what they send is answered 503. Not `server.close()`: since
-   * Node 19 that also destroys every connection with no request under way, including one whose request is already
-   * sent but not yet read, so its client gets a reset instead of an answer.
+   * port stays open until a poll of the event loop takes in no new connection (Node takes in one per poll, so a
+   * busy process needs many), at most until `deadline`, and what they send is answered 503. Not `server.close()`:
+   * since Node 19 that also destroys every connection with no request under way, including one whose request is
+   * already sent but not yet read, so its client gets a reset instead of an answer.
    */
-  const closePort = async () => {
-    const deadline = performance.now() + ACCEPT_WINDOW_MS
+  const closePort = async (deadline: number) => {
     for (;;) {
       const seen = connectionsSeen
       await afterNextPoll()
@@ -113,14 +109,14 @@ export const manageLifecycle = (server: Server): ServeLifecycle => {
 
   /**
    * Until nothing is running and one more poll brought no new request (one already sent on an open connection), or
-   * the grace period is over; then every connection left is closed.
+   * until `deadline`; then every connection left is closed.
    */
-  const finish = async (graceMs: number, inFlightAtStart: number): Promise<DrainOutcome> => {
+  const finish = async (deadline: number, inFlightAtStart: number): Promise<DrainOutcome> => {
     let expired = false
     const timer = setTimeout(() => {
       expired = true
       onIdle?.()
-    }, graceMs)
+    }, Math.max(0, deadline - performance.now()))
     while (!expired) {
       await idle()
       const seen = requestsSeen
@@ -135,6 +131,7 @@ export const manageLifecycle = (server: Server): ServeLifecycle => {
   }
 
   const drain = (graceMs: number): Draining => {
+    const deadline = performance.now() + graceMs
     draining = true
     const inFlightAtStart = active.size
     // Node writes keep-alive unless told otherwise; a request in flight is the last on its connection.
@@ -143,8 +140,8 @@ export const manageLifecycle = (server: Server): ServeLifecycle => {
     for (const listener of server.listeners("request")) {
       if (listener !== onRequest) server.removeListener("request", listener as (...args: Array<unknown>) => void)
     }
-    const stoppedAccepting = closePort()
-    return { stoppedAccepting, outcome: stoppedAccepting.then(() => finish(graceMs, inFlightAtStart)) }
+    const stoppedAccepting = closePort(deadline)
+    return { stoppedAccepting, outcome: stoppedAccepting.then(() => finish(deadline, inFlightAtStart)) }
   }
 
   return { inFlight: () => active.size, drain }
