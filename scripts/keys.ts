@@ -1,11 +1,12 @@
 /**
  * API key administration against DATABASE_URL (or the embedded database when unset; it joins a running server):
- *   npm run -s keys -- issue <integration-name> [--create] [--expires <30d | 12h | 2027-01-01T00:00:00Z>]
+ *   npm run -s keys -- issue <integration-name> [--create] [--expires <30d | 12h | 2027-01-01T00:00:00Z | never>]
  *       prints the new key as the last line of stdout; --create is required to create a new integration, so a
  *       misspelt name cannot create a tenant
- *   npm run -s keys -- rotate <key-id> [--overlap <24h>]
+ *   npm run -s keys -- rotate <key-id> [--overlap <24h>] [--expires <30d | 12h | 2027-01-01T00:00:00Z | never>]
  *       a new key for the same integration (last line of stdout); the old key keeps working for the overlap
- *       (default 24h; 0 stops it at once), then stops
+ *       (default 24h; 0 stops it at once), then stops. The new key has the old key's expiry unless --expires
+ *       gives another; the output says which
  *   npm run -s keys -- list [--json]     every key: never the key itself, only its last 4 characters
  *   npm run -s keys -- revoke <key-id>
  * The key kind follows APP_MODE (mock → cop_test_pk_…, live → cop_live_pk_…). Exit code 2: a usage error, or no
@@ -21,8 +22,8 @@ import { AppConfigShape } from "../src/Config.ts"
 import { IntegrationRepo } from "../src/integrations/IntegrationRepo.ts"
 
 const usage = [
-  "usage: keys issue <integration-name> [--create] [--expires <30d|12h|ISO timestamp>]",
-  "       keys rotate <key-id> [--overlap <24h|90m|0>]",
+  "usage: keys issue <integration-name> [--create] [--expires <30d|12h|ISO timestamp|never>]",
+  "       keys rotate <key-id> [--overlap <24h|90m|0>] [--expires <30d|12h|ISO timestamp|never>]",
   "       keys list [--json]",
   "       keys revoke <key-id>"
 ].join("\n")
@@ -38,13 +39,16 @@ const durationMs = (text: string): number | undefined => {
   return match === null ? undefined : Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS]
 }
 
-/** `--expires`: a duration from now, or an ISO timestamp in the future. */
-const expiryFrom = (text: string, now: Date): Date | undefined => {
+/** `--expires`: a duration from now, an ISO timestamp in the future, or `never` (null); undefined if none of those. */
+const expiryFrom = (text: string, now: Date): Date | null | undefined => {
+  if (text === "never") return null
   const ms = durationMs(text)
   if (ms !== undefined) return ms > 0 ? new Date(now.getTime() + ms) : undefined
   const at = /^\d{4}-\d{2}-\d{2}T/.test(text) ? new Date(text) : new Date(Number.NaN)
   return Number.isNaN(at.getTime()) || at <= now ? undefined : at
 }
+
+const badExpiry = (text: string) => `--expires: a duration (30d, 12h, 90m), a future ISO timestamp or never, not "${text}"`
 
 const iso = (date: Date | null, none: string) => (date === null ? none : date.toISOString())
 
@@ -91,7 +95,7 @@ const command = (args: ReadonlyArray<string>) =>
         const name = argument?.trim() ?? ""
         if (name === "") return yield* fail(usage)
         const expiresAt = values.expires === undefined ? null : expiryFrom(values.expires, now)
-        if (expiresAt === undefined) return yield* fail(`--expires: a duration (30d, 12h, 90m) or a future ISO timestamp, not "${values.expires}"`)
+        if (expiresAt === undefined) return yield* fail(badExpiry(values.expires ?? ""))
         const existing = yield* integrations.findByName(name)
         if (Option.isNone(existing) && values.create !== true) {
           return yield* fail(`no integration named "${name}": check the spelling, or pass --create to create it`)
@@ -107,11 +111,15 @@ const command = (args: ReadonlyArray<string>) =>
         if (argument === undefined) return yield* fail(usage)
         const overlapMs = durationMs(values.overlap ?? "24h")
         if (overlapMs === undefined) return yield* fail(`--overlap: a duration (24h, 90m, 7d) or 0, not "${values.overlap}"`)
-        const rotated = yield* keys.rotate(argument, overlapMs)
+        const expiresAt = values.expires === undefined ? undefined : expiryFrom(values.expires, now)
+        if (values.expires !== undefined && expiresAt === undefined) return yield* fail(badExpiry(values.expires))
+        const rotated = yield* keys.rotate(argument, overlapMs, expiresAt)
         if (Option.isNone(rotated)) return yield* fail(`no active key ${argument}`)
         const { issued, oldKeyExpiresAt } = rotated.value
+        const validity = issued.expiresAt === null ? "no expiry" : `valid until ${issued.expiresAt.toISOString()}`
+        const whose = values.expires === undefined ? " (as the old key; --expires sets another)" : ""
         yield* Console.log(`key ${argument} stays valid until ${oldKeyExpiresAt.toISOString()}, then stops`)
-        yield* Console.log(`new key id ${issued.id}; shown once:`)
+        yield* Console.log(`new key id ${issued.id}, ${validity}${whose}; shown once:`)
         yield* Console.log(issued.key)
         return
       }

@@ -28,7 +28,7 @@ import { HealthHttpLive } from "./http/HealthHttp.ts"
 import { serveApi } from "./http/Serve.ts"
 import { EventsHttpLive } from "./http/EventsHttp.ts"
 import { SwapsHttpLive } from "./http/SwapsHttp.ts"
-import { TestHelpersHttpLive } from "./http/TestHelpersHttp.ts"
+import { TestHelpersHttpLive, TestHelpersUnservedLive } from "./http/TestHelpersHttp.ts"
 import { WebhooksHttpLive } from "./http/WebhooksHttp.ts"
 import { IdempotencyStore } from "./idempotency/IdempotencyStore.ts"
 import { type DemoBootstrap, DemoBootstrapNone } from "./integrations/Demo.ts"
@@ -238,7 +238,7 @@ const services = (config: AppConfigShape, mode: ModeLayers) =>
  * so it runs inside the others (ErrorBodies answers for it too).
  */
 const http = (mode: ModeLayers) =>
-  Layer.mergeAll(ErrorBodiesLive, DecodeErrorsLive, DocsLive).pipe(
+  Layer.mergeAll(ErrorBodiesLive.pipe(Layer.provide(TestHelpersUnservedLive)), DecodeErrorsLive, DocsLive).pipe(
     Layer.provideMerge(mode.apiMiddleware),
     Layer.provideMerge(api)
   )

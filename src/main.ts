@@ -69,11 +69,13 @@ const serve = (config: AppConfigShape) => Effect.gen(function*() {
       Effect.forkScoped
     )
     const inFlight = lifecycle.inFlight()
-    // drain() stops accepting at once; only then does the log line say so (a client may act on it).
-    const drained = lifecycle.drain(config.shutdownGraceMs)
+    const drain = lifecycle.drain(config.shutdownGraceMs)
+    // Only once the port is closed does the log line say so (a client may act on it).
+    yield* Effect.promise(() => drain.stoppedAccepting)
     yield* Effect.logInfo(`${signal}: shutting down; stopped accepting, draining ${inFlight} in-flight requests`)
-    const outcome = yield* Effect.promise(() => drained)
-    const line = `drained ${outcome.drained} requests in ${Math.round(performance.now() - draining)} ms`
+    const outcome = yield* Effect.promise(() => drain.outcome)
+    const line = `drained ${outcome.drained} requests in ${Math.round(performance.now() - draining)} ms ` +
+      `(${outcome.turnedAway} arriving meanwhile answered 503)`
     yield* outcome.abandoned === 0
       ? Effect.logInfo(`${line}; closing the database pool`)
       : Effect.logWarning(`${line}; ${outcome.abandoned} still running after ${config.shutdownGraceMs} ms were cut off`)

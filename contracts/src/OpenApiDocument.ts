@@ -87,7 +87,7 @@ const errorBodySchema = {
 
 const headers = {
   "X-Request-Id": {
-    description: "This request's id: the caller's `X-Request-Id` when it is 1-64 characters of `A-Za-z0-9._-`, else a generated one. Quote it to support; it is in the service's log line.",
+    description: "This request's id: the caller's `X-Request-Id` when it is 1-64 characters of `A-Za-z0-9._-` and cannot be a secret (no `cop_live_pk_`, `cop_test_pk_` or `whsec_`, no stretch of more than 32 characters between `.`, `_`, `-`, none of 20 or more mixing upper case, lower case and digits), else a generated one. Quote it to support; it is in the service's log line.",
     schema: { type: "string", maxLength: 64 }
   },
   "Retry-After": {

@@ -98,11 +98,11 @@ export class ApiKeyRepo extends Effect.Service<ApiKeyRepo>()("ApiKeyRepo", {
      * A new key for the integration of active key `id`; the old key keeps working for `overlapMs` more (never past
      * an earlier expiry of its own), then stops. None when `id` is not an active key.
      */
-    const rotate = (id: string, overlapMs: number) =>
+    const rotate = (id: string, overlapMs: number, expiresAt: Date | null | undefined) =>
       sql.withTransaction(Effect.gen(function*() {
         const old = yield* lockActive(id)
         if (Option.isNone(old)) return Option.none()
-        const issued = yield* insertKey(old.value.integration_id, old.value.kind, old.value.expires_at)
+        const issued = yield* insertKey(old.value.integration_id, old.value.kind, expiresAt === undefined ? old.value.expires_at : expiresAt)
         const expired = yield* expireReplaced({ id, replacedBy: issued.id, overlapMs })
         return Option.some({ issued, oldKeyExpiresAt: expired.expires_at })
       }))
@@ -111,7 +111,8 @@ export class ApiKeyRepo extends Effect.Service<ApiKeyRepo>()("ApiKeyRepo", {
       /** Creates a key and returns it in full: the only time it exists outside the caller's hands. */
       issue: (integrationId: string, kind: KeyKind, expiresAt: Date | null = null) =>
         insertKey(integrationId, kind, expiresAt).pipe(Effect.orDie),
-      rotate: (id: string, overlapMs: number) => rotate(id, overlapMs).pipe(Effect.orDie),
+      /** `expiresAt` of the new key; undefined: the old key's. */
+      rotate: (id: string, overlapMs: number, expiresAt?: Date | null) => rotate(id, overlapMs, expiresAt).pipe(Effect.orDie),
       findActiveByHash: (hash: string) => findActiveByHash(hash).pipe(Effect.orDie),
       list: list(undefined).pipe(Effect.orDie),
       revoke: (id: string) => revoke(id).pipe(Effect.orDie)

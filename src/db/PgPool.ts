@@ -10,6 +10,9 @@
  * ends its connection at once, and the pool drops it when it is released; so does a client released while
  * a query of its own is still unanswered (an interrupted request).
  *
+ * An error raised while a connection was being opened is remembered (failedWhileOpening): PostgreSQL refuses a
+ * session with SQLSTATEs (55000, a database not accepting connections) that mean a bug when a statement raises them.
+ *
  * Statements with parameters are prepared: each connection parses a statement text once, under a name derived
  * from the text, and later only binds and executes it (PostgreSQL skips parse and analysis). At most
  * PREPARED_PER_CONNECTION texts per connection are named; the rest run unnamed as before. `prepare: false` turns it
@@ -43,12 +46,28 @@ const isCallback = (arg: unknown): arg is QueryCallback => typeof arg === "funct
 
 const statementName = (text: string) => `s_${createHash("sha1").update(text).digest("base64url")}`
 
+const openingFailures = new WeakSet<object>()
+
+/** `error` is what a connection attempt of this pool failed with: the server refused or never opened the session. */
+export const failedWhileOpening = (error: unknown): boolean =>
+  typeof error === "object" && error !== null && openingFailures.has(error)
+
+type ConnectCallback = (error: unknown, ...rest: Array<unknown>) => void
+
 class StallSafeClient extends Client {
   #unanswered = 0
   readonly #prepared = new Map<string, string>()
 
   constructor(config: ClientConfig, private readonly prepare: boolean) {
     super(config)
+  }
+
+  override connect(callback?: ConnectCallback): unknown {
+    if (callback === undefined) return super.connect()
+    return super.connect((error, ...rest) => {
+      if (typeof error === "object" && error !== null) openingFailures.add(error)
+      callback(error, ...rest)
+    })
   }
 
   get hasUnansweredQuery(): boolean {

@@ -34,6 +34,8 @@ declare module "pg" {
 
   export class Client extends EventEmitter {
     constructor(config?: ClientConfig)
+    /** Opens the connection; a pool passes a callback, which gets the error of a failed attempt. */
+    connect(callback?: (error: unknown, ...rest: Array<unknown>) => void): unknown
     /** Every form (text + values + callback, config + callback, submittable). */
     query(...args: Array<unknown>): unknown
     /** Closes the connection; marks the client as ending at once, so a pool drops it when it is released. */

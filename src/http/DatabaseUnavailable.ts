@@ -4,13 +4,17 @@
  * Retry-After, never a 500.
  */
 import { Cause, Effect, Option } from "effect"
-import { isConnectionLost, isDatabaseUnavailable } from "../db/DatabaseFailures.ts"
+import { describeDatabaseFailure, isConnectionLost, isDatabaseUnavailable } from "../db/DatabaseFailures.ts"
 
 export const RETRY_AFTER_SECONDS = 2
 
 export const DATABASE_UNAVAILABLE = "the database is unavailable; retry shortly"
 
 export { isDatabaseUnavailable }
+
+/** The request's one log line about it: the driver's code and message, no stack (one is written per request). */
+export const logDatabaseUnavailable = (error: unknown) =>
+  Effect.logWarning(`database unavailable: ${describeDatabaseFailure(error)}`)
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"])
 

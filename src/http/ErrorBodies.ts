@@ -11,23 +11,23 @@ import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequ
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import type { ErrorBody } from "@cop-integrations/contracts"
 import { Cause, Effect, Option, Stream } from "effect"
-import { randomBase62 } from "../ids.ts"
 import {
   DATABASE_UNAVAILABLE,
   isDatabaseUnavailable,
+  logDatabaseUnavailable,
   RETRY_AFTER_SECONDS,
   retryReadsOnLostConnection
 } from "./DatabaseUnavailable.ts"
 import { logAccess } from "./AccessLog.ts"
+import { requestIdOf } from "./RequestId.ts"
 import { ResponseHints } from "./ResponseHints.ts"
 import { allowedMethods } from "./Routes.ts"
+import { type UnservedPath, unservedAt, UnservedPaths } from "./UnservedPaths.ts"
 
 export const MAX_BODY_BYTES = 64 * 1024
 
 const errorResponse = (status: number, body: ErrorBody, headers: Record<string, string> = {}) =>
   HttpServerResponse.unsafeJson(body, { status, headers })
-
-const requestIdPattern = /^[A-Za-z0-9._-]{1,64}$/
 
 const jsonMethods = new Set(["POST", "PUT", "PATCH"])
 
@@ -168,7 +168,7 @@ const answerUnhandled = (request: HttpServerRequest.HttpServerRequest, requestId
   }
   if (isDatabaseUnavailable(error)) {
     return Effect.as(
-      Effect.logWarning("database unavailable", cause),
+      logDatabaseUnavailable(error),
       errorResponse(503, { error: DATABASE_UNAVAILABLE }, { "retry-after": String(RETRY_AFTER_SECONDS) })
     )
   }
@@ -194,15 +194,15 @@ const errorCodeOf = (response: HttpServerResponse.HttpServerResponse): string | 
 }
 
 /**
- * API-level middleware around every route: request ids, the 64 KiB body limit, content-type, one JSON
- * access-log line per request (never headers, so never a key), and ErrorBody for unhandled failures.
- * Headers are added in a pre-response handler so they also reach responses encoded by the API layer.
+ * API-level middleware around every route: request ids, unserved paths (404 whatever the request), the 64 KiB body
+ * limit, content-type, one JSON access-log line per request (never headers, so never a key), and ErrorBody for
+ * unhandled failures. Headers are added in a pre-response handler so they also reach responses encoded by the API
+ * layer.
  */
-export const errorBodies = (app: HttpApp.Default): HttpApp.Default =>
+export const errorBodies = (unserved: ReadonlyArray<UnservedPath>) => (app: HttpApp.Default): HttpApp.Default =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const incoming = request.headers["x-request-id"]
-    const requestId = incoming !== undefined && requestIdPattern.test(incoming) ? incoming : `req_${randomBase62(12)}`
+    const requestId = requestIdOf(request.headers["x-request-id"])
     const hints: typeof ResponseHints.Service = { retryAfterSeconds: undefined, integrationId: undefined }
     const started = performance.now()
 
@@ -224,6 +224,8 @@ export const errorBodies = (app: HttpApp.Default): HttpApp.Default =>
       })
     )
 
+    const hidden = unservedAt(unserved, request)
+    if (hidden !== undefined) return errorResponse(404, { error: hidden.error })
     if (Number(request.headers["content-length"] ?? "0") > MAX_BODY_BYTES) return tooLarge()
     if (unsupportedMediaType(request)) {
       return errorResponse(415, { error: "content-type must be application/json" })
@@ -245,4 +247,4 @@ export const errorBodies = (app: HttpApp.Default): HttpApp.Default =>
     )
   }) as HttpApp.Default
 
-export const ErrorBodiesLive = HttpApiBuilder.middleware(errorBodies)
+export const ErrorBodiesLive = HttpApiBuilder.middleware(Effect.map(UnservedPaths, errorBodies))

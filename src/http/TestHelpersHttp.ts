@@ -1,7 +1,10 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { CurrentIntegration, IntegrationsApi } from "@cop-integrations/contracts"
-import { Effect } from "effect"
-import { TestHelpers } from "../testHelpers/TestHelpers.ts"
+import { Effect, Layer } from "effect"
+import { TEST_HELPERS_ABSENT, TestHelpers } from "../testHelpers/TestHelpers.ts"
+import { UnservedPaths } from "./UnservedPaths.ts"
+
+export const TEST_HELPERS_PATH = "/api/integrations/test-helpers"
 
 export const TestHelpersHttpLive = HttpApiBuilder.group(IntegrationsApi, "testHelpers", (handlers) =>
   Effect.gen(function*() {
@@ -12,3 +15,12 @@ export const TestHelpersHttpLive = HttpApiBuilder.group(IntegrationsApi, "testHe
       .handle("rejectKyc", ({ path }) =>
         Effect.flatMap(CurrentIntegration, ({ integrationId }) => helpers.rejectKyc(integrationId, path.userAddress)))
   }))
+
+/**
+ * Where the helpers are not served (live), everything under their path is the same 404 before any other check: a
+ * 400 for a bad body, a 401, a 405, a 413 or a 415 there would tell a prober that the routes exist.
+ */
+export const TestHelpersUnservedLive = Layer.effect(
+  UnservedPaths,
+  Effect.map(TestHelpers, (helpers) => (helpers.served ? [] : [{ prefix: TEST_HELPERS_PATH, error: TEST_HELPERS_ABSENT }]))
+)

@@ -4,6 +4,8 @@ import { Context, Effect, Layer } from "effect"
 
 /** Sandbox controls: produce every payout and KYC outcome on demand (mock mode); a live deployment has none. */
 export class TestHelpers extends Context.Tag("TestHelpers")<TestHelpers, {
+  /** False in a live deployment: nothing under the helpers' path is served (src/http/TestHelpersHttp.ts). */
+  readonly served: boolean
   readonly advancePayout: (
     integrationId: string,
     payoutId: string,
@@ -12,7 +14,9 @@ export class TestHelpers extends Context.Tag("TestHelpers")<TestHelpers, {
   readonly rejectKyc: (integrationId: string, userAddress: string) => Effect.Effect<KycCustomer, NotFound | Conflict>
 }>() {}
 
-const absent = Effect.fail(new NotFound({ error: "test helpers exist only in mock (sandbox) deployments" }))
+export const TEST_HELPERS_ABSENT = "test helpers exist only in mock (sandbox) deployments"
+
+const absent = Effect.fail(new NotFound({ error: TEST_HELPERS_ABSENT }))
 
 /** Live mode: every test helper is a 404, as if the route did not exist. */
-export const TestHelpersNone = Layer.succeed(TestHelpers, { advancePayout: () => absent, rejectKyc: () => absent })
+export const TestHelpersNone = Layer.succeed(TestHelpers, { served: false, advancePayout: () => absent, rejectKyc: () => absent })

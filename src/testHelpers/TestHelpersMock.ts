@@ -56,6 +56,6 @@ export const TestHelpersMock = Layer.effect(
         return { userAddress: getAddress(customer.user_address), kycStatus: customer.kyc_status, kycUrl: customer.kyc_url }
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
 
-    return { advancePayout, rejectKyc }
+    return { served: true, advancePayout, rejectKyc }
   })
 )

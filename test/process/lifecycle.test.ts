@@ -1,18 +1,21 @@
 /**
  * Start-up and shutdown of the service process as `npm start` runs it, over real sockets:
  * - a request that reaches the port while the service is still starting is answered (503), not left hanging;
- * - SIGTERM under load: stop accepting (new connections refused at once), finish every request already
- *   received, including one whose body is still arriving, then close the pool and exit 0, with nothing
- *   half-written and no 5xx.
+ * - SIGTERM under load: stop accepting (new connections refused once the ones already completed are taken in),
+ *   finish every request already received, including one whose body is still arriving, with `Connection: close`;
+ *   answer what arrives meanwhile on an open connection 503 with `Connection: close` (never a reset); then close
+ *   the pool and exit 0, with nothing half-written and no other 5xx.
  */
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, ManagedRuntime } from "effect"
 import { request } from "node:http"
 import { connect, createServer } from "node:net"
 import { once } from "node:events"
-import { afterAll, describe, expect, it } from "vitest"
+import { afterAll, describe, expect, it, vi } from "vitest"
 import { newAddress, payoutBody } from "../support/flows.ts"
 import { acquireTestDatabase, type TestDatabase } from "../support/database.ts"
+import { isAnswer as isRawAnswer, type KeepAliveConnection, openConnection, type Outcome, type RawAnswer } from "../support/keepAlive.ts"
+import { holdLock, lockWaiters } from "../support/locks.ts"
 import { type StartedProcess, startServiceProcess } from "../support/process.ts"
 
 interface Answer {
@@ -160,16 +163,109 @@ describe("SIGTERM under load", () => {
     expect(code).toBe(0)
 
     const answered = outcomes.filter(isAnswer)
-    expect(answered.filter((answer) => answer.status !== 201)).toEqual([])
-    // Only requests the server never took in may fail, and only at the socket: refused, or reset before a reply.
-    expect(outcomes.filter((outcome) => !isAnswer(outcome) && outcome !== "ECONNREFUSED" && outcome !== "ECONNRESET")).toEqual([])
+    // Taken in before the signal: created. Taken in during the drain: 503, the connection closes, nothing created.
+    const turnedAway = (answer: Answer) => answer.status === 503 && answer.headers["connection"] === "close"
+    expect(answered.filter((answer) => answer.status !== 201 && !turnedAway(answer))).toEqual([])
+    // Only connections opened after the port closed may fail, and only by being refused.
+    expect(outcomes.filter((outcome) => !isAnswer(outcome) && outcome !== "ECONNREFUSED")).toEqual([])
     const { payouts } = await countPayouts(database)
-    expect(payouts).toBe(answered.length + 1)
+    expect(payouts).toBe(answered.filter((answer) => answer.status === 201).length + 1)
 
     const lines = service.stdout().split("\n")
     expect(lines.filter((line) => line.includes("shutting down"))).toHaveLength(1)
     expect(service.stdout()).not.toMatch(/\n\s+at /)
     expect(service.stdout()).not.toContain("Cannot use a pool after calling end")
+  }, 120_000)
+})
+
+describe("SIGTERM under a burst on open keep-alive connections", () => {
+  it("answers every request on a connection it had accepted: in flight in full with Connection: close, arriving during the drain 503 ErrorBody with Connection: close, none reset", async () => {
+    const database = await freshDatabase()
+    const service = await startServiceProcess({ DATABASE_URL: database.url })
+    const port = Number(new URL(service.baseUrl).port)
+    const key = /(cop_test_pk_[0-9A-Za-z]+)/.exec(service.stdout())![1]!
+    const auth = { authorization: `Bearer ${key}`, "content-type": "application/json" }
+    const user = newAddress()
+    const json = (value: unknown) => JSON.stringify(value)
+    await send(port, "POST", "/api/integrations/breb/kyc/otp/send", auth, json({ email: "ana@example.com", userAddress: user }))
+    const verified = await send(port, "POST", "/api/integrations/breb/kyc/otp/verify", auth, json({ userAddress: user, code: "123456" }))
+    expect(isAnswer(verified) && verified.status).toBe(200)
+    const runtime = ManagedRuntime.make(database.layer)
+    const run = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) => runtime.runPromise(effect)
+
+    const create = (idempotencyKey: string) => ({
+      method: "POST",
+      path: "/api/integrations/breb/payouts",
+      headers: { ...auth, "idempotency-key": idempotencyKey },
+      body: json(payoutBody(user))
+    })
+    const list = { method: "GET", path: "/api/integrations/breb/payouts?limit=5", headers: auth }
+    const quote = { method: "GET", path: "/api/integrations/breb/quote", headers: auth }
+
+    // 200 connections the server has accepted (each answered one request), idle and kept alive.
+    const opened = await Promise.all(Array.from({ length: 200 }, () => openConnection(port)))
+    const connections = opened.filter((c): c is KeepAliveConnection => "send" in c)
+    expect(connections).toHaveLength(200)
+    const warmed = await Promise.all(connections.map((c) => c.send({ method: "GET", path: "/healthz" })))
+    expect(warmed.filter((o) => !isRawAnswer(o) || o.status !== 200 || o.headers["connection"] !== "keep-alive")).toEqual([])
+
+    // Six creates in flight when the signal comes: held on a table lock until the drain has begun.
+    const lock = await holdLock(run, "LOCK TABLE payouts IN SHARE MODE")
+    const held = connections.slice(0, 6).map((c, i) => c.send(create(`held-${i}`)))
+    await vi.waitFor(async () => expect(await lockWaiters(run, "INSERT INTO payouts")).toBe(6), { timeout: 15_000, interval: 20 })
+
+    // The burst on the open connections: half sent just before the signal, half once the drain has begun (the held
+    // creates keep it going); and new connections opened right after the signal.
+    const burst = connections.slice(6)
+    const requestFor = (i: number) => (i % 4 === 0 ? create(`burst-${i}`) : i % 2 === 1 ? list : quote)
+    const before = burst.slice(0, 97).map((c, i) => c.send(requestFor(i)))
+    const exited = once(service.child, "exit")
+    service.child.kill("SIGTERM")
+    const fresh = Array.from({ length: 20 }, async (): Promise<Outcome> => {
+      const c = await openConnection(port)
+      return "send" in c ? c.send(list) : c
+    })
+    await waitFor("the shutdown line", () => service.stdout().includes("shutting down"), service)
+    const after = await Promise.all(burst.slice(97).map((c, i) => c.send(requestFor(97 + i))))
+    await lock.release()
+
+    const onOpen = [...(await Promise.all([...held, ...before])), ...after]
+    const onFresh = await Promise.all(fresh)
+    const [code] = (await exited) as [number | null]
+    await runtime.dispose()
+
+    const isDrained = (o: Outcome): o is RawAnswer => isRawAnswer(o) && o.status === 503 && o.headers["connection"] === "close"
+    const counts = (outcomes: ReadonlyArray<Outcome>) => ({
+      completed: outcomes.filter((o) => isRawAnswer(o) && o.status < 500).length,
+      drained503: outcomes.filter(isDrained).length,
+      other5xx: outcomes.filter((o) => isRawAnswer(o) && o.status >= 500 && !isDrained(o)).length,
+      failed: outcomes.reduce<Record<string, number>>(
+        (byKind, o) => ("failure" in o ? { ...byKind, [o.failure]: (byKind[o.failure] ?? 0) + 1 } : byKind),
+        {}
+      )
+    })
+    console.log("SIGTERM burst on open connections:", JSON.stringify(counts(onOpen)), "new connections:", JSON.stringify(counts(onFresh)))
+
+    expect({ failed: counts(onOpen).failed, other5xx: counts(onOpen).other5xx }).toEqual({ failed: {}, other5xx: 0 })
+    expect(counts(onOpen).completed + counts(onOpen).drained503).toBe(200)
+    // Sent once the drain had begun: turned away, never handled.
+    expect(after.filter((o) => !isDrained(o))).toEqual([])
+    // The held creates were in flight: answered in full, and told the connection closes.
+    for (const outcome of await Promise.all(held)) {
+      expect(isRawAnswer(outcome) && { status: outcome.status, connection: outcome.headers["connection"] }).toEqual({ status: 201, connection: "close" })
+    }
+    for (const answer of onOpen.filter(isDrained)) {
+      expect(JSON.parse(answer.body)).toEqual({ error: "the service is shutting down; retry on a new connection" })
+      expect(answer.headers["retry-after"]).toBe("1")
+    }
+    // A new connection after the listener closed is refused; one accepted before that is answered.
+    expect(onFresh.filter((o) => !isRawAnswer(o) && o.failure !== "ECONNREFUSED")).toEqual([])
+    expect(onFresh.filter((o) => isRawAnswer(o) && o.status >= 500 && !isDrained(o))).toEqual([])
+    expect(code).toBe(0)
+
+    const created = [...onOpen, ...onFresh].filter((o) => isRawAnswer(o) && o.status === 201).length
+    expect((await countPayouts(database)).payouts).toBe(created)
+    expect(service.stdout()).not.toMatch(/\n\s+at /)
   }, 120_000)
 })
 

@@ -19,11 +19,14 @@ const otherKind = (kit: Kit) => (kit.mode === "mock" ? "live" : "test")
 const unauthorizedQuote = (kit: Kit, auth: Auth, rule: string) =>
   Effect.flatMap(kit.call("quote", { auth }), (reply) => rejected(reply, 401, "none", rule))
 
+/** A live deployment has no test helpers: every request there is 404, a missing key included (DESIGN §3). */
+const absentInLive = (kit: Kit, path: string) => kit.mode === "live" && path.startsWith("/api/integrations/test-helpers/")
+
 export const authScenarios = [
   scenario({
     id: "AUTH-001",
-    title: "every partner endpoint without a key is 401 ErrorBody, before any validation",
-    rule: "seed §5, DESIGN §3 Authentication and precedence (401 → 400)",
+    title: "every partner endpoint without a key is 401 ErrorBody, before any validation (live: the test helpers 404)",
+    rule: "seed §5, DESIGN §3 Authentication and precedence (401 → 400), Test helpers (404 in live mode)",
     tags: ["auth", "errors", "read-only"],
     run: (kit) =>
       Effect.forEach(
@@ -41,7 +44,10 @@ export const authScenarios = [
               },
               ...(spec.payload === undefined ? {} : { json: {} })
             }),
-            (reply) => rejected(reply, 401, "none", `${spec.method} ${spec.path} without a key must be 401`)
+            (reply) =>
+              absentInLive(kit, spec.path)
+                ? rejected(reply, 404, "none", `${spec.method} ${spec.path} must be 404 in live mode, without a key too`)
+                : rejected(reply, 401, "none", `${spec.method} ${spec.path} without a key must be 401`)
           ),
         { discard: true }
       )
