@@ -38,7 +38,7 @@ export const PayoutStatus = Schema.Literal(
 ).annotations({
   identifier: "PayoutStatus",
   description:
-    "awaiting_deposit → deposit_confirmed → processing → completed; side exits expired, failed, refunded. Only moves forward."
+    "awaiting_deposit → deposit_confirmed → processing → completed; side exits expired, failed, refunded. Only moves forward; an expired payout whose funds the provider reports arriving late moves on through deposit_confirmed."
 })
 export type PayoutStatus = typeof PayoutStatus.Type
 
