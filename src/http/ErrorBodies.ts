@@ -194,6 +194,12 @@ const errorCodeOf = (response: HttpServerResponse.HttpServerResponse): string | 
 }
 
 /**
+ * The `Retry-After` of a 503 that sets none of its own: an outside system (the chain node, the swap router, the
+ * e-mail API) did not answer in time; a few seconds, as for the payout provider.
+ */
+const OUTSIDE_RETRY_AFTER_SECONDS = 5
+
+/**
  * API-level middleware around every route: request ids, unserved paths (404 whatever the request), the 64 KiB body
  * limit, content-type, one JSON access-log line per request (never headers, so never a key), and ErrorBody for
  * unhandled failures. Headers are added in a pre-response handler so they also reach responses encoded by the API
@@ -218,9 +224,9 @@ export const errorBodies = (unserved: ReadonlyArray<UnservedPath>) => (app: Http
           errorCode: errorCodeOf(response)
         })
         const withId = HttpServerResponse.setHeader(response, "x-request-id", requestId)
-        return hints.retryAfterSeconds === undefined
-          ? withId
-          : HttpServerResponse.setHeader(withId, "retry-after", String(hints.retryAfterSeconds))
+        const retryAfter = hints.retryAfterSeconds ??
+          (response.status === 503 && response.headers["retry-after"] === undefined ? OUTSIDE_RETRY_AFTER_SECONDS : undefined)
+        return retryAfter === undefined ? withId : HttpServerResponse.setHeader(withId, "retry-after", String(retryAfter))
       })
     )
 

@@ -78,13 +78,15 @@ describe("OTP e-mail", () => {
     expect(logs).not.toMatch(new RegExp(`\\b${code}\\b`))
   })
 
-  it("when the e-mail API fails, answers 503 ErrorBody and records nothing: the retry is not held by the cooldown", async () => {
+  it("when the e-mail API fails, answers 503 ErrorBody with Retry-After and records nothing: the retry is not held by the cooldown", async () => {
     const userAddress = newAddress()
     for (const failure of [{ status: 500, body: { message: "down" } }, { status: 200, body: { unexpected: true } }]) {
       answer = failure
       const down = await send(userAddress, "mateo@example.com")
       expect(expectErrorBody(down, 503).errorCode).toBeUndefined()
       expect(down.text).not.toContain("down")
+      // every 503 tells when to come back, not only the database's and the provider's
+      expect(down.headers.get("retry-after") ?? "(no Retry-After)").toMatch(/^[1-9][0-9]*$/)
     }
     answer = { status: 200, body: { id: "msg_43" } }
     const retried = await send(userAddress, "mateo@example.com")
