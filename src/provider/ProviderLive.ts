@@ -7,7 +7,8 @@
  */
 import { FetchHttpClient, HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import type { KycStatus } from "@cop-integrations/contracts"
-import { Clock, Duration, Effect, Layer, Option, ParseResult, Redacted, Schedule, Schema } from "effect"
+import { Duration, Effect, Layer, Option, ParseResult, Redacted, Schema } from "effect"
+import { boundedTries } from "../BoundedCall.ts"
 import { getAddress } from "viem"
 import {
   type ExternalAccount,
@@ -105,11 +106,6 @@ export const makeProviderLive = (options: ProviderLiveOptions) =>
         )
       )
     )
-    const retryPolicy = Schedule.exponential(options.retryBase ?? Duration.millis(200)).pipe(
-      Schedule.jittered,
-      Schedule.intersect(Schedule.recurs(options.retries))
-    )
-
     const readBody = (response: HttpClientResponse.HttpClientResponse) =>
       response.json.pipe(Effect.catchAll(() => Effect.succeed<unknown>(undefined)))
 
@@ -130,29 +126,17 @@ export const makeProviderLive = (options: ProviderLiveOptions) =>
         )
       )
 
-    const totalMillis = Math.max(1, Math.round(Duration.toMillis(options.timeout)))
-
-    /**
-     * A whole call: every try and the backoff between them within one `timeout` (the limit of the call, not of a
-     * try: a timeout per try let four tries stretch a 503 to ~40 s). A try may use half of the time left (the last
-     * one all of it): a slow answer gets most of the time, and a try that hangs still leaves room for a retry with
-     * the same key.
-     */
+    /** A whole call within `options.timeout`, its retries included (see boundedTries). */
     const send = (what: string, request: HttpClientRequest.HttpClientRequest): Effect.Effect<Answer, ProviderUnavailable> =>
-      Effect.gen(function*() {
-        const deadline = (yield* Clock.currentTimeMillis) + totalMillis
-        let triesLeft = options.retries + 1
-        const nextTry = Effect.flatMap(Clock.currentTimeMillis, (at) => {
-          const left = Math.max(1, deadline - at)
-          triesLeft -= 1
-          return tryOnce(what, request, Duration.millis(triesLeft > 0 ? Math.ceil(left / 2) : left))
-        })
-        return yield* Effect.retry(nextTry, { schedule: retryPolicy, while: (error) => error._tag === "ProviderUnavailable" })
+      boundedTries({
+        timeout: options.timeout,
+        retries: options.retries,
+        ...(options.retryBase === undefined ? {} : { retryBase: options.retryBase }),
+        tryOnce: (limit) => tryOnce(what, request, limit),
+        retryable: (error) => error._tag === "ProviderUnavailable",
+        outOfTime: () =>
+          new ProviderUnavailable({ reason: `${what}: no answer within ${Duration.format(options.timeout)}, retries included` })
       }).pipe(
-        Effect.timeoutFail({
-          duration: options.timeout,
-          onTimeout: () => new ProviderUnavailable({ reason: `${what}: no answer within ${Duration.format(options.timeout)}, retries included` })
-        }),
         Effect.tapError((error) => Effect.logWarning("payout provider unavailable").pipe(Effect.annotateLogs({ reason: error.reason })))
       )
 

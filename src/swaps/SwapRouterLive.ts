@@ -2,10 +2,11 @@
  * Live swap routes from a 0x Swap API v2-compatible aggregator (`GET /swap/allowance-holder/quote`, headers
  * `0x-api-key` and `0x-version: v2`). Every answer is decoded with Schema: `liquidityAvailable: false` is no route
  * (409); an answer we cannot read is a bad response (502); 5xx, 429, timeouts and network errors are retried a few
- * times, then unavailable (503).
+ * times, all within the configured timeout, then unavailable (503).
  */
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
-import { Duration, Effect, Layer, ParseResult, Redacted, Schedule, Schema } from "effect"
+import { Duration, Effect, Layer, ParseResult, Redacted, Schema } from "effect"
+import { boundedTries } from "../BoundedCall.ts"
 import { getAddress } from "viem"
 import { NoSwapRoute, SwapRouter, SwapRouterBadResponse, SwapRouterUnavailable } from "./SwapRouter.ts"
 
@@ -48,10 +49,6 @@ export const makeSwapRouterLive = (options: SwapRouterLiveOptions) =>
         )
       )
     )
-    const retryPolicy = Schedule.exponential(Duration.millis(200)).pipe(
-      Schedule.jittered,
-      Schedule.intersect(Schedule.recurs(options.retries))
-    )
     const bad = (detail: string) =>
       Effect.zipRight(
         Effect.logError("swap router answered unexpectedly").pipe(Effect.annotateLogs({ detail })),
@@ -61,7 +58,7 @@ export const makeSwapRouterLive = (options: SwapRouterLiveOptions) =>
     return SwapRouter.of({
       quote: (request) =>
         Effect.gen(function*() {
-          const answer = yield* client.execute(HttpClientRequest.get("/swap/allowance-holder/quote", {
+          const get = HttpClientRequest.get("/swap/allowance-holder/quote", {
             urlParams: {
               chainId: String(options.chainId),
               sellToken: request.sellToken.address,
@@ -71,22 +68,31 @@ export const makeSwapRouterLive = (options: SwapRouterLiveOptions) =>
               recipient: request.recipient,
               slippageBps: String(request.slippageBps)
             }
-          })).pipe(
-            Effect.flatMap((response) =>
-              Effect.map(Effect.orElseSucceed(response.json, () => undefined as unknown), (body) => ({ status: response.status, body }))),
-            Effect.scoped,
-            Effect.timeoutFail({
-              duration: options.timeout,
-              onTimeout: () => new SwapRouterUnavailable({ reason: `no answer within ${Duration.format(options.timeout)}` })
-            }),
-            Effect.catchTag("RequestError", "ResponseError", (error) =>
-              Effect.fail(new SwapRouterUnavailable({ reason: error.reason === "Transport" ? "unreachable" : error.reason }))),
-            Effect.filterOrFail(
-              (answer) => !isRetryable(answer.status),
-              (answer) => new SwapRouterUnavailable({ reason: `HTTP ${answer.status}` })
-            ),
-            Effect.retry({ schedule: retryPolicy, while: (error) => error._tag === "SwapRouterUnavailable" })
-          )
+          })
+          const tryOnce = (limit: Duration.Duration) =>
+            client.execute(get).pipe(
+              Effect.flatMap((response) =>
+                Effect.map(Effect.orElseSucceed(response.json, () => undefined as unknown), (body) => ({ status: response.status, body }))),
+              Effect.scoped,
+              Effect.timeoutFail({
+                duration: limit,
+                onTimeout: () => new SwapRouterUnavailable({ reason: `no answer within ${Duration.format(limit)}` })
+              }),
+              Effect.catchTag("RequestError", "ResponseError", (error) =>
+                Effect.fail(new SwapRouterUnavailable({ reason: error.reason === "Transport" ? "unreachable" : error.reason }))),
+              Effect.filterOrFail(
+                (answer) => !isRetryable(answer.status),
+                (answer) => new SwapRouterUnavailable({ reason: `HTTP ${answer.status}` })
+              )
+            )
+          const answer = yield* boundedTries({
+            timeout: options.timeout,
+            retries: options.retries,
+            tryOnce,
+            retryable: (error): boolean => error._tag === "SwapRouterUnavailable",
+            outOfTime: () =>
+              new SwapRouterUnavailable({ reason: `no answer within ${Duration.format(options.timeout)}, retries included` })
+          })
           if (answer.status < 200 || answer.status >= 300) return yield* bad(`HTTP ${answer.status}`)
           if (Schema.is(NoLiquidity)(answer.body)) {
             return yield* Effect.fail(new NoSwapRoute({ reason: "the aggregator has no liquidity for this pair and amount" }))

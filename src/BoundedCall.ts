@@ -1,0 +1,33 @@
+import { Clock, Duration, Effect, Schedule } from "effect"
+
+/**
+ * A call to an outside system, its tries and the backoff between them all within one `timeout` (the limit of the
+ * call, not of a try: a timeout per try let four tries stretch a 503 to ~40 s). A try may use half of the time left
+ * (the last one all of it): a slow answer gets most of the time, and a try that hangs still leaves room for a retry.
+ * `tryOnce` gets the time its try may take; failures that `retryable` accepts are tried again, up to `retries` times.
+ */
+export const boundedTries = <A, E>(options: {
+  readonly timeout: Duration.DurationInput
+  readonly retries: number
+  readonly retryBase?: Duration.DurationInput
+  readonly tryOnce: (limit: Duration.Duration) => Effect.Effect<A, E>
+  readonly retryable: (error: E) => boolean
+  /** The failure when the whole call ran out of time. */
+  readonly outOfTime: () => E
+}): Effect.Effect<A, E> => {
+  const totalMillis = Math.max(1, Math.round(Duration.toMillis(options.timeout)))
+  const policy = Schedule.exponential(options.retryBase ?? Duration.millis(200)).pipe(
+    Schedule.jittered,
+    Schedule.intersect(Schedule.recurs(options.retries))
+  )
+  return Effect.gen(function*() {
+    const deadline = (yield* Clock.currentTimeMillis) + totalMillis
+    let triesLeft = options.retries + 1
+    const nextTry = Effect.flatMap(Clock.currentTimeMillis, (at) => {
+      const left = Math.max(1, deadline - at)
+      triesLeft -= 1
+      return options.tryOnce(Duration.millis(triesLeft > 0 ? Math.ceil(left / 2) : left))
+    })
+    return yield* Effect.retry(nextTry, { schedule: policy, while: options.retryable })
+  }).pipe(Effect.timeoutFail({ duration: Duration.millis(totalMillis), onTimeout: options.outOfTime }))
+}
