@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { BREB, call, expectError, PAYOUTS, payoutBody, sql } from "../support/flows.ts"
-import { eventsSettled, type LiveStack, newWalletUser, startLiveStack } from "../support/liveStack.ts"
+import { eventsSettled, type LiveStack, newWalletUser, simCall, startLiveStack } from "../support/liveStack.ts"
 
 let stack: LiveStack
 let apiKey: string
@@ -20,14 +20,7 @@ afterAll(() => stack?.close())
 
 const post = (path: string, body: unknown) => call(stack.server.baseUrl, apiKey, "POST", path, { body })
 
-const sim = async (path: string, body?: unknown) => {
-  const response = await fetch(`${stack.sim.url}${path}`, body === undefined ? {} : {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body)
-  })
-  return (await response.json()) as any
-}
+const sim = (path: string, body?: unknown) => simCall(stack, path, body)
 
 const customersWith = async (email: string): Promise<Array<{ id: string; email: string }>> =>
   (await sim(`/__sim/customers?email=${encodeURIComponent(email)}`)).data

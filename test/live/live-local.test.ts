@@ -13,7 +13,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startEmbeddedPostgres } from "../../src/db/EmbeddedPostgres.ts"
 import { waitUntil } from "../simulators/support.ts"
-import { repoRoot } from "../support/process.ts"
+import { processAlive as alive, repoRoot } from "../support/process.ts"
 
 let child: ChildProcess
 let output = ""
@@ -35,15 +35,6 @@ const healthy = async () => {
     return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok
   } catch {
     return false
-  }
-}
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"
   }
 }
 

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { PROVIDER_RETRY_AFTER_SECONDS } from "../../src/provider/ProviderErrors.ts"
 import { call, expectError, PAYOUTS, payoutBody, sql } from "../support/flows.ts"
-import { completeLiveKyc, type LiveStack, newWalletUser, startLiveStack } from "../support/liveStack.ts"
+import { completeLiveKyc, type LiveStack, newWalletUser, simCall, startLiveStack } from "../support/liveStack.ts"
 
 const TIMEOUT_MS = 1500
 const RETRIES = 2
@@ -22,14 +22,7 @@ beforeAll(async () => {
 afterAll(() => stack?.close())
 beforeEach(() => fetch(`${stack.sim.url}/__sim/faults`, { method: "DELETE" }))
 
-const sim = async (path: string, body?: unknown) => {
-  const response = await fetch(`${stack.sim.url}${path}`, body === undefined ? {} : {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body)
-  })
-  return (await response.json()) as any
-}
+const sim = (path: string, body?: unknown) => simCall(stack, path, body)
 
 /** The transfers the provider holds on behalf of one customer. */
 const transfersOf = async (customerId: string): Promise<Array<{ id: string; client_reference_id: string; to_address: string }>> =>

@@ -12,16 +12,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startEmbeddedPostgres } from "../../src/db/EmbeddedPostgres.ts"
 import { waitUntil } from "../simulators/support.ts"
-import { startServiceProcess } from "../support/process.ts"
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
+import { processAlive as alive, startServiceProcess } from "../support/process.ts"
 
 /** The postmaster's pid, from the first line of `postmaster.pid`. */
 const postmasterPid = (dataDir: string) => Number.parseInt(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]!, 10)

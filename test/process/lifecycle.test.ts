@@ -115,18 +115,24 @@ describe("npm start", () => {
   }, 60_000)
 })
 
+/** The service on a fresh database, with its demo key and a user whose KYC it approved (mock mode). */
+const serviceWithApprovedUser = async () => {
+  const database = await freshDatabase()
+  const service = await startServiceProcess({ DATABASE_URL: database.url })
+  const port = Number(new URL(service.baseUrl).port)
+  const key = /(cop_test_pk_[0-9A-Za-z]+)/.exec(service.stdout())![1]!
+  const auth = { authorization: `Bearer ${key}`, "content-type": "application/json" }
+  const user = newAddress()
+  const json = (value: unknown) => JSON.stringify(value)
+  await send(port, "POST", "/api/integrations/breb/kyc/otp/send", auth, json({ email: "ana@example.com", userAddress: user }))
+  const verified = await send(port, "POST", "/api/integrations/breb/kyc/otp/verify", auth, json({ userAddress: user, code: "123456" }))
+  expect(isAnswer(verified) && verified.status).toBe(200)
+  return { database, service, port, auth, user, json }
+}
+
 describe("SIGTERM under load", () => {
   it("refuses new connections, finishes every request it received (one still uploading its body), then exits 0", async () => {
-    const database = await freshDatabase()
-    const service = await startServiceProcess({ DATABASE_URL: database.url })
-    const port = Number(new URL(service.baseUrl).port)
-    const key = /(cop_test_pk_[0-9A-Za-z]+)/.exec(service.stdout())![1]!
-    const auth = { authorization: `Bearer ${key}`, "content-type": "application/json" }
-    const user = newAddress()
-    const json = (value: unknown) => JSON.stringify(value)
-    await send(port, "POST", "/api/integrations/breb/kyc/otp/send", auth, json({ email: "ana@example.com", userAddress: user }))
-    const verified = await send(port, "POST", "/api/integrations/breb/kyc/otp/verify", auth, json({ userAddress: user, code: "123456" }))
-    expect(isAnswer(verified) && verified.status).toBe(200)
+    const { auth, database, json, port, service, user } = await serviceWithApprovedUser()
     const body = json(payoutBody(user))
 
     // A create whose body is still arriving when the signal comes: headers now, the body after SIGTERM.
@@ -180,16 +186,7 @@ describe("SIGTERM under load", () => {
 
 describe("SIGTERM under a burst on open keep-alive connections", () => {
   it("answers every request on a connection it had accepted: in flight in full with Connection: close, arriving during the drain 503 ErrorBody with Connection: close, none reset", async () => {
-    const database = await freshDatabase()
-    const service = await startServiceProcess({ DATABASE_URL: database.url })
-    const port = Number(new URL(service.baseUrl).port)
-    const key = /(cop_test_pk_[0-9A-Za-z]+)/.exec(service.stdout())![1]!
-    const auth = { authorization: `Bearer ${key}`, "content-type": "application/json" }
-    const user = newAddress()
-    const json = (value: unknown) => JSON.stringify(value)
-    await send(port, "POST", "/api/integrations/breb/kyc/otp/send", auth, json({ email: "ana@example.com", userAddress: user }))
-    const verified = await send(port, "POST", "/api/integrations/breb/kyc/otp/verify", auth, json({ userAddress: user, code: "123456" }))
-    expect(isAnswer(verified) && verified.status).toBe(200)
+    const { auth, database, json, port, service, user } = await serviceWithApprovedUser()
     const runtime = ManagedRuntime.make(database.layer)
     const run = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) => runtime.runPromise(effect)
 

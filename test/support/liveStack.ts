@@ -203,3 +203,13 @@ export const transferIdOf = async (stack: LiveStack, payoutId: string): Promise<
   )
   return rows[0]!.provider_transfer_id
 }
+
+/** The simulator's own API (its `/v0` and `/__sim` routes): GET, or POST with a JSON body; the parsed answer. */
+export const simCall = async (stack: LiveStack, path: string, body?: unknown): Promise<any> => {
+  const response = await fetch(`${stack.sim.url}${path}`, body === undefined ? {} : {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body)
+  })
+  return response.json()
+}

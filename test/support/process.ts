@@ -117,3 +117,13 @@ export const runWalkthrough = async (baseUrl: string, key: string) => {
   const [code] = (await once(child, "exit")) as [number | null]
   return { code, output }
 }
+
+/** Whether a process with this pid exists (EPERM: it does, under another user, e.g. PostgreSQL's postmaster). */
+export const processAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
