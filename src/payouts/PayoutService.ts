@@ -34,8 +34,15 @@ import { RequoteGuard } from "./RequoteGuard.ts"
 
 export const PAYOUTS_PATH = "/api/integrations/breb/payouts"
 
-/** The rates a payout is priced at, recorded with its Idempotency-Key before the provider is called. */
-const PinnedRates = Schema.Struct({ sellRate: Schema.BigDecimal, midRate: Schema.BigDecimal })
+/**
+ * The terms a payout is priced at, recorded with its Idempotency-Key before the provider is called: the rates, and a
+ * firm COPm quote's swap amount (COPm base units), so a retry that takes the key over charges what the first try did.
+ */
+const PinnedTerms = Schema.Struct({
+  sellRate: Schema.BigDecimal,
+  midRate: Schema.BigDecimal,
+  swapSellAmount: Schema.optional(Schema.BigInt)
+})
 
 export interface CreateOutcome {
   readonly status: number
@@ -61,8 +68,9 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
      * Everything a payout needs before it is written: checks, price, and the provider's external account and
      * transfer. No transaction is open here: the provider calls run outside any, each statement on its own.
      * `claim` names the payout id allocated before the call and the provider key derived from it, so a retry after
-     * a crash reaches the same provider transfer; the rates are recorded before the provider is called, and a retry
-     * that takes over a crashed request prices with them, so it sends the provider the same transfer request.
+     * a crash reaches the same provider transfer; the terms (rates, a firm COPm quote's swap amount) are recorded before
+     * the provider is called, and a retry that takes the key over prices with them, so it sends the provider the same
+     * transfer request and charges what the first try quoted.
      * Precedence after validation and idempotency: needs_kyc → mercado_cerrado → requote → below_minimum →
      * destination_mismatch (DESIGN §3).
      */
@@ -74,7 +82,7 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
         readonly payoutId: string
         readonly transferKey: string
         readonly pinned: unknown
-        readonly record: (rates: typeof PinnedRates.Encoded) => Effect.Effect<void>
+        readonly record: (terms: typeof PinnedTerms.Encoded) => Effect.Effect<void>
         readonly outsideCall: Claim["outsideCall"]
       }
     ) =>
@@ -88,9 +96,11 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
         if (!(yield* market.isOpen)) return yield* Effect.fail(marketClosed)
         yield* requoteGuard.beforePricing
         const at = yield* now
-        const pinned = Schema.decodeUnknownOption(PinnedRates)(claim.pinned)
+        const pinned = Schema.decodeUnknownOption(PinnedTerms)(claim.pinned)
         const token = chain.token(request.fromToken ?? "USDC")
-        const terms = Option.isSome(pinned) ? { rates: pinned.value, swapSellAmount: undefined } : yield* Effect.flatMap(
+        const terms = Option.isSome(pinned)
+          ? { rates: { sellRate: pinned.value.sellRate, midRate: pinned.value.midRate }, swapSellAmount: pinned.value.swapSellAmount }
+          : yield* Effect.flatMap(
           orProviderFailure(rateCache.usdCopRates),
           (current) =>
             quotes.termsFor({ integrationId, quoteId: request.quoteId, destinationCop, fromToken: token.symbol, current, at })
@@ -112,7 +122,13 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
         })
         const priced = price.usd
 
-        if (Option.isNone(pinned)) yield* claim.record(Schema.encodeSync(PinnedRates)(rates))
+        if (Option.isNone(pinned)) {
+          yield* claim.record(Schema.encodeSync(PinnedTerms)({
+            sellRate: rates.sellRate,
+            midRate: rates.midRate,
+            ...(terms.swapSellAmount === undefined ? {} : { swapSellAmount: terms.swapSellAmount })
+          }))
+        }
 
         const providerCustomerId = Option.getOrNull(Option.flatMap(customer, (row) => Option.fromNullable(row.provider_customer_id)))
         const destination = yield* orProviderFailure(provider.createExternalAccount({

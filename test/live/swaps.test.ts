@@ -211,6 +211,31 @@ describe("quotes of COPm payouts in live mode, through the router on anvil", () 
       await routeAt(2_492n)
     }
   })
+
+  it("a firm COPm quote stays firm when the create is retried after the provider's answer was lost", async () => {
+    const user = await approvedCopmUser()
+    const quote = await quoteCopm()
+    const key = `firm-retry-${quote.quoteId}`
+    const keyed = () =>
+      call(stack.server.baseUrl, apiKey, "POST", PAYOUTS, { body: { ...payoutBody(user), quoteId: quote.quoteId }, headers: { "idempotency-key": key } })
+    try {
+      // the provider makes the transfer, its answer never arrives (every try): 503, the key kept for the retry
+      await fetch(`${stack.sim.url}/__sim/faults/timeouts`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ count: 10, after_processing: true, path: "/v0/transfers" })
+      })
+      expectError(await keyed(), 503)
+      await fetch(`${stack.sim.url}/__sim/faults`, { method: "DELETE" })
+      await routeAt(2_500n) // meanwhile the route got better: priced afresh, the payout would cost less COPm
+      const retried = await keyed()
+      expect(retried.status, retried.text).toBe(201)
+      expect(priceOf(retried.json)).toEqual(priceOf(quote))
+    } finally {
+      await fetch(`${stack.sim.url}/__sim/faults`, { method: "DELETE" })
+      await routeAt(2_492n)
+    }
+  }, 60_000)
 })
 
 describe("the least COPm a swap sells, in live mode", () => {
