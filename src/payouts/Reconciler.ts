@@ -64,14 +64,15 @@ export const makeReconciler = Effect.gen(function*() {
     const cutoff = new Date(at.getTime() - config.reconcileStaleAfterMs)
     const expiredSince = new Date(at.getTime() - config.reconcileExpiredForMs)
     // Every payout has a provider transfer (created with it); an expired one is asked about while its window closed
-    // less than RECONCILE_EXPIRED_FOR_MS ago (one partial index each side of the OR).
+    // less than RECONCILE_EXPIRED_FOR_MS ago (one partial index each side of the OR). Payouts in flight come first:
+    // expired ones pile up, most never see funds, and must not hold a stuck payout back behind them.
     return yield* sql`
       WITH picked AS (
         SELECT id FROM payouts
         WHERE (status IN ('awaiting_deposit', 'deposit_confirmed', 'processing')
                OR (status = 'expired' AND expires_at > ${expiredSince}))
           AND GREATEST(updated_at, reconciled_at) < ${cutoff}
-        ORDER BY GREATEST(updated_at, reconciled_at), id
+        ORDER BY status = 'expired', GREATEST(updated_at, reconciled_at), id
         LIMIT ${config.reconcileBatchSize}
         FOR UPDATE SKIP LOCKED)
       UPDATE payouts SET reconciled_at = ${at} FROM picked WHERE payouts.id = picked.id

@@ -212,7 +212,7 @@ describe("reconciler: expired payouts whose funds may arrive late (DESIGN §3)",
     expect(asked).toContain(paid.transferId)
   })
 
-  it("leaves an expired payout whose transfer was canceled (no funds) expired, and asks again later", async () => {
+  it("leaves an expired payout whose transfer was canceled (no funds) expired, stamped as asked (asked again after RECONCILE_STALE_AFTER_MS)", async () => {
     const canceled = await expiredHoursAgo(0)
     transferStates.set(canceled.transferId, "canceled")
 
