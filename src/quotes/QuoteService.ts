@@ -122,8 +122,8 @@ export class QuoteService extends Effect.Service<QuoteService>()("QuoteService",
 
     /**
      * The price a payout is charged at: the current rates, or what its quote fixed while the quote is firm (DESIGN
-     * §3: the service absorbs movement within tolerance; beyond it or after expiry → requote). A quote is for one
-     * fromToken, and a quote with an amount for that amount only: another is requote, naming both.
+     * §3: the service absorbs movement within tolerance; beyond it or after expiry → requote). A quote with an amount
+     * is for that amount and fromToken only: another is requote, naming both. A quote without one fixes the rate only.
      */
     const termsFor = (input: {
       readonly integrationId: string
@@ -140,7 +140,8 @@ export class QuoteService extends Effect.Service<QuoteService>()("QuoteService",
           return yield* Effect.fail(new BadRequest({ error: "quoteId: no such quote for this integration" }))
         }
         const quote = found.value
-        if (quote.from_token !== input.fromToken) {
+        // The amount and the token were priced together; a rate is the same whatever the token (DESIGN §3).
+        if (quote.destination_cop !== null && quote.from_token !== input.fromToken) {
           return yield* requote(
             `fromToken: the quote is for paying from ${quote.from_token}, this payout pays from ${input.fromToken}: quote again with fromToken=${input.fromToken}`
           )
