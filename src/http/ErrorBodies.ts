@@ -194,10 +194,11 @@ const errorCodeOf = (response: HttpServerResponse.HttpServerResponse): string | 
 }
 
 /**
- * The `Retry-After` of a 503 that sets none of its own: an outside system (the chain node, the swap router, the
- * e-mail API) did not answer in time; a few seconds, as for the payout provider.
+ * The `Retry-After` of a 503 that sets none of its own: an outside system (the payout provider, the chain node, the
+ * swap router, the e-mail API) did not answer. The call already spent its whole timeout on its tries, so a partner
+ * should not come back at once; a few seconds lets a brief outage pass without keeping a user waiting.
  */
-const OUTSIDE_RETRY_AFTER_SECONDS = 5
+export const OUTSIDE_RETRY_AFTER_SECONDS = 5
 
 /**
  * API-level middleware around every route: request ids, unserved paths (404 whatever the request), the 64 KiB body

@@ -4,7 +4,7 @@
  * is called: quote, payout creation (with and without an Idempotency-Key), OTP verify.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as ProviderErrors from "../../src/provider/ProviderErrors.ts"
+import { OUTSIDE_RETRY_AFTER_SECONDS } from "../../src/http/ErrorBodies.ts"
 import { BREB, call, expectErrorBody, newAddress } from "../support/http.ts"
 import { startTestServer, type TestServer } from "../support/server.ts"
 
@@ -22,7 +22,7 @@ const down = { "x-mock-scenario": "provider_unavailable" }
 const expectProviderUnavailable = (answer: Awaited<ReturnType<typeof call>>) => {
   expect(expectErrorBody(answer, 503).error).toContain("payout provider unavailable")
   expect(answer.headers.get("retry-after") ?? "(no Retry-After)").toMatch(/^[1-9][0-9]*$/)
-  expect(answer.headers.get("retry-after")).toBe(String(ProviderErrors.PROVIDER_RETRY_AFTER_SECONDS))
+  expect(answer.headers.get("retry-after")).toBe(String(OUTSIDE_RETRY_AFTER_SECONDS))
 }
 
 describe("the payout provider's 503", () => {

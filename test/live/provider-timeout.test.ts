@@ -5,7 +5,7 @@
  * And the whole provider call, retries included, is bounded by PROVIDER_TIMEOUT_MS.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { PROVIDER_RETRY_AFTER_SECONDS } from "../../src/provider/ProviderErrors.ts"
+import { OUTSIDE_RETRY_AFTER_SECONDS } from "../../src/http/ErrorBodies.ts"
 import { call, expectError, PAYOUTS, payoutBody, sql } from "../support/flows.ts"
 import { completeLiveKyc, type LiveStack, newWalletUser, simCall, startLiveStack } from "../support/liveStack.ts"
 
@@ -91,7 +91,7 @@ describe("a provider that never answers", () => {
     const elapsed = performance.now() - started
     console.log(`503 after ${Math.round(elapsed)} ms (PROVIDER_TIMEOUT_MS ${TIMEOUT_MS}, PROVIDER_RETRIES ${RETRIES})`)
     expectError(answer, 503)
-    expect(answer.headers.get("retry-after")).toBe(String(PROVIDER_RETRY_AFTER_SECONDS))
+    expect(answer.headers.get("retry-after")).toBe(String(OUTSIDE_RETRY_AFTER_SECONDS))
     // one provider call (the external account) hangs; its tries and backoff all fit in one PROVIDER_TIMEOUT_MS
     expect(elapsed).toBeLessThan(TIMEOUT_MS + 1000)
   }, 60_000)
