@@ -233,7 +233,8 @@ export const makeProviderLive = (options: ProviderLiveOptions) =>
       readonly externalAccountId: string
     }) =>
       Effect.gen(function*() {
-        if (input.customerId === null) return yield* badResponse("transfer", "no provider customer for this user")
+        // Nothing is sent: the key may be freed (refused), as for an answer that created nothing.
+        if (input.customerId === null) return yield* badResponse("transfer", "no provider customer for this user", true)
         const answer = yield* post("transfer", "/transfers", input.idempotencyKey, {
           amount: input.amount,
           on_behalf_of: input.customerId,
