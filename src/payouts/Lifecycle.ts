@@ -38,50 +38,36 @@ export const stepsTo = (from: PayoutStatus, to: PayoutStatus): ReadonlyArray<Pay
   return canMove(from, to) ? [to] : []
 }
 
-/** Provider (Bridge) transfer states → payout status; states with no payout meaning map to none. */
-export const statusForTransferState = (state: string): Option.Option<PayoutStatus> => {
-  switch (state) {
-    case "funds_received":
-      return Option.some("deposit_confirmed")
-    case "payment_submitted":
-      return Option.some("processing")
-    case "payment_processed":
-      return Option.some("completed")
-    case "undeliverable":
-    case "error":
-    case "canceled":
-    case "missing_return_policy":
-      return Option.some("failed")
-    case "returned":
-    case "refunded":
-      return Option.some("refunded")
-    default:
-      return Option.none()
-  }
-}
-
 /**
- * Provider states that only come after the funds reached the provider: its own progress, and a delivery that
- * failed or was sent back (undeliverable, returned, refunded, missing return policy: there was money to return).
- * Not `canceled` (a transfer closed for want of funds), `error`, `in_review` or a state we do not know.
+ * Provider (Bridge) transfer states with a payout meaning: the status each moves a payout to, and whether it comes
+ * only after the funds reached the provider (its own progress, and a delivery that failed or was sent back:
+ * undeliverable, returned, refunded, missing return policy, there was money to return). Not `canceled` (a transfer
+ * closed for want of funds) or `error`; `awaiting_funds`, `in_review` and states we do not know mean nothing here.
  */
-const FUNDS_REACHED_PROVIDER: ReadonlySet<string> = new Set([
-  "funds_received",
-  "payment_submitted",
-  "payment_processed",
-  "undeliverable",
-  "returned",
-  "missing_return_policy",
-  "refunded"
+const TRANSFER_STATES: ReadonlyMap<string, { readonly status: PayoutStatus; readonly fundsArrived: boolean }> = new Map([
+  ["funds_received", { status: "deposit_confirmed", fundsArrived: true }],
+  ["payment_submitted", { status: "processing", fundsArrived: true }],
+  ["payment_processed", { status: "completed", fundsArrived: true }],
+  ["undeliverable", { status: "failed", fundsArrived: true }],
+  ["missing_return_policy", { status: "failed", fundsArrived: true }],
+  ["error", { status: "failed", fundsArrived: false }],
+  ["canceled", { status: "failed", fundsArrived: false }],
+  ["returned", { status: "refunded", fundsArrived: true }],
+  ["refunded", { status: "refunded", fundsArrived: true }]
 ])
+
+/** Provider transfer state → payout status; states with no payout meaning map to none. */
+export const statusForTransferState = (state: string): Option.Option<PayoutStatus> =>
+  Option.map(Option.fromNullable(TRANSFER_STATES.get(state)), (meaning) => meaning.status)
 
 /**
  * The statuses a provider transfer state moves a payout through (empty: it does not move it). An expired payout
  * moves only on the provider's word that money reached it: a transfer that never saw funds leaves it expired.
  */
 export const stepsForTransferState = (from: PayoutStatus, state: string): ReadonlyArray<PayoutStatus> => {
-  if (from === "expired" && !FUNDS_REACHED_PROVIDER.has(state)) return []
-  return Option.match(statusForTransferState(state), { onNone: () => [], onSome: (to) => stepsTo(from, to) })
+  const meaning = TRANSFER_STATES.get(state)
+  if (meaning === undefined || (from === "expired" && !meaning.fundsArrived)) return []
+  return stepsTo(from, meaning.status)
 }
 
 /** Once the deposit is in, the legs still `quoted` wait for settlement (`pending`). */
