@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { waitUntil } from "../simulators/support.ts"
 import { PAYOUTS, payoutBody } from "../support/flows.ts"
-import { completeLiveKyc, type LiveStack, liveEnv, newWalletUser, startLiveStack } from "../support/liveStack.ts"
+import { completeLiveKyc, type LiveStack, liveEnv, newWalletUser, providerTransfersOf, simCall, startLiveStack } from "../support/liveStack.ts"
 import { type StartedProcess, startServiceProcess } from "../support/process.ts"
 
 let stack: LiveStack
@@ -43,8 +43,7 @@ const startService = async () => {
   return service
 }
 
-const transfersOf = async (customerId: string): Promise<Array<{ id: string; client_reference_id: string }>> =>
-  ((await (await fetch(`${stack.sim.url}/__sim/transfers?on_behalf_of=${customerId}`)).json()) as any).data
+const transfersOf = (customerId: string) => providerTransfersOf(stack, customerId)
 
 const create = (service: StartedProcess, body: unknown, key: string) =>
   fetch(`${service.baseUrl}${PAYOUTS}`, {
@@ -62,11 +61,7 @@ describe("SIGTERM past the grace period while the provider makes the transfer", 
 
     const first = await startService()
     // the provider carries out the next POST /v0/transfers and holds its answer
-    await fetch(`${stack.sim.url}/__sim/faults/timeouts`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ count: 1, after_processing: true, hang_ms: 60_000, path: "/v0/transfers" })
-    })
+    await simCall(stack, "/__sim/faults/timeouts", { count: 1, after_processing: true, hang_ms: 60_000, path: "/v0/transfers" })
     const cut = create(first, body, key).then((response) => response.status, (error: unknown) => String(error))
     await waitUntil("the provider made the transfer", async () => (await transfersOf(customerId)).length === 1, { timeoutMs: 20_000 })
 

@@ -213,3 +213,10 @@ export const simCall = async (stack: LiveStack, path: string, body?: unknown): P
   })
   return response.json()
 }
+
+/** The transfers the provider (simulator) holds on behalf of one customer. */
+export const providerTransfersOf = async (
+  stack: LiveStack,
+  customerId: string
+): Promise<Array<{ id: string; client_reference_id: string; to_address: string }>> =>
+  (await simCall(stack, `/__sim/transfers?on_behalf_of=${customerId}`)).data
