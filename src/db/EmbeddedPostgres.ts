@@ -159,10 +159,15 @@ const placeDataDir = async (configured: string, runAs: RunAs | undefined): Promi
     })
   }
   const placed = join(SHARED_DATA, createHash("sha256").update(configured).digest("hex").slice(0, 16), "postgres")
+  // The link first: a start that loses the race to make it joins the other's place instead of clearing it.
+  const linked = await symlink(placed, configured).then(() => true, (error: NodeJS.ErrnoException) => {
+    if (error.code === "EEXIST") return false
+    throw error
+  })
+  if (!linked) return placed
   await rm(dirname(placed), { recursive: true, force: true })
   await mkdir(dirname(placed), { recursive: true, mode: 0o755 })
   await chmod(SHARED_DATA, 0o755)
-  await symlink(placed, configured)
   return placed
 }
 

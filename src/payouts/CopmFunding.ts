@@ -11,7 +11,8 @@
  * - sourceAmount (COPm) = sellAmount + the COPm fee; receipt.totalPaid (USD) = X + F + swap leg;
  *   effectiveUsdCop = D / totalPaid rounded down to 6 decimals, display to 2; commission = the sum of the four legs;
  * - a firm quote (`quoteId` of a COPm quote with an amount) keeps its sellAmount while the route still delivers X for
- *   it, else `requote`.
+ *   it, else `requote` (priced before the provider is asked); if the route moves between pricing and the calldata,
+ *   asked after the provider's transfer, the create is a 503 and its retry prices again.
  */
 import type { FeeLeg, PreparedTx } from "@cop-integrations/contracts"
 import { BigDecimal, Data, Effect } from "effect"
