@@ -30,7 +30,7 @@ const describe = (error: NodeJS.ErrnoException): string => {
  * failure without one. Never fails as an Effect: the outcome says what happened.
  *
  * The timeout is a plain timer, held by node's timer list until it fires or is cleared. Not an `AbortSignal`:
- * on Node 20 a signal made by `AbortSignal.any([AbortSignal.timeout(ms), …])` can be garbage-collected while the
+ * on Node 20 a signal combining `AbortSignal.timeout(ms)` with another through `AbortSignal.any` can be collected while the
  * request hangs, and then nothing ends the attempt (a receiver that never answered held a delivery slot for good).
  */
 export const postWebhook = (post: WebhookPost): Effect.Effect<SendOutcome> =>
