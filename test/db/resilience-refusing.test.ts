@@ -60,7 +60,9 @@ interface LogLine {
 
 const KNOWN_REASONS = [
   "database unavailable: 55000 database <db> is not currently accepting connections",
-  "database unavailable: Connection terminated unexpectedly"
+  "database unavailable: Connection terminated unexpectedly",
+  // The same terminated backend, when the socket reports the reset before pg reads the end of stream.
+  "database unavailable: ECONNRESET read ECONNRESET"
 ]
 
 const parse = (line: string) => JSON.parse(line) as LogLine
