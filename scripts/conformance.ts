@@ -17,7 +17,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Effect, Exit, Layer, Logger, LogLevel, Option, Redacted, Scope } from "effect"
 import { serverLayer } from "../src/App.ts"
 import { ApiKeyRepo } from "../src/auth/ApiKeyRepo.ts"
-import { AppConfigShape } from "../src/Config.ts"
+import { AppConfigShape } from "../src/config/Config.ts"
 import { redactUrl } from "../src/db/Database.ts"
 import { IntegrationRepo } from "../src/integrations/IntegrationRepo.ts"
 

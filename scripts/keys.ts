@@ -18,7 +18,7 @@ import { parseArgs } from "node:util"
 import { keyKindForMode } from "../src/auth/ApiKey.ts"
 import { ApiKeyRepo, type ApiKeyRow, keyState } from "../src/auth/ApiKeyRepo.ts"
 import { databaseLayer } from "../src/App.ts"
-import { AppConfigShape } from "../src/Config.ts"
+import { AppConfigShape } from "../src/config/Config.ts"
 import { IntegrationRepo } from "../src/integrations/IntegrationRepo.ts"
 
 const usage = [

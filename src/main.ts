@@ -2,13 +2,13 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { HttpServer } from "@effect/platform"
 import { Cause, Console, Deferred, Effect, Exit, Fiber, FiberId, Layer, Option } from "effect"
 import { serverLayer } from "./App.ts"
-import { type AppConfigShape, AppConfigShape as LoadConfig, databaseTarget, describeDatabase } from "./Config.ts"
+import { type AppConfigShape, AppConfigShape as LoadConfig, databaseTarget, describeDatabase } from "./config/Config.ts"
 import { createHttpServer } from "./http/NodeServer.ts"
 import { manageLifecycle } from "./http/ServeLifecycle.ts"
-import { Deployment } from "./Deployment.ts"
+import { Deployment } from "./auth/Deployment.ts"
 import { DemoBootstrap } from "./integrations/Demo.ts"
-import { loggingLayer, LogLevelConfig } from "./Logging.ts"
-import { startupFailureLine } from "./StartupFailure.ts"
+import { loggingLayer, LogLevelConfig } from "./base/Logging.ts"
+import { startupFailureLine } from "./base/StartupFailure.ts"
 
 /** On stderr: stdout carries only JSON log lines. */
 const banner = (lines: ReadonlyArray<string>) => Console.error(["", ...lines.map((line) => `  ${line}`), ""].join("\n"))

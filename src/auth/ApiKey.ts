@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto"
 import type { ApiMode } from "@cop-integrations/contracts"
-import { base62, randomBase62 } from "../ids.ts"
+import { base62, randomBase62 } from "../base/ids.ts"
 
 export type KeyKind = "test" | "live"
 

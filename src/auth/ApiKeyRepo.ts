@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { newId } from "../ids.ts"
+import { newId } from "../base/ids.ts"
 import { generateApiKey, hashApiKey, type KeyKind, last4 } from "./ApiKey.ts"
 
 const KeyKindSchema = Schema.Literal("test", "live")

@@ -1,6 +1,6 @@
 import { ConfigError, Effect, Layer, Option, Redacted } from "effect"
 import { createPublicClient, erc20Abi, getAddress, type Hex, http, parseEventLogs, TransactionReceiptNotFoundError } from "viem"
-import { AppConfig } from "../Config.ts"
+import { AppConfig } from "../config/Config.ts"
 import { Chain, ChainUnavailable, DepositNotVerified, type NotVerifiedKind, type TransferCheck } from "./Chain.ts"
 import { type TokenInfo, tokenLookup, tokensFromConfig } from "./Tokens.ts"
 

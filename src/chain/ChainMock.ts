@@ -1,5 +1,5 @@
 import { Clock, Effect, Layer } from "effect"
-import { AppConfig } from "../Config.ts"
+import { AppConfig } from "../config/Config.ts"
 import { Chain } from "./Chain.ts"
 import { tokenLookup, tokensFromConfig } from "./Tokens.ts"
 

@@ -1,5 +1,5 @@
 import { getAddress } from "viem"
-import type { AppConfigShape } from "../Config.ts"
+import type { AppConfigShape } from "../config/Config.ts"
 
 /** The tokens of a deployment's one chain: the USD stablecoin users pay with, and the COP stablecoin of swaps. */
 export const TOKEN_SYMBOLS = ["USDC", "COPm"] as const

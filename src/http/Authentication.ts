@@ -4,12 +4,12 @@ import { Effect, Either, Layer, Option } from "effect"
 import { parseApiKey } from "../auth/ApiKey.ts"
 import { ApiKeyRepo } from "../auth/ApiKeyRepo.ts"
 import { cachedKeyLookup } from "../auth/KeyCache.ts"
-import { AppConfig } from "../Config.ts"
-import { Deployment } from "../Deployment.ts"
+import { AppConfig } from "../config/Config.ts"
+import { Deployment } from "../auth/Deployment.ts"
 import { makeFailedAuthLimit } from "./FailedAuthLimit.ts"
 import { makeRateLimiter } from "./RateLimiter.ts"
-import { noteIntegration, setRetryAfter } from "./ResponseHints.ts"
-import { singleFlight } from "./SingleFlight.ts"
+import { noteIntegration, setRetryAfter } from "../base/ResponseHints.ts"
+import { singleFlight } from "../base/SingleFlight.ts"
 
 const bearerPattern = /^Bearer +(\S+)$/i
 

@@ -20,7 +20,7 @@ import {
 } from "./DatabaseUnavailable.ts"
 import { logAccess } from "./AccessLog.ts"
 import { requestIdOf } from "./RequestId.ts"
-import { ResponseHints } from "./ResponseHints.ts"
+import { ResponseHints } from "../base/ResponseHints.ts"
 import { allowedMethods } from "./Routes.ts"
 import { type UnservedPath, unservedAt, UnservedPaths } from "./UnservedPaths.ts"
 

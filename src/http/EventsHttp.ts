@@ -1,8 +1,8 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { CurrentIntegration, IntegrationsApi } from "@cop-integrations/contracts"
 import { Effect } from "effect"
-import { PartnerEvents } from "../events/PartnerEvents.ts"
-import { WebhookEndpoints } from "../events/WebhookEndpoints.ts"
+import { PartnerEvents } from "../partnerEvents/PartnerEvents.ts"
+import { WebhookEndpoints } from "../partnerEvents/WebhookEndpoints.ts"
 
 /** Stored event bodies are answered as they are (the bytes a webhook delivery sends), not re-encoded. */
 const rawJson = (status: number) => (body: string) =>

@@ -2,7 +2,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { INTERFACE_VERSION, IntegrationsApi, ServiceUnavailable } from "@cop-integrations/contracts"
 import { Effect } from "effect"
-import { Deployment } from "../Deployment.ts"
+import { Deployment } from "../auth/Deployment.ts"
 
 /** /readyz answers 503 when the database has not answered `SELECT 1` within this. */
 export const READINESS_TIMEOUT = "2 seconds"

@@ -10,7 +10,7 @@
  *   random base62/base64 secrets (API keys, webhook secrets, tokens), not of UUIDs, ULIDs or trace ids (one case).
  * Otherwise the request gets `req_` + 17 base62 characters (12 random bytes; one of those sent back is kept).
  */
-import { randomBase62 } from "../ids.ts"
+import { randomBase62 } from "../base/ids.ts"
 
 const SHAPE = /^[A-Za-z0-9._-]{1,64}$/
 const SECRET_PREFIX = /cop_(live|test)_pk_|whsec_/i

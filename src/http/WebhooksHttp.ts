@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { IntegrationsApi } from "@cop-integrations/contracts"
 import { Effect } from "effect"
-import { ProviderWebhook } from "../webhooks/ProviderWebhook.ts"
+import { ProviderWebhook } from "../providerWebhooks/ProviderWebhook.ts"
 
 export const WebhooksHttpLive = HttpApiBuilder.group(IntegrationsApi, "webhooks", (handlers) =>
   Effect.gen(function*() {

@@ -3,7 +3,7 @@ import { KycStatus } from "@cop-integrations/contracts"
 import { Effect, Option, Schema } from "effect"
 import { getAddress } from "viem"
 import { atomically } from "../db/Atomically.ts"
-import { Outbox } from "../events/Outbox.ts"
+import { Outbox } from "../outbox/Outbox.ts"
 
 export const CustomerRow = Schema.Struct({
   integration_id: Schema.String,

@@ -1,5 +1,5 @@
 import { Effect, Layer } from "effect"
-import { AppConfig } from "../Config.ts"
+import { AppConfig } from "../config/Config.ts"
 import { OtpCodes } from "./OtpCodes.ts"
 
 /** Mock: every code is the configured MOCK_OTP_DEBUG_CODE (default 123456), shown as `debugCode`. */

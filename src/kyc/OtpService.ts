@@ -8,9 +8,9 @@ import {
   TooManyRequests
 } from "@cop-integrations/contracts"
 import { Effect, Option, Schema } from "effect"
-import { addSeconds, now } from "../Clock.ts"
-import { setRetryAfter } from "../http/ResponseHints.ts"
-import { newId } from "../ids.ts"
+import { addSeconds, now } from "../base/Clock.ts"
+import { setRetryAfter } from "../base/ResponseHints.ts"
+import { newId } from "../base/ids.ts"
 import { Mailer } from "../mailer/Mailer.ts"
 import { PayoutProvider } from "../provider/PayoutProvider.ts"
 import { providerIdempotencyKey } from "../provider/IdempotencyKeys.ts"

@@ -1,6 +1,6 @@
 import { FetchHttpClient, HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import { Duration, Effect, Layer, Redacted, Schema } from "effect"
-import { AppConfig } from "../Config.ts"
+import { AppConfig } from "../config/Config.ts"
 import { Mailer, MailerUnavailable, maskEmail } from "./Mailer.ts"
 
 const Accepted = Schema.Struct({ id: Schema.String })

@@ -3,9 +3,9 @@ import { Effect } from "effect"
 import { erc20Transfer } from "../chain/Erc20.ts"
 import type { TokenInfo } from "../chain/Tokens.ts"
 import { toBaseUnits } from "../money/index.ts"
-import type { SwapRouter, SwapRouterFailure } from "../swaps/SwapRouter.ts"
-import { fundFromCopm } from "./CopmFunding.ts"
-import type { PayoutPrice } from "./Pricing.ts"
+import type { SwapRouter, SwapRouterFailure } from "../router/SwapRouter.ts"
+import { fundFromCopm } from "../pricing/CopmFunding.ts"
+import type { PayoutPrice } from "../pricing/Pricing.ts"
 
 /** The two transactions the user signs for a priced payout. */
 export interface PayoutTransactions {

@@ -1,6 +1,6 @@
 import type { FeeLeg, PayoutStatus } from "@cop-integrations/contracts"
 import { Effect, Option } from "effect"
-import { now } from "../Clock.ts"
+import { now } from "../base/Clock.ts"
 import { PayoutRepo } from "./PayoutRepo.ts"
 import type { PayoutRow } from "./PayoutRow.ts"
 import { normalizeCop } from "./TotalReceived.ts"

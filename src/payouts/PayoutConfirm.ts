@@ -13,15 +13,15 @@ import { Chain } from "../chain/Chain.ts"
 import { isTokenSymbol } from "../chain/Tokens.ts"
 import { TxHashClaims } from "../chain/TxHashClaims.ts"
 import { notVerifiedError, verifyWithRetry } from "../chain/Verification.ts"
-import { now } from "../Clock.ts"
-import { AppConfig } from "../Config.ts"
+import { now } from "../base/Clock.ts"
+import { AppConfig } from "../config/Config.ts"
 import { toBaseUnits } from "../money/index.ts"
 import { PayoutProvider } from "../provider/PayoutProvider.ts"
 import { acceptsConfirm, confirmByPartner, minedInWindow } from "./Lifecycle.ts"
 import { PayoutRepo } from "./PayoutRepo.ts"
 import type { PayoutRow } from "./PayoutRow.ts"
 import { presentPayout } from "./Present.ts"
-import { RequoteGuard } from "./RequoteGuard.ts"
+import { RequoteGuard } from "../quotes/RequoteGuard.ts"
 
 /**
  * How long a confirm waits for a confirmation of the same payout with the same txHash that is still being

@@ -2,25 +2,16 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import type { EventType } from "@cop-integrations/contracts"
 import { Effect, Option, Schema } from "effect"
 import { atomically } from "../db/Atomically.ts"
-import { Outbox } from "../events/Outbox.ts"
-import { PreviousStatus, recordingStatusChanges } from "../events/StatusEvents.ts"
+import { EXPIRY_BATCH, PageRequest } from "../db/Pagination.ts"
+import { Outbox } from "../outbox/Outbox.ts"
+import { PreviousStatus, recordingStatusChanges } from "../outbox/StatusEvents.ts"
 import { PayoutRow } from "./PayoutRow.ts"
 import { presentPayout } from "./Present.ts"
 
 const Owned = Schema.Struct({ integrationId: Schema.String, payoutId: Schema.String })
 
-export const PageRequest = Schema.Struct({
-  integrationId: Schema.String,
-  createdFrom: Schema.NullOr(Schema.DateFromSelf),
-  after: Schema.NullOr(Schema.Struct({ createdAt: Schema.DateFromSelf, id: Schema.String })),
-  limit: Schema.Number
-})
-
 const eventTypeOf = (row: PayoutRow): EventType =>
   row.status === "awaiting_deposit" ? "payout.created" : `payout.${row.status}`
-
-/** Payouts expired per sweep round (each with its event); the next round takes the rest. */
-export const EXPIRY_BATCH = 500
 
 const UpdatedRow = Schema.extend(PayoutRow, PreviousStatus)
 const DepositSeen = Schema.Struct({ provider_deposit_seen_at: Schema.NullOr(Schema.DateFromSelf) })

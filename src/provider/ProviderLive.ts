@@ -8,7 +8,7 @@
 import { FetchHttpClient, HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import type { KycStatus } from "@cop-integrations/contracts"
 import { Duration, Effect, Layer, Option, ParseResult, Redacted, Schema } from "effect"
-import { boundedTries } from "../BoundedCall.ts"
+import { boundedTries } from "../base/BoundedCall.ts"
 import { getAddress } from "viem"
 import {
   type ExternalAccount,

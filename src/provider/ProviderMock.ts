@@ -1,9 +1,9 @@
 import { Effect, Layer } from "effect"
 import { getAddress, keccak256, toHex } from "viem"
-import { addSeconds } from "../Clock.ts"
-import { AppConfig } from "../Config.ts"
-import { JobQueue } from "../jobs/JobQueue.ts"
-import { isScenario } from "../MockScenario.ts"
+import { addSeconds } from "../base/Clock.ts"
+import { AppConfig } from "../config/Config.ts"
+import { JobQueue } from "../work/JobQueue.ts"
+import { isScenario } from "../base/MockScenario.ts"
 import { PayoutProvider, ProviderUnavailable } from "./PayoutProvider.ts"
 
 const unlessUnavailable = <A>(effect: Effect.Effect<A>) =>

@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { BigDecimal, Context, Effect, Option, Schema } from "effect"
-import { AppConfig } from "../Config.ts"
-import { now } from "../Clock.ts"
+import { AppConfig } from "../config/Config.ts"
+import { now } from "../base/Clock.ts"
 import { PayoutProvider, type ProviderFailure, type ProviderUnavailable, type UsdCopRates } from "../provider/PayoutProvider.ts"
 import { makeSingleFlight } from "./SingleFlight.ts"
 

@@ -1,5 +1,5 @@
 import { Effect, Layer } from "effect"
-import { isScenario } from "../MockScenario.ts"
+import { isScenario } from "../base/MockScenario.ts"
 import { ProviderUnavailable } from "../provider/PayoutProvider.ts"
 import { CachedRateGate } from "./RateCache.ts"
 

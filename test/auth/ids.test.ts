@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { base62, newId, randomBase62 } from "../../src/ids.ts"
+import { base62, newId, randomBase62 } from "../../src/base/ids.ts"
 
 describe("random ids", () => {
   it("are as wide as base62 makes that many bytes, in the base62 alphabet", () => {

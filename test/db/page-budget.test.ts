@@ -7,7 +7,7 @@
 import { Deferred, Effect, Fiber, FiberStatus, Ref } from "effect"
 import { describe, expect, it } from "vitest"
 import { PAGE_ROWS_IN_FLIGHT, PageBudget } from "../../src/db/PageBudget.ts"
-import { rowsFetched } from "../../src/payouts/Cursor.ts"
+import { rowsFetched } from "../../src/db/Pagination.ts"
 
 const settle = (fibers: ReadonlyArray<Fiber.RuntimeFiber<unknown, unknown>>) =>
   Effect.gen(function*() {

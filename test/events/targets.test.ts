@@ -10,9 +10,9 @@ import { once } from "node:events"
 import { createServer, isIP } from "node:net"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect } from "vitest"
-import { postWebhook } from "../../src/events/Sender.ts"
-import { checkUrl, forbiddenAddress } from "../../src/events/TargetPolicy.ts"
-import { guardedLookup, type Resolver, WebhookTargets, WebhookTargetsOpen, WebhookTargetsStrict } from "../../src/events/WebhookTargets.ts"
+import { postWebhook } from "../../src/partnerEvents/Sender.ts"
+import { checkUrl, forbiddenAddress } from "../../src/partnerEvents/TargetPolicy.ts"
+import { guardedLookup, type Resolver, WebhookTargets, WebhookTargetsOpen, WebhookTargetsStrict } from "../../src/partnerEvents/WebhookTargets.ts"
 
 /** A fake DNS: every name resolves to what the table says, an IP address to itself (the tests never touch real DNS). */
 const resolver = (table: Record<string, ReadonlyArray<string>>): Resolver => async (hostname) => {

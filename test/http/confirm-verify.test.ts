@@ -1,4 +1,4 @@
-import { WebhookTargetsOpen } from "../../src/events/WebhookTargets.ts"
+import { WebhookTargetsOpen } from "../../src/partnerEvents/WebhookTargets.ts"
 import { TestHelpersNone } from "../../src/testHelpers/TestHelpers.ts"
 /**
  * Confirm in three steps (issue #7, "make the seam honest"): a short transaction claims the txHash `verifying`,
@@ -16,12 +16,12 @@ import { ChainVerifyPolicy } from "../../src/chain/Verification.ts"
 import { DemoBootstrapMock } from "../../src/integrations/DemoMock.ts"
 import { OtpCodesMock } from "../../src/kyc/OtpCodesMock.ts"
 import { MailerDisabled } from "../../src/mailer/Mailer.ts"
-import { MockScenarioLive } from "../../src/MockScenario.ts"
+import { MockScenarioLive } from "../../src/base/MockScenario.ts"
 import { ConfirmWait } from "../../src/payouts/PayoutConfirm.ts"
-import { RequoteGuardMock } from "../../src/payouts/RequoteGuardMock.ts"
-import { MarketMock } from "../../src/provider/MarketMock.ts"
+import { RequoteGuardMock } from "../../src/quotes/RequoteGuardMock.ts"
+import { MarketMock } from "../../src/market/MarketMock.ts"
 import { ProviderMock } from "../../src/provider/ProviderMock.ts"
-import { SwapRouterMock } from "../../src/swaps/SwapRouterMock.ts"
+import { SwapRouterMock } from "../../src/router/SwapRouterMock.ts"
 import { RateCacheMock } from "../../src/quotes/RateCacheMock.ts"
 import {
   decodePayout,

@@ -12,7 +12,7 @@ import { ConfigProvider, Context, Effect, Exit, Layer, Logger, LogLevel, Option,
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { serverLayer } from "../../src/App.ts"
 import { ApiKeyRepo } from "../../src/auth/ApiKeyRepo.ts"
-import { AppConfigShape } from "../../src/Config.ts"
+import { AppConfigShape } from "../../src/config/Config.ts"
 import { createHttpServer } from "../../src/http/NodeServer.ts"
 import { IntegrationRepo } from "../../src/integrations/IntegrationRepo.ts"
 import { acquireTestDatabase, type TestDatabase } from "../support/database.ts"

@@ -1,11 +1,11 @@
 /**
- * The shared key lookup behind authentication (src/http/SingleFlight.ts): a partner's burst with a key the
+ * The shared key lookup behind authentication (src/base/SingleFlight.ts): a partner's burst with a key the
  * replica has not seen yet is one database lookup (and spends no failure budget per request), and a caller
  * that goes away does not cancel the lookup for the others.
  */
 import { Deferred, Effect, Fiber } from "effect"
 import { describe, expect, it } from "vitest"
-import { singleFlight } from "../../src/http/SingleFlight.ts"
+import { singleFlight } from "../../src/base/SingleFlight.ts"
 
 /** A lookup that waits for `release`, counting how often it ran. */
 const blockedLookup = () =>

@@ -4,7 +4,7 @@
  * rest get the documented 409.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { MAX_ENDPOINTS } from "../../src/events/WebhookEndpoints.ts"
+import { MAX_ENDPOINTS } from "../../src/partnerEvents/WebhookEndpoints.ts"
 import { call, expectError, newPartner, type Partner, sql, type Wire } from "../support/flows.ts"
 import { startTestServer, type TestServer } from "../support/server.ts"
 

@@ -5,7 +5,7 @@
  */
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeReconciler, type ReconcileReport } from "../../src/payouts/Reconciler.ts"
+import { makeReconciler, type ReconcileReport } from "../../src/worker/Reconciler.ts"
 import { newPartner, type Partner, pollPayout, sql } from "../support/flows.ts"
 import { startTestServer, type TestServer } from "../support/server.ts"
 

@@ -7,7 +7,7 @@ import { SwapIntent, SwapList } from "@cop-integrations/contracts"
 import { Schema } from "effect"
 import { decodeFunctionData, erc20Abi, getAddress } from "viem"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { routerAbi } from "../../src/swaps/RouterAbi.ts"
+import { routerAbi } from "../../src/router/RouterAbi.ts"
 import { BREB, call, expectBadRequest, expectError, fixed, newAddress, newPartner, newTxHash, type Partner, sql, unitsOf } from "../support/flows.ts"
 import { startTestServer, type TestServer } from "../support/server.ts"
 

@@ -1,7 +1,7 @@
 import { ConfigProvider, Effect, Option, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { webHandler } from "../../src/App.ts"
-import { AppConfigShape } from "../../src/Config.ts"
+import { AppConfigShape } from "../../src/config/Config.ts"
 import { acquireTestDatabase, type TestDatabase } from "../support/database.ts"
 
 describe("the web-standard handler ((Request) => Promise<Response>)", () => {

@@ -7,9 +7,9 @@ import { SqlClient } from "@effect/sql"
 import { PayoutStatus } from "@cop-integrations/contracts"
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Schema } from "effect"
-import { AppConfig, AppConfigShape } from "../../src/Config.ts"
+import { AppConfig, AppConfigShape } from "../../src/config/Config.ts"
 import { runMigrations } from "../../src/db/Migrations.ts"
-import { HOUSEKEEPING_BATCH, makeHousekeeping } from "../../src/jobs/Housekeeping.ts"
+import { HOUSEKEEPING_BATCH, makeHousekeeping } from "../../src/worker/Housekeeping.ts"
 import { TestDatabaseLive } from "../support/database.ts"
 
 const DAY = 24 * 60 * 60 * 1000

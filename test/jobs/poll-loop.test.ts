@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Effect, Logger, LogLevel, Ref, TestClock, TestContext } from "effect"
-import { pollWithBackoff } from "../../src/jobs/PollLoop.ts"
+import { pollWithBackoff } from "../../src/work/PollLoop.ts"
 
 // Explicit, not left to `it.scoped`: with vitest's isolate:false another file's @effect/vitest `layer()` can
 // replace the environment `it.scoped` provides (it mutates the shared `it`), and this test needs the TestClock.

@@ -1,5 +1,5 @@
-import { Outbox } from "../../src/events/Outbox.ts"
-import { WebhookTargetsOpen } from "../../src/events/WebhookTargets.ts"
+import { Outbox } from "../../src/outbox/Outbox.ts"
+import { WebhookTargetsOpen } from "../../src/partnerEvents/WebhookTargets.ts"
 /**
  * The job worker while the database is down, driven by the TestClock: every query of a SqlClient whose
  * connections cannot be acquired fails at once, so the worker's loops run deterministically.
@@ -10,10 +10,10 @@ import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, ConfigProvider, Effect, Layer, Logger, LogLevel, Ref, TestClock, TestContext } from "effect"
-import { AppConfig, AppConfigShape } from "../../src/Config.ts"
-import { JobQueue } from "../../src/jobs/JobQueue.ts"
-import { JobWorkerLive, MAX_TICK_BACKOFF_MS } from "../../src/jobs/JobWorker.ts"
-import { WorkSignal } from "../../src/jobs/WorkSignal.ts"
+import { AppConfig, AppConfigShape } from "../../src/config/Config.ts"
+import { JobQueue } from "../../src/work/JobQueue.ts"
+import { JobWorkerLive, MAX_TICK_BACKOFF_MS } from "../../src/worker/JobWorker.ts"
+import { WorkSignal } from "../../src/work/WorkSignal.ts"
 import { Lifecycle } from "../../src/payouts/Lifecycle.ts"
 import { PayoutRepo } from "../../src/payouts/PayoutRepo.ts"
 import { SwapRepo } from "../../src/swaps/SwapRepo.ts"

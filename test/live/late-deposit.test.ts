@@ -11,7 +11,7 @@
  */
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeReconciler, type ReconcileReport } from "../../src/payouts/Reconciler.ts"
+import { makeReconciler, type ReconcileReport } from "../../src/worker/Reconciler.ts"
 import { request, simEvents, waitUntil } from "../simulators/support.ts"
 import { call, PAYOUTS, sql } from "../support/flows.ts"
 import { eventsSettled, fundedPayout, type LiveStack, startLiveStack, transferIdOf } from "../support/liveStack.ts"

@@ -8,7 +8,7 @@
  */
 import { decodeFunctionData, encodeFunctionData, erc20Abi, getAddress, type Hex } from "viem"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { routerAbi } from "../../src/swaps/RouterAbi.ts"
+import { routerAbi } from "../../src/router/RouterAbi.ts"
 import { waitUntil } from "../simulators/support.ts"
 import { BREB, call, expectError, PAYOUTS, unitsOf } from "../support/flows.ts"
 import { COP_TOKEN_DECIMALS, completeLiveKyc, type LiveStack, newWalletUser, startLiveStack, TOKEN_DECIMALS, type WalletUser } from "../support/liveStack.ts"

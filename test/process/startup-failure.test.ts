@@ -6,7 +6,7 @@
 import { SqlError } from "@effect/sql"
 import { Cause, Option } from "effect"
 import { describe, expect, it } from "vitest"
-import { startupFailureLine } from "../../src/StartupFailure.ts"
+import { startupFailureLine } from "../../src/base/StartupFailure.ts"
 
 const connectFailure = (code: string, message: string) =>
   Cause.fail(new SqlError.SqlError({ cause: Object.assign(new Error(message), { code }), message: "PgClient: Failed to connect" }))

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Config, ConfigProvider, Effect, Either, TestClock, TestContext } from "effect"
-import { Market } from "../../src/provider/Market.ts"
+import { Market } from "../../src/market/Market.ts"
 import {
   defaultMarketHours,
   describeMarketHours,
@@ -18,8 +18,8 @@ import {
   marketStatus,
   parseMarketHours,
   parseMarketHoursConfig
-} from "../../src/provider/MarketHours.ts"
-import { currentMarketStatus, MarketLive } from "../../src/provider/MarketLive.ts"
+} from "../../src/market/MarketHours.ts"
+import { currentMarketStatus, MarketLive } from "../../src/market/MarketLive.ts"
 
 // Explicit, not left to `it.effect`: with vitest's isolate:false another file's @effect/vitest `layer()` can
 // replace the environment `it.effect` provides, and these tests need the TestClock.
@@ -221,8 +221,8 @@ describe("market hours: parseMarketHours", () => {
     expect(Either.isRight(parseMarketHours({ sessions: "Mon-Sat 08:00-13:00", openDates: "2026-07-04" }))).toBe(true)
   })
 
-  it("as Config (the snippet for src/Config.ts): the error's path is the setting at fault", () => {
-    // keep in step with the snippet handed over for src/Config.ts
+  it("as Config (the snippet for src/config/Config.ts): the error's path is the setting at fault", () => {
+    // keep in step with the snippet handed over for src/config/Config.ts
     const marketHours = Config.all({
       timeZone: Config.string("MARKET_TIME_ZONE").pipe(Config.withDefault(undefined)),
       sessions: Config.string("MARKET_SESSION").pipe(Config.withDefault(undefined)),

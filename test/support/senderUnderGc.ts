@@ -5,7 +5,7 @@
  * line, then exits.
  */
 import { Effect } from "effect"
-import { postWebhook } from "../../src/events/Sender.ts"
+import { postWebhook } from "../../src/partnerEvents/Sender.ts"
 
 const collect = (globalThis as { gc?: () => void }).gc
 if (collect === undefined) throw new Error("run with node --expose-gc")

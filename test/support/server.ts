@@ -11,7 +11,7 @@ import { ConfigProvider, Effect, Exit, Layer, Logger, LogLevel, Option, Redacted
 import { serverLayer } from "../../src/App.ts"
 import { ApiKeyRepo } from "../../src/auth/ApiKeyRepo.ts"
 import type { KeyKind } from "../../src/auth/ApiKey.ts"
-import { AppConfigShape } from "../../src/Config.ts"
+import { AppConfigShape } from "../../src/config/Config.ts"
 import { createHttpServer } from "../../src/http/NodeServer.ts"
 import { IntegrationRepo } from "../../src/integrations/IntegrationRepo.ts"
 import { acquireTestDatabase, type TestDatabase } from "./database.ts"

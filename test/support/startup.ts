@@ -2,9 +2,9 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { ConfigProvider, Effect, Exit, Layer, Logger, LogLevel, Option } from "effect"
 import { serverLayer } from "../../src/App.ts"
-import { AppConfigShape, databaseTarget } from "../../src/Config.ts"
+import { AppConfigShape, databaseTarget } from "../../src/config/Config.ts"
 import { createHttpServer } from "../../src/http/NodeServer.ts"
-import { startupFailureLine } from "../../src/StartupFailure.ts"
+import { startupFailureLine } from "../../src/base/StartupFailure.ts"
 
 /** Builds the app from `env` (PORT 0) and answers its start-up failure line, or "started". */
 export const startupFailure = async (env: Record<string, string>) => {

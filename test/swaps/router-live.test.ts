@@ -8,7 +8,7 @@ import { Duration, Effect, Exit, Redacted } from "effect"
 import { createServer, type IncomingMessage, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeSwapRouterLive } from "../../src/swaps/SwapRouterLive.ts"
+import { makeSwapRouterLive } from "../../src/router/SwapRouterLive.ts"
 
 let server: Server
 let url: string

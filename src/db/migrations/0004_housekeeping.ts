@@ -3,7 +3,7 @@ import { Effect } from "effect"
 
 /**
  * The payout statuses of the contract (frozen here: a new status is a new migration), and the indexes the
- * periodic clean-up (src/jobs/Housekeeping.ts) deletes by.
+ * periodic clean-up (src/worker/Housekeeping.ts) deletes by.
  */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

@@ -1,8 +1,8 @@
 import { type BadRequest, NotFound, type Redelivery } from "@cop-integrations/contracts"
 import { Effect, Option } from "effect"
-import { now } from "../Clock.ts"
+import { now } from "../base/Clock.ts"
 import { PageBudget } from "../db/PageBudget.ts"
-import { decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor, rowsFetched } from "../payouts/Cursor.ts"
+import { decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor, rowsFetched } from "../db/Pagination.ts"
 import { EventRepo } from "./EventRepo.ts"
 import { presentAttempt } from "./Present.ts"
 

@@ -6,7 +6,7 @@
  */
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { Duration, Effect, Layer, ParseResult, Redacted, Schema } from "effect"
-import { boundedTries } from "../BoundedCall.ts"
+import { boundedTries } from "../base/BoundedCall.ts"
 import { getAddress } from "viem"
 import { NoSwapRoute, SwapRouter, SwapRouterBadResponse, SwapRouterUnavailable } from "./SwapRouter.ts"
 

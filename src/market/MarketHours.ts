@@ -15,7 +15,7 @@
 import { ConfigError, Either } from "effect"
 import Holidays from "date-holidays"
 
-/** The environment variables the parser's messages name (src/Config.ts reads them). */
+/** The environment variables the parser's messages name (src/config/Config.ts reads them). */
 export const MARKET_SETTINGS = {
   timeZone: "MARKET_TIME_ZONE",
   sessions: "MARKET_SESSION",

@@ -1,6 +1,6 @@
 import { BigDecimal, Effect, Layer } from "effect"
 import { encodeFunctionData, getAddress } from "viem"
-import { AppConfig } from "../Config.ts"
+import { AppConfig } from "../config/Config.ts"
 import { fromBaseUnits, roundDown, toBaseUnits } from "../money/index.ts"
 import { routerAbi } from "./RouterAbi.ts"
 import { BPS, midMarketValue, minAmountOut } from "./SwapMath.ts"

@@ -1,5 +1,5 @@
 import { Cause, Effect, Exit } from "effect"
-import { now } from "../Clock.ts"
+import { now } from "../base/Clock.ts"
 
 export interface PollOptions {
   /** Names the loop in its log lines. */

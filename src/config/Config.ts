@@ -1,6 +1,6 @@
 import { BigDecimal, Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted } from "effect"
 import type { ApiMode } from "@cop-integrations/contracts"
-import { parseMarketHoursConfig } from "./provider/MarketHours.ts"
+import { parseMarketHoursConfig } from "../market/MarketHours.ts"
 
 /** Like Config.validate, but the error names the variable (validate's own error has an empty path). */
 const check = <A>(name: string, message: string, valid: (value: A) => boolean) =>

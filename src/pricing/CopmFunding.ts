@@ -30,8 +30,8 @@ import {
   roundUp,
   toBaseUnits
 } from "../money/index.ts"
-import { BPS, DEFAULT_SLIPPAGE_BPS, swapFeeUsd } from "../swaps/SwapMath.ts"
-import { NoSwapRoute, type SwapQuote, SwapRouter, SwapRouterUnavailable } from "../swaps/SwapRouter.ts"
+import { BPS, DEFAULT_SLIPPAGE_BPS, swapFeeUsd } from "../router/SwapMath.ts"
+import { NoSwapRoute, type SwapQuote, SwapRouter, SwapRouterUnavailable } from "../router/SwapRouter.ts"
 
 const MAX_ASKS = 4
 

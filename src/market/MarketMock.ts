@@ -1,5 +1,5 @@
 import { Effect, Layer } from "effect"
-import { isScenario } from "../MockScenario.ts"
+import { isScenario } from "../base/MockScenario.ts"
 import { Market } from "./Market.ts"
 
 /** Mock mode is always open unless the request asks for the `market_closed` scenario. */

@@ -1,12 +1,12 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Cause, Effect, Either, Redacted, Ref, Schema } from "effect"
-import { now } from "../Clock.ts"
-import { AppConfig } from "../Config.ts"
+import { now } from "../base/Clock.ts"
+import { AppConfig } from "../config/Config.ts"
 import { postWebhook, type SendOutcome } from "./Sender.ts"
 import { signatureHeaders } from "./Signing.ts"
 import { WebhookTargets } from "./WebhookTargets.ts"
-import { idleUntil } from "../jobs/PollLoop.ts"
-import { WorkSignal } from "../jobs/WorkSignal.ts"
+import { idleUntil } from "../work/PollLoop.ts"
+import { WorkSignal } from "../work/WorkSignal.ts"
 
 /** Deliveries sent at once by one replica. */
 export const DELIVERY_CONCURRENCY = 16

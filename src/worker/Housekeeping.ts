@@ -1,8 +1,8 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { now } from "../Clock.ts"
-import { AppConfig } from "../Config.ts"
-import { onOneReplica } from "./OneReplica.ts"
+import { now } from "../base/Clock.ts"
+import { AppConfig } from "../config/Config.ts"
+import { onOneReplica } from "../work/OneReplica.ts"
 
 /** Rows deleted per statement, each batch its own short transaction. */
 export const HOUSEKEEPING_BATCH = 5000

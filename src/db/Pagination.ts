@@ -1,6 +1,22 @@
 import { BadRequest } from "@cop-integrations/contracts"
 import { Effect, Either, Schema } from "effect"
-import type { PayoutRow } from "./PayoutRow.ts"
+
+/** What a keyset list orders by: every listed table has a creation time and a text id. */
+export interface KeysetRow {
+  readonly created_at: Date
+  readonly id: string
+}
+
+/** What a repository's page query receives: the tenant, the optional lower bound, the keyset position and size. */
+export const PageRequest = Schema.Struct({
+  integrationId: Schema.String,
+  createdFrom: Schema.NullOr(Schema.DateFromSelf),
+  after: Schema.NullOr(Schema.Struct({ createdAt: Schema.DateFromSelf, id: Schema.String })),
+  limit: Schema.Number
+})
+
+/** Rows expired per sweep round (each with its event); the next round takes the rest. */
+export const EXPIRY_BATCH = 500
 
 /** Exactly what `toISOString` writes for the years PostgreSQL and the API use (0000-9999, milliseconds, UTC). */
 const CursorTimestamp = Schema.String.pipe(
@@ -18,7 +34,7 @@ const CursorJson = Schema.parseJson(
 )
 
 /** Keyset cursor: the (createdAt, payoutId) of the last item, opaque to clients. */
-export const encodeCursor = (row: Pick<PayoutRow, "created_at" | "id">): string =>
+export const encodeCursor = (row: KeysetRow): string =>
   Buffer.from(JSON.stringify({ t: row.created_at.toISOString(), id: row.id })).toString("base64url")
 
 /** A cursor is input like any other: anything but one this API returned is a 400, never a query. */
@@ -44,7 +60,7 @@ export interface ListRequest {
  * One keyset page of an integration's resources, ordered by (createdAt, id): fetches one row more than the page to
  * know whether another page follows, and answers `{ integrationId, items, nextCursor }`.
  */
-export const keysetPage = <Row extends Pick<PayoutRow, "created_at" | "id">, Item, E, R>(
+export const keysetPage = <Row extends KeysetRow, Item, E, R>(
   request: ListRequest,
   fetch: (page: {
     readonly integrationId: string

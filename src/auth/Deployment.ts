@@ -1,6 +1,6 @@
 import type { ApiMode } from "@cop-integrations/contracts"
 import { Context } from "effect"
-import type { KeyKind } from "./auth/ApiKey.ts"
+import type { KeyKind } from "./ApiKey.ts"
 
 /**
  * What the deployment says about itself: its mode (reported by /healthz, the start-up banner and the request's

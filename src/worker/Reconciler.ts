@@ -1,10 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Option, Schema } from "effect"
-import { now } from "../Clock.ts"
-import { AppConfig } from "../Config.ts"
-import { onOneReplica } from "../jobs/OneReplica.ts"
+import { now } from "../base/Clock.ts"
+import { AppConfig } from "../config/Config.ts"
+import { onOneReplica } from "../work/OneReplica.ts"
 import { PayoutProvider, ProviderUnavailable } from "../provider/PayoutProvider.ts"
-import { Lifecycle } from "./Lifecycle.ts"
+import { Lifecycle } from "../payouts/Lifecycle.ts"
 
 /** The longest the reconciler waits for the provider's answer about one transfer. */
 const PROVIDER_ANSWER_TIMEOUT = Duration.seconds(30)

@@ -3,7 +3,7 @@ import { BigDecimal, Effect, Option } from "effect"
 import type { TokenInfo } from "../chain/Tokens.ts"
 import { computePayout, formatFixed, formatPayoutAmounts, fromBaseUnits, parsePlainDecimal } from "../money/index.ts"
 import type { UsdCopRates } from "../provider/PayoutProvider.ts"
-import { routerFailure } from "../swaps/RouterErrors.ts"
+import { routerFailure } from "../router/RouterErrors.ts"
 import { type CopmPrice, priceFromCopm } from "./CopmFunding.ts"
 
 /** `destinationCop` from the wire (already pattern-checked by the contract), within the Bre-B cap. */

@@ -1,6 +1,6 @@
 import { Requote } from "@cop-integrations/contracts"
 import { Effect, Layer } from "effect"
-import { isScenario } from "../MockScenario.ts"
+import { isScenario } from "../base/MockScenario.ts"
 import { RequoteGuard } from "./RequoteGuard.ts"
 
 const failUnderRequoteScenario = (error: string) =>
