@@ -57,6 +57,7 @@ import { MarketMock } from "./market/MarketMock.ts"
 import type { PayoutProvider } from "./provider/PayoutProvider.ts"
 import { ProviderLive } from "./provider/ProviderLive.ts"
 import { ProviderMock } from "./provider/ProviderMock.ts"
+import { TransferLifecycleMock } from "./provider/TransferLifecycleMock.ts"
 import { QuoteService } from "./quotes/QuoteService.ts"
 import { RateCache } from "./quotes/RateCache.ts"
 import { RateCacheMock } from "./quotes/RateCacheMock.ts"
@@ -84,9 +85,14 @@ export type Ports =
 /** The domain services the test helpers drive (mock mode). */
 type TestHelperNeeds = SqlClient.SqlClient | PayoutRepo | CustomerRepo | Lifecycle
 
-/** What differs between modes: the ports (built over config and repositories), test helpers and API-level middleware. */
+/**
+ * What differs between modes: the ports (built over config and repositories), the outbox and rate cache (which the
+ * mock's outside world reacts to or reaches into), test helpers and API-level middleware.
+ */
 export interface ModeLayers {
-  readonly ports: Layer.Layer<Ports, ConfigError.ConfigError, AppConfig | JobQueue | IntegrationRepo | ApiKeyRepo>
+  readonly ports: Layer.Layer<Ports, ConfigError.ConfigError, AppConfig | IntegrationRepo | ApiKeyRepo>
+  readonly outbox: Layer.Layer<Outbox, never, SqlClient.SqlClient | JobQueue | AppConfig>
+  readonly rateCache: Layer.Layer<RateCache, never, SqlClient.SqlClient | PayoutProvider | AppConfig>
   readonly testHelpers: Layer.Layer<TestHelpers, never, TestHelperNeeds>
   readonly apiMiddleware: Layer.Layer<never>
 }
@@ -101,13 +107,14 @@ export const mockMode = (config: AppConfigShape): ModeLayers => ({
     ChainMock,
     SwapRouterMock,
     MarketMock,
-    RateCacheMock,
     OtpCodesMock,
     RequoteGuardMock,
     DemoBootstrapMock,
     WebhookTargetsOpen,
     mailer(config)
   ),
+  outbox: TransferLifecycleMock,
+  rateCache: RateCacheMock,
   testHelpers: TestHelpersMock,
   apiMiddleware: MockScenarioLive
 })
@@ -143,6 +150,8 @@ export const liveMode = (config: AppConfigShape, secrets: LiveSecrets): ModeLaye
     MailerHttp(secrets.emailApiKey),
     WebhookTargetsStrict()
   ),
+  outbox: Outbox.Default,
+  rateCache: RateCache.Default,
   testHelpers: TestHelpersNone,
   apiMiddleware: Layer.empty
 })
@@ -181,7 +190,7 @@ export const databaseLayer = (config: AppConfigShape) => {
   return Layer.merge(sql, MigrationsLive.pipe(Layer.provide(sql)))
 }
 
-const repositories = Layer.mergeAll(
+const repositories = (mode: ModeLayers) => Layer.mergeAll(
   IntegrationRepo.Default,
   EndpointRepo.Default,
   EventRepo.Default,
@@ -189,15 +198,14 @@ const repositories = Layer.mergeAll(
   CustomerRepo.Default,
   PayoutRepo.Default,
   SwapRepo.Default,
-  JobQueue.Default,
   IdempotencyStore.Default,
   TxHashClaims.Default
-).pipe(Layer.provideMerge(Outbox.Default))
+).pipe(Layer.provideMerge(mode.outbox), Layer.provideMerge(JobQueue.Default))
 
 /** The background loops (jobs, webhook deliveries, sweeps), unless this replica only serves HTTP (WORKER_ENABLED=false). */
 const worker = (config: AppConfigShape) => (config.workerEnabled ? JobWorkerLive : Layer.empty)
 
-const domain = (config: AppConfigShape) => Layer.mergeAll(
+const domain = (config: AppConfigShape, mode: ModeLayers) => Layer.mergeAll(
   OtpService.Default,
   PayoutService.Default,
   PayoutConfirm.Default,
@@ -209,7 +217,7 @@ const domain = (config: AppConfigShape) => Layer.mergeAll(
 ).pipe(
   Layer.provideMerge(Lifecycle.Default),
   Layer.provideMerge(QuoteService.Default),
-  Layer.provideMerge(RateCache.Default),
+  Layer.provideMerge(mode.rateCache),
   Layer.provideMerge(WorkSignal.Default),
   Layer.provideMerge(PageBudget.Default)
 )
@@ -225,9 +233,9 @@ const deployment = (config: AppConfigShape) =>
 /** The domain services over the mode's ports, the repositories and the database. */
 const services = (config: AppConfigShape, mode: ModeLayers) =>
   mode.testHelpers.pipe(
-    Layer.provideMerge(domain(config)),
+    Layer.provideMerge(domain(config, mode)),
     Layer.provideMerge(mode.ports),
-    Layer.provideMerge(repositories),
+    Layer.provideMerge(repositories(mode)),
     Layer.provideMerge(databaseLayer(config)),
     Layer.provideMerge(deployment(config)),
     Layer.provideMerge(Layer.succeed(AppConfig, config))

@@ -16,7 +16,6 @@ import { notVerifiedError, verifyWithRetry } from "../chain/Verification.ts"
 import { now } from "../base/Clock.ts"
 import { AppConfig } from "../config/Config.ts"
 import { toBaseUnits } from "../money/index.ts"
-import { PayoutProvider } from "../provider/PayoutProvider.ts"
 import { acceptsConfirm, confirmByPartner, minedInWindow } from "./Lifecycle.ts"
 import { PayoutRepo } from "./PayoutRepo.ts"
 import type { PayoutRow } from "./PayoutRow.ts"
@@ -57,7 +56,6 @@ export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfir
   effect: Effect.gen(function*() {
     const sql = yield* PgClient.PgClient
     const config = yield* AppConfig
-    const provider = yield* PayoutProvider
     const chain = yield* Chain
     const payouts = yield* PayoutRepo
     const requoteGuard = yield* RequoteGuard
@@ -181,7 +179,6 @@ export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfir
           minedAt: input.minedAt,
           at
         }))
-        yield* provider.depositConfirmed({ transferId: row.provider_transfer_id, at })
         return presentPayout(confirmed)
       }).pipe(sql.withTransaction)
 

@@ -91,10 +91,4 @@ export class PayoutProvider extends Context.Tag("PayoutProvider")<PayoutProvider
     readonly externalAccountId: string
   }) => Effect.Effect<ProviderTransfer, ProviderFailure>
   readonly getTransfer: (transferId: string) => Effect.Effect<TransferStatus, ProviderFailure>
-  /**
-   * Our onchain check saw the deposit for this transfer. Bridge detects deposits itself and reports the
-   * transfer's progress by webhook, so the live provider has nothing to do here; the mock schedules its
-   * simulated progress.
-   */
-  readonly depositConfirmed: (input: { readonly transferId: string; readonly at: Date }) => Effect.Effect<void>
 }>() {}

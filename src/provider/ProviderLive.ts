@@ -270,9 +270,7 @@ export const makeProviderLive = (options: ProviderLiveOptions) =>
       createKycLink,
       createExternalAccount,
       createTransfer,
-      getTransfer,
-      // Bridge detects the deposit itself and reports the transfer's progress by webhook.
-      depositConfirmed: () => Effect.void
+      getTransfer
     })
   })
 

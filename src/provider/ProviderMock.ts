@@ -1,30 +1,31 @@
 import { Effect, Layer } from "effect"
 import { getAddress, keccak256, toHex } from "viem"
-import { addSeconds } from "../base/Clock.ts"
 import { AppConfig } from "../config/Config.ts"
-import { JobQueue } from "../work/JobQueue.ts"
 import { isScenario } from "../base/MockScenario.ts"
 import { PayoutProvider, ProviderUnavailable } from "./PayoutProvider.ts"
 
-const unlessUnavailable = <A>(effect: Effect.Effect<A>) =>
-  Effect.flatMap(isScenario("provider_unavailable"), (down) =>
-    down
-      ? Effect.fail(new ProviderUnavailable({ reason: "mock scenario provider_unavailable" }))
-      : effect)
+/** Under `X-Mock-Scenario: provider_unavailable` the provider cannot be reached. */
+export const unlessUnavailable = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.zipRight(
+    Effect.flatMap(isScenario("provider_unavailable"), (down) =>
+      down ? Effect.fail(new ProviderUnavailable({ reason: "mock scenario provider_unavailable" })) : Effect.void),
+    effect
+  )
 
 const deterministicAddress = (seed: string): `0x${string}` =>
   getAddress(`0x${keccak256(toHex(seed)).slice(-40)}`)
 
+/** The mock's transfer for a payout: one per payout, named after it. */
+export const mockTransferId = (payoutId: string) => `tr_mock_${payoutId}`
+
 /**
- * Deterministic provider: configured rates, `mismatch` names fail verification, transfers get derived addresses,
- * and a confirmed deposit's transfer progresses on its own (jobs applied like the provider's webhooks).
+ * Deterministic provider: configured rates, `mismatch` names fail verification, transfers get derived addresses.
+ * A transfer's progress once the deposit is in is TransferLifecycleMock's.
  */
 export const ProviderMock = Layer.effect(
   PayoutProvider,
   Effect.gen(function*() {
     const config = yield* AppConfig
-    const jobs = yield* JobQueue
-    const step = config.mockLifecycleDelayMs / 1000
     return PayoutProvider.of({
       usdCopRates: unlessUnavailable(Effect.succeed({ sellRate: config.mockSellRate, midRate: config.mockMidRate })),
       createKycLink: ({ idempotencyKey }) =>
@@ -47,19 +48,14 @@ export const ProviderMock = Layer.effect(
         )),
       createTransfer: ({ amount, payoutId }) =>
         unlessUnavailable(Effect.succeed({
-          transferId: `tr_mock_${payoutId}`,
+          transferId: mockTransferId(payoutId),
           chain: config.chainName,
           currency: "usdc",
           depositAddress: deterministicAddress(`deposit:${payoutId}`),
           depositAmount: amount
         })),
       // The mock's transfers progress through scheduled jobs, never by polling: nothing to reconcile.
-      getTransfer: (transferId) => Effect.succeed({ transferId, state: "awaiting_funds", finalAmountCop: null }),
-      depositConfirmed: ({ at, transferId }) =>
-        Effect.zipRight(
-          jobs.enqueue({ _tag: "ProviderTransferState", transferId, state: "payment_submitted" }, addSeconds(at, step)),
-          jobs.enqueue({ _tag: "ProviderTransferState", transferId, state: "payment_processed" }, addSeconds(at, 2 * step))
-        )
+      getTransfer: (transferId) => Effect.succeed({ transferId, state: "awaiting_funds", finalAmountCop: null })
     })
   })
 )

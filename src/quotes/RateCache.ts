@@ -1,8 +1,8 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { BigDecimal, Context, Effect, Option, Schema } from "effect"
+import { BigDecimal, Effect, Option, Schema } from "effect"
 import { AppConfig } from "../config/Config.ts"
 import { now } from "../base/Clock.ts"
-import { PayoutProvider, type ProviderFailure, type ProviderUnavailable, type UsdCopRates } from "../provider/PayoutProvider.ts"
+import { PayoutProvider, type ProviderFailure, type UsdCopRates } from "../provider/PayoutProvider.ts"
 import { makeSingleFlight } from "./SingleFlight.ts"
 
 const PAIR = "USD_COP"
@@ -22,14 +22,6 @@ export interface CachedRates extends UsdCopRates {
 }
 
 /**
- * Runs before a cached rate is served. By default nothing: a cached rate needs no provider. The mock
- * Layers replace it (RateCacheMock), so the `provider_unavailable` scenario applies with a warm cache too.
- */
-export class CachedRateGate extends Context.Reference<CachedRateGate>()("CachedRateGate", {
-  defaultValue: (): { readonly check: Effect.Effect<void, ProviderUnavailable> } => ({ check: Effect.void })
-}) {}
-
-/**
  * The provider's USD/COP rate, cached in PostgreSQL (one row per pair) so every replica shares it, and kept in this
  * process until the same expiry (RATE_CACHE_IN_MEMORY, default on), so a fresh rate costs no round trip. The copy
  * only ever holds a row the database had, and is dropped at the row's own expiry: a replica never serves a rate
@@ -43,7 +35,6 @@ export class RateCache extends Effect.Service<RateCache>()("RateCache", {
     const sql = yield* SqlClient.SqlClient
     const provider = yield* PayoutProvider
     const config = yield* AppConfig
-    const gate = yield* CachedRateGate
 
     const findFresh = SqlSchema.findOne({
       Request: Schema.DateFromSelf,
@@ -94,12 +85,12 @@ export class RateCache extends Effect.Service<RateCache>()("RateCache", {
 
     const usdCopRates: Effect.Effect<CachedRates, ProviderFailure> = Effect.gen(function*() {
       const local = yield* inMemory
-      if (local !== undefined) return yield* Effect.as(gate.check, local)
+      if (local !== undefined) return local
       const fresh = yield* freshRow
       if (Option.isSome(fresh)) {
         const rates = fromRow(fresh.value)
         yield* remember(rates)
-        return yield* Effect.as(gate.check, rates)
+        return rates
       }
       const flight = yield* sharedRefresh
       // Only the call that ran the refresh reports the provider's answer as its own.

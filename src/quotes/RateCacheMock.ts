@@ -1,10 +1,12 @@
 import { Effect, Layer } from "effect"
-import { isScenario } from "../base/MockScenario.ts"
-import { ProviderUnavailable } from "../provider/PayoutProvider.ts"
-import { CachedRateGate } from "./RateCache.ts"
+import { unlessUnavailable } from "../provider/ProviderMock.ts"
+import { RateCache } from "./RateCache.ts"
 
-/** Mock mode: `X-Mock-Scenario: provider_unavailable` fails a quote even when the rate is cached. */
-export const RateCacheMock = Layer.succeed(CachedRateGate, {
-  check: Effect.flatMap(isScenario("provider_unavailable"), (down) =>
-    down ? Effect.fail(new ProviderUnavailable({ reason: "mock scenario provider_unavailable" })) : Effect.void)
-})
+/**
+ * Mock mode's rate cache: under `X-Mock-Scenario: provider_unavailable` a rate fails as the mock provider's calls do,
+ * even when it is cached, so the scenario does not depend on the cache's state.
+ */
+export const RateCacheMock = Layer.effect(
+  RateCache,
+  Effect.map(RateCache, (cache) => RateCache.make({ usdCopRates: unlessUnavailable(cache.usdCopRates) }))
+).pipe(Layer.provide(RateCache.Default))

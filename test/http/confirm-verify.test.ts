@@ -21,6 +21,7 @@ import { ConfirmWait } from "../../src/payouts/PayoutConfirm.ts"
 import { RequoteGuardMock } from "../../src/quotes/RequoteGuardMock.ts"
 import { MarketMock } from "../../src/market/MarketMock.ts"
 import { ProviderMock } from "../../src/provider/ProviderMock.ts"
+import { TransferLifecycleMock } from "../../src/provider/TransferLifecycleMock.ts"
 import { SwapRouterMock } from "../../src/router/SwapRouterMock.ts"
 import { RateCacheMock } from "../../src/quotes/RateCacheMock.ts"
 import {
@@ -78,13 +79,14 @@ beforeAll(async () => {
           SwapRouterMock,
           ScriptedChain,
           MarketMock,
-          RateCacheMock,
           OtpCodesMock,
           RequoteGuardMock,
           DemoBootstrapMock,
           MailerDisabled,
           WebhookTargetsOpen
         ),
+        outbox: TransferLifecycleMock,
+        rateCache: RateCacheMock,
         testHelpers: TestHelpersNone,
         apiMiddleware: MockScenarioLive
       })

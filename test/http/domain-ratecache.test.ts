@@ -7,7 +7,6 @@ import { describe, expect, it } from "@effect/vitest"
 import { BigDecimal, ConfigProvider, Effect, Either, Fiber, Layer, Option, Ref } from "effect"
 import { AppConfig, AppConfigShape } from "../../src/config/Config.ts"
 import { runMigrations } from "../../src/db/Migrations.ts"
-import { JobQueue } from "../../src/work/JobQueue.ts"
 import { currentMockScenario } from "../../src/base/MockScenario.ts"
 import { PayoutProvider, ProviderUnavailable } from "../../src/provider/PayoutProvider.ts"
 import { ProviderMock } from "../../src/provider/ProviderMock.ts"
@@ -43,14 +42,15 @@ const countingProvider = (calls: Ref.Ref<number>, down: Ref.Ref<boolean>) =>
       createKycLink: unused,
       createExternalAccount: unused,
       getTransfer: unused,
-      createTransfer: unused,
-      depositConfirmed: unused
+      createTransfer: unused
     })
   )
 
-/** A replica's RateCache: its own instance (own process state) over the shared database. */
-const replica = (provider: Layer.Layer<PayoutProvider, never, SqlClient.SqlClient>, extra: Layer.Layer<never> = Layer.empty) =>
-  RateCache.pipe(Effect.provide(RateCache.Default.pipe(Layer.provide(Layer.mergeAll(provider, config, extra)))))
+/** A replica's RateCache (RateCacheMock: mock mode's): its own instance (own process state) over the shared database. */
+const replica = (
+  provider: Layer.Layer<PayoutProvider, never, SqlClient.SqlClient>,
+  cache: Layer.Layer<RateCache, never, SqlClient.SqlClient | PayoutProvider | AppConfig> = RateCache.Default
+) => RateCache.pipe(Effect.provide(cache.pipe(Layer.provide(Layer.mergeAll(provider, config)))))
 
 const concurrently = <A, E>(n: number, effect: Effect.Effect<A, E>) =>
   Effect.all(Array.from({ length: n }, () => Effect.either(effect)), { concurrency: "unbounded" })
@@ -104,7 +104,7 @@ describe("RateCache in mock mode", () => {
   it.live("X-Mock-Scenario provider_unavailable applies while the cache is warm", () =>
     Effect.gen(function*() {
       yield* runMigrations
-      const cache = yield* replica(ProviderMock.pipe(Layer.provide([config, JobQueue.Default])), RateCacheMock)
+      const cache = yield* replica(ProviderMock.pipe(Layer.provide(config)), RateCacheMock)
       expect((yield* cache.usdCopRates).cached).toBe(false)
       expect((yield* cache.usdCopRates).cached).toBe(true)
       const down = yield* Effect.locally(cache.usdCopRates, currentMockScenario, Option.some("provider_unavailable")).pipe(Effect.flip)

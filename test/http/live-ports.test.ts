@@ -13,7 +13,8 @@ import { OtpCodes, OtpCodesLive } from "../../src/kyc/OtpCodes.ts"
 import { MailerDisabled } from "../../src/mailer/Mailer.ts"
 import { MarketMock } from "../../src/market/MarketMock.ts"
 import { ProviderMock } from "../../src/provider/ProviderMock.ts"
-import { RateCacheMock } from "../../src/quotes/RateCacheMock.ts"
+import { TransferLifecycleMock } from "../../src/provider/TransferLifecycleMock.ts"
+import { RateCache } from "../../src/quotes/RateCache.ts"
 import { SwapRouterMock } from "../../src/router/SwapRouterMock.ts"
 import { TestHelpersNone } from "../../src/testHelpers/TestHelpers.ts"
 import { BREB, call, newAddress, newPartner, newTxHash, type Partner, payoutBody, sql } from "../support/flows.ts"
@@ -31,7 +32,9 @@ beforeAll(async () => {
   server = await startTestServer({
     app: (config) =>
       serverLayerFor(config, {
-        ports: Layer.mergeAll(livePorts, ProviderMock, ChainMock, SwapRouterMock, MarketMock, RateCacheMock, MailerDisabled, liveTargets),
+        ports: Layer.mergeAll(livePorts, ProviderMock, ChainMock, SwapRouterMock, MarketMock, MailerDisabled, liveTargets),
+        outbox: TransferLifecycleMock,
+        rateCache: RateCache.Default,
         testHelpers: TestHelpersNone,
         apiMiddleware: Layer.empty
       })

@@ -21,6 +21,7 @@ import { RequoteGuardMock } from "../../src/quotes/RequoteGuardMock.ts"
 import { MarketMock } from "../../src/market/MarketMock.ts"
 import { PayoutProvider, ProviderUnavailable } from "../../src/provider/PayoutProvider.ts"
 import { ProviderMock } from "../../src/provider/ProviderMock.ts"
+import { Outbox } from "../../src/outbox/Outbox.ts"
 import { RateCacheMock } from "../../src/quotes/RateCacheMock.ts"
 import { decodePayout, expectError, newPartner, newTxHash, type Partner, pollPayout, sql } from "../support/flows.ts"
 import { startTestServer, type TestServer } from "../support/server.ts"
@@ -42,8 +43,7 @@ const ScriptedProvider = Layer.effect(
           return state === "down"
             ? Effect.fail(new ProviderUnavailable({ reason: "scripted outage" }))
             : Effect.succeed({ transferId, state, finalAmountCop: null })
-        }),
-      depositConfirmed: () => Effect.void
+        })
     }))
 ).pipe(Layer.provide(ProviderMock))
 
@@ -63,13 +63,15 @@ beforeAll(async () => {
           ChainMock,
           SwapRouterMock,
           MarketMock,
-          RateCacheMock,
           OtpCodesMock,
           RequoteGuardMock,
           DemoBootstrapMock,
           MailerDisabled,
           WebhookTargetsOpen
         ),
+        // the scripted provider's transfers move only as the test says
+        outbox: Outbox.Default,
+        rateCache: RateCacheMock,
         testHelpers: TestHelpersNone,
         apiMiddleware: MockScenarioLive
       })
