@@ -40,6 +40,7 @@ import { WorkSignal } from "./work/WorkSignal.ts"
 import { CustomerRepo } from "./kyc/CustomerRepo.ts"
 import { type OtpCodes, OtpCodesLive } from "./kyc/OtpCodes.ts"
 import { OtpCodesMock } from "./kyc/OtpCodesMock.ts"
+import { OtpRepo } from "./kyc/OtpRepo.ts"
 import { OtpService } from "./kyc/OtpService.ts"
 import { type Mailer, MailerDisabled } from "./mailer/Mailer.ts"
 import { MailerHttp } from "./mailer/MailerHttp.ts"
@@ -57,6 +58,7 @@ import { MarketMock } from "./market/MarketMock.ts"
 import type { PayoutProvider } from "./provider/PayoutProvider.ts"
 import { ProviderLive } from "./provider/ProviderLive.ts"
 import { ProviderMock } from "./provider/ProviderMock.ts"
+import { QuoteRepo } from "./quotes/QuoteRepo.ts"
 import { QuoteService } from "./quotes/QuoteService.ts"
 import { RateCache } from "./quotes/RateCache.ts"
 import { RateCacheMock } from "./quotes/RateCacheMock.ts"
@@ -187,6 +189,8 @@ const repositories = Layer.mergeAll(
   EventRepo.Default,
   ApiKeyRepo.Default,
   CustomerRepo.Default,
+  OtpRepo.Default,
+  QuoteRepo.Default,
   PayoutRepo.Default,
   SwapRepo.Default,
   JobQueue.Default,
