@@ -18,6 +18,7 @@ import { BrebHttpLive } from "./http/BrebHttp.ts"
 import { DecodeErrorsLive } from "./http/DecodeErrors.ts"
 import { DocsLive } from "./http/Docs.ts"
 import { ErrorBodiesLive } from "./http/ErrorBodies.ts"
+import { DeliveryRepo } from "./partnerEvents/DeliveryRepo.ts"
 import { EndpointRepo } from "./partnerEvents/EndpointRepo.ts"
 import { EventRepo } from "./partnerEvents/EventRepo.ts"
 import { Outbox } from "./outbox/Outbox.ts"
@@ -69,6 +70,7 @@ import { SwapRouterMock } from "./router/SwapRouterMock.ts"
 import { SwapService } from "./swaps/SwapService.ts"
 import { type TestHelpers, TestHelpersNone } from "./testHelpers/TestHelpers.ts"
 import { TestHelpersMock } from "./testHelpers/TestHelpersMock.ts"
+import { ProviderEventRepo } from "./providerWebhooks/ProviderEventRepo.ts"
 import { ProviderWebhook } from "./providerWebhooks/ProviderWebhook.ts"
 
 /** The ports to the outside world that the domain services use; each mode has its own Layers for them. */
@@ -187,6 +189,7 @@ const repositories = Layer.mergeAll(
   IntegrationRepo.Default,
   EndpointRepo.Default,
   EventRepo.Default,
+  DeliveryRepo.Default,
   ApiKeyRepo.Default,
   CustomerRepo.Default,
   OtpRepo.Default,
@@ -195,7 +198,8 @@ const repositories = Layer.mergeAll(
   SwapRepo.Default,
   JobQueue.Default,
   IdempotencyStore.Default,
-  TxHashClaims.Default
+  TxHashClaims.Default,
+  ProviderEventRepo.Default
 ).pipe(Layer.provideMerge(Outbox.Default))
 
 /** The background loops (jobs, webhook deliveries, sweeps), unless this replica only serves HTTP (WORKER_ENABLED=false). */

@@ -15,6 +15,15 @@ const eventTypeOf = (row: PayoutRow): EventType =>
 
 const UpdatedRow = Schema.extend(PayoutRow, PreviousStatus)
 const DepositSeen = Schema.Struct({ provider_deposit_seen_at: Schema.NullOr(Schema.DateFromSelf) })
+const PickedPayout = Schema.Struct({ id: Schema.String, provider_transfer_id: Schema.String })
+/** A payout the reconciler asks the provider about. */
+export type PickedPayout = typeof PickedPayout.Type
+const StaleRequest = Schema.Struct({
+  at: Schema.DateFromSelf,
+  cutoff: Schema.DateFromSelf,
+  expiredSince: Schema.DateFromSelf,
+  limit: Schema.Number
+})
 
 /**
  * Every query names the integration: another integration's payout is simply not found. Every write that creates a
@@ -118,6 +127,26 @@ export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
             RETURNING *`
     })
 
+    // Every payout has a provider transfer (created with it); an expired one is asked about while its window closed
+    // less than RECONCILE_EXPIRED_FOR_MS ago (one partial index each side of the OR). Payouts in flight come first:
+    // expired ones pile up, most never see funds, and must not hold a stuck payout back behind them.
+    const pickStale = SqlSchema.findAll({
+      Request: StaleRequest,
+      Result: PickedPayout,
+      execute: ({ at, cutoff, expiredSince, limit }) =>
+        sql`
+      WITH picked AS (
+        SELECT id FROM payouts
+        WHERE (status IN ('awaiting_deposit', 'deposit_confirmed', 'processing')
+               OR (status = 'expired' AND expires_at > ${expiredSince}))
+          AND GREATEST(updated_at, reconciled_at) < ${cutoff}
+        ORDER BY status = 'expired', GREATEST(updated_at, reconciled_at), id
+        LIMIT ${limit}
+        FOR UPDATE SKIP LOCKED)
+      UPDATE payouts SET reconciled_at = ${at} FROM picked WHERE payouts.id = picked.id
+      RETURNING payouts.id, payouts.provider_transfer_id`
+    })
+
     const updateRecorded = recordingStatusChanges(sql, update, recordEvent)
 
     return {
@@ -141,7 +170,12 @@ export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
       update: updateRecorded,
       markDepositSeen: (id: string, at: Date) => markDepositSeen(id, at).pipe(Effect.orDie, Effect.asVoid),
       expireOverdue: (at: Date) =>
-        expireOverdue(at).pipe(Effect.tap(Effect.forEach(recordEvent)), atomically(sql), Effect.orDie, Effect.asVoid)
+        expireOverdue(at).pipe(Effect.tap(Effect.forEach(recordEvent)), atomically(sql), Effect.orDie, Effect.asVoid),
+      /**
+       * Up to `limit` payouts for the reconciler, stamped `reconciled_at = at` so the next run takes the next ones:
+       * in flight, or expired after `expiredSince`, and untouched since `cutoff`.
+       */
+      pickStale
     } as const
   })
 }) {}
