@@ -2,7 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import type { EventType } from "@cop-integrations/contracts"
 import { Effect, Option, Schema } from "effect"
 import { atomically } from "../db/Atomically.ts"
-import { EXPIRY_BATCH, PageRequest } from "../db/Pagination.ts"
+import { ownedTable } from "../db/OwnedTable.ts"
 import { Outbox } from "../outbox/Outbox.ts"
 import { PreviousStatus, recordingStatusChanges } from "../outbox/StatusEvents.ts"
 import { PayoutRow } from "./PayoutRow.ts"
@@ -44,19 +44,7 @@ export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
         at: row.updated_at
       })
 
-    const findOwned = SqlSchema.findOne({
-      Request: Owned,
-      Result: PayoutRow,
-      execute: ({ integrationId, payoutId }) =>
-        sql`SELECT * FROM payouts WHERE id = ${payoutId} AND integration_id = ${integrationId}`
-    })
-
-    const lockOwned = SqlSchema.findOne({
-      Request: Owned,
-      Result: PayoutRow,
-      execute: ({ integrationId, payoutId }) =>
-        sql`SELECT * FROM payouts WHERE id = ${payoutId} AND integration_id = ${integrationId} FOR UPDATE`
-    })
+    const owned = ownedTable(sql, { table: "payouts", Row: PayoutRow, expiresWhile: "awaiting_deposit" })
 
     const lockForConfirm = SqlSchema.findOne({
       Request: Owned,
@@ -69,18 +57,6 @@ export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
       Request: Schema.String,
       Result: PayoutRow,
       execute: (transferId) => sql`SELECT * FROM payouts WHERE provider_transfer_id = ${transferId} FOR UPDATE`
-    })
-
-    const page = SqlSchema.findAll({
-      Request: PageRequest,
-      Result: PayoutRow,
-      execute: ({ after, createdFrom, integrationId, limit }) =>
-        sql`SELECT * FROM payouts
-            WHERE integration_id = ${integrationId}
-            ${createdFrom === null ? sql`` : sql`AND created_at >= ${createdFrom}`}
-            ${after === null ? sql`` : sql`AND (created_at, id) > (${after.createdAt}, ${after.id})`}
-            ORDER BY created_at, id
-            LIMIT ${limit}`
     })
 
     const insert = SqlSchema.single({
@@ -117,16 +93,6 @@ export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
     const markDepositSeen = (id: string, at: Date) =>
       sql`UPDATE payouts SET provider_deposit_seen_at = COALESCE(provider_deposit_seen_at, ${at}) WHERE id = ${id}`
 
-    const expireOverdue = SqlSchema.findAll({
-      Request: Schema.DateFromSelf,
-      Result: PayoutRow,
-      execute: (at) =>
-        sql`UPDATE payouts SET status = 'expired', updated_at = ${at}
-            WHERE id IN (SELECT id FROM payouts WHERE status = 'awaiting_deposit' AND expires_at < ${at}
-                         ORDER BY expires_at LIMIT ${EXPIRY_BATCH} FOR UPDATE SKIP LOCKED)
-            RETURNING *`
-    })
-
     // Every payout has a provider transfer (created with it); an expired one is asked about while its window closed
     // less than RECONCILE_EXPIRED_FOR_MS ago (one partial index each side of the OR). Payouts in flight come first:
     // expired ones pile up, most never see funds, and must not hold a stuck payout back behind them.
@@ -150,10 +116,8 @@ export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
     const updateRecorded = recordingStatusChanges(sql, update, recordEvent)
 
     return {
-      findOwned: (integrationId: string, payoutId: string) =>
-        findOwned({ integrationId, payoutId }).pipe(Effect.orDie),
-      lockOwned: (integrationId: string, payoutId: string) =>
-        lockOwned({ integrationId, payoutId }).pipe(Effect.orDie),
+      findOwned: owned.findOwned,
+      lockOwned: owned.lockOwned,
       /** The row locked, and whether the provider reported its deposit arriving (one statement for the confirm). */
       lockForConfirm: (integrationId: string, payoutId: string) =>
         lockForConfirm({ integrationId, payoutId }).pipe(
@@ -164,13 +128,12 @@ export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
           })))
         ),
       lockByTransfer: (transferId: string) => lockByTransfer(transferId).pipe(Effect.orDie),
-      page: (request: typeof PageRequest.Type) => page(request).pipe(Effect.orDie),
+      page: owned.page,
       insert: (row: PayoutRow) =>
         insert(row).pipe(Effect.tap(recordEvent), atomically(sql), Effect.orDie),
       update: updateRecorded,
       markDepositSeen: (id: string, at: Date) => markDepositSeen(id, at).pipe(Effect.orDie, Effect.asVoid),
-      expireOverdue: (at: Date) =>
-        expireOverdue(at).pipe(Effect.tap(Effect.forEach(recordEvent)), atomically(sql), Effect.orDie, Effect.asVoid),
+      expireOverdue: owned.expireOverdue(recordEvent),
       /**
        * Up to `limit` payouts for the reconciler, stamped `reconciled_at = at` so the next run takes the next ones:
        * in flight, or expired after `expiredSince`, and untouched since `cutoff`.
