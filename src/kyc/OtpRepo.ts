@@ -1,15 +1,14 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 
-export const ChallengeRow = Schema.Struct({
+const ChallengeRow = Schema.Struct({
   id: Schema.String,
   code_hash: Schema.String,
   attempts: Schema.Number,
   expires_at: Schema.DateFromSelf
 })
-export type ChallengeRow = typeof ChallengeRow.Type
 
-export const SendStats = Schema.Struct({
+const SendStats = Schema.Struct({
   sends_today: Schema.NumberFromString,
   last_sent_at: Schema.NullOr(Schema.DateFromSelf),
   /** The send that, once it leaves the rolling 24 h window, brings the count under the daily limit. */

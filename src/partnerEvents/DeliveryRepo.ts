@@ -5,7 +5,7 @@ import type { SendOutcome } from "./Sender.ts"
 /** Claims take turns on this lock, so each counts the leases the one before it took (on any replica). */
 const CLAIM_LOCK = "webhook deliveries: claim"
 
-export const Claimed = Schema.Struct({
+const Claimed = Schema.Struct({
   seq: Schema.String,
   attempts: Schema.Number,
   endpoint_id: Schema.String,

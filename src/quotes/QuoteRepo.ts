@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 
-export const QuoteRow = Schema.Struct({
+const QuoteRow = Schema.Struct({
   id: Schema.String,
   from_token: Schema.String,
   sell_rate: Schema.BigDecimal,
@@ -10,7 +10,6 @@ export const QuoteRow = Schema.Struct({
   swap_sell_amount: Schema.NullOr(Schema.BigDecimal),
   expires_at: Schema.DateFromSelf
 })
-export type QuoteRow = typeof QuoteRow.Type
 
 /** What a quote stores when it is given (decimals as their text). */
 const NewQuote = Schema.Struct({

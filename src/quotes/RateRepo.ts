@@ -6,7 +6,7 @@ const PAIR = "USD_COP"
 
 const BigDecimalFromText = Schema.BigDecimal
 
-export const RateRow = Schema.Struct({
+const RateRow = Schema.Struct({
   sell_rate: BigDecimalFromText,
   mid_rate: BigDecimalFromText,
   fetched_at: Schema.DateFromSelf
