@@ -18,6 +18,7 @@ import { BrebHttpLive } from "./http/BrebHttp.ts"
 import { DecodeErrorsLive } from "./http/DecodeErrors.ts"
 import { DocsLive } from "./http/Docs.ts"
 import { ErrorBodiesLive } from "./http/ErrorBodies.ts"
+import { DeliveryRepo } from "./partnerEvents/DeliveryRepo.ts"
 import { EndpointRepo } from "./partnerEvents/EndpointRepo.ts"
 import { EventRepo } from "./partnerEvents/EventRepo.ts"
 import { Outbox } from "./outbox/Outbox.ts"
@@ -40,6 +41,7 @@ import { WorkSignal } from "./work/WorkSignal.ts"
 import { CustomerRepo } from "./kyc/CustomerRepo.ts"
 import { type OtpCodes, OtpCodesLive } from "./kyc/OtpCodes.ts"
 import { OtpCodesMock } from "./kyc/OtpCodesMock.ts"
+import { OtpRepo } from "./kyc/OtpRepo.ts"
 import { OtpService } from "./kyc/OtpService.ts"
 import { type Mailer, MailerDisabled } from "./mailer/Mailer.ts"
 import { MailerHttp } from "./mailer/MailerHttp.ts"
@@ -58,6 +60,7 @@ import type { PayoutProvider } from "./provider/PayoutProvider.ts"
 import { ProviderLive } from "./provider/ProviderLive.ts"
 import { ProviderMock } from "./provider/ProviderMock.ts"
 import { TransferLifecycleMock } from "./provider/TransferLifecycleMock.ts"
+import { QuoteRepo } from "./quotes/QuoteRepo.ts"
 import { QuoteService } from "./quotes/QuoteService.ts"
 import { RateCache } from "./quotes/RateCache.ts"
 import { RateCacheMock } from "./quotes/RateCacheMock.ts"
@@ -68,6 +71,7 @@ import { SwapRouterMock } from "./router/SwapRouterMock.ts"
 import { SwapService } from "./swaps/SwapService.ts"
 import { type TestHelpers, TestHelpersNone } from "./testHelpers/TestHelpers.ts"
 import { TestHelpersMock } from "./testHelpers/TestHelpersMock.ts"
+import { ProviderEventRepo } from "./providerWebhooks/ProviderEventRepo.ts"
 import { ProviderWebhook } from "./providerWebhooks/ProviderWebhook.ts"
 
 /** The ports to the outside world that the domain services use; each mode has its own Layers for them. */
@@ -194,12 +198,16 @@ const repositories = (mode: ModeLayers) => Layer.mergeAll(
   IntegrationRepo.Default,
   EndpointRepo.Default,
   EventRepo.Default,
+  DeliveryRepo.Default,
   ApiKeyRepo.Default,
   CustomerRepo.Default,
+  OtpRepo.Default,
+  QuoteRepo.Default,
   PayoutRepo.Default,
   SwapRepo.Default,
   IdempotencyStore.Default,
-  TxHashClaims.Default
+  TxHashClaims.Default,
+  ProviderEventRepo.Default
 ).pipe(Layer.provideMerge(mode.outbox), Layer.provideMerge(JobQueue.Default))
 
 /** The background loops (jobs, webhook deliveries, sweeps), unless this replica only serves HTTP (WORKER_ENABLED=false). */

@@ -1,10 +1,11 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 
 /** What a transaction hash confirms: one hash, one use, across payouts and swaps (compared lower-cased). */
 export type ClaimKind = "payout" | "swap"
 
 const ClaimedHash = Schema.Struct({ tx_hash: Schema.String })
+const ReleasedClaim = Schema.Struct({ tx_hash: Schema.String, resource_kind: Schema.String, resource_id: Schema.String })
 
 /**
  * Claims on transaction hashes. A confirm claims its hash `verifying` (under the resource's row lock), checks the
@@ -47,6 +48,15 @@ export class TxHashClaims extends Effect.Service<TxHashClaims>()("TxHashClaims",
           Effect.logWarning("could not release a txHash claim; the reconciler will", { kind, resourceId, cause }))
       )
 
-    return { claim, verifyingOf, markClaimed, release } as const
+    /** Deletes the `verifying` claims made before `cutoff` (their confirm crashed); answers them. */
+    const releaseStale = SqlSchema.findAll({
+      Request: Schema.DateFromSelf,
+      Result: ReleasedClaim,
+      execute: (cutoff) =>
+        sql`DELETE FROM tx_hash_claims WHERE state = 'verifying' AND claimed_at < ${cutoff}
+                                RETURNING tx_hash, resource_kind, resource_id`
+    })
+
+    return { claim, verifyingOf, markClaimed, release, releaseStale } as const
   })
 }) {}

@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { INTERFACE_VERSION, IntegrationsApi, ServiceUnavailable } from "@cop-integrations/contracts"
 import { Effect } from "effect"
 import { Deployment } from "../auth/Deployment.ts"
+import { databaseAnswers } from "../db/Readiness.ts"
 
 /** /readyz answers 503 when the database has not answered `SELECT 1` within this. */
 export const READINESS_TIMEOUT = "2 seconds"
@@ -14,7 +15,7 @@ export const HealthHttpLive = HttpApiBuilder.group(IntegrationsApi, "health", (h
     return handlers
       .handle("healthz", () => Effect.succeed({ status: "ok", mode, version: INTERFACE_VERSION } as const))
       .handle("readyz", () =>
-        sql`SELECT 1`.pipe(
+        databaseAnswers(sql).pipe(
           // Answers within the bound even when the probe's clean-up (cancelling it on a stalled
           // connection) takes longer: that finishes in the background.
           Effect.disconnect,

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto"
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import {
   OtpInvalid,
   type OtpSendResponse,
@@ -7,7 +7,7 @@ import {
   ServiceUnavailable,
   TooManyRequests
 } from "@cop-integrations/contracts"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option } from "effect"
 import { addSeconds, now } from "../base/Clock.ts"
 import { setRetryAfter } from "../base/ResponseHints.ts"
 import { newId } from "../base/ids.ts"
@@ -17,28 +17,14 @@ import { providerIdempotencyKey } from "../provider/IdempotencyKeys.ts"
 import { providerFailure } from "../provider/ProviderErrors.ts"
 import { CustomerRepo } from "./CustomerRepo.ts"
 import { OtpCodes } from "./OtpCodes.ts"
+import { OtpRepo, type SendStats } from "./OtpRepo.ts"
 
 export const OTP_TTL_SECONDS = 10 * 60
 export const OTP_MAX_ATTEMPTS = 5
 export const OTP_RESEND_COOLDOWN_SECONDS = 30
 export const OTP_MAX_SENDS_PER_DAY = 10
 
-const ChallengeRow = Schema.Struct({
-  id: Schema.String,
-  code_hash: Schema.String,
-  attempts: Schema.Number,
-  expires_at: Schema.DateFromSelf
-})
-
 const SEND_WINDOW_SECONDS = 24 * 60 * 60
-
-const SendStats = Schema.Struct({
-  sends_today: Schema.NumberFromString,
-  last_sent_at: Schema.NullOr(Schema.DateFromSelf),
-  /** The send that, once it leaves the rolling 24 h window, brings the count under the daily limit. */
-  limiting_sent_at: Schema.NullOr(Schema.DateFromSelf)
-})
-type SendStats = typeof SendStats.Type
 
 /** When a send is refused: why, and in how many seconds one is allowed again (the later of the two limits). */
 const sendRefusal = (stats: SendStats, at: Date): Option.Option<{ readonly error: string; readonly seconds: number }> => {
@@ -85,35 +71,11 @@ type VerifyOutcome =
 export class OtpService extends Effect.Service<OtpService>()("OtpService", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const otps = yield* OtpRepo
     const codes = yield* OtpCodes
     const customers = yield* CustomerRepo
     const mailer = yield* Mailer
     const provider = yield* PayoutProvider
-
-    // One advisory lock per (integration, address) serialises sends and verifies of the same user.
-    const lockOwner = (integrationId: string, userAddress: string) =>
-      sql`SELECT pg_advisory_xact_lock(hashtext(${`otp:${integrationId}:${userAddress}`}))`
-
-    const sendStats = SqlSchema.single({
-      Request: Schema.Struct({ integrationId: Schema.String, userAddress: Schema.String, since: Schema.DateFromSelf }),
-      Result: SendStats,
-      execute: ({ integrationId, since, userAddress }) =>
-        sql`SELECT count(*)::text AS sends_today, max(created_at) AS last_sent_at,
-                   (SELECT created_at FROM otp_challenges
-                    WHERE integration_id = ${integrationId} AND user_address = ${userAddress} AND created_at > ${since}
-                    ORDER BY created_at DESC OFFSET ${OTP_MAX_SENDS_PER_DAY - 1} LIMIT 1) AS limiting_sent_at
-            FROM otp_challenges
-            WHERE integration_id = ${integrationId} AND user_address = ${userAddress} AND created_at > ${since}`
-    })
-
-    const activeChallenge = SqlSchema.findOne({
-      Request: Schema.Struct({ integrationId: Schema.String, userAddress: Schema.String }),
-      Result: ChallengeRow,
-      execute: ({ integrationId, userAddress }) =>
-        sql`SELECT id, code_hash, attempts, expires_at FROM otp_challenges
-            WHERE integration_id = ${integrationId} AND user_address = ${userAddress} AND consumed_at IS NULL
-            ORDER BY created_at DESC LIMIT 1 FOR UPDATE`
-    })
 
     const tooMany = (error: string, retryAfterSeconds: number) =>
       Effect.zipRight(setRetryAfter(retryAfterSeconds), Effect.fail(new TooManyRequests({ error })))
@@ -125,34 +87,26 @@ export class OtpService extends Effect.Service<OtpService>()("OtpService", {
      */
     const recordChallenge = (input: SendInput, userAddress: string, at: Date) =>
       Effect.gen(function*() {
-        yield* lockOwner(input.integrationId, userAddress)
-        const stats = yield* sendStats({
-          integrationId: input.integrationId,
-          userAddress,
-          since: addSeconds(at, -SEND_WINDOW_SECONDS)
-        }).pipe(Effect.orDie)
+        const owner = { integrationId: input.integrationId, userAddress }
+        yield* otps.lockOwner(owner)
+        const stats = yield* otps.sendStats(owner, addSeconds(at, -SEND_WINDOW_SECONDS), OTP_MAX_SENDS_PER_DAY)
         const refusal = sendRefusal(stats, at)
         if (Option.isSome(refusal)) return yield* tooMany(refusal.value.error, refusal.value.seconds)
         const { code, revealed } = yield* codes.next
         const id = newId("otp")
         const expiresAt = addSeconds(at, OTP_TTL_SECONDS)
-        const superseded = yield* sql<{ readonly id: string }>`
-          UPDATE otp_challenges SET consumed_at = ${at}
-          WHERE integration_id = ${input.integrationId} AND user_address = ${userAddress} AND consumed_at IS NULL
-          RETURNING id`
-        yield* sql`INSERT INTO otp_challenges ${
-          sql.insert({
-            id,
-            integration_id: input.integrationId,
-            user_address: userAddress,
-            email: input.email,
-            code_hash: hashCode(id, code),
-            created_at: at,
-            expires_at: expiresAt
-          })
-        }`
-        yield* customers.upsertEmail({ integrationId: input.integrationId, userAddress }, input.email, at)
-        const pending: PendingChallenge = { id, code, revealed, expiresAt, supersededIds: superseded.map((row) => row.id) }
+        const supersededIds = yield* otps.supersede(owner, at)
+        yield* otps.insert({
+          id,
+          integration_id: input.integrationId,
+          user_address: userAddress,
+          email: input.email,
+          code_hash: hashCode(id, code),
+          created_at: at,
+          expires_at: expiresAt
+        })
+        yield* customers.upsertEmail(owner, input.email, at)
+        const pending: PendingChallenge = { id, code, revealed, expiresAt, supersededIds }
         return pending
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
 
@@ -168,14 +122,11 @@ export class OtpService extends Effect.Service<OtpService>()("OtpService", {
      */
     const undoChallenge = (input: SendInput, userAddress: string, pending: PendingChallenge) =>
       Effect.gen(function*() {
-        yield* lockOwner(input.integrationId, userAddress)
-        const deleted = yield* sql`DELETE FROM otp_challenges WHERE id = ${pending.id} AND consumed_at IS NULL RETURNING id`
-        if (deleted.length === 0 || pending.supersededIds.length === 0) return
-        yield* sql`UPDATE otp_challenges SET consumed_at = NULL
-                   WHERE id IN ${sql.in(pending.supersededIds)}
-                     AND NOT EXISTS (SELECT 1 FROM otp_challenges active
-                                     WHERE active.integration_id = ${input.integrationId}
-                                       AND active.user_address = ${userAddress} AND active.consumed_at IS NULL)`
+        const owner = { integrationId: input.integrationId, userAddress }
+        yield* otps.lockOwner(owner)
+        const deleted = yield* otps.deleteUnconsumed(pending.id)
+        if (!deleted || pending.supersededIds.length === 0) return
+        yield* otps.restoreSuperseded(owner, pending.supersededIds)
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
 
     const send = (input: SendInput) =>
@@ -201,17 +152,13 @@ export class OtpService extends Effect.Service<OtpService>()("OtpService", {
     // The provider could not start KYC: the code the user typed stays valid for a retry, unless a newer
     // code was sent meanwhile.
     const restoreCode = (owner: { readonly integrationId: string; readonly userAddress: string }, approved: { readonly challengeId: string; readonly consumedAt: Date }) =>
-      sql`UPDATE otp_challenges SET consumed_at = NULL
-          WHERE id = ${approved.challengeId} AND consumed_at = ${approved.consumedAt}
-            AND NOT EXISTS (SELECT 1 FROM otp_challenges newer
-                            WHERE newer.integration_id = ${owner.integrationId} AND newer.user_address = ${owner.userAddress}
-                              AND newer.consumed_at IS NULL)`.pipe(Effect.asVoid, Effect.orDie)
+      otps.restoreConsumed(owner, approved)
 
     // Checks the code and records the attempt; the attempt counter commits even when the code is wrong.
     const check = (integrationId: string, userAddress: string, code: string) =>
       Effect.gen(function*() {
-        yield* lockOwner(integrationId, userAddress)
-        const found = yield* activeChallenge({ integrationId, userAddress }).pipe(Effect.orDie)
+        yield* otps.lockOwner({ integrationId, userAddress })
+        const found = yield* otps.activeChallenge({ integrationId, userAddress })
         const at = yield* now
         if (Option.isNone(found)) {
           return { _tag: "Rejected", error: "no active OTP for this userAddress: send one first" } as VerifyOutcome
@@ -224,14 +171,14 @@ export class OtpService extends Effect.Service<OtpService>()("OtpService", {
           return { _tag: "Rejected", error: "too many wrong attempts: this OTP is burnt, send a new one" } as VerifyOutcome
         }
         if (!sameHash(hashCode(challenge.id, code), challenge.code_hash)) {
-          yield* sql`UPDATE otp_challenges SET attempts = attempts + 1 WHERE id = ${challenge.id}`
+          yield* otps.countAttempt(challenge.id)
           const left = OTP_MAX_ATTEMPTS - challenge.attempts - 1
           return {
             _tag: "Rejected",
             error: left > 0 ? `wrong OTP code (${left} attempts left)` : "wrong OTP code: no attempts left, send a new one"
           } as VerifyOutcome
         }
-        yield* sql`UPDATE otp_challenges SET consumed_at = ${at} WHERE id = ${challenge.id}`
+        yield* otps.consume(challenge.id, at)
         return { _tag: "Approved", challengeId: challenge.id, consumedAt: at } as VerifyOutcome
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
 

@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { EventType } from "@cop-integrations/contracts"
 import { Effect, Schema } from "effect"
+import { PageRequest } from "../db/Pagination.ts"
 
 export const EventRow = Schema.Struct({
   id: Schema.String,
@@ -21,13 +22,7 @@ export const AttemptRow = Schema.Struct({
 })
 export type AttemptRow = typeof AttemptRow.Type
 
-const EventPage = Schema.Struct({
-  integrationId: Schema.String,
-  type: Schema.NullOr(Schema.String),
-  createdFrom: Schema.NullOr(Schema.DateFromSelf),
-  after: Schema.NullOr(Schema.Struct({ createdAt: Schema.DateFromSelf, id: Schema.String })),
-  limit: Schema.Number
-})
+const EventPage = Schema.Struct({ ...PageRequest.fields, type: Schema.NullOr(Schema.String) })
 
 const Owned = Schema.Struct({ integrationId: Schema.String, eventId: Schema.String })
 

@@ -2,7 +2,7 @@ import { type BadRequest, NotFound, type Redelivery } from "@cop-integrations/co
 import { Effect, Option } from "effect"
 import { now } from "../base/Clock.ts"
 import { PageBudget } from "../db/PageBudget.ts"
-import { decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor, rowsFetched } from "../db/Pagination.ts"
+import { keysetPage } from "../db/Pagination.ts"
 import { EventRepo } from "./EventRepo.ts"
 import { presentAttempt } from "./Present.ts"
 
@@ -24,24 +24,15 @@ export class PartnerEvents extends Effect.Service<PartnerEvents>()("PartnerEvent
     const pageBudget = yield* PageBudget
 
     const list = (request: EventListRequest): Effect.Effect<string, BadRequest> =>
-      Effect.gen(function*() {
-        const limit = request.limit ?? DEFAULT_PAGE_SIZE
-        const after = request.cursor === undefined ? null : yield* decodeCursor(request.cursor)
-        const fetched = rowsFetched(limit)
-        const rows = yield* events.page({
-          integrationId: request.integrationId,
-          type: request.type ?? null,
-          createdFrom: request.createdFrom === undefined ? null : new Date(request.createdFrom),
-          after,
-          limit: fetched
-        }).pipe(pageBudget.withRows(fetched))
-        const items = rows.slice(0, limit)
-        const last = items[items.length - 1]
-        const nextCursor = rows.length > limit && last !== undefined ? encodeCursor(last) : null
-        return `{"integrationId":${JSON.stringify(request.integrationId)},"items":[${items.map((row) => row.body).join(",")}],"nextCursor":${
-          JSON.stringify(nextCursor)
+      keysetPage(
+        request,
+        (page) => events.page({ ...page, type: request.type ?? null }).pipe(pageBudget.withRows(page.limit)),
+        (row) => row.body
+      ).pipe(Effect.map((page) =>
+        `{"integrationId":${JSON.stringify(page.integrationId)},"items":[${page.items.join(",")}],"nextCursor":${
+          JSON.stringify(page.nextCursor)
         }}`
-      })
+      ))
 
     const get = (integrationId: string, eventId: string): Effect.Effect<string, NotFound> =>
       Effect.gen(function*() {

@@ -10,6 +10,7 @@ import {
 } from "@cop-integrations/contracts"
 import { BigDecimal, Context, Data, Duration, Effect, Option, Schedule, Schema } from "effect"
 import { Chain } from "../chain/Chain.ts"
+import { confirmByTxHash, keepClaims } from "../chain/ConfirmByTxHash.ts"
 import { isTokenSymbol } from "../chain/Tokens.ts"
 import { TxHashClaims } from "../chain/TxHashClaims.ts"
 import { notVerifiedError, verifyWithRetry } from "../chain/Verification.ts"
@@ -45,12 +46,10 @@ class StillVerifying extends Data.TaggedError("StillVerifying") {}
 
 
 /**
- * The partner reports the deposit's txHash. No network call runs inside a database transaction:
- * 1. a short transaction locks the payout, checks it, and claims the hash (and the fee hash) as `verifying`;
- * 2. the chain verifies the transfers, outside any transaction (timeout, bounded retry while unreachable);
- * 3. a short transaction marks the claims `claimed` and records the confirmation, or, when anything failed,
- *    the claims are deleted (the hash is free again). A crash between the steps leaves `verifying` claims that
- *    the reconciler releases.
+ * The partner reports the deposit's txHash (and the fee's), confirmed like a swap's (chain/ConfirmByTxHash): the
+ * payout is locked and checked and the hashes claimed `verifying`; the chain verifies the transfers outside any
+ * transaction (timeout, bounded retry while unreachable); the claims are kept and the confirmation recorded, or
+ * the claims are released.
  */
 export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfirm", {
   effect: Effect.gen(function*() {
@@ -63,7 +62,6 @@ export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfir
 
     const claimHash = (hash: string, payoutId: string) => claims.claim("payout", payoutId, hash)
     const verifyingClaimsOf = (payoutId: string) => claims.verifyingOf("payout", payoutId)
-    const markClaimed = (payoutId: string, hashes: ReadonlyArray<string>) => claims.markClaimed("payout", payoutId, hashes)
     const release = (payoutId: string, hashes: ReadonlyArray<string>) => claims.release("payout", payoutId, hashes)
 
     const lockOwned = (integrationId: string, payoutId: string) =>
@@ -162,9 +160,7 @@ export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfir
     }) =>
       Effect.gen(function*() {
         const { depositSeenByProvider: seenByProvider, row } = yield* lockOwned(input.integrationId, input.payoutId)
-        if ((yield* markClaimed(row.id, input.hashes)) !== input.hashes.length) {
-          return yield* Effect.fail(new Conflict({ error: "this confirmation took too long and was released; confirm again" }))
-        }
+        yield* keepClaims(claims, "payout", row.id, input.hashes)
         if (!acceptsConfirm(row, seenByProvider)) {
           return yield* Effect.fail(new Conflict({ error: `this payout is ${row.status} and can no longer be confirmed` }))
         }
@@ -193,20 +189,21 @@ export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfir
         if (feeTxHash === txHash) {
           return yield* Effect.fail(new BadRequest({ error: "feeTxHash: must differ from txHash" }))
         }
-        const intent = yield* beginOrWait({ integrationId: input.integrationId, payoutId: input.payoutId, txHash, feeTxHash })
-        switch (intent._tag) {
-          case "Replay":
-            return presentPayout(intent.row)
-          case "InProgress":
-            return yield* Effect.fail(new Conflict({ error: "another confirmation of this payout is being verified; retry once it has finished" }))
-          case "Claimed": {
-            const { hashes, row } = intent
-            return yield* Effect.gen(function*() {
+        return yield* confirmByTxHash({
+          begin: beginOrWait({ integrationId: input.integrationId, payoutId: input.payoutId, txHash, feeTxHash }).pipe(
+            Effect.filterOrFail(
+              (intent) => intent._tag !== "InProgress",
+              () => new Conflict({ error: "another confirmation of this payout is being verified; retry once it has finished" })
+            )
+          ),
+          replay: presentPayout,
+          finish: (row, hashes) =>
+            Effect.gen(function*() {
               const [verified, feeStatus] = yield* verify(row, txHash, feeTxHash)
               return yield* finalize({ ...input, txHash, feeTxHash, hashes, minedAt: verified.minedAt, feeStatus })
-            }).pipe(Effect.onError(() => release(row.id, hashes)))
-          }
-        }
+            }),
+          release: (row, hashes) => release(row.id, hashes)
+        })
       }).pipe(Effect.catchIf((e): e is SqlError => e instanceof SqlError, Effect.die))
 
     return { confirm } as const

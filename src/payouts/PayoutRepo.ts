@@ -2,7 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import type { EventType } from "@cop-integrations/contracts"
 import { Effect, Option, Schema } from "effect"
 import { atomically } from "../db/Atomically.ts"
-import { EXPIRY_BATCH, PageRequest } from "../db/Pagination.ts"
+import { ownedTable } from "../db/OwnedTable.ts"
 import { Outbox } from "../outbox/Outbox.ts"
 import { PreviousStatus, recordingStatusChanges } from "../outbox/StatusEvents.ts"
 import { PayoutRow } from "./PayoutRow.ts"
@@ -15,6 +15,15 @@ const eventTypeOf = (row: PayoutRow): EventType =>
 
 const UpdatedRow = Schema.extend(PayoutRow, PreviousStatus)
 const DepositSeen = Schema.Struct({ provider_deposit_seen_at: Schema.NullOr(Schema.DateFromSelf) })
+const PickedPayout = Schema.Struct({ id: Schema.String, provider_transfer_id: Schema.String })
+/** A payout the reconciler asks the provider about. */
+export type PickedPayout = typeof PickedPayout.Type
+const StaleRequest = Schema.Struct({
+  at: Schema.DateFromSelf,
+  cutoff: Schema.DateFromSelf,
+  expiredSince: Schema.DateFromSelf,
+  limit: Schema.Number
+})
 
 /**
  * Every query names the integration: another integration's payout is simply not found. Every write that creates a
@@ -35,19 +44,7 @@ export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
         at: row.updated_at
       })
 
-    const findOwned = SqlSchema.findOne({
-      Request: Owned,
-      Result: PayoutRow,
-      execute: ({ integrationId, payoutId }) =>
-        sql`SELECT * FROM payouts WHERE id = ${payoutId} AND integration_id = ${integrationId}`
-    })
-
-    const lockOwned = SqlSchema.findOne({
-      Request: Owned,
-      Result: PayoutRow,
-      execute: ({ integrationId, payoutId }) =>
-        sql`SELECT * FROM payouts WHERE id = ${payoutId} AND integration_id = ${integrationId} FOR UPDATE`
-    })
+    const owned = ownedTable(sql, { table: "payouts", Row: PayoutRow, expiresWhile: "awaiting_deposit" })
 
     const lockForConfirm = SqlSchema.findOne({
       Request: Owned,
@@ -60,18 +57,6 @@ export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
       Request: Schema.String,
       Result: PayoutRow,
       execute: (transferId) => sql`SELECT * FROM payouts WHERE provider_transfer_id = ${transferId} FOR UPDATE`
-    })
-
-    const page = SqlSchema.findAll({
-      Request: PageRequest,
-      Result: PayoutRow,
-      execute: ({ after, createdFrom, integrationId, limit }) =>
-        sql`SELECT * FROM payouts
-            WHERE integration_id = ${integrationId}
-            ${createdFrom === null ? sql`` : sql`AND created_at >= ${createdFrom}`}
-            ${after === null ? sql`` : sql`AND (created_at, id) > (${after.createdAt}, ${after.id})`}
-            ORDER BY created_at, id
-            LIMIT ${limit}`
     })
 
     const insert = SqlSchema.single({
@@ -108,23 +93,31 @@ export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
     const markDepositSeen = (id: string, at: Date) =>
       sql`UPDATE payouts SET provider_deposit_seen_at = COALESCE(provider_deposit_seen_at, ${at}) WHERE id = ${id}`
 
-    const expireOverdue = SqlSchema.findAll({
-      Request: Schema.DateFromSelf,
-      Result: PayoutRow,
-      execute: (at) =>
-        sql`UPDATE payouts SET status = 'expired', updated_at = ${at}
-            WHERE id IN (SELECT id FROM payouts WHERE status = 'awaiting_deposit' AND expires_at < ${at}
-                         ORDER BY expires_at LIMIT ${EXPIRY_BATCH} FOR UPDATE SKIP LOCKED)
-            RETURNING *`
+    // Every payout has a provider transfer (created with it); an expired one is asked about while its window closed
+    // less than RECONCILE_EXPIRED_FOR_MS ago (one partial index each side of the OR). Payouts in flight come first:
+    // expired ones pile up, most never see funds, and must not hold a stuck payout back behind them.
+    const pickStale = SqlSchema.findAll({
+      Request: StaleRequest,
+      Result: PickedPayout,
+      execute: ({ at, cutoff, expiredSince, limit }) =>
+        sql`
+      WITH picked AS (
+        SELECT id FROM payouts
+        WHERE (status IN ('awaiting_deposit', 'deposit_confirmed', 'processing')
+               OR (status = 'expired' AND expires_at > ${expiredSince}))
+          AND GREATEST(updated_at, reconciled_at) < ${cutoff}
+        ORDER BY status = 'expired', GREATEST(updated_at, reconciled_at), id
+        LIMIT ${limit}
+        FOR UPDATE SKIP LOCKED)
+      UPDATE payouts SET reconciled_at = ${at} FROM picked WHERE payouts.id = picked.id
+      RETURNING payouts.id, payouts.provider_transfer_id`
     })
 
     const updateRecorded = recordingStatusChanges(sql, update, recordEvent)
 
     return {
-      findOwned: (integrationId: string, payoutId: string) =>
-        findOwned({ integrationId, payoutId }).pipe(Effect.orDie),
-      lockOwned: (integrationId: string, payoutId: string) =>
-        lockOwned({ integrationId, payoutId }).pipe(Effect.orDie),
+      findOwned: owned.findOwned,
+      lockOwned: owned.lockOwned,
       /** The row locked, and whether the provider reported its deposit arriving (one statement for the confirm). */
       lockForConfirm: (integrationId: string, payoutId: string) =>
         lockForConfirm({ integrationId, payoutId }).pipe(
@@ -135,13 +128,17 @@ export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
           })))
         ),
       lockByTransfer: (transferId: string) => lockByTransfer(transferId).pipe(Effect.orDie),
-      page: (request: typeof PageRequest.Type) => page(request).pipe(Effect.orDie),
+      page: owned.page,
       insert: (row: PayoutRow) =>
         insert(row).pipe(Effect.tap(recordEvent), atomically(sql), Effect.orDie),
       update: updateRecorded,
       markDepositSeen: (id: string, at: Date) => markDepositSeen(id, at).pipe(Effect.orDie, Effect.asVoid),
-      expireOverdue: (at: Date) =>
-        expireOverdue(at).pipe(Effect.tap(Effect.forEach(recordEvent)), atomically(sql), Effect.orDie, Effect.asVoid)
+      expireOverdue: owned.expireOverdue(recordEvent),
+      /**
+       * Up to `limit` payouts for the reconciler, stamped `reconciled_at = at` so the next run takes the next ones:
+       * in flight, or expired after `expiredSince`, and untouched since `cutoff`.
+       */
+      pickStale
     } as const
   })
 }) {}

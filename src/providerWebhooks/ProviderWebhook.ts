@@ -6,6 +6,7 @@ import { AppConfig } from "../config/Config.ts"
 import { CustomerRepo } from "../kyc/CustomerRepo.ts"
 import { Lifecycle } from "../payouts/Lifecycle.ts"
 import { ReportedCop } from "../payouts/TotalReceived.ts"
+import { ProviderEventRepo } from "./ProviderEventRepo.ts"
 import { verifyProviderSignature } from "./Signature.ts"
 
 /** The transfer object: its id and state, and its receipt (read on its own below, so it can never hide the state). */
@@ -58,6 +59,7 @@ export class ProviderWebhook extends Effect.Service<ProviderWebhook>()("Provider
     const config = yield* AppConfig
     const lifecycle = yield* Lifecycle
     const customers = yield* CustomerRepo
+    const providerEvents = yield* ProviderEventRepo
 
     const receive = (input: { readonly signatureHeader: string | undefined; readonly rawBody: string }) =>
       Effect.gen(function*() {
@@ -81,9 +83,7 @@ export class ProviderWebhook extends Effect.Service<ProviderWebhook>()("Provider
           return yield* Effect.fail(new BadRequest({ error: "webhook body is not a provider event envelope" }))
         }
         const { event_category, event_id, event_object } = event.right
-        const fresh = yield* sql`INSERT INTO webhook_events (event_id, event_category) VALUES (${event_id}, ${event_category})
-                                 ON CONFLICT DO NOTHING RETURNING event_id`
-        if (fresh.length === 0) return { received: true, duplicate: true } as const
+        if (!(yield* providerEvents.recordFirst(event_id, event_category))) return { received: true, duplicate: true } as const
         if (event_category === "transfer") {
           const transfer = Schema.decodeUnknownOption(TransferObject)(event_object)
           if (Option.isSome(transfer)) {

@@ -1,6 +1,5 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
 import { BadRequest, MercadoCerrado, type Quote, Requote } from "@cop-integrations/contracts"
-import { BigDecimal, Effect, Option, Schema } from "effect"
+import { BigDecimal, Effect, Option } from "effect"
 import { getAddress } from "viem"
 import { Chain, type TokenSymbol } from "../chain/Chain.ts"
 import { addSeconds, now } from "../base/Clock.ts"
@@ -11,18 +10,8 @@ import { parseDestinationCop, pricePayout } from "../pricing/Pricing.ts"
 import { Market } from "../market/Market.ts"
 import type { UsdCopRates } from "../provider/PayoutProvider.ts"
 import { orProviderFailure } from "../provider/ProviderErrors.ts"
+import { QuoteRepo } from "./QuoteRepo.ts"
 import { RateCache } from "./RateCache.ts"
-
-export const QuoteRow = Schema.Struct({
-  id: Schema.String,
-  from_token: Schema.String,
-  sell_rate: Schema.BigDecimal,
-  mid_rate: Schema.BigDecimal,
-  destination_cop: Schema.NullOr(Schema.BigDecimal),
-  swap_sell_amount: Schema.NullOr(Schema.BigDecimal),
-  expires_at: Schema.DateFromSelf
-})
-export type QuoteRow = typeof QuoteRow.Type
 
 export const marketClosed = new MercadoCerrado({
   error: "the USD/COP market is closed; quotes and payouts resume when it opens"
@@ -38,19 +27,11 @@ const requote = (error: string) => Effect.fail(new Requote({ error }))
 
 export class QuoteService extends Effect.Service<QuoteService>()("QuoteService", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const quotes = yield* QuoteRepo
     const config = yield* AppConfig
     const rateCache = yield* RateCache
     const market = yield* Market
     const chain = yield* Chain
-
-    const findQuote = SqlSchema.findOne({
-      Request: Schema.Struct({ integrationId: Schema.String, quoteId: Schema.String }),
-      Result: QuoteRow,
-      execute: ({ integrationId, quoteId }) =>
-        sql`SELECT id, from_token, sell_rate, mid_rate, destination_cop, swap_sell_amount, expires_at FROM quotes
-            WHERE id = ${quoteId} AND integration_id = ${integrationId}`
-    })
 
     const quote = (input: {
       readonly integrationId: string
@@ -104,19 +85,17 @@ export class QuoteService extends Effect.Service<QuoteService>()("QuoteService",
             fees: price.fees
           }
         }
-        yield* sql`INSERT INTO quotes ${
-          sql.insert({
-            id: quoteId,
-            integration_id: input.integrationId,
-            from_token: input.fromToken,
-            sell_rate: BigDecimal.format(rates.sellRate),
-            mid_rate: BigDecimal.format(rates.midRate),
-            destination_cop: destinationCop === undefined ? null : formatFixed(destinationCop, 2),
-            swap_sell_amount: swapSellAmount,
-            created_at: at,
-            expires_at: expiresAt
-          })
-        }`.pipe(Effect.orDie)
+        yield* quotes.insert({
+          id: quoteId,
+          integration_id: input.integrationId,
+          from_token: input.fromToken,
+          sell_rate: BigDecimal.format(rates.sellRate),
+          mid_rate: BigDecimal.format(rates.midRate),
+          destination_cop: destinationCop === undefined ? null : formatFixed(destinationCop, 2),
+          swap_sell_amount: swapSellAmount,
+          created_at: at,
+          expires_at: expiresAt
+        })
         return response
       })
 
@@ -135,7 +114,7 @@ export class QuoteService extends Effect.Service<QuoteService>()("QuoteService",
     }) =>
       Effect.gen(function*() {
         if (input.quoteId === undefined) return { rates: input.current, swapSellAmount: undefined } satisfies QuotedTerms
-        const found = yield* findQuote({ integrationId: input.integrationId, quoteId: input.quoteId }).pipe(Effect.orDie)
+        const found = yield* quotes.findOwned(input.integrationId, input.quoteId)
         if (Option.isNone(found)) {
           return yield* Effect.fail(new BadRequest({ error: "quoteId: no such quote for this integration" }))
         }

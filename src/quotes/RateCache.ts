@@ -1,20 +1,10 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { BigDecimal, Effect, Option, Schema } from "effect"
+import { SqlClient } from "@effect/sql"
+import { Effect, Option } from "effect"
 import { AppConfig } from "../config/Config.ts"
 import { now } from "../base/Clock.ts"
 import { PayoutProvider, type ProviderFailure, type UsdCopRates } from "../provider/PayoutProvider.ts"
+import { RateRepo, type RateRow } from "./RateRepo.ts"
 import { makeSingleFlight } from "./SingleFlight.ts"
-
-const PAIR = "USD_COP"
-
-const BigDecimalFromText = Schema.BigDecimal
-
-const RateRow = Schema.Struct({
-  sell_rate: BigDecimalFromText,
-  mid_rate: BigDecimalFromText,
-  fetched_at: Schema.DateFromSelf
-})
-type RateRow = typeof RateRow.Type
 
 export interface CachedRates extends UsdCopRates {
   readonly cached: boolean
@@ -33,15 +23,9 @@ export interface CachedRates extends UsdCopRates {
 export class RateCache extends Effect.Service<RateCache>()("RateCache", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const rows = yield* RateRepo
     const provider = yield* PayoutProvider
     const config = yield* AppConfig
-
-    const findFresh = SqlSchema.findOne({
-      Request: Schema.DateFromSelf,
-      Result: RateRow,
-      execute: (freshAfter) =>
-        sql`SELECT sell_rate, mid_rate, fetched_at FROM rate_cache WHERE pair = ${PAIR} AND fetched_at > ${freshAfter}`
-    })
 
     const ttlMs = config.rateCacheTtlSeconds * 1000
     let remembered: CachedRates | undefined
@@ -56,7 +40,7 @@ export class RateCache extends Effect.Service<RateCache>()("RateCache", {
     const inMemory = Effect.map(now, (at) =>
       remembered !== undefined && remembered.fetchedAt.getTime() > at.getTime() - ttlMs ? remembered : undefined)
 
-    const freshRow = Effect.flatMap(now, (at) => findFresh(new Date(at.getTime() - ttlMs)).pipe(Effect.orDie))
+    const freshRow = Effect.flatMap(now, (at) => rows.findFresh(new Date(at.getTime() - ttlMs)))
 
     const fromRow = (row: RateRow): CachedRates => ({
       sellRate: row.sell_rate,
@@ -65,19 +49,13 @@ export class RateCache extends Effect.Service<RateCache>()("RateCache", {
       fetchedAt: row.fetched_at
     })
 
-    const store = (rates: UsdCopRates, fetchedAt: Date) =>
-      sql`INSERT INTO rate_cache (pair, sell_rate, mid_rate, fetched_at)
-          VALUES (${PAIR}, ${BigDecimal.format(rates.sellRate)}, ${BigDecimal.format(rates.midRate)}, ${fetchedAt})
-          ON CONFLICT (pair) DO UPDATE
-          SET sell_rate = EXCLUDED.sell_rate, mid_rate = EXCLUDED.mid_rate, fetched_at = EXCLUDED.fetched_at`
-
     const refresh = Effect.gen(function*() {
-      yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`rate_cache:${PAIR}`}))`
+      yield* rows.lockRefresh
       const fresh = yield* freshRow
       if (Option.isSome(fresh)) return fromRow(fresh.value)
       const at = yield* now
       const rates = yield* provider.usdCopRates
-      yield* store(rates, at)
+      yield* rows.store(rates, at)
       return { ...rates, cached: false, fetchedAt: at } satisfies CachedRates
     }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.tap(remember))
 
@@ -98,5 +76,6 @@ export class RateCache extends Effect.Service<RateCache>()("RateCache", {
     })
 
     return { usdCopRates } as const
-  })
+  }),
+  dependencies: [RateRepo.Default]
 }) {}

@@ -1,14 +1,11 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { EventType } from "@cop-integrations/contracts"
 import { Effect, Schema } from "effect"
-import { atomically } from "../db/Atomically.ts"
 import { Outbox } from "../outbox/Outbox.ts"
 import { PreviousStatus, recordingStatusChanges } from "../outbox/StatusEvents.ts"
-import { EXPIRY_BATCH, PageRequest } from "../db/Pagination.ts"
+import { ownedTable } from "../db/OwnedTable.ts"
 import { presentSwap } from "./Present.ts"
 import { SwapRow } from "./SwapRow.ts"
-
-const Owned = Schema.Struct({ integrationId: Schema.String, intentId: Schema.String })
 
 const UpdatedRow = Schema.extend(SwapRow, PreviousStatus)
 
@@ -30,31 +27,7 @@ export class SwapRepo extends Effect.Service<SwapRepo>()("SwapRepo", {
         at: row.updated_at
       })
 
-    const findOwned = SqlSchema.findOne({
-      Request: Owned,
-      Result: SwapRow,
-      execute: ({ integrationId, intentId }) =>
-        sql`SELECT * FROM swap_intents WHERE id = ${intentId} AND integration_id = ${integrationId}`
-    })
-
-    const lockOwned = SqlSchema.findOne({
-      Request: Owned,
-      Result: SwapRow,
-      execute: ({ integrationId, intentId }) =>
-        sql`SELECT * FROM swap_intents WHERE id = ${intentId} AND integration_id = ${integrationId} FOR UPDATE`
-    })
-
-    const page = SqlSchema.findAll({
-      Request: PageRequest,
-      Result: SwapRow,
-      execute: ({ after, createdFrom, integrationId, limit }) =>
-        sql`SELECT * FROM swap_intents
-            WHERE integration_id = ${integrationId}
-            ${createdFrom === null ? sql`` : sql`AND created_at >= ${createdFrom}`}
-            ${after === null ? sql`` : sql`AND (created_at, id) > (${after.createdAt}, ${after.id})`}
-            ORDER BY created_at, id
-            LIMIT ${limit}`
-    })
+    const owned = ownedTable(sql, { table: "swap_intents", Row: SwapRow, expiresWhile: "prepared" })
 
     const insert = SqlSchema.single({
       Request: SwapRow,
@@ -83,26 +56,15 @@ export class SwapRepo extends Effect.Service<SwapRepo>()("SwapRepo", {
             WHERE id = ${row.id} RETURNING swap_intents.*, (SELECT status FROM previous) AS previous_status`
     })
 
-    const expireOverdue = SqlSchema.findAll({
-      Request: Schema.DateFromSelf,
-      Result: SwapRow,
-      execute: (at) =>
-        sql`UPDATE swap_intents SET status = 'expired', updated_at = ${at}
-            WHERE id IN (SELECT id FROM swap_intents WHERE status = 'prepared' AND expires_at < ${at}
-                         ORDER BY expires_at LIMIT ${EXPIRY_BATCH} FOR UPDATE SKIP LOCKED)
-            RETURNING *`
-    })
-
     const updateRecorded = recordingStatusChanges(sql, update, recordEvent)
 
     return {
-      findOwned: (integrationId: string, intentId: string) => findOwned({ integrationId, intentId }).pipe(Effect.orDie),
-      lockOwned: (integrationId: string, intentId: string) => lockOwned({ integrationId, intentId }).pipe(Effect.orDie),
-      page: (request: typeof PageRequest.Type) => page(request).pipe(Effect.orDie),
+      findOwned: owned.findOwned,
+      lockOwned: owned.lockOwned,
+      page: owned.page,
       insert: (row: SwapRow) => insert(row).pipe(Effect.orDie),
       update: updateRecorded,
-      expireOverdue: (at: Date) =>
-        expireOverdue(at).pipe(Effect.tap(Effect.forEach(recordEvent)), atomically(sql), Effect.orDie, Effect.asVoid)
+      expireOverdue: owned.expireOverdue(recordEvent)
     } as const
   })
 }) {}

@@ -16,6 +16,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import { BigDecimal, Data, Effect, Either, Option } from "effect"
 import { encodeFunctionData, erc20Abi, getAddress } from "viem"
 import { Chain } from "../chain/Chain.ts"
+import { confirmByTxHash, keepClaims } from "../chain/ConfirmByTxHash.ts"
 import { TxHashClaims } from "../chain/TxHashClaims.ts"
 import { notVerifiedError, verifyWithRetry } from "../chain/Verification.ts"
 import { addSeconds, now } from "../base/Clock.ts"
@@ -41,7 +42,7 @@ export const SWAPS_PATH = "/api/integrations/swaps"
 /** What the first, short transaction of a confirm decided. */
 type Begin = Data.TaggedEnum<{
   Replay: { readonly row: SwapRow }
-  Claimed: { readonly row: SwapRow }
+  Claimed: { readonly row: SwapRow; readonly hashes: ReadonlyArray<string> }
 }>
 const Begin = Data.taggedEnum<Begin>()
 
@@ -207,16 +208,14 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
         if (!(yield* claims.claim("swap", row.id, txHash))) {
           return yield* Effect.fail(new TxHashReused({ error: "txHash already confirms another payout or swap" }))
         }
-        return Begin.Claimed({ row })
+        return Begin.Claimed({ row, hashes: [txHash] })
       }).pipe(sql.withTransaction)
 
     /** Step 3: record it, if the claim is still this confirm's and the swap was mined before it expired. */
     const finalize = (integrationId: string, intentId: string, txHash: string, minedAt: Date) =>
       Effect.gen(function*() {
         const row = yield* lockOwned(integrationId, intentId)
-        if ((yield* claims.markClaimed("swap", row.id, [txHash])) !== 1) {
-          return yield* Effect.fail(new Conflict({ error: "this confirmation took too long and was released; confirm again" }))
-        }
+        yield* keepClaims(claims, "swap", row.id, [txHash])
         if (minedAt.getTime() > row.expires_at.getTime()) {
           return yield* Effect.fail(new Requote({ error: "the swap's quote expired before it was mined: prepare a new swap" }))
         }
@@ -235,9 +234,7 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
     const markFailed = (integrationId: string, intentId: string, txHash: string) =>
       Effect.gen(function*() {
         const row = yield* lockOwned(integrationId, intentId)
-        if ((yield* claims.markClaimed("swap", row.id, [txHash])) !== 1) {
-          return yield* Effect.fail(new Conflict({ error: "this confirmation took too long and was released; confirm again" }))
-        }
+        yield* keepClaims(claims, "swap", row.id, [txHash])
         return presentSwap(yield* swaps.update({ ...row, status: "failed", tx_hash: txHash, updated_at: yield* now }))
       }).pipe(sql.withTransaction)
 
@@ -250,22 +247,25 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
     const confirm = (input: { readonly integrationId: string; readonly intentId: string; readonly request: ConfirmSwapRequest }) =>
       Effect.gen(function*() {
         const txHash = input.request.txHash.toLowerCase()
-        const begun = yield* begin(input.integrationId, input.intentId, txHash)
-        if (begun._tag === "Replay") return presentSwap(begun.row)
-        const { row } = begun
-        return yield* Effect.gen(function*() {
-          const to = chain.token(row.to_token)
-          const verified = yield* Effect.either(verifyWithRetry(chain, {
-            token: to.address,
-            txHash,
-            from: row.user_address,
-            to: row.user_address,
-            minAmountBaseUnits: toBaseUnits(BigDecimal.unsafeFromString(row.min_amount_out), to.decimals)
-          }))
-          if (Either.isRight(verified)) return yield* finalize(input.integrationId, input.intentId, txHash, verified.right.minedAt)
-          if (verified.left.kind === "reverted") return yield* markFailed(input.integrationId, input.intentId, txHash)
-          return yield* Effect.fail(notVerifiedError("txHash", verified.left))
-        }).pipe(Effect.onError(() => claims.release("swap", row.id, [txHash])))
+        return yield* confirmByTxHash({
+          begin: begin(input.integrationId, input.intentId, txHash),
+          replay: presentSwap,
+          finish: (row) =>
+            Effect.gen(function*() {
+              const to = chain.token(row.to_token)
+              const verified = yield* Effect.either(verifyWithRetry(chain, {
+                token: to.address,
+                txHash,
+                from: row.user_address,
+                to: row.user_address,
+                minAmountBaseUnits: toBaseUnits(BigDecimal.unsafeFromString(row.min_amount_out), to.decimals)
+              }))
+              if (Either.isRight(verified)) return yield* finalize(input.integrationId, input.intentId, txHash, verified.right.minedAt)
+              if (verified.left.kind === "reverted") return yield* markFailed(input.integrationId, input.intentId, txHash)
+              return yield* Effect.fail(notVerifiedError("txHash", verified.left))
+            }),
+          release: (row, hashes) => claims.release("swap", row.id, hashes)
+        })
       }).pipe(Effect.catchIf((e): e is SqlError => e instanceof SqlError, Effect.die))
 
     const list = (request: ListRequest): Effect.Effect<SwapList, BadRequest> => 

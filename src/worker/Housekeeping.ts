@@ -1,14 +1,13 @@
-import { SqlClient, type Statement } from "@effect/sql"
-import { Effect, Option, Schema } from "effect"
+import { SqlClient } from "@effect/sql"
+import { Effect, Option } from "effect"
 import { now } from "../base/Clock.ts"
 import { AppConfig } from "../config/Config.ts"
 import { onOneReplica } from "../work/OneReplica.ts"
+import { makeRetentionRepo } from "./RetentionRepo.ts"
 
 /** Rows deleted per statement, each batch its own short transaction. */
 export const HOUSEKEEPING_BATCH = 5000
 const DAY_MS = 24 * 60 * 60 * 1000
-
-const Deleted = Schema.Struct({ deleted: Schema.Number })
 
 /**
  * Retention, one replica at a time. Deleted once past their retention (counted from when they stopped
@@ -21,38 +20,26 @@ const Deleted = Schema.Struct({ deleted: Schema.Number })
 export const makeHousekeeping = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const config = yield* AppConfig
-
-  const deleteBatch = (table: string, key: string, condition: Statement.Fragment) =>
-    sql`WITH gone AS (DELETE FROM ${sql(table)} WHERE ${sql(key)} IN (
-          SELECT ${sql(key)} FROM ${sql(table)} WHERE ${condition} LIMIT ${HOUSEKEEPING_BATCH}) RETURNING 1)
-        SELECT count(*)::int AS deleted FROM gone`.pipe(
-      Effect.flatMap(([row]) => Schema.decodeUnknown(Deleted)(row)),
-      onOneReplica(sql, "housekeeping"),
-      Effect.map(Option.match({ onNone: () => 0, onSome: (batch) => batch.deleted }))
-    )
+  const retention = yield* makeRetentionRepo
 
   /** Deletes batch after batch until one comes back short. */
-  const purge = (table: string, key: string, condition: Statement.Fragment) =>
+  const purge = <E>(deleteBatch: (limit: number) => Effect.Effect<number, E>) =>
     Effect.iterate(HOUSEKEEPING_BATCH, {
       while: (deleted) => deleted === HOUSEKEEPING_BATCH,
-      body: () => deleteBatch(table, key, condition)
+      body: () =>
+        deleteBatch(HOUSEKEEPING_BATCH).pipe(onOneReplica(sql, "housekeeping"), Effect.map(Option.getOrElse(() => 0)))
     })
 
   return Effect.gen(function*() {
     const at = yield* now
     const cutoff = new Date(at.getTime() - config.retentionDays * DAY_MS)
     const eventCutoff = new Date(at.getTime() - config.webhookEventRetentionDays * DAY_MS)
-    yield* purge("quotes", "id", sql`expires_at < ${cutoff}`)
-    yield* purge("otp_challenges", "id", sql`expires_at < ${cutoff}`)
-    yield* purge("jobs", "id", sql`done_at < ${cutoff} OR dead_at < ${cutoff}`)
-    yield* purge("webhook_events", "event_id", sql`received_at < ${eventCutoff}`)
-    // Partner events (their deliveries and attempts go with them), once none is still being delivered.
-    yield* purge(
-      "events",
-      "id",
-      sql`created_at < ${cutoff} AND NOT EXISTS (SELECT 1 FROM event_deliveries d WHERE d.event_id = events.id AND d.state = 'pending')`
-    )
+    yield* purge(retention.quotesExpiredBefore(cutoff))
+    yield* purge(retention.otpChallengesExpiredBefore(cutoff))
+    yield* purge(retention.jobsFinishedBefore(cutoff))
+    yield* purge(retention.providerEventsReceivedBefore(eventCutoff))
+    yield* purge(retention.partnerEventsCreatedBefore(cutoff))
     // An Idempotency-Key whose request died before finishing, once the provider has forgotten its own key (24 h).
-    yield* purge("idempotency_keys", "ctid", sql`state = 'started' AND started_at < ${new Date(at.getTime() - DAY_MS)}`)
+    yield* purge(retention.idempotencyKeysStartedBefore(new Date(at.getTime() - DAY_MS)))
   })
 })

@@ -1,18 +1,18 @@
 import { SqlClient } from "@effect/sql"
-import { Duration, Effect, Option, Schema } from "effect"
+import { Duration, Effect, Option } from "effect"
 import { now } from "../base/Clock.ts"
+import { TxHashClaims } from "../chain/TxHashClaims.ts"
 import { AppConfig } from "../config/Config.ts"
 import { onOneReplica } from "../work/OneReplica.ts"
 import { PayoutProvider, ProviderUnavailable } from "../provider/PayoutProvider.ts"
 import { Lifecycle } from "../payouts/Lifecycle.ts"
+import { type PickedPayout, PayoutRepo } from "../payouts/PayoutRepo.ts"
 
 /** The longest the reconciler waits for the provider's answer about one transfer. */
 const PROVIDER_ANSWER_TIMEOUT = Duration.seconds(30)
 /** Transfers asked about at once. */
 const PROVIDER_CONCURRENCY = 4
 
-const ReleasedClaim = Schema.Struct({ tx_hash: Schema.String, resource_kind: Schema.String, resource_id: Schema.String })
-const PickedPayout = Schema.Struct({ id: Schema.String, provider_transfer_id: Schema.String })
 
 export interface ReconcileReport {
   /** `verifying` txHash claims released (their confirm crashed between the claim and the chain check). */
@@ -42,13 +42,12 @@ export const makeReconciler = Effect.gen(function*() {
   const config = yield* AppConfig
   const provider = yield* PayoutProvider
   const lifecycle = yield* Lifecycle
+  const payouts = yield* PayoutRepo
+  const claims = yield* TxHashClaims
 
   const releaseStaleClaims = Effect.gen(function*() {
     const cutoff = new Date((yield* now).getTime() - config.reconcileClaimStaleAfterMs)
-    const released = yield* sql`DELETE FROM tx_hash_claims WHERE state = 'verifying' AND claimed_at < ${cutoff}
-                                RETURNING tx_hash, resource_kind, resource_id`.pipe(
-      Effect.flatMap(Schema.decodeUnknown(Schema.Array(ReleasedClaim)))
-    )
+    const released = yield* claims.releaseStale(cutoff)
     for (const claim of released) {
       yield* Effect.logWarning("reconciler: released a txHash claim left verifying", {
         txHash: claim.tx_hash,
@@ -63,28 +62,14 @@ export const makeReconciler = Effect.gen(function*() {
     const at = yield* now
     const cutoff = new Date(at.getTime() - config.reconcileStaleAfterMs)
     const expiredSince = new Date(at.getTime() - config.reconcileExpiredForMs)
-    // Every payout has a provider transfer (created with it); an expired one is asked about while its window closed
-    // less than RECONCILE_EXPIRED_FOR_MS ago (one partial index each side of the OR). Payouts in flight come first:
-    // expired ones pile up, most never see funds, and must not hold a stuck payout back behind them.
-    return yield* sql`
-      WITH picked AS (
-        SELECT id FROM payouts
-        WHERE (status IN ('awaiting_deposit', 'deposit_confirmed', 'processing')
-               OR (status = 'expired' AND expires_at > ${expiredSince}))
-          AND GREATEST(updated_at, reconciled_at) < ${cutoff}
-        ORDER BY status = 'expired', GREATEST(updated_at, reconciled_at), id
-        LIMIT ${config.reconcileBatchSize}
-        FOR UPDATE SKIP LOCKED)
-      UPDATE payouts SET reconciled_at = ${at} FROM picked WHERE payouts.id = picked.id
-      RETURNING payouts.id, payouts.provider_transfer_id`.pipe(
-      Effect.flatMap(Schema.decodeUnknown(Schema.Array(PickedPayout))),
+    return yield* payouts.pickStale({ at, cutoff, expiredSince, limit: config.reconcileBatchSize }).pipe(
       onOneReplica(sql, "payouts:reconcile"),
       Effect.map(Option.getOrElse(() => []))
     )
   })
 
   /** Asks the provider about one payout's transfer and applies the answer; Some(moved), or None when it could not. */
-  const reconcileOne = (payout: typeof PickedPayout.Type) =>
+  const reconcileOne = (payout: PickedPayout) =>
     provider.getTransfer(payout.provider_transfer_id).pipe(
       Effect.timeoutFail({
         duration: PROVIDER_ANSWER_TIMEOUT,
@@ -103,7 +88,7 @@ export const makeReconciler = Effect.gen(function*() {
       })
     )
 
-  const warnSkipped = (payout: typeof PickedPayout.Type, reason: string) =>
+  const warnSkipped = (payout: PickedPayout, reason: string) =>
     Effect.logWarning("reconciler: the provider could not tell a transfer's state; asking again later", {
       payoutId: payout.id,
       transferId: payout.provider_transfer_id,

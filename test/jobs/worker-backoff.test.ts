@@ -1,5 +1,7 @@
 import { Outbox } from "../../src/outbox/Outbox.ts"
 import { WebhookTargetsOpen } from "../../src/partnerEvents/WebhookTargets.ts"
+import { DeliveryRepo } from "../../src/partnerEvents/DeliveryRepo.ts"
+import { TxHashClaims } from "../../src/chain/TxHashClaims.ts"
 /**
  * The job worker while the database is down, driven by the TestClock: every query of a SqlClient whose
  * connections cannot be acquired fails at once, so the worker's loops run deterministically.
@@ -70,7 +72,7 @@ describe("job worker with the database down", () => {
       )
       const worker = JobWorkerLive.pipe(
         Layer.provide(Layer.mergeAll(ProviderMock, WebhookTargetsOpen, noWorkNotifications)),
-        Layer.provide(Layer.mergeAll(JobQueue.Default, Lifecycle.Default).pipe(Layer.provideMerge(Layer.merge(PayoutRepo.Default, SwapRepo.Default)), Layer.provideMerge(Outbox.Default))),
+        Layer.provide(Layer.mergeAll(JobQueue.Default, Lifecycle.Default).pipe(Layer.provideMerge(Layer.mergeAll(PayoutRepo.Default, SwapRepo.Default, DeliveryRepo.Default, TxHashClaims.Default)), Layer.provideMerge(Outbox.Default))),
         Layer.provide(Layer.merge(databaseDown, config))
       )
       yield* Layer.build(worker).pipe(Effect.provide(capture))

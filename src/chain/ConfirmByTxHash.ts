@@ -1,0 +1,39 @@
+import { Conflict } from "@cop-integrations/contracts"
+import { Effect } from "effect"
+import type { ClaimKind, TxHashClaims } from "./TxHashClaims.ts"
+
+/** What a confirm's first, short transaction decided. */
+export type Begun<Row> =
+  /** The resource is already confirmed with this txHash: answer it unchanged. */
+  | { readonly _tag: "Replay"; readonly row: Row }
+  /** The hashes are claimed `verifying` for the resource; the chain check comes next. */
+  | { readonly _tag: "Claimed"; readonly row: Row; readonly hashes: ReadonlyArray<string> }
+
+/**
+ * A confirm by txHash (payouts and swaps). No network call runs inside a database transaction:
+ * 1. `begin`, a short transaction, locks the resource, checks it and claims its hashes `verifying` (or finds it
+ *    already confirmed with them: a replay);
+ * 2. `finish` checks the chain outside any transaction, then records the outcome in a second short transaction
+ *    (which keeps the claims, see `keepClaims`);
+ * 3. when anything after the claim fails, the claims are released (the hashes are free again). A crash between
+ *    the steps leaves `verifying` claims that the reconciler releases.
+ */
+export const confirmByTxHash = <Row, A, E1, R1, E2, R2>(flow: {
+  readonly begin: Effect.Effect<Begun<Row>, E1, R1>
+  readonly replay: (row: Row) => A
+  readonly finish: (row: Row, hashes: ReadonlyArray<string>) => Effect.Effect<A, E2, R2>
+  readonly release: (row: Row, hashes: ReadonlyArray<string>) => Effect.Effect<void>
+}) =>
+  Effect.gen(function*() {
+    const begun = yield* flow.begin
+    if (begun._tag === "Replay") return flow.replay(begun.row)
+    const { hashes, row } = begun
+    return yield* flow.finish(row, hashes).pipe(Effect.onError(() => flow.release(row, hashes)))
+  })
+
+/** Step 2's first move: marks the hashes `claimed`, or 409 when any was released meanwhile (the confirm took too long). */
+export const keepClaims = (claims: TxHashClaims, kind: ClaimKind, resourceId: string, hashes: ReadonlyArray<string>) =>
+  Effect.flatMap(claims.markClaimed(kind, resourceId, hashes), (kept) =>
+    kept === hashes.length
+      ? Effect.void
+      : Effect.fail(new Conflict({ error: "this confirmation took too long and was released; confirm again" })))

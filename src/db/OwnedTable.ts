@@ -1,0 +1,65 @@
+import { type SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Schema } from "effect"
+import { atomically } from "./Atomically.ts"
+import { EXPIRY_BATCH, type KeysetRow, PageRequest } from "./Pagination.ts"
+
+const Owned = Schema.Struct({ integrationId: Schema.String, id: Schema.String })
+
+/**
+ * The queries a table of resources owned by an integration shares (payouts, swap intents), each row read as `Row`.
+ * Every query names the integration: another integration's resource is simply not found. The table has `id`,
+ * `integration_id`, `status`, `created_at`, `updated_at` and `expires_at`; a resource still `expiresWhile` past its
+ * `expires_at` is due to expire.
+ */
+export const ownedTable = <A extends KeysetRow, I>(
+  sql: SqlClient.SqlClient,
+  options: { readonly table: string; readonly Row: Schema.Schema<A, I>; readonly expiresWhile: string }
+) => {
+  const table = sql(options.table)
+  // A literal, not a parameter: the planner then serves the sweep from the partial index over that status.
+  const expiresWhile = sql.literal(`'${options.expiresWhile}'`)
+
+  const findOwned = SqlSchema.findOne({
+    Request: Owned,
+    Result: options.Row,
+    execute: ({ id, integrationId }) => sql`SELECT * FROM ${table} WHERE id = ${id} AND integration_id = ${integrationId}`
+  })
+
+  const lockOwned = SqlSchema.findOne({
+    Request: Owned,
+    Result: options.Row,
+    execute: ({ id, integrationId }) =>
+      sql`SELECT * FROM ${table} WHERE id = ${id} AND integration_id = ${integrationId} FOR UPDATE`
+  })
+
+  const page = SqlSchema.findAll({
+    Request: PageRequest,
+    Result: options.Row,
+    execute: ({ after, createdFrom, integrationId, limit }) =>
+      sql`SELECT * FROM ${table}
+          WHERE integration_id = ${integrationId}
+          ${createdFrom === null ? sql`` : sql`AND created_at >= ${createdFrom}`}
+          ${after === null ? sql`` : sql`AND (created_at, id) > (${after.createdAt}, ${after.id})`}
+          ORDER BY created_at, id
+          LIMIT ${limit}`
+  })
+
+  const expireOverdue = SqlSchema.findAll({
+    Request: Schema.DateFromSelf,
+    Result: options.Row,
+    execute: (at) =>
+      sql`UPDATE ${table} SET status = 'expired', updated_at = ${at}
+          WHERE id IN (SELECT id FROM ${table} WHERE status = ${expiresWhile} AND expires_at < ${at}
+                       ORDER BY expires_at LIMIT ${EXPIRY_BATCH} FOR UPDATE SKIP LOCKED)
+          RETURNING *`
+  })
+
+  return {
+    findOwned: (integrationId: string, id: string) => findOwned({ integrationId, id }).pipe(Effect.orDie),
+    lockOwned: (integrationId: string, id: string) => lockOwned({ integrationId, id }).pipe(Effect.orDie),
+    page: (request: typeof PageRequest.Type) => page(request).pipe(Effect.orDie),
+    /** Expires one batch of due resources (EXPIRY_BATCH), each with its event recorded in the same transaction. */
+    expireOverdue: <E, R>(recordEvent: (row: A) => Effect.Effect<unknown, E, R>) => (at: Date) =>
+      expireOverdue(at).pipe(Effect.tap(Effect.forEach(recordEvent)), atomically(sql), Effect.orDie, Effect.asVoid)
+  } as const
+}
