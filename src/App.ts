@@ -17,7 +17,7 @@ import { AuthenticationLive } from "./http/Authentication.ts"
 import { BrebHttpLive } from "./http/BrebHttp.ts"
 import { DecodeErrorsLive } from "./http/DecodeErrors.ts"
 import { DocsLive } from "./http/Docs.ts"
-import { ErrorBodiesLive } from "./http/ErrorBodies.ts"
+import { RequestMiddlewareLive } from "./http/RequestMiddleware.ts"
 import { EndpointRepo } from "./partnerEvents/EndpointRepo.ts"
 import { EventRepo } from "./partnerEvents/EventRepo.ts"
 import { Outbox } from "./outbox/Outbox.ts"
@@ -235,10 +235,10 @@ const services = (config: AppConfigShape, mode: ModeLayers) =>
 
 /**
  * The HttpApi with its handlers and API-level middleware and routes. The mode's middleware is registered first,
- * so it runs inside the others (ErrorBodies answers for it too).
+ * so it runs inside the others (RequestMiddleware answers for it too).
  */
 const http = (mode: ModeLayers) =>
-  Layer.mergeAll(ErrorBodiesLive.pipe(Layer.provide(TestHelpersUnservedLive)), DecodeErrorsLive, DocsLive).pipe(
+  Layer.mergeAll(RequestMiddlewareLive.pipe(Layer.provide(TestHelpersUnservedLive)), DecodeErrorsLive, DocsLive).pipe(
     Layer.provideMerge(mode.apiMiddleware),
     Layer.provideMerge(api)
   )
