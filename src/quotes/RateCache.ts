@@ -3,7 +3,7 @@ import { BigDecimal, Context, Effect, Option, Schema } from "effect"
 import { AppConfig } from "../config/Config.ts"
 import { now } from "../base/Clock.ts"
 import { PayoutProvider, type ProviderFailure, type ProviderUnavailable, type UsdCopRates } from "../provider/PayoutProvider.ts"
-import { makeSingleFlight } from "./SingleFlight.ts"
+import { singleFlight } from "../base/SingleFlight.ts"
 
 const PAIR = "USD_COP"
 
@@ -90,7 +90,7 @@ export class RateCache extends Effect.Service<RateCache>()("RateCache", {
       return { ...rates, cached: false, fetchedAt: at } satisfies CachedRates
     }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.tap(remember))
 
-    const sharedRefresh = yield* makeSingleFlight(refresh)
+    const sharedRefresh = singleFlight({ key: () => PAIR, run: () => refresh, whenStarterInterrupted: "handOver" })
 
     const usdCopRates: Effect.Effect<CachedRates, ProviderFailure> = Effect.gen(function*() {
       const local = yield* inMemory
@@ -101,7 +101,7 @@ export class RateCache extends Effect.Service<RateCache>()("RateCache", {
         yield* remember(rates)
         return yield* Effect.as(gate.check, rates)
       }
-      const flight = yield* sharedRefresh
+      const flight = yield* sharedRefresh()
       // Only the call that ran the refresh reports the provider's answer as its own.
       return flight.leader ? flight.value : { ...flight.value, cached: true }
     })
