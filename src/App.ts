@@ -171,7 +171,7 @@ const modeLayers = (config: AppConfigShape): Either.Either<ModeLayers, ConfigErr
   })
 }
 
-/** PostgreSQL (or embedded PGlite), migrated before anything else uses it. */
+/** PostgreSQL (DATABASE_URL, else an embedded server), migrated before anything else uses it. */
 export const databaseLayer = (config: AppConfigShape) => {
   const sql = makeSqlLayer({
     url: config.databaseUrl,

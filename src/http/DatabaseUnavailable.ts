@@ -4,14 +4,12 @@
  * Retry-After, never a 500.
  */
 import { Cause, Effect, Option } from "effect"
-import { describeDatabaseFailure, isConnectionLost, isDatabaseUnavailable } from "../db/DatabaseFailures.ts"
+import { describeDatabaseFailure, isConnectionLost } from "../db/DatabaseFailures.ts"
 import { errorResponse } from "./ErrorResponse.ts"
 
 export const RETRY_AFTER_SECONDS = 2
 
 const DATABASE_UNAVAILABLE = "the database is unavailable; retry shortly"
-
-export { isDatabaseUnavailable }
 
 /** The request's one log line about it: the driver's code and message, no stack (one is written per request). */
 const logDatabaseUnavailable = (error: unknown) =>

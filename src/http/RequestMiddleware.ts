@@ -20,7 +20,7 @@ import { retryAfterFor } from "./ServiceUnavailable.ts"
 import { answerUnhandled } from "./UnhandledFailures.ts"
 import { type UnservedPath, unservedAt, UnservedPaths } from "./UnservedPaths.ts"
 
-export const requestMiddleware = (unserved: ReadonlyArray<UnservedPath>) => (app: HttpApp.Default): HttpApp.Default =>
+const requestMiddleware = (unserved: ReadonlyArray<UnservedPath>) => (app: HttpApp.Default): HttpApp.Default =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const requestId = requestIdOf(request.headers["x-request-id"])

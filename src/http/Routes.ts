@@ -11,7 +11,7 @@ const toPattern = (path: string): RegExp =>
   new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\\?:[A-Za-z0-9_]+/g, "[^/]+")}/?$`)
 
 /** Every (method, path) the service answers, used to tell 405 from 404. */
-export const knownRoutes: ReadonlyArray<KnownRoute> = (() => {
+const knownRoutes: ReadonlyArray<KnownRoute> = (() => {
   const routes: Array<KnownRoute> = [
     { method: "GET", pattern: toPattern(OPENAPI_PATH) },
     { method: "GET", pattern: toPattern(DOCS_PATH) },

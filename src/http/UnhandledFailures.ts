@@ -5,7 +5,8 @@
 import { HttpServerError, type HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Option } from "effect"
 import { isBodyTooLarge, tooLarge } from "./BodyLimits.ts"
-import { answerDatabaseUnavailable, isDatabaseUnavailable } from "./DatabaseUnavailable.ts"
+import { isDatabaseUnavailable } from "../db/DatabaseFailures.ts"
+import { answerDatabaseUnavailable } from "./DatabaseUnavailable.ts"
 import { errorResponse } from "./ErrorResponse.ts"
 import { routeMiss } from "./RouteMiss.ts"
 
