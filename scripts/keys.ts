@@ -20,6 +20,7 @@ import { ApiKeyRepo, type ApiKeyRow, keyState } from "../src/auth/ApiKeyRepo.ts"
 import { databaseLayer } from "../src/App.ts"
 import { AppConfigShape } from "../src/config/Config.ts"
 import { IntegrationRepo } from "../src/integrations/IntegrationRepo.ts"
+import { issueKeyFor } from "./issueKey.ts"
 
 const usage = [
   "usage: keys issue <integration-name> [--create] [--expires <30d|12h|ISO timestamp|never>]",
@@ -88,7 +89,6 @@ const command = (args: ReadonlyArray<string>) =>
     const { values } = parsed
     if (extra.length > 0) return yield* fail(usage)
     const keys = yield* ApiKeyRepo
-    const integrations = yield* IntegrationRepo
     const now = new Date()
     switch (verb) {
       case "issue": {
@@ -96,12 +96,11 @@ const command = (args: ReadonlyArray<string>) =>
         if (name === "") return yield* fail(usage)
         const expiresAt = values.expires === undefined ? null : expiryFrom(values.expires, now)
         if (expiresAt === undefined) return yield* fail(badExpiry(values.expires ?? ""))
-        const existing = yield* integrations.findByName(name)
-        if (Option.isNone(existing) && values.create !== true) {
+        const created = yield* issueKeyFor({ name, kind: keyKindForMode(config.mode), expiresAt, create: values.create === true })
+        if (Option.isNone(created)) {
           return yield* fail(`no integration named "${name}": check the spelling, or pass --create to create it`)
         }
-        const integration = Option.isSome(existing) ? existing.value : yield* integrations.ensure(name)
-        const issued = yield* keys.issue(integration.id, keyKindForMode(config.mode), expiresAt)
+        const { integration, issued } = created.value
         const until = issued.expiresAt === null ? "" : `, valid until ${issued.expiresAt.toISOString()}`
         yield* Console.log(`integration ${integration.name} (${integration.id}), key id ${issued.id}${until}; shown once:`)
         yield* Console.log(issued.key)

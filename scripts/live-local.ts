@@ -21,9 +21,10 @@ import { makeSqlLayer } from "../src/db/Database.ts"
 import { type EmbeddedPostgres, startEmbeddedPostgres } from "../src/db/EmbeddedPostgres.ts"
 import { MigrationsLive } from "../src/db/Migrations.ts"
 import { IntegrationRepo } from "../src/integrations/IntegrationRepo.ts"
-import { startAggregator } from "../test/support/aggregator.ts"
-import { startAnvil, testUsdArtifact } from "../test/support/anvil.ts"
-import { deploySwapFixtures } from "../test/support/swaps.ts"
+import { issueKeyFor } from "./issueKey.ts"
+import { startAggregator } from "./localStack/aggregator.ts"
+import { startAnvil, testUsdArtifact } from "./localStack/anvil.ts"
+import { deploySwapFixtures } from "./localStack/swapFixtures.ts"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const dataDir = process.env["LIVE_LOCAL_DATA_DIR"] || `${root}.data/live`
@@ -66,10 +67,8 @@ const issueLiveKey = (databaseUrl: string) => {
   )
   return Effect.runPromise(
     Effect.gen(function*() {
-      const integrations = yield* IntegrationRepo
-      const existing = yield* integrations.findByName("local-partner")
-      const integration = Option.isSome(existing) ? existing.value : yield* integrations.ensure("local-partner")
-      return (yield* (yield* ApiKeyRepo).issue(integration.id, "live", null)).key
+      const created = yield* issueKeyFor({ name: "local-partner", kind: "live", expiresAt: null, create: true })
+      return Option.getOrThrow(created).issued.key
     }).pipe(Effect.provide(repositories), Effect.provide(Logger.minimumLogLevel(LogLevel.Warning)))
   )
 }

@@ -1,14 +1,14 @@
 /**
  * npm run money:check -- [--cases 1000000] [--seed <integer>]
  *
- * Runs the money properties of the test suite (test/money/properties.ts: one definition each, which
+ * Runs the money properties of the test suite (scripts/moneyProperties/properties.ts: one definition each, which
  * test/money/Fees.property.test.ts runs over 1,000 cases) over many generated payouts, USDC and COPm, priced by the
- * service's own path and checked against the exact-rational reference (test/money/reference.ts). COPm cases are priced
+ * service's own path and checked against the exact-rational reference (scripts/moneyProperties/reference.ts). COPm cases are priced
  * through the mock route's pricing (SwapRouterMock.mockRouteQuote) at each case's mid-market rate and route fee; the
  * reference checks them against its own model of that pricing. Prints a summary; exits 1 on any failure.
  */
 import * as fc from "fast-check"
-import { evaluate, MONEY_PROPERTIES, moneyCaseArb, showCase, violations } from "../test/money/properties.ts"
+import { evaluate, MONEY_PROPERTIES, moneyCaseArb, showCase, violations } from "./moneyProperties/properties.ts"
 
 const CHUNK = 10_000
 const SHOWN_PER_PROPERTY = 3

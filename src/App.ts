@@ -17,7 +17,7 @@ import { AuthenticationLive } from "./http/Authentication.ts"
 import { BrebHttpLive } from "./http/BrebHttp.ts"
 import { DecodeErrorsLive } from "./http/DecodeErrors.ts"
 import { DocsLive } from "./http/Docs.ts"
-import { ErrorBodiesLive } from "./http/ErrorBodies.ts"
+import { RequestMiddlewareLive } from "./http/RequestMiddleware.ts"
 import { DeliveryRepo } from "./partnerEvents/DeliveryRepo.ts"
 import { EndpointRepo } from "./partnerEvents/EndpointRepo.ts"
 import { EventRepo } from "./partnerEvents/EventRepo.ts"
@@ -184,7 +184,7 @@ const modeLayers = (config: AppConfigShape): Either.Either<ModeLayers, ConfigErr
   })
 }
 
-/** PostgreSQL (or embedded PGlite), migrated before anything else uses it. */
+/** PostgreSQL (DATABASE_URL, else an embedded server), migrated before anything else uses it. */
 export const databaseLayer = (config: AppConfigShape) => {
   const sql = makeSqlLayer({
     url: config.databaseUrl,
@@ -251,10 +251,10 @@ const services = (config: AppConfigShape, mode: ModeLayers) =>
 
 /**
  * The HttpApi with its handlers and API-level middleware and routes. The mode's middleware is registered first,
- * so it runs inside the others (ErrorBodies answers for it too).
+ * so it runs inside the others (RequestMiddleware answers for it too).
  */
 const http = (mode: ModeLayers) =>
-  Layer.mergeAll(ErrorBodiesLive.pipe(Layer.provide(TestHelpersUnservedLive)), DecodeErrorsLive, DocsLive).pipe(
+  Layer.mergeAll(RequestMiddlewareLive.pipe(Layer.provide(TestHelpersUnservedLive)), DecodeErrorsLive, DocsLive).pipe(
     Layer.provideMerge(mode.apiMiddleware),
     Layer.provideMerge(api)
   )

@@ -15,7 +15,7 @@ const isDecodeErrorRef = (node: Json): boolean => isObject(node) && decodeErrorR
 
 /**
  * The platform adds its own `HttpApiDecodeError` to every 400 response; this service answers
- * validation failures with ErrorBody instead (see src/http/ErrorMapping.ts), so the document says so.
+ * validation failures with ErrorBody instead (see src/http/DecodeErrors.ts), so the document says so.
  */
 const withoutPlatformDecodeError = (node: Json): Json => {
   if (Array.isArray(node)) return node.filter((item) => !isDecodeErrorRef(item)).map(withoutPlatformDecodeError)

@@ -41,9 +41,3 @@ export const parseApiKey = (key: string): ParsedKey => {
 export const hashApiKey = (key: string): string => createHash("sha256").update(key).digest("hex")
 
 export const last4 = (key: string): string => key.slice(-4)
-
-/** For logs: never more than the kind prefix and the last 4 characters. */
-export const maskApiKey = (key: string): string => {
-  const match = /^(cop_(?:test|live)_pk_)/.exec(key)
-  return `${match?.[1] ?? ""}…${key.slice(-4)}`
-}

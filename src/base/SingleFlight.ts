@@ -1,27 +1,52 @@
-import { Deferred, Effect, FiberId } from "effect"
+import { Cause, Deferred, Effect, Exit, FiberId } from "effect"
+
+export interface Flight<A> {
+  readonly value: A
+  /** Whether this call ran the work (false: it shared another call's run). */
+  readonly leader: boolean
+}
 
 /**
- * Concurrent calls with the same key share one run of `run`: later callers wait for the first one's result.
- * The run is a daemon fiber, so a caller that goes away (a client hanging up) does not cancel it for the rest.
+ * What becomes of a run when the caller that started it is interrupted:
+ * - "finish": the run is a daemon fiber and goes on for the callers still waiting (a client hanging up does not
+ *   cancel a lookup the others share);
+ * - "handOver": the run is the caller's own (inside its transaction, if it is in one) and stops with it; a waiting
+ *   caller then starts a new run.
  */
-export const singleFlight = <Args extends ReadonlyArray<unknown>, A>(
-  keyOf: (...args: Args) => string,
-  run: (...args: Args) => Effect.Effect<A>
-) => {
-  const running = new Map<string, Deferred.Deferred<A>>()
-  return (...args: Args): Effect.Effect<A> =>
-    Effect.suspend(() => {
-      const key = keyOf(...args)
-      const inFlight = running.get(key)
-      if (inFlight !== undefined) return Deferred.await(inFlight)
-      const result = Deferred.unsafeMake<A>(FiberId.none)
-      running.set(key, result)
-      return run(...args).pipe(
-        Effect.exit,
-        Effect.flatMap((exit) => Deferred.done(result, exit)),
-        Effect.ensuring(Effect.sync(() => running.delete(key))),
-        Effect.forkDaemon,
-        Effect.zipRight(Deferred.await(result))
-      )
-    })
+export type WhenStarterInterrupted = "finish" | "handOver"
+
+/**
+ * Concurrent calls with the same key share one run of `run`: the first caller starts it, the others wait for its
+ * outcome, success or failure alike. The next call after a run settles starts a new one (nothing is cached).
+ */
+export const singleFlight = <Args extends ReadonlyArray<unknown>, A, E>(options: {
+  readonly key: (...args: Args) => string
+  readonly run: (...args: Args) => Effect.Effect<A, E>
+  readonly whenStarterInterrupted: WhenStarterInterrupted
+}) => {
+  const running = new Map<string, Deferred.Deferred<A, E>>()
+
+  const call = (...args: Args): Effect.Effect<Flight<A>, E> =>
+    Effect.uninterruptibleMask((restore) =>
+      Effect.suspend(() => {
+        const key = options.key(...args)
+        const inFlight = running.get(key)
+        if (inFlight !== undefined) {
+          return Effect.flatMap(restore(Effect.exit(Deferred.await(inFlight))), (outcome) =>
+            options.whenStarterInterrupted === "handOver" && Exit.isFailure(outcome) && Cause.isInterruptedOnly(outcome.cause)
+              ? restore(call(...args))
+              : Effect.map(outcome, (value): Flight<A> => ({ value, leader: false })))
+        }
+        const flight = Deferred.unsafeMake<A, E>(FiberId.none)
+        running.set(key, flight)
+        const settle = (exit: Exit.Exit<A, E>) => Effect.zipRight(Effect.sync(() => running.delete(key)), Deferred.done(flight, exit))
+        const run = restore(options.run(...args))
+        const led = options.whenStarterInterrupted === "handOver"
+          ? Effect.onExit(run, settle)
+          : Effect.zipRight(Effect.forkDaemon(Effect.flatMap(Effect.exit(run), settle)), restore(Deferred.await(flight)))
+        return Effect.map(led, (value): Flight<A> => ({ value, leader: true }))
+      })
+    )
+
+  return call
 }

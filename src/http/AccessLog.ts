@@ -1,3 +1,4 @@
+import type { HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, FiberRef, HashMap, List, LogLevel } from "effect"
 
 export interface AccessEntry {
@@ -35,3 +36,18 @@ export const logAccess = (entry: AccessEntry) =>
     for (const logger of fiber.getFiberRef(FiberRef.currentLoggers)) logger.log(options)
     return Effect.void
   })
+
+const decoder = new TextDecoder()
+
+/** The `errorCode` of an ErrorBody answer (409s and the like), for the access line; undefined for any other answer. */
+export const errorCodeOf = (response: HttpServerResponse.HttpServerResponse): string | undefined => {
+  if (response.status < 400 || response.body._tag !== "Uint8Array") return undefined
+  try {
+    const body: unknown = JSON.parse(decoder.decode(response.body.body))
+    return typeof body === "object" && body !== null && "errorCode" in body && typeof body.errorCode === "string"
+      ? body.errorCode.slice(0, 64)
+      : undefined
+  } catch {
+    return undefined
+  }
+}

@@ -50,10 +50,11 @@ export const AuthenticationLive = Layer.effect(
     const limiter = makeRateLimiter(config.rateLimitPerSecond, config.rateLimitBurst)
     const failedAuth = makeFailedAuthLimit()
     // A burst of requests with the same key from one address is one lookup (and one failure if unknown).
-    const findKey = singleFlight(
-      (address: string, keyHash: string) => `${address} ${keyHash}`,
-      (address: string, keyHash: string) => failedAuth.guardLookup(address, keyHash, findActive(keyHash))
-    )
+    const findKey = singleFlight({
+      key: (address: string, keyHash: string) => `${address} ${keyHash}`,
+      run: (address: string, keyHash: string) => failedAuth.guardLookup(address, keyHash, findActive(keyHash)),
+      whenStarterInterrupted: "finish"
+    })
 
     const rejectWithoutLookup = (address: string, error: string) => {
       const { allowed, retryAfterSeconds } = failedAuth.recordFailure(address)
@@ -67,7 +68,7 @@ export const AuthenticationLive = Layer.effect(
           const address = Option.getOrElse(request.remoteAddress, () => "unknown")
           const keyHash = readBearerKey(request.headers["authorization"], deployment)
           if (Either.isLeft(keyHash)) return yield* rejectWithoutLookup(address, keyHash.left)
-          const looked = yield* findKey(address, keyHash.right)
+          const { value: looked } = yield* findKey(address, keyHash.right)
           if (looked._tag === "Refused") return yield* tooManyFailures(looked.retryAfterSeconds)
           if (Option.isNone(looked.key)) return yield* Effect.fail(new Unauthorized({ error: "unknown or revoked API key" }))
           const key = looked.key.value

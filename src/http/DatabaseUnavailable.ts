@@ -4,17 +4,23 @@
  * Retry-After, never a 500.
  */
 import { Cause, Effect, Option } from "effect"
-import { describeDatabaseFailure, isConnectionLost, isDatabaseUnavailable } from "../db/DatabaseFailures.ts"
+import { describeDatabaseFailure, isConnectionLost } from "../db/DatabaseFailures.ts"
+import { errorResponse } from "./ErrorResponse.ts"
 
 export const RETRY_AFTER_SECONDS = 2
 
-export const DATABASE_UNAVAILABLE = "the database is unavailable; retry shortly"
-
-export { isDatabaseUnavailable }
+const DATABASE_UNAVAILABLE = "the database is unavailable; retry shortly"
 
 /** The request's one log line about it: the driver's code and message, no stack (one is written per request). */
-export const logDatabaseUnavailable = (error: unknown) =>
+const logDatabaseUnavailable = (error: unknown) =>
   Effect.logWarning(`database unavailable: ${describeDatabaseFailure(error)}`)
+
+/** The 503 for a request that failed because the database is unavailable, logged once. */
+export const answerDatabaseUnavailable = (error: unknown) =>
+  Effect.as(
+    logDatabaseUnavailable(error),
+    errorResponse(503, { error: DATABASE_UNAVAILABLE }, { "retry-after": String(RETRY_AFTER_SECONDS) })
+  )
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"])
 

@@ -10,7 +10,7 @@ const describeIssue = (issue: HttpApiError.HttpApiDecodeError["issues"][number])
 }
 
 /** Turns the platform's schema-decode failures into a 400 ErrorBody naming each field and its rule. */
-export const describeDecodeError = (error: HttpApiError.HttpApiDecodeError): string => {
+const describeDecodeError = (error: HttpApiError.HttpApiDecodeError): string => {
   const described = [...new Set(error.issues.map(describeIssue))]
   const shown = described.slice(0, 5).join("; ")
   return `invalid request: ${shown}${described.length > 5 ? ` (and ${described.length - 5} more)` : ""}`

@@ -1,12 +1,10 @@
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApi, HttpApiBuilder, HttpApiScalar, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { openApiDocument } from "@cop-integrations/contracts"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
-import { createRequire } from "node:module"
-import { dirname, join } from "node:path"
-import { pathToFileURL } from "node:url"
 import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib"
 
+export const OPENAPI_PATH = "/openapi.json"
 export const DOCS_PATH = "/docs"
 export const DOCS_SCRIPT_PATH = "/docs/scalar.js"
 
@@ -53,17 +51,32 @@ const serveAsset = (asset: Asset) =>
   })
 
 /**
- * Scalar's standalone bundle (@scalar/api-reference 1.39), as @effect/platform ships it for its own HttpApiScalar.
- * Read from the installed package on first use, so it is neither in the service bundle nor in memory until someone
- * opens the page. It is an internal module of the platform: a platform upgrade that moves it fails the docs tests.
+ * Scalar's standalone bundle (@scalar/api-reference 1.39), as @effect/platform ships it: taken from the page its
+ * public HttpApiScalar route serves (an empty API's, rendered once here, where the bundle is the last inline script),
+ * so neither the platform's internals nor a second copy of Scalar are needed. Built on first use, so it is not in
+ * memory until someone opens the page.
  */
-const loadScalar = Effect.promise(async () => {
-  const platform = dirname(createRequire(import.meta.url).resolve("@effect/platform/package.json"))
-  const module = (await import(pathToFileURL(join(platform, "dist", "esm", "internal", "httpApiScalar.js")).href)) as {
-    readonly javascript: string
-  }
-  return module.javascript
-})
+const loadScalar = Effect.gen(function*() {
+  const router = yield* HttpApiBuilder.Router.router
+  const response = yield* Effect.provideService(
+    router,
+    HttpServerRequest.HttpServerRequest,
+    HttpServerRequest.fromWeb(new Request("http://localhost/docs"))
+  )
+  const html = response.body._tag === "Uint8Array" ? new TextDecoder().decode(response.body.body) : ""
+  const start = html.lastIndexOf("<script>") + "<script>".length
+  const end = html.lastIndexOf("</script>")
+  if (start < "<script>".length || end < start) return yield* Effect.dieMessage("HttpApiScalar's page has no inline script")
+  return html.slice(start, end)
+}).pipe(
+  Effect.scoped,
+  Effect.provide(
+    HttpApiScalar.layer().pipe(
+      Layer.provideMerge(HttpApiBuilder.Router.Live),
+      Layer.provide(HttpApiBuilder.api(HttpApi.make("scalar")))
+    )
+  )
+)
 
 /**
  * The document the page shows: the contract's, without the mock-only `x-mock-scenario` header parameter (Scalar's
@@ -164,13 +177,15 @@ const makeDocsAssets = Effect.map(loadScalar, (scalar) => {
   return { page, script }
 })
 
-/** `/openapi.json` (the same document as contracts/openapi.json) and `/docs`, an offline API reference. */
-export const DocsLive = HttpApiBuilder.Router.use((router) =>
+/** `/docs`, an offline API reference. */
+const DocsPageLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     // Built (and compressed) by the first request for the page or its script, then kept.
     const assets = yield* Effect.cached(makeDocsAssets)
-    yield* router.get("/openapi.json", Effect.succeed(HttpServerResponse.unsafeJson(openApiDocument())))
     yield* router.get(DOCS_PATH, Effect.flatMap(assets, ({ page }) => serveAsset(page)))
     yield* router.get(DOCS_SCRIPT_PATH, Effect.flatMap(assets, ({ script }) => serveAsset(script)))
   })
 )
+
+/** `/openapi.json` (the platform's route: the same document as contracts/openapi.json) and `/docs`. */
+export const DocsLive = Layer.merge(HttpApiBuilder.middlewareOpenApi({ path: OPENAPI_PATH }), DocsPageLive)

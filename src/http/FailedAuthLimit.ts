@@ -3,7 +3,7 @@ import { makeRateLimiter } from "./RateLimiter.ts"
 
 /** Failed authentications one client address may make at once, and how many more a second after that (one per 5 s). */
 export const FAILED_AUTH_BURST = 50
-export const FAILED_AUTH_PER_SECOND = 0.2
+const FAILED_AUTH_PER_SECOND = 0.2
 
 /** Keys remembered as having authenticated (their hashes), least recently used forgotten first. */
 const MAX_TRUSTED_KEYS = 10_000

@@ -6,7 +6,7 @@ import { Deployment } from "../auth/Deployment.ts"
 import { databaseAnswers } from "../db/Readiness.ts"
 
 /** /readyz answers 503 when the database has not answered `SELECT 1` within this. */
-export const READINESS_TIMEOUT = "2 seconds"
+const READINESS_TIMEOUT = "2 seconds"
 
 export const HealthHttpLive = HttpApiBuilder.group(IntegrationsApi, "health", (handlers) =>
   Effect.gen(function*() {

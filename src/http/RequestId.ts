@@ -25,7 +25,7 @@ const looksRandom = (stretch: string) =>
 export const isSafeRequestId = (candidate: string): boolean =>
   SHAPE.test(candidate) && !SECRET_PREFIX.test(candidate) && !candidate.split(/[._-]/).some(looksRandom)
 
-export const generateRequestId = (): string => `req_${randomBase62(12)}`
+const generateRequestId = (): string => `req_${randomBase62(12)}`
 
 /** The id this request goes by: the client's X-Request-Id when safe, else a generated one. */
 export const requestIdOf = (incoming: string | undefined): string =>

@@ -1,6 +1,6 @@
 import { HttpApi } from "@effect/platform"
 import { IntegrationsApi } from "@cop-integrations/contracts"
-import { DOCS_PATH, DOCS_SCRIPT_PATH } from "./Docs.ts"
+import { DOCS_PATH, DOCS_SCRIPT_PATH, OPENAPI_PATH } from "./Docs.ts"
 
 export interface KnownRoute {
   readonly method: string
@@ -11,9 +11,9 @@ const toPattern = (path: string): RegExp =>
   new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\\?:[A-Za-z0-9_]+/g, "[^/]+")}/?$`)
 
 /** Every (method, path) the service answers, used to tell 405 from 404. */
-export const knownRoutes: ReadonlyArray<KnownRoute> = (() => {
+const knownRoutes: ReadonlyArray<KnownRoute> = (() => {
   const routes: Array<KnownRoute> = [
-    { method: "GET", pattern: toPattern("/openapi.json") },
+    { method: "GET", pattern: toPattern(OPENAPI_PATH) },
     { method: "GET", pattern: toPattern(DOCS_PATH) },
     { method: "GET", pattern: toPattern(DOCS_SCRIPT_PATH) }
   ]

@@ -4,7 +4,7 @@ import { Effect, Layer } from "effect"
 import { TEST_HELPERS_ABSENT, TestHelpers } from "../testHelpers/TestHelpers.ts"
 import { UnservedPaths } from "./UnservedPaths.ts"
 
-export const TEST_HELPERS_PATH = "/api/integrations/test-helpers"
+const TEST_HELPERS_PATH = "/api/integrations/test-helpers"
 
 export const TestHelpersHttpLive = HttpApiBuilder.group(IntegrationsApi, "testHelpers", (handlers) =>
   Effect.gen(function*() {

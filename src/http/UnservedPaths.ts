@@ -1,6 +1,6 @@
 /**
  * Paths a deployment does not serve at all: everything under one is the same 404 ErrorBody before any other check
- * (src/http/ErrorBodies.ts), whatever the method, body, content type or key, so no other answer tells a prober that
+ * (src/http/RequestMiddleware.ts), whatever the method, body, content type or key, so no other answer tells a prober that
  * a route is there. A live deployment's test helpers are one (src/http/TestHelpersHttp.ts).
  */
 import type { HttpServerRequest } from "@effect/platform"

@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { newId } from "../base/ids.ts"
 
 export const IntegrationRow = Schema.Struct({
@@ -41,6 +41,3 @@ export class IntegrationRepo extends Effect.Service<IntegrationRepo>()("Integrat
     } as const
   })
 }) {}
-
-export const integrationExists = (name: string) =>
-  Effect.map(Effect.flatMap(IntegrationRepo, (repo) => repo.findByName(name)), Option.isSome)

@@ -4,11 +4,7 @@
  */
 import { Clock, Effect, Layer } from "effect"
 import { Market } from "./Market.ts"
-import { isMarketOpen, type MarketHours, marketStatus, type MarketStatus } from "./MarketHours.ts"
-
-/** Open or closed now (by the Clock), and why closed: for logs and diagnostics. */
-export const currentMarketStatus = (hours: MarketHours): Effect.Effect<MarketStatus> =>
-  Effect.map(Clock.currentTimeMillis, (millis) => marketStatus(new Date(millis), hours))
+import { isMarketOpen, type MarketHours } from "./MarketHours.ts"
 
 export const MarketLive = (hours: MarketHours): Layer.Layer<Market> =>
   Layer.succeed(

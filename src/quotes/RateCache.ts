@@ -2,9 +2,9 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { AppConfig } from "../config/Config.ts"
 import { now } from "../base/Clock.ts"
+import { singleFlight } from "../base/SingleFlight.ts"
 import { PayoutProvider, type ProviderFailure, type UsdCopRates } from "../provider/PayoutProvider.ts"
-import { RateRepo, type RateRow } from "./RateRepo.ts"
-import { makeSingleFlight } from "./SingleFlight.ts"
+import { PAIR, RateRepo, type RateRow } from "./RateRepo.ts"
 
 export interface CachedRates extends UsdCopRates {
   readonly cached: boolean
@@ -59,7 +59,7 @@ export class RateCache extends Effect.Service<RateCache>()("RateCache", {
       return { ...rates, cached: false, fetchedAt: at } satisfies CachedRates
     }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.tap(remember))
 
-    const sharedRefresh = yield* makeSingleFlight(refresh)
+    const sharedRefresh = singleFlight({ key: () => PAIR, run: () => refresh, whenStarterInterrupted: "handOver" })
 
     const usdCopRates: Effect.Effect<CachedRates, ProviderFailure> = Effect.gen(function*() {
       const local = yield* inMemory
@@ -70,7 +70,7 @@ export class RateCache extends Effect.Service<RateCache>()("RateCache", {
         yield* remember(rates)
         return rates
       }
-      const flight = yield* sharedRefresh
+      const flight = yield* sharedRefresh()
       // Only the call that ran the refresh reports the provider's answer as its own.
       return flight.leader ? flight.value : { ...flight.value, cached: true }
     })

@@ -2,7 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { BigDecimal, Effect, Schema } from "effect"
 import type { UsdCopRates } from "../provider/PayoutProvider.ts"
 
-const PAIR = "USD_COP"
+export const PAIR = "USD_COP"
 
 const BigDecimalFromText = Schema.BigDecimal
 

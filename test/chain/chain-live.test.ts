@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Chain, type TransferCheck } from "../../src/chain/Chain.ts"
 import { ChainLive, makeChainLive } from "../../src/chain/ChainLive.ts"
 import { AppConfig, AppConfigShape } from "../../src/config/Config.ts"
-import { type Anvil, startAnvil, testUsdArtifact } from "../support/anvil.ts"
+import { type Anvil, startAnvil, testUsdArtifact } from "../../scripts/localStack/anvil.ts"
 import { newAddress, newTxHash } from "../support/flows.ts"
 
 let anvil: Anvil

@@ -8,7 +8,7 @@ import type { PreparedTx } from "@cop-integrations/contracts"
 import { erc20Abi, getAddress, type Hex, parseEther, parseEventLogs, type TransactionReceipt } from "viem"
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Anvil, startAnvil, testUsdArtifact } from "../support/anvil.ts"
+import { type Anvil, startAnvil, testUsdArtifact } from "../../scripts/localStack/anvil.ts"
 import { expectedPayout, newAddress, newPartner, type Partner, unitsOf } from "../support/flows.ts"
 import { startTestServer, type TestServer } from "../support/server.ts"
 

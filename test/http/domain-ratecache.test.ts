@@ -4,7 +4,7 @@
  */
 import type { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { BigDecimal, ConfigProvider, Effect, Either, Fiber, Layer, Option, Ref } from "effect"
+import { BigDecimal, ConfigProvider, Effect, Either, Layer, Option, Ref } from "effect"
 import { AppConfig, AppConfigShape } from "../../src/config/Config.ts"
 import { runMigrations } from "../../src/db/Migrations.ts"
 import { currentMockScenario } from "../../src/base/MockScenario.ts"
@@ -12,7 +12,6 @@ import { PayoutProvider, ProviderUnavailable } from "../../src/provider/PayoutPr
 import { ProviderMock } from "../../src/provider/ProviderMock.ts"
 import { RateCache } from "../../src/quotes/RateCache.ts"
 import { RateCacheMock } from "../../src/quotes/RateCacheMock.ts"
-import { makeSingleFlight } from "../../src/quotes/SingleFlight.ts"
 import { TestDatabaseLive } from "../support/database.ts"
 
 const CONCURRENT_REQUESTS = 20
@@ -111,31 +110,4 @@ describe("RateCache in mock mode", () => {
       expect(down).toBeInstanceOf(ProviderUnavailable)
       expect((yield* cache.usdCopRates).cached).toBe(true)
     }).pipe(Effect.provide(TestDatabaseLive)), 60_000)
-})
-
-describe("makeSingleFlight", () => {
-  /** Yields until `fiber` is parked (bounded). */
-  const untilSuspended = (fiber: Fiber.RuntimeFiber<unknown, unknown>) =>
-    Effect.gen(function*() {
-      for (let i = 0; i < 1000; i++) {
-        if ((yield* Fiber.status(fiber))._tag === "Suspended") return
-        yield* Effect.yieldNow()
-      }
-      throw new Error("fiber never suspended")
-    })
-
-  it.effect("a waiting caller takes over when the running caller is interrupted", () =>
-    Effect.gen(function*() {
-      const runs = yield* Ref.make(0)
-      // the first run never finishes; the second answers with its run number
-      const work = Effect.flatMap(Ref.updateAndGet(runs, (n) => n + 1), (n) => (n === 1 ? Effect.never : Effect.succeed(n)))
-      const shared = yield* makeSingleFlight(work)
-      const first = yield* Effect.fork(shared)
-      yield* untilSuspended(first)
-      const second = yield* Effect.fork(shared)
-      yield* untilSuspended(second)
-      expect(yield* Ref.get(runs)).toBe(1)
-      yield* Fiber.interrupt(first)
-      expect(yield* Fiber.join(second)).toEqual({ value: 2, leader: true })
-    }))
 })

@@ -1,10 +1,11 @@
 /**
- * The shared key lookup behind authentication (src/base/SingleFlight.ts): a partner's burst with a key the
+ * src/base/SingleFlight.ts. The shared key lookup behind authentication: a partner's burst with a key the
  * replica has not seen yet is one database lookup (and spends no failure budget per request), and a caller
- * that goes away does not cancel the lookup for the others.
+ * that goes away does not cancel the lookup for the others. The rate cache's refresh: it runs in the caller's
+ * own fiber, so a waiting caller takes over when the running one is interrupted.
  */
-import { Deferred, Effect, Fiber } from "effect"
-import { describe, expect, it } from "vitest"
+import { Deferred, Effect, Fiber, Ref } from "effect"
+import { describe, expect, it } from "@effect/vitest"
 import { singleFlight } from "../../src/base/SingleFlight.ts"
 
 /** A lookup that waits for `release`, counting how often it ran. */
@@ -22,11 +23,17 @@ const blockedLookup = () =>
     return { release, started, lookup, runs: () => runs }
   })
 
-describe("singleFlight", () => {
+/** The lookup shared as authentication shares it (a caller going away does not stop it), answering its value. */
+const sharedLookup = (lookup: (key: string) => Effect.Effect<string>) => {
+  const shared = singleFlight({ key: (key: string) => key, run: lookup, whenStarterInterrupted: "finish" })
+  return (key: string) => Effect.map(shared(key), (flight) => flight.value)
+}
+
+describe("singleFlight that finishes (the key lookup)", () => {
   it("runs once for concurrent calls with the same key, and gives each caller the result", () =>
     Effect.runPromise(Effect.gen(function*() {
       const { lookup, release, runs, started } = yield* blockedLookup()
-      const shared = singleFlight((key: string) => key, lookup)
+      const shared = sharedLookup(lookup)
       const callers = yield* Effect.forEach(Array.from({ length: 100 }), () => Effect.fork(shared("k")))
       const other = yield* Effect.fork(shared("other"))
       yield* Deferred.await(started)
@@ -42,7 +49,7 @@ describe("singleFlight", () => {
   it("finishes the run for the others when the first caller is interrupted", () =>
     Effect.runPromise(Effect.gen(function*() {
       const { lookup, release, runs, started } = yield* blockedLookup()
-      const shared = singleFlight((key: string) => key, lookup)
+      const shared = sharedLookup(lookup)
       const first = yield* Effect.fork(shared("k"))
       yield* Deferred.await(started)
       const second = yield* Effect.fork(shared("k"))
@@ -51,4 +58,31 @@ describe("singleFlight", () => {
       expect(yield* Fiber.join(second)).toBe("k:found")
       expect(runs()).toBe(1)
     })))
+})
+
+describe("singleFlight that hands over (the rate cache's refresh)", () => {
+  /** Yields until `fiber` is parked (bounded). */
+  const untilSuspended = (fiber: Fiber.RuntimeFiber<unknown, unknown>) =>
+    Effect.gen(function*() {
+      for (let i = 0; i < 1000; i++) {
+        if ((yield* Fiber.status(fiber))._tag === "Suspended") return
+        yield* Effect.yieldNow()
+      }
+      throw new Error("fiber never suspended")
+    })
+
+  it.effect("a waiting caller takes over when the running caller is interrupted", () =>
+    Effect.gen(function*() {
+      const runs = yield* Ref.make(0)
+      // the first run never finishes; the second answers with its run number
+      const work = Effect.flatMap(Ref.updateAndGet(runs, (n) => n + 1), (n) => (n === 1 ? Effect.never : Effect.succeed(n)))
+      const shared = singleFlight({ key: () => "rates", run: () => work, whenStarterInterrupted: "handOver" })
+      const first = yield* Effect.fork(shared())
+      yield* untilSuspended(first)
+      const second = yield* Effect.fork(shared())
+      yield* untilSuspended(second)
+      expect(yield* Ref.get(runs)).toBe(1)
+      yield* Fiber.interrupt(first)
+      expect(yield* Fiber.join(second)).toEqual({ value: 2, leader: true })
+    }))
 })

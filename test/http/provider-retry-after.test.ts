@@ -4,7 +4,7 @@
  * is called: quote, payout creation (with and without an Idempotency-Key), OTP verify.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { OUTSIDE_RETRY_AFTER_SECONDS } from "../../src/http/ErrorBodies.ts"
+import { OUTSIDE_RETRY_AFTER_SECONDS } from "../../src/http/ServiceUnavailable.ts"
 import { BREB, call, expectErrorBody, newAddress } from "../support/http.ts"
 import { startTestServer, type TestServer } from "../support/server.ts"
 

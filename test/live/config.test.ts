@@ -5,7 +5,7 @@
  */
 import { generateKeyPairSync } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Anvil, startAnvil, testUsdArtifact } from "../support/anvil.ts"
+import { type Anvil, startAnvil, testUsdArtifact } from "../../scripts/localStack/anvil.ts"
 import { acquireTestDatabase, type TestDatabase } from "../support/database.ts"
 import { newAddress } from "../support/flows.ts"
 import { startupFailure } from "../support/startup.ts"

@@ -5,7 +5,7 @@
  * And the whole provider call, retries included, is bounded by PROVIDER_TIMEOUT_MS.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { OUTSIDE_RETRY_AFTER_SECONDS } from "../../src/http/ErrorBodies.ts"
+import { OUTSIDE_RETRY_AFTER_SECONDS } from "../../src/http/ServiceUnavailable.ts"
 import { call, expectError, PAYOUTS, payoutBody, sql } from "../support/flows.ts"
 import { completeLiveKyc, type LiveStack, newWalletUser, providerTransfersOf, simCall, startLiveStack } from "../support/liveStack.ts"
 

@@ -5,7 +5,7 @@
  */
 import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { evaluate, MONEY_PROPERTIES, moneyCaseArb, showCase } from "./properties.ts"
+import { evaluate, MONEY_PROPERTIES, moneyCaseArb, showCase } from "../../scripts/moneyProperties/properties.ts"
 
 const RUNS = { numRuns: 1000 }
 

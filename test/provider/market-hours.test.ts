@@ -5,7 +5,7 @@
  * Instants are written in UTC with their Bogotá wall time beside them (America/Bogota is UTC-5 all year).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Config, ConfigProvider, Effect, Either, TestClock, TestContext } from "effect"
+import { Clock, Config, ConfigProvider, Effect, Either, TestClock, TestContext } from "effect"
 import { Market } from "../../src/market/Market.ts"
 import {
   defaultMarketHours,
@@ -19,7 +19,7 @@ import {
   parseMarketHours,
   parseMarketHoursConfig
 } from "../../src/market/MarketHours.ts"
-import { currentMarketStatus, MarketLive } from "../../src/market/MarketLive.ts"
+import { MarketLive } from "../../src/market/MarketLive.ts"
 
 // Explicit, not left to `it.effect`: with vitest's isolate:false another file's @effect/vitest `layer()` can
 // replace the environment `it.effect` provides, and these tests need the TestClock.
@@ -255,7 +255,8 @@ describe("MarketLive", () => {
       expect(yield* market.isOpen).toBe(false)
       yield* TestClock.setTime(Date.parse("2026-01-12T15:00:00Z")) // Monday 10:00, Reyes Magos
       expect(yield* market.isOpen).toBe(false)
-      expect(yield* currentMarketStatus(defaultMarketHours)).toMatchObject({ open: false, reason: "holiday" })
+      const now = new Date(yield* Clock.currentTimeMillis)
+      expect(marketStatus(now, defaultMarketHours)).toMatchObject({ open: false, reason: "holiday" })
       yield* TestClock.setTime(Date.parse("2026-01-13T15:00:00Z")) // Tuesday 10:00
       expect(yield* market.isOpen).toBe(true)
     }).pipe(Effect.provide(MarketLive(defaultMarketHours)), withTestClock))

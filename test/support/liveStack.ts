@@ -10,12 +10,12 @@ import { type Hex, parseEther, type TransactionReceipt } from "viem"
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts"
 import { type EmailCapture, startEmailCapture } from "../../scripts/simulators/email/server.ts"
 import { type ProviderSimulator, type ProviderSimulatorOptions, startProviderSimulator } from "../../scripts/simulators/provider/server.ts"
-import { type Aggregator, startAggregator } from "./aggregator.ts"
-import { type Anvil, startAnvil, testUsdArtifact } from "./anvil.ts"
+import { type Aggregator, startAggregator } from "../../scripts/localStack/aggregator.ts"
+import { type Anvil, startAnvil, testUsdArtifact } from "../../scripts/localStack/anvil.ts"
 import { waitUntil } from "../simulators/support.ts"
 import { call, newAddress, unitsOf } from "./flows.ts"
 import { startTestServer, type TestServer, type TestServerOptions } from "./server.ts"
-import { deploySwapFixtures, type SwapFixtures } from "./swaps.ts"
+import { deploySwapFixtures, type SwapFixtures } from "../../scripts/localStack/swapFixtures.ts"
 
 export const TOKEN_DECIMALS = 6
 export const COP_TOKEN_DECIMALS = 18

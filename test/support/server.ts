@@ -1,6 +1,6 @@
 /**
  * A real server for HTTP tests: the app's own `serverLayer` on a random loopback port, against a fresh
- * database from the picker (TEST_DATABASE_URL → Docker → PGlite). Tests talk to it over real HTTP, with
+ * database from the picker (test/support/database.ts). Tests talk to it over real HTTP, with
  * `fetch` for raw wire checks and the typed client derived from the contract.
  */
 import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"

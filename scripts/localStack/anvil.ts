@@ -1,7 +1,7 @@
 /**
- * A local EVM node for chain tests: anvil from the registry (`@foundry-rs/anvil-linux-amd64`, an optional
- * dependency that ships the binary), or the binary named by ANVIL_BIN on other platforms. One node per call,
- * on a free loopback port. A missing binary is an error, never a skipped test.
+ * A local EVM node for `npm run live:local` and the chain tests: anvil from the registry
+ * (`@foundry-rs/anvil-linux-amd64`, an optional dependency that ships the binary), or the binary named by ANVIL_BIN
+ * on other platforms. One node per call, on a free loopback port. A missing binary is an error, never a skipped test.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
@@ -121,4 +121,4 @@ let artifact: { readonly abi: Abi; readonly bytecode: Hex } | undefined
 
 /** The test token (test/chain/TestUsd.sol), compiled by scripts/test-token.ts; read once. */
 export const testUsdArtifact = (): { readonly abi: Abi; readonly bytecode: Hex } =>
-  (artifact ??= JSON.parse(readFileSync(fileURLToPath(new URL("../chain/TestUsd.artifact.json", import.meta.url)), "utf8")))
+  (artifact ??= JSON.parse(readFileSync(fileURLToPath(new URL("../../test/chain/TestUsd.artifact.json", import.meta.url)), "utf8")))

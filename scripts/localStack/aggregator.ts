@@ -8,7 +8,7 @@ import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { createPublicClient, encodeFunctionData, erc20Abi, getAddress, http, isAddress } from "viem"
 import { routerAbi } from "../../src/router/RouterAbi.ts"
-import { swapFixturesArtifact } from "./swaps.ts"
+import { swapFixturesArtifact } from "./swapFixtures.ts"
 
 export interface Aggregator {
   readonly url: string

@@ -15,7 +15,7 @@ interface Compiled {
 let artifact: { readonly TestCop: Compiled; readonly TestRouter: Compiled } | undefined
 
 export const swapFixturesArtifact = () =>
-  (artifact ??= JSON.parse(readFileSync(fileURLToPath(new URL("../chain/SwapFixtures.artifact.json", import.meta.url)), "utf8")).contracts)
+  (artifact ??= JSON.parse(readFileSync(fileURLToPath(new URL("../../test/chain/SwapFixtures.artifact.json", import.meta.url)), "utf8")).contracts)
 
 /**
  * COPm and a router seeded with liquidity of both tokens, priced at 1 USD = 4000 COPm less 0.32 % each way (the

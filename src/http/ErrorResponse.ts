@@ -1,0 +1,9 @@
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import type { ErrorBody } from "@cop-integrations/contracts"
+
+/** An ErrorBody answer written by the middleware itself (not by the API's own error encoding). */
+export const errorResponse = (status: number, body: ErrorBody, headers: Record<string, string> = {}) =>
+  HttpServerResponse.unsafeJson(body, { status, headers })
+
+/** The request's path, without the query. */
+export const pathOf = (request: HttpServerRequest.HttpServerRequest) => new URL(request.url, "http://localhost").pathname

@@ -1,0 +1,68 @@
+/**
+ * API-level middleware around every route, one concern per module, in the order a request meets them: its id
+ * (RequestId), unserved paths (UnservedPaths: 404 whatever the request), the 64 KiB body limit (BodyLimits,
+ * ChunkedBody), content-type (ContentType), one JSON access-log line per request (AccessLog: never headers, so never
+ * a key), Retry-After on 503s (ServiceUnavailable, DatabaseUnavailable) and an ErrorBody for unhandled failures
+ * (UnhandledFailures, RouteMiss). Headers are added in a pre-response handler so they also reach responses encoded
+ * by the API layer.
+ */
+import { HttpApiBuilder, HttpApp, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Option } from "effect"
+import { ResponseHints } from "../base/ResponseHints.ts"
+import { errorCodeOf, logAccess } from "./AccessLog.ts"
+import { declaresTooLargeBody, MAX_BODY_BYTES, tooLarge } from "./BodyLimits.ts"
+import { bufferChunkedBody, discardRestOfBody } from "./ChunkedBody.ts"
+import { isUnsupportedMediaType, takesJsonBody, unsupportedMediaType } from "./ContentType.ts"
+import { retryReadsOnLostConnection } from "./DatabaseUnavailable.ts"
+import { errorResponse, pathOf } from "./ErrorResponse.ts"
+import { requestIdOf } from "./RequestId.ts"
+import { retryAfterFor } from "./ServiceUnavailable.ts"
+import { answerUnhandled } from "./UnhandledFailures.ts"
+import { type UnservedPath, unservedAt, UnservedPaths } from "./UnservedPaths.ts"
+
+const requestMiddleware = (unserved: ReadonlyArray<UnservedPath>) => (app: HttpApp.Default): HttpApp.Default =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const requestId = requestIdOf(request.headers["x-request-id"])
+    const hints: typeof ResponseHints.Service = { retryAfterSeconds: undefined, integrationId: undefined }
+    const started = performance.now()
+
+    yield* HttpApp.appendPreResponseHandler((_, response) =>
+      Effect.gen(function*() {
+        yield* logAccess({
+          requestId,
+          method: request.method,
+          path: pathOf(request),
+          status: response.status,
+          durationMs: Math.round(performance.now() - started),
+          integrationId: hints.integrationId,
+          errorCode: errorCodeOf(response)
+        })
+        const withId = HttpServerResponse.setHeader(response, "x-request-id", requestId)
+        const retryAfter = retryAfterFor(response, hints)
+        return retryAfter === undefined ? withId : HttpServerResponse.setHeader(withId, "retry-after", String(retryAfter))
+      })
+    )
+
+    const hidden = unservedAt(unserved, request)
+    if (hidden !== undefined) return errorResponse(404, { error: hidden.error })
+    if (declaresTooLargeBody(request)) return tooLarge()
+    if (isUnsupportedMediaType(request)) return unsupportedMediaType()
+    let forwarded = request
+    if (takesJsonBody(request) && request.headers["content-length"] === undefined) {
+      const buffered = yield* Effect.either(bufferChunkedBody(request))
+      if (buffered._tag === "Left") return errorResponse(400, { error: "request body could not be read" })
+      if (Option.isNone(buffered.right)) return yield* Effect.as(discardRestOfBody(request), tooLarge())
+      forwarded = buffered.right.value
+    }
+    return yield* app.pipe(
+      Effect.provideService(HttpServerRequest.HttpServerRequest, forwarded),
+      HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
+      Effect.provideService(ResponseHints, hints),
+      retryReadsOnLostConnection(request.method),
+      Effect.catchAllCause(answerUnhandled(request, requestId)),
+      Effect.annotateLogs("requestId", requestId)
+    )
+  }) as HttpApp.Default
+
+export const RequestMiddlewareLive = HttpApiBuilder.middleware(Effect.map(UnservedPaths, requestMiddleware))
