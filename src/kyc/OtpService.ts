@@ -7,7 +7,7 @@ import {
   ServiceUnavailable,
   TooManyRequests
 } from "@cop-integrations/contracts"
-import { Effect, Option, Schema } from "effect"
+import { Data, Effect, Option, Schema } from "effect"
 import { addSeconds, now } from "../base/Clock.ts"
 import { setRetryAfter } from "../base/ResponseHints.ts"
 import { newId } from "../base/ids.ts"
@@ -78,9 +78,11 @@ interface PendingChallenge {
   readonly supersededIds: ReadonlyArray<string>
 }
 
-type VerifyOutcome =
-  | { readonly _tag: "Approved"; readonly challengeId: string; readonly consumedAt: Date }
-  | { readonly _tag: "Rejected"; readonly error: string }
+type VerifyOutcome = Data.TaggedEnum<{
+  Approved: { readonly challengeId: string; readonly consumedAt: Date }
+  Rejected: { readonly error: string }
+}>
+const VerifyOutcome = Data.taggedEnum<VerifyOutcome>()
 
 export class OtpService extends Effect.Service<OtpService>()("OtpService", {
   effect: Effect.gen(function*() {
@@ -214,25 +216,24 @@ export class OtpService extends Effect.Service<OtpService>()("OtpService", {
         const found = yield* activeChallenge({ integrationId, userAddress }).pipe(Effect.orDie)
         const at = yield* now
         if (Option.isNone(found)) {
-          return { _tag: "Rejected", error: "no active OTP for this userAddress: send one first" } as VerifyOutcome
+          return VerifyOutcome.Rejected({ error: "no active OTP for this userAddress: send one first" })
         }
         const challenge = found.value
         if (challenge.expires_at.getTime() <= at.getTime()) {
-          return { _tag: "Rejected", error: "the OTP has expired: send a new one" } as VerifyOutcome
+          return VerifyOutcome.Rejected({ error: "the OTP has expired: send a new one" })
         }
         if (challenge.attempts >= OTP_MAX_ATTEMPTS) {
-          return { _tag: "Rejected", error: "too many wrong attempts: this OTP is burnt, send a new one" } as VerifyOutcome
+          return VerifyOutcome.Rejected({ error: "too many wrong attempts: this OTP is burnt, send a new one" })
         }
         if (!sameHash(hashCode(challenge.id, code), challenge.code_hash)) {
           yield* sql`UPDATE otp_challenges SET attempts = attempts + 1 WHERE id = ${challenge.id}`
           const left = OTP_MAX_ATTEMPTS - challenge.attempts - 1
-          return {
-            _tag: "Rejected",
+          return VerifyOutcome.Rejected({
             error: left > 0 ? `wrong OTP code (${left} attempts left)` : "wrong OTP code: no attempts left, send a new one"
-          } as VerifyOutcome
+          })
         }
         yield* sql`UPDATE otp_challenges SET consumed_at = ${at} WHERE id = ${challenge.id}`
-        return { _tag: "Approved", challengeId: challenge.id, consumedAt: at } as VerifyOutcome
+        return VerifyOutcome.Approved({ challengeId: challenge.id, consumedAt: at })
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
 
     const verify = (input: { readonly integrationId: string; readonly userAddress: string; readonly code: string }) =>
