@@ -10,7 +10,7 @@ import {
 import { Data, Effect, Option, Schema } from "effect"
 import { addSeconds, now } from "../base/Clock.ts"
 import { setRetryAfter } from "../base/ResponseHints.ts"
-import { newId } from "../base/ids.ts"
+import { newInternalId } from "../base/ids.ts"
 import { Mailer } from "../mailer/Mailer.ts"
 import { PayoutProvider } from "../provider/PayoutProvider.ts"
 import { providerIdempotencyKey } from "../provider/IdempotencyKeys.ts"
@@ -136,7 +136,7 @@ export class OtpService extends Effect.Service<OtpService>()("OtpService", {
         const refusal = sendRefusal(stats, at)
         if (Option.isSome(refusal)) return yield* tooMany(refusal.value.error, refusal.value.seconds)
         const { code, revealed } = yield* codes.next
-        const id = newId("otp")
+        const id = newInternalId("otp")
         const expiresAt = addSeconds(at, OTP_TTL_SECONDS)
         const superseded = yield* sql<{ readonly id: string }>`
           UPDATE otp_challenges SET consumed_at = ${at}

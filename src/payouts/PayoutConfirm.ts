@@ -4,8 +4,10 @@ import {
   BadRequest,
   Conflict,
   type ConfirmPayoutRequest,
+  lowerCaseTxHash,
   NotFound,
   Requote,
+  type TxHash,
   TxHashReused
 } from "@cop-integrations/contracts"
 import { BigDecimal, Context, Data, Duration, Effect, Option, Schedule, Schema } from "effect"
@@ -156,8 +158,8 @@ export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfir
     const finalize = (input: {
       readonly integrationId: string
       readonly payoutId: string
-      readonly txHash: string
-      readonly feeTxHash: string | undefined
+      readonly txHash: TxHash
+      readonly feeTxHash: TxHash | undefined
       readonly hashes: ReadonlyArray<string>
       readonly minedAt: Date
       readonly feeStatus: "pending" | "verified"
@@ -191,8 +193,8 @@ export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfir
       readonly request: ConfirmPayoutRequest
     }) =>
       Effect.gen(function*() {
-        const txHash = input.request.txHash.toLowerCase()
-        const feeTxHash = input.request.feeTxHash?.toLowerCase()
+        const txHash = lowerCaseTxHash(input.request.txHash)
+        const feeTxHash = input.request.feeTxHash === undefined ? undefined : lowerCaseTxHash(input.request.feeTxHash)
         if (feeTxHash === txHash) {
           return yield* Effect.fail(new BadRequest({ error: "feeTxHash: must differ from txHash" }))
         }

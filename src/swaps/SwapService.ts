@@ -4,12 +4,17 @@ import {
   BelowMinimum,
   Conflict,
   type ConfirmSwapRequest,
+  type IntegrationId,
+  lowerCaseTxHash,
   NotFound,
   type PrepareSwapRequest,
   Requote,
   ServiceUnavailable,
+  SwapId,
   type SwapList,
-  TxHashReused
+  type TxHash,
+  TxHashReused,
+  UserAddress
 } from "@cop-integrations/contracts"
 import { PgClient } from "@effect/sql-pg"
 import { SqlError } from "@effect/sql/SqlError"
@@ -88,7 +93,7 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
         return { from, to, sellAmount, slippageBps: request.slippageBps ?? DEFAULT_SLIPPAGE_BPS }
       })
 
-    const prepare = (integrationId: string, request: PrepareSwapRequest, intentId: string) =>
+    const prepare = (integrationId: IntegrationId, request: PrepareSwapRequest, intentId: SwapId) =>
       Effect.gen(function*() {
         const { from, sellAmount, slippageBps, to } = yield* parse(request)
         const user = getAddress(request.userAddress)
@@ -113,7 +118,7 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
           id: intentId,
           integration_id: integrationId,
           status: "prepared",
-          user_address: user,
+          user_address: UserAddress.make(user),
           from_token: from.symbol,
           to_token: to.symbol,
           amount_in: formatFixed(fromBaseUnits(sellAmount, from.decimals), from.decimals),
@@ -154,7 +159,7 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
      * Idempotency-Key, the same semantics as payouts (the key's row records the intent id first).
      */
     const create = (input: {
-      readonly integrationId: string
+      readonly integrationId: IntegrationId
       readonly request: PrepareSwapRequest
       readonly idempotencyKey: string | undefined
     }) =>
@@ -172,25 +177,26 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
             resourceId: intentId,
             providerKey: intentId
           },
-          (claim) => prepare(input.integrationId, input.request, claim.resourceId),
+          // The key's row keeps the intent id as text (it serves every resource kind): this one or a stopped try's.
+          (claim) => prepare(input.integrationId, input.request, SwapId.make(claim.resourceId)),
           persist
         )
       })
 
-    const get = (integrationId: string, intentId: string) =>
+    const get = (integrationId: IntegrationId, intentId: SwapId) =>
       Effect.flatMap(swaps.findOwned(integrationId, intentId), Option.match({
         onNone: () => Effect.fail(new NotFound({ error: `no swap ${intentId}` })),
         onSome: (row) => Effect.succeed(presentSwap(row))
       }))
 
-    const lockOwned = (integrationId: string, intentId: string) =>
+    const lockOwned = (integrationId: IntegrationId, intentId: SwapId) =>
       Effect.flatMap(swaps.lockOwned(integrationId, intentId), Option.match({
         onNone: () => Effect.fail(new NotFound({ error: `no swap ${intentId}` })),
         onSome: Effect.succeed
       }))
 
     /** Step 1 of a confirm: lock, check, claim the hash `verifying`. */
-    const begin = (integrationId: string, intentId: string, txHash: string) =>
+    const begin = (integrationId: IntegrationId, intentId: SwapId, txHash: TxHash) =>
       Effect.gen(function*() {
         const row = yield* lockOwned(integrationId, intentId)
         if (row.tx_hash === txHash) return Begin.Replay({ row })
@@ -211,7 +217,7 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
       }).pipe(sql.withTransaction)
 
     /** Step 3: record it, if the claim is still this confirm's and the swap was mined before it expired. */
-    const finalize = (integrationId: string, intentId: string, txHash: string, minedAt: Date) =>
+    const finalize = (integrationId: IntegrationId, intentId: SwapId, txHash: TxHash, minedAt: Date) =>
       Effect.gen(function*() {
         const row = yield* lockOwned(integrationId, intentId)
         if ((yield* claims.markClaimed("swap", row.id, [txHash])) !== 1) {
@@ -232,7 +238,7 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
       }).pipe(sql.withTransaction)
 
     /** The user's own swap transaction reverted: the intent is `failed` (prepare a new one); the hash stays used. */
-    const markFailed = (integrationId: string, intentId: string, txHash: string) =>
+    const markFailed = (integrationId: IntegrationId, intentId: SwapId, txHash: TxHash) =>
       Effect.gen(function*() {
         const row = yield* lockOwned(integrationId, intentId)
         if ((yield* claims.markClaimed("swap", row.id, [txHash])) !== 1) {
@@ -247,9 +253,9 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
      * least minAmountOut of toToken to the user (mock mode skips the receipt), then a short transaction records it
      * or the claim is released. The user's own transaction having reverted makes the swap `failed`.
      */
-    const confirm = (input: { readonly integrationId: string; readonly intentId: string; readonly request: ConfirmSwapRequest }) =>
+    const confirm = (input: { readonly integrationId: IntegrationId; readonly intentId: SwapId; readonly request: ConfirmSwapRequest }) =>
       Effect.gen(function*() {
-        const txHash = input.request.txHash.toLowerCase()
+        const txHash = lowerCaseTxHash(input.request.txHash)
         const begun = yield* begin(input.integrationId, input.intentId, txHash)
         if (begun._tag === "Replay") return presentSwap(begun.row)
         const { row } = begun
