@@ -218,7 +218,7 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
     const persist = (row: PayoutRow) =>
       Effect.map(payouts.insert(row), (stored) => ({
         status: 201,
-        body: presentPayout(stored) as unknown,
+        body: presentPayout(stored),
         resourceId: stored.id
       }))
 
