@@ -131,7 +131,7 @@ export const CreatePayoutRequest = Schema.Struct({
     description: "The Bre-B account holder's name as their bank has it (at most 140 characters); checked against the key's owner"
   }),
   fromToken: Schema.optionalWith(FundingToken, { exact: true }),
-  quoteId: Schema.optionalWith(NonEmptyText(64), { exact: true })
+  quoteId: Schema.optionalWith(NonEmptyText(64).pipe(Schema.brand("QuoteId")), { exact: true })
 }).annotations({ identifier: "CreatePayoutRequest", ...RejectUnknownFields })
 export type CreatePayoutRequest = typeof CreatePayoutRequest.Type
 

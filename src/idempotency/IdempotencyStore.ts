@@ -2,7 +2,7 @@ import { createHash, randomUUID } from "node:crypto"
 import { SqlSchema } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
-import { Conflict, IdempotencyKeyReused } from "@cop-integrations/contracts"
+import { Conflict, IdempotencyKeyReused, IntegrationId } from "@cop-integrations/contracts"
 import { Clock, Context, Data, Duration, Effect, Exit, Option, Schedule, Schema } from "effect"
 
 export interface StoredResponse {
@@ -121,7 +121,7 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Idempo
     const staleMillis = Math.max(1, Math.round(Duration.toMillis(yield* IdempotencyStale)))
     const heartbeat = Duration.millis(Math.max(1, Math.round(staleMillis / 3)))
 
-    const Key = Schema.Struct({ integrationId: Schema.String, key: Schema.String })
+    const Key = Schema.Struct({ integrationId: IntegrationId, key: Schema.String })
 
     const findRow = SqlSchema.findOne({
       Request: Key,
@@ -142,7 +142,7 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Idempo
     })
 
     interface Input {
-      readonly integrationId: string
+      readonly integrationId: IntegrationId
       readonly key: string
       readonly fingerprint: string
       /** The resource id and provider key this request uses if the key is new. */

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import {
+  type IntegrationId,
   OtpInvalid,
   type OtpSendResponse,
   type OtpVerifyResponse,
@@ -63,7 +64,7 @@ const sameHash = (a: string, b: string) => a.length === b.length && timingSafeEq
 const OTP_FORMAT = /^[0-9]{6}$/
 
 interface SendInput {
-  readonly integrationId: string
+  readonly integrationId: IntegrationId
   readonly email: string
   readonly userAddress: string
 }
@@ -93,7 +94,7 @@ export class OtpService extends Effect.Service<OtpService>()("OtpService", {
     const provider = yield* PayoutProvider
 
     // One advisory lock per (integration, address) serialises sends and verifies of the same user.
-    const lockOwner = (integrationId: string, userAddress: string) =>
+    const lockOwner = (integrationId: IntegrationId, userAddress: string) =>
       sql`SELECT pg_advisory_xact_lock(hashtext(${`otp:${integrationId}:${userAddress}`}))`
 
     const sendStats = SqlSchema.single({
@@ -202,7 +203,7 @@ export class OtpService extends Effect.Service<OtpService>()("OtpService", {
 
     // The provider could not start KYC: the code the user typed stays valid for a retry, unless a newer
     // code was sent meanwhile.
-    const restoreCode = (owner: { readonly integrationId: string; readonly userAddress: string }, approved: { readonly challengeId: string; readonly consumedAt: Date }) =>
+    const restoreCode = (owner: { readonly integrationId: IntegrationId; readonly userAddress: string }, approved: { readonly challengeId: string; readonly consumedAt: Date }) =>
       sql`UPDATE otp_challenges SET consumed_at = NULL
           WHERE id = ${approved.challengeId} AND consumed_at = ${approved.consumedAt}
             AND NOT EXISTS (SELECT 1 FROM otp_challenges newer
@@ -210,7 +211,7 @@ export class OtpService extends Effect.Service<OtpService>()("OtpService", {
                               AND newer.consumed_at IS NULL)`.pipe(Effect.asVoid, Effect.orDie)
 
     // Checks the code and records the attempt; the attempt counter commits even when the code is wrong.
-    const check = (integrationId: string, userAddress: string, code: string) =>
+    const check = (integrationId: IntegrationId, userAddress: string, code: string) =>
       Effect.gen(function*() {
         yield* lockOwner(integrationId, userAddress)
         const found = yield* activeChallenge({ integrationId, userAddress }).pipe(Effect.orDie)
@@ -236,7 +237,7 @@ export class OtpService extends Effect.Service<OtpService>()("OtpService", {
         return VerifyOutcome.Approved({ challengeId: challenge.id, consumedAt: at })
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
 
-    const verify = (input: { readonly integrationId: string; readonly userAddress: string; readonly code: string }) =>
+    const verify = (input: { readonly integrationId: IntegrationId; readonly userAddress: string; readonly code: string }) =>
       Effect.gen(function*() {
         const owner = { integrationId: input.integrationId, userAddress: input.userAddress.toLowerCase() }
         if (!OTP_FORMAT.test(input.code)) {

@@ -4,8 +4,10 @@ import {
   BadRequest,
   Conflict,
   type ConfirmPayoutRequest,
+  type IntegrationId,
   lowerCaseTxHash,
   NotFound,
+  type PayoutId,
   Requote,
   type TxHash,
   TxHashReused
@@ -65,12 +67,12 @@ export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfir
     const requoteGuard = yield* RequoteGuard
     const claims = yield* TxHashClaims
 
-    const claimHash = (hash: string, payoutId: string) => claims.claim("payout", payoutId, hash)
-    const verifyingClaimsOf = (payoutId: string) => claims.verifyingOf("payout", payoutId)
-    const markClaimed = (payoutId: string, hashes: ReadonlyArray<string>) => claims.markClaimed("payout", payoutId, hashes)
-    const release = (payoutId: string, hashes: ReadonlyArray<string>) => claims.release("payout", payoutId, hashes)
+    const claimHash = (hash: TxHash, payoutId: PayoutId) => claims.claim("payout", payoutId, hash)
+    const verifyingClaimsOf = (payoutId: PayoutId) => claims.verifyingOf("payout", payoutId)
+    const markClaimed = (payoutId: PayoutId, hashes: ReadonlyArray<string>) => claims.markClaimed("payout", payoutId, hashes)
+    const release = (payoutId: PayoutId, hashes: ReadonlyArray<string>) => claims.release("payout", payoutId, hashes)
 
-    const lockOwned = (integrationId: string, payoutId: string) =>
+    const lockOwned = (integrationId: IntegrationId, payoutId: PayoutId) =>
       Effect.flatMap(payouts.lockForConfirm(integrationId, payoutId), Option.match({
         onNone: () => Effect.fail(new NotFound({ error: `no payout ${payoutId}` })),
         onSome: Effect.succeed
@@ -78,10 +80,10 @@ export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfir
 
     /** Step 1: lock, check, claim. */
     const begin = (input: {
-      readonly integrationId: string
-      readonly payoutId: string
-      readonly txHash: string
-      readonly feeTxHash: string | undefined
+      readonly integrationId: IntegrationId
+      readonly payoutId: PayoutId
+      readonly txHash: TxHash
+      readonly feeTxHash: TxHash | undefined
     }) =>
       Effect.gen(function*() {
         const { depositSeenByProvider: seenByProvider, row } = yield* lockOwned(input.integrationId, input.payoutId)
@@ -156,8 +158,8 @@ export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfir
 
     /** Step 3: record the confirmation, if the claims are still this confirm's and the deposit is in time. */
     const finalize = (input: {
-      readonly integrationId: string
-      readonly payoutId: string
+      readonly integrationId: IntegrationId
+      readonly payoutId: PayoutId
       readonly txHash: TxHash
       readonly feeTxHash: TxHash | undefined
       readonly hashes: ReadonlyArray<string>
@@ -188,8 +190,8 @@ export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfir
       }).pipe(sql.withTransaction)
 
     const confirm = (input: {
-      readonly integrationId: string
-      readonly payoutId: string
+      readonly integrationId: IntegrationId
+      readonly payoutId: PayoutId
       readonly request: ConfirmPayoutRequest
     }) =>
       Effect.gen(function*() {

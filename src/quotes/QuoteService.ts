@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { BadRequest, MercadoCerrado, type Quote, Requote } from "@cop-integrations/contracts"
+import { BadRequest, IntegrationId, MercadoCerrado, type Quote, QuoteId, Requote } from "@cop-integrations/contracts"
 import { BigDecimal, Effect, Option, Schema } from "effect"
 import { getAddress } from "viem"
 import { Chain, type TokenSymbol } from "../chain/Chain.ts"
@@ -14,7 +14,7 @@ import { orProviderFailure } from "../provider/ProviderErrors.ts"
 import { RateCache } from "./RateCache.ts"
 
 export const QuoteRow = Schema.Struct({
-  id: Schema.String,
+  id: QuoteId,
   from_token: Schema.String,
   sell_rate: Schema.BigDecimal,
   mid_rate: Schema.BigDecimal,
@@ -45,7 +45,7 @@ export class QuoteService extends Effect.Service<QuoteService>()("QuoteService",
     const chain = yield* Chain
 
     const findQuote = SqlSchema.findOne({
-      Request: Schema.Struct({ integrationId: Schema.String, quoteId: Schema.String }),
+      Request: Schema.Struct({ integrationId: IntegrationId, quoteId: QuoteId }),
       Result: QuoteRow,
       execute: ({ integrationId, quoteId }) =>
         sql`SELECT id, from_token, sell_rate, mid_rate, destination_cop, swap_sell_amount, expires_at FROM quotes
@@ -53,7 +53,7 @@ export class QuoteService extends Effect.Service<QuoteService>()("QuoteService",
     })
 
     const quote = (input: {
-      readonly integrationId: string
+      readonly integrationId: IntegrationId
       readonly destinationCop: string | undefined
       readonly fromToken: TokenSymbol
     }) =>
@@ -126,8 +126,8 @@ export class QuoteService extends Effect.Service<QuoteService>()("QuoteService",
      * is for that amount and fromToken only: another is requote, naming both. A quote without one fixes the rate only.
      */
     const termsFor = (input: {
-      readonly integrationId: string
-      readonly quoteId: string | undefined
+      readonly integrationId: IntegrationId
+      readonly quoteId: QuoteId | undefined
       readonly destinationCop: BigDecimal.BigDecimal
       readonly fromToken: TokenSymbol
       readonly current: UsdCopRates

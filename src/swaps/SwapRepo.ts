@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import type { EventType } from "@cop-integrations/contracts"
+import { type EventType, IntegrationId, SwapId } from "@cop-integrations/contracts"
 import { Effect, Schema } from "effect"
 import { atomically } from "../db/Atomically.ts"
 import { Outbox } from "../outbox/Outbox.ts"
@@ -8,7 +8,7 @@ import { EXPIRY_BATCH, PageRequest } from "../db/Pagination.ts"
 import { presentSwap } from "./Present.ts"
 import { SwapRow } from "./SwapRow.ts"
 
-const Owned = Schema.Struct({ integrationId: Schema.String, intentId: Schema.String })
+const Owned = Schema.Struct({ integrationId: IntegrationId, intentId: SwapId })
 
 const UpdatedRow = Schema.extend(SwapRow, PreviousStatus)
 
@@ -96,8 +96,8 @@ export class SwapRepo extends Effect.Service<SwapRepo>()("SwapRepo", {
     const updateRecorded = recordingStatusChanges(sql, update, recordEvent)
 
     return {
-      findOwned: (integrationId: string, intentId: string) => findOwned({ integrationId, intentId }).pipe(Effect.orDie),
-      lockOwned: (integrationId: string, intentId: string) => lockOwned({ integrationId, intentId }).pipe(Effect.orDie),
+      findOwned: (integrationId: IntegrationId, intentId: SwapId) => findOwned({ integrationId, intentId }).pipe(Effect.orDie),
+      lockOwned: (integrationId: IntegrationId, intentId: SwapId) => lockOwned({ integrationId, intentId }).pipe(Effect.orDie),
       page: (request: typeof PageRequest.Type) => page(request).pipe(Effect.orDie),
       insert: (row: SwapRow) => insert(row).pipe(Effect.orDie),
       update: updateRecorded,

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import { IntegrationId, Unauthorized } from "@cop-integrations/contracts"
+import { Unauthorized } from "@cop-integrations/contracts"
 import { Effect, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { generateApiKey } from "../../src/auth/ApiKey.ts"
@@ -106,7 +106,7 @@ describe("authentication", () => {
       const keys = yield* ApiKeyRepo
       const mine = (yield* keys.list).filter((k) => k.integration_id === integrationId)
       expect(mine).toHaveLength(1)
-      const second = yield* keys.issue(IntegrationId.make(integrationId), "test")
+      const second = yield* keys.issue(integrationId, "test")
       const done = yield* keys.revoke(mine[0]!.id)
       return { done, second: second.key }
     }))
