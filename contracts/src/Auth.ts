@@ -1,13 +1,14 @@
 import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
 import { Context, Schema } from "effect"
 import { TooManyRequestsError, UnauthorizedError } from "./Errors.ts"
+import type { IntegrationId, KeyId } from "./Ids.ts"
 
 export type ApiMode = "mock" | "live"
 
 /** The integration (partner) behind the bearer key of the current request. */
 export class CurrentIntegration extends Context.Tag("CurrentIntegration")<
   CurrentIntegration,
-  { readonly integrationId: string; readonly keyId: string; readonly mode: ApiMode }
+  { readonly integrationId: IntegrationId; readonly keyId: KeyId; readonly mode: ApiMode }
 >() {}
 
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Authentication", {

@@ -45,6 +45,7 @@ export const CreatePayoutHeaders = Schema.Struct({
 const payoutId = HttpApiSchema.param(
   "payoutId",
   PrintableText.pipe(Schema.maxLength(64)).annotations({ description: "The payout's id (`po_…`)", examples: ["po_3kTMd9Qv7xWc2LpZ8hR1sA"] })
+    .pipe(Schema.brand("PayoutId"))
 )
 
 export class BrebGroup extends HttpApiGroup.make("breb")

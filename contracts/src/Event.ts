@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { EndpointId, EventId, IntegrationId } from "./Ids.ts"
 import { KycCustomer } from "./Kyc.ts"
 import { ListCursor, ListLimit, Payout } from "./Payout.ts"
 import { IsoTimestamp, PrintableText, RejectUnknownFields } from "./Primitives.ts"
@@ -38,7 +39,7 @@ export const WebhookEndpointStatus = Schema.Literal("enabled", "disabled").annot
 })
 
 export const WebhookEndpoint = Schema.Struct({
-  endpointId: Schema.String,
+  endpointId: EndpointId,
   url: Schema.String,
   events: Schema.Array(EventSubscription),
   status: WebhookEndpointStatus,
@@ -80,7 +81,7 @@ export const WebhookEndpointList = Schema.Struct({
 
 const envelope = <T extends Schema.Schema.Any, O extends Schema.Schema.Any>(type: T, object: O) =>
   Schema.Struct({
-    id: Schema.String.annotations({ description: "`evt_…`; equals the `webhook-id` header of every delivery of it" }),
+    id: EventId.annotations({ description: "`evt_…`; equals the `webhook-id` header of every delivery of it" }),
     type,
     createdAt: IsoTimestamp,
     data: Schema.Struct({ object })
@@ -99,7 +100,7 @@ export const Event = Schema.Union(PayoutEvent, KycEvent, SwapEvent, PingEvent).a
 export type Event = typeof Event.Type
 
 export const DeliveryAttempt = Schema.Struct({
-  endpointId: Schema.String,
+  endpointId: EndpointId,
   attemptedAt: IsoTimestamp,
   outcome: Schema.Literal("succeeded", "failed"),
   responseStatus: Schema.NullOr(Schema.Int).annotations({ description: "The receiver's HTTP status; null when none came" }),
@@ -122,7 +123,7 @@ export const EventWithAttempts = Schema.Union(
 export type EventWithAttempts = typeof EventWithAttempts.Type
 
 export const EventList = Schema.Struct({
-  integrationId: Schema.String,
+  integrationId: IntegrationId,
   items: Schema.Array(Event),
   nextCursor: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "EventList" })
@@ -136,8 +137,8 @@ export const ListEventsParams = Schema.Struct({
 })
 
 export const Redelivery = Schema.Struct({
-  eventId: Schema.String,
-  endpointIds: Schema.Array(Schema.String).annotations({ description: "The enabled endpoints it will be sent to again" })
+  eventId: EventId,
+  endpointIds: Schema.Array(EndpointId).annotations({ description: "The enabled endpoints it will be sent to again" })
 }).annotations({ identifier: "Redelivery" })
 export type Redelivery = typeof Redelivery.Type
 

@@ -20,11 +20,11 @@ import { Address, PrintableText } from "./Primitives.ts"
 
 const endpointId = HttpApiSchema.param(
   "endpointId",
-  PrintableText.pipe(Schema.maxLength(64)).annotations({ description: "The webhook endpoint's id (`we_…`)" })
+  PrintableText.pipe(Schema.maxLength(64), Schema.brand("EndpointId")).annotations({ description: "The webhook endpoint's id (`we_…`)" })
 )
 const eventId = HttpApiSchema.param(
   "eventId",
-  PrintableText.pipe(Schema.maxLength(64)).annotations({ description: "The event's id (`evt_…`), also its `webhook-id` header" })
+  PrintableText.pipe(Schema.maxLength(64), Schema.brand("EventId")).annotations({ description: "The event's id (`evt_…`), also its `webhook-id` header" })
 )
 
 /** Events to partners: webhook endpoints that receive signed events, and the events themselves. */
@@ -106,7 +106,7 @@ export class EventsGroup extends HttpApiGroup.make("events")
 
 const payoutId = HttpApiSchema.param(
   "payoutId",
-  PrintableText.pipe(Schema.maxLength(64)).annotations({ description: "The payout's id (`po_…`)" })
+  PrintableText.pipe(Schema.maxLength(64), Schema.brand("PayoutId")).annotations({ description: "The payout's id (`po_…`)" })
 )
 const userAddress = HttpApiSchema.param("userAddress", Address.annotations({ description: "The customer's wallet address" }))
 

@@ -2,6 +2,8 @@
  * Realistic examples for the OpenAPI document, taken from a mock-mode run (quote and payout of 250,000 COP at a
  * 3,960 COP sell rate). A test validates each against its schema in the document.
  */
+import { PayoutId, QuoteId } from "./Ids.ts"
+
 const FEES_EXAMPLE = [
   {
     "code": "bridge_fx",
@@ -24,7 +26,7 @@ const FEES_EXAMPLE = [
 ] as const
 
 export const QUOTE_EXAMPLE = {
-  "quoteId": "qt_PhCyxlVD8r7tDDBFVCGnxG",
+  "quoteId": QuoteId.make("qt_PhCyxlVD8r7tDDBFVCGnxG"),
   "fromToken": "USDC",
   "display": "1 USD = 3901.18 COP",
   "effectiveUsdCop": "3901.188086",
@@ -37,7 +39,7 @@ export const QUOTE_EXAMPLE = {
 } as const
 
 export const PAYOUT_EXAMPLE = {
-  "payoutId": "po_qlDo3eDSEZmjrPTiMA35PV",
+  "payoutId": PayoutId.make("po_qlDo3eDSEZmjrPTiMA35PV"),
   "status": "awaiting_deposit",
   "fromToken": "USDC",
   "sourceAmount": "64.083042",
@@ -53,7 +55,7 @@ export const PAYOUT_EXAMPLE = {
     "status": "awaiting_deposit",
     "completedAt": null,
     "transactionType": "withdrawal",
-    "payoutId": "po_qlDo3eDSEZmjrPTiMA35PV",
+    "payoutId": PayoutId.make("po_qlDo3eDSEZmjrPTiMA35PV"),
     "breBKey": "******2024",
     "breBKeyLast4": "2024",
     "beneficiaryName": "Maria Gomez",

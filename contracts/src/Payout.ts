@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { PAYOUT_EXAMPLE } from "./Examples.ts"
+import { IntegrationId, PayoutId } from "./Ids.ts"
 import {
   Address,
   BreBKey,
@@ -65,7 +66,7 @@ export const PayoutReceipt = Schema.Struct({
   status: PayoutStatus,
   completedAt: Schema.NullOr(IsoTimestamp),
   transactionType: Schema.Literal("withdrawal"),
-  payoutId: Schema.String,
+  payoutId: PayoutId,
   breBKey: Schema.NullOr(Schema.String).annotations({ description: "Masked: only the last 4 characters shown" }),
   breBKeyLast4: Schema.NullOr(Schema.String),
   beneficiaryName: Schema.NullOr(Schema.String),
@@ -92,7 +93,7 @@ export const PayoutReceipt = Schema.Struct({
 export type PayoutReceipt = typeof PayoutReceipt.Type
 
 export const Payout = Schema.Struct({
-  payoutId: Schema.String,
+  payoutId: PayoutId,
   status: PayoutStatus,
   fromToken: Schema.String,
   sourceAmount: DecimalString,
@@ -130,7 +131,7 @@ export const CreatePayoutRequest = Schema.Struct({
     description: "The Bre-B account holder's name as their bank has it (at most 140 characters); checked against the key's owner"
   }),
   fromToken: Schema.optionalWith(FundingToken, { exact: true }),
-  quoteId: Schema.optionalWith(NonEmptyText(64), { exact: true })
+  quoteId: Schema.optionalWith(NonEmptyText(64).pipe(Schema.brand("QuoteId")), { exact: true })
 }).annotations({ identifier: "CreatePayoutRequest", ...RejectUnknownFields })
 export type CreatePayoutRequest = typeof CreatePayoutRequest.Type
 
@@ -141,7 +142,7 @@ export const ConfirmPayoutRequest = Schema.Struct({
 export type ConfirmPayoutRequest = typeof ConfirmPayoutRequest.Type
 
 export const PayoutList = Schema.Struct({
-  integrationId: Schema.String,
+  integrationId: IntegrationId,
   items: Schema.Array(Payout),
   nextCursor: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "PayoutList" })

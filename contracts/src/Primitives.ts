@@ -10,6 +10,7 @@ export const PrintableText = Schema.String.pipe(
   Schema.filter((value) => !hasControlCharacters(value), { message: () => "must not contain control characters" })
 )
 
+/** A user's wallet address as a request names it. `brand` drops an identifier given before it, so that comes last. */
 export const Address = Schema.String.pipe(
   Schema.pattern(/^0x[0-9a-fA-F]{40}$/, {
     message: () => "must be a 0x-prefixed 20-byte hex address"
@@ -19,17 +20,21 @@ export const Address = Schema.String.pipe(
     jsonSchema: {}
   })
 ).annotations({
-  identifier: "Address",
   description: "EIP-55 checksummed EVM address",
   examples: ["0x52908400098527886E0F7030069857D2E4169EE7"]
-})
+}).pipe(Schema.brand("UserAddress")).annotations({ identifier: "Address" })
 
 export const TxHash = Schema.String.pipe(
-  Schema.pattern(/^0x[a-fA-F0-9]{64}$/, { message: () => "must match ^0x[a-fA-F0-9]{64}$" })
+  Schema.pattern(/^0x[a-fA-F0-9]{64}$/, { message: () => "must match ^0x[a-fA-F0-9]{64}$" }),
+  Schema.brand("TxHash")
 ).annotations({
   identifier: "TxHash",
   description: "Transaction hash: 0x followed by 64 hexadecimal characters"
 })
+export type TxHash = typeof TxHash.Type
+
+/** The one spelling a hash is stored and compared in: lower case (any case names the same transaction). */
+export const lowerCaseTxHash = (hash: TxHash): TxHash => TxHash.make(hash.toLowerCase())
 
 export const DecimalString = Schema.String.pipe(
   Schema.pattern(/^(0|[1-9][0-9]*)(\.[0-9]+)?$/, {

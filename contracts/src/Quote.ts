@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { QUOTE_EXAMPLE } from "./Examples.ts"
+import { QuoteId } from "./Ids.ts"
 import { CopAmount, DecimalString, FundingToken, IsoTimestamp } from "./Primitives.ts"
 import { FeeLeg, RateDisplay } from "./Payout.ts"
 
@@ -9,7 +10,7 @@ export const QuoteParams = Schema.Struct({
 })
 
 export const Quote = Schema.Struct({
-  quoteId: Schema.String,
+  quoteId: QuoteId,
   fromToken: Schema.String,
   display: RateDisplay,
   effectiveUsdCop: DecimalString,

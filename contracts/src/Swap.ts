@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { IntegrationId, SwapId } from "./Ids.ts"
 import { FeeLeg, ListPayoutsParams, PreparedTx } from "./Payout.ts"
 import { Address, DecimalString, IsoTimestamp, RejectUnknownFields, TxHash } from "./Primitives.ts"
 
@@ -22,7 +23,7 @@ export const SlippageBps = Schema.Int.pipe(
 })
 
 export const SwapIntent = Schema.Struct({
-  intentId: Schema.String,
+  intentId: SwapId,
   status: SwapStatus,
   userAddress: Schema.String,
   fromToken: SwapToken,
@@ -62,7 +63,7 @@ export const ConfirmSwapRequest = Schema.Struct({
 export type ConfirmSwapRequest = typeof ConfirmSwapRequest.Type
 
 export const SwapList = Schema.Struct({
-  integrationId: Schema.String,
+  integrationId: IntegrationId,
   items: Schema.Array(SwapIntent),
   nextCursor: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "SwapList" })

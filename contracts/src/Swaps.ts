@@ -19,7 +19,7 @@ import { ConfirmSwapRequest, ListSwapsParams, PrepareSwapRequest, SwapIntent, Sw
 
 const intentId = HttpApiSchema.param(
   "intentId",
-  PrintableText.pipe(Schema.maxLength(64)).annotations({ description: "The swap intent's id (`sw_…`)" })
+  PrintableText.pipe(Schema.maxLength(64), Schema.brand("SwapId")).annotations({ description: "The swap intent's id (`sw_…`)" })
 )
 
 export class SwapsGroup extends HttpApiGroup.make("swaps")

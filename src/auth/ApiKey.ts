@@ -32,6 +32,7 @@ export type ParsedKey =
 export const parseApiKey = (key: string): ParsedKey => {
   const match = keyPattern.exec(key)
   if (match === null) return { _tag: "Malformed" }
+  // The pattern matched: its three groups are there, the first `test` or `live` (RegExp types them loosely).
   const [, kind, body, sum] = match as unknown as [string, KeyKind, string, string]
   if (checksum(`cop_${kind}_pk_`, body) !== sum) return { _tag: "Malformed" }
   return { _tag: "Valid", kind, hash: hashApiKey(key) }

@@ -1,4 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
+import { IntegrationId, KeyId } from "@cop-integrations/contracts"
 import { Effect, Option, Schema } from "effect"
 import { newId } from "../base/ids.ts"
 import { generateApiKey, hashApiKey, type KeyKind, last4 } from "./ApiKey.ts"
@@ -6,8 +7,8 @@ import { generateApiKey, hashApiKey, type KeyKind, last4 } from "./ApiKey.ts"
 const KeyKindSchema = Schema.Literal("test", "live")
 
 export const ApiKeyRow = Schema.Struct({
-  id: Schema.String,
-  integration_id: Schema.String,
+  id: KeyId,
+  integration_id: IntegrationId,
   integration_name: Schema.String,
   kind: KeyKindSchema,
   last4: Schema.String,
@@ -24,7 +25,7 @@ export const keyState = (key: ApiKeyRow, at: Date): "active" | "revoked" | "expi
   key.revoked_at !== null ? "revoked" : key.expires_at !== null && key.expires_at <= at ? "expired" : "active"
 
 export interface IssuedKey {
-  readonly id: string
+  readonly id: KeyId
   readonly key: string
   readonly expiresAt: Date | null
 }
@@ -69,7 +70,7 @@ export class ApiKeyRepo extends Effect.Service<ApiKeyRepo>()("ApiKeyRepo", {
 
     const lockActive = SqlSchema.findOne({
       Request: Schema.String,
-      Result: Schema.Struct({ integration_id: Schema.String, kind: KeyKindSchema, expires_at: Schema.NullOr(Schema.DateFromSelf) }),
+      Result: Schema.Struct({ integration_id: IntegrationId, kind: KeyKindSchema, expires_at: Schema.NullOr(Schema.DateFromSelf) }),
       execute: (id) =>
         sql`SELECT integration_id, kind, expires_at FROM api_keys
             WHERE id = ${id} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) FOR UPDATE`
@@ -84,7 +85,7 @@ export class ApiKeyRepo extends Effect.Service<ApiKeyRepo>()("ApiKeyRepo", {
             WHERE id = ${id} RETURNING expires_at`
     })
 
-    const insertKey = (integrationId: string, kind: KeyKind, expiresAt: Date | null) =>
+    const insertKey = (integrationId: IntegrationId, kind: KeyKind, expiresAt: Date | null) =>
       Effect.gen(function*() {
         const key = generateApiKey(kind)
         const id = newId("key")
@@ -109,7 +110,7 @@ export class ApiKeyRepo extends Effect.Service<ApiKeyRepo>()("ApiKeyRepo", {
 
     return {
       /** Creates a key and returns it in full: the only time it exists outside the caller's hands. */
-      issue: (integrationId: string, kind: KeyKind, expiresAt: Date | null = null) =>
+      issue: (integrationId: IntegrationId, kind: KeyKind, expiresAt: Date | null = null) =>
         insertKey(integrationId, kind, expiresAt).pipe(Effect.orDie),
       /** `expiresAt` of the new key; undefined: the old key's. */
       rotate: (id: string, overlapMs: number, expiresAt?: Date | null) => rotate(id, overlapMs, expiresAt).pipe(Effect.orDie),

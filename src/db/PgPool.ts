@@ -52,21 +52,24 @@ const openingFailures = new WeakSet<object>()
 export const failedWhileOpening = (error: unknown): boolean =>
   typeof error === "object" && error !== null && openingFailures.has(error)
 
-type ConnectCallback = (error: unknown, ...rest: Array<unknown>) => void
+/** pg calls it with the error of a failed attempt, or with `null` and the connected client. */
+type ConnectCallback = (error: Error | null, client?: Client) => void
 
 class StallSafeClient extends Client {
   #unanswered = 0
   readonly #prepared = new Map<string, string>()
 
-  constructor(config: ClientConfig, private readonly prepare: boolean) {
+  constructor(config: ClientConfig | undefined, private readonly prepare: boolean) {
     super(config)
   }
 
-  override connect(callback?: ConnectCallback): unknown {
+  override connect(): Promise<Client>
+  override connect(callback: ConnectCallback): void
+  override connect(callback?: ConnectCallback): Promise<Client> | void {
     if (callback === undefined) return super.connect()
-    return super.connect((error, ...rest) => {
+    super.connect((error: Error | null, client?: Client) => {
       if (typeof error === "object" && error !== null) openingFailures.add(error)
-      callback(error, ...rest)
+      callback(error, client)
     })
   }
 
@@ -74,14 +77,16 @@ class StallSafeClient extends Client {
     return this.#unanswered > 0
   }
 
-  override query(...args: Array<unknown>): unknown {
+  // Forwards every one of pg's query overloads (text + values + callback, config + callback, submittable): their
+  // results are pg's own, so `any` as @types/pg declares them.
+  override query(...args: Array<unknown>): any {
     const tracked = args.map((arg) => (isCallback(arg) ? this.#tracked(arg) : arg))
     const [text, values, callback] = tracked
     if (this.prepare && typeof text === "string" && Array.isArray(values) && values.length > 0 && isCallback(callback)) {
       const name = this.#nameFor(text)
       if (name !== undefined) return super.query({ name, text, values }, callback)
     }
-    return super.query(...tracked)
+    return Reflect.apply(super.query, this, tracked)
   }
 
   #nameFor(text: string): string | undefined {
@@ -115,7 +120,7 @@ export const makePool = (settings: PoolSettings): Pool => {
     keepAlive: true,
     keepAliveInitialDelayMillis: settings.keepAliveDelayMs,
     Client: class extends StallSafeClient {
-      constructor(config: ClientConfig) {
+      constructor(config?: ClientConfig) {
         super(config, settings.prepare)
       }
     }

@@ -16,7 +16,8 @@ const describeDecodeError = (error: HttpApiError.HttpApiDecodeError): string => 
   return `invalid request: ${shown}${described.length > 5 ? ` (and ${described.length - 5} more)` : ""}`
 }
 
-// The platform types the wrapped app's error channel as `never`, though decode failures travel there.
+// The platform types the wrapped app's error channel as `never`, though decode failures travel there; whatever else
+// travels there is the contract's own errors, passed on as they are.
 export const DecodeErrorsLive = HttpApiBuilder.middleware(IntegrationsApi, (app) =>
   Effect.mapError(
     app as HttpApp.Default<unknown>,

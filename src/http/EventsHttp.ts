@@ -1,5 +1,5 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { CurrentIntegration, IntegrationsApi } from "@cop-integrations/contracts"
+import { CurrentIntegration, type IntegrationId, IntegrationsApi } from "@cop-integrations/contracts"
 import { Effect } from "effect"
 import { PartnerEvents } from "../partnerEvents/PartnerEvents.ts"
 import { WebhookEndpoints } from "../partnerEvents/WebhookEndpoints.ts"
@@ -12,7 +12,7 @@ export const EventsHttpLive = HttpApiBuilder.group(IntegrationsApi, "events", (h
   Effect.gen(function*() {
     const endpoints = yield* WebhookEndpoints
     const events = yield* PartnerEvents
-    const withIntegration = <A, E, R>(f: (integrationId: string) => Effect.Effect<A, E, R>) =>
+    const withIntegration = <A, E, R>(f: (integrationId: IntegrationId) => Effect.Effect<A, E, R>) =>
       Effect.flatMap(CurrentIntegration, ({ integrationId }) => f(integrationId))
 
     return handlers

@@ -64,6 +64,7 @@ const closeLingering = (socket: Duplex, answer: string | undefined) => {
  */
 const answerClientError = (error: Error & { readonly code?: string }, socket: Duplex) => {
   if (closing.has(socket)) return
+  // Node's own (untyped) link from a socket to the response being written on it.
   const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage
   const canAnswer = socket.writable && inFlight?.headersSent !== true && !answeredEarly.has(socket)
   const { error: message, status } = describeClientError(error.code)

@@ -138,6 +138,7 @@ export const manageLifecycle = (server: Server): ServeLifecycle => {
     for (const response of active) if (!response.headersSent) response.setHeader("connection", "close")
     // From now on only this lifecycle answers new requests (503); the app finishes what it has.
     for (const listener of server.listeners("request")) {
+      // `listeners` answers Function[]; they were added as request listeners.
       if (listener !== onRequest) server.removeListener("request", listener as (...args: Array<unknown>) => void)
     }
     const stoppedAccepting = closePort(deadline)

@@ -2,8 +2,8 @@ import { createHash, randomUUID } from "node:crypto"
 import { SqlSchema } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
-import { Conflict, IdempotencyKeyReused } from "@cop-integrations/contracts"
-import { Clock, Context, Duration, Effect, Exit, Option, Schedule, Schema } from "effect"
+import { Conflict, IdempotencyKeyReused, IntegrationId } from "@cop-integrations/contracts"
+import { Clock, Context, Data, Duration, Effect, Exit, Option, Schedule, Schema } from "effect"
 
 export interface StoredResponse {
   readonly status: number
@@ -91,9 +91,11 @@ export interface Claim {
   readonly outsideCall: <A, E, R>(call: Effect.Effect<A, E, R>, madeNothing: (error: E) => boolean) => Effect.Effect<A, E, R>
 }
 
-type Acquired =
-  | { readonly _tag: "Claimed"; readonly claim: Omit<Claim, "record" | "outsideCall"> }
-  | { readonly _tag: "Replay"; readonly result: IdempotentResult }
+type Acquired = Data.TaggedEnum<{
+  Claimed: { readonly claim: Omit<Claim, "record" | "outsideCall"> }
+  Replay: { readonly result: IdempotentResult }
+}>
+const Acquired = Data.taggedEnum<Acquired>()
 
 const FIRST_POLL_MS = 10
 const MAX_POLL_MS = 250
@@ -119,7 +121,7 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Idempo
     const staleMillis = Math.max(1, Math.round(Duration.toMillis(yield* IdempotencyStale)))
     const heartbeat = Duration.millis(Math.max(1, Math.round(staleMillis / 3)))
 
-    const Key = Schema.Struct({ integrationId: Schema.String, key: Schema.String })
+    const Key = Schema.Struct({ integrationId: IntegrationId, key: Schema.String })
 
     const findRow = SqlSchema.findOne({
       Request: Key,
@@ -140,7 +142,7 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Idempo
     })
 
     interface Input {
-      readonly integrationId: string
+      readonly integrationId: IntegrationId
       readonly key: string
       readonly fingerprint: string
       /** The resource id and provider key this request uses if the key is new. */
@@ -185,13 +187,13 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Idempo
         while (true) {
           if (yield* Effect.orDie(insertStarted(input, attempt))) {
             const claim = { resourceId: input.resourceId, providerKey: input.providerKey, takenOver: false, intent: null }
-            return { _tag: "Claimed", claim } as Acquired
+            return Acquired.Claimed({ claim })
           }
           const found = yield* Effect.orDie(findRow(input))
           if (Option.isNone(found)) continue // released between the two statements: claim it
           const row = found.value
           if (row.request_hash !== input.fingerprint) return yield* Effect.fail(reused)
-          if (row.state === "done") return { _tag: "Replay", result: replayOf(row) } as Acquired
+          if (row.state === "done") return Acquired.Replay({ result: replayOf(row) })
           const handedBack = row.attempt === null
           if ((handedBack || row.stale) && row.provider_key !== null) {
             if (yield* Effect.orDie(takeOver(input, row, attempt))) {
@@ -201,7 +203,7 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Idempo
                   Effect.annotateLogs({ resourceId: row.resource_id })
                 )
               const claim = { resourceId: row.resource_id, providerKey: row.provider_key, takenOver: true, intent: row.intent }
-              return { _tag: "Claimed", claim } as Acquired
+              return Acquired.Claimed({ claim })
             }
             continue
           }

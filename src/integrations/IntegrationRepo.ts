@@ -1,9 +1,10 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
+import { IntegrationId } from "@cop-integrations/contracts"
 import { Effect, Schema } from "effect"
 import { newId } from "../base/ids.ts"
 
 export const IntegrationRow = Schema.Struct({
-  id: Schema.String,
+  id: IntegrationId,
   name: Schema.String,
   created_at: Schema.DateFromSelf
 })
@@ -20,7 +21,7 @@ export class IntegrationRepo extends Effect.Service<IntegrationRepo>()("Integrat
     })
 
     const insert = SqlSchema.single({
-      Request: Schema.Struct({ id: Schema.String, name: Schema.String }),
+      Request: Schema.Struct({ id: IntegrationId, name: Schema.String }),
       Result: IntegrationRow,
       execute: (row) =>
         sql`INSERT INTO integrations ${sql.insert(row)} ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name

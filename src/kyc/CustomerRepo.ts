@@ -1,12 +1,12 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { KycStatus } from "@cop-integrations/contracts"
+import { IntegrationId, KycStatus } from "@cop-integrations/contracts"
 import { Effect, Option, Schema } from "effect"
 import { getAddress } from "viem"
 import { atomically } from "../db/Atomically.ts"
 import { Outbox } from "../outbox/Outbox.ts"
 
 export const CustomerRow = Schema.Struct({
-  integration_id: Schema.String,
+  integration_id: IntegrationId,
   user_address: Schema.String,
   email: Schema.String,
   kyc_status: KycStatus,
@@ -22,11 +22,11 @@ export interface KycStart {
   readonly kycUrl: string | null
 }
 
-const Owner = Schema.Struct({ integrationId: Schema.String, userAddress: Schema.String })
+const Owner = Schema.Struct({ integrationId: IntegrationId, userAddress: Schema.String })
 
 /** A customer whose KYC status a write changed. */
 const KycChange = Schema.Struct({
-  integration_id: Schema.String,
+  integration_id: IntegrationId,
   user_address: Schema.String,
   kyc_status: KycStatus,
   kyc_url: Schema.NullOr(Schema.String),

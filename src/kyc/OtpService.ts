@@ -1,16 +1,17 @@
 import { createHash, timingSafeEqual } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import {
+  type IntegrationId,
   OtpInvalid,
   type OtpSendResponse,
   type OtpVerifyResponse,
   ServiceUnavailable,
   TooManyRequests
 } from "@cop-integrations/contracts"
-import { Effect, Option } from "effect"
+import { Data, Effect, Option } from "effect"
 import { addSeconds, now } from "../base/Clock.ts"
 import { setRetryAfter } from "../base/ResponseHints.ts"
-import { newId } from "../base/ids.ts"
+import { newInternalId } from "../base/ids.ts"
 import { Mailer } from "../mailer/Mailer.ts"
 import { PayoutProvider } from "../provider/PayoutProvider.ts"
 import { providerIdempotencyKey } from "../provider/IdempotencyKeys.ts"
@@ -49,7 +50,7 @@ const sameHash = (a: string, b: string) => a.length === b.length && timingSafeEq
 const OTP_FORMAT = /^[0-9]{6}$/
 
 interface SendInput {
-  readonly integrationId: string
+  readonly integrationId: IntegrationId
   readonly email: string
   readonly userAddress: string
 }
@@ -64,9 +65,11 @@ interface PendingChallenge {
   readonly supersededIds: ReadonlyArray<string>
 }
 
-type VerifyOutcome =
-  | { readonly _tag: "Approved"; readonly challengeId: string; readonly consumedAt: Date }
-  | { readonly _tag: "Rejected"; readonly error: string }
+type VerifyOutcome = Data.TaggedEnum<{
+  Approved: { readonly challengeId: string; readonly consumedAt: Date }
+  Rejected: { readonly error: string }
+}>
+const VerifyOutcome = Data.taggedEnum<VerifyOutcome>()
 
 export class OtpService extends Effect.Service<OtpService>()("OtpService", {
   effect: Effect.gen(function*() {
@@ -93,7 +96,7 @@ export class OtpService extends Effect.Service<OtpService>()("OtpService", {
         const refusal = sendRefusal(stats, at)
         if (Option.isSome(refusal)) return yield* tooMany(refusal.value.error, refusal.value.seconds)
         const { code, revealed } = yield* codes.next
-        const id = newId("otp")
+        const id = newInternalId("otp")
         const expiresAt = addSeconds(at, OTP_TTL_SECONDS)
         const supersededIds = yield* otps.supersede(owner, at)
         yield* otps.insert({
@@ -151,38 +154,37 @@ export class OtpService extends Effect.Service<OtpService>()("OtpService", {
 
     // The provider could not start KYC: the code the user typed stays valid for a retry, unless a newer
     // code was sent meanwhile.
-    const restoreCode = (owner: { readonly integrationId: string; readonly userAddress: string }, approved: { readonly challengeId: string; readonly consumedAt: Date }) =>
+    const restoreCode = (owner: { readonly integrationId: IntegrationId; readonly userAddress: string }, approved: { readonly challengeId: string; readonly consumedAt: Date }) =>
       otps.restoreConsumed(owner, approved)
 
     // Checks the code and records the attempt; the attempt counter commits even when the code is wrong.
-    const check = (integrationId: string, userAddress: string, code: string) =>
+    const check = (integrationId: IntegrationId, userAddress: string, code: string) =>
       Effect.gen(function*() {
         yield* otps.lockOwner({ integrationId, userAddress })
         const found = yield* otps.activeChallenge({ integrationId, userAddress })
         const at = yield* now
         if (Option.isNone(found)) {
-          return { _tag: "Rejected", error: "no active OTP for this userAddress: send one first" } as VerifyOutcome
+          return VerifyOutcome.Rejected({ error: "no active OTP for this userAddress: send one first" })
         }
         const challenge = found.value
         if (challenge.expires_at.getTime() <= at.getTime()) {
-          return { _tag: "Rejected", error: "the OTP has expired: send a new one" } as VerifyOutcome
+          return VerifyOutcome.Rejected({ error: "the OTP has expired: send a new one" })
         }
         if (challenge.attempts >= OTP_MAX_ATTEMPTS) {
-          return { _tag: "Rejected", error: "too many wrong attempts: this OTP is burnt, send a new one" } as VerifyOutcome
+          return VerifyOutcome.Rejected({ error: "too many wrong attempts: this OTP is burnt, send a new one" })
         }
         if (!sameHash(hashCode(challenge.id, code), challenge.code_hash)) {
           yield* otps.countAttempt(challenge.id)
           const left = OTP_MAX_ATTEMPTS - challenge.attempts - 1
-          return {
-            _tag: "Rejected",
+          return VerifyOutcome.Rejected({
             error: left > 0 ? `wrong OTP code (${left} attempts left)` : "wrong OTP code: no attempts left, send a new one"
-          } as VerifyOutcome
+          })
         }
         yield* otps.consume(challenge.id, at)
-        return { _tag: "Approved", challengeId: challenge.id, consumedAt: at } as VerifyOutcome
+        return VerifyOutcome.Approved({ challengeId: challenge.id, consumedAt: at })
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
 
-    const verify = (input: { readonly integrationId: string; readonly userAddress: string; readonly code: string }) =>
+    const verify = (input: { readonly integrationId: IntegrationId; readonly userAddress: string; readonly code: string }) =>
       Effect.gen(function*() {
         const owner = { integrationId: input.integrationId, userAddress: input.userAddress.toLowerCase() }
         if (!OTP_FORMAT.test(input.code)) {

@@ -107,6 +107,7 @@ const pad = (n: number, width = 2) => String(n).padStart(width, "0")
 /** Weekday of a proleptic Gregorian date (no time zone involved: the date is already local). */
 const weekdayOf = (year: number, month: number, day: number): Weekday => {
   const sundayZero = new Date(Date.UTC(year, month - 1, day)).getUTCDay()
+  // 1-7 by construction (getUTCDay is 0-6); TypeScript does not follow arithmetic into a literal union.
   return (sundayZero === 0 ? 7 : sundayZero) as Weekday
 }
 
@@ -250,6 +251,7 @@ const parseTimeZone = (raw: string): Parsed<string> => {
 
 const parseDay = (name: string): Weekday | undefined => {
   const index = DAY_NAMES.findIndex((day) => day.toLowerCase() === name.trim().toLowerCase())
+  // An index into the seven DAY_NAMES, plus one.
   return index === -1 ? undefined : (index + 1) as Weekday
 }
 
@@ -273,7 +275,7 @@ const parseDays = (raw: string, session: string): Parsed<ReadonlyArray<Weekday>>
       const unknown = ends.length > 2 ? item.trim() : ends.find((name) => parseDay(name) === undefined)?.trim()
       return invalid("sessions", `unknown day "${unknown}" in "${session}" (days are ${DAY_NAMES.join(", ")}, or a range such as Mon-Fri)`)
     }
-    // a range may wrap around the week (Sun-Thu)
+    // a range may wrap around the week (Sun-Thu); (day % 7) + 1 stays in 1-7
     for (let day = first;; day = ((day % 7) + 1) as Weekday) {
       days.add(day)
       if (day === last) break

@@ -1,3 +1,5 @@
+import { EventId } from "@cop-integrations/contracts"
+
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 let lastMillis = -1
@@ -23,7 +25,7 @@ const random80 = (): bigint => {
  * same millisecond (a payout's `deposit_confirmed` and `completed` in one transaction) sort in the order they were
  * made, so (createdAt, id) lists events of a resource in the order they happened.
  */
-export const newEventId = (millis: number): string => {
+export const newEventId = (millis: number): EventId => {
   if (millis <= lastMillis) {
     lastRandom = (lastRandom + 1n) & ((1n << 80n) - 1n)
     millis = lastMillis
@@ -31,5 +33,5 @@ export const newEventId = (millis: number): string => {
     lastMillis = millis
     lastRandom = random80()
   }
-  return `evt_${encode(BigInt(millis), 10)}${encode(lastRandom, 16)}`
+  return EventId.make(`evt_${encode(BigInt(millis), 10)}${encode(lastRandom, 16)}`)
 }

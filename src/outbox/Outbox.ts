@@ -1,10 +1,10 @@
 import { SqlClient } from "@effect/sql"
-import type { EventType } from "@cop-integrations/contracts"
+import type { EndpointId, EventType, IntegrationId } from "@cop-integrations/contracts"
 import { Effect } from "effect"
 import { newEventId } from "./EventIds.ts"
 
 export interface NewEvent {
-  readonly integrationId: string
+  readonly integrationId: IntegrationId
   readonly type: EventType
   /** The resource the event is about (payout, customer, swap or endpoint id): deliveries keep its order. */
   readonly resourceId: string
@@ -50,7 +50,7 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
     }
 
     /** An event for one endpoint only, whatever it subscribes to (`endpoint.ping`); its body, for the answer. */
-    const recordFor = (endpointId: string, event: NewEvent) =>
+    const recordFor = (endpointId: EndpointId, event: NewEvent) =>
       Effect.gen(function*() {
         const inserted = yield* insertEvent(event)
         yield* sql`

@@ -17,6 +17,7 @@ export const recordingStatusChanges = <Row extends { readonly status: string }, 
 (row: Row): Effect.Effect<Row, never, R> =>
   Effect.gen(function*() {
     const { previous_status, ...stored } = yield* update(row)
+    // The row as the UPDATE returned it, less the added column: TypeScript cannot see that is a Row for a generic Row.
     if (previous_status !== stored.status) yield* record(stored as unknown as Row)
     return stored as unknown as Row
   }).pipe(atomically(sql), Effect.orDie)

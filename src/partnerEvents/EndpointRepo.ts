@@ -1,10 +1,10 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { EventSubscription, WebhookEndpointStatus } from "@cop-integrations/contracts"
+import { EndpointId, EventSubscription, IntegrationId, WebhookEndpointStatus } from "@cop-integrations/contracts"
 import { Effect, Option, Schema } from "effect"
 
 export const EndpointRow = Schema.Struct({
-  id: Schema.String,
-  integration_id: Schema.String,
+  id: EndpointId,
+  integration_id: IntegrationId,
   url: Schema.String,
   events: Schema.Array(EventSubscription),
   secret: Schema.Redacted(Schema.String),
@@ -19,7 +19,7 @@ export type EndpointRow = typeof EndpointRow.Type
 
 const COLUMNS = "id, integration_id, url, events, secret, previous_secret, previous_secret_expires_at, status, disabled_reason, created_at, updated_at"
 
-const Owned = Schema.Struct({ integrationId: Schema.String, endpointId: Schema.String })
+const Owned = Schema.Struct({ integrationId: IntegrationId, endpointId: EndpointId })
 
 /** Webhook endpoints of an integration; a deleted one is kept (its deliveries reference it) but never found. */
 export class EndpointRepo extends Effect.Service<EndpointRepo>()("EndpointRepo", {
@@ -52,7 +52,7 @@ export class EndpointRepo extends Effect.Service<EndpointRepo>()("EndpointRepo",
       ).pipe(sql.withTransaction)
 
     const list = SqlSchema.findAll({
-      Request: Schema.String,
+      Request: IntegrationId,
       Result: EndpointRow,
       execute: (integrationId) =>
         sql`SELECT ${columns} FROM webhook_endpoints WHERE integration_id = ${integrationId} AND deleted_at IS NULL
@@ -78,7 +78,7 @@ export class EndpointRepo extends Effect.Service<EndpointRepo>()("EndpointRepo",
     })
 
     /** Deletes (softly) and drops the deliveries still pending for it, in one transaction. */
-    const remove = (integrationId: string, endpointId: string, at: Date) =>
+    const remove = (integrationId: IntegrationId, endpointId: EndpointId, at: Date) =>
       Effect.gen(function*() {
         const rows = yield* sql`UPDATE webhook_endpoints SET deleted_at = ${at}, updated_at = ${at}
                                 WHERE id = ${endpointId} AND integration_id = ${integrationId} AND deleted_at IS NULL
@@ -93,11 +93,11 @@ export class EndpointRepo extends Effect.Service<EndpointRepo>()("EndpointRepo",
       /** The new endpoint, or none when the integration already has `max`. */
       insertWithinCap: (row: EndpointRow, max: number): Effect.Effect<Option.Option<EndpointRow>> =>
         insertWithinCap(row, max).pipe(Effect.orDie),
-      list: (integrationId: string) => list(integrationId).pipe(Effect.orDie),
-      findOwned: (integrationId: string, endpointId: string): Effect.Effect<Option.Option<EndpointRow>> =>
+      list: (integrationId: IntegrationId) => list(integrationId).pipe(Effect.orDie),
+      findOwned: (integrationId: IntegrationId, endpointId: EndpointId): Effect.Effect<Option.Option<EndpointRow>> =>
         findOwned({ integrationId, endpointId }).pipe(Effect.orDie),
       rotate: (input: typeof rotate extends (i: infer I) => unknown ? I : never) => rotate(input).pipe(Effect.orDie),
-      remove: (integrationId: string, endpointId: string, at: Date) => remove(integrationId, endpointId, at).pipe(Effect.orDie)
+      remove: (integrationId: IntegrationId, endpointId: EndpointId, at: Date) => remove(integrationId, endpointId, at).pipe(Effect.orDie)
     } as const
   })
 }) {}

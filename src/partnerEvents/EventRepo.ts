@@ -1,10 +1,10 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { EventType } from "@cop-integrations/contracts"
+import { EndpointId, EventId, EventType, IntegrationId } from "@cop-integrations/contracts"
 import { Effect, Schema } from "effect"
 import { PageRequest } from "../db/Pagination.ts"
 
 export const EventRow = Schema.Struct({
-  id: Schema.String,
+  id: EventId,
   type: EventType,
   resource_id: Schema.String,
   body: Schema.String,
@@ -13,7 +13,7 @@ export const EventRow = Schema.Struct({
 export type EventRow = typeof EventRow.Type
 
 export const AttemptRow = Schema.Struct({
-  endpoint_id: Schema.String,
+  endpoint_id: EndpointId,
   attempted_at: Schema.DateFromSelf,
   duration_ms: Schema.Number,
   response_status: Schema.NullOr(Schema.Number),
@@ -24,7 +24,7 @@ export type AttemptRow = typeof AttemptRow.Type
 
 const EventPage = Schema.Struct({ ...PageRequest.fields, type: Schema.NullOr(Schema.String) })
 
-const Owned = Schema.Struct({ integrationId: Schema.String, eventId: Schema.String })
+const Owned = Schema.Struct({ integrationId: IntegrationId, eventId: EventId })
 
 /** An integration's events (the outbox rows) and their delivery attempts; another integration's are not found. */
 export class EventRepo extends Effect.Service<EventRepo>()("EventRepo", {
@@ -52,7 +52,7 @@ export class EventRepo extends Effect.Service<EventRepo>()("EventRepo", {
     })
 
     const attempts = SqlSchema.findAll({
-      Request: Schema.String,
+      Request: EventId,
       Result: AttemptRow,
       execute: (eventId) =>
         sql`SELECT endpoint_id, attempted_at, duration_ms, response_status, error, succeeded
@@ -65,7 +65,7 @@ export class EventRepo extends Effect.Service<EventRepo>()("EventRepo", {
      */
     const redeliver = SqlSchema.findAll({
       Request: Schema.Struct({ ...Owned.fields, at: Schema.DateFromSelf }),
-      Result: Schema.Struct({ endpoint_id: Schema.String }),
+      Result: Schema.Struct({ endpoint_id: EndpointId }),
       execute: ({ at, eventId, integrationId }) =>
         sql`INSERT INTO event_deliveries (event_id, endpoint_id, resource_id, state, next_attempt_at, created_at)
             SELECT e.id, w.id, e.resource_id, 'pending', ${at}, ${at}
@@ -80,9 +80,9 @@ export class EventRepo extends Effect.Service<EventRepo>()("EventRepo", {
 
     return {
       page: (request: typeof EventPage.Type) => page(request).pipe(Effect.orDie),
-      findOwned: (integrationId: string, eventId: string) => findOwned({ integrationId, eventId }).pipe(Effect.orDie),
-      attempts: (eventId: string) => attempts(eventId).pipe(Effect.orDie),
-      redeliver: (integrationId: string, eventId: string, at: Date) =>
+      findOwned: (integrationId: IntegrationId, eventId: EventId) => findOwned({ integrationId, eventId }).pipe(Effect.orDie),
+      attempts: (eventId: EventId) => attempts(eventId).pipe(Effect.orDie),
+      redeliver: (integrationId: IntegrationId, eventId: EventId, at: Date) =>
         redeliver({ integrationId, eventId, at }).pipe(Effect.orDie, Effect.map((rows) => rows.map((row) => row.endpoint_id)))
     } as const
   })

@@ -1,4 +1,4 @@
-import { type BadRequest, NotFound, type Redelivery } from "@cop-integrations/contracts"
+import { type BadRequest, type EventId, type IntegrationId, NotFound, type Redelivery } from "@cop-integrations/contracts"
 import { Effect, Option } from "effect"
 import { now } from "../base/Clock.ts"
 import { PageBudget } from "../db/PageBudget.ts"
@@ -7,7 +7,7 @@ import { EventRepo } from "./EventRepo.ts"
 import { presentAttempt } from "./Present.ts"
 
 export interface EventListRequest {
-  readonly integrationId: string
+  readonly integrationId: IntegrationId
   readonly type: string | undefined
   readonly createdFrom: string | undefined
   readonly limit: number | undefined
@@ -34,7 +34,7 @@ export class PartnerEvents extends Effect.Service<PartnerEvents>()("PartnerEvent
         }}`
       ))
 
-    const get = (integrationId: string, eventId: string): Effect.Effect<string, NotFound> =>
+    const get = (integrationId: IntegrationId, eventId: EventId): Effect.Effect<string, NotFound> =>
       Effect.gen(function*() {
         const found = yield* events.findOwned(integrationId, eventId)
         if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ error: `no event ${eventId}` }))
@@ -43,7 +43,7 @@ export class PartnerEvents extends Effect.Service<PartnerEvents>()("PartnerEvent
         return `${found.value.body.slice(0, -1)},"attempts":${JSON.stringify(attempts)}}`
       })
 
-    const redeliver = (integrationId: string, eventId: string): Effect.Effect<Redelivery, NotFound> =>
+    const redeliver = (integrationId: IntegrationId, eventId: EventId): Effect.Effect<Redelivery, NotFound> =>
       Effect.gen(function*() {
         const found = yield* events.findOwned(integrationId, eventId)
         if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ error: `no event ${eventId}` }))

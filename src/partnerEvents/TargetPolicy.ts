@@ -52,6 +52,7 @@ const hexTail = (address: string) =>
 /** The 16 bytes of an IPv6 address `isIP` accepted (hex groups, at most one `::`, an optional dotted IPv4 tail). */
 const ipv6Bytes = (address: string): Uint8Array => {
   const groups = (part: string | undefined) => (part === undefined || part === "" ? [] : part.split(":"))
+  // `isIP` accepted it, so it has at most one `::`: one or two parts.
   const [head, tail] = hexTail(address).split("::").map(groups) as [Array<string>, Array<string> | undefined]
   const words = [...head, ...Array<string>(8 - head.length - (tail?.length ?? 0)).fill("0"), ...(tail ?? [])]
   const bytes = new Uint8Array(16)

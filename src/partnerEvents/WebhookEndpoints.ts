@@ -1,6 +1,8 @@
 import {
   Conflict,
   type CreateWebhookEndpointRequest,
+  type EndpointId,
+  type IntegrationId,
   NotFound,
   type WebhookEndpointWithSecret
 } from "@cop-integrations/contracts"
@@ -19,7 +21,7 @@ export const MAX_ENDPOINTS = 16
 /** After a rotation the old secret keeps signing this long, beside the new one. */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000
 
-const notFound = (endpointId: string) => new NotFound({ error: `no webhook endpoint ${endpointId}` })
+const notFound = (endpointId: EndpointId) => new NotFound({ error: `no webhook endpoint ${endpointId}` })
 
 const withSecret = (row: EndpointRow): WebhookEndpointWithSecret => ({
   ...presentEndpoint(row),
@@ -33,13 +35,13 @@ export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("Webhoo
     const targets = yield* WebhookTargets
     const outbox = yield* Outbox
 
-    const owned = (integrationId: string, endpointId: string) =>
+    const owned = (integrationId: IntegrationId, endpointId: EndpointId) =>
       Effect.flatMap(endpoints.findOwned(integrationId, endpointId), Option.match({
         onNone: () => Effect.fail(notFound(endpointId)),
         onSome: Effect.succeed
       }))
 
-    const create = (integrationId: string, request: CreateWebhookEndpointRequest) =>
+    const create = (integrationId: IntegrationId, request: CreateWebhookEndpointRequest) =>
       Effect.gen(function*() {
         const url = yield* targets.check(request.url)
         const at = yield* now
@@ -62,7 +64,7 @@ export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("Webhoo
         })
       })
 
-    const rotateSecret = (integrationId: string, endpointId: string) =>
+    const rotateSecret = (integrationId: IntegrationId, endpointId: EndpointId) =>
       Effect.gen(function*() {
         const at = yield* now
         const rotated = yield* endpoints.rotate({
@@ -76,7 +78,7 @@ export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("Webhoo
       })
 
     /** An `endpoint.ping` for this endpoint alone; a disabled endpoint receives nothing, so it is a 409. */
-    const ping = (integrationId: string, endpointId: string) =>
+    const ping = (integrationId: IntegrationId, endpointId: EndpointId) =>
       Effect.gen(function*() {
         const row = yield* owned(integrationId, endpointId)
         if (row.status === "disabled") {
@@ -93,7 +95,7 @@ export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("Webhoo
         return body
       })
 
-    const remove = (integrationId: string, endpointId: string) =>
+    const remove = (integrationId: IntegrationId, endpointId: EndpointId) =>
       Effect.gen(function*() {
         const removed = yield* endpoints.remove(integrationId, endpointId, yield* now)
         if (!removed) return yield* Effect.fail(notFound(endpointId))
@@ -101,8 +103,8 @@ export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("Webhoo
 
     return {
       create,
-      list: (integrationId: string) => Effect.map(endpoints.list(integrationId), (rows) => ({ items: rows.map(presentEndpoint) })),
-      get: (integrationId: string, endpointId: string) => Effect.map(owned(integrationId, endpointId), presentEndpoint),
+      list: (integrationId: IntegrationId) => Effect.map(endpoints.list(integrationId), (rows) => ({ items: rows.map(presentEndpoint) })),
+      get: (integrationId: IntegrationId, endpointId: EndpointId) => Effect.map(owned(integrationId, endpointId), presentEndpoint),
       rotateSecret,
       ping,
       remove

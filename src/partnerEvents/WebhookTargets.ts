@@ -44,7 +44,9 @@ export const guardedLookup = (resolve: Resolver): LookupFunction => (hostname, o
       if (Option.isSome(refused)) {
         return callback(Object.assign(new Error(`refused: ${refused.value}`), { code: "EWEBHOOKTARGET" }), "", 4)
       }
+      // Node types the callback by the `all` option it was called with, which TypeScript cannot narrow from here.
       if (options.all === true) return (callback as (error: null, all: ReadonlyArray<ResolvedAddress>) => void)(null, addresses)
+      // `refusal` refused an empty answer above, so the resolver's list has a first address.
       const first = addresses[0] as ResolvedAddress
       callback(null, first.address, first.family)
     },
@@ -65,7 +67,7 @@ export const WebhookTargetsStrict = (resolve: Resolver = systemResolver) =>
         onLeft: (reason) => Effect.fail(badUrl(reason)),
         onRight: (url) =>
           Effect.tryPromise(() => resolve(url.hostname.replace(/^\[|\]$/g, ""))).pipe(
-            Effect.orElseSucceed(() => [] as ReadonlyArray<ResolvedAddress>),
+            Effect.orElseSucceed((): ReadonlyArray<ResolvedAddress> => []),
             Effect.flatMap((addresses) =>
               Option.match(refusal(url.hostname, addresses), {
                 onNone: () => Effect.succeed(url),

@@ -1,4 +1,4 @@
-import type { FeeLeg, PayoutStatus } from "@cop-integrations/contracts"
+import type { FeeLeg, PayoutStatus, TxHash } from "@cop-integrations/contracts"
 import { Effect, Option } from "effect"
 import { now } from "../base/Clock.ts"
 import { PayoutRepo } from "./PayoutRepo.ts"
@@ -107,8 +107,8 @@ export const minedInWindow = (row: PayoutRow, minedAt: Date) => minedAt.getTime(
  * sweep closed the window, but the deposit was mined inside it, so the payout goes on as if confirmed in time.
  */
 export const confirmByPartner = (row: PayoutRow, input: {
-  readonly txHash: string
-  readonly feeTxHash: string | null
+  readonly txHash: TxHash
+  readonly feeTxHash: TxHash | null
   readonly feeStatus: "pending" | "verified"
   readonly minedAt: Date
   readonly at: Date

@@ -4,8 +4,12 @@ import {
   BadRequest,
   Conflict,
   type ConfirmPayoutRequest,
+  type IntegrationId,
+  lowerCaseTxHash,
   NotFound,
+  type PayoutId,
   Requote,
+  type TxHash,
   TxHashReused
 } from "@cop-integrations/contracts"
 import { BigDecimal, Context, Data, Duration, Effect, Option, Schedule, Schema } from "effect"
@@ -60,11 +64,11 @@ export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfir
     const requoteGuard = yield* RequoteGuard
     const claims = yield* TxHashClaims
 
-    const claimHash = (hash: string, payoutId: string) => claims.claim("payout", payoutId, hash)
-    const verifyingClaimsOf = (payoutId: string) => claims.verifyingOf("payout", payoutId)
-    const release = (payoutId: string, hashes: ReadonlyArray<string>) => claims.release("payout", payoutId, hashes)
+    const claimHash = (hash: TxHash, payoutId: PayoutId) => claims.claim("payout", payoutId, hash)
+    const verifyingClaimsOf = (payoutId: PayoutId) => claims.verifyingOf("payout", payoutId)
+    const release = (payoutId: PayoutId, hashes: ReadonlyArray<string>) => claims.release("payout", payoutId, hashes)
 
-    const lockOwned = (integrationId: string, payoutId: string) =>
+    const lockOwned = (integrationId: IntegrationId, payoutId: PayoutId) =>
       Effect.flatMap(payouts.lockForConfirm(integrationId, payoutId), Option.match({
         onNone: () => Effect.fail(new NotFound({ error: `no payout ${payoutId}` })),
         onSome: Effect.succeed
@@ -72,10 +76,10 @@ export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfir
 
     /** Step 1: lock, check, claim. */
     const begin = (input: {
-      readonly integrationId: string
-      readonly payoutId: string
-      readonly txHash: string
-      readonly feeTxHash: string | undefined
+      readonly integrationId: IntegrationId
+      readonly payoutId: PayoutId
+      readonly txHash: TxHash
+      readonly feeTxHash: TxHash | undefined
     }) =>
       Effect.gen(function*() {
         const { depositSeenByProvider: seenByProvider, row } = yield* lockOwned(input.integrationId, input.payoutId)
@@ -150,10 +154,10 @@ export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfir
 
     /** Step 3: record the confirmation, if the claims are still this confirm's and the deposit is in time. */
     const finalize = (input: {
-      readonly integrationId: string
-      readonly payoutId: string
-      readonly txHash: string
-      readonly feeTxHash: string | undefined
+      readonly integrationId: IntegrationId
+      readonly payoutId: PayoutId
+      readonly txHash: TxHash
+      readonly feeTxHash: TxHash | undefined
       readonly hashes: ReadonlyArray<string>
       readonly minedAt: Date
       readonly feeStatus: "pending" | "verified"
@@ -179,13 +183,13 @@ export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfir
       }).pipe(sql.withTransaction)
 
     const confirm = (input: {
-      readonly integrationId: string
-      readonly payoutId: string
+      readonly integrationId: IntegrationId
+      readonly payoutId: PayoutId
       readonly request: ConfirmPayoutRequest
     }) =>
       Effect.gen(function*() {
-        const txHash = input.request.txHash.toLowerCase()
-        const feeTxHash = input.request.feeTxHash?.toLowerCase()
+        const txHash = lowerCaseTxHash(input.request.txHash)
+        const feeTxHash = input.request.feeTxHash === undefined ? undefined : lowerCaseTxHash(input.request.feeTxHash)
         if (feeTxHash === txHash) {
           return yield* Effect.fail(new BadRequest({ error: "feeTxHash: must differ from txHash" }))
         }

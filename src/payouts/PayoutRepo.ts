@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import type { EventType } from "@cop-integrations/contracts"
+import { type EventType, IntegrationId, PayoutId } from "@cop-integrations/contracts"
 import { Effect, Option, Schema } from "effect"
 import { atomically } from "../db/Atomically.ts"
 import { ownedTable } from "../db/OwnedTable.ts"
@@ -8,7 +8,7 @@ import { PreviousStatus, recordingStatusChanges } from "../outbox/StatusEvents.t
 import { PayoutRow } from "./PayoutRow.ts"
 import { presentPayout } from "./Present.ts"
 
-const Owned = Schema.Struct({ integrationId: Schema.String, payoutId: Schema.String })
+const Owned = Schema.Struct({ integrationId: IntegrationId, payoutId: PayoutId })
 
 const eventTypeOf = (row: PayoutRow): EventType =>
   row.status === "awaiting_deposit" ? "payout.created" : `payout.${row.status}`
@@ -119,7 +119,7 @@ export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
       findOwned: owned.findOwned,
       lockOwned: owned.lockOwned,
       /** The row locked, and whether the provider reported its deposit arriving (one statement for the confirm). */
-      lockForConfirm: (integrationId: string, payoutId: string) =>
+      lockForConfirm: (integrationId: IntegrationId, payoutId: PayoutId) =>
         lockForConfirm({ integrationId, payoutId }).pipe(
           Effect.orDie,
           Effect.map(Option.map(({ provider_deposit_seen_at, ...row }) => ({

@@ -1,11 +1,11 @@
-import { FeeLeg, PayoutStatus, PreparedTx } from "@cop-integrations/contracts"
+import { FeeLeg, IntegrationId, PayoutId, PayoutStatus, PreparedTx, TxHash, UserAddress } from "@cop-integrations/contracts"
 import { Schema } from "effect"
 
 export const PayoutRow = Schema.Struct({
-  id: Schema.String,
-  integration_id: Schema.String,
+  id: PayoutId,
+  integration_id: IntegrationId,
   status: PayoutStatus,
-  user_address: Schema.String,
+  user_address: UserAddress,
   from_token: Schema.String,
   destination_cop: Schema.String,
   bre_b_key: Schema.String,
@@ -28,8 +28,8 @@ export const PayoutRow = Schema.Struct({
   fee_transaction: PreparedTx,
   commission_usd: Schema.String,
   provider_transfer_id: Schema.String,
-  tx_hash: Schema.NullOr(Schema.String),
-  fee_tx_hash: Schema.NullOr(Schema.String),
+  tx_hash: Schema.NullOr(TxHash),
+  fee_tx_hash: Schema.NullOr(TxHash),
   created_at: Schema.DateFromSelf,
   updated_at: Schema.DateFromSelf,
   expires_at: Schema.DateFromSelf,

@@ -2,9 +2,11 @@ import {
   BadRequest,
   type CreatePayoutRequest,
   DestinationMismatch,
+  type IntegrationId,
   NeedsKyc,
   NotFound,
   type Payout,
+  PayoutId,
   type PayoutList
 } from "@cop-integrations/contracts"
 import { BigDecimal, Effect, Option, Schema } from "effect"
@@ -75,11 +77,11 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
      * destination_mismatch (DESIGN §3).
      */
     const prepare = (
-      integrationId: string,
+      integrationId: IntegrationId,
       request: CreatePayoutRequest,
       destinationCop: BigDecimal.BigDecimal,
       claim: {
-        readonly payoutId: string
+        readonly payoutId: PayoutId
         readonly transferKey: string
         readonly pinned: unknown
         readonly record: (terms: typeof PinnedTerms.Encoded) => Effect.Effect<void>
@@ -216,7 +218,7 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
     const persist = (row: PayoutRow) =>
       Effect.map(payouts.insert(row), (stored) => ({
         status: 201,
-        body: presentPayout(stored) as unknown,
+        body: presentPayout(stored),
         resourceId: stored.id
       }))
 
@@ -225,7 +227,7 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
      * payout id allocated here), prepare (provider calls outside any transaction), write the payout.
      */
     const create = (input: {
-      readonly integrationId: string
+      readonly integrationId: IntegrationId
       readonly request: CreatePayoutRequest
       readonly idempotencyKey: string | undefined
     }) =>
@@ -254,7 +256,8 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
           },
           (claim) =>
             prepare(input.integrationId, input.request, destinationCop, {
-              payoutId: claim.resourceId,
+              // The key's row keeps the payout id as text (it serves every resource kind): this one or a stopped try's.
+              payoutId: PayoutId.make(claim.resourceId),
               transferKey: claim.providerKey,
               pinned: claim.intent,
               record: claim.record,
@@ -265,7 +268,7 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
         return { status: result.status, body: result.body, replayed: result.replayed } satisfies CreateOutcome
       })
 
-    const get = (integrationId: string, payoutId: string) =>
+    const get = (integrationId: IntegrationId, payoutId: PayoutId) =>
       Effect.flatMap(payouts.findOwned(integrationId, payoutId), (found) =>
         Option.match(found, {
           onNone: () => Effect.fail(new NotFound({ error: `no payout ${payoutId}` })),

@@ -8,7 +8,10 @@ export const providerFailure = (error: ProviderFailure): Effect.Effect<never, Se
     ? Effect.fail(new ServiceUnavailable({ error: `payout provider unavailable: ${error.reason}; retry later` }))
     : Effect.fail(new BadGateway({ error: "the payout provider answered unexpectedly; retry later or contact support" }))
 
-/** Maps both provider failures of `effect` to their HTTP errors. */
+/**
+ * Maps both provider failures of `effect` to their HTTP errors. The casts name the error channel before and after:
+ * TypeScript cannot narrow a generic `E | ProviderFailure` by tag.
+ */
 export const orProviderFailure = <A, E, R>(effect: Effect.Effect<A, E | ProviderFailure, R>) =>
   Effect.catchTags(effect as Effect.Effect<A, ProviderFailure, R>, {
     ProviderUnavailable: providerFailure,

@@ -1,8 +1,9 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
+import { IntegrationId, QuoteId } from "@cop-integrations/contracts"
 import { Effect, Schema } from "effect"
 
 const QuoteRow = Schema.Struct({
-  id: Schema.String,
+  id: QuoteId,
   from_token: Schema.String,
   sell_rate: Schema.BigDecimal,
   mid_rate: Schema.BigDecimal,
@@ -24,7 +25,7 @@ const NewQuote = Schema.Struct({
   expires_at: Schema.DateFromSelf
 })
 
-const Owned = Schema.Struct({ integrationId: Schema.String, quoteId: Schema.String })
+const Owned = Schema.Struct({ integrationId: IntegrationId, quoteId: QuoteId })
 
 /** Quotes given to an integration; another integration's quote is simply not found. */
 export class QuoteRepo extends Effect.Service<QuoteRepo>()("QuoteRepo", {
@@ -45,7 +46,7 @@ export class QuoteRepo extends Effect.Service<QuoteRepo>()("QuoteRepo", {
     })
 
     return {
-      findOwned: (integrationId: string, quoteId: string) => findOwned({ integrationId, quoteId }).pipe(Effect.orDie),
+      findOwned: (integrationId: IntegrationId, quoteId: QuoteId) => findOwned({ integrationId, quoteId }).pipe(Effect.orDie),
       insert: (row: typeof NewQuote.Type) => insert(row).pipe(Effect.orDie)
     } as const
   })

@@ -1,4 +1,4 @@
-import { BadRequest, MercadoCerrado, type Quote, Requote } from "@cop-integrations/contracts"
+import { BadRequest, type IntegrationId, MercadoCerrado, type Quote, type QuoteId, Requote } from "@cop-integrations/contracts"
 import { BigDecimal, Effect, Option } from "effect"
 import { getAddress } from "viem"
 import { Chain, type TokenSymbol } from "../chain/Chain.ts"
@@ -34,7 +34,7 @@ export class QuoteService extends Effect.Service<QuoteService>()("QuoteService",
     const chain = yield* Chain
 
     const quote = (input: {
-      readonly integrationId: string
+      readonly integrationId: IntegrationId
       readonly destinationCop: string | undefined
       readonly fromToken: TokenSymbol
     }) =>
@@ -105,8 +105,8 @@ export class QuoteService extends Effect.Service<QuoteService>()("QuoteService",
      * is for that amount and fromToken only: another is requote, naming both. A quote without one fixes the rate only.
      */
     const termsFor = (input: {
-      readonly integrationId: string
-      readonly quoteId: string | undefined
+      readonly integrationId: IntegrationId
+      readonly quoteId: QuoteId | undefined
       readonly destinationCop: BigDecimal.BigDecimal
       readonly fromToken: TokenSymbol
       readonly current: UsdCopRates

@@ -20,7 +20,7 @@ export interface SwapRouterLiveOptions {
 
 const Units = Schema.String.pipe(Schema.pattern(/^[0-9]{1,78}$/))
 const Address = Schema.String.pipe(Schema.pattern(/^0x[0-9a-fA-F]{40}$/))
-const Hex = Schema.String.pipe(Schema.pattern(/^0x([0-9a-fA-F]{2})*$/))
+const Hex = Schema.TemplateLiteral("0x", Schema.String).pipe(Schema.pattern(/^0x([0-9a-fA-F]{2})*$/))
 
 const NoLiquidity = Schema.Struct({ liquidityAvailable: Schema.Literal(false) })
 
@@ -72,7 +72,7 @@ export const makeSwapRouterLive = (options: SwapRouterLiveOptions) =>
           const tryOnce = (limit: Duration.Duration) =>
             client.execute(get).pipe(
               Effect.flatMap((response) =>
-                Effect.map(Effect.orElseSucceed(response.json, () => undefined as unknown), (body) => ({ status: response.status, body }))),
+                Effect.map(Effect.orElseSucceed(response.json, (): unknown => undefined), (body) => ({ status: response.status, body }))),
               Effect.scoped,
               Effect.timeoutFail({
                 duration: limit,
@@ -108,7 +108,7 @@ export const makeSwapRouterLive = (options: SwapRouterLiveOptions) =>
             allowanceTarget: getAddress(spender),
             transaction: {
               to: getAddress(quote.transaction.to),
-              data: quote.transaction.data as `0x${string}`,
+              data: quote.transaction.data,
               value: BigInt(quote.transaction.value)
             }
           }

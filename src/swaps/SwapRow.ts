@@ -1,11 +1,11 @@
-import { FeeLeg, PreparedTx, SwapStatus, SwapToken } from "@cop-integrations/contracts"
+import { FeeLeg, IntegrationId, PreparedTx, SwapId, SwapStatus, SwapToken, TxHash, UserAddress } from "@cop-integrations/contracts"
 import { Schema } from "effect"
 
 export const SwapRow = Schema.Struct({
-  id: Schema.String,
-  integration_id: Schema.String,
+  id: SwapId,
+  integration_id: IntegrationId,
   status: SwapStatus,
-  user_address: Schema.String,
+  user_address: UserAddress,
   from_token: SwapToken,
   to_token: SwapToken,
   amount_in: Schema.String,
@@ -15,7 +15,7 @@ export const SwapRow = Schema.Struct({
   fee_legs: Schema.Array(FeeLeg),
   transaction: PreparedTx,
   approval_transaction: Schema.NullOr(PreparedTx),
-  tx_hash: Schema.NullOr(Schema.String),
+  tx_hash: Schema.NullOr(TxHash),
   created_at: Schema.DateFromSelf,
   updated_at: Schema.DateFromSelf,
   expires_at: Schema.DateFromSelf

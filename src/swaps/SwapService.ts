@@ -4,12 +4,17 @@ import {
   BelowMinimum,
   Conflict,
   type ConfirmSwapRequest,
+  type IntegrationId,
+  lowerCaseTxHash,
   NotFound,
   type PrepareSwapRequest,
   Requote,
   ServiceUnavailable,
+  SwapId,
   type SwapList,
-  TxHashReused
+  type TxHash,
+  TxHashReused,
+  UserAddress
 } from "@cop-integrations/contracts"
 import { PgClient } from "@effect/sql-pg"
 import { SqlError } from "@effect/sql/SqlError"
@@ -89,7 +94,7 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
         return { from, to, sellAmount, slippageBps: request.slippageBps ?? DEFAULT_SLIPPAGE_BPS }
       })
 
-    const prepare = (integrationId: string, request: PrepareSwapRequest, intentId: string) =>
+    const prepare = (integrationId: IntegrationId, request: PrepareSwapRequest, intentId: SwapId) =>
       Effect.gen(function*() {
         const { from, sellAmount, slippageBps, to } = yield* parse(request)
         const user = getAddress(request.userAddress)
@@ -114,7 +119,7 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
           id: intentId,
           integration_id: integrationId,
           status: "prepared",
-          user_address: user,
+          user_address: UserAddress.make(user),
           from_token: from.symbol,
           to_token: to.symbol,
           amount_in: formatFixed(fromBaseUnits(sellAmount, from.decimals), from.decimals),
@@ -148,14 +153,14 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
       })
 
     const persist = (row: SwapRow) =>
-      Effect.map(swaps.insert(row), (stored) => ({ status: 201, body: presentSwap(stored) as unknown, resourceId: stored.id }))
+      Effect.map(swaps.insert(row), (stored) => ({ status: 201, body: presentSwap(stored), resourceId: stored.id }))
 
     /**
      * Prepares and stores a swap: the router and the chain are asked before any transaction opens. With an
      * Idempotency-Key, the same semantics as payouts (the key's row records the intent id first).
      */
     const create = (input: {
-      readonly integrationId: string
+      readonly integrationId: IntegrationId
       readonly request: PrepareSwapRequest
       readonly idempotencyKey: string | undefined
     }) =>
@@ -173,25 +178,26 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
             resourceId: intentId,
             providerKey: intentId
           },
-          (claim) => prepare(input.integrationId, input.request, claim.resourceId),
+          // The key's row keeps the intent id as text (it serves every resource kind): this one or a stopped try's.
+          (claim) => prepare(input.integrationId, input.request, SwapId.make(claim.resourceId)),
           persist
         )
       })
 
-    const get = (integrationId: string, intentId: string) =>
+    const get = (integrationId: IntegrationId, intentId: SwapId) =>
       Effect.flatMap(swaps.findOwned(integrationId, intentId), Option.match({
         onNone: () => Effect.fail(new NotFound({ error: `no swap ${intentId}` })),
         onSome: (row) => Effect.succeed(presentSwap(row))
       }))
 
-    const lockOwned = (integrationId: string, intentId: string) =>
+    const lockOwned = (integrationId: IntegrationId, intentId: SwapId) =>
       Effect.flatMap(swaps.lockOwned(integrationId, intentId), Option.match({
         onNone: () => Effect.fail(new NotFound({ error: `no swap ${intentId}` })),
         onSome: Effect.succeed
       }))
 
     /** Step 1 of a confirm: lock, check, claim the hash `verifying`. */
-    const begin = (integrationId: string, intentId: string, txHash: string) =>
+    const begin = (integrationId: IntegrationId, intentId: SwapId, txHash: TxHash) =>
       Effect.gen(function*() {
         const row = yield* lockOwned(integrationId, intentId)
         if (row.tx_hash === txHash) return Begin.Replay({ row })
@@ -212,7 +218,7 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
       }).pipe(sql.withTransaction)
 
     /** Step 3: record it, if the claim is still this confirm's and the swap was mined before it expired. */
-    const finalize = (integrationId: string, intentId: string, txHash: string, minedAt: Date) =>
+    const finalize = (integrationId: IntegrationId, intentId: SwapId, txHash: TxHash, minedAt: Date) =>
       Effect.gen(function*() {
         const row = yield* lockOwned(integrationId, intentId)
         yield* keepClaims(claims, "swap", row.id, [txHash])
@@ -231,7 +237,7 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
       }).pipe(sql.withTransaction)
 
     /** The user's own swap transaction reverted: the intent is `failed` (prepare a new one); the hash stays used. */
-    const markFailed = (integrationId: string, intentId: string, txHash: string) =>
+    const markFailed = (integrationId: IntegrationId, intentId: SwapId, txHash: TxHash) =>
       Effect.gen(function*() {
         const row = yield* lockOwned(integrationId, intentId)
         yield* keepClaims(claims, "swap", row.id, [txHash])
@@ -244,9 +250,9 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
      * least minAmountOut of toToken to the user (mock mode skips the receipt), then a short transaction records it
      * or the claim is released. The user's own transaction having reverted makes the swap `failed`.
      */
-    const confirm = (input: { readonly integrationId: string; readonly intentId: string; readonly request: ConfirmSwapRequest }) =>
+    const confirm = (input: { readonly integrationId: IntegrationId; readonly intentId: SwapId; readonly request: ConfirmSwapRequest }) =>
       Effect.gen(function*() {
-        const txHash = input.request.txHash.toLowerCase()
+        const txHash = lowerCaseTxHash(input.request.txHash)
         return yield* confirmByTxHash({
           begin: begin(input.integrationId, input.intentId, txHash),
           replay: presentSwap,

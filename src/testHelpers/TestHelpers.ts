@@ -1,4 +1,4 @@
-import type { AdvancePayoutRequest, Conflict, KycCustomer, Payout } from "@cop-integrations/contracts"
+import type { AdvancePayoutRequest, Conflict, IntegrationId, KycCustomer, Payout, PayoutId } from "@cop-integrations/contracts"
 import { NotFound } from "@cop-integrations/contracts"
 import { Context, Effect, Layer } from "effect"
 
@@ -7,11 +7,11 @@ export class TestHelpers extends Context.Tag("TestHelpers")<TestHelpers, {
   /** False in a live deployment: nothing under the helpers' path is served (src/http/TestHelpersHttp.ts). */
   readonly served: boolean
   readonly advancePayout: (
-    integrationId: string,
-    payoutId: string,
+    integrationId: IntegrationId,
+    payoutId: PayoutId,
     to: AdvancePayoutRequest["to"]
   ) => Effect.Effect<Payout, NotFound | Conflict>
-  readonly rejectKyc: (integrationId: string, userAddress: string) => Effect.Effect<KycCustomer, NotFound | Conflict>
+  readonly rejectKyc: (integrationId: IntegrationId, userAddress: string) => Effect.Effect<KycCustomer, NotFound | Conflict>
 }>() {}
 
 export const TEST_HELPERS_ABSENT = "test helpers exist only in mock (sandbox) deployments"

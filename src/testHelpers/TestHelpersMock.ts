@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Conflict, NotFound } from "@cop-integrations/contracts"
+import { Conflict, type IntegrationId, NotFound, type PayoutId } from "@cop-integrations/contracts"
 import { Effect, Layer, Option } from "effect"
 import { getAddress } from "viem"
 import { now } from "../base/Clock.ts"
@@ -30,7 +30,7 @@ export const TestHelpersMock = Layer.effect(
     const customers = yield* CustomerRepo
     const lifecycle = yield* Lifecycle
 
-    const advancePayout = (integrationId: string, payoutId: string, to: keyof typeof transferStateFor) =>
+    const advancePayout = (integrationId: IntegrationId, payoutId: PayoutId, to: keyof typeof transferStateFor) =>
       Effect.gen(function*() {
         const found = yield* payouts.lockOwned(integrationId, payoutId)
         if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ error: `no payout ${payoutId}` }))
@@ -43,7 +43,7 @@ export const TestHelpersMock = Layer.effect(
         return presentPayout(Option.getOrThrow(moved))
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
 
-    const rejectKyc = (integrationId: string, userAddress: string) =>
+    const rejectKyc = (integrationId: IntegrationId, userAddress: string) =>
       Effect.gen(function*() {
         const found = yield* customers.find({ integrationId, userAddress })
         if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ error: `no customer ${userAddress}` }))

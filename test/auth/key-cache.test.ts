@@ -2,6 +2,7 @@
  * The API-key cache: one lookup per key and period; a key revoked in the database stops working once the period
  * ends (the stated revocation bound), unknown keys are never remembered (a new key works at once).
  */
+import { IntegrationId, KeyId } from "@cop-integrations/contracts"
 import { it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
@@ -9,8 +10,8 @@ import type { ApiKeyRow } from "../../src/auth/ApiKeyRepo.ts"
 import { cachedKeyLookup } from "../../src/auth/KeyCache.ts"
 
 const row: ApiKeyRow = {
-  id: "key_1",
-  integration_id: "int_1",
+  id: KeyId.make("key_1"),
+  integration_id: IntegrationId.make("int_1"),
   integration_name: "acme",
   kind: "test",
   last4: "abcd",

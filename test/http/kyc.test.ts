@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { OtpInvalid, OtpSendResponse, OtpVerifyResponse } from "@cop-integrations/contracts"
+import { OtpInvalid, OtpSendResponse, OtpVerifyResponse, UserAddress } from "@cop-integrations/contracts"
 import { Effect, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { BREB, call, expectErrorBody, failureOf, newAddress, payoutBody, withBadChecksum } from "../support/http.ts"
@@ -117,7 +117,7 @@ describe("kyc/otp/verify", () => {
     const userAddress = newAddress()
     const { body } = await send(userAddress)
     const exit = await clientExit(server.baseUrl, apiKey, (client) =>
-      client.breb.verifyOtp({ headers: {}, payload: { userAddress, code: wrongCode(body.debugCode) } }))
+      client.breb.verifyOtp({ headers: {}, payload: { userAddress: UserAddress.make(userAddress), code: wrongCode(body.debugCode) } }))
     expect(failureOf(exit)).toBeInstanceOf(OtpInvalid)
   })
 

@@ -1,4 +1,4 @@
-import { NotFound, TxHashReused } from "@cop-integrations/contracts"
+import { NotFound, PayoutId, TxHash, TxHashReused } from "@cop-integrations/contracts"
 import { Cause, Exit, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
@@ -193,10 +193,10 @@ describe("payouts of other integrations", () => {
     await confirmed(payout.payoutId, { txHash })
     const other = await newPayout()
     const reused = await clientExit(server.baseUrl, partner.apiKey, (client) =>
-      client.breb.confirmPayout({ path: { payoutId: other.payoutId }, payload: { txHash }, headers: {} }))
+      client.breb.confirmPayout({ path: { payoutId: other.payoutId }, payload: { txHash: TxHash.make(txHash) }, headers: {} }))
     expect(failureOf(reused)).toBeInstanceOf(TxHashReused)
     const missing = await clientExit(server.baseUrl, partner.apiKey, (client) =>
-      client.breb.getPayout({ path: { payoutId: "po_nope" } }))
+      client.breb.getPayout({ path: { payoutId: PayoutId.make("po_nope") } }))
     expect(failureOf(missing)).toBeInstanceOf(NotFound)
   })
 

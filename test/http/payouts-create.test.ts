@@ -1,4 +1,4 @@
-import type { CreatePayoutRequest, FeeLeg } from "@cop-integrations/contracts"
+import { type CreatePayoutRequest, type FeeLeg, UserAddress } from "@cop-integrations/contracts"
 import { BigDecimal, Effect } from "effect"
 import { decodeFunctionData, erc20Abi, getAddress } from "viem"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -33,7 +33,7 @@ afterAll(() => server?.close())
 /** The same body, typed as the contract's request for the typed client. */
 const clientPayload = (destinationCop: string): CreatePayoutRequest => {
   const { accountOwnerName, breBKey, userAddress } = payoutBody(user)
-  return { accountOwnerName, breBKey, destinationCop, userAddress }
+  return { accountOwnerName, breBKey, destinationCop, userAddress: UserAddress.make(userAddress) }
 }
 
 const legOf = (legs: ReadonlyArray<FeeLeg>, code: FeeLeg["code"]): FeeLeg => {

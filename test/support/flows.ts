@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import { ErrorBody, Payout, PayoutList } from "@cop-integrations/contracts"
+import { ErrorBody, type IntegrationId, Payout, PayoutList } from "@cop-integrations/contracts"
 import { type BigDecimal, Effect, Schema } from "effect"
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts"
 import { expect, vi } from "vitest"
@@ -112,7 +112,7 @@ export interface PayoutBody {
 }
 
 export interface Partner {
-  readonly integrationId: string
+  readonly integrationId: IntegrationId
   readonly apiKey: string
   readonly get: (path: string, query?: Record<string, string>) => Promise<Wire>
   readonly post: (path: string, body: unknown, headers?: Record<string, string>) => Promise<Wire>

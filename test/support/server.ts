@@ -6,7 +6,7 @@
 import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import type { SqlClient } from "@effect/sql"
-import { IntegrationsApi } from "@cop-integrations/contracts"
+import { type IntegrationId, IntegrationsApi } from "@cop-integrations/contracts"
 import { ConfigProvider, Effect, Exit, Layer, Logger, LogLevel, Option, Redacted, Scope } from "effect"
 import { serverLayer } from "../../src/App.ts"
 import { ApiKeyRepo } from "../../src/auth/ApiKeyRepo.ts"
@@ -39,7 +39,7 @@ export interface TestServer {
   readonly database: TestDatabase
   readonly logs: ReadonlyArray<string>
   /** A fresh integration (unique name) and one key for it. */
-  readonly newIntegration: (kind?: KeyKind) => Promise<{ readonly integrationId: string; readonly apiKey: string }>
+  readonly newIntegration: (kind?: KeyKind) => Promise<{ readonly integrationId: IntegrationId; readonly apiKey: string }>
   /** Runs an Effect with the app's services (SqlClient, repos, ...) against the test database. */
   readonly run: <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient | ApiKeyRepo | IntegrationRepo>) => Promise<A>
   /** Runs an Effect on a connection of its own to the test database (not the app's pool, not via a proxy). */
