@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Cause, Effect, Either, Redacted, Ref, Schema } from "effect"
+import { Cause, Effect, Either, type Redacted, Ref, Schema } from "effect"
 import { now } from "../base/Clock.ts"
 import { AppConfig } from "../config/Config.ts"
 import { postWebhook, type SendOutcome } from "./Sender.ts"
@@ -207,7 +207,7 @@ export const makeDelivery = Effect.gen(function*() {
       yield* send(delivery).pipe(
         // Unrecorded (the database failed): the lease runs out and the delivery is claimed again.
         Effect.catchAllCause((cause) =>
-          Effect.logWarning(`webhook delivery not recorded: ${Cause.squash(cause)}`.slice(0, 300)).pipe(
+          Effect.logWarning(`webhook delivery not recorded: ${String(Cause.squash(cause))}`.slice(0, 300)).pipe(
             Effect.annotateLogs({ eventId: delivery.event_id, endpointId: delivery.endpoint_id })
           )
         ),

@@ -8,7 +8,7 @@ import {
   Requote,
   TxHashReused
 } from "@cop-integrations/contracts"
-import { BigDecimal, Context, Data, Duration, Effect, Option, Schedule, Schema } from "effect"
+import { BigDecimal, Context, Data, Duration, Effect, Option, Schedule } from "effect"
 import { Chain } from "../chain/Chain.ts"
 import { isTokenSymbol } from "../chain/Tokens.ts"
 import { TxHashClaims } from "../chain/TxHashClaims.ts"

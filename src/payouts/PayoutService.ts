@@ -1,5 +1,5 @@
 import {
-  BadRequest,
+  type BadRequest,
   type CreatePayoutRequest,
   DestinationMismatch,
   NeedsKyc,
@@ -216,7 +216,7 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
     const persist = (row: PayoutRow) =>
       Effect.map(payouts.insert(row), (stored) => ({
         status: 201,
-        body: presentPayout(stored) as unknown,
+        body: presentPayout(stored),
         resourceId: stored.id
       }))
 

@@ -147,7 +147,7 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
       })
 
     const persist = (row: SwapRow) =>
-      Effect.map(swaps.insert(row), (stored) => ({ status: 201, body: presentSwap(stored) as unknown, resourceId: stored.id }))
+      Effect.map(swaps.insert(row), (stored) => ({ status: 201, body: presentSwap(stored), resourceId: stored.id }))
 
     /**
      * Prepares and stores a swap: the router and the chain are asked before any transaction opens. With an
