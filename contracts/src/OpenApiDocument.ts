@@ -11,7 +11,8 @@ const decodeErrorRefs = new Set([
   "#/components/schemas/PropertyKey"
 ])
 
-const isDecodeErrorRef = (node: Json): boolean => isObject(node) && decodeErrorRefs.has(String(node["$ref"] ?? ""))
+const isDecodeErrorRef = (node: Json): boolean =>
+  isObject(node) && typeof node["$ref"] === "string" && decodeErrorRefs.has(node["$ref"])
 
 /**
  * The platform adds its own `HttpApiDecodeError` to every 400 response; this service answers
@@ -217,11 +218,13 @@ export const finishOpenApiDocument = (generated: Record<string, unknown>): Recor
   delete schemas["Issue"]
   delete schemas["PropertyKey"]
   schemas["ErrorBody"] = errorBodySchema
+  const info = spec["info"] as JsonObject
+  const description = typeof info["description"] === "string" ? info["description"] : ""
   const finished: JsonObject = {
     ...spec,
     info: {
-      ...(spec["info"] as JsonObject),
-      description: `${String((spec["info"] as JsonObject)["description"] ?? "")}${conventions}`,
+      ...info,
+      description: `${description}${conventions}`,
       license: { name: "Apache 2.0", identifier: "Apache-2.0" },
       contact: { name: "Integrations API maintainers", url: "https://github.com/cop-integrations/integrations-api/issues" }
     },

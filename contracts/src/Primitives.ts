@@ -3,6 +3,7 @@ import { checksumAddress, isAddress } from "./Evm.ts"
 
 const isChecksummed = (value: string): boolean => isAddress(value) && checksumAddress(value) === value
 
+// eslint-disable-next-line no-control-regex -- control characters are what it looks for
 const hasControlCharacters = (value: string) => /[\u0000-\u001f\u007f]/.test(value)
 
 /** Printable text: control characters (NUL, newlines, …) are never valid in names, keys or ids. */

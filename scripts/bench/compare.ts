@@ -31,7 +31,7 @@ interface Target {
 const startBaseline = async (script: string, env: Record<string, string>): Promise<Target & { child: ChildProcess }> => {
   const child = spawn(process.execPath, ["--import", "tsx", script], { cwd: root, env: { ...process.env, ...env } })
   let out = ""
-  child.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString()))
+  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()))
   while (!/listening on (http:\/\/\S+)/.test(out)) {
     if (child.exitCode !== null) throw new Error(`baseline ${script} did not start:\n${out}`)
     await new Promise((resolve) => setTimeout(resolve, 20))

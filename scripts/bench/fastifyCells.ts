@@ -22,16 +22,18 @@ export const SEEDED = 10_000
 const literal = (value: unknown): string => {
   if (value === null || value === undefined) return "NULL"
   if (value instanceof Date) return `'${value.toISOString()}'`
+  if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") {
+    return `'${String(value).replaceAll("'", "''")}'`
+  }
   // pgbench reads `:name` inside any literal as a variable: JSON (full of `":`) is replaced by an empty array.
-  if (typeof value === "object") return `'[]'::jsonb`
-  return `'${String(value).replaceAll("'", "''")}'`
+  return `'[]'::jsonb`
 }
 
 /** Templates for the baseline, taken from the service's own answers and its stored row. */
 export const prepareFastify = async (service: Service, databaseUrl: string) => {
   const api = `${service.baseUrl}${API}`
   const userAddress = await approvedCustomer(service)
-  const quote = await fetch(`${api}/quote?destinationCop=250000`, { headers: service.auth }).then((r) => r.json())
+  const quote = await fetch(`${api}/quote?destinationCop=250000`, { headers: service.auth }).then((r) => r.json() as Promise<Record<string, unknown>>)
   const payout = await fetch(`${api}/payouts`, {
     method: "POST",
     headers: { ...service.auth, ...json, "idempotency-key": randomUUID() },

@@ -11,7 +11,7 @@ import { join } from "node:path"
 import { startThrowawayPostgres } from "../../src/db/EmbeddedPostgres.ts"
 import { compareWithBaselines } from "./compare.ts"
 import { percentile } from "./load.ts"
-import { API, approvedCustomer, json, npmStartArgs, payoutBody, root, startService, stopService } from "./service.ts"
+import { approvedCustomer, json, npmStartArgs, payoutBody, root, startService, stopService } from "./service.ts"
 import { countStatements } from "./statements.ts"
 import { rssMb } from "./proc.ts"
 

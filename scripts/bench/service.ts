@@ -38,8 +38,8 @@ export const startService = async (env: Record<string, string>, needsKey = true,
     env: { ...process.env, PORT: "0", RATE_LIMIT_PER_SECOND: "100000", RATE_LIMIT_BURST: "100000", ...env }
   })
   let out = ""
-  child.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString()))
-  child.stderr!.on("data", (chunk: Buffer) => (out += chunk.toString()))
+  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()))
+  child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()))
   const deadline = Date.now() + 60_000
   let baseUrl: string | undefined
   while (Date.now() < deadline && child.exitCode === null) {

@@ -26,7 +26,7 @@ export const deploySwapFixtures = async (anvil: Anvil, usdc: `0x${string}`) => {
   const copm = await anvil.deploy(fixtures.TestCop)
   const router = await anvil.deploy(fixtures.TestRouter)
   const write = async (address: `0x${string}`, abi: Abi, functionName: string, args: ReadonlyArray<unknown>) => {
-    const hash = await anvil.dev.writeContract({ address, abi, functionName, args } as never)
+    const hash = await anvil.dev.writeContract({ address, abi, functionName, args })
     const receipt = await anvil.client.waitForTransactionReceipt({ hash })
     if (receipt.status !== "success") throw new Error(`${functionName} failed`)
   }

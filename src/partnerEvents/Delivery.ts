@@ -119,7 +119,7 @@ export const makeDelivery = Effect.gen(function*() {
       yield* send(delivery).pipe(
         // Unrecorded (the database failed): the lease runs out and the delivery is claimed again.
         Effect.catchAllCause((cause) =>
-          Effect.logWarning(`webhook delivery not recorded: ${Cause.squash(cause)}`.slice(0, 300)).pipe(
+          Effect.logWarning(`webhook delivery not recorded: ${String(Cause.squash(cause))}`.slice(0, 300)).pipe(
             Effect.annotateLogs({ eventId: delivery.event_id, endpointId: delivery.endpoint_id })
           )
         ),

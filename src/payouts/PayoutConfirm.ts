@@ -12,7 +12,7 @@ import {
   type TxHash,
   TxHashReused
 } from "@cop-integrations/contracts"
-import { BigDecimal, Context, Data, Duration, Effect, Option, Schedule, Schema } from "effect"
+import { BigDecimal, Context, Data, Duration, Effect, Option, Schedule } from "effect"
 import { Chain } from "../chain/Chain.ts"
 import { confirmByTxHash, keepClaims } from "../chain/ConfirmByTxHash.ts"
 import { isTokenSymbol } from "../chain/Tokens.ts"

@@ -123,7 +123,7 @@ export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
         lockForConfirm({ integrationId, payoutId }).pipe(
           Effect.orDie,
           Effect.map(Option.map(({ provider_deposit_seen_at, ...row }) => ({
-            row: row as PayoutRow,
+            row,
             depositSeenByProvider: provider_deposit_seen_at !== null
           })))
         ),

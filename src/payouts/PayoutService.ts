@@ -1,5 +1,5 @@
 import {
-  BadRequest,
+  type BadRequest,
   type CreatePayoutRequest,
   DestinationMismatch,
   type IntegrationId,

@@ -43,7 +43,7 @@ const postChunked = async (path: string, text: string, headers: Record<string, s
     duplex: "half",
     headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json", ...headers }
   }
-  const response = await fetch(`${server.baseUrl}${path}`, init as RequestInit)
+  const response = await fetch(`${server.baseUrl}${path}`, init)
   const raw = await response.text()
   statuses.push(`POST (chunked) ${path} → ${response.status}`)
   return { status: response.status, headers: response.headers, text: raw, body: JSON.parse(raw) } as Answer

@@ -4,7 +4,7 @@
  * service sends, and can make it fail.
  */
 import { once } from "node:events"
-import { createServer, type IncomingMessage, type Server } from "node:http"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { BREB, call, expectErrorBody, newAddress } from "../support/http.ts"
@@ -32,7 +32,7 @@ const readBody = async (request: IncomingMessage) => {
 }
 
 beforeAll(async () => {
-  emailApi = createServer(async (request, response) => {
+  const receive = async (request: IncomingMessage, response: ServerResponse) => {
     received.push({
       method: request.method ?? "",
       url: request.url ?? "",
@@ -40,7 +40,8 @@ beforeAll(async () => {
       body: JSON.parse(await readBody(request))
     })
     response.writeHead(answer.status, { "content-type": "application/json" }).end(JSON.stringify(answer.body))
-  })
+  }
+  emailApi = createServer((request, response) => void receive(request, response))
   emailApi.listen(0, "127.0.0.1")
   await once(emailApi, "listening")
   const { port } = emailApi.address() as AddressInfo

@@ -224,7 +224,7 @@ describe("provider calls outside any transaction", () => {
     } finally {
       hold.release()
     }
-    const [created, replayed] = [await first, await duplicate!]
+    const [created, replayed] = [await first, await duplicate]
     expect(created.status, created.text).toBe(201)
     expect(created.headers.get("idempotent-replayed")).toBeNull()
     expect(replayed.status, replayed.text).toBe(201)

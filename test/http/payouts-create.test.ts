@@ -142,7 +142,7 @@ describe("POST /payouts: the prepared payout", () => {
 
 describe("POST /payouts: validation (400 naming the field)", () => {
   const expectRejected = async (field: string, overrides: Record<string, unknown>) => {
-    const wire = await partner.createPayout({ ...payoutBody(user), ...overrides } as never)
+    const wire = await partner.createPayout({ ...payoutBody(user), ...overrides })
     expectBadRequest(wire, field)
   }
 

@@ -5,7 +5,7 @@
  */
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeReconciler, type ReconcileReport } from "../../src/worker/Reconciler.ts"
+import { makeReconciler } from "../../src/worker/Reconciler.ts"
 import { newPartner, type Partner, pollPayout, sql } from "../support/flows.ts"
 import { startTestServer, type TestServer } from "../support/server.ts"
 
@@ -26,7 +26,7 @@ afterAll(() => server?.close())
 const reconcileOnce = () =>
   (server.run as <A, E>(effect: Effect.Effect<A, E, unknown>) => Promise<A>)(
     Effect.flatMap(makeReconciler, (reconciler) => reconciler.run)
-  ) as Promise<ReconcileReport>
+  )
 
 const reconciledAt = async (payoutId: string) => {
   const [row] = await sql<{ reconciled_at: Date | null }>(server, (q) => q`SELECT reconciled_at FROM payouts WHERE id = ${payoutId}`)

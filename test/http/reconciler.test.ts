@@ -16,7 +16,7 @@ import { OtpCodesMock } from "../../src/kyc/OtpCodesMock.ts"
 import { MailerDisabled } from "../../src/mailer/Mailer.ts"
 import { MockScenarioLive } from "../../src/base/MockScenario.ts"
 import { ConfirmWait } from "../../src/payouts/PayoutConfirm.ts"
-import { makeReconciler, type ReconcileReport } from "../../src/worker/Reconciler.ts"
+import { makeReconciler } from "../../src/worker/Reconciler.ts"
 import { RequoteGuardMock } from "../../src/quotes/RequoteGuardMock.ts"
 import { MarketMock } from "../../src/market/MarketMock.ts"
 import { PayoutProvider, ProviderUnavailable } from "../../src/provider/PayoutProvider.ts"
@@ -106,7 +106,7 @@ const claimsOf = (hash: string) =>
 const reconcileOnce = () =>
   (server.run as <A, E>(effect: Effect.Effect<A, E, unknown>) => Promise<A>)(
     Effect.flatMap(makeReconciler, (reconciler) => reconciler.run)
-  ) as Promise<ReconcileReport>
+  )
 
 describe("reconciler: txHash claims left verifying", () => {
   it("releases a stale verifying claim (a confirm that crashed), so the partner can confirm again; nothing else", async () => {

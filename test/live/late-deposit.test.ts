@@ -11,7 +11,7 @@
  */
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeReconciler, type ReconcileReport } from "../../src/worker/Reconciler.ts"
+import { makeReconciler } from "../../src/worker/Reconciler.ts"
 import { request, simEvents, waitUntil } from "../simulators/support.ts"
 import { call, PAYOUTS, sql } from "../support/flows.ts"
 import { eventsSettled, fundedPayout, type LiveStack, startLiveStack, transferIdOf } from "../support/liveStack.ts"
@@ -77,7 +77,7 @@ const transferEvents = async (transferId: string, count: number) => {
 const reconcileOnce = () =>
   (stack.server.run as <A, E>(effect: Effect.Effect<A, E, unknown>) => Promise<A>)(
     Effect.flatMap(makeReconciler, (reconciler) => reconciler.run)
-  ) as Promise<ReconcileReport>
+  )
 
 describe("funds that arrive after the sweep (live)", () => {
   it("a deposit mined in the window, expired before the provider saw it: the provider's webhooks move it to completed", async () => {

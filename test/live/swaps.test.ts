@@ -185,7 +185,7 @@ describe("quotes of COPm payouts in live mode, through the router on anvil", () 
     const unquoted = await post(PAYOUTS, payoutBody(user))
     expect(priceOf(unquoted.json)).toEqual(priceOf(quote))
 
-    const sellAmount = decodeFunctionData({ abi: routerAbi, data: payout.transaction.data }).args[2] as bigint
+    const sellAmount = decodeFunctionData({ abi: routerAbi, data: payout.transaction.data }).args[2]
     await user.wallet.writeContract({ address: stack.copToken, abi: erc20Abi, functionName: "approve", args: [stack.swaps.router, sellAmount] })
       .then((hash) => stack.anvil.client.waitForTransactionReceipt({ hash }))
     expect((await user.send(payout.transaction)).status).toBe("success")

@@ -95,7 +95,7 @@ describe("test helpers in live mode", () => {
       }
     })
     const init = { method: "POST", body, duplex: "half", headers: { authorization: `Bearer ${liveKey}`, "content-type": "application/json" } }
-    const chunked = await fetch(`${stack.server.baseUrl}/api/integrations/test-helpers/payouts/po_123/advance`, init as RequestInit)
+    const chunked = await fetch(`${stack.server.baseUrl}/api/integrations/test-helpers/payouts/po_123/advance`, init)
     expect({ status: chunked.status, body: await chunked.json() }).toEqual({ status: 404, body: ABSENT })
   })
 

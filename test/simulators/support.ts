@@ -23,15 +23,15 @@ export const waitUntil = async <A>(
   { timeoutMs = 5000, intervalMs = 20 } = {}
 ): Promise<A> => {
   const deadline = Date.now() + timeoutMs
-  let last: unknown
+  let last = ""
   for (;;) {
     try {
       const value = await probe()
       if (value !== undefined && value !== false) return value
     } catch (cause) {
-      last = cause
+      last = String(cause)
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ""}`)
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${last}` : ""}`)
     await new Promise((resolve) => setTimeout(resolve, intervalMs))
   }
 }

@@ -74,7 +74,7 @@ export const timedCall = async (baseUrl: string, path: string, call: TimedCall):
       ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) })
     })
   } catch (error) {
-    throw new Error(`${path}: no answer within ${call.boundMs} ms (${String(error)})`)
+    throw new Error(`${path}: no answer within ${call.boundMs} ms (${String(error)})`, { cause: error })
   }
   const text = await response.text()
   let json: unknown = undefined

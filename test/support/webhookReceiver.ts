@@ -91,7 +91,7 @@ export const startReceiver = async (): Promise<Receiver> => {
     }
   }
 
-  const server = createServer(async (request, response) => {
+  const receive = async (request: IncomingMessage, response: ServerResponse) => {
     const body = await readBody(request)
     const base = {
       receivedAt: Date.now(),
@@ -114,7 +114,8 @@ export const startReceiver = async (): Promise<Receiver> => {
     deliveries.push(delivery)
     response.writeHead(answer, { "content-type": "text/plain" }).end("ok")
     for (const waiter of [...waiters]) waiter()
-  })
+  }
+  const server = createServer((request, response) => void receive(request, response))
   server.listen(0, "127.0.0.1")
   await once(server, "listening")
   ;(receiver as { url: string }).url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`

@@ -5,7 +5,7 @@
  * contract does not know is a compatible addition (DESIGN §4): a warning on the scenario, a failure with --strict.
  */
 import type { ErrorBody } from "@cop-integrations/contracts"
-import { Effect, Either, Schema } from "effect"
+import { Effect, Either, type Schema } from "effect"
 import {
   checkResponse,
   decodeErrorBody,

@@ -75,11 +75,11 @@ interface Reporter {
 }
 
 const reportersOf = (specs: ReadonlyArray<string>, out: string | undefined): ReadonlyArray<Reporter> => {
-  const parsed = (specs.length === 0 ? ["console"] : specs).flatMap((spec) => spec.split(",")).map((spec) => {
+  const parsed = (specs.length === 0 ? ["console"] : specs).flatMap((spec) => spec.split(",")).map((spec): Reporter => {
     const [name = "", file] = spec.split("=", 2)
     if (name !== "console" && name !== "json" && name !== "junit") throw new UsageError(`unknown reporter ${name} (console, json, junit)`)
     if (name === "console" && file !== undefined) throw new UsageError("the console reporter writes to the terminal; use json or junit for a file")
-    return { name, file } as { name: ReporterName; file: string | undefined }
+    return { name, file }
   })
   const withoutFile = parsed.filter((reporter) => reporter.name !== "console" && reporter.file === undefined)
   if (withoutFile.length > 1) throw new UsageError("several json/junit reporters need a file each: --reporter junit=report.xml")

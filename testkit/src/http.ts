@@ -120,7 +120,7 @@ const bodyInit = (body: Uint8Array<ArrayBuffer> | undefined, chunked: boolean): 
   if (body === undefined) return {}
   if (!chunked) return { body }
   const init = { body: new Blob([body]).stream(), duplex: "half" }
-  return init as RequestInit
+  return init
 }
 
 const readResponse = async (response: Response): Promise<RecordedResponse> => {

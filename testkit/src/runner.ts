@@ -142,7 +142,7 @@ const checkKeys = async (options: ConformanceOptions): Promise<void> => {
   ] as const
   for (const [option, variable, key] of keys) {
     let status: number
-    let said = ""
+    let said: string
     try {
       const response = await fetchFn(`${options.baseUrl.replace(/\/+$/, "")}${path}`, {
         headers: { authorization: `Bearer ${key}` },

@@ -88,6 +88,7 @@ app.post("/api/integrations/breb/payouts", async (request, reply) => {
     [JSON.stringify({ sellRate: rate.rows[0]?.sell_rate ?? "3960", midRate: rate.rows[0]?.mid_rate ?? "4000" }), templates.integrationId, key, attempt]
   )
   const client = await pool.connect()
+  let response: string
   try {
     await client.query("BEGIN")
     await client.query(
@@ -109,7 +110,7 @@ app.post("/api/integrations/breb/payouts", async (request, reply) => {
       `INSERT INTO event_deliveries (event_id, endpoint_id, resource_id, state, next_attempt_at, created_at) SELECT $1, w.id, $2, 'pending', $3, $4 FROM webhook_endpoints w WHERE w.integration_id = $5 AND w.deleted_at IS NULL AND w.status = 'enabled' AND (w.events @> ARRAY['*']::text[] OR w.events @> ARRAY[$6]::text[]) ORDER BY w.id`,
       [eventId, payoutId, at, at, templates.integrationId, "payout.created"]
     )
-    const response = JSON.stringify(presented)
+    response = JSON.stringify(presented)
     await client.query(
       `INSERT INTO idempotency_keys (integration_id, idempotency_key, request_hash, state, response_status, response_body, resource_id)
        VALUES ($1, $2, $3, 'done', $4, $5::jsonb, $6) ON CONFLICT (integration_id, idempotency_key) DO UPDATE
@@ -117,13 +118,13 @@ app.post("/api/integrations/breb/payouts", async (request, reply) => {
       [templates.integrationId, key, "hash", 201, JSON.stringify(response), payoutId]
     )
     await client.query("COMMIT")
-    return reply.code(201).header("content-type", "application/json").send(response)
   } catch (error) {
     await client.query("ROLLBACK")
     throw error
   } finally {
     client.release()
   }
+  return reply.code(201).header("content-type", "application/json").send(response)
 })
 
 const camel = (name: string) => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())

@@ -64,8 +64,8 @@ const setConfig: Handler = ({ ctx, body }) => {
     }
     nextRates = { ...ctx.state.rates, ...(rates as Record<string, string>) }
   }
-  if (webhook_url !== undefined) ctx.state.webhookUrl = webhook_url as string | null
-  if (step_delay_ms !== undefined) ctx.state.stepDelayMs = step_delay_ms as number
+  if (webhook_url !== undefined) ctx.state.webhookUrl = webhook_url
+  if (step_delay_ms !== undefined) ctx.state.stepDelayMs = step_delay_ms
   ctx.state.rates = nextRates
   return { status: 200, body: configView(ctx) }
 }
@@ -135,7 +135,7 @@ const rejectCustomer: Handler = ({ ctx, body }, [id = ""]) => {
   if (customer === undefined) return error(404, `no customer ${id}`)
   const reasons = body["reasons"] ?? ["Identity could not be verified"]
   if (!Array.isArray(reasons) || !reasons.every((r) => typeof r === "string")) return error(400, "reasons must be strings")
-  const sent = ctx.lifecycle.rejectCustomer(customer, reasons as Array<string>)
+  const sent = ctx.lifecycle.rejectCustomer(customer, reasons)
   return { status: 200, body: { customer_id: id, kyc_status: customer.kycStatus, event_ids: sent.map((e) => e.event_id) } }
 }
 

@@ -86,9 +86,9 @@ export const startDepositWatcher = async (
       lastError = cause instanceof Error ? cause.message.split("\n")[0] ?? "error" : String(cause)
     }
     polls++
-    if (!stopped) timer = setTimeout(loop, options.pollIntervalMs)
+    if (!stopped) timer = setTimeout(() => void loop(), options.pollIntervalMs)
   }
-  timer = setTimeout(loop, 0)
+  timer = setTimeout(() => void loop(), 0)
 
   return {
     status: (): WatcherStatus => ({

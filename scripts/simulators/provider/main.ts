@@ -16,7 +16,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { isAddress } from "viem"
-import { isDecimal } from "./amounts.ts"
+import { parseDecimal } from "./amounts.ts"
 import { startProviderSimulator } from "./server.ts"
 
 const env = (...names: ReadonlyArray<string>): string | undefined => {
@@ -41,7 +41,7 @@ const integer = (name: string, fallback: number): number => {
 
 const decimal = (name: string): string | undefined => {
   const raw = env(name)
-  return raw === undefined || isDecimal(raw) ? raw : fail(`${name} must be a plain decimal string, got ${raw}`)
+  return raw === undefined || parseDecimal(raw) !== undefined ? raw : fail(`${name} must be a plain decimal string, got ${raw}`)
 }
 
 const port = integer("PROVIDER_SIM_PORT", env("PORT") === undefined ? 4010 : integer("PORT", 4010))
