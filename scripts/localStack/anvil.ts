@@ -121,4 +121,8 @@ let artifact: { readonly abi: Abi; readonly bytecode: Hex } | undefined
 
 /** The test token (test/chain/TestUsd.sol), compiled by scripts/test-token.ts; read once. */
 export const testUsdArtifact = (): { readonly abi: Abi; readonly bytecode: Hex } =>
-  (artifact ??= JSON.parse(readFileSync(fileURLToPath(new URL("../../test/chain/TestUsd.artifact.json", import.meta.url)), "utf8")))
+  // The artifact is ours, written by scripts/test-token.ts from the pinned solc: its shape is known.
+  (artifact ??= JSON.parse(readFileSync(fileURLToPath(new URL("../../test/chain/TestUsd.artifact.json", import.meta.url)), "utf8")) as {
+    readonly abi: Abi
+    readonly bytecode: Hex
+  })

@@ -365,4 +365,5 @@ export const violations = (e: Evaluated): ReadonlyArray<{ readonly property: str
   })
 
 /** A case as JSON (bigints as strings), to reproduce a failure. */
-export const showCase = (c: MoneyCase): string => JSON.stringify(c, (_key, value) => (typeof value === "bigint" ? value.toString() : value))
+export const showCase = (c: MoneyCase): string =>
+  JSON.stringify(c, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value))

@@ -79,6 +79,7 @@ class StallSafeClient extends Client {
 
   // Forwards every one of pg's query overloads (text + values + callback, config + callback, submittable): their
   // results are pg's own, so `any` as @types/pg declares them.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the override must return what pg's overloads declare
   override query(...args: Array<unknown>): any {
     const tracked = args.map((arg) => (isCallback(arg) ? this.#tracked(arg) : arg))
     const [text, values, callback] = tracked
@@ -86,6 +87,7 @@ class StallSafeClient extends Client {
       const name = this.#nameFor(text)
       if (name !== undefined) return super.query({ name, text, values }, callback)
     }
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- applied to this very client, as pg's own call would be
     return Reflect.apply(super.query, this, tracked)
   }
 

@@ -1,4 +1,4 @@
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { ErrorBody } from "@cop-integrations/contracts"
 
 /** An ErrorBody answer written by the middleware itself (not by the API's own error encoding). */

@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { EndpointId, EventSubscription, IntegrationId, WebhookEndpointStatus } from "@cop-integrations/contracts"
-import { Effect, Option, Schema } from "effect"
+import { Effect, type Option, Schema } from "effect"
 
 export const EndpointRow = Schema.Struct({
   id: EndpointId,

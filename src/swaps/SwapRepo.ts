@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { type EventType, IntegrationId, SwapId } from "@cop-integrations/contracts"
+import type { EventType } from "@cop-integrations/contracts"
 import { Effect, Schema } from "effect"
 import { Outbox } from "../outbox/Outbox.ts"
 import { PreviousStatus, recordingStatusChanges } from "../outbox/StatusEvents.ts"

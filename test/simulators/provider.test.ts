@@ -10,7 +10,6 @@ import { erc20Abi, getAddress, parseEther } from "viem"
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts"
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { type ProviderSimulator, startProviderSimulator } from "../../scripts/simulators/provider/server.ts"
-import { verifyProviderSignature } from "../../src/providerWebhooks/Signature.ts"
 import { type Anvil, startAnvil, testUsdArtifact } from "../../scripts/localStack/anvil.ts"
 import {
   type Receiver,
