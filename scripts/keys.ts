@@ -49,7 +49,8 @@ const expiryFrom = (text: string, now: Date): Date | null | undefined => {
   return Number.isNaN(at.getTime()) || at <= now ? undefined : at
 }
 
-const badExpiry = (text: string) => `--expires: a duration (30d, 12h, 90m), a future ISO timestamp or never, not "${text}"`
+const badExpiry = (text: string) =>
+  `--expires: a duration (30d, 12h, 90m), a future ISO timestamp or never, not "${text}"`
 
 const iso = (date: Date | null, none: string) => (date === null ? none : date.toISOString())
 
@@ -82,38 +83,66 @@ const command = (args: ReadonlyArray<string>) =>
       parseArgs({
         args: [...args],
         allowPositionals: true,
-        options: { create: { type: "boolean" }, expires: { type: "string" }, overlap: { type: "string" }, json: { type: "boolean" } }
+        options: {
+          create: { type: "boolean" },
+          expires: { type: "string" },
+          overlap: { type: "string" },
+          json: { type: "boolean" }
+        }
       })
-    ).pipe(Effect.catchAll((error) => fail(`${error.error instanceof Error ? error.error.message : String(error.error)}\n${usage}`)))
+    ).pipe(Effect.catchAll((error) =>
+      fail(`${error.error instanceof Error ? error.error.message : String(error.error)}\n${usage}`)
+    ))
     const [verb, argument, ...extra] = parsed.positionals
     const { values } = parsed
-    if (extra.length > 0) return yield* fail(usage)
+    if (extra.length > 0) {
+      return yield* fail(usage)
+    }
     const keys = yield* ApiKeyRepo
     const now = new Date()
     switch (verb) {
       case "issue": {
         const name = argument?.trim() ?? ""
-        if (name === "") return yield* fail(usage)
+        if (name === "") {
+          return yield* fail(usage)
+        }
         const expiresAt = values.expires === undefined ? null : expiryFrom(values.expires, now)
-        if (expiresAt === undefined) return yield* fail(badExpiry(values.expires ?? ""))
-        const created = yield* issueKeyFor({ name, kind: keyKindForMode(config.mode), expiresAt, create: values.create === true })
+        if (expiresAt === undefined) {
+          return yield* fail(badExpiry(values.expires ?? ""))
+        }
+        const created = yield* issueKeyFor({
+          name,
+          kind: keyKindForMode(config.mode),
+          expiresAt,
+          create: values.create === true
+        })
         if (Option.isNone(created)) {
           return yield* fail(`no integration named "${name}": check the spelling, or pass --create to create it`)
         }
         const { integration, issued } = created.value
         const until = issued.expiresAt === null ? "" : `, valid until ${issued.expiresAt.toISOString()}`
-        yield* Console.log(`integration ${integration.name} (${integration.id}), key id ${issued.id}${until}; shown once:`)
+        yield* Console.log(
+          `integration ${integration.name} (${integration.id}), key id ${issued.id}${until}; shown once:`
+        )
         yield* Console.log(issued.key)
         return
       }
       case "rotate": {
-        if (argument === undefined) return yield* fail(usage)
+        if (argument === undefined) {
+          return yield* fail(usage)
+        }
         const overlapMs = durationMs(values.overlap ?? "24h")
-        if (overlapMs === undefined) return yield* fail(`--overlap: a duration (24h, 90m, 7d) or 0, not "${values.overlap}"`)
+        if (overlapMs === undefined) {
+          return yield* fail(`--overlap: a duration (24h, 90m, 7d) or 0, not "${values.overlap}"`)
+        }
         const expiresAt = values.expires === undefined ? undefined : expiryFrom(values.expires, now)
-        if (values.expires !== undefined && expiresAt === undefined) return yield* fail(badExpiry(values.expires))
+        if (values.expires !== undefined && expiresAt === undefined) {
+          return yield* fail(badExpiry(values.expires))
+        }
         const rotated = yield* keys.rotate(argument, overlapMs, expiresAt)
-        if (Option.isNone(rotated)) return yield* fail(`no active key ${argument}`)
+        if (Option.isNone(rotated)) {
+          return yield* fail(`no active key ${argument}`)
+        }
         const { issued, oldKeyExpiresAt } = rotated.value
         const validity = issued.expiresAt === null ? "no expiry" : `valid until ${issued.expiresAt.toISOString()}`
         const whose = values.expires === undefined ? " (as the old key; --expires sets another)" : ""
@@ -123,9 +152,19 @@ const command = (args: ReadonlyArray<string>) =>
         return
       }
       case "list": {
-        if (argument !== undefined) return yield* fail(usage)
+        if (argument !== undefined) {
+          return yield* fail(usage)
+        }
         const all = yield* keys.list
-        if (values.json === true) return yield* Console.log(JSON.stringify(all.map((key) => asJson(key, now)), null, 2))
+        if (values.json === true) {
+          return yield* Console.log(JSON.stringify(
+            all.map((key) =>
+              asJson(key, now)
+            ),
+            null,
+            2
+          ))
+        }
         for (const key of all) {
           yield* Console.log(
             [
@@ -161,4 +200,6 @@ const program = Effect.gen(function*() {
   yield* Effect.provide(command(process.argv.slice(2)), services)
 })
 
-NodeRuntime.runMain(program.pipe(Effect.provide(Logger.minimumLogLevel(LogLevel.Warning))), { disablePrettyLogger: true })
+NodeRuntime.runMain(program.pipe(Effect.provide(Logger.minimumLogLevel(LogLevel.Warning))), {
+  disablePrettyLogger: true
+})

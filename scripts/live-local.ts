@@ -35,26 +35,35 @@ const say = (line: string) => process.stdout.write(`${line}\n`)
 
 /** Starts `script` with node + tsx; resolves with the first match of `ready` in its output. */
 const startNode = (name: string, script: string, env: Record<string, string>, ready: RegExp, timeoutMs = 60_000) =>
-  new Promise<{ readonly child: ChildProcess; readonly match: RegExpExecArray; readonly output: () => string }>((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", script], { cwd: root, env: { ...process.env, ...env } })
-    children.push(child)
-    let output = ""
-    const timer = setTimeout(() => reject(new Error(`${name} did not start within ${timeoutMs} ms:\n${output}`)), timeoutMs)
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString("utf8")
-      const match = ready.exec(output)
-      if (match !== null) {
-        clearTimeout(timer)
-        resolve({ child, match, output: () => output })
+  new Promise<{ readonly child: ChildProcess; readonly match: RegExpExecArray; readonly output: () => string }>(
+    (resolve, reject) => {
+      const child = spawn(process.execPath, ["--import", "tsx", script], { cwd: root, env: { ...process.env, ...env } })
+      children.push(child)
+      let output = ""
+      const timer = setTimeout(
+        () => reject(new Error(`${name} did not start within ${timeoutMs} ms:\n${output}`)),
+        timeoutMs
+      )
+      const onData = (chunk: Buffer) => {
+        output += chunk.toString("utf8")
+        const match = ready.exec(output)
+        if (match !== null) {
+          clearTimeout(timer)
+          resolve({
+            child,
+            match,
+            output: () => output
+          })
+        }
       }
+      child.stdout?.on("data", onData)
+      child.stderr?.on("data", onData)
+      child.once("exit", (code) => {
+        clearTimeout(timer)
+        reject(new Error(`${name} exited with ${code}:\n${output}`))
+      })
     }
-    child.stdout?.on("data", onData)
-    child.stderr?.on("data", onData)
-    child.once("exit", (code) => {
-      clearTimeout(timer)
-      reject(new Error(`${name} exited with ${code}:\n${output}`))
-    })
-  })
+  )
 
 /**
  * Migrates the database and issues a live key for the integration "local-partner" (created when missing), here in
@@ -87,7 +96,9 @@ const stopAll = async (code: number) => {
     await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))])
   }
   await anvil?.close()
-  await database?.stop().catch((error: unknown) => process.stderr.write(`live:local: stopping PostgreSQL: ${String(error)}\n`))
+  await database?.stop().catch((error: unknown) =>
+    process.stderr.write(`live:local: stopping PostgreSQL: ${String(error)}\n`)
+  )
   process.exit(code)
 }
 process.on("SIGINT", () => void stopAll(0))
@@ -123,10 +134,16 @@ const main = async () => {
   }, /-----END PUBLIC KEY-----/)
   const simUrl = /listening on (http:\/\/\S+)/.exec(simulator.output())?.[1] ?? ""
   const simApiKey = /Api-Key: (\S+)\)/.exec(simulator.output())?.[1] ?? ""
-  const publicKeyPem = /(-----BEGIN PUBLIC KEY-----[\s\S]+?-----END PUBLIC KEY-----)/.exec(simulator.output())?.[1] ?? ""
+  const publicKeyPem = /(-----BEGIN PUBLIC KEY-----[\s\S]+?-----END PUBLIC KEY-----)/.exec(simulator.output())?.[1] ??
+    ""
   say(`provider simulator: ${simUrl}`)
 
-  const mail = await startNode("e-mail capture", "scripts/simulators/email/main.ts", { EMAIL_CAPTURE_PORT: "0" }, /EMAIL_API_KEY=(\S+)/)
+  const mail = await startNode(
+    "e-mail capture",
+    "scripts/simulators/email/main.ts",
+    { EMAIL_CAPTURE_PORT: "0" },
+    /EMAIL_API_KEY=(\S+)/
+  )
   const mailUrl = /EMAIL_API_URL=(\S+)/.exec(mail.output())?.[1] ?? ""
   const mailKey = mail.match[1] ?? ""
   say(`e-mail capture: ${mailUrl}`)
@@ -169,7 +186,12 @@ const main = async () => {
   await anvil.client.setBalance({ address: user, value: parseEther("10") })
   await anvil.mintTestUsd(token, user, parseUnits("1000", DECIMALS))
   await swaps.mintCopm(user, parseUnits("4000000", 18))
-  const balance = await anvil.client.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [user] })
+  const balance = await anvil.client.readContract({
+    address: token,
+    abi: erc20Abi,
+    functionName: "balanceOf",
+    args: [user]
+  })
 
   say([
     "",
@@ -177,7 +199,9 @@ const main = async () => {
     `  service        ${base}   docs: ${base}/docs`,
     `  live API key   ${apiKey}`,
     `  anvil          ${anvil.rpcUrl}   test USDC ${token}`,
-    `  test wallet    ${user}   private key ${userKey}   (${formatUnits(balance, DECIMALS)} USDC, 4000000 COPm, 10 ETH)`,
+    `  test wallet    ${user}   private key ${userKey}   (${
+      formatUnits(balance, DECIMALS)
+    } USDC, 4000000 COPm, 10 ETH)`,
     `  provider sim   ${simUrl}   (control: ${simUrl}/__sim/...)`,
     `  e-mails        ${mailUrl}/__mail/messages`,
     "",

@@ -26,7 +26,9 @@ const option = (name: string, fallback: number): number => {
 
 const total = option("cases", 1_000_000)
 const seed = option("seed", Date.now() % 2_147_483_647)
-const failures = new Map(MONEY_PROPERTIES.map((property) => [property.name, { count: 0, examples: [] as Array<string> }]))
+const failures = new Map(
+  MONEY_PROPERTIES.map((property) => [property.name, { count: 0, examples: [] as Array<string> }])
+)
 const tally = { USDC: 0, COPm: 0, firmCopm: 0, failedCases: 0 }
 const refused = new Map<string, number>()
 const started = performance.now()
@@ -51,20 +53,28 @@ for (let done = 0, chunk = 0; done < total; chunk++) {
   }
   done += size
   if (done % 100_000 === 0 && done < total) {
-    process.stderr.write(`  ${done.toLocaleString("en")} cases, ${((performance.now() - started) / 1000).toFixed(0)} s\n`)
+    process.stderr.write(
+      `  ${done.toLocaleString("en")} cases, ${((performance.now() - started) / 1000).toFixed(0)} s\n`
+    )
   }
 }
 
 const seconds = (performance.now() - started) / 1000
 const lines = [
-  `money:check  ${total.toLocaleString("en")} cases (seed ${seed}) in ${seconds.toFixed(1)} s (${Math.round(total / seconds).toLocaleString("en")} cases/s)`,
-  `  priced from USDC ${tally.USDC.toLocaleString("en")}, from COPm ${tally.COPm.toLocaleString("en")} (${tally.firmCopm.toLocaleString("en")} with a firm quote); refused: ${
+  `money:check  ${total.toLocaleString("en")} cases (seed ${seed}) in ${seconds.toFixed(1)} s (${
+    Math.round(total / seconds).toLocaleString("en")
+  } cases/s)`,
+  `  priced from USDC ${tally.USDC.toLocaleString("en")}, from COPm ${tally.COPm.toLocaleString("en")} (${
+    tally.firmCopm.toLocaleString("en")
+  } with a firm quote); refused: ${
     [...refused].map(([tag, count]) => `${tag} ${count.toLocaleString("en")}`).join(", ") || "none"
   }`,
   `  reference: exact rationals (bigint numerator/denominator); COPm routes: the mock route's pricing at each case's M and fee`,
   ...MONEY_PROPERTIES.map((property) => {
     const entry = failures.get(property.name)!
-    return `  ${entry.count === 0 ? "ok  " : "FAIL"} ${property.name.padEnd(16)} ${entry.count.toLocaleString("en").padStart(9)} failures  ${property.rule}` +
+    return `  ${entry.count === 0 ? "ok  " : "FAIL"} ${property.name.padEnd(16)} ${
+      entry.count.toLocaleString("en").padStart(9)
+    } failures  ${property.rule}` +
       entry.examples.map((example) => `\n    - ${example}`).join("")
   }),
   `failures: ${tally.failedCases.toLocaleString("en")} of ${total.toLocaleString("en")} cases`

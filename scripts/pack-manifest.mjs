@@ -28,13 +28,17 @@ const built = (target) => {
 const publishExports = (exports) =>
   typeof exports === "string"
     ? built(exports)
-    : Object.fromEntries(Object.entries(exports).map(([subpath, target]) => [subpath, typeof target === "string" ? built(target) : target]))
+    : Object.fromEntries(
+      Object.entries(exports).map(([subpath, target]) => [subpath, typeof target === "string" ? built(target) : target])
+    )
 
 const [command] = process.argv.slice(2)
 if (command === "publish") {
   if (existsSync(BACKUP)) throw new Error(`${BACKUP} exists: a previous pack did not finish; run "restore" first`)
   const copyLicense = !existsSync(LICENSE)
-  if (copyLicense && !existsSync(REPO_LICENSE)) throw new Error(`no ${LICENSE} here and no ${REPO_LICENSE}: a package is never packed without its licence`)
+  if (copyLicense && !existsSync(REPO_LICENSE)) {
+    throw new Error(`no ${LICENSE} here and no ${REPO_LICENSE}: a package is never packed without its licence`)
+  }
   // Workspace-only fields (the build scripts, dev dependencies) do not travel with the package.
   const { devDependencies: _dev, scripts: _scripts, ...manifest } = JSON.parse(readFileSync(MANIFEST, "utf8"))
   renameSync(MANIFEST, BACKUP)

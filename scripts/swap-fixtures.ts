@@ -40,7 +40,9 @@ export const compileSwapFixtures = (): string => {
     if (compiled === undefined) throw new Error(`solc produced no ${name}`)
     return [name, { abi: compiled.abi, bytecode: `0x${compiled.evm.bytecode.object}` }]
   }))
-  return `${JSON.stringify({ compiler: `solc ${solc.version()}`, evmVersion: EVM_VERSION, contracts: artifacts }, null, 2)}\n`
+  return `${
+    JSON.stringify({ compiler: `solc ${solc.version()}`, evmVersion: EVM_VERSION, contracts: artifacts }, null, 2)
+  }\n`
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

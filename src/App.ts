@@ -194,41 +194,43 @@ export const databaseLayer = (config: AppConfigShape) => {
   return Layer.merge(sql, MigrationsLive.pipe(Layer.provide(sql)))
 }
 
-const repositories = (mode: ModeLayers) => Layer.mergeAll(
-  IntegrationRepo.Default,
-  EndpointRepo.Default,
-  EventRepo.Default,
-  DeliveryRepo.Default,
-  ApiKeyRepo.Default,
-  CustomerRepo.Default,
-  OtpRepo.Default,
-  QuoteRepo.Default,
-  PayoutRepo.Default,
-  SwapRepo.Default,
-  IdempotencyStore.Default,
-  TxHashClaims.Default,
-  ProviderEventRepo.Default
-).pipe(Layer.provideMerge(mode.outbox), Layer.provideMerge(JobQueue.Default))
+const repositories = (mode: ModeLayers) =>
+  Layer.mergeAll(
+    IntegrationRepo.Default,
+    EndpointRepo.Default,
+    EventRepo.Default,
+    DeliveryRepo.Default,
+    ApiKeyRepo.Default,
+    CustomerRepo.Default,
+    OtpRepo.Default,
+    QuoteRepo.Default,
+    PayoutRepo.Default,
+    SwapRepo.Default,
+    IdempotencyStore.Default,
+    TxHashClaims.Default,
+    ProviderEventRepo.Default
+  ).pipe(Layer.provideMerge(mode.outbox), Layer.provideMerge(JobQueue.Default))
 
 /** The background loops (jobs, webhook deliveries, sweeps), unless this replica only serves HTTP (WORKER_ENABLED=false). */
 const worker = (config: AppConfigShape) => (config.workerEnabled ? JobWorkerLive : Layer.empty)
 
-const domain = (config: AppConfigShape, mode: ModeLayers) => Layer.mergeAll(
-  OtpService.Default,
-  PayoutService.Default,
-  PayoutConfirm.Default,
-  SwapService.Default,
-  ProviderWebhook.Default,
-  WebhookEndpoints.Default,
-  PartnerEvents.Default,
-  worker(config)
-).pipe(
-  Layer.provideMerge(Lifecycle.Default),
-  Layer.provideMerge(QuoteService.Default),
-  Layer.provideMerge(mode.rateCache),
-  Layer.provideMerge(WorkSignal.Default),
-  Layer.provideMerge(PageBudget.Default)
-)
+const domain = (config: AppConfigShape, mode: ModeLayers) =>
+  Layer.mergeAll(
+    OtpService.Default,
+    PayoutService.Default,
+    PayoutConfirm.Default,
+    SwapService.Default,
+    ProviderWebhook.Default,
+    WebhookEndpoints.Default,
+    PartnerEvents.Default,
+    worker(config)
+  ).pipe(
+    Layer.provideMerge(Lifecycle.Default),
+    Layer.provideMerge(QuoteService.Default),
+    Layer.provideMerge(mode.rateCache),
+    Layer.provideMerge(WorkSignal.Default),
+    Layer.provideMerge(PageBudget.Default)
+  )
 
 const api = HttpApiBuilder.api(IntegrationsApi).pipe(
   Layer.provide([BrebHttpLive, SwapsHttpLive, EventsHttpLive, TestHelpersHttpLive, WebhooksHttpLive, HealthHttpLive]),

@@ -52,36 +52,41 @@ const main = Effect.gen(function*() {
   return yield* serve(config).pipe(Effect.tapErrorCause(reportFailure(databaseTarget(config))))
 })
 
-const serve = (config: AppConfigShape) => Effect.gen(function*() {
-  const startedAt = performance.now()
-  const layer = serverLayer(config).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(() => server, { port: config.port, host: config.host }))
-  )
-  return yield* Effect.scoped(Effect.gen(function*() {
-    const context = yield* Layer.build(layer)
-    yield* Effect.provide(announce(config, startedAt), context)
-    serving = true
-    const signal = yield* Deferred.await(stopRequested)
-    const draining = performance.now()
-    yield* Deferred.await(hurryRequested).pipe(
-      Effect.flatMap((again) => Effect.logWarning(`${again} again: cutting off ${lifecycle.inFlight()} in-flight requests`)),
-      Effect.zipRight(Effect.sync(() => server.closeAllConnections())),
-      Effect.forkScoped
+const serve = (config: AppConfigShape) =>
+  Effect.gen(function*() {
+    const startedAt = performance.now()
+    const layer = serverLayer(config).pipe(
+      Layer.provideMerge(NodeHttpServer.layer(() => server, { port: config.port, host: config.host }))
     )
-    const inFlight = lifecycle.inFlight()
-    const drain = lifecycle.drain(config.shutdownGraceMs)
-    // Only once the port is closed does the log line say so (a client may act on it).
-    yield* Effect.promise(() => drain.stoppedAccepting)
-    yield* Effect.logInfo(`${signal}: shutting down; stopped accepting, draining ${inFlight} in-flight requests`)
-    const outcome = yield* Effect.promise(() => drain.outcome)
-    const line = `drained ${outcome.drained} requests in ${Math.round(performance.now() - draining)} ms ` +
-      `(${outcome.turnedAway} arriving meanwhile answered 503)`
-    yield* outcome.abandoned === 0
-      ? Effect.logInfo(`${line}; closing the database pool`)
-      : Effect.logWarning(`${line}; ${outcome.abandoned} still running after ${config.shutdownGraceMs} ms were cut off`)
-    return outcome.abandoned === 0 ? 0 : 1
-  }))
-})
+    return yield* Effect.scoped(Effect.gen(function*() {
+      const context = yield* Layer.build(layer)
+      yield* Effect.provide(announce(config, startedAt), context)
+      serving = true
+      const signal = yield* Deferred.await(stopRequested)
+      const draining = performance.now()
+      yield* Deferred.await(hurryRequested).pipe(
+        Effect.flatMap((again) =>
+          Effect.logWarning(`${again} again: cutting off ${lifecycle.inFlight()} in-flight requests`)
+        ),
+        Effect.zipRight(Effect.sync(() => server.closeAllConnections())),
+        Effect.forkScoped
+      )
+      const inFlight = lifecycle.inFlight()
+      const drain = lifecycle.drain(config.shutdownGraceMs)
+      // Only once the port is closed does the log line say so (a client may act on it).
+      yield* Effect.promise(() => drain.stoppedAccepting)
+      yield* Effect.logInfo(`${signal}: shutting down; stopped accepting, draining ${inFlight} in-flight requests`)
+      const outcome = yield* Effect.promise(() => drain.outcome)
+      const line = `drained ${outcome.drained} requests in ${Math.round(performance.now() - draining)} ms ` +
+        `(${outcome.turnedAway} arriving meanwhile answered 503)`
+      yield* outcome.abandoned === 0
+        ? Effect.logInfo(`${line}; closing the database pool`)
+        : Effect.logWarning(
+          `${line}; ${outcome.abandoned} still running after ${config.shutdownGraceMs} ms were cut off`
+        )
+      return outcome.abandoned === 0 ? 0 : 1
+    }))
+  })
 
 /**
  * JSON logs at LOG_LEVEL. No trace exporter is configured, so spans would be built per request and per statement
@@ -124,6 +129,9 @@ process.on("SIGTERM", onSignal)
 process.on("SIGINT", onSignal)
 
 fiber.addObserver((exit) => {
-  const code = Exit.match(exit, { onFailure: (cause) => (Cause.isInterruptedOnly(cause) ? 0 : 1), onSuccess: (code) => code })
+  const code = Exit.match(exit, {
+    onFailure: (cause) => (Cause.isInterruptedOnly(cause) ? 0 : 1),
+    onSuccess: (code) => code
+  })
   process.exit(hurried ? 1 : code)
 })

@@ -22,7 +22,8 @@ const importsIntoTest = scripts.flatMap(({ path, text }) =>
     const target = relative(repoRoot, resolve(dirname(path), (match[1] ?? match[2])!))
     const line = text.slice(0, match.index).split("\n").length
     return target.startsWith("test/") ? [`${relative(repoRoot, path)}:${line} -> ${target}`] : []
-  }))
+  })
+)
 
 describe("scripts/ and test/", () => {
   it("reads the scripts", () => {

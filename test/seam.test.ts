@@ -19,7 +19,8 @@ const offending = (pattern: RegExp) =>
   sources
     .filter(({ path }) => !knowsMock(path))
     .flatMap(({ path, text }) =>
-      text.split("\n").flatMap((line, i) => (pattern.test(line) ? [`${path}:${i + 1}: ${line.trim()}`] : [])))
+      text.split("\n").flatMap((line, i) => (pattern.test(line) ? [`${path}:${i + 1}: ${line.trim()}`] : []))
+    )
 
 describe("the mock/live seam", () => {
   it("reads the sources", () => {

@@ -36,7 +36,9 @@ export const CreatePayoutHeaders = Schema.Struct({
     Schema.String.pipe(
       Schema.minLength(1, { message: () => "must not be empty" }),
       Schema.maxLength(255, { message: () => "must be at most 255 characters" })
-    ).annotations({ description: "Replays the same payout (or swap) when reused by the same integration with the same body" }),
+    ).annotations({
+      description: "Replays the same payout (or swap) when reused by the same integration with the same body"
+    }),
     { exact: true }
   ),
   "x-mock-scenario": MockScenario
@@ -44,7 +46,10 @@ export const CreatePayoutHeaders = Schema.Struct({
 
 const payoutId = HttpApiSchema.param(
   "payoutId",
-  PrintableText.pipe(Schema.maxLength(64)).annotations({ description: "The payout's id (`po_…`)", examples: ["po_3kTMd9Qv7xWc2LpZ8hR1sA"] })
+  PrintableText.pipe(Schema.maxLength(64)).annotations({
+    description: "The payout's id (`po_…`)",
+    examples: ["po_3kTMd9Qv7xWc2LpZ8hR1sA"]
+  })
     .pipe(Schema.brand("PayoutId"))
 )
 
@@ -60,7 +65,10 @@ export class BrebGroup extends HttpApiGroup.make("breb")
       .addError(ServiceUnavailableError)
       .addError(BadGatewayError)
       .annotate(OpenApi.Summary, "Get a BRE-B quote")
-      .annotate(OpenApi.Description, "The USD→COP rate and, with `destinationCop`, what the user pays for that amount from `fromToken` (`USDC` by default, or `COPm`: the COPm the swap and the fee take, with the `swap` leg), exactly as payout creation would price it now. The `quoteId` is a firm price until its `expiresAt` when given to payout creation, for that `destinationCop` and `fromToken` only (another amount or token is 409 `requote`); a quote without an amount fixes the rate only. 409 `mercado_cerrado` while the USD/COP market is closed, `below_minimum` under 4,000 COP, a plain 409 when no swap route prices COPm.")
+      .annotate(
+        OpenApi.Description,
+        "The USD→COP rate and, with `destinationCop`, what the user pays for that amount from `fromToken` (`USDC` by default, or `COPm`: the COPm the swap and the fee take, with the `swap` leg), exactly as payout creation would price it now. The `quoteId` is a firm price until its `expiresAt` when given to payout creation, for that `destinationCop` and `fromToken` only (another amount or token is 409 `requote`); a quote without an amount fixes the rate only. 409 `mercado_cerrado` while the USD/COP market is closed, `below_minimum` under 4,000 COP, a plain 409 when no swap route prices COPm."
+      )
   )
   .add(
     HttpApiEndpoint.post("sendOtp", "/kyc/otp/send")
@@ -68,7 +76,10 @@ export class BrebGroup extends HttpApiGroup.make("breb")
       .addSuccess(OtpSendResponse)
       .addError(ServiceUnavailableError)
       .annotate(OpenApi.Summary, "Send OTP for KYC")
-      .annotate(OpenApi.Description, "Starts KYC for a wallet address: e-mails a 6-digit code to the user (mock mode also returns it as `debugCode`). Codes expire after 10 minutes; sending is rate limited per address.")
+      .annotate(
+        OpenApi.Description,
+        "Starts KYC for a wallet address: e-mails a 6-digit code to the user (mock mode also returns it as `debugCode`). Codes expire after 10 minutes; sending is rate limited per address."
+      )
   )
   .add(
     HttpApiEndpoint.post("verifyOtp", "/kyc/otp/verify")
@@ -79,7 +90,10 @@ export class BrebGroup extends HttpApiGroup.make("breb")
       .addError(ServiceUnavailableError)
       .addError(BadGatewayError)
       .annotate(OpenApi.Summary, "Verify OTP for KYC")
-      .annotate(OpenApi.Description, "Checks the code the user received. A wrong or expired code is 400 `otp_invalid`; the right one approves the customer in mock mode, or returns the provider's KYC link in live mode.")
+      .annotate(
+        OpenApi.Description,
+        "Checks the code the user received. A wrong or expired code is 400 `otp_invalid`; the right one approves the customer in mock mode, or returns the provider's KYC link in live mode."
+      )
   )
   .add(
     HttpApiEndpoint.post("createPayout", "/payouts")
@@ -96,7 +110,10 @@ export class BrebGroup extends HttpApiGroup.make("breb")
       .addError(ServiceUnavailableError)
       .addError(BadGatewayError)
       .annotate(OpenApi.Summary, "Create a BRE-B payout")
-      .annotate(OpenApi.Description, "Prepares a payout of `destinationCop` COP to a Bre-B key and returns the transactions the user signs in their own wallet (the deposit and the 1 % service fee). Send an `Idempotency-Key` to make retries safe: the same key and body replay the same payout (`Idempotent-Replayed: true`), a different body with it is 422. Errors in order: `needs_kyc`, `mercado_cerrado`, `requote` (the `quoteId` expired, the rate moved beyond tolerance, or it quoted another `destinationCop` or `fromToken`), `below_minimum`, `destination_mismatch`.")
+      .annotate(
+        OpenApi.Description,
+        "Prepares a payout of `destinationCop` COP to a Bre-B key and returns the transactions the user signs in their own wallet (the deposit and the 1 % service fee). Send an `Idempotency-Key` to make retries safe: the same key and body replay the same payout (`Idempotent-Replayed: true`), a different body with it is 422. Errors in order: `needs_kyc`, `mercado_cerrado`, `requote` (the `quoteId` expired, the rate moved beyond tolerance, or it quoted another `destinationCop` or `fromToken`), `below_minimum`, `destination_mismatch`."
+      )
   )
   .add(
     HttpApiEndpoint.get("getPayout")`/payouts/${payoutId}`
@@ -116,14 +133,20 @@ export class BrebGroup extends HttpApiGroup.make("breb")
       .addError(ConflictError)
       .addError(ServiceUnavailableError)
       .annotate(OpenApi.Summary, "Confirm a payout deposit")
-      .annotate(OpenApi.Description, "Reports the hash of the deposit transaction the user sent. The service verifies it onchain (live mode) and moves the payout to `deposit_confirmed`. Confirming again with the same hash returns the payout unchanged; a hash that already confirms another payout or swap is 409 `tx_hash_reused`; after the deposit window it is 409 `requote`.")
+      .annotate(
+        OpenApi.Description,
+        "Reports the hash of the deposit transaction the user sent. The service verifies it onchain (live mode) and moves the payout to `deposit_confirmed`. Confirming again with the same hash returns the payout unchanged; a hash that already confirms another payout or swap is 409 `tx_hash_reused`; after the deposit window it is 409 `requote`."
+      )
   )
   .add(
     HttpApiEndpoint.get("listPayouts", "/payouts")
       .setUrlParams(ListPayoutsParams)
       .addSuccess(PayoutList)
       .annotate(OpenApi.Summary, "List payouts for this integration")
-      .annotate(OpenApi.Description, "Oldest first (`createdAt`, then `payoutId`), keyset-paginated: pass `nextCursor` as `cursor` for the next page; it is `null` on the last one.")
+      .annotate(
+        OpenApi.Description,
+        "Oldest first (`createdAt`, then `payoutId`), keyset-paginated: pass `nextCursor` as `cursor` for the next page; it is `null` on the last one."
+      )
   )
   .middleware(Authentication)
   .addError(BadRequestError)

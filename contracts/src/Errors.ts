@@ -71,7 +71,9 @@ export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", { error
 export class IdempotencyKeyReused
   extends Schema.TaggedError<IdempotencyKeyReused>()("IdempotencyKeyReused", { error: Schema.String })
 {}
-export class TooManyRequests extends Schema.TaggedError<TooManyRequests>()("TooManyRequests", { error: Schema.String }) {}
+export class TooManyRequests
+  extends Schema.TaggedError<TooManyRequests>()("TooManyRequests", { error: Schema.String })
+{}
 export class ServiceUnavailable
   extends Schema.TaggedError<ServiceUnavailable>()("ServiceUnavailable", { error: Schema.String })
 {}
@@ -79,7 +81,12 @@ export class BadGateway extends Schema.TaggedError<BadGateway>()("BadGateway", {
 
 export const BelowMinimumError = wire(BelowMinimum, "BelowMinimumError", 409, "below_minimum")
 export const NeedsKycError = wire(NeedsKyc, "NeedsKycError", 409, "needs_kyc")
-export const DestinationMismatchError = wire(DestinationMismatch, "DestinationMismatchError", 409, "destination_mismatch")
+export const DestinationMismatchError = wire(
+  DestinationMismatch,
+  "DestinationMismatchError",
+  409,
+  "destination_mismatch"
+)
 export const RequoteError = wire(Requote, "RequoteError", 409, "requote")
 export const TxHashReusedError = wire(TxHashReused, "TxHashReusedError", 409, "tx_hash_reused")
 export const OtpInvalidError = wire(OtpInvalid, "OtpInvalidError", 400, "otp_invalid")

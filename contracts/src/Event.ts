@@ -63,7 +63,8 @@ export const CreateWebhookEndpointRequest = Schema.Struct({
     Schema.minLength(1, { message: () => "must not be empty" }),
     Schema.maxLength(2048, { message: () => "must be at most 2048 characters" })
   ).annotations({
-    description: "Absolute URL receiving POSTed events. Live: `https` only, to a public address. Mock: `http` and loopback too."
+    description:
+      "Absolute URL receiving POSTed events. Live: `https` only, to a public address. Mock: `http` and loopback too."
   }),
   events: Schema.optionalWith(
     Schema.Array(EventSubscription).pipe(
@@ -103,8 +104,12 @@ export const DeliveryAttempt = Schema.Struct({
   endpointId: EndpointId,
   attemptedAt: IsoTimestamp,
   outcome: Schema.Literal("succeeded", "failed"),
-  responseStatus: Schema.NullOr(Schema.Int).annotations({ description: "The receiver's HTTP status; null when none came" }),
-  error: Schema.NullOr(Schema.String).annotations({ description: "Why the attempt failed (timeout, refused target, status)" }),
+  responseStatus: Schema.NullOr(Schema.Int).annotations({
+    description: "The receiver's HTTP status; null when none came"
+  }),
+  error: Schema.NullOr(Schema.String).annotations({
+    description: "Why the attempt failed (timeout, refused target, status)"
+  }),
   durationMs: Schema.Int
 }).annotations({ identifier: "DeliveryAttempt" })
 export type DeliveryAttempt = typeof DeliveryAttempt.Type

@@ -20,11 +20,15 @@ import { Address, PrintableText } from "./Primitives.ts"
 
 const endpointId = HttpApiSchema.param(
   "endpointId",
-  PrintableText.pipe(Schema.maxLength(64), Schema.brand("EndpointId")).annotations({ description: "The webhook endpoint's id (`we_…`)" })
+  PrintableText.pipe(Schema.maxLength(64), Schema.brand("EndpointId")).annotations({
+    description: "The webhook endpoint's id (`we_…`)"
+  })
 )
 const eventId = HttpApiSchema.param(
   "eventId",
-  PrintableText.pipe(Schema.maxLength(64), Schema.brand("EventId")).annotations({ description: "The event's id (`evt_…`), also its `webhook-id` header" })
+  PrintableText.pipe(Schema.maxLength(64), Schema.brand("EventId")).annotations({
+    description: "The event's id (`evt_…`), also its `webhook-id` header"
+  })
 )
 
 /** Events to partners: webhook endpoints that receive signed events, and the events themselves. */
@@ -35,7 +39,10 @@ export class EventsGroup extends HttpApiGroup.make("events")
       .addSuccess(WebhookEndpointWithSecret, { status: 201 })
       .addError(ConflictError)
       .annotate(OpenApi.Summary, "Register a webhook endpoint")
-      .annotate(OpenApi.Description, "Events of the chosen types are POSTed to `url`, signed with Standard Webhooks headers. The signing secret is shown in this answer and on rotation only.")
+      .annotate(
+        OpenApi.Description,
+        "Events of the chosen types are POSTed to `url`, signed with Standard Webhooks headers. The signing secret is shown in this answer and on rotation only."
+      )
   )
   .add(
     HttpApiEndpoint.get("listWebhookEndpoints", "/webhook-endpoints")
@@ -62,7 +69,10 @@ export class EventsGroup extends HttpApiGroup.make("events")
       .addSuccess(WebhookEndpointWithSecret)
       .addError(NotFoundError)
       .annotate(OpenApi.Summary, "Rotate the signing secret (the old one also signs for 24 hours)")
-      .annotate(OpenApi.Description, "Returns the new secret once. For 24 hours deliveries carry signatures by both secrets, so the receiver can switch without losing events.")
+      .annotate(
+        OpenApi.Description,
+        "Returns the new secret once. For 24 hours deliveries carry signatures by both secrets, so the receiver can switch without losing events."
+      )
   )
   .add(
     HttpApiEndpoint.post("pingWebhookEndpoint")`/webhook-endpoints/${endpointId}/ping`
@@ -70,28 +80,40 @@ export class EventsGroup extends HttpApiGroup.make("events")
       .addError(NotFoundError)
       .addError(ConflictError)
       .annotate(OpenApi.Summary, "Send an `endpoint.ping` event to this endpoint")
-      .annotate(OpenApi.Description, "Queues an `endpoint.ping` event for this endpoint only, to test the receiver. 409 when the endpoint is disabled.")
+      .annotate(
+        OpenApi.Description,
+        "Queues an `endpoint.ping` event for this endpoint only, to test the receiver. 409 when the endpoint is disabled."
+      )
   )
   .add(
     HttpApiEndpoint.get("listEvents", "/events")
       .setUrlParams(ListEventsParams)
       .addSuccess(EventList)
       .annotate(OpenApi.Summary, "List events for this integration, oldest first")
-      .annotate(OpenApi.Description, "Every event recorded for this integration, with the exact body that was (or will be) delivered. Filter by `type` and `createdFrom`; keyset-paginated like payouts.")
+      .annotate(
+        OpenApi.Description,
+        "Every event recorded for this integration, with the exact body that was (or will be) delivered. Filter by `type` and `createdFrom`; keyset-paginated like payouts."
+      )
   )
   .add(
     HttpApiEndpoint.get("getEvent")`/events/${eventId}`
       .addSuccess(EventWithAttempts)
       .addError(NotFoundError)
       .annotate(OpenApi.Summary, "Get an event with its delivery attempts")
-      .annotate(OpenApi.Description, "The event's body and every delivery attempt: endpoint, time, the receiver's status, duration and error.")
+      .annotate(
+        OpenApi.Description,
+        "The event's body and every delivery attempt: endpoint, time, the receiver's status, duration and error."
+      )
   )
   .add(
     HttpApiEndpoint.post("redeliverEvent")`/events/${eventId}/redeliver`
       .addSuccess(Redelivery, { status: 202 })
       .addError(NotFoundError)
       .annotate(OpenApi.Summary, "Send an event again to every enabled endpoint subscribed to its type")
-      .annotate(OpenApi.Description, "Queues one more delivery of the event to each enabled endpoint subscribed to its type, and names them.")
+      .annotate(
+        OpenApi.Description,
+        "Queues one more delivery of the event to each enabled endpoint subscribed to its type, and names them."
+      )
   )
   .middleware(Authentication)
   .addError(BadRequestError)
@@ -106,9 +128,14 @@ export class EventsGroup extends HttpApiGroup.make("events")
 
 const payoutId = HttpApiSchema.param(
   "payoutId",
-  PrintableText.pipe(Schema.maxLength(64), Schema.brand("PayoutId")).annotations({ description: "The payout's id (`po_…`)" })
+  PrintableText.pipe(Schema.maxLength(64), Schema.brand("PayoutId")).annotations({
+    description: "The payout's id (`po_…`)"
+  })
 )
-const userAddress = HttpApiSchema.param("userAddress", Address.annotations({ description: "The customer's wallet address" }))
+const userAddress = HttpApiSchema.param(
+  "userAddress",
+  Address.annotations({ description: "The customer's wallet address" })
+)
 
 /** Sandbox only: produce every outcome on demand. A live deployment answers 404. */
 export class TestHelpersGroup extends HttpApiGroup.make("testHelpers")
@@ -119,7 +146,10 @@ export class TestHelpersGroup extends HttpApiGroup.make("testHelpers")
       .addError(NotFoundError)
       .addError(ConflictError)
       .annotate(OpenApi.Summary, "Move a payout forward (mock mode only)")
-      .annotate(OpenApi.Description, "Moves a payout to a later status through the same state machine and events as the provider's webhooks (never backwards: 409). 404 in live mode.")
+      .annotate(
+        OpenApi.Description,
+        "Moves a payout to a later status through the same state machine and events as the provider's webhooks (never backwards: 409). 404 in live mode."
+      )
   )
   .add(
     HttpApiEndpoint.post("rejectKyc")`/kyc/${userAddress}/reject`

@@ -74,7 +74,9 @@ const keccakF = (s: Uint32Array, b: Uint32Array) => {
 const RATE = 136
 
 // The state's bytes are read through its words: the words must be little-endian (every platform Node runs on is).
-if (new Uint8Array(new Uint32Array([1]).buffer)[0] !== 1) throw new Error("Evm.ts: a big-endian platform is not supported")
+if (new Uint8Array(new Uint32Array([1]).buffer)[0] !== 1) {
+  throw new Error("Evm.ts: a big-endian platform is not supported")
+}
 
 /** Keccak-256 (Ethereum's, with the original 0x01 padding, not SHA3-256's 0x06). */
 export const keccak256 = (input: Uint8Array): Uint8Array => {
@@ -102,6 +104,10 @@ export const checksumAddress = (address: string): string => {
   const hash = keccak256(new TextEncoder().encode(lower))
   let out = "0x"
   // Each hex digit of the address is upper case where the hash's matching nibble is 8 or more.
-  for (let i = 0; i < 40; i++) out += ((hash[i >> 1]! >> (i % 2 === 0 ? 4 : 0)) & 0xf) >= 8 ? lower[i]!.toUpperCase() : lower[i]!
+  for (let i = 0; i < 40; i++) {
+    out += ((hash[i >> 1]! >> (i % 2 === 0 ? 4 : 0)) & 0xf) >= 8
+      ? lower[i]!.toUpperCase()
+      : lower[i]!
+  }
   return out
 }

@@ -16,14 +16,20 @@ export class HealthGroup extends HttpApiGroup.make("health", { topLevel: true })
     HttpApiEndpoint.get("healthz", "/healthz")
       .addSuccess(Health)
       .annotate(OpenApi.Summary, "Liveness")
-      .annotate(OpenApi.Description, "200 while the process serves HTTP; does not touch the database. `mode` tells mock and live deployments apart.")
+      .annotate(
+        OpenApi.Description,
+        "200 while the process serves HTTP; does not touch the database. `mode` tells mock and live deployments apart."
+      )
   )
   .add(
     HttpApiEndpoint.get("readyz", "/readyz")
       .addSuccess(Readiness)
       .addError(ServiceUnavailableError)
       .annotate(OpenApi.Summary, "Readiness")
-      .annotate(OpenApi.Description, "200 only while the database answers within 2 seconds, else 503: route traffic on this.")
+      .annotate(
+        OpenApi.Description,
+        "200 only while the database answers within 2 seconds, else 503: route traffic on this."
+      )
   )
   .annotate(OpenApi.Title, "Health")
   .annotate(OpenApi.Description, "Liveness and readiness probes for load balancers and orchestrators; no API key.")

@@ -22,7 +22,9 @@ export type OtpSendResponse = typeof OtpSendResponse.Type
 
 export const OtpVerifyRequest = Schema.Struct({
   userAddress: Address,
-  code: Schema.String.annotations({ description: "The 6-digit code that was sent; any other code is 400 `otp_invalid`" })
+  code: Schema.String.annotations({
+    description: "The 6-digit code that was sent; any other code is 400 `otp_invalid`"
+  })
 }).annotations({ identifier: "OtpVerifyRequest", ...RejectUnknownFields })
 
 /** A customer's KYC: what the OTP verify answers, and the object of `kyc.*` events. */

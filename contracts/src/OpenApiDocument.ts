@@ -39,7 +39,8 @@ const DATA_KEYWORDS = new Set(["examples", "example", "default", "enum", "const"
 /** Effect's own labels: titles such as `maxLength(64)` or `never`, descriptions such as `a string at most 64 character(s) long`. */
 const isEffectLabel = (key: string, value: Json) =>
   (key === "title" && typeof value === "string" && (/^[A-Za-z]+\(.*\)$/s.test(value) || /^[a-z]+$/.test(value))) ||
-  (key === "description" && typeof value === "string" && /^(a string (at most|at least|matching)|an integer$)/.test(value)) ||
+  (key === "description" && typeof value === "string" &&
+    /^(a string (at most|at least|matching)|an integer$)/.test(value)) ||
   (key === "$id" && value === "/schemas/never")
 
 /**
@@ -59,7 +60,9 @@ const withoutEffectLabels = (node: Json): Json => {
     if (isEffectLabel(key, value)) continue
     if (key === "properties" && isObject(value)) {
       out[key] = Object.fromEntries(
-        Object.entries(value).filter(([, schema]) => !(isObject(schema) && isObject(schema["not"]))).map(([name, schema]) => [
+        Object.entries(value).filter(([, schema]) => !(isObject(schema) && isObject(schema["not"]))).map((
+          [name, schema]
+        ) => [
           name,
           withoutEffectLabels(schema)
         ])
@@ -73,22 +76,31 @@ const withoutEffectLabels = (node: Json): Json => {
 
 const errorBodySchema = {
   type: "object",
-  description: "Body of every non-2xx answer: a message for people, and for the documented cases a stable `errorCode` for programs",
+  description:
+    "Body of every non-2xx answer: a message for people, and for the documented cases a stable `errorCode` for programs",
   required: ["error"],
   properties: {
     error: { type: "string", description: "What went wrong, naming the field and the rule for invalid input" },
-    errorCode: { type: "string", enum: ErrorCode.literals, description: "Present only for the documented business errors" }
+    errorCode: {
+      type: "string",
+      enum: ErrorCode.literals,
+      description: "Present only for the documented business errors"
+    }
   },
   additionalProperties: false,
   examples: [
-    { error: "KYC is not approved for this userAddress: complete kyc/otp/send and kyc/otp/verify", errorCode: "needs_kyc" },
+    {
+      error: "KYC is not approved for this userAddress: complete kyc/otp/send and kyc/otp/verify",
+      errorCode: "needs_kyc"
+    },
     { error: "destinationCop: must be a plain decimal string with at most 2 decimals (no sign, exponent or spaces)" }
   ]
 }
 
 const headers = {
   "X-Request-Id": {
-    description: "This request's id: the caller's `X-Request-Id` when it is 1-64 characters of `A-Za-z0-9._-` and cannot be a secret (no `cop_live_pk_`, `cop_test_pk_` or `whsec_`, no stretch of more than 32 characters between `.`, `_`, `-`, none of 20 or more mixing upper case, lower case and digits), else a generated one. Quote it to support; it is in the service's log line.",
+    description:
+      "This request's id: the caller's `X-Request-Id` when it is 1-64 characters of `A-Za-z0-9._-` and cannot be a secret (no `cop_live_pk_`, `cop_test_pk_` or `whsec_`, no stretch of more than 32 characters between `.`, `_`, `-`, none of 20 or more mixing upper case, lower case and digits), else a generated one. Quote it to support; it is in the service's log line.",
     schema: { type: "string", maxLength: 64 }
   },
   "Retry-After": {
@@ -127,7 +139,9 @@ const errorResponse = (status: string) => ({
 })
 
 const componentOf = (spec: JsonObject, ref: Json): JsonObject | undefined => {
-  const name = isObject(ref) && typeof ref["$ref"] === "string" ? ref["$ref"].replace("#/components/schemas/", "") : undefined
+  const name = isObject(ref) && typeof ref["$ref"] === "string"
+    ? ref["$ref"].replace("#/components/schemas/", "")
+    : undefined
   const schemas = (spec["components"] as JsonObject)["schemas"] as JsonObject
   return name === undefined ? undefined : (schemas[name] as JsonObject | undefined)
 }
@@ -168,7 +182,11 @@ const describeResponse = (spec: JsonObject, status: string, response: JsonObject
   return `${meaning}. ErrorBody with errorCode ${listed}${codeless ? ", or without errorCode in other cases" : ""}`
 }
 
-type Operation = JsonObject & { responses: Record<string, JsonObject>; parameters?: Array<JsonObject>; security?: Array<Json> }
+type Operation = JsonObject & {
+  responses: Record<string, JsonObject>
+  parameters?: Array<JsonObject>
+  security?: Array<Json>
+}
 
 const HEALTH_PATHS = new Set(["/healthz", "/readyz"])
 
@@ -226,7 +244,10 @@ export const finishOpenApiDocument = (generated: Record<string, unknown>): Recor
       ...info,
       description: `${description}${conventions}`,
       license: { name: "Apache 2.0", identifier: "Apache-2.0" },
-      contact: { name: "Integrations API maintainers", url: "https://github.com/cop-integrations/integrations-api/issues" }
+      contact: {
+        name: "Integrations API maintainers",
+        url: "https://github.com/cop-integrations/integrations-api/issues"
+      }
     },
     servers,
     components: { ...components, schemas, headers }

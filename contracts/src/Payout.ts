@@ -120,7 +120,11 @@ export const Payout = Schema.Struct({
   createdAt: IsoTimestamp,
   updatedAt: IsoTimestamp,
   expiresAt: IsoTimestamp
-}).annotations({ identifier: "Payout", description: "A prepared or progressing Bre-B payout", examples: [PAYOUT_EXAMPLE] })
+}).annotations({
+  identifier: "Payout",
+  description: "A prepared or progressing Bre-B payout",
+  examples: [PAYOUT_EXAMPLE]
+})
 export type Payout = typeof Payout.Type
 
 export const CreatePayoutRequest = Schema.Struct({
@@ -128,7 +132,8 @@ export const CreatePayoutRequest = Schema.Struct({
   destinationCop: CopAmount,
   breBKey: BreBKey,
   accountOwnerName: NonEmptyText(140).annotations({
-    description: "The Bre-B account holder's name as their bank has it (at most 140 characters); checked against the key's owner"
+    description:
+      "The Bre-B account holder's name as their bank has it (at most 140 characters); checked against the key's owner"
   }),
   fromToken: Schema.optionalWith(FundingToken, { exact: true }),
   quoteId: Schema.optionalWith(NonEmptyText(64).pipe(Schema.brand("QuoteId")), { exact: true })
@@ -159,7 +164,13 @@ export const ListLimit = Schema.compose(LimitDigits, Schema.NumberFromString).pi
   Schema.between(1, 500, { message: () => "must be between 1 and 500" })
 ).annotations({
   // A query value is text on the wire; documented as the integer it is, so generated clients take a number.
-  jsonSchema: { type: "integer", minimum: 1, maximum: 500, default: 50, description: "Page size, 1 to 500 (default 50)" }
+  jsonSchema: {
+    type: "integer",
+    minimum: 1,
+    maximum: 500,
+    default: 50,
+    description: "Page size, 1 to 500 (default 50)"
+  }
 })
 
 /** `cursor`: the previous page's `nextCursor`, passed back unchanged. */

@@ -90,7 +90,8 @@ export const Email = PrintableText.pipe(
   Schema.pattern(emailAddress, { message: () => "must be an e-mail address (local-part@host.tld)" })
 ).annotations({ identifier: "Email", description: "E-mail address" })
 
-const isoTimestampPattern = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/
+const isoTimestampPattern =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/
 
 const isLeapYear = (year: number) => year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
 
@@ -101,8 +102,9 @@ const daysInMonth = (year: number, month: number) =>
 const isCalendarDateTime = (value: string): boolean => {
   const match = isoTimestampPattern.exec(value)
   if (match === null) return false
-  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = match.slice(1).map((part) => Number(part ?? 0)) as
-    [number, number, number, number, number, number, number, number]
+  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = match.slice(1).map((part) =>
+    Number(part ?? 0)
+  ) as [number, number, number, number, number, number, number, number]
   return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month) && hour <= 23 && minute <= 59 &&
     second <= 59 && offsetHours <= 23 && offsetMinutes <= 59
 }
@@ -112,7 +114,8 @@ export const IsoTimestamp = Schema.String.pipe(
     message: () => "must be an ISO 8601 timestamp with a time zone, e.g. 2026-11-22T03:19:32.123Z"
   }),
   Schema.filter(isCalendarDateTime, {
-    message: () => "must be a real calendar date and time (month 01-12, a day the month has, hour 00-23, minute and second 00-59)",
+    message: () =>
+      "must be a real calendar date and time (month 01-12, a day the month has, hour 00-23, minute and second 00-59)",
     jsonSchema: {}
   })
 ).annotations({
@@ -123,7 +126,8 @@ export const IsoTimestamp = Schema.String.pipe(
 
 export const FundingToken = Schema.Literal("USDC", "COPm").annotations({
   identifier: "FundingToken",
-  description: "Token the user funds a payout from: `USDC` (a transfer to the deposit address), or the COP stablecoin `COPm` (a router swap whose USDC output goes to the deposit address)"
+  description:
+    "Token the user funds a payout from: `USDC` (a transfer to the deposit address), or the COP stablecoin `COPm` (a router swap whose USDC output goes to the deposit address)"
 })
 
 export const NonEmptyText = (max: number) =>

@@ -51,7 +51,8 @@ export const PrepareSwapRequest = Schema.Struct({
   fromToken: SwapToken,
   toToken: SwapToken,
   amountIn: DecimalString.annotations({
-    description: "Amount of fromToken to sell, at most the token's decimals; at least 1 COPm (less is 409 `below_minimum`: its output would round to 0 USDC)"
+    description:
+      "Amount of fromToken to sell, at most the token's decimals; at least 1 COPm (less is 409 `below_minimum`: its output would round to 0 USDC)"
   }),
   slippageBps: Schema.optionalWith(SlippageBps, { exact: true })
 }).annotations({ identifier: "PrepareSwapRequest", ...RejectUnknownFields })

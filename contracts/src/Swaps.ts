@@ -19,7 +19,9 @@ import { ConfirmSwapRequest, ListSwapsParams, PrepareSwapRequest, SwapIntent, Sw
 
 const intentId = HttpApiSchema.param(
   "intentId",
-  PrintableText.pipe(Schema.maxLength(64), Schema.brand("SwapId")).annotations({ description: "The swap intent's id (`sw_…`)" })
+  PrintableText.pipe(Schema.maxLength(64), Schema.brand("SwapId")).annotations({
+    description: "The swap intent's id (`sw_…`)"
+  })
 )
 
 export class SwapsGroup extends HttpApiGroup.make("swaps")
@@ -34,7 +36,10 @@ export class SwapsGroup extends HttpApiGroup.make("swaps")
       .addError(ServiceUnavailableError)
       .addError(BadGatewayError)
       .annotate(OpenApi.Summary, "Prepare a swap")
-      .annotate(OpenApi.Description, "Quotes a swap between USDC and the COP stablecoin COPm through the swap router and returns the approval and swap transactions for the user to sign. `Idempotency-Key` as for payouts. An `amountIn` below the token's minimum (1 COPm) is 409 `below_minimum`.")
+      .annotate(
+        OpenApi.Description,
+        "Quotes a swap between USDC and the COP stablecoin COPm through the swap router and returns the approval and swap transactions for the user to sign. `Idempotency-Key` as for payouts. An `amountIn` below the token's minimum (1 COPm) is 409 `below_minimum`."
+      )
   )
   .add(
     HttpApiEndpoint.get("getSwap")`/${intentId}`
@@ -54,7 +59,10 @@ export class SwapsGroup extends HttpApiGroup.make("swaps")
       .addError(ConflictError)
       .addError(ServiceUnavailableError)
       .annotate(OpenApi.Summary, "Confirm a swap")
-      .annotate(OpenApi.Description, "Reports the hash of the swap transaction the user sent; it is verified onchain. The same hash again returns the intent unchanged; a hash already used by a payout or swap is 409 `tx_hash_reused`; after the intent expired it is 409 `requote`.")
+      .annotate(
+        OpenApi.Description,
+        "Reports the hash of the swap transaction the user sent; it is verified onchain. The same hash again returns the intent unchanged; a hash already used by a payout or swap is 409 `tx_hash_reused`; after the intent expired it is 409 `requote`."
+      )
   )
   .add(
     HttpApiEndpoint.get("listSwaps", "/")

@@ -28,7 +28,10 @@ interface Target {
   readonly pid: number
 }
 
-const startBaseline = async (script: string, env: Record<string, string>): Promise<Target & { child: ChildProcess }> => {
+const startBaseline = async (
+  script: string,
+  env: Record<string, string>
+): Promise<Target & { child: ChildProcess }> => {
   const child = spawn(process.execPath, ["--import", "tsx", script], { cwd: root, env: { ...process.env, ...env } })
   let out = ""
   child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()))
@@ -47,7 +50,13 @@ interface Row {
   readonly baseline: ReadonlyArray<LoadResult>
 }
 
-const pairs = async (service: Target, baseline: Target, request: LoadRequest, baselineRequest: LoadRequest, connections: number) => {
+const pairs = async (
+  service: Target,
+  baseline: Target,
+  request: LoadRequest,
+  baselineRequest: LoadRequest,
+  connections: number
+) => {
   const ours: Array<LoadResult> = []
   const theirs: Array<LoadResult> = []
   for (let pair = 0; pair < PAIRS; pair++) {
@@ -65,9 +74,9 @@ const printRows = (rows: ReadonlyArray<Row>) => {
       workload: row.workload,
       "service req/s": rps,
       "baseline req/s": base,
-      ratio: `${(rps / base).toFixed(2)}× (${Math.min(...row.service.map((r, i) => r.rps / row.baseline[i]!.rps)).toFixed(2)}–${
-        Math.max(...row.service.map((r, i) => r.rps / row.baseline[i]!.rps)).toFixed(2)
-      })`,
+      ratio: `${(rps / base).toFixed(2)}× (${
+        Math.min(...row.service.map((r, i) => r.rps / row.baseline[i]!.rps)).toFixed(2)
+      }–${Math.max(...row.service.map((r, i) => r.rps / row.baseline[i]!.rps)).toFixed(2)})`,
       "p50/p99 ms service": `${median(row.service.map((r) => r.p50))}/${median(row.service.map((r) => r.p99))}`,
       "p50/p99 ms baseline": `${median(row.baseline.map((r) => r.p50))}/${median(row.baseline.map((r) => r.p99))}`,
       "CPU ms/req service": median(row.service.map((r) => r.cpuMsPerRequest)),
@@ -93,11 +102,21 @@ export const compareWithBaselines = async (started: Service, databaseUrl: string
     const rows: Array<Row> = []
     for (const connections of [16, 64]) {
       const health = await pairs(service, raw, { path: "/healthz" }, { path: "/healthz" }, connections)
-      rows.push({ workload: `GET /healthz c=${connections} vs raw node:http`, service: health.ours, baseline: health.theirs })
+      rows.push({
+        workload: `GET /healthz c=${connections} vs raw node:http`,
+        service: health.ours,
+        baseline: health.theirs
+      })
       const quote = await pairs(service, raw, { path: quotePath, headers: auth }, { path: quotePath }, connections)
-      rows.push({ workload: `cached quote c=${connections} vs raw node:http`, service: quote.ours, baseline: quote.theirs })
+      rows.push({
+        workload: `cached quote c=${connections} vs raw node:http`,
+        service: quote.ours,
+        baseline: quote.theirs
+      })
     }
-    console.log(`\n## side by side with raw node:http (${PAIRS} alternating pairs of ${SECONDS} s per cell; ratio = service / baseline, median (range))`)
+    console.log(
+      `\n## side by side with raw node:http (${PAIRS} alternating pairs of ${SECONDS} s per cell; ratio = service / baseline, median (range))`
+    )
     printRows(rows)
   } finally {
     raw.child.kill("SIGTERM")
@@ -123,23 +142,44 @@ export const compareWithBaselines = async (started: Service, databaseUrl: string
     await cell("POST payouts (Idempotency-Key) c=16 vs Fastify+pg", work.create("svc"), work.create("fst"))
     await cell("GET payouts?limit=50 c=16 vs Fastify+pg", work.list(50))
     await seedPayouts(databaseUrl, prepared.row, SEEDED)
-    list500.set(SEEDED, await cell(`GET payouts?limit=500 at ${SEEDED.toLocaleString("en")}+ payouts c=16 vs Fastify+pg`, work.list(500)))
+    list500.set(
+      SEEDED,
+      await cell(`GET payouts?limit=500 at ${SEEDED.toLocaleString("en")}+ payouts c=16 vs Fastify+pg`, work.list(500))
+    )
     if (MILLION > SEEDED) {
       const seeding = performance.now()
       await seedPayouts(databaseUrl, prepared.row, MILLION - SEEDED, SEEDED)
-      console.log(`\n(seeded ${(MILLION - SEEDED).toLocaleString("en")} more payouts with SQL in ${Math.round((performance.now() - seeding) / 1000)} s)`)
-      list500.set(MILLION, await cell(`GET payouts?limit=500 at ${MILLION.toLocaleString("en")}+ payouts c=16 vs Fastify+pg`, work.list(500)))
+      console.log(
+        `\n(seeded ${(MILLION - SEEDED).toLocaleString("en")} more payouts with SQL in ${
+          Math.round((performance.now() - seeding) / 1000)
+        } s)`
+      )
+      list500.set(
+        MILLION,
+        await cell(
+          `GET payouts?limit=500 at ${MILLION.toLocaleString("en")}+ payouts c=16 vs Fastify+pg`,
+          work.list(500)
+        )
+      )
     }
-    console.log(`\n## side by side with Fastify 5 + pg sending the pre-#10 statements (${PAIRS} alternating pairs of ${SECONDS} s per cell)`)
+    console.log(
+      `\n## side by side with Fastify 5 + pg sending the pre-#10 statements (${PAIRS} alternating pairs of ${SECONDS} s per cell)`
+    )
     printRows(rows)
     const [small, large] = [list500.get(SEEDED), list500.get(MILLION)]
     if (small !== undefined && large !== undefined) {
       const p99 = (runs: ReadonlyArray<LoadResult>) => median(runs.map((r) => r.p99))
-      console.log(`list limit 500, service p99: ${p99(small)} ms at ${SEEDED.toLocaleString("en")}, ${p99(large)} ms at ${MILLION.toLocaleString("en")} (${(p99(large) / p99(small)).toFixed(2)}×)`)
+      console.log(
+        `list limit 500, service p99: ${p99(small)} ms at ${SEEDED.toLocaleString("en")}, ${p99(large)} ms at ${
+          MILLION.toLocaleString("en")
+        } (${(p99(large) / p99(small)).toFixed(2)}×)`
+      )
     }
     console.log(`RSS after these runs: service ${rssMb(servicePid)} MB, Fastify+pg ${rssMb(fastify.pid)} MB`)
     const failed = rows.flatMap((row) => [...row.service, ...row.baseline]).reduce((n, r) => n + r.non2xx + r.errors, 0)
-    if (failed > 0) throw new Error(`${failed} requests were not answered 2xx: the figures above do not measure the workloads`)
+    if (failed > 0) {
+      throw new Error(`${failed} requests were not answered 2xx: the figures above do not measure the workloads`)
+    }
   } finally {
     fastify.child.kill("SIGTERM")
     await once(fastify.child, "exit")
@@ -152,7 +192,13 @@ export const compareWithBaselines = async (started: Service, databaseUrl: string
   const confirms: Array<LoadResult> = []
   for (let run = 0; run < PAIRS; run++) {
     const ids = toConfirm.slice(run * perRun, (run + 1) * perRun)
-    confirms.push(await runLoad(serviceUrl, servicePid, confirmRequest(started, ids, CONFIRM_HASHES + run * perRun), { connections: 16, seconds: 20, amount: CONFIRMS }))
+    confirms.push(
+      await runLoad(serviceUrl, servicePid, confirmRequest(started, ids, CONFIRM_HASHES + run * perRun), {
+        connections: 16,
+        seconds: 20,
+        amount: CONFIRMS
+      })
+    )
   }
   const flows = []
   for (let run = 0; run < PAIRS; run++) flows.push(await runPartnerFlows(started, FLOWS, 16))
@@ -174,12 +220,16 @@ export const compareWithBaselines = async (started: Service, databaseUrl: string
   ])
   console.log(`service RSS after the bench: ${rssMb(servicePid)} MB (PostgreSQL not counted)`)
   const unconfirmed = confirms.reduce((n, r) => n + r.non2xx + r.errors, 0)
-  if (unconfirmed > 0) throw new Error(`${unconfirmed} confirms were not answered 2xx: the confirm figures do not measure confirming`)
+  if (unconfirmed > 0) {
+    throw new Error(`${unconfirmed} confirms were not answered 2xx: the confirm figures do not measure confirming`)
+  }
 
   const pgbench = pgbenchCreate(databaseUrl, prepared.templates, prepared.row, SECONDS * 2)
   console.log(
     pgbench === null
       ? "\npgbench not installed: no database ceiling for the create sequence"
-      : `\npgbench, the baseline's create sequence (16 clients, ${SECONDS * 2} s): ${pgbench.simple} tps simple protocol, ${pgbench.prepared} tps prepared`
+      : `\npgbench, the baseline's create sequence (16 clients, ${
+        SECONDS * 2
+      } s): ${pgbench.simple} tps simple protocol, ${pgbench.prepared} tps prepared`
   )
 }

@@ -33,7 +33,9 @@ const literal = (value: unknown): string => {
 export const prepareFastify = async (service: Service, databaseUrl: string) => {
   const api = `${service.baseUrl}${API}`
   const userAddress = await approvedCustomer(service)
-  const quote = await fetch(`${api}/quote?destinationCop=250000`, { headers: service.auth }).then((r) => r.json() as Promise<Record<string, unknown>>)
+  const quote = await fetch(`${api}/quote?destinationCop=250000`, { headers: service.auth }).then((r) =>
+    r.json() as Promise<Record<string, unknown>>
+  )
   const payout = await fetch(`${api}/payouts`, {
     method: "POST",
     headers: { ...service.auth, ...json, "idempotency-key": randomUUID() },
@@ -59,7 +61,11 @@ export const seedPayouts = async (databaseUrl: string, row: Record<string, unkno
   const db = new pg.Pool({ connectionString: databaseUrl, max: 1 }) as unknown as Db
   const columns = Object.keys(row)
   const select = columns.map((c) =>
-    c === "id" ? `'po_seed_' || g` : c === "provider_transfer_id" ? `'tr_seed_' || g` : c === "created_at" || c === "updated_at"
+    c === "id" ?
+      `'po_seed_' || g` :
+      c === "provider_transfer_id" ?
+      `'tr_seed_' || g` :
+      c === "created_at" || c === "updated_at"
       ? `p.${c} - g * interval '1 millisecond'`
       : `p."${c}"`
   )
@@ -82,7 +88,10 @@ export const fastifyWorkloads = (templates: { userAddress: string }, auth: Recor
     path: `${API}/payouts`,
     method: "POST",
     headers: { ...auth, ...json },
-    body: (i) => ({ body: payoutBody(templates.userAddress), headers: { "idempotency-key": `${prefix}-${randomUUID()}-${i}` } })
+    body: (i) => ({
+      body: payoutBody(templates.userAddress),
+      headers: { "idempotency-key": `${prefix}-${randomUUID()}-${i}` }
+    })
   })
   return {
     quote: { path: `${API}/quote?destinationCop=250000`, headers: auth } satisfies LoadRequest,
@@ -92,23 +101,38 @@ export const fastifyWorkloads = (templates: { userAddress: string }, auth: Recor
 }
 
 /** pgbench with the baseline's create sequence; null when pgbench is not installed or fails. */
-export const pgbenchCreate = (databaseUrl: string, templates: { integrationId: string; userAddress: string }, row: Record<string, unknown>, seconds: number) => {
+export const pgbenchCreate = (
+  databaseUrl: string,
+  templates: { integrationId: string; userAddress: string },
+  row: Record<string, unknown>,
+  seconds: number
+) => {
   if (spawnSync("pgbench", ["--version"]).status !== 0) return null
   const columns = Object.keys(row)
   const values = columns.map((c) =>
-    c === "id" ? ":pid" : c === "provider_transfer_id" ? "'tr_' || :pid" : c === "created_at" || c === "updated_at" ? "now()" : literal(row[c])
+    c === "id"
+      ? ":pid"
+      : c === "provider_transfer_id"
+      ? "'tr_' || :pid"
+      : c === "created_at" || c === "updated_at"
+      ? "now()"
+      : literal(row[c])
   )
   const integration = literal(templates.integrationId)
   const script = `
 \\set n random(1, 2000000000)
 \\set pid '\\'po_bench_' || :client_id || '_' || :n || '\\''
 INSERT INTO idempotency_keys (integration_id, idempotency_key, request_hash, state, response_status, response_body, resource_id, provider_key, attempt, started_at) VALUES (${integration}, 'pgb-' || :client_id || '-' || :n, 'hash', 'started', 0, '{}'::jsonb, 'r', 'p', 'a', now()) ON CONFLICT DO NOTHING RETURNING 1 AS claimed;
-SELECT integration_id, user_address, email, kyc_status, kyc_url, provider_customer_id FROM customers WHERE integration_id = ${integration} AND user_address = ${literal(templates.userAddress.toLowerCase())};
+SELECT integration_id, user_address, email, kyc_status, kyc_url, provider_customer_id FROM customers WHERE integration_id = ${integration} AND user_address = ${
+    literal(templates.userAddress.toLowerCase())
+  };
 SELECT sell_rate, mid_rate, fetched_at FROM rate_cache WHERE pair = 'USD_COP' AND fetched_at > now() - interval '30 seconds';
 UPDATE idempotency_keys SET intent = '{}'::jsonb WHERE integration_id = ${integration} AND idempotency_key = 'pgb-' || :client_id || '-' || :n AND state = 'started' AND attempt = 'a';
 BEGIN;
 SELECT request_hash, state, response_status, response_body, resource_id, provider_key, attempt, intent, false AS stale FROM idempotency_keys WHERE integration_id = ${integration} AND idempotency_key = 'pgb-' || :client_id || '-' || :n FOR UPDATE;
-INSERT INTO payouts (${columns.map((c) => `"${c}"`).join(",")}) VALUES (${values.join(",").replaceAll(":pid", "'po_bench_' || :client_id || '_' || :n")}) RETURNING *;
+INSERT INTO payouts (${columns.map((c) => `"${c}"`).join(",")}) VALUES (${
+    values.join(",").replaceAll(":pid", "'po_bench_' || :client_id || '_' || :n")
+  }) RETURNING *;
 INSERT INTO events (id, integration_id, type, resource_id, body, created_at) VALUES ('evt_bench_' || :client_id || '_' || :n, ${integration}, 'payout.created', 'po_bench_' || :client_id || '_' || :n, '{}', now());
 INSERT INTO event_deliveries (event_id, endpoint_id, resource_id, state, next_attempt_at, created_at) SELECT 'evt_bench_' || :client_id || '_' || :n, w.id, 'po', 'pending', now(), now() FROM webhook_endpoints w WHERE w.integration_id = ${integration} AND w.deleted_at IS NULL AND w.status = 'enabled' ORDER BY w.id;
 INSERT INTO idempotency_keys (integration_id, idempotency_key, request_hash, state, response_status, response_body, resource_id) VALUES (${integration}, 'pgb-' || :client_id || '-' || :n, 'hash', 'done', 201, '"{}"'::jsonb, 'po') ON CONFLICT (integration_id, idempotency_key) DO UPDATE SET state = 'done', response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body, resource_id = EXCLUDED.resource_id;
@@ -119,8 +143,24 @@ COMMIT;
   const url = new URL(databaseUrl)
   const run = (mode: "simple" | "prepared") => {
     const out = execFileSync("pgbench", [
-      "-n", "-f", file, "-M", mode, "-c", "16", "-j", "2", "-T", String(seconds),
-      "-h", url.hostname, "-p", url.port || "5432", "-U", decodeURIComponent(url.username || "postgres"), url.pathname.slice(1)
+      "-n",
+      "-f",
+      file,
+      "-M",
+      mode,
+      "-c",
+      "16",
+      "-j",
+      "2",
+      "-T",
+      String(seconds),
+      "-h",
+      url.hostname,
+      "-p",
+      url.port || "5432",
+      "-U",
+      decodeURIComponent(url.username || "postgres"),
+      url.pathname.slice(1)
     ], { env: { ...process.env, PGPASSWORD: decodeURIComponent(url.password) }, encoding: "utf8" })
     return Math.round(Number(/tps = ([\d.]+)/.exec(out)?.[1] ?? "0"))
   }

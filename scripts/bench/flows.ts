@@ -39,14 +39,15 @@ export const confirmRequest = (service: Service, ids: ReadonlyArray<string>, off
   body: (i) => ({ path: `${API}/payouts/${ids[i]}/confirm`, body: JSON.stringify({ txHash: txHash(offset + i) }) })
 })
 
-
 let flowCounter = 0
 
 /** One partner flow, as the README walks it: 6 requests. */
 const partnerFlow = async (service: Service) => {
   const api = `${service.baseUrl}${API}`
   const headers = { ...service.auth, ...json }
-  await fetch(`${api}/quote?destinationCop=250000`, { headers: service.auth }).then((r) => expectStatus(r, 200, "quote")).then((r) => r.text())
+  await fetch(`${api}/quote?destinationCop=250000`, { headers: service.auth }).then((r) =>
+    expectStatus(r, 200, "quote")
+  ).then((r) => r.text())
   const userAddress = await approvedCustomer(service)
   const { payoutId } = await createPayout(service, userAddress)
   await fetch(`${api}/payouts/${payoutId}/confirm`, {
@@ -54,7 +55,9 @@ const partnerFlow = async (service: Service) => {
     headers,
     body: JSON.stringify({ txHash: txHash(1_000_000_000 + ++flowCounter) })
   }).then((r) => expectStatus(r, 200, "confirm")).then((r) => r.text())
-  await fetch(`${api}/payouts/${payoutId}`, { headers: service.auth }).then((r) => expectStatus(r, 200, "get")).then((r) => r.text())
+  await fetch(`${api}/payouts/${payoutId}`, { headers: service.auth }).then((r) => expectStatus(r, 200, "get")).then((
+    r
+  ) => r.text())
 }
 
 export interface FlowResult {

@@ -7,7 +7,9 @@ export interface LoadRequest {
   readonly method?: "GET" | "POST"
   readonly headers?: Record<string, string>
   /** A body per request (`i` counts requests), e.g. a fresh Idempotency-Key each time; `path` overrides the path. */
-  readonly body?: (i: number) => { readonly body: string; readonly headers?: Record<string, string>; readonly path?: string }
+  readonly body?: (
+    i: number
+  ) => { readonly body: string; readonly headers?: Record<string, string>; readonly path?: string }
 }
 
 /** The `p` quantile (0..1) of ascending `sorted` values (0 when empty). */
@@ -44,7 +46,12 @@ export const runLoad = async (
       ...(request.body === undefined ? {} : {
         setupRequest: (req: autocannon.Request) => {
           const next = request.body!(i++)
-          return { ...req, body: next.body, headers: { ...req.headers, ...next.headers }, ...(next.path === undefined ? {} : { path: next.path }) }
+          return {
+            ...req,
+            body: next.body,
+            headers: { ...req.headers, ...next.headers },
+            ...(next.path === undefined ? {} : { path: next.path })
+          }
         }
       })
     }]

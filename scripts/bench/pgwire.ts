@@ -22,7 +22,7 @@ export interface WireProxy {
   readonly close: () => Promise<void>
 }
 
-const STARTUP_CODES = new Set([80877103 /* SSLRequest */, 80877104 /* GSSENCRequest */, 80877102 /* CancelRequest */])
+const STARTUP_CODES = new Set([80877103, /* SSLRequest */ 80877104, /* GSSENCRequest */ 80877102 /* CancelRequest */])
 
 /** Parses one connection's frontend stream, calling `onMessage` per typed message. */
 const frontendParser = (onMessage: (type: string, body: Buffer) => void) => {

@@ -26,12 +26,21 @@ interface CpuProfile {
 const categories: ReadonlyArray<readonly [string, (url: string, fn: string) => boolean]> = [
   ["GC", (_, fn) => fn === "(garbage collector)"],
   ["idle", (_, fn) => fn === "(idle)" || fn === "(program)"],
-  ["Schema (decode/encode)", (url) => /effect\/dist\/\w+\/(Schema|ParseResult|SchemaAST|JSONSchema|Arbitrary|Pretty)\.js/.test(url)],
-  ["logging", (url) => /effect\/dist\/\w+\/internal\/logger|effect\/dist\/\w+\/Logger\.js|internal\/console|Logging\.ts/.test(url)],
+  [
+    "Schema (decode/encode)",
+    (url) => /effect\/dist\/\w+\/(Schema|ParseResult|SchemaAST|JSONSchema|Arbitrary|Pretty)\.js/.test(url)
+  ],
+  [
+    "logging",
+    (url) => /effect\/dist\/\w+\/internal\/logger|effect\/dist\/\w+\/Logger\.js|internal\/console|Logging\.ts/.test(url)
+  ],
   ["tracing", (url) => /effect\/dist\/\w+\/internal\/(tracer|metric)/.test(url)],
   ["Effect runtime", (url) => /node_modules\/effect\//.test(url)],
   ["@effect/platform HTTP", (url) => /@effect\/platform/.test(url)],
-  ["@effect/sql + pg driver", (url) => /node_modules\/(@effect\/sql|pg|pg-protocol|pg-pool|pg-types|postgres-)/.test(url)],
+  [
+    "@effect/sql + pg driver",
+    (url) => /node_modules\/(@effect\/sql|pg|pg-protocol|pg-pool|pg-types|postgres-)/.test(url)
+  ],
   ["service code (src/, contracts/)", (url) => /\/(src|contracts)\//.test(url) && !url.includes("node_modules")],
   ["other packages", (url) => url.includes("node_modules")],
   ["node internals (http, net, streams)", (url) => url.startsWith("node:")],
@@ -52,21 +61,32 @@ const selfTimes = (profile: CpuProfile, keyOf: (frame: ProfileNode["callFrame"])
 
 /** The functions with the most self time, idle excluded. */
 const topFunctions = (profile: CpuProfile) =>
-  [...selfTimes(profile, (frame) =>
-    `${frame.functionName || "(anonymous)"} ${frame.url.replace(/^.*node_modules\//, "").replace(/^file:\/\/.*\/(src|contracts)\//, "$1/")}`)]
+  [...selfTimes(
+    profile,
+    (frame) =>
+      `${frame.functionName || "(anonymous)"} ${
+        frame.url.replace(/^.*node_modules\//, "").replace(/^file:\/\/.*\/(src|contracts)\//, "$1/")
+      }`
+  )]
     .filter(([name]) => !name.startsWith("(idle)") && !name.startsWith("(program)"))
     .sort((a, b) => b[1] - a[1])
     .slice(0, TOP)
     .map(([where, us]) => ({ where, "self ms": Math.round(us / 1000) }))
 
 const categorize = (profile: CpuProfile) => {
-  const totals = selfTimes(profile, (frame) =>
-    categories.find(([, matches]) => matches(frame.url, frame.functionName))![0])
+  const totals = selfTimes(
+    profile,
+    (frame) => categories.find(([, matches]) => matches(frame.url, frame.functionName))![0]
+  )
   const busy = [...totals].filter(([name]) => name !== "idle").reduce((sum, [, us]) => sum + us, 0)
   return [...totals]
     .filter(([name]) => name !== "idle")
     .sort((a, b) => b[1] - a[1])
-    .map(([category, us]) => ({ category, "CPU ms": Math.round(us / 1000), "share of busy": `${((us / busy) * 100).toFixed(1)} %` }))
+    .map(([category, us]) => ({
+      category,
+      "CPU ms": Math.round(us / 1000),
+      "share of busy": `${((us / busy) * 100).toFixed(1)} %`
+    }))
 }
 
 const workload = process.argv[2] ?? "quote"
@@ -84,7 +104,10 @@ process.on("exit", () => started.child.kill("SIGKILL")) // never leave a profile
 // The key printed on an empty database, else a new one from the keys CLI (the last line it prints).
 const key = started.key !== ""
   ? started.key
-  : execFileSync(process.execPath, ["--import", "tsx", "scripts/keys.ts", "issue", "bench", "--create"], { cwd: root, encoding: "utf8" })
+  : execFileSync(process.execPath, ["--import", "tsx", "scripts/keys.ts", "issue", "bench", "--create"], {
+    cwd: root,
+    encoding: "utf8"
+  })
     .trim().split("\n").at(-1)!
 const service: Service = { ...started, key, auth: { authorization: `Bearer ${key}` } }
 const userAddress = await approvedCustomer(service)
@@ -104,7 +127,9 @@ await stopService(service.child)
 const file = readdirSync(profileDir).find((name) => name.endsWith(".cpuprofile"))
 if (file === undefined) throw new Error("no profile written")
 const profile = JSON.parse(readFileSync(join(profileDir, file), "utf8")) as CpuProfile
-console.log(`${workload} (${API}): ${result.rps} req/s, p99 ${result.p99} ms, ${result.cpuMsPerRequest} CPU ms/request (whole run profiled)`)
+console.log(
+  `${workload} (${API}): ${result.rps} req/s, p99 ${result.p99} ms, ${result.cpuMsPerRequest} CPU ms/request (whole run profiled)`
+)
 console.table(categorize(profile))
 if (TOP > 0) console.table(topFunctions(profile))
 if (process.env["BENCH_KEEP_PROFILE"] === "1") console.log(`profile kept: ${join(profileDir, file)}`)

@@ -18,7 +18,6 @@ import { rssMb } from "./proc.ts"
 const REQUESTS = Number(process.env["BENCH_REQUESTS"] ?? "400")
 const CONCURRENCY = Number(process.env["BENCH_CONCURRENCY"] ?? "16")
 
-
 const load = async (name: string, count: number, request: (i: number) => Promise<Response>) => {
   const latencies: Array<number> = []
   let next = 0
@@ -55,7 +54,9 @@ const postgresRssMb = (dataDir: string | undefined): number | undefined => {
   for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
     const cmdline = readFileOrEmpty(`/proc/${pid}/cmdline`)
     const parent = readFileOrEmpty(`/proc/${pid}/status`)
-    if (cmdline.includes(dataDir) || isChildOfPostmaster(parent, dataDir)) kb += Number(/VmRSS:\s+(\d+)/.exec(parent)?.[1] ?? "0")
+    if (cmdline.includes(dataDir) || isChildOfPostmaster(parent, dataDir)) {
+      kb += Number(/VmRSS:\s+(\d+)/.exec(parent)?.[1] ?? "0")
+    }
   }
   return Math.round(kb / 1024)
 }
@@ -71,7 +72,8 @@ const readFileOrEmpty = (path: string) => {
 /** PostgreSQL's backends show the postmaster's pid as their parent, not the data directory. */
 const isChildOfPostmaster = (status: string, dataDir: string) => {
   const ppid = /PPid:\s+(\d+)/.exec(status)?.[1]
-  return ppid !== undefined && readFileOrEmpty(`/proc/${ppid}/cmdline`).includes(dataDir) && /^Name:\s+postgres/m.test(status)
+  return ppid !== undefined && readFileOrEmpty(`/proc/${ppid}/cmdline`).includes(dataDir) &&
+    /^Name:\s+postgres/m.test(status)
 }
 
 const bench = async (label: string, env: Record<string, string>) => {
@@ -84,7 +86,11 @@ const bench = async (label: string, env: Record<string, string>) => {
   const userAddress = await approvedCustomer(service)
   const results = [
     await load("GET /healthz", REQUESTS, () => fetch(`${service.baseUrl}/healthz`)),
-    await load("GET quote?destinationCop", REQUESTS, () => fetch(`${api}/quote?destinationCop=250000`, { headers: auth })),
+    await load(
+      "GET quote?destinationCop",
+      REQUESTS,
+      () => fetch(`${api}/quote?destinationCop=250000`, { headers: auth })
+    ),
     await load("POST payouts", REQUESTS, (i) =>
       fetch(`${api}/payouts`, {
         method: "POST",
@@ -97,8 +103,14 @@ const bench = async (label: string, env: Record<string, string>) => {
   const loadedPostgres = postgresRssMb(env["EMBEDDED_DATA_DIR"])
   await stopService(service.child)
   console.log(`\n## ${label}`)
-  console.log(`start-up to first 200 on /healthz: ${Math.round(service.startupMs)} ms (npm start's node command: bundle + database + migrations + listen)`)
-  console.log(`server RSS: ${idleRss} MB idle, ${loadedRss} MB after load (${REQUESTS} requests × 4, concurrency ${CONCURRENCY})`)
+  console.log(
+    `start-up to first 200 on /healthz: ${
+      Math.round(service.startupMs)
+    } ms (npm start's node command: bundle + database + migrations + listen)`
+  )
+  console.log(
+    `server RSS: ${idleRss} MB idle, ${loadedRss} MB after load (${REQUESTS} requests × 4, concurrency ${CONCURRENCY})`
+  )
   if (idlePostgres !== undefined) {
     console.log(`embedded PostgreSQL RSS (all its processes): ${idlePostgres} MB idle, ${loadedPostgres} MB after load`)
   }
@@ -108,7 +120,10 @@ const bench = async (label: string, env: Record<string, string>) => {
 /** `npm start` a second time on the same data directory: the cluster exists, only the server starts. */
 const restart = async (env: Record<string, string>) => {
   const started = performance.now()
-  const child = spawn(process.execPath, npmStartArgs(), { cwd: root, env: { ...process.env, PORT: "0", LOG_LEVEL: "warn", ...env } })
+  const child = spawn(process.execPath, npmStartArgs(), {
+    cwd: root,
+    env: { ...process.env, PORT: "0", LOG_LEVEL: "warn", ...env }
+  })
   let out = ""
   child.stdout?.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")))
   child.stderr?.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")))
@@ -124,7 +139,11 @@ const restart = async (env: Record<string, string>) => {
 // DATABASE_URL (an empty database the bench may fill), else a throw-away embedded PostgreSQL cluster.
 const given = process.env["DATABASE_URL"] ?? ""
 const database = given !== "" ? { url: given, stop: async () => {} } : await startThrowawayPostgres({ durable: true })
-console.log(`bench database: ${given !== "" ? "DATABASE_URL" : "a throw-away embedded PostgreSQL (durable: fsync on)"}; ${process.version}`)
+console.log(
+  `bench database: ${
+    given !== "" ? "DATABASE_URL" : "a throw-away embedded PostgreSQL (durable: fsync on)"
+  }; ${process.version}`
+)
 try {
   // First on the empty database: statements per request (it prints the demo key, which the next start reuses).
   const counted = await countStatements(database.url, { showSql: process.env["BENCH_SHOW_SQL"] === "1" })

@@ -20,7 +20,8 @@ export interface Service {
 
 /** The node arguments of `npm start` (`exec node <args>` in package.json), so the bench runs what partners run. */
 export const npmStartArgs = (): Array<string> => {
-  const start = (JSON.parse(readFileSync(`${root}/package.json`, "utf8")) as { scripts: { start: string } }).scripts.start
+  const start =
+    (JSON.parse(readFileSync(`${root}/package.json`, "utf8")) as { scripts: { start: string } }).scripts.start
   const args = /^exec node (.+)$/.exec(start)?.[1]
   if (args === undefined) throw new Error(`package.json's start script is not "exec node ...": ${start}`)
   return args.split(" ")
@@ -30,7 +31,11 @@ export const npmStartArgs = (): Array<string> => {
  * `needsKey`: the start must print a test key (it does on a database without integrations). `nodeArgs`: what node
  * runs, by default what `npm start` runs.
  */
-export const startService = async (env: Record<string, string>, needsKey = true, nodeArgs = npmStartArgs()): Promise<Service> => {
+export const startService = async (
+  env: Record<string, string>,
+  needsKey = true,
+  nodeArgs = npmStartArgs()
+): Promise<Service> => {
   const started = performance.now()
   // The default log level: the access log is part of the cost.
   const child = spawn(process.execPath, nodeArgs, {

@@ -17,7 +17,11 @@ export interface StatementCount {
   readonly texts: ReadonlyArray<string>
 }
 
-const measure = async (proxy: WireProxy, endpoint: string, call: (i: number) => Promise<Response>): Promise<StatementCount> => {
+const measure = async (
+  proxy: WireProxy,
+  endpoint: string,
+  call: (i: number) => Promise<Response>
+): Promise<StatementCount> => {
   const check = async (response: Response) => {
     const text = await response.text()
     if (response.status >= 300) throw new Error(`${endpoint} answered ${response.status}: ${text}`)
@@ -50,7 +54,11 @@ const perEndpoint = async (service: Service, proxy: WireProxy) => {
     })
   const rows = [
     await measure(proxy, "GET /healthz", () => fetch(`${service.baseUrl}/healthz`)),
-    await measure(proxy, "GET quote (cached rate)", () => fetch(`${api}/quote?destinationCop=250000`, { headers: auth })),
+    await measure(
+      proxy,
+      "GET quote (cached rate)",
+      () => fetch(`${api}/quote?destinationCop=250000`, { headers: auth })
+    ),
     await measure(proxy, "POST payouts (Idempotency-Key)", create),
     await measure(proxy, "POST payouts (replayed key)", () => create(0)),
     await measure(proxy, "POST payouts/{id}/confirm", (i) =>
@@ -94,10 +102,20 @@ export const countStatements = async (databaseUrl: string, options: { readonly s
     await proxy.close()
   }
   console.log(`\n## statements per request, counted on the wire (mean of ${N} sequential requests after one warm-up)`)
-  console.table(rows.map((row) => ({ endpoint: row.endpoint, "statements run": row.executed, "of them parsed (not prepared)": row.parsed })))
+  console.table(
+    rows.map((row) => ({
+      endpoint: row.endpoint,
+      "statements run": row.executed,
+      "of them parsed (not prepared)": row.parsed
+    }))
+  )
   console.log(`idle replica (default intervals): ${idle.perSecond.toFixed(1)} statements per second`)
   if (options.showSql) {
-    for (const row of rows) console.log(`\n### ${row.endpoint}\n${row.texts.map((t) => `  ${t.replace(/\s+/g, " ").slice(0, 200)}`).join("\n")}`)
+    for (const row of rows) {
+      console.log(
+        `\n### ${row.endpoint}\n${row.texts.map((t) => `  ${t.replace(/\s+/g, " ").slice(0, 200)}`).join("\n")}`
+      )
+    }
   }
   return { rows, idlePerSecond: idle.perSecond, key: idle.key }
 }

@@ -18,7 +18,9 @@ export interface Aggregator {
   readonly close: () => Promise<void>
 }
 
-export const startAggregator = async (options: { readonly rpcUrl: string; readonly router: `0x${string}`; readonly chainId: number }): Promise<Aggregator> => {
+export const startAggregator = async (
+  options: { readonly rpcUrl: string; readonly router: `0x${string}`; readonly chainId: number }
+): Promise<Aggregator> => {
   const apiKey = "0x-test-key"
   const client = createPublicClient({ transport: http(options.rpcUrl), cacheTime: 0 })
   const routerView = swapFixturesArtifact().TestRouter.abi
@@ -26,8 +28,12 @@ export const startAggregator = async (options: { readonly rpcUrl: string; readon
 
   const quote = async (params: URLSearchParams) => {
     const missing = ["chainId", "sellToken", "buyToken", "sellAmount", "taker"].find((name) => !params.get(name))
-    if (missing !== undefined) return { status: 400, body: { name: "INPUT_INVALID", message: `${missing} is required` } }
-    if (Number(params.get("chainId")) !== options.chainId) return { status: 400, body: { name: "INPUT_INVALID", message: "chainId" } }
+    if (missing !== undefined) {
+      return { status: 400, body: { name: "INPUT_INVALID", message: `${missing} is required` } }
+    }
+    if (Number(params.get("chainId")) !== options.chainId) {
+      return { status: 400, body: { name: "INPUT_INVALID", message: "chainId" } }
+    }
     const [sellToken, buyToken, taker] = ["sellToken", "buyToken", "taker"].map((name) => params.get(name) ?? "")
     const recipient = params.get("recipient") ?? taker
     if (![sellToken, buyToken, taker, recipient].every((value) => isAddress(value ?? "", { strict: false }))) {
@@ -61,7 +67,11 @@ export const startAggregator = async (options: { readonly rpcUrl: string; readon
         sellAmount: String(sellAmount),
         buyAmount: String(buyAmount),
         minBuyAmount: String(minBuyAmount),
-        issues: { allowance: allowance < sellAmount ? { actual: String(allowance), spender: options.router } : null, balance: null, simulationIncomplete: false },
+        issues: {
+          allowance: allowance < sellAmount ? { actual: String(allowance), spender: options.router } : null,
+          balance: null,
+          simulationIncomplete: false
+        },
         transaction: {
           to: options.router,
           data: encodeFunctionData({
@@ -80,9 +90,14 @@ export const startAggregator = async (options: { readonly rpcUrl: string; readon
   const server = createServer((req, res) => {
     req.resume()
     const url = new URL(req.url ?? "/", "http://127.0.0.1")
-    const answer = (status: number, body: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body))
-    if (req.method !== "GET" || url.pathname !== "/swap/allowance-holder/quote") return answer(404, { name: "NOT_FOUND" })
-    if (req.headers["0x-api-key"] !== apiKey || req.headers["0x-version"] !== "v2") return answer(401, { name: "UNAUTHORIZED" })
+    const answer = (status: number, body: unknown) =>
+      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body))
+    if (req.method !== "GET" || url.pathname !== "/swap/allowance-holder/quote") {
+      return answer(404, { name: "NOT_FOUND" })
+    }
+    if (req.headers["0x-api-key"] !== apiKey || req.headers["0x-version"] !== "v2") {
+      return answer(401, { name: "UNAUTHORIZED" })
+    }
     quote(url.searchParams).then(
       ({ body, status }) => answer(status, body),
       (error: unknown) => answer(500, { name: "INTERNAL", message: String(error) })

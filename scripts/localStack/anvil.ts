@@ -102,7 +102,12 @@ export const startAnvil = async () => {
     },
     /** Mints `units` of a deployed TestUsd to `to` and waits until it is mined. */
     mintTestUsd: async (token: `0x${string}`, to: `0x${string}`, units: bigint): Promise<void> => {
-      const hash = await dev.writeContract({ address: token, abi: testUsdArtifact().abi, functionName: "mint", args: [to, units] })
+      const hash = await dev.writeContract({
+        address: token,
+        abi: testUsdArtifact().abi,
+        functionName: "mint",
+        args: [to, units]
+      })
       const receipt = await client.waitForTransactionReceipt({ hash })
       if (receipt.status !== "success") throw new Error(`mint failed: ${hash}`)
     },
@@ -120,9 +125,10 @@ export type Anvil = Awaited<ReturnType<typeof startAnvil>>
 let artifact: { readonly abi: Abi; readonly bytecode: Hex } | undefined
 
 /** The test token (test/chain/TestUsd.sol), compiled by scripts/test-token.ts; read once. */
-export const testUsdArtifact = (): { readonly abi: Abi; readonly bytecode: Hex } =>
-  // The artifact is ours, written by scripts/test-token.ts from the pinned solc: its shape is known.
-  (artifact ??= JSON.parse(readFileSync(fileURLToPath(new URL("../../test/chain/TestUsd.artifact.json", import.meta.url)), "utf8")) as {
-    readonly abi: Abi
-    readonly bytecode: Hex
-  })
+export const testUsdArtifact = (): { readonly abi: Abi; readonly bytecode: Hex } => // The artifact is ours, written by scripts/test-token.ts from the pinned solc: its shape is known.
+(artifact ??= JSON.parse(
+  readFileSync(fileURLToPath(new URL("../../test/chain/TestUsd.artifact.json", import.meta.url)), "utf8")
+) as {
+  readonly abi: Abi
+  readonly bytecode: Hex
+})

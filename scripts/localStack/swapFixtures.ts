@@ -20,10 +20,11 @@ interface Fixtures {
 let artifact: Fixtures | undefined
 
 // The artifact is ours, written by scripts/swap-fixtures.ts from the pinned solc (a test checks it is current).
-export const swapFixturesArtifact = (): Fixtures =>
-  (artifact ??= (JSON.parse(readFileSync(fileURLToPath(new URL("../../test/chain/SwapFixtures.artifact.json", import.meta.url)), "utf8")) as {
-    readonly contracts: Fixtures
-  }).contracts)
+export const swapFixturesArtifact = (): Fixtures => (artifact ??= (JSON.parse(
+  readFileSync(fileURLToPath(new URL("../../test/chain/SwapFixtures.artifact.json", import.meta.url)), "utf8")
+) as {
+  readonly contracts: Fixtures
+}).contracts)
 
 /**
  * COPm and a router seeded with liquidity of both tokens, priced at 1 USD = 4000 COPm less 0.32 % each way (the

@@ -48,7 +48,8 @@ const ADDRESSES = {
 /** A rate in [min, max] COP per USD with 0 to 6 fraction digits. */
 const rateArb = (min: bigint, max: bigint) =>
   fc.integer({ min: 0, max: 6 }).chain((scale) =>
-    fc.bigInt({ min: min * pow10(scale), max: max * pow10(scale) }).map((units) => ({ units, scale })))
+    fc.bigInt({ min: min * pow10(scale), max: max * pow10(scale) }).map((units) => ({ units, scale }))
+  )
 
 /**
  * Real ranges: M from 1,000 to 10,000 COP per USD; S below M by up to 5 % (a provider's spread) or above it by up to
@@ -77,11 +78,17 @@ export const moneyCaseArb: fc.Arbitrary<MoneyCase> = fc
         arbitrary: fc.record({
           _tag: fc.constant("Covers" as const),
           extraMicros: fc.bigInt({ min: 0n, max: 200n }),
-          fractionNanos: fc.oneof(fc.bigInt({ min: 0n, max: 999_999_999n }), fc.bigInt({ min: 499_999_000n, max: 500_000_999n }))
+          fractionNanos: fc.oneof(
+            fc.bigInt({ min: 0n, max: 999_999_999n }),
+            fc.bigInt({ min: 499_999_000n, max: 500_000_999n })
+          )
         }),
         weight: 3
       },
-      { arbitrary: fc.record({ _tag: fc.constant("Short" as const), shortBy: fc.bigInt({ min: 0n, max: 10n ** 18n }) }), weight: 1 }
+      {
+        arbitrary: fc.record({ _tag: fc.constant("Short" as const), shortBy: fc.bigInt({ min: 0n, max: 10n ** 18n }) }),
+        weight: 1
+      }
     )
   })
   .map(({ fromToken, mid, quoted, sellScale, spreadBps, ...rest }) => ({
@@ -90,7 +97,10 @@ export const moneyCaseArb: fc.Arbitrary<MoneyCase> = fc
     quoted: fromToken === "COPm" ? quoted : undefined,
     mid,
     // S = M × (1 − spread), cut to sellScale digits
-    sell: { units: (mid.units * BigInt(10_000 - spreadBps) * pow10(sellScale)) / (pow10(mid.scale) * 10_000n), scale: sellScale }
+    sell: {
+      units: (mid.units * BigInt(10_000 - spreadBps) * pow10(sellScale)) / (pow10(mid.scale) * 10_000n),
+      scale: sellScale
+    }
   }))
 
 // ---------------------------------------------------------------------------------------------- the service's answer
@@ -140,7 +150,12 @@ const priceWithService = (c: MoneyCase, quotedSwapSellAmount: bigint | undefined
       feeWallet: ADDRESSES.feeWallet
     })
     return { price, funding }
-  }).pipe(Effect.provideService(SwapRouter, SwapRouter.of({ quote: (request) => Effect.sync(() => mockRouteQuote(route, request)) })))
+  }).pipe(
+    Effect.provideService(
+      SwapRouter,
+      SwapRouter.of({ quote: (request) => Effect.sync(() => mockRouteQuote(route, request)) })
+    )
+  )
   return Either.match(Effect.runSync(Effect.either(program)), {
     onLeft: (error) => ({ _tag: "Refused", error }),
     onRight: ({ funding, price }) => ({ _tag: "Priced", price, funding })
@@ -165,7 +180,9 @@ export const evaluate = (c: MoneyCase): Evaluated => {
 /** A wire amount's units, or a violation naming the field when it does not carry exactly `scale` digits. */
 const units = (field: string, wire: string | undefined, scale: number): bigint => {
   const parsed = wire === undefined ? undefined : unitsOfWire(wire, scale)
-  if (parsed === undefined) throw new Violation(`${field} ${JSON.stringify(wire)} is not a plain decimal with ${scale} digits`)
+  if (parsed === undefined) {
+    throw new Violation(`${field} ${JSON.stringify(wire)} is not a plain decimal with ${scale} digits`)
+  }
   return parsed
 }
 
@@ -184,7 +201,14 @@ const erc20TransferOf = (tx: PreparedTx) => {
 const swapOf = (tx: PreparedTx) => {
   const call = decodeFunctionData({ abi: routerAbi, data: tx.data as `0x${string}` })
   const [tokenIn, tokenOut, amountIn, minAmountOut, recipient] = call.args
-  return { router: getAddress(tx.to), tokenIn: getAddress(tokenIn), tokenOut: getAddress(tokenOut), amountIn, minAmountOut, recipient: getAddress(recipient) }
+  return {
+    router: getAddress(tx.to),
+    tokenIn: getAddress(tokenIn),
+    tokenOut: getAddress(tokenOut),
+    amountIn,
+    minAmountOut,
+    recipient: getAddress(recipient)
+  }
 }
 
 const differ = (what: string, actual: unknown, expected: unknown) =>
@@ -197,7 +221,12 @@ const referenceTotals = (e: Evaluated, funding: PayoutTransactions) => {
   const { c, usd } = e
   if (c.fromToken === "USDC") {
     const totalPaid = scaled(usd.totalPaid, c.usdDecimals)
-    return { totalPaidScale: c.usdDecimals, totalPaidUnits: usd.totalPaid, copm: undefined, ...referenceRate(c, totalPaid, usdLegs(c, usd)) }
+    return {
+      totalPaidScale: c.usdDecimals,
+      totalPaidUnits: usd.totalPaid,
+      copm: undefined,
+      ...referenceRate(c, totalPaid, usdLegs(c, usd))
+    }
   }
   const copm = referenceCopm(c, usd, swapOf(funding.transaction).amountIn)
   return { ...copm, copm, ...referenceRate(c, copm.totalPaid, add(usdLegs(c, usd), scaled(copm.swapLeg, 6))) }
@@ -234,12 +263,15 @@ const priced = (
 export const MONEY_PROPERTIES: ReadonlyArray<MoneyProperty> = [
   {
     name: "minimums",
-    rule: "below_minimum exactly when D < 4000 COP or X < 2 USD; every other case is priced, but a firm quote's short swap",
+    rule:
+      "below_minimum exactly when D < 4000 COP or X < 2 USD; every other case is priced, but a firm quote's short swap",
     check: ({ c, outcome, usd }) => {
       if (usd.belowMinimum !== undefined) {
         return outcome._tag === "Refused" && outcome.error._tag === "BelowMinimum"
           ? undefined
-          : `expected below_minimum (${usd.belowMinimum}), got ${outcome._tag === "Refused" ? outcome.error._tag : "a price"}`
+          : `expected below_minimum (${usd.belowMinimum}), got ${
+            outcome._tag === "Refused" ? outcome.error._tag : "a price"
+          }`
       }
       if (c.quoted?._tag === "Short") return undefined
       return outcome._tag === "Priced" ? undefined : `refused: ${outcome.error._tag} ${outcome.error.error ?? ""}`
@@ -253,97 +285,150 @@ export const MONEY_PROPERTIES: ReadonlyArray<MoneyProperty> = [
       if (c.quoted._tag === "Short") {
         return outcome._tag === "Refused" && outcome.error._tag === "Requote"
           ? undefined
-          : `a quoted swap short of X: expected requote, got ${outcome._tag === "Refused" ? outcome.error._tag : "a price"}`
+          : `a quoted swap short of X: expected requote, got ${
+            outcome._tag === "Refused" ? outcome.error._tag : "a price"
+          }`
       }
       if (outcome._tag === "Refused") return `refused: ${outcome.error._tag} ${outcome.error.error ?? ""}`
       return differ("sellAmount", swapOf(outcome.funding.transaction).amountIn, quotedSwapSellAmount)
     }
   },
-  priced("delivers", "X = D (1 + buffer) / (0.995 S) rounded up: at the sell rate the provider delivers at least D, and one unit less would not", (e, price) => {
-    const x = units("deposit.amount", price.usd.wire.deposit, e.c.usdDecimals)
-    const owed = mul(scaled(e.c.destinationCents, 2), rational(10_000n + BigInt(e.c.rateBufferBps), 10_000n))
-    const delivered = (depositUnits: bigint) => mul(mul(scaled(depositUnits, e.c.usdDecimals), rational(995n, 1000n)), scaled(e.c.sell.units, e.c.sell.scale))
-    return first(
-      compare(delivered(x), owed) < 0 ? `X ${price.usd.wire.deposit} delivers less than D at S` : undefined,
-      compare(delivered(x - 1n), owed) >= 0 ? `X ${price.usd.wire.deposit} is not the least amount that delivers D` : undefined,
-      differ("X units", x, e.usd.deposit)
-    )
-  }),
-  priced("fee legs", "bridge = ceil(0.5 % X), bridge_fx = half-up((X − bridge)(1 − S/M)) (0 when S ≥ M), copby F = ceil(1 % X) to the fee wallet; a swap leg first for COPm; all quoted", (e, price) => {
-    const codes = price.fees.map((leg) => leg.code).join(",")
-    const expectedCodes = e.c.fromToken === "COPm" ? "swap,bridge_fx,bridge,copby" : "bridge_fx,bridge,copby"
-    const copby = price.fees.find((leg) => leg.code === "copby")
-    return first(
-      differ("fee legs", codes, expectedCodes),
-      price.fees.every((leg) => leg.status === "quoted") ? undefined : "a leg not quoted",
-      differ("copby to", copby?.to, ADDRESSES.feeWallet),
-      differ("bridge", legUnits(price.fees, "bridge", e.c.usdDecimals), e.usd.bridge),
-      differ("bridge_fx", legUnits(price.fees, "bridge_fx", e.c.usdDecimals), e.usd.bridgeFx),
-      differ("copby F", legUnits(price.fees, "copby", e.c.usdDecimals), e.usd.serviceFee)
-    )
-  }),
-  priced("totals", "T = X + F = sourceAmount = totalPaid (USDC); from COPm totalPaid = X + F + swap leg and sourceAmount = sellAmount + F × M in COPm", (e, price, funding) => {
-    const ref = referenceTotals(e, funding)
-    const totalPaid = units("totalPaid", price.totalPaidUsd, ref.totalPaidScale)
-    if (ref.copm === undefined) {
+  priced(
+    "delivers",
+    "X = D (1 + buffer) / (0.995 S) rounded up: at the sell rate the provider delivers at least D, and one unit less would not",
+    (e, price) => {
+      const x = units("deposit.amount", price.usd.wire.deposit, e.c.usdDecimals)
+      const owed = mul(scaled(e.c.destinationCents, 2), rational(10_000n + BigInt(e.c.rateBufferBps), 10_000n))
+      const delivered = (depositUnits: bigint) =>
+        mul(mul(scaled(depositUnits, e.c.usdDecimals), rational(995n, 1000n)), scaled(e.c.sell.units, e.c.sell.scale))
       return first(
-        differ("T", totalPaid, e.usd.totalPaid),
-        differ("sourceAmount", units("sourceAmount", price.sourceAmount, e.c.usdDecimals), e.usd.totalPaid)
+        compare(delivered(x), owed) < 0 ? `X ${price.usd.wire.deposit} delivers less than D at S` : undefined,
+        compare(delivered(x - 1n), owed) >= 0
+          ? `X ${price.usd.wire.deposit} is not the least amount that delivers D`
+          : undefined,
+        differ("X units", x, e.usd.deposit)
       )
     }
-    return first(
-      differ("totalPaid (USD)", totalPaid, ref.totalPaidUnits),
-      differ("sourceAmount (COPm)", units("sourceAmount", price.sourceAmount, COPM_DECIMALS), ref.copm.sourceAmount)
-    )
-  }),
-  priced("effective rate", "E = D / totalPaid rounded down to 6 decimals, never above the rate-only E = S × 0.995 / 1.01", (e, price, funding) => {
-    const ref = referenceTotals(e, funding)
-    const effective = units("effectiveUsdCop", price.effectiveUsdCop, 6)
-    return first(
-      differ("E (micro-COP)", effective, ref.effectiveMicros),
-      effective > referenceRateOnlyMicros(e.c) ? `E ${price.effectiveUsdCop} beats the rate-only quote` : undefined
-    )
-  }),
-  priced("display", "display = `1 USD = <E rounded down to 2 decimals> COP`", (e, price, funding) =>
-    differ("display", price.display, `1 USD = ${wireOfUnits(referenceTotals(e, funding).displayCents, 2)} COP`)),
-  priced("commission", "commission displayAmount = the sum of the legs, half-up to 2 decimals", (e, price, funding) =>
-    differ("commission (cents)", units("commission", price.commissionDisplayAmount, 2), referenceTotals(e, funding).commissionCents)),
-  priced("calldata", "the transactions move the JSON amounts: USDC transfer(X) to the deposit and transfer(F) to the fee wallet; COPm swap(sellAmount) paying the deposit and transfer(fee) in COPm, sellAmount + fee = sourceAmount", (e, price, funding) => {
-    const x = units("deposit.amount", price.usd.wire.deposit, e.c.usdDecimals)
-    const f = legUnits(price.fees, "copby", e.c.usdDecimals)
-    const fee = erc20TransferOf(funding.feeTransaction)
-    if (e.c.fromToken === "USDC") {
-      const deposit = erc20TransferOf(funding.transaction)
+  ),
+  priced(
+    "fee legs",
+    "bridge = ceil(0.5 % X), bridge_fx = half-up((X − bridge)(1 − S/M)) (0 when S ≥ M), copby F = ceil(1 % X) to the fee wallet; a swap leg first for COPm; all quoted",
+    (e, price) => {
+      const codes = price.fees.map((leg) => leg.code).join(",")
+      const expectedCodes = e.c.fromToken === "COPm" ? "swap,bridge_fx,bridge,copby" : "bridge_fx,bridge,copby"
+      const copby = price.fees.find((leg) => leg.code === "copby")
       return first(
-        differ("deposit transfer", `${deposit.token} ${deposit.to} ${deposit.amount}`, `${ADDRESSES.usdc} ${ADDRESSES.deposit} ${x}`),
-        differ("fee transfer", `${fee.token} ${fee.to} ${fee.amount}`, `${ADDRESSES.usdc} ${ADDRESSES.feeWallet} ${f}`)
+        differ("fee legs", codes, expectedCodes),
+        price.fees.every((leg) => leg.status === "quoted") ? undefined : "a leg not quoted",
+        differ("copby to", copby?.to, ADDRESSES.feeWallet),
+        differ("bridge", legUnits(price.fees, "bridge", e.c.usdDecimals), e.usd.bridge),
+        differ("bridge_fx", legUnits(price.fees, "bridge_fx", e.c.usdDecimals), e.usd.bridgeFx),
+        differ("copby F", legUnits(price.fees, "copby", e.c.usdDecimals), e.usd.serviceFee)
       )
     }
-    const swap = swapOf(funding.transaction)
-    return first(
-      differ("swap", `${swap.router} ${swap.tokenIn} → ${swap.tokenOut} to ${swap.recipient}`, `${ADDRESSES.router} ${ADDRESSES.copm} → ${ADDRESSES.usdc} to ${ADDRESSES.deposit}`),
-      differ("approvalTarget", funding.transaction.approvalTarget, ADDRESSES.router),
-      differ("fee transfer", `${fee.token} ${fee.to}`, `${ADDRESSES.copm} ${ADDRESSES.feeWallet}`),
-      differ("fee in COPm", wireOfUnits(fee.amount, COPM_DECIMALS), price.copm?.serviceFee),
-      differ("sellAmount + fee", swap.amountIn + fee.amount, units("sourceAmount", price.sourceAmount, COPM_DECIMALS))
-    )
-  }),
-  priced("COPm swap", "from COPm: the swap's min-out (the route's own for sellAmount) ≥ X, sellAmount (unless quoted) less than 1 COPm above the least that covers X; fee = F × M rounded up; swap leg = half-up(sellAmount / M − X) ≥ 0", (e, price, funding) => {
-    if (e.c.fromToken !== "COPm") return undefined
-    const ref = referenceTotals(e, funding)
-    const swap = swapOf(funding.transaction)
-    const x = units("deposit.amount", price.usd.wire.deposit, e.c.usdDecimals)
-    const least = leastCoveringSell(e.c, x)
-    return first(
-      differ("min-out", swap.minAmountOut, routeMinOut(e.c, swap.amountIn)),
-      swap.minAmountOut >= x ? undefined : `min-out ${swap.minAmountOut} < X ${x}`,
-      e.c.quoted !== undefined || swap.amountIn - least < pow10(COPM_DECIMALS)
-        ? undefined
-        : `sellAmount ${swap.amountIn} is ≥ 1 COPm above the least covering ${least}`,
-      differ("fee in COPm (units)", erc20TransferOf(funding.feeTransaction).amount, ref.copm?.feeCopm),
-      differ("swap leg", legUnits(price.fees, "swap", 6), ref.copm?.swapLeg)
-    )
-  }),
+  ),
+  priced(
+    "totals",
+    "T = X + F = sourceAmount = totalPaid (USDC); from COPm totalPaid = X + F + swap leg and sourceAmount = sellAmount + F × M in COPm",
+    (e, price, funding) => {
+      const ref = referenceTotals(e, funding)
+      const totalPaid = units("totalPaid", price.totalPaidUsd, ref.totalPaidScale)
+      if (ref.copm === undefined) {
+        return first(
+          differ("T", totalPaid, e.usd.totalPaid),
+          differ("sourceAmount", units("sourceAmount", price.sourceAmount, e.c.usdDecimals), e.usd.totalPaid)
+        )
+      }
+      return first(
+        differ("totalPaid (USD)", totalPaid, ref.totalPaidUnits),
+        differ("sourceAmount (COPm)", units("sourceAmount", price.sourceAmount, COPM_DECIMALS), ref.copm.sourceAmount)
+      )
+    }
+  ),
+  priced(
+    "effective rate",
+    "E = D / totalPaid rounded down to 6 decimals, never above the rate-only E = S × 0.995 / 1.01",
+    (e, price, funding) => {
+      const ref = referenceTotals(e, funding)
+      const effective = units("effectiveUsdCop", price.effectiveUsdCop, 6)
+      return first(
+        differ("E (micro-COP)", effective, ref.effectiveMicros),
+        effective > referenceRateOnlyMicros(e.c) ? `E ${price.effectiveUsdCop} beats the rate-only quote` : undefined
+      )
+    }
+  ),
+  priced(
+    "display",
+    "display = `1 USD = <E rounded down to 2 decimals> COP`",
+    (e, price, funding) =>
+      differ("display", price.display, `1 USD = ${wireOfUnits(referenceTotals(e, funding).displayCents, 2)} COP`)
+  ),
+  priced(
+    "commission",
+    "commission displayAmount = the sum of the legs, half-up to 2 decimals",
+    (e, price, funding) =>
+      differ(
+        "commission (cents)",
+        units("commission", price.commissionDisplayAmount, 2),
+        referenceTotals(e, funding).commissionCents
+      )
+  ),
+  priced(
+    "calldata",
+    "the transactions move the JSON amounts: USDC transfer(X) to the deposit and transfer(F) to the fee wallet; COPm swap(sellAmount) paying the deposit and transfer(fee) in COPm, sellAmount + fee = sourceAmount",
+    (e, price, funding) => {
+      const x = units("deposit.amount", price.usd.wire.deposit, e.c.usdDecimals)
+      const f = legUnits(price.fees, "copby", e.c.usdDecimals)
+      const fee = erc20TransferOf(funding.feeTransaction)
+      if (e.c.fromToken === "USDC") {
+        const deposit = erc20TransferOf(funding.transaction)
+        return first(
+          differ(
+            "deposit transfer",
+            `${deposit.token} ${deposit.to} ${deposit.amount}`,
+            `${ADDRESSES.usdc} ${ADDRESSES.deposit} ${x}`
+          ),
+          differ(
+            "fee transfer",
+            `${fee.token} ${fee.to} ${fee.amount}`,
+            `${ADDRESSES.usdc} ${ADDRESSES.feeWallet} ${f}`
+          )
+        )
+      }
+      const swap = swapOf(funding.transaction)
+      return first(
+        differ(
+          "swap",
+          `${swap.router} ${swap.tokenIn} → ${swap.tokenOut} to ${swap.recipient}`,
+          `${ADDRESSES.router} ${ADDRESSES.copm} → ${ADDRESSES.usdc} to ${ADDRESSES.deposit}`
+        ),
+        differ("approvalTarget", funding.transaction.approvalTarget, ADDRESSES.router),
+        differ("fee transfer", `${fee.token} ${fee.to}`, `${ADDRESSES.copm} ${ADDRESSES.feeWallet}`),
+        differ("fee in COPm", wireOfUnits(fee.amount, COPM_DECIMALS), price.copm?.serviceFee),
+        differ("sellAmount + fee", swap.amountIn + fee.amount, units("sourceAmount", price.sourceAmount, COPM_DECIMALS))
+      )
+    }
+  ),
+  priced(
+    "COPm swap",
+    "from COPm: the swap's min-out (the route's own for sellAmount) ≥ X, sellAmount (unless quoted) less than 1 COPm above the least that covers X; fee = F × M rounded up; swap leg = half-up(sellAmount / M − X) ≥ 0",
+    (e, price, funding) => {
+      if (e.c.fromToken !== "COPm") return undefined
+      const ref = referenceTotals(e, funding)
+      const swap = swapOf(funding.transaction)
+      const x = units("deposit.amount", price.usd.wire.deposit, e.c.usdDecimals)
+      const least = leastCoveringSell(e.c, x)
+      return first(
+        differ("min-out", swap.minAmountOut, routeMinOut(e.c, swap.amountIn)),
+        swap.minAmountOut >= x ? undefined : `min-out ${swap.minAmountOut} < X ${x}`,
+        e.c.quoted !== undefined || swap.amountIn - least < pow10(COPM_DECIMALS)
+          ? undefined
+          : `sellAmount ${swap.amountIn} is ≥ 1 COPm above the least covering ${least}`,
+        differ("fee in COPm (units)", erc20TransferOf(funding.feeTransaction).amount, ref.copm?.feeCopm),
+        differ("swap leg", legUnits(price.fees, "swap", 6), ref.copm?.swapLeg)
+      )
+    }
+  ),
   {
     name: "rate-only quote",
     rule: "a quote without an amount: E = S × 0.995 / 1.01 rounded down to 6 decimals, display to 2",

@@ -65,7 +65,10 @@ export const referenceUsd = (c: MoneyCase) => {
   const M = rateOf(c.mid)
   const decimals = c.usdDecimals
   // X = D × (1 + buffer) / (0.995 × S), up
-  const deposit = ceilUnits(div(mul(D, add(ONE, rational(BigInt(c.rateBufferBps), BPS))), mul(rational(995n, 1000n), S)), decimals)
+  const deposit = ceilUnits(
+    div(mul(D, add(ONE, rational(BigInt(c.rateBufferBps), BPS))), mul(rational(995n, 1000n), S)),
+    decimals
+  )
   const X = scaled(deposit, decimals)
   const bridge = ceilUnits(mul(X, rational(5n, 1000n)), decimals)
   // (X − bridge) × (1 − S/M), half-up; never negative (a sell rate at or above mid-market costs no FX)

@@ -70,7 +70,11 @@ export class ApiKeyRepo extends Effect.Service<ApiKeyRepo>()("ApiKeyRepo", {
 
     const lockActive = SqlSchema.findOne({
       Request: Schema.String,
-      Result: Schema.Struct({ integration_id: IntegrationId, kind: KeyKindSchema, expires_at: Schema.NullOr(Schema.DateFromSelf) }),
+      Result: Schema.Struct({
+        integration_id: IntegrationId,
+        kind: KeyKindSchema,
+        expires_at: Schema.NullOr(Schema.DateFromSelf)
+      }),
       execute: (id) =>
         sql`SELECT integration_id, kind, expires_at FROM api_keys
             WHERE id = ${id} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) FOR UPDATE`
@@ -90,7 +94,14 @@ export class ApiKeyRepo extends Effect.Service<ApiKeyRepo>()("ApiKeyRepo", {
         const key = generateApiKey(kind)
         const id = newId("key")
         yield* sql`INSERT INTO api_keys ${
-          sql.insert({ id, integration_id: integrationId, kind, key_hash: hashApiKey(key), last4: last4(key), expires_at: expiresAt })
+          sql.insert({
+            id,
+            integration_id: integrationId,
+            kind,
+            key_hash: hashApiKey(key),
+            last4: last4(key),
+            expires_at: expiresAt
+          })
         }`
         return { id, key, expiresAt } satisfies IssuedKey
       })
@@ -103,7 +114,11 @@ export class ApiKeyRepo extends Effect.Service<ApiKeyRepo>()("ApiKeyRepo", {
       sql.withTransaction(Effect.gen(function*() {
         const old = yield* lockActive(id)
         if (Option.isNone(old)) return Option.none()
-        const issued = yield* insertKey(old.value.integration_id, old.value.kind, expiresAt === undefined ? old.value.expires_at : expiresAt)
+        const issued = yield* insertKey(
+          old.value.integration_id,
+          old.value.kind,
+          expiresAt === undefined ? old.value.expires_at : expiresAt
+        )
         const expired = yield* expireReplaced({ id, replacedBy: issued.id, overlapMs })
         return Option.some({ issued, oldKeyExpiresAt: expired.expires_at })
       }))
@@ -113,7 +128,8 @@ export class ApiKeyRepo extends Effect.Service<ApiKeyRepo>()("ApiKeyRepo", {
       issue: (integrationId: IntegrationId, kind: KeyKind, expiresAt: Date | null = null) =>
         insertKey(integrationId, kind, expiresAt).pipe(Effect.orDie),
       /** `expiresAt` of the new key; undefined: the old key's. */
-      rotate: (id: string, overlapMs: number, expiresAt?: Date | null) => rotate(id, overlapMs, expiresAt).pipe(Effect.orDie),
+      rotate: (id: string, overlapMs: number, expiresAt?: Date | null) =>
+        rotate(id, overlapMs, expiresAt).pipe(Effect.orDie),
       findActiveByHash: (hash: string) => findActiveByHash(hash).pipe(Effect.orDie),
       list: list(undefined).pipe(Effect.orDie),
       revoke: (id: string) => revoke(id).pipe(Effect.orDie)

@@ -10,7 +10,9 @@ export const LogLevelConfig = Config.string("LOG_LEVEL").pipe(
   Config.mapOrFail((raw) => {
     const level = LEVELS.find((candidate) => candidate.label.toLowerCase() === raw.trim().toLowerCase())
     return level === undefined
-      ? Either.left(ConfigError.InvalidData(["LOG_LEVEL"], `must be one of ${NAMES.join(", ")} (got "${raw.slice(0, 40)}")`))
+      ? Either.left(
+        ConfigError.InvalidData(["LOG_LEVEL"], `must be one of ${NAMES.join(", ")} (got "${raw.slice(0, 40)}")`)
+      )
       : Either.right(level)
   })
 )

@@ -21,12 +21,15 @@ const isProbe = (url: string) => /^\/(healthz|readyz)(\?|$)/.test(url)
  * API-level middleware of mock mode: runs each request with its `X-Mock-Scenario` in scope. An unknown value is
  * a 400 on any route but the health probes. Live mode does not install it, so there the header means nothing.
  */
-export const MockScenarioLive = HttpApiBuilder.middleware(IntegrationsApi, (app) =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    const header = request.headers["x-mock-scenario"]
-    if (header === undefined || header.trim() === "" || isProbe(request.url)) return app // empty (API reference pages send one): none
-    if (!isMockScenario(header)) {
-      return Effect.fail(new BadRequest({ error: `x-mock-scenario must be one of ${mockScenarios.join(", ")}` }))
-    }
-    return Effect.locally(app, currentMockScenario, Option.some(header))
-  }))
+export const MockScenarioLive = HttpApiBuilder.middleware(
+  IntegrationsApi,
+  (app) =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      const header = request.headers["x-mock-scenario"]
+      if (header === undefined || header.trim() === "" || isProbe(request.url)) return app // empty (API reference pages send one): none
+      if (!isMockScenario(header)) {
+        return Effect.fail(new BadRequest({ error: `x-mock-scenario must be one of ${mockScenarios.join(", ")}` }))
+      }
+      return Effect.locally(app, currentMockScenario, Option.some(header))
+    })
+)

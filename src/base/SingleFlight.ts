@@ -33,17 +33,27 @@ export const singleFlight = <Args extends ReadonlyArray<unknown>, A, E>(options:
         const inFlight = running.get(key)
         if (inFlight !== undefined) {
           return Effect.flatMap(restore(Effect.exit(Deferred.await(inFlight))), (outcome) =>
-            options.whenStarterInterrupted === "handOver" && Exit.isFailure(outcome) && Cause.isInterruptedOnly(outcome.cause)
+            options.whenStarterInterrupted === "handOver" && Exit.isFailure(outcome) &&
+              Cause.isInterruptedOnly(outcome.cause)
               ? restore(call(...args))
               : Effect.map(outcome, (value): Flight<A> => ({ value, leader: false })))
         }
         const flight = Deferred.unsafeMake<A, E>(FiberId.none)
         running.set(key, flight)
-        const settle = (exit: Exit.Exit<A, E>) => Effect.zipRight(Effect.sync(() => running.delete(key)), Deferred.done(flight, exit))
+        const settle = (exit: Exit.Exit<A, E>) =>
+          Effect.zipRight(
+            Effect.sync(() =>
+              running.delete(key)
+            ),
+            Deferred.done(flight, exit)
+          )
         const run = restore(options.run(...args))
         const led = options.whenStarterInterrupted === "handOver"
           ? Effect.onExit(run, settle)
-          : Effect.zipRight(Effect.forkDaemon(Effect.flatMap(Effect.exit(run), settle)), restore(Deferred.await(flight)))
+          : Effect.zipRight(
+            Effect.forkDaemon(Effect.flatMap(Effect.exit(run), settle)),
+            restore(Deferred.await(flight))
+          )
         return Effect.map(led, (value): Flight<A> => ({ value, leader: true }))
       })
     )

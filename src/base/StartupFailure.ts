@@ -17,7 +17,9 @@ const REASONS: Record<string, string> = {
 }
 
 const errorCode = (cause: unknown): string | undefined =>
-  typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string" ? cause.code : undefined
+  typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string"
+    ? cause.code
+    : undefined
 
 const messageOf = (cause: unknown) => (cause instanceof Error ? cause.message.split("\n")[0] ?? "" : "")
 
@@ -50,7 +52,9 @@ const listenLine = (error: HttpServerError.ServeError) => {
   const where = `${cause?.address ?? "HOST"}:${cause?.port ?? "PORT"}`
   switch (errorCode(error.cause)) {
     case "EADDRINUSE":
-      return `listen error: PORT ${cause?.port ?? ""} is already in use on ${where} (EADDRINUSE); stop what holds it, or set PORT to a free port (0 picks one)`
+      return `listen error: PORT ${
+        cause?.port ?? ""
+      } is already in use on ${where} (EADDRINUSE); stop what holds it, or set PORT to a free port (0 picks one)`
     case "EACCES":
       return `listen error: not allowed to listen on ${where} (EACCES); set PORT to 1024 or above`
     case "EADDRNOTAVAIL":

@@ -1,5 +1,13 @@
 import { ConfigError, Effect, Layer, Option, Redacted } from "effect"
-import { createPublicClient, erc20Abi, getAddress, type Hex, http, parseEventLogs, TransactionReceiptNotFoundError } from "viem"
+import {
+  createPublicClient,
+  erc20Abi,
+  getAddress,
+  type Hex,
+  http,
+  parseEventLogs,
+  TransactionReceiptNotFoundError
+} from "viem"
 import { AppConfig } from "../config/Config.ts"
 import { Chain, ChainUnavailable, DepositNotVerified, type NotVerifiedKind, type TransferCheck } from "./Chain.ts"
 import { type TokenInfo, tokenLookup, tokensFromConfig } from "./Tokens.ts"
@@ -30,7 +38,8 @@ export const makeChainLive = (options: ChainLiveOptions) => {
   const ask = <A>(what: string, call: () => Promise<A>) =>
     Effect.tryPromise({
       try: call,
-      catch: () => notVerified(`the ${options.chainName} node could not be asked for ${what}; retry later`, "unreachable")
+      catch: () =>
+        notVerified(`the ${options.chainName} node could not be asked for ${what}; retry later`, "unreachable")
     })
 
   const receiptOf = (txHash: string) =>
@@ -47,27 +56,47 @@ export const makeChainLive = (options: ChainLiveOptions) => {
     Effect.gen(function*() {
       const receipt = yield* receiptOf(check.txHash)
       if (!sameAddress(receipt.from, check.from)) {
-        return yield* Effect.fail(notVerified(`transaction ${check.txHash} was sent by ${getAddress(receipt.from)}, not ${getAddress(check.from)}`))
+        return yield* Effect.fail(
+          notVerified(
+            `transaction ${check.txHash} was sent by ${getAddress(receipt.from)}, not ${getAddress(check.from)}`
+          )
+        )
       }
       // After the sender: a `reverted` answer means the user's own transaction failed.
-      if (receipt.status !== "success") return yield* Effect.fail(notVerified(`transaction ${check.txHash} reverted`, "reverted"))
+      if (receipt.status !== "success") {
+        return yield* Effect.fail(notVerified(`transaction ${check.txHash} reverted`, "reverted"))
+      }
       const transfers = parseEventLogs({ abi: erc20Abi, logs: receipt.logs, eventName: "Transfer", strict: true })
         .filter((log) => sameAddress(log.address, check.token) && sameAddress(log.args.to, check.to))
       if (transfers.length === 0) {
-        return yield* Effect.fail(notVerified(`transaction ${check.txHash} has no Transfer of the ${options.chainName} token ${getAddress(check.token)} to ${getAddress(check.to)}`))
+        return yield* Effect.fail(
+          notVerified(
+            `transaction ${check.txHash} has no Transfer of the ${options.chainName} token ${
+              getAddress(check.token)
+            } to ${getAddress(check.to)}`
+          )
+        )
       }
       const largest = transfers.reduce((max, log) => (log.args.value > max ? log.args.value : max), 0n)
       if (largest < check.minAmountBaseUnits) {
         return yield* Effect.fail(notVerified(
-          `transaction ${check.txHash} transfers ${largest} base units to ${getAddress(check.to)}, less than the ${check.minAmountBaseUnits} expected`
+          `transaction ${check.txHash} transfers ${largest} base units to ${
+            getAddress(check.to)
+          }, less than the ${check.minAmountBaseUnits} expected`
         ))
       }
       const head = yield* ask("its latest block", () => client.getBlockNumber({ cacheTime: 0 }))
       const has = head - receipt.blockNumber + 1n
       if (has < confirmations) {
-        return yield* Effect.fail(notVerified(`transaction ${check.txHash} has ${has} of the ${confirmations} confirmations required; retry later`, "unconfirmed"))
+        return yield* Effect.fail(
+          notVerified(
+            `transaction ${check.txHash} has ${has} of the ${confirmations} confirmations required; retry later`,
+            "unconfirmed"
+          )
+        )
       }
-      const block = yield* ask(`block ${receipt.blockNumber}`, () => client.getBlock({ blockNumber: receipt.blockNumber }))
+      const block = yield* ask(`block ${receipt.blockNumber}`, () =>
+        client.getBlock({ blockNumber: receipt.blockNumber }))
       return { minedAt: new Date(Number(block.timestamp) * 1000) }
     })
 
@@ -75,7 +104,11 @@ export const makeChainLive = (options: ChainLiveOptions) => {
   const checkDecimals = Effect.forEach(options.tokens, (token) =>
     Effect.tryPromise({
       try: () => client.readContract({ address: token.address, abi: erc20Abi, functionName: "decimals" }),
-      catch: () => ConfigError.InvalidData(["CHAIN_RPC_URL"], `the ${options.chainName} node did not answer decimals() of ${token.symbol} ${token.address}`)
+      catch: () =>
+        ConfigError.InvalidData(
+          ["CHAIN_RPC_URL"],
+          `the ${options.chainName} node did not answer decimals() of ${token.symbol} ${token.address}`
+        )
     }).pipe(
       Effect.filterOrFail(
         (decimals) => decimals === token.decimals,
@@ -96,7 +129,10 @@ export const makeChainLive = (options: ChainLiveOptions) => {
           functionName: "allowance",
           args: [getAddress(input.owner), getAddress(input.spender)]
         }),
-      catch: () => new ChainUnavailable({ reason: `the ${options.chainName} node could not be asked for an allowance; retry later` })
+      catch: () =>
+        new ChainUnavailable({
+          reason: `the ${options.chainName} node could not be asked for an allowance; retry later`
+        })
     })
 
   return {
@@ -128,7 +164,9 @@ export const ChainLive = Layer.effect(
         catch: () => ConfigError.InvalidData(["CHAIN_RPC_URL"], "the node did not answer eth_chainId")
       })
       if (actual !== expected) {
-        return yield* Effect.fail(ConfigError.InvalidData(["CHAIN_ID"], `the node at CHAIN_RPC_URL is chain ${actual}, not ${expected}`))
+        return yield* Effect.fail(
+          ConfigError.InvalidData(["CHAIN_ID"], `the node at CHAIN_RPC_URL is chain ${actual}, not ${expected}`)
+        )
       }
     }
     return live.chain

@@ -17,7 +17,12 @@ export const isTokenSymbol = (symbol: string): symbol is TokenSymbol => TOKEN_SY
 /** The token registry from configuration (symbol → address and decimals; live checks the decimals onchain). */
 export const tokensFromConfig = (config: AppConfigShape): ReadonlyArray<TokenInfo> => [
   { symbol: "USDC", chain: config.chainName, address: getAddress(config.tokenAddress), decimals: config.tokenDecimals },
-  { symbol: "COPm", chain: config.chainName, address: getAddress(config.copTokenAddress), decimals: config.copTokenDecimals }
+  {
+    symbol: "COPm",
+    chain: config.chainName,
+    address: getAddress(config.copTokenAddress),
+    decimals: config.copTokenDecimals
+  }
 ]
 
 /** The registry as a lookup; every symbol of TOKEN_SYMBOLS is in it. */

@@ -5,7 +5,11 @@ import { Effect, Schema } from "effect"
 export type ClaimKind = "payout" | "swap"
 
 const ClaimedHash = Schema.Struct({ tx_hash: Schema.String })
-const ReleasedClaim = Schema.Struct({ tx_hash: Schema.String, resource_kind: Schema.String, resource_id: Schema.String })
+const ReleasedClaim = Schema.Struct({
+  tx_hash: Schema.String,
+  resource_kind: Schema.String,
+  resource_id: Schema.String
+})
 
 /**
  * Claims on transaction hashes. A confirm claims its hash `verifying` (under the resource's row lock), checks the
@@ -45,7 +49,8 @@ export class TxHashClaims extends Effect.Service<TxHashClaims>()("TxHashClaims",
             AND state = 'verifying'`.pipe(
         Effect.asVoid,
         Effect.catchAllCause((cause) =>
-          Effect.logWarning("could not release a txHash claim; the reconciler will", { kind, resourceId, cause }))
+          Effect.logWarning("could not release a txHash claim; the reconciler will", { kind, resourceId, cause })
+        )
       )
 
     /** Deletes the `verifying` claims made before `cutoff` (their confirm crashed); answers them. */

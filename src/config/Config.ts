@@ -4,7 +4,9 @@ import { parseMarketHoursConfig } from "../market/MarketHours.ts"
 
 /** Like Config.validate, but the error names the variable (validate's own error has an empty path). */
 const check = <A>(name: string, message: string, valid: (value: A) => boolean) =>
-  Config.mapOrFail((value: A) => (valid(value) ? Either.right(value) : Either.left(ConfigError.InvalidData([name], message))))
+  Config.mapOrFail((
+    value: A
+  ) => (valid(value) ? Either.right(value) : Either.left(ConfigError.InvalidData([name], message))))
 
 /** An optional secret; set but blank counts as unset. */
 const optionalSecret = (name: string) =>
@@ -83,7 +85,9 @@ export const AppConfigShape = Config.all({
   ),
   chainName: Config.string("CHAIN_NAME").pipe(Config.withDefault("celo")),
   chainRpcUrl: optionalSecret("CHAIN_RPC_URL"),
-  chainId: Config.option(Config.integer("CHAIN_ID").pipe(check("CHAIN_ID", "must be a positive integer", (n: number) => n > 0))),
+  chainId: Config.option(
+    Config.integer("CHAIN_ID").pipe(check("CHAIN_ID", "must be a positive integer", (n: number) => n > 0))
+  ),
   chainConfirmations: positiveInt("CHAIN_CONFIRMATIONS", 1),
   tokenAddress: address("TOKEN_ADDRESS", "0xcebA9300f2b948710d2653dD7B07f33A8B32118C"),
   tokenDecimals: positiveInt("TOKEN_DECIMALS", 6),
@@ -97,14 +101,22 @@ export const AppConfigShape = Config.all({
   swapTtlSeconds: positiveInt("SWAP_TTL_SECONDS", 300),
   swapApiUrl: Config.string("SWAP_API_URL").pipe(
     Config.withDefault("https://api.0x.org"),
-    check("SWAP_API_URL", "must be an http(s) URL", (s: string) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol))
+    check(
+      "SWAP_API_URL",
+      "must be an http(s) URL",
+      (s: string) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol)
+    )
   ),
   swapApiKey: optionalSecret("SWAP_API_KEY"),
   feeWalletAddress: address("FEE_WALLET_ADDRESS", PLACEHOLDER_FEE_WALLET),
   providerWebhookPublicKey: optionalSecret("PROVIDER_WEBHOOK_PUBLIC_KEY"),
   providerApiUrl: Config.string("PROVIDER_API_URL").pipe(
     Config.withDefault("https://api.bridge.xyz/v0"),
-    check("PROVIDER_API_URL", "must be an http(s) URL", (s: string) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol))
+    check(
+      "PROVIDER_API_URL",
+      "must be an http(s) URL",
+      (s: string) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol)
+    )
   ),
   providerApiKey: optionalSecret("PROVIDER_API_KEY"),
   providerSourceRail: Config.option(Config.string("PROVIDER_SOURCE_RAIL")),
@@ -117,7 +129,11 @@ export const AppConfigShape = Config.all({
   emailApiKey: optionalSecret("EMAIL_API_KEY"),
   emailApiUrl: Config.string("EMAIL_API_URL").pipe(
     Config.withDefault("https://api.resend.com"),
-    check("EMAIL_API_URL", "must be an http(s) URL", (s: string) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol))
+    check(
+      "EMAIL_API_URL",
+      "must be an http(s) URL",
+      (s: string) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol)
+    )
   ),
   emailFrom: Config.string("EMAIL_FROM").pipe(Config.withDefault("Integrations API <no-reply@example.com>")),
   jobsPollIntervalMs: positiveInt("JOBS_POLL_INTERVAL_MS", 200),

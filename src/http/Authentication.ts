@@ -17,7 +17,10 @@ const bearerPattern = /^Bearer +(\S+)$/i
  * The hash of the bearer key, or why the header cannot authenticate. The raw header is read (not the
  * platform's decoded token) to reject other schemes; checksum and kind are checked without a database lookup.
  */
-const readBearerKey = (header: string | undefined, deployment: typeof Deployment.Service): Either.Either<string, string> => {
+const readBearerKey = (
+  header: string | undefined,
+  deployment: typeof Deployment.Service
+): Either.Either<string, string> => {
   if (header === undefined || header.trim() === "") {
     return Either.left("missing API key: send Authorization: Bearer <API_KEY>")
   }
@@ -70,7 +73,9 @@ export const AuthenticationLive = Layer.effect(
           if (Either.isLeft(keyHash)) return yield* rejectWithoutLookup(address, keyHash.left)
           const { value: looked } = yield* findKey(address, keyHash.right)
           if (looked._tag === "Refused") return yield* tooManyFailures(looked.retryAfterSeconds)
-          if (Option.isNone(looked.key)) return yield* Effect.fail(new Unauthorized({ error: "unknown or revoked API key" }))
+          if (Option.isNone(looked.key)) {
+            return yield* Effect.fail(new Unauthorized({ error: "unknown or revoked API key" }))
+          }
           const key = looked.key.value
           const { allowed, retryAfterSeconds } = limiter.take(key.id)
           if (!allowed) return yield* tooMany("rate limit exceeded for this API key", retryAfterSeconds)

@@ -16,11 +16,17 @@ export const BrebHttpLive = HttpApiBuilder.group(IntegrationsApi, "breb", (handl
     return handlers
       .handle("quote", ({ urlParams }) =>
         Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
-          quotes.quote({ integrationId, destinationCop: urlParams.destinationCop, fromToken: urlParams.fromToken ?? "USDC" })))
+          quotes.quote({
+            integrationId,
+            destinationCop: urlParams.destinationCop,
+            fromToken: urlParams.fromToken ?? "USDC"
+          })))
       .handle("sendOtp", ({ payload }) =>
-        Effect.flatMap(CurrentIntegration, ({ integrationId }) => otp.send({ integrationId, ...payload })))
+        Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
+          otp.send({ integrationId, ...payload })))
       .handle("verifyOtp", ({ payload }) =>
-        Effect.flatMap(CurrentIntegration, ({ integrationId }) => otp.verify({ integrationId, ...payload })))
+        Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
+          otp.verify({ integrationId, ...payload })))
       .handle("createPayout", ({ headers, payload }) =>
         CurrentIntegration.pipe(
           Effect.flatMap(({ integrationId }) =>
@@ -35,7 +41,8 @@ export const BrebHttpLive = HttpApiBuilder.group(IntegrationsApi, "breb", (handl
           )
         ))
       .handle("getPayout", ({ path }) =>
-        Effect.flatMap(CurrentIntegration, ({ integrationId }) => payouts.get(integrationId, path.payoutId)))
+        Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
+          payouts.get(integrationId, path.payoutId)))
       .handle("confirmPayout", ({ path, payload }) =>
         Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
           confirms.confirm({ integrationId, payoutId: path.payoutId, request: payload })))
@@ -48,5 +55,7 @@ export const BrebHttpLive = HttpApiBuilder.group(IntegrationsApi, "breb", (handl
             createdFrom: urlParams.createdFrom,
             limit: urlParams.limit,
             cursor: urlParams.cursor
-          }).pipe(Effect.map((page) => HttpServerResponse.unsafeJson(page)))))
+          }).pipe(Effect.map((page) =>
+            HttpServerResponse.unsafeJson(page)
+          ))))
   }))

@@ -27,7 +27,8 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"])
 const lostConnection = (cause: Cause.Cause<unknown>) => Option.exists(Cause.dieOption(cause), isConnectionLost)
 
 /** A read whose database connection was lost runs once more, on a fresh connection: it has no effect to repeat. */
-export const retryReadsOnLostConnection = (method: string) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  SAFE_METHODS.has(method)
-    ? Effect.catchAllCause(self, (cause) => (lostConnection(cause) ? self : Effect.failCause(cause)))
-    : self
+export const retryReadsOnLostConnection =
+  (method: string) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    SAFE_METHODS.has(method)
+      ? Effect.catchAllCause(self, (cause) => (lostConnection(cause) ? self : Effect.failCause(cause)))
+      : self

@@ -21,7 +21,8 @@ const describeDecodeError = (error: HttpApiError.HttpApiDecodeError): string => 
 export const DecodeErrorsLive = HttpApiBuilder.middleware(IntegrationsApi, (app) =>
   Effect.mapError(
     app as HttpApp.Default<unknown>,
-    (error): BadRequest => error instanceof HttpApiError.HttpApiDecodeError
-      ? new BadRequest({ error: describeDecodeError(error) })
-      : error as BadRequest
+    (error): BadRequest =>
+      error instanceof HttpApiError.HttpApiDecodeError
+        ? new BadRequest({ error: describeDecodeError(error) })
+        : error as BadRequest
   ))

@@ -33,7 +33,9 @@ const makeAsset = (text: string, headers: Record<string, string>): Asset => {
 /** br, then gzip, then none: what the client accepts (q=0 refuses). */
 const encodingFor = (acceptEncoding: string | undefined): "br" | "gzip" | "identity" => {
   const accepted = new Set(
-    (acceptEncoding ?? "").split(",").map((part) => part.trim().split(";")).filter(([, q]) => q?.trim() !== "q=0").map(([name]) => name?.trim())
+    (acceptEncoding ?? "").split(",").map((part) => part.trim().split(";")).filter(([, q]) => q?.trim() !== "q=0").map((
+      [name]
+    ) => name?.trim())
   )
   return accepted.has("br") ? "br" : accepted.has("gzip") ? "gzip" : "identity"
 }
@@ -41,7 +43,9 @@ const encodingFor = (acceptEncoding: string | undefined): "br" | "gzip" | "ident
 const serveAsset = (asset: Asset) =>
   Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
     const common = { ...asset.headers, etag: asset.etag, vary: "accept-encoding" }
-    if (request.headers["if-none-match"] === asset.etag) return HttpServerResponse.empty({ status: 304, headers: common })
+    if (request.headers["if-none-match"] === asset.etag) {
+      return HttpServerResponse.empty({ status: 304, headers: common })
+    }
     const encoding = encodingFor(request.headers["accept-encoding"])
     const body = asset[encoding]
     return HttpServerResponse.uint8Array(body, {
@@ -66,7 +70,9 @@ const loadScalar = Effect.gen(function*() {
   const html = response.body._tag === "Uint8Array" ? new TextDecoder().decode(response.body.body) : ""
   const start = html.lastIndexOf("<script>") + "<script>".length
   const end = html.lastIndexOf("</script>")
-  if (start < "<script>".length || end < start) return yield* Effect.dieMessage("HttpApiScalar's page has no inline script")
+  if (start < "<script>".length || end < start) {
+    return yield* Effect.dieMessage("HttpApiScalar's page has no inline script")
+  }
   return html.slice(start, end)
 }).pipe(
   Effect.scoped,
@@ -86,7 +92,10 @@ const loadScalar = Effect.gen(function*() {
 const documentForPage = () => {
   // A copy: the platform memoizes the document, and /openapi.json must keep the parameter.
   const document = structuredClone(openApiDocument()) as unknown as {
-    paths: Record<string, Record<string, { parameters?: Array<{ name: string; description?: string }>; description?: string }>>
+    paths: Record<
+      string,
+      Record<string, { parameters?: Array<{ name: string; description?: string }>; description?: string }>
+    >
   }
   for (const item of Object.values(document.paths)) {
     for (const operation of Object.values(item)) {
@@ -94,7 +103,9 @@ const documentForPage = () => {
       const scenario = parameters.find((parameter) => parameter.name === "x-mock-scenario")
       if (scenario === undefined) continue
       operation.parameters = parameters.filter((parameter) => parameter !== scenario)
-      const note = `\`X-Mock-Scenario\` header (not offered on this page, which would send it empty): ${scenario.description ?? ""}`
+      const note = `\`X-Mock-Scenario\` header (not offered on this page, which would send it empty): ${
+        scenario.description ?? ""
+      }`
       operation.description = `${operation.description ?? ""}\n\n${note}`.trim()
     }
   }
@@ -121,7 +132,8 @@ const scalarConfiguration = {
 const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u003c")
 
 const pageHtml = (scriptUrl: string) => {
-  const configure = `var c=${scriptJson(scalarConfiguration)};c.servers=[{url:location.origin,description:"This server"}];` +
+  const configure =
+    `var c=${scriptJson(scalarConfiguration)};c.servers=[{url:location.origin,description:"This server"}];` +
     `document.getElementById("api-reference").dataset.configuration=JSON.stringify(c);`
   const html = `<!doctype html>
 <html lang="en">

@@ -6,4 +6,5 @@ export const errorResponse = (status: number, body: ErrorBody, headers: Record<s
   HttpServerResponse.unsafeJson(body, { status, headers })
 
 /** The request's path, without the query. */
-export const pathOf = (request: HttpServerRequest.HttpServerRequest) => new URL(request.url, "http://localhost").pathname
+export const pathOf = (request: HttpServerRequest.HttpServerRequest) =>
+  new URL(request.url, "http://localhost").pathname

@@ -36,6 +36,7 @@ export const EventsHttpLive = HttpApiBuilder.group(IntegrationsApi, "events", (h
             rawJson(200)
           )
         ))
-      .handle("getEvent", ({ path }) => withIntegration((id) => Effect.map(events.get(id, path.eventId), rawJson(200))))
+      .handle("getEvent", ({ path }) =>
+        withIntegration((id) => Effect.map(events.get(id, path.eventId), rawJson(200))))
       .handle("redeliverEvent", ({ path }) => withIntegration((id) => events.redeliver(id, path.eventId)))
   }))

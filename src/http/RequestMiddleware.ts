@@ -40,7 +40,9 @@ const requestMiddleware = (unserved: ReadonlyArray<UnservedPath>) => (app: HttpA
         })
         const withId = HttpServerResponse.setHeader(response, "x-request-id", requestId)
         const retryAfter = retryAfterFor(response, hints)
-        return retryAfter === undefined ? withId : HttpServerResponse.setHeader(withId, "retry-after", String(retryAfter))
+        return retryAfter === undefined
+          ? withId
+          : HttpServerResponse.setHeader(withId, "retry-after", String(retryAfter))
       })
     )
 

@@ -18,7 +18,9 @@ export const routeMiss = (request: HttpServerRequest.HttpServerRequest) => {
   const allowed = allowedMethods(path)
   // A route that allows this very method but did not match (e.g. an undecodable parameter) is not a 405.
   return allowed.length > 0 && !allowed.includes(request.method)
-    ? errorResponse(405, { error: `method ${request.method} is not allowed on ${path}; allowed: ${allowed.join(", ")}` }, {
+    ? errorResponse(405, {
+      error: `method ${request.method} is not allowed on ${path}; allowed: ${allowed.join(", ")}`
+    }, {
       allow: allowed.join(", ")
     })
     : errorResponse(404, { error: `no such endpoint: ${request.method} ${path}` })

@@ -11,7 +11,8 @@ export const SwapsHttpLive = HttpApiBuilder.group(IntegrationsApi, "swaps", (han
       .handle("prepareSwap", ({ headers, payload }) =>
         CurrentIntegration.pipe(
           Effect.flatMap(({ integrationId }) =>
-            swaps.create({ integrationId, request: payload, idempotencyKey: headers["idempotency-key"] })),
+            swaps.create({ integrationId, request: payload, idempotencyKey: headers["idempotency-key"] })
+          ),
           // The stored body is returned as is, so a replay is byte-for-byte the first response.
           Effect.map((outcome) =>
             HttpServerResponse.unsafeJson(outcome.body, {
@@ -27,5 +28,10 @@ export const SwapsHttpLive = HttpApiBuilder.group(IntegrationsApi, "swaps", (han
           swaps.confirm({ integrationId, intentId: path.intentId, request: payload })))
       .handle("listSwaps", ({ urlParams }) =>
         Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
-          swaps.list({ integrationId, createdFrom: urlParams.createdFrom, limit: urlParams.limit, cursor: urlParams.cursor })))
+          swaps.list({
+            integrationId,
+            createdFrom: urlParams.createdFrom,
+            limit: urlParams.limit,
+            cursor: urlParams.cursor
+          })))
   }))

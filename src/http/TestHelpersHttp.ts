@@ -6,15 +6,27 @@ import { UnservedPaths } from "./UnservedPaths.ts"
 
 const TEST_HELPERS_PATH = "/api/integrations/test-helpers"
 
-export const TestHelpersHttpLive = HttpApiBuilder.group(IntegrationsApi, "testHelpers", (handlers) =>
-  Effect.gen(function*() {
-    const helpers = yield* TestHelpers
-    return handlers
-      .handle("advancePayout", ({ path, payload }) =>
-        Effect.flatMap(CurrentIntegration, ({ integrationId }) => helpers.advancePayout(integrationId, path.payoutId, payload.to)))
-      .handle("rejectKyc", ({ path }) =>
-        Effect.flatMap(CurrentIntegration, ({ integrationId }) => helpers.rejectKyc(integrationId, path.userAddress)))
-  }))
+export const TestHelpersHttpLive = HttpApiBuilder.group(
+  IntegrationsApi,
+  "testHelpers",
+  (handlers) =>
+    Effect.gen(function*() {
+      const helpers = yield* TestHelpers
+      return handlers
+        .handle(
+          "advancePayout",
+          ({ path, payload }) =>
+            Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
+              helpers.advancePayout(integrationId, path.payoutId, payload.to))
+        )
+        .handle(
+          "rejectKyc",
+          ({ path }) =>
+            Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
+              helpers.rejectKyc(integrationId, path.userAddress))
+        )
+    })
+)
 
 /**
  * Where the helpers are not served (live), everything under their path is the same 404 before any other check: a
@@ -22,5 +34,8 @@ export const TestHelpersHttpLive = HttpApiBuilder.group(IntegrationsApi, "testHe
  */
 export const TestHelpersUnservedLive = Layer.effect(
   UnservedPaths,
-  Effect.map(TestHelpers, (helpers) => (helpers.served ? [] : [{ prefix: TEST_HELPERS_PATH, error: TEST_HELPERS_ABSENT }]))
+  Effect.map(
+    TestHelpers,
+    (helpers) => (helpers.served ? [] : [{ prefix: TEST_HELPERS_PATH, error: TEST_HELPERS_ABSENT }])
+  )
 )

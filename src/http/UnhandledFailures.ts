@@ -34,7 +34,9 @@ export const answerUnhandled = (request: HttpServerRequest.HttpServerRequest, re
       isBodyTooLarge(error) ? tooLarge() : errorResponse(400, { error: "request body is not valid JSON" })
     )
   }
-  if (isNestedTooDeeply(error)) return Effect.succeed(errorResponse(400, { error: "request body is nested too deeply" }))
+  if (isNestedTooDeeply(error)) {
+    return Effect.succeed(errorResponse(400, { error: "request body is nested too deeply" }))
+  }
   if (isUnstorableText(error)) {
     return Effect.succeed(errorResponse(400, { error: "request contains characters that are not allowed (NUL)" }))
   }

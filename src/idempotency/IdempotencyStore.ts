@@ -88,7 +88,10 @@ export interface Claim {
    * though no answer came. Only the call's own failures that `madeNothing` accepts (the outside refused it) free
    * the key as before.
    */
-  readonly outsideCall: <A, E, R>(call: Effect.Effect<A, E, R>, madeNothing: (error: E) => boolean) => Effect.Effect<A, E, R>
+  readonly outsideCall: <A, E, R>(
+    call: Effect.Effect<A, E, R>,
+    madeNothing: (error: E) => boolean
+  ) => Effect.Effect<A, E, R>
 }
 
 type Acquired = Data.TaggedEnum<{
@@ -186,7 +189,12 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Idempo
         let waiting = false
         while (true) {
           if (yield* Effect.orDie(insertStarted(input, attempt))) {
-            const claim = { resourceId: input.resourceId, providerKey: input.providerKey, takenOver: false, intent: null }
+            const claim = {
+              resourceId: input.resourceId,
+              providerKey: input.providerKey,
+              takenOver: false,
+              intent: null
+            }
             return Acquired.Claimed({ claim })
           }
           const found = yield* Effect.orDie(findRow(input))
@@ -202,7 +210,12 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Idempo
                 : Effect.logWarning("taking over an Idempotency-Key whose request stopped before finishing")).pipe(
                   Effect.annotateLogs({ resourceId: row.resource_id })
                 )
-              const claim = { resourceId: row.resource_id, providerKey: row.provider_key, takenOver: true, intent: row.intent }
+              const claim = {
+                resourceId: row.resource_id,
+                providerKey: row.provider_key,
+                takenOver: true,
+                intent: row.intent
+              }
               return Acquired.Claimed({ claim })
             }
             continue
@@ -243,10 +256,11 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Idempo
       }).pipe(sql.withTransaction)
 
     const record = (input: Input, attempt: string) => (intent: unknown) =>
-      sql`UPDATE idempotency_keys SET intent = ${JSON.stringify(intent)}::jsonb WHERE ${whereMine(input, attempt)}`.pipe(
-        Effect.asVoid,
-        Effect.orDie
-      )
+      sql`UPDATE idempotency_keys SET intent = ${JSON.stringify(intent)}::jsonb WHERE ${whereMine(input, attempt)}`
+        .pipe(
+          Effect.asVoid,
+          Effect.orDie
+        )
 
     /**
      * After a failed or interrupted request, on this attempt's `started` row only (none if the claim itself failed):
@@ -260,9 +274,12 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Idempo
         : sql`DELETE FROM idempotency_keys WHERE ${whereMine(input, attempt)}`).pipe(
           Effect.retry(Schedule.intersect(Schedule.spaced("100 millis"), Schedule.recurs(3))),
           Effect.catchAll((error) =>
-            Effect.logWarning("could not release an Idempotency-Key after a failed request; the next request takes it over").pipe(
+            Effect.logWarning(
+              "could not release an Idempotency-Key after a failed request; the next request takes it over"
+            ).pipe(
               Effect.annotateLogs({ error: String(error) })
-            ))
+            )
+          )
         )
 
     const run = <A, E, R, E2, R2>(

@@ -103,7 +103,8 @@ export class CustomerRepo extends Effect.Service<CustomerRepo>()("CustomerRepo",
         ),
       isApproved: (owner: typeof Owner.Type) =>
         find(owner).pipe(Effect.orDie, Effect.map(Option.exists((row) => row.kyc_status === "approved"))),
-      upsertEmail: (owner: typeof Owner.Type, email: string, at: Date) => upsertEmail(owner, email, at).pipe(Effect.orDie),
+      upsertEmail: (owner: typeof Owner.Type, email: string, at: Date) =>
+        upsertEmail(owner, email, at).pipe(Effect.orDie),
       setKyc: (owner: typeof Owner.Type, kyc: KycStart, at: Date) =>
         setKyc(owner, kyc, at).pipe(
           Effect.tap((rows) => recordDecisions(rows, at)),

@@ -136,7 +136,9 @@ export class OtpRepo extends Effect.Service<OtpRepo>()("OtpRepo", {
         restoreSuperseded({ ...owner, ids }).pipe(Effect.orDie),
       /** Makes a challenge consumed at `consumedAt` active again, unless a newer one of the owner's is active. */
       restoreConsumed: (owner: Owner, consumed: { readonly challengeId: string; readonly consumedAt: Date }) =>
-        restoreConsumed({ ...owner, challengeId: consumed.challengeId, consumedAt: consumed.consumedAt }).pipe(Effect.orDie),
+        restoreConsumed({ ...owner, challengeId: consumed.challengeId, consumedAt: consumed.consumedAt }).pipe(
+          Effect.orDie
+        ),
       countAttempt: (id: string) => countAttempt(id).pipe(Effect.orDie),
       consume: (id: string, at: Date) => consume({ id, at }).pipe(Effect.orDie)
     } as const

@@ -28,11 +28,16 @@ export const OTP_MAX_SENDS_PER_DAY = 10
 const SEND_WINDOW_SECONDS = 24 * 60 * 60
 
 /** When a send is refused: why, and in how many seconds one is allowed again (the later of the two limits). */
-const sendRefusal = (stats: SendStats, at: Date): Option.Option<{ readonly error: string; readonly seconds: number }> => {
+const sendRefusal = (
+  stats: SendStats,
+  at: Date
+): Option.Option<{ readonly error: string; readonly seconds: number }> => {
   const secondsUntil = (from: Date | null, seconds: number) =>
     from === null ? 0 : seconds - (at.getTime() - from.getTime()) / 1000
   const cooldown = secondsUntil(stats.last_sent_at, OTP_RESEND_COOLDOWN_SECONDS)
-  const daily = stats.sends_today >= OTP_MAX_SENDS_PER_DAY ? secondsUntil(stats.limiting_sent_at, SEND_WINDOW_SECONDS) : 0
+  const daily = stats.sends_today >= OTP_MAX_SENDS_PER_DAY
+    ? secondsUntil(stats.limiting_sent_at, SEND_WINDOW_SECONDS)
+    : 0
   if (cooldown <= 0 && daily <= 0) return Option.none()
   return Option.some(
     daily >= cooldown
@@ -154,8 +159,10 @@ export class OtpService extends Effect.Service<OtpService>()("OtpService", {
 
     // The provider could not start KYC: the code the user typed stays valid for a retry, unless a newer
     // code was sent meanwhile.
-    const restoreCode = (owner: { readonly integrationId: IntegrationId; readonly userAddress: string }, approved: { readonly challengeId: string; readonly consumedAt: Date }) =>
-      otps.restoreConsumed(owner, approved)
+    const restoreCode = (
+      owner: { readonly integrationId: IntegrationId; readonly userAddress: string },
+      approved: { readonly challengeId: string; readonly consumedAt: Date }
+    ) => otps.restoreConsumed(owner, approved)
 
     // Checks the code and records the attempt; the attempt counter commits even when the code is wrong.
     const check = (integrationId: IntegrationId, userAddress: string, code: string) =>
@@ -177,14 +184,18 @@ export class OtpService extends Effect.Service<OtpService>()("OtpService", {
           yield* otps.countAttempt(challenge.id)
           const left = OTP_MAX_ATTEMPTS - challenge.attempts - 1
           return VerifyOutcome.Rejected({
-            error: left > 0 ? `wrong OTP code (${left} attempts left)` : "wrong OTP code: no attempts left, send a new one"
+            error: left > 0
+              ? `wrong OTP code (${left} attempts left)`
+              : "wrong OTP code: no attempts left, send a new one"
           })
         }
         yield* otps.consume(challenge.id, at)
         return VerifyOutcome.Approved({ challengeId: challenge.id, consumedAt: at })
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
 
-    const verify = (input: { readonly integrationId: IntegrationId; readonly userAddress: string; readonly code: string }) =>
+    const verify = (
+      input: { readonly integrationId: IntegrationId; readonly userAddress: string; readonly code: string }
+    ) =>
       Effect.gen(function*() {
         const owner = { integrationId: input.integrationId, userAddress: input.userAddress.toLowerCase() }
         if (!OTP_FORMAT.test(input.code)) {

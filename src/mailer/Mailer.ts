@@ -15,9 +15,10 @@ export class Mailer extends Context.Tag("Mailer")<Mailer, {
 export const MailerDisabled = Layer.succeed(
   Mailer,
   Mailer.of({
-    sendOtp: ({ to }) => Effect.logDebug("OTP e-mail not sent: no EMAIL_API_KEY configured").pipe(
-      Effect.annotateLogs("email", maskEmail(to))
-    )
+    sendOtp: ({ to }) =>
+      Effect.logDebug("OTP e-mail not sent: no EMAIL_API_KEY configured").pipe(
+        Effect.annotateLogs("email", maskEmail(to))
+      )
   })
 )
 

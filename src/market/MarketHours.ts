@@ -148,14 +148,22 @@ export const marketStatus = (at: Date, hours: MarketHours): MarketStatus => {
   }
   const today = hours.sessions.filter((session) => session.days.includes(local.weekday))
   if (today.length === 0) {
-    return { open: false, reason: "no_session", detail: `no session on ${DAY_NAMES[local.weekday - 1]} (${local.date})` }
+    return {
+      open: false,
+      reason: "no_session",
+      detail: `no session on ${DAY_NAMES[local.weekday - 1]} (${local.date})`
+    }
   }
   const open = today.some((session) =>
     local.millisOfDay >= session.opens * 60_000 && local.millisOfDay < session.closes * 60_000
   )
   if (open) return { open: true }
   const windows = today.map((session) => `${formatMinutes(session.opens)}-${formatMinutes(session.closes)}`).join(", ")
-  return { open: false, reason: "outside_session", detail: `outside the session ${windows} ${hours.timeZone} (${local.date})` }
+  return {
+    open: false,
+    reason: "outside_session",
+    detail: `outside the session ${windows} ${hours.timeZone} (${local.date})`
+  }
 }
 
 /** Whether the USD/COP market is open at `at`. Pure. */
@@ -164,7 +172,11 @@ export const isMarketOpen = (at: Date, hours: MarketHours): boolean => marketSta
 /** One line for the start-up log. */
 export const describeMarketHours = (hours: MarketHours): string => {
   const sessions = hours.sessions
-    .map((session) => `${session.days.map((day) => DAY_NAMES[day - 1]).join(",")} ${formatMinutes(session.opens)}-${formatMinutes(session.closes)}`)
+    .map((session) =>
+      `${session.days.map((day) => DAY_NAMES[day - 1]).join(",")} ${formatMinutes(session.opens)}-${
+        formatMinutes(session.closes)
+      }`
+    )
     .join("; ")
   const holidays = hours.holidays.length === 0 ? "none" : hours.holidays.map((calendar) => calendar.code).join(",")
   return `${sessions} ${hours.timeZone}; holidays ${holidays}; ${hours.closedDates.size} closed date(s), ${hours.openDates.size} open date(s)`
@@ -187,7 +199,9 @@ const catalogueOf = () => (catalogue ??= new Holidays())
 export const holidayCalendar = (code: string): Either.Either<HolidayCalendar, string> => {
   const [country = "", state, ...rest] = code.trim().toUpperCase().split("-")
   if (rest.length > 0 || !Object.hasOwn(catalogueOf().getCountries(), country)) {
-    return Either.left(`unknown holiday calendar "${code.trim()}" (a country code such as CO or US, optionally with a subdivision such as US-NY)`)
+    return Either.left(
+      `unknown holiday calendar "${code.trim()}" (a country code such as CO or US, optionally with a subdivision such as US-NY)`
+    )
   }
   if (state !== undefined && !Object.hasOwn(catalogueOf().getStates(country) ?? {}, state)) {
     return Either.left(`unknown subdivision "${code.trim()}" of ${country}`)
@@ -239,7 +253,10 @@ const invalid = (setting: keyof typeof MARKET_SETTINGS, message: string): Parsed
   Either.left({ setting: MARKET_SETTINGS[setting], message })
 
 /** Unset and blank both mean "use the default". */
-const orDefault = (raw: string | undefined, fallback: string) => (raw === undefined || raw.trim() === "" ? fallback : raw.trim())
+const orDefault = (
+  raw: string | undefined,
+  fallback: string
+) => (raw === undefined || raw.trim() === "" ? fallback : raw.trim())
 
 const parseTimeZone = (raw: string): Parsed<string> => {
   try {
@@ -263,7 +280,8 @@ const parseClock = (raw: string): number | undefined => {
   return minutes <= 24 * 60 ? minutes : undefined
 }
 
-const SESSION_SHAPE = `"<days> HH:MM-HH:MM", several separated by ";", e.g. "Mon-Fri 08:00-13:00" or "Mon,Wed 09:00-12:00; Fri 08:00-11:30"`
+const SESSION_SHAPE =
+  `"<days> HH:MM-HH:MM", several separated by ";", e.g. "Mon-Fri 08:00-13:00" or "Mon,Wed 09:00-12:00; Fri 08:00-11:30"`
 
 const parseDays = (raw: string, session: string): Parsed<ReadonlyArray<Weekday>> => {
   const days = new Set<Weekday>()
@@ -273,7 +291,10 @@ const parseDays = (raw: string, session: string): Parsed<ReadonlyArray<Weekday>>
     const last = ends.length === 1 ? first : parseDay(ends[1] ?? "")
     if (ends.length > 2 || first === undefined || last === undefined) {
       const unknown = ends.length > 2 ? item.trim() : ends.find((name) => parseDay(name) === undefined)?.trim()
-      return invalid("sessions", `unknown day "${unknown}" in "${session}" (days are ${DAY_NAMES.join(", ")}, or a range such as Mon-Fri)`)
+      return invalid(
+        "sessions",
+        `unknown day "${unknown}" in "${session}" (days are ${DAY_NAMES.join(", ")}, or a range such as Mon-Fri)`
+      )
     }
     // a range may wrap around the week (Sun-Thu); (day % 7) + 1 stays in 1-7
     for (let day = first;; day = ((day % 7) + 1) as Weekday) {
@@ -295,7 +316,10 @@ const parseSession = (raw: string): Parsed<Session> => {
       return invalid("sessions", `times must be HH:MM between 00:00 and 24:00, in "${raw}"`)
     }
     if (closes <= opens) {
-      return invalid("sessions", `the session must close after it opens, in "${raw}" (across midnight: split it in two)`)
+      return invalid(
+        "sessions",
+        `the session must close after it opens, in "${raw}" (across midnight: split it in two)`
+      )
     }
     return Either.right({ days, opens, closes })
   })
@@ -303,15 +327,23 @@ const parseSession = (raw: string): Parsed<Session> => {
 
 const parseSessions = (raw: string): Parsed<ReadonlyArray<Session>> => {
   const items = raw.split(";").map((item) => item.trim())
-  if (items.some((item) => item === "")) return invalid("sessions", `empty session in "${raw}"; expected ${SESSION_SHAPE}`)
+  if (items.some((item) => item === "")) {
+    return invalid("sessions", `empty session in "${raw}"; expected ${SESSION_SHAPE}`)
+  }
   return Either.all(items.map(parseSession))
 }
 
 const parseHolidays = (raw: string): Parsed<ReadonlyArray<HolidayCalendar>> => {
   if (raw.toLowerCase() === "none") return Either.right([])
   const codes = [...new Set(raw.split(",").map((code) => code.trim().toUpperCase()))]
-  if (codes.some((code) => code === "")) return invalid("holidays", `empty entry in "${raw}"; expected codes such as CO,US, or none`)
-  return Either.all(codes.map((code) => Either.mapLeft(holidayCalendar(code), (message) => ({ setting: MARKET_SETTINGS.holidays, message }))))
+  if (codes.some((code) => code === "")) {
+    return invalid("holidays", `empty entry in "${raw}"; expected codes such as CO,US, or none`)
+  }
+  return Either.all(
+    codes.map((code) =>
+      Either.mapLeft(holidayCalendar(code), (message) => ({ setting: MARKET_SETTINGS.holidays, message }))
+    )
+  )
 }
 
 const parseDates = (setting: "closedDates" | "openDates", raw: string | undefined): Parsed<ReadonlySet<string>> => {
@@ -338,13 +370,18 @@ const parseSettings = (raw: MarketHoursSettings): Parsed<MarketHours> =>
     const openDates = yield* parseDates("openDates", raw.openDates)
     for (const date of openDates) {
       if (closedDates.has(date)) {
-        return yield* invalid("openDates", `${date} is also in ${MARKET_SETTINGS.closedDates}; a date can be only one of them`)
+        return yield* invalid(
+          "openDates",
+          `${date} is also in ${MARKET_SETTINGS.closedDates}; a date can be only one of them`
+        )
       }
       const weekday = weekdayOf(Number(date.slice(0, 4)), Number(date.slice(5, 7)), Number(date.slice(8, 10)))
       if (!sessions.some((session) => session.days.includes(weekday))) {
         return yield* invalid(
           "openDates",
-          `${date} is a ${DAY_NAMES[weekday - 1]}, which has no session in ${MARKET_SETTINGS.sessions}; an open date only lifts a holiday`
+          `${date} is a ${
+            DAY_NAMES[weekday - 1]
+          }, which has no session in ${MARKET_SETTINGS.sessions}; an open date only lifts a holiday`
         )
       }
     }
@@ -363,4 +400,7 @@ export const parseMarketHoursConfig = (raw: MarketHoursSettings): Either.Either<
   Either.mapLeft(parseSettings(raw), ({ message, setting }) => ConfigError.InvalidData([setting], message))
 
 /** The defaults: Mon–Fri 08:00–13:00 America/Bogota, closed on CO and US holidays. */
-export const defaultMarketHours: MarketHours = Either.getOrThrowWith(parseMarketHours({}), (message) => new Error(message))
+export const defaultMarketHours: MarketHours = Either.getOrThrowWith(
+  parseMarketHours({}),
+  (message) => new Error(message)
+)

@@ -24,7 +24,12 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
 
     const stored = (event: NewEvent) => {
       const id = newEventId(event.at.getTime())
-      const body = JSON.stringify({ id, type: event.type, createdAt: event.at.toISOString(), data: { object: event.object } })
+      const body = JSON.stringify({
+        id,
+        type: event.type,
+        createdAt: event.at.toISOString(),
+        data: { object: event.object }
+      })
       return { id, body }
     }
 

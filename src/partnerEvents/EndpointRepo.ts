@@ -17,7 +17,8 @@ export const EndpointRow = Schema.Struct({
 })
 export type EndpointRow = typeof EndpointRow.Type
 
-const COLUMNS = "id, integration_id, url, events, secret, previous_secret, previous_secret_expires_at, status, disabled_reason, created_at, updated_at"
+const COLUMNS =
+  "id, integration_id, url, events, secret, previous_secret, previous_secret_expires_at, status, disabled_reason, created_at, updated_at"
 
 const Owned = Schema.Struct({ integrationId: IntegrationId, endpointId: EndpointId })
 
@@ -33,7 +34,9 @@ export class EndpointRepo extends Effect.Service<EndpointRepo>()("EndpointRepo",
       Result: EndpointRow,
       execute: ({ max, row }) =>
         sql`INSERT INTO webhook_endpoints (id, integration_id, url, events, secret, status, created_at, updated_at)
-            SELECT ${row.id}, ${row.integration_id}, ${row.url}, string_to_array(${row.events.join(",")}, ','), ${row.secret},
+            SELECT ${row.id}, ${row.integration_id}, ${row.url}, string_to_array(${
+          row.events.join(",")
+        }, ','), ${row.secret},
                    ${row.status}, ${row.created_at}, ${row.updated_at}
             WHERE (SELECT count(*) FROM webhook_endpoints
                    WHERE integration_id = ${row.integration_id} AND deleted_at IS NULL) < ${max}
@@ -68,7 +71,12 @@ export class EndpointRepo extends Effect.Service<EndpointRepo>()("EndpointRepo",
     })
 
     const rotate = SqlSchema.findOne({
-      Request: Schema.Struct({ ...Owned.fields, secret: Schema.Redacted(Schema.String), at: Schema.DateFromSelf, overlapUntil: Schema.DateFromSelf }),
+      Request: Schema.Struct({
+        ...Owned.fields,
+        secret: Schema.Redacted(Schema.String),
+        at: Schema.DateFromSelf,
+        overlapUntil: Schema.DateFromSelf
+      }),
       Result: EndpointRow,
       execute: ({ at, endpointId, integrationId, overlapUntil, secret }) =>
         sql`UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = ${overlapUntil},
@@ -97,7 +105,8 @@ export class EndpointRepo extends Effect.Service<EndpointRepo>()("EndpointRepo",
       findOwned: (integrationId: IntegrationId, endpointId: EndpointId): Effect.Effect<Option.Option<EndpointRow>> =>
         findOwned({ integrationId, endpointId }).pipe(Effect.orDie),
       rotate: (input: typeof rotate extends (i: infer I) => unknown ? I : never) => rotate(input).pipe(Effect.orDie),
-      remove: (integrationId: IntegrationId, endpointId: EndpointId, at: Date) => remove(integrationId, endpointId, at).pipe(Effect.orDie)
+      remove: (integrationId: IntegrationId, endpointId: EndpointId, at: Date) =>
+        remove(integrationId, endpointId, at).pipe(Effect.orDie)
     } as const
   })
 }) {}

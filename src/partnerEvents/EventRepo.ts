@@ -80,10 +80,14 @@ export class EventRepo extends Effect.Service<EventRepo>()("EventRepo", {
 
     return {
       page: (request: typeof EventPage.Type) => page(request).pipe(Effect.orDie),
-      findOwned: (integrationId: IntegrationId, eventId: EventId) => findOwned({ integrationId, eventId }).pipe(Effect.orDie),
+      findOwned: (integrationId: IntegrationId, eventId: EventId) =>
+        findOwned({ integrationId, eventId }).pipe(Effect.orDie),
       attempts: (eventId: EventId) => attempts(eventId).pipe(Effect.orDie),
       redeliver: (integrationId: IntegrationId, eventId: EventId, at: Date) =>
-        redeliver({ integrationId, eventId, at }).pipe(Effect.orDie, Effect.map((rows) => rows.map((row) => row.endpoint_id)))
+        redeliver({ integrationId, eventId, at }).pipe(
+          Effect.orDie,
+          Effect.map((rows) => rows.map((row) => row.endpoint_id))
+        )
     } as const
   })
 }) {}

@@ -1,4 +1,10 @@
-import { type BadRequest, type EventId, type IntegrationId, NotFound, type Redelivery } from "@cop-integrations/contracts"
+import {
+  type BadRequest,
+  type EventId,
+  type IntegrationId,
+  NotFound,
+  type Redelivery
+} from "@cop-integrations/contracts"
 import { Effect, Option } from "effect"
 import { now } from "../base/Clock.ts"
 import { PageBudget } from "../db/PageBudget.ts"

@@ -4,7 +4,8 @@ import { Redacted } from "effect"
 const PREFIX = "whsec_"
 
 /** A new Standard Webhooks secret: `whsec_` + base64 of 32 random bytes. */
-export const newSigningSecret = (): Redacted.Redacted<string> => Redacted.make(`${PREFIX}${randomBytes(32).toString("base64")}`)
+export const newSigningSecret = (): Redacted.Redacted<string> =>
+  Redacted.make(`${PREFIX}${randomBytes(32).toString("base64")}`)
 
 const keyBytes = (secret: Redacted.Redacted<string>): Buffer => {
   const text = Redacted.value(secret)

@@ -46,8 +46,11 @@ const FORBIDDEN: ReadonlyArray<readonly [string, BlockList]> = [
 
 /** `…:a.b.c.d` with its dotted IPv4 tail written as the two hex groups it stands for. */
 const hexTail = (address: string) =>
-  address.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_, a: string, b: string, c: string, d: string) =>
-    `${((Number(a) << 8) | Number(b)).toString(16)}:${((Number(c) << 8) | Number(d)).toString(16)}`)
+  address.replace(
+    /(\d+)\.(\d+)\.(\d+)\.(\d+)$/,
+    (_, a: string, b: string, c: string, d: string) =>
+      `${((Number(a) << 8) | Number(b)).toString(16)}:${((Number(c) << 8) | Number(d)).toString(16)}`
+  )
 
 /** The 16 bytes of an IPv6 address `isIP` accepted (hex groups, at most one `::`, an optional dotted IPv4 tail). */
 const ipv6Bytes = (address: string): Uint8Array => {
@@ -71,7 +74,9 @@ const ipv4At = (bytes: Uint8Array, offset: number, mask = 0) =>
  * The IPv6 forms that reach an IPv4 host, and where that host's address sits in them: a connection to one goes to
  * (or through) that IPv4 address, so it is judged by the IPv4 rules.
  */
-const EMBEDDINGS: ReadonlyArray<{ readonly prefix: Uint8Array; readonly ipv4: (bytes: Uint8Array) => ReadonlyArray<string> }> = [
+const EMBEDDINGS: ReadonlyArray<
+  { readonly prefix: Uint8Array; readonly ipv4: (bytes: Uint8Array) => ReadonlyArray<string> }
+> = [
   { prefix: ipv6Bytes("::").subarray(0, 12), ipv4: (bytes) => [ipv4At(bytes, 12)] }, // IPv4-compatible ::a.b.c.d
   { prefix: ipv6Bytes("::ffff:0:0").subarray(0, 12), ipv4: (bytes) => [ipv4At(bytes, 12)] }, // IPv4-mapped
   { prefix: ipv6Bytes("::ffff:0:0:0").subarray(0, 12), ipv4: (bytes) => [ipv4At(bytes, 12)] }, // IPv4-translated
@@ -127,7 +132,9 @@ export const checkUrl = (text: string, rules: UrlRules): Either.Either<URL, stri
   const host = url.hostname.replace(/^\[|\]$/g, "")
   if (isIP(host) !== 0) {
     const reason = forbiddenAddress(host)
-    return Option.isSome(reason) ? Either.left(`must not point to a ${reason.value} address (${host})`) : Either.right(url)
+    return Option.isSome(reason)
+      ? Either.left(`must not point to a ${reason.value} address (${host})`)
+      : Either.right(url)
   }
   if (!host.includes(".") || LOCAL_NAMES.test(host)) return Either.left(`must name a public host (${host} is local)`)
   return Either.right(url)

@@ -36,10 +36,13 @@ export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("Webhoo
     const outbox = yield* Outbox
 
     const owned = (integrationId: IntegrationId, endpointId: EndpointId) =>
-      Effect.flatMap(endpoints.findOwned(integrationId, endpointId), Option.match({
-        onNone: () => Effect.fail(notFound(endpointId)),
-        onSome: Effect.succeed
-      }))
+      Effect.flatMap(
+        endpoints.findOwned(integrationId, endpointId),
+        Option.match({
+          onNone: () => Effect.fail(notFound(endpointId)),
+          onSome: Effect.succeed
+        })
+      )
 
     const create = (integrationId: IntegrationId, request: CreateWebhookEndpointRequest) =>
       Effect.gen(function*() {
@@ -59,7 +62,10 @@ export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("Webhoo
           updated_at: at
         }, MAX_ENDPOINTS)
         return yield* Option.match(row, {
-          onNone: () => Effect.fail(new Conflict({ error: `an integration has at most ${MAX_ENDPOINTS} webhook endpoints; delete one first` })),
+          onNone: () =>
+            Effect.fail(
+              new Conflict({ error: `an integration has at most ${MAX_ENDPOINTS} webhook endpoints; delete one first` })
+            ),
           onSome: (created) => Effect.succeed(withSecret(created))
         })
       })
@@ -74,7 +80,10 @@ export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("Webhoo
           at,
           overlapUntil: new Date(at.getTime() + ROTATION_OVERLAP_MS)
         })
-        return yield* Option.match(rotated, { onNone: () => Effect.fail(notFound(endpointId)), onSome: (row) => Effect.succeed(withSecret(row)) })
+        return yield* Option.match(rotated, {
+          onNone: () => Effect.fail(notFound(endpointId)),
+          onSome: (row) => Effect.succeed(withSecret(row))
+        })
       })
 
     /** An `endpoint.ping` for this endpoint alone; a disabled endpoint receives nothing, so it is a 409. */
@@ -82,7 +91,9 @@ export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("Webhoo
       Effect.gen(function*() {
         const row = yield* owned(integrationId, endpointId)
         if (row.status === "disabled") {
-          return yield* Effect.fail(new Conflict({ error: `webhook endpoint ${endpointId} is disabled: ${row.disabled_reason ?? ""}` }))
+          return yield* Effect.fail(
+            new Conflict({ error: `webhook endpoint ${endpointId} is disabled: ${row.disabled_reason ?? ""}` })
+          )
         }
         const at = yield* now
         const body = yield* outbox.recordFor(row.id, {
@@ -103,8 +114,10 @@ export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("Webhoo
 
     return {
       create,
-      list: (integrationId: IntegrationId) => Effect.map(endpoints.list(integrationId), (rows) => ({ items: rows.map(presentEndpoint) })),
-      get: (integrationId: IntegrationId, endpointId: EndpointId) => Effect.map(owned(integrationId, endpointId), presentEndpoint),
+      list: (integrationId: IntegrationId) =>
+        Effect.map(endpoints.list(integrationId), (rows) => ({ items: rows.map(presentEndpoint) })),
+      get: (integrationId: IntegrationId, endpointId: EndpointId) =>
+        Effect.map(owned(integrationId, endpointId), presentEndpoint),
       rotateSecret,
       ping,
       remove

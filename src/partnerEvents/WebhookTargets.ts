@@ -45,7 +45,9 @@ export const guardedLookup = (resolve: Resolver): LookupFunction => (hostname, o
         return callback(Object.assign(new Error(`refused: ${refused.value}`), { code: "EWEBHOOKTARGET" }), "", 4)
       }
       // Node types the callback by the `all` option it was called with, which TypeScript cannot narrow from here.
-      if (options.all === true) return (callback as (error: null, all: ReadonlyArray<ResolvedAddress>) => void)(null, addresses)
+      if (options.all === true) {
+        return (callback as (error: null, all: ReadonlyArray<ResolvedAddress>) => void)(null, addresses)
+      }
       // `refusal` refused an empty answer above, so the resolver's list has a first address.
       const first = addresses[0] as ResolvedAddress
       callback(null, first.address, first.family)
@@ -82,6 +84,10 @@ export const WebhookTargetsStrict = (resolve: Resolver = systemResolver) =>
 /** Mock mode: http and loopback allowed, so a receiver on a developer's machine works. */
 export const WebhookTargetsOpen = Layer.succeed(WebhookTargets, {
   checkStatic: (url) => checkUrl(url, rules(false)),
-  check: (text) => Either.match(checkUrl(text, rules(false)), { onLeft: (reason) => Effect.fail(badUrl(reason)), onRight: Effect.succeed }),
+  check: (text) =>
+    Either.match(checkUrl(text, rules(false)), {
+      onLeft: (reason) => Effect.fail(badUrl(reason)),
+      onRight: Effect.succeed
+    }),
   lookup: undefined
 })

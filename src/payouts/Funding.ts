@@ -26,10 +26,20 @@ export const fundPayout = (input: {
   readonly feeWallet: string
 }): Effect.Effect<PayoutTransactions, SwapRouterFailure, SwapRouter> =>
   input.price.copm === undefined
-    ? Effect.succeed({
-      transaction: erc20Transfer(input.usdc.address, input.depositAddress, toBaseUnits(input.price.usd.amounts.deposit, input.usdc.decimals)),
-      feeTransaction: erc20Transfer(input.usdc.address, input.feeWallet, toBaseUnits(input.price.usd.amounts.serviceFee, input.usdc.decimals))
-    } satisfies PayoutTransactions)
+    ? Effect.succeed(
+      {
+        transaction: erc20Transfer(
+          input.usdc.address,
+          input.depositAddress,
+          toBaseUnits(input.price.usd.amounts.deposit, input.usdc.decimals)
+        ),
+        feeTransaction: erc20Transfer(
+          input.usdc.address,
+          input.feeWallet,
+          toBaseUnits(input.price.usd.amounts.serviceFee, input.usdc.decimals)
+        )
+      } satisfies PayoutTransactions
+    )
     : fundFromCopm({
       copm: input.fromToken,
       usdc: input.usdc,

@@ -34,7 +34,11 @@ const depositArrived = (status: PayoutStatus) =>
  */
 export const stepsTo = (from: PayoutStatus, to: PayoutStatus): ReadonlyArray<PayoutStatus> => {
   if (from === "awaiting_deposit" && to !== "deposit_confirmed" && depositArrived(to)) return ["deposit_confirmed", to]
-  if (from === "expired" && to !== "deposit_confirmed") return canMove("deposit_confirmed", to) ? ["deposit_confirmed", to] : []
+  if (from === "expired" && to !== "deposit_confirmed") {
+    return canMove("deposit_confirmed", to)
+      ? ["deposit_confirmed", to]
+      : []
+  }
   return canMove(from, to) ? [to] : []
 }
 
@@ -44,17 +48,19 @@ export const stepsTo = (from: PayoutStatus, to: PayoutStatus): ReadonlyArray<Pay
  * undeliverable, returned, refunded, missing return policy, there was money to return). Not `canceled` (a transfer
  * closed for want of funds) or `error`; `awaiting_funds`, `in_review` and states we do not know mean nothing here.
  */
-const TRANSFER_STATES: ReadonlyMap<string, { readonly status: PayoutStatus; readonly fundsArrived: boolean }> = new Map([
-  ["funds_received", { status: "deposit_confirmed", fundsArrived: true }],
-  ["payment_submitted", { status: "processing", fundsArrived: true }],
-  ["payment_processed", { status: "completed", fundsArrived: true }],
-  ["undeliverable", { status: "failed", fundsArrived: true }],
-  ["missing_return_policy", { status: "failed", fundsArrived: true }],
-  ["error", { status: "failed", fundsArrived: false }],
-  ["canceled", { status: "failed", fundsArrived: false }],
-  ["returned", { status: "refunded", fundsArrived: true }],
-  ["refunded", { status: "refunded", fundsArrived: true }]
-])
+const TRANSFER_STATES: ReadonlyMap<string, { readonly status: PayoutStatus; readonly fundsArrived: boolean }> = new Map(
+  [
+    ["funds_received", { status: "deposit_confirmed", fundsArrived: true }],
+    ["payment_submitted", { status: "processing", fundsArrived: true }],
+    ["payment_processed", { status: "completed", fundsArrived: true }],
+    ["undeliverable", { status: "failed", fundsArrived: true }],
+    ["missing_return_policy", { status: "failed", fundsArrived: true }],
+    ["error", { status: "failed", fundsArrived: false }],
+    ["canceled", { status: "failed", fundsArrived: false }],
+    ["returned", { status: "refunded", fundsArrived: true }],
+    ["refunded", { status: "refunded", fundsArrived: true }]
+  ]
+)
 
 /** Provider transfer state → payout status; states with no payout meaning map to none. */
 export const statusForTransferState = (state: string): Option.Option<PayoutStatus> =>
@@ -167,7 +173,8 @@ export class Lifecycle extends Effect.Service<Lifecycle>()("Lifecycle", {
         const found = yield* payouts.lockByTransfer(input.transferId)
         if (Option.isNone(found)) return false
         const steps = stepsForTransferState(found.value.status, input.state)
-        const recordTotal = Option.isSome(reported) && (steps.length > 0 || (found.value.total_received_cop ?? null) === null)
+        const recordTotal = Option.isSome(reported) &&
+          (steps.length > 0 || (found.value.total_received_cop ?? null) === null)
         if (steps.length === 0 && !recordTotal) return false
         const at = yield* now
         // The provider's word that the deposit arrived: recorded once (the moment of a late deposit stays known).

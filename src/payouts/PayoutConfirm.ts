@@ -48,7 +48,6 @@ const Intent = Data.taggedEnum<Intent>()
 
 class StillVerifying extends Data.TaggedError("StillVerifying") {}
 
-
 /**
  * The partner reports the deposit's txHash (and the fee's), confirmed like a swap's (chain/ConfirmByTxHash): the
  * payout is locked and checked and the hashes claimed `verifying`; the chain verifies the transfers outside any
@@ -69,10 +68,13 @@ export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfir
     const release = (payoutId: PayoutId, hashes: ReadonlyArray<string>) => claims.release("payout", payoutId, hashes)
 
     const lockOwned = (integrationId: IntegrationId, payoutId: PayoutId) =>
-      Effect.flatMap(payouts.lockForConfirm(integrationId, payoutId), Option.match({
-        onNone: () => Effect.fail(new NotFound({ error: `no payout ${payoutId}` })),
-        onSome: Effect.succeed
-      }))
+      Effect.flatMap(
+        payouts.lockForConfirm(integrationId, payoutId),
+        Option.match({
+          onNone: () => Effect.fail(new NotFound({ error: `no payout ${payoutId}` })),
+          onSome: Effect.succeed
+        })
+      )
 
     /** Step 1: lock, check, claim. */
     const begin = (input: {
@@ -94,7 +96,9 @@ export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfir
         // moved on, and its confirm still records the txHash, whatever the deposit window says. An expired
         // payout is heard too: a deposit mined in time is accepted late (step 3 decides).
         if (!acceptsConfirm(row, seenByProvider)) {
-          return yield* Effect.fail(new Conflict({ error: `this payout is ${row.status} and can no longer be confirmed` }))
+          return yield* Effect.fail(
+            new Conflict({ error: `this payout is ${row.status} and can no longer be confirmed` })
+          )
         }
         yield* requoteGuard.beforeConfirm
         // Claim first: a hash that confirms something else (or is being verified for it) is tx_hash_reused
@@ -114,7 +118,10 @@ export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfir
       Effect.gen(function*() {
         const wait = yield* ConfirmWait
         return yield* begin(input).pipe(
-          Effect.filterOrFail((intent) => !(intent._tag === "InProgress" && intent.sameHash), () => new StillVerifying()),
+          Effect.filterOrFail(
+            (intent) => !(intent._tag === "InProgress" && intent.sameHash),
+            () => new StillVerifying()
+          ),
           Effect.retry({
             schedule: Schedule.exponential("10 millis").pipe(
               Schedule.union(Schedule.spaced("200 millis")),
@@ -123,7 +130,11 @@ export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfir
             while: (error) => error._tag === "StillVerifying"
           }),
           Effect.catchTag("StillVerifying", () =>
-            Effect.fail(new Conflict({ error: "this payout's confirmation with this txHash is still being verified; retry shortly" })))
+            Effect.fail(
+              new Conflict({
+                error: "this payout's confirmation with this txHash is still being verified; retry shortly"
+              })
+            ))
         )
       })
 
@@ -166,10 +177,14 @@ export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfir
         const { depositSeenByProvider: seenByProvider, row } = yield* lockOwned(input.integrationId, input.payoutId)
         yield* keepClaims(claims, "payout", row.id, input.hashes)
         if (!acceptsConfirm(row, seenByProvider)) {
-          return yield* Effect.fail(new Conflict({ error: `this payout is ${row.status} and can no longer be confirmed` }))
+          return yield* Effect.fail(
+            new Conflict({ error: `this payout is ${row.status} and can no longer be confirmed` })
+          )
         }
         if (!seenByProvider && !minedInWindow(row, input.minedAt)) {
-          return yield* Effect.fail(new Requote({ error: "the deposit window expired before the deposit was mined: create a new payout" }))
+          return yield* Effect.fail(
+            new Requote({ error: "the deposit window expired before the deposit was mined: create a new payout" })
+          )
         }
         const at = yield* now
         const confirmed = yield* payouts.update(confirmByPartner(row, {
@@ -197,7 +212,10 @@ export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfir
           begin: beginOrWait({ integrationId: input.integrationId, payoutId: input.payoutId, txHash, feeTxHash }).pipe(
             Effect.filterOrFail(
               (intent) => intent._tag !== "InProgress",
-              () => new Conflict({ error: "another confirmation of this payout is being verified; retry once it has finished" })
+              () =>
+                new Conflict({
+                  error: "another confirmation of this payout is being verified; retry once it has finished"
+                })
             )
           ),
           replay: presentPayout,

@@ -129,8 +129,7 @@ export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
         ),
       lockByTransfer: (transferId: string) => lockByTransfer(transferId).pipe(Effect.orDie),
       page: owned.page,
-      insert: (row: PayoutRow) =>
-        insert(row).pipe(Effect.tap(recordEvent), atomically(sql), Effect.orDie),
+      insert: (row: PayoutRow) => insert(row).pipe(Effect.tap(recordEvent), atomically(sql), Effect.orDie),
       update: updateRecorded,
       markDepositSeen: (id: string, at: Date) => markDepositSeen(id, at).pipe(Effect.orDie, Effect.asVoid),
       expireOverdue: owned.expireOverdue(recordEvent),
@@ -142,4 +141,3 @@ export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
     } as const
   })
 }) {}
-

@@ -1,4 +1,12 @@
-import { FeeLeg, IntegrationId, PayoutId, PayoutStatus, PreparedTx, TxHash, UserAddress } from "@cop-integrations/contracts"
+import {
+  FeeLeg,
+  IntegrationId,
+  PayoutId,
+  PayoutStatus,
+  PreparedTx,
+  TxHash,
+  UserAddress
+} from "@cop-integrations/contracts"
 import { Schema } from "effect"
 
 export const PayoutRow = Schema.Struct({

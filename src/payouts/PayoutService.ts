@@ -92,7 +92,9 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
         const customer = yield* customers.find({ integrationId, userAddress: request.userAddress })
         if (!Option.exists(customer, (row) => row.kyc_status === "approved")) {
           return yield* Effect.fail(
-            new NeedsKyc({ error: "KYC is not approved for this userAddress: complete kyc/otp/send and kyc/otp/verify" })
+            new NeedsKyc({
+              error: "KYC is not approved for this userAddress: complete kyc/otp/send and kyc/otp/verify"
+            })
           )
         }
         if (!(yield* market.isOpen)) return yield* Effect.fail(marketClosed)
@@ -101,12 +103,22 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
         const pinned = Schema.decodeUnknownOption(PinnedTerms)(claim.pinned)
         const token = chain.token(request.fromToken ?? "USDC")
         const terms = Option.isSome(pinned)
-          ? { rates: { sellRate: pinned.value.sellRate, midRate: pinned.value.midRate }, swapSellAmount: pinned.value.swapSellAmount }
+          ? {
+            rates: { sellRate: pinned.value.sellRate, midRate: pinned.value.midRate },
+            swapSellAmount: pinned.value.swapSellAmount
+          }
           : yield* Effect.flatMap(
-          orProviderFailure(rateCache.usdCopRates),
-          (current) =>
-            quotes.termsFor({ integrationId, quoteId: request.quoteId, destinationCop, fromToken: token.symbol, current, at })
-        )
+            orProviderFailure(rateCache.usdCopRates),
+            (current) =>
+              quotes.termsFor({
+                integrationId,
+                quoteId: request.quoteId,
+                destinationCop,
+                fromToken: token.symbol,
+                current,
+                at
+              })
+          )
         const rates: UsdCopRates = terms.rates
 
         // The provider is paid in USDC whatever the user funds the payout from.
@@ -125,14 +137,18 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
         const priced = price.usd
 
         if (Option.isNone(pinned)) {
-          yield* claim.record(Schema.encodeSync(PinnedTerms)({
-            sellRate: rates.sellRate,
-            midRate: rates.midRate,
-            ...(terms.swapSellAmount === undefined ? {} : { swapSellAmount: terms.swapSellAmount })
-          }))
+          yield* claim.record(
+            Schema.encodeSync(PinnedTerms)({
+              sellRate: rates.sellRate,
+              midRate: rates.midRate,
+              ...(terms.swapSellAmount === undefined ? {} : { swapSellAmount: terms.swapSellAmount })
+            })
+          )
         }
 
-        const providerCustomerId = Option.getOrNull(Option.flatMap(customer, (row) => Option.fromNullable(row.provider_customer_id)))
+        const providerCustomerId = Option.getOrNull(
+          Option.flatMap(customer, (row) => Option.fromNullable(row.provider_customer_id))
+        )
         const destination = yield* orProviderFailure(provider.createExternalAccount({
           idempotencyKey: providerIdempotencyKey(
             "external_account",
@@ -275,7 +291,7 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
           onSome: (row) => Effect.succeed(presentPayout(row))
         }))
 
-    const list = (request: ListRequest): Effect.Effect<PayoutList, BadRequest> => 
+    const list = (request: ListRequest): Effect.Effect<PayoutList, BadRequest> =>
       keysetPage(request, payouts.page, presentPayout).pipe(pageBudget.withRows(rowsFetched(request.limit)))
 
     return { create, get, list } as const

@@ -50,7 +50,10 @@ export const sizeSwap = (input: {
   Effect.gen(function*() {
     const router = yield* SwapRouter
     const neededUsd = fromBaseUnits(input.needed, input.usdc.decimals)
-    const atMid = toBaseUnits(roundUp(BigDecimal.multiply(neededUsd, input.midRate), input.copm.decimals), input.copm.decimals)
+    const atMid = toBaseUnits(
+      roundUp(BigDecimal.multiply(neededUsd, input.midRate), input.copm.decimals),
+      input.copm.decimals
+    )
     let sellAmount = ceilDiv(atMid * BPS, BPS - BigInt(input.slippageBps))
     for (let ask = 0; ask < MAX_ASKS; ask++) {
       const quote: SwapQuote = yield* router.quote({
@@ -121,10 +124,20 @@ export const priceFromCopm = (input: {
         slippageBps: DEFAULT_SLIPPAGE_BPS
       })).sellAmount
       : yield* stillCovers(input.copm, input.usdc, input.quotedSellAmount, needed, input.taker)
-    const swapUsd = swapFeeUsd({ from: input.copm, to: input.usdc, amountIn: sellAmount, expectedOut: needed, midRate: input.midRate })
+    const swapUsd = swapFeeUsd({
+      from: input.copm,
+      to: input.usdc,
+      amountIn: sellAmount,
+      expectedOut: needed,
+      midRate: input.midRate
+    })
     const feeCopm = roundUp(BigDecimal.multiply(input.amounts.serviceFee, input.midRate), input.copm.decimals)
     const sold = fromBaseUnits(sellAmount, input.copm.decimals)
-    const totalPaidUsd = BigDecimal.sumAll([input.amounts.deposit, input.amounts.serviceFee, BigDecimal.unsafeFromString(swapUsd)])
+    const totalPaidUsd = BigDecimal.sumAll([
+      input.amounts.deposit,
+      input.amounts.serviceFee,
+      BigDecimal.unsafeFromString(swapUsd)
+    ])
     const effective = divideRounded(input.destinationCop, totalPaidUsd, EFFECTIVE_RATE_DECIMALS, "down")
     const commission = BigDecimal.sumAll([
       BigDecimal.unsafeFromString(swapUsd),
@@ -141,14 +154,24 @@ export const priceFromCopm = (input: {
       totalPaidUsd: formatFixed(totalPaidUsd, Math.max(input.usdc.decimals, 6)),
       effectiveUsdCop: formatFixed(effective, EFFECTIVE_RATE_DECIMALS),
       display: displayRate(effective),
-      commissionDisplayAmount: formatFixed(roundHalfUp(commission, COMMISSION_DISPLAY_DECIMALS), COMMISSION_DISPLAY_DECIMALS)
+      commissionDisplayAmount: formatFixed(
+        roundHalfUp(commission, COMMISSION_DISPLAY_DECIMALS),
+        COMMISSION_DISPLAY_DECIMALS
+      )
     } satisfies CopmPrice
   })
 
 const stillCovers = (copm: TokenInfo, usdc: TokenInfo, sellAmount: bigint, needed: bigint, taker: `0x${string}`) =>
   Effect.gen(function*() {
     const router = yield* SwapRouter
-    const quote = yield* router.quote({ sellToken: copm, buyToken: usdc, sellAmount, taker, recipient: taker, slippageBps: DEFAULT_SLIPPAGE_BPS })
+    const quote = yield* router.quote({
+      sellToken: copm,
+      buyToken: usdc,
+      sellAmount,
+      taker,
+      recipient: taker,
+      slippageBps: DEFAULT_SLIPPAGE_BPS
+    })
     if (quote.minBuyAmount < needed) {
       return yield* Effect.fail(new QuotedSwapShort({ sellAmount, minBuyAmount: quote.minBuyAmount, needed }))
     }
@@ -178,7 +201,9 @@ export const fundFromCopm = (input: {
       slippageBps: DEFAULT_SLIPPAGE_BPS
     })
     if (quote.minBuyAmount < input.price.needed) {
-      return yield* Effect.fail(new SwapRouterUnavailable({ reason: "the route moved while the payout was being prepared" }))
+      return yield* Effect.fail(
+        new SwapRouterUnavailable({ reason: "the route moved while the payout was being prepared" })
+      )
     }
     return {
       transaction: {

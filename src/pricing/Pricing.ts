@@ -9,7 +9,8 @@ import { type CopmPrice, priceFromCopm } from "./CopmFunding.ts"
 /** `destinationCop` from the wire (already pattern-checked by the contract), within the Bre-B cap. */
 export const parseDestinationCop = (raw: string, cap: BigDecimal.BigDecimal) =>
   Option.match(parsePlainDecimal(raw, 2), {
-    onNone: () => Effect.fail(new BadRequest({ error: "destinationCop: must be a plain decimal string with at most 2 decimals" })),
+    onNone: () =>
+      Effect.fail(new BadRequest({ error: "destinationCop: must be a plain decimal string with at most 2 decimals" })),
     onSome: (value) =>
       BigDecimal.greaterThan(value, cap)
         ? Effect.fail(

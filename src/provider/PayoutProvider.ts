@@ -20,7 +20,8 @@ export type ProviderFailure = ProviderUnavailable | ProviderBadResponse
  * A failed create that certainly made nothing at the provider: it refused the request. Any other failure (no answer,
  * 5xx, an answer we cannot read) may come after the provider acted.
  */
-export const madeNothing = (error: ProviderFailure): boolean => error._tag === "ProviderBadResponse" && error.refused === true
+export const madeNothing = (error: ProviderFailure): boolean =>
+  error._tag === "ProviderBadResponse" && error.refused === true
 
 export interface UsdCopRates {
   /** COP per USD the provider sells at (what the user gets before fees) */
@@ -38,11 +39,13 @@ export interface KycLink {
 
 /** A Bre-B destination registered for a customer (Bridge external account), with the owner-name check. */
 export type ExternalAccount =
-  | { readonly _tag: "Verified"
-      readonly externalAccountId: string
-      readonly accountOwnerName: string
-      readonly bankName: string | null
-      readonly documentLast4: string | null }
+  | {
+    readonly _tag: "Verified"
+    readonly externalAccountId: string
+    readonly accountOwnerName: string
+    readonly bankName: string | null
+    readonly documentLast4: string | null
+  }
   | { readonly _tag: "OwnerMismatch" }
 
 export interface ProviderTransfer {

@@ -6,7 +6,9 @@ import type { ProviderFailure } from "./PayoutProvider.ts"
 export const providerFailure = (error: ProviderFailure): Effect.Effect<never, ServiceUnavailable | BadGateway> =>
   error._tag === "ProviderUnavailable"
     ? Effect.fail(new ServiceUnavailable({ error: `payout provider unavailable: ${error.reason}; retry later` }))
-    : Effect.fail(new BadGateway({ error: "the payout provider answered unexpectedly; retry later or contact support" }))
+    : Effect.fail(
+      new BadGateway({ error: "the payout provider answered unexpectedly; retry later or contact support" })
+    )
 
 /**
  * Maps both provider failures of `effect` to their HTTP errors. The casts name the error channel before and after:

@@ -74,7 +74,9 @@ const TransferAnswer = Schema.Struct({
 const TransferState = Schema.Struct({
   id: Schema.String,
   state: Schema.String,
-  receipt: Schema.optional(Schema.NullishOr(Schema.Struct({ final_amount: Schema.optional(Schema.NullishOr(Schema.String)) })))
+  receipt: Schema.optional(
+    Schema.NullishOr(Schema.Struct({ final_amount: Schema.optional(Schema.NullishOr(Schema.String)) }))
+  )
 })
 
 const BridgeError = Schema.Struct({ code: Schema.String, message: Schema.optional(Schema.String) })
@@ -119,7 +121,11 @@ export const makeProviderLive = (options: ProviderLiveOptions) =>
           onTimeout: () => new ProviderUnavailable({ reason: `${what}: no answer within ${Duration.format(limit)}` })
         }),
         Effect.catchTag("RequestError", "ResponseError", (error) =>
-          Effect.fail(new ProviderUnavailable({ reason: `${what}: ${error.reason === "Transport" ? "unreachable" : error.reason}` }))),
+          Effect.fail(
+            new ProviderUnavailable({
+              reason: `${what}: ${error.reason === "Transport" ? "unreachable" : error.reason}`
+            })
+          )),
         Effect.filterOrFail(
           (answer) => !isRetryable(answer.status),
           (answer) => new ProviderUnavailable({ reason: `${what}: HTTP ${answer.status}` })
@@ -127,7 +133,10 @@ export const makeProviderLive = (options: ProviderLiveOptions) =>
       )
 
     /** A whole call within `options.timeout`, its retries included (see boundedTries). */
-    const send = (what: string, request: HttpClientRequest.HttpClientRequest): Effect.Effect<Answer, ProviderUnavailable> =>
+    const send = (
+      what: string,
+      request: HttpClientRequest.HttpClientRequest
+    ): Effect.Effect<Answer, ProviderUnavailable> =>
       boundedTries({
         timeout: options.timeout,
         retries: options.retries,
@@ -135,9 +144,13 @@ export const makeProviderLive = (options: ProviderLiveOptions) =>
         tryOnce: (limit) => tryOnce(what, request, limit),
         retryable: (error) => error._tag === "ProviderUnavailable",
         outOfTime: () =>
-          new ProviderUnavailable({ reason: `${what}: no answer within ${Duration.format(options.timeout)}, retries included` })
+          new ProviderUnavailable({
+            reason: `${what}: no answer within ${Duration.format(options.timeout)}, retries included`
+          })
       }).pipe(
-        Effect.tapError((error) => Effect.logWarning("payout provider unavailable").pipe(Effect.annotateLogs({ reason: error.reason })))
+        Effect.tapError((error) =>
+          Effect.logWarning("payout provider unavailable").pipe(Effect.annotateLogs({ reason: error.reason }))
+        )
       )
 
     const badResponse = (what: string, detail: string, refused = false) =>
@@ -152,9 +165,14 @@ export const makeProviderLive = (options: ProviderLiveOptions) =>
         ? Schema.decodeUnknown(schema)(answer.body).pipe(
           Effect.catchTag("ParseError", (error) => badResponse(what, ParseResult.TreeFormatter.formatErrorSync(error)))
         )
-        : badResponse(what, `HTTP ${answer.status} ${errorCode(answer.body).pipe(Option.getOrElse(() => ""))}`.trim(), isRefusal(answer))
+        : badResponse(
+          what,
+          `HTTP ${answer.status} ${errorCode(answer.body).pipe(Option.getOrElse(() => ""))}`.trim(),
+          isRefusal(answer)
+        )
 
-    const errorCode = (body: unknown) => Option.map(Schema.decodeUnknownOption(BridgeError)(body), (error) => error.code)
+    const errorCode = (body: unknown) =>
+      Option.map(Schema.decodeUnknownOption(BridgeError)(body), (error) => error.code)
 
     /**
      * A 4xx answer refuses the request: the provider made nothing for it. Not a 409 (a conflict may mean the same key
@@ -174,7 +192,10 @@ export const makeProviderLive = (options: ProviderLiveOptions) =>
       )
 
     const usdCopRates = Effect.gen(function*() {
-      const answer = yield* send("exchange rates", HttpClientRequest.get("/exchange_rates", { urlParams: { from: "usd", to: "cop" } }))
+      const answer = yield* send(
+        "exchange rates",
+        HttpClientRequest.get("/exchange_rates", { urlParams: { from: "usd", to: "cop" } })
+      )
       const rates = yield* decoded("exchange rates", ExchangeRates, answer)
       return { sellRate: rates.sell_rate, midRate: rates.midmarket_rate }
     })
@@ -199,7 +220,9 @@ export const makeProviderLive = (options: ProviderLiveOptions) =>
       readonly accountOwnerName: string
     }) =>
       Effect.gen(function*() {
-        if (input.customerId === null) return yield* badResponse("external account", "no provider customer for this user")
+        if (input.customerId === null) {
+          return yield* badResponse("external account", "no provider customer for this user")
+        }
         const answer = yield* post(
           "external account",
           `/customers/${encodeURIComponent(input.customerId)}/external_accounts`,
@@ -211,7 +234,9 @@ export const makeProviderLive = (options: ProviderLiveOptions) =>
             breb: { key: input.breBKey }
           }
         )
-        if (answer.status >= 400 && answer.status < 500 && Option.contains(errorCode(answer.body), OWNER_NAME_MISMATCH)) {
+        if (
+          answer.status >= 400 && answer.status < 500 && Option.contains(errorCode(answer.body), OWNER_NAME_MISMATCH)
+        ) {
           return { _tag: "OwnerMismatch" } satisfies ExternalAccount
         }
         const account = yield* decoded("external account", ExternalAccountAnswer, answer)
@@ -240,7 +265,11 @@ export const makeProviderLive = (options: ProviderLiveOptions) =>
           on_behalf_of: input.customerId,
           developer_fee_percent: "0.5",
           source: { payment_rail: options.sourceRail, currency: "usdc", from_address: input.userAddress },
-          destination: { payment_rail: options.destinationRail, currency: "cop", external_account_id: input.externalAccountId },
+          destination: {
+            payment_rail: options.destinationRail,
+            currency: "cop",
+            external_account_id: input.externalAccountId
+          },
           client_reference_id: input.payoutId
         })
         const transfer = yield* decoded("transfer", TransferAnswer, answer)
@@ -256,7 +285,10 @@ export const makeProviderLive = (options: ProviderLiveOptions) =>
 
     const getTransfer = (transferId: string) =>
       Effect.gen(function*() {
-        const answer = yield* send("transfer status", HttpClientRequest.get(`/transfers/${encodeURIComponent(transferId)}`))
+        const answer = yield* send(
+          "transfer status",
+          HttpClientRequest.get(`/transfers/${encodeURIComponent(transferId)}`)
+        )
         const transfer = yield* decoded("transfer status", TransferState, answer)
         return {
           transferId: transfer.id,

@@ -12,8 +12,7 @@ export const unlessUnavailable = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     effect
   )
 
-const deterministicAddress = (seed: string): `0x${string}` =>
-  getAddress(`0x${keccak256(toHex(seed)).slice(-40)}`)
+const deterministicAddress = (seed: string): `0x${string}` => getAddress(`0x${keccak256(toHex(seed)).slice(-40)}`)
 
 /** The mock's transfer for a payout: one per payout, named after it. */
 export const mockTransferId = (payoutId: string) => `tr_mock_${payoutId}`

@@ -32,14 +32,20 @@ export const TransferLifecycleMock = Layer.effect(
       const transferId = mockTransferId(payoutId)
       return Effect.zipRight(
         jobs.enqueue({ _tag: "ProviderTransferState", transferId, state: "payment_submitted" }, addSeconds(at, step)),
-        jobs.enqueue({ _tag: "ProviderTransferState", transferId, state: "payment_processed" }, addSeconds(at, 2 * step))
+        jobs.enqueue(
+          { _tag: "ProviderTransferState", transferId, state: "payment_processed" },
+          addSeconds(at, 2 * step)
+        )
       )
     }
 
     return Outbox.make({
       recordFor: outbox.recordFor,
       record: (event) =>
-        Effect.tap(outbox.record(event), () => (confirmedByPartner(event) ? progress(event.resourceId, event.at) : Effect.void))
+        Effect.tap(
+          outbox.record(event),
+          () => (confirmedByPartner(event) ? progress(event.resourceId, event.at) : Effect.void)
+        )
     })
   })
 ).pipe(Layer.provide(Outbox.Default))

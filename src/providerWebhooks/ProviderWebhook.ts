@@ -10,7 +10,11 @@ import { ProviderEventRepo } from "./ProviderEventRepo.ts"
 import { verifyProviderSignature } from "./Signature.ts"
 
 /** The transfer object: its id and state, and its receipt (read on its own below, so it can never hide the state). */
-const TransferObject = Schema.Struct({ id: Schema.String, state: Schema.String, receipt: Schema.optional(Schema.Unknown) })
+const TransferObject = Schema.Struct({
+  id: Schema.String,
+  state: Schema.String,
+  receipt: Schema.optional(Schema.Unknown)
+})
 
 /**
  * The receipt's `final_amount`: the COP delivered, once the provider knows it (absent before the funds arrive).
@@ -66,7 +70,9 @@ export class ProviderWebhook extends Effect.Service<ProviderWebhook>()("Provider
         const publicKey = Option.map(config.providerWebhookPublicKey, Redacted.value)
         if (Option.isNone(publicKey)) {
           return yield* Effect.fail(
-            new InvalidWebhookSignature({ error: "webhook signature cannot be verified: no provider public key configured" })
+            new InvalidWebhookSignature({
+              error: "webhook signature cannot be verified: no provider public key configured"
+            })
           )
         }
         const check = verifyProviderSignature({
@@ -76,19 +82,27 @@ export class ProviderWebhook extends Effect.Service<ProviderWebhook>()("Provider
           nowMs: yield* Clock.currentTimeMillis
         })
         if (check._tag === "Invalid") {
-          return yield* Effect.fail(new InvalidWebhookSignature({ error: `invalid webhook signature: ${check.reason}` }))
+          return yield* Effect.fail(
+            new InvalidWebhookSignature({ error: `invalid webhook signature: ${check.reason}` })
+          )
         }
         const event = decodeEvent(input.rawBody)
         if (Either.isLeft(event)) {
           return yield* Effect.fail(new BadRequest({ error: "webhook body is not a provider event envelope" }))
         }
         const { event_category, event_id, event_object } = event.right
-        if (!(yield* providerEvents.recordFirst(event_id, event_category))) return { received: true, duplicate: true } as const
+        if (!(yield* providerEvents.recordFirst(event_id, event_category))) {
+          return { received: true, duplicate: true } as const
+        }
         if (event_category === "transfer") {
           const transfer = Schema.decodeUnknownOption(TransferObject)(event_object)
           if (Option.isSome(transfer)) {
             const finalAmountCop = yield* reportedFinalAmount(transfer.value.id, transfer.value.receipt)
-            yield* lifecycle.applyTransferState({ transferId: transfer.value.id, state: transfer.value.state, finalAmountCop })
+            yield* lifecycle.applyTransferState({
+              transferId: transfer.value.id,
+              state: transfer.value.state,
+              finalAmountCop
+            })
           }
         }
         if (event_category === "customer" || event_category === "kyc_link") {

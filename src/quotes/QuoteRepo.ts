@@ -46,7 +46,8 @@ export class QuoteRepo extends Effect.Service<QuoteRepo>()("QuoteRepo", {
     })
 
     return {
-      findOwned: (integrationId: IntegrationId, quoteId: QuoteId) => findOwned({ integrationId, quoteId }).pipe(Effect.orDie),
+      findOwned: (integrationId: IntegrationId, quoteId: QuoteId) =>
+        findOwned({ integrationId, quoteId }).pipe(Effect.orDie),
       insert: (row: typeof NewQuote.Type) => insert(row).pipe(Effect.orDie)
     } as const
   })

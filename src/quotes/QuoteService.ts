@@ -1,4 +1,11 @@
-import { BadRequest, type IntegrationId, MercadoCerrado, type Quote, type QuoteId, Requote } from "@cop-integrations/contracts"
+import {
+  BadRequest,
+  type IntegrationId,
+  MercadoCerrado,
+  type Quote,
+  type QuoteId,
+  Requote
+} from "@cop-integrations/contracts"
 import { BigDecimal, Effect, Option } from "effect"
 import { getAddress } from "viem"
 import { Chain, type TokenSymbol } from "../chain/Chain.ts"
@@ -113,7 +120,9 @@ export class QuoteService extends Effect.Service<QuoteService>()("QuoteService",
       readonly at: Date
     }) =>
       Effect.gen(function*() {
-        if (input.quoteId === undefined) return { rates: input.current, swapSellAmount: undefined } satisfies QuotedTerms
+        if (input.quoteId === undefined) {
+          return { rates: input.current, swapSellAmount: undefined } satisfies QuotedTerms
+        }
         const found = yield* quotes.findOwned(input.integrationId, input.quoteId)
         if (Option.isNone(found)) {
           return yield* Effect.fail(new BadRequest({ error: "quoteId: no such quote for this integration" }))
@@ -132,7 +141,9 @@ export class QuoteService extends Effect.Service<QuoteService>()("QuoteService",
             `destinationCop: the quote is for ${quoted} COP, this payout asks for ${asked} COP: quote again for ${asked} COP`
           )
         }
-        if (quote.expires_at.getTime() <= input.at.getTime()) return yield* requote("the quote has expired: quote again")
+        if (quote.expires_at.getTime() <= input.at.getTime()) {
+          return yield* requote("the quote has expired: quote again")
+        }
         const floor = BigDecimal.multiply(
           quote.sell_rate,
           BigDecimal.subtract(BigDecimal.fromBigInt(1n), BigDecimal.make(BigInt(config.requoteToleranceBps), 4))

@@ -37,8 +37,10 @@ export class RateCache extends Effect.Service<RateCache>()("RateCache", {
         }
       })
 
-    const inMemory = Effect.map(now, (at) =>
-      remembered !== undefined && remembered.fetchedAt.getTime() > at.getTime() - ttlMs ? remembered : undefined)
+    const inMemory = Effect.map(
+      now,
+      (at) => remembered !== undefined && remembered.fetchedAt.getTime() > at.getTime() - ttlMs ? remembered : undefined
+    )
 
     const freshRow = Effect.flatMap(now, (at) => rows.findFresh(new Date(at.getTime() - ttlMs)))
 

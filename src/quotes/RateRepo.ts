@@ -46,9 +46,10 @@ export class RateRepo extends Effect.Service<RateRepo>()("RateRepo", {
       /** The row, if it was fetched after `freshAfter`. */
       findFresh: (freshAfter: Date) => findFresh(freshAfter).pipe(Effect.orDie),
       store: (rates: UsdCopRates, fetchedAt: Date) =>
-        store({ sellRate: BigDecimal.format(rates.sellRate), midRate: BigDecimal.format(rates.midRate), fetchedAt }).pipe(
-          Effect.orDie
-        ),
+        store({ sellRate: BigDecimal.format(rates.sellRate), midRate: BigDecimal.format(rates.midRate), fetchedAt })
+          .pipe(
+            Effect.orDie
+          ),
       lockRefresh: lockRefresh(undefined).pipe(Effect.orDie)
     } as const
   })

@@ -32,7 +32,11 @@ export const minAmountOut = (expected: bigint, slippageBps: number): bigint =>
 
 /** amountIn valued in the other token at the mid-market rate (no fee), in whole tokens. */
 export const midMarketValue = (
-  input: { readonly from: TokenInfo; readonly amountIn: BigDecimal.BigDecimal; readonly midRate: BigDecimal.BigDecimal },
+  input: {
+    readonly from: TokenInfo
+    readonly amountIn: BigDecimal.BigDecimal
+    readonly midRate: BigDecimal.BigDecimal
+  },
   scale: number
 ): BigDecimal.BigDecimal =>
   input.from.symbol === "COPm"

@@ -72,14 +72,20 @@ export const makeSwapRouterLive = (options: SwapRouterLiveOptions) =>
           const tryOnce = (limit: Duration.Duration) =>
             client.execute(get).pipe(
               Effect.flatMap((response) =>
-                Effect.map(Effect.orElseSucceed(response.json, (): unknown => undefined), (body) => ({ status: response.status, body }))),
+                Effect.map(
+                  Effect.orElseSucceed(response.json, (): unknown => undefined),
+                  (body) => ({ status: response.status, body })
+                )
+              ),
               Effect.scoped,
               Effect.timeoutFail({
                 duration: limit,
                 onTimeout: () => new SwapRouterUnavailable({ reason: `no answer within ${Duration.format(limit)}` })
               }),
               Effect.catchTag("RequestError", "ResponseError", (error) =>
-                Effect.fail(new SwapRouterUnavailable({ reason: error.reason === "Transport" ? "unreachable" : error.reason }))),
+                Effect.fail(
+                  new SwapRouterUnavailable({ reason: error.reason === "Transport" ? "unreachable" : error.reason })
+                )),
               Effect.filterOrFail(
                 (answer) => !isRetryable(answer.status),
                 (answer) => new SwapRouterUnavailable({ reason: `HTTP ${answer.status}` })
@@ -91,11 +97,15 @@ export const makeSwapRouterLive = (options: SwapRouterLiveOptions) =>
             tryOnce,
             retryable: (error): boolean => error._tag === "SwapRouterUnavailable",
             outOfTime: () =>
-              new SwapRouterUnavailable({ reason: `no answer within ${Duration.format(options.timeout)}, retries included` })
+              new SwapRouterUnavailable({
+                reason: `no answer within ${Duration.format(options.timeout)}, retries included`
+              })
           })
           if (answer.status < 200 || answer.status >= 300) return yield* bad(`HTTP ${answer.status}`)
           if (Schema.is(NoLiquidity)(answer.body)) {
-            return yield* Effect.fail(new NoSwapRoute({ reason: "the aggregator has no liquidity for this pair and amount" }))
+            return yield* Effect.fail(
+              new NoSwapRoute({ reason: "the aggregator has no liquidity for this pair and amount" })
+            )
           }
           const quote = yield* Schema.decodeUnknown(Quote)(answer.body).pipe(
             Effect.catchTag("ParseError", (error) => bad(ParseResult.TreeFormatter.formatErrorSync(error)))

@@ -16,7 +16,10 @@ export const mockRouteQuote = (
   request: SwapQuoteRequest
 ): SwapQuote => {
   const amountIn = fromBaseUnits(request.sellAmount, request.sellToken.decimals)
-  const fair = midMarketValue({ from: request.sellToken, amountIn, midRate: route.midRate }, request.buyToken.decimals + 6)
+  const fair = midMarketValue(
+    { from: request.sellToken, amountIn, midRate: route.midRate },
+    request.buyToken.decimals + 6
+  )
   const afterFee = BigDecimal.multiply(fair, BigDecimal.make(BPS - BigInt(route.feeBps), 4))
   const buyAmount = toBaseUnits(roundDown(afterFee, request.buyToken.decimals), request.buyToken.decimals)
   const minBuyAmount = minAmountOut(buyAmount, request.slippageBps)
@@ -40,7 +43,11 @@ export const mockRouteQuote = (
 export const SwapRouterMock = Layer.effect(
   SwapRouter,
   Effect.map(AppConfig, (config) => {
-    const route = { midRate: config.mockMidRate, feeBps: config.mockSwapFeeBps, router: getAddress(config.swapRouterAddress) }
+    const route = {
+      midRate: config.mockMidRate,
+      feeBps: config.mockSwapFeeBps,
+      router: getAddress(config.swapRouterAddress)
+    }
     return SwapRouter.of({ quote: (request) => Effect.sync(() => mockRouteQuote(route, request)) })
   })
 )

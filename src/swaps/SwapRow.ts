@@ -1,4 +1,13 @@
-import { FeeLeg, IntegrationId, PreparedTx, SwapId, SwapStatus, SwapToken, TxHash, UserAddress } from "@cop-integrations/contracts"
+import {
+  FeeLeg,
+  IntegrationId,
+  PreparedTx,
+  SwapId,
+  SwapStatus,
+  SwapToken,
+  TxHash,
+  UserAddress
+} from "@cop-integrations/contracts"
 import { Schema } from "effect"
 
 export const SwapRow = Schema.Struct({

@@ -43,7 +43,6 @@ import type { SwapRow } from "./SwapRow.ts"
 
 export const SWAPS_PATH = "/api/integrations/swaps"
 
-
 /** What the first, short transaction of a confirm decided. */
 type Begin = Data.TaggedEnum<{
   Replay: { readonly row: SwapRow }
@@ -81,15 +80,21 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
         const to = chain.token(request.toToken)
         const amount = parsePlainDecimal(request.amountIn, from.decimals)
         if (Option.isNone(amount)) {
-          return yield* badRequest(`amountIn: must be a plain decimal with at most ${from.decimals} decimals for ${from.symbol}`)
+          return yield* badRequest(
+            `amountIn: must be a plain decimal with at most ${from.decimals} decimals for ${from.symbol}`
+          )
         }
         const sellAmount = toBaseUnits(amount.value, from.decimals)
         if (sellAmount === 0n) return yield* badRequest("amountIn: must be greater than 0")
         const minimum = MINIMUM_AMOUNT_IN[from.symbol]
         if (BigDecimal.lessThan(amount.value, minimum)) {
-          return yield* Effect.fail(new BelowMinimum({
-            error: `amountIn: must be at least ${BigDecimal.format(minimum)} ${from.symbol} (a smaller swap's output rounds to nothing)`
-          }))
+          return yield* Effect.fail(
+            new BelowMinimum({
+              error: `amountIn: must be at least ${
+                BigDecimal.format(minimum)
+              } ${from.symbol} (a smaller swap's output rounds to nothing)`
+            })
+          )
         }
         return { from, to, sellAmount, slippageBps: request.slippageBps ?? DEFAULT_SLIPPAGE_BPS }
       })
@@ -98,7 +103,14 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
       Effect.gen(function*() {
         const { from, sellAmount, slippageBps, to } = yield* parse(request)
         const user = getAddress(request.userAddress)
-        const quote = yield* router.quote({ sellToken: from, buyToken: to, sellAmount, taker: user, recipient: user, slippageBps }).pipe(
+        const quote = yield* router.quote({
+          sellToken: from,
+          buyToken: to,
+          sellAmount,
+          taker: user,
+          recipient: user,
+          slippageBps
+        }).pipe(
           Effect.mapError(routerFailure)
         )
         const floor = minAmountOut(quote.buyAmount, slippageBps)
@@ -108,11 +120,14 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
             minBuyAmount: String(quote.minBuyAmount),
             slippageBps
           })
-          return yield* Effect.fail(new BadGateway({ error: "the swap router's route does not respect slippageBps; retry later" }))
+          return yield* Effect.fail(
+            new BadGateway({ error: "the swap router's route does not respect slippageBps; retry later" })
+          )
         }
-        const allowance = yield* chain.allowance({ token: from.address, owner: user, spender: quote.allowanceTarget }).pipe(
-          Effect.mapError((error) => new ServiceUnavailable({ error: error.reason }))
-        )
+        const allowance = yield* chain.allowance({ token: from.address, owner: user, spender: quote.allowanceTarget })
+          .pipe(
+            Effect.mapError((error) => new ServiceUnavailable({ error: error.reason }))
+          )
         const { midRate } = yield* orProviderFailure(rateCache.usdCopRates)
         const at = yield* now
         const row: SwapRow = {
@@ -141,7 +156,11 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
           approval_transaction: allowance >= sellAmount ? null : {
             approvalTarget: null,
             to: from.address,
-            data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [quote.allowanceTarget, sellAmount] }),
+            data: encodeFunctionData({
+              abi: erc20Abi,
+              functionName: "approve",
+              args: [quote.allowanceTarget, sellAmount]
+            }),
             value: "0"
           },
           tx_hash: null,
@@ -185,16 +204,22 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
       })
 
     const get = (integrationId: IntegrationId, intentId: SwapId) =>
-      Effect.flatMap(swaps.findOwned(integrationId, intentId), Option.match({
-        onNone: () => Effect.fail(new NotFound({ error: `no swap ${intentId}` })),
-        onSome: (row) => Effect.succeed(presentSwap(row))
-      }))
+      Effect.flatMap(
+        swaps.findOwned(integrationId, intentId),
+        Option.match({
+          onNone: () => Effect.fail(new NotFound({ error: `no swap ${intentId}` })),
+          onSome: (row) => Effect.succeed(presentSwap(row))
+        })
+      )
 
     const lockOwned = (integrationId: IntegrationId, intentId: SwapId) =>
-      Effect.flatMap(swaps.lockOwned(integrationId, intentId), Option.match({
-        onNone: () => Effect.fail(new NotFound({ error: `no swap ${intentId}` })),
-        onSome: Effect.succeed
-      }))
+      Effect.flatMap(
+        swaps.lockOwned(integrationId, intentId),
+        Option.match({
+          onNone: () => Effect.fail(new NotFound({ error: `no swap ${intentId}` })),
+          onSome: Effect.succeed
+        })
+      )
 
     /** Step 1 of a confirm: lock, check, claim the hash `verifying`. */
     const begin = (integrationId: IntegrationId, intentId: SwapId, txHash: TxHash) =>
@@ -205,10 +230,14 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
           return yield* Effect.fail(new Conflict({ error: "this swap is already confirmed with a different txHash" }))
         }
         if (row.status !== "prepared" && row.status !== "expired") {
-          return yield* Effect.fail(new Conflict({ error: `this swap is ${row.status} and can no longer be confirmed` }))
+          return yield* Effect.fail(
+            new Conflict({ error: `this swap is ${row.status} and can no longer be confirmed` })
+          )
         }
         if ((yield* claims.verifyingOf("swap", row.id)).length > 0) {
-          return yield* Effect.fail(new Conflict({ error: "another confirmation of this swap is being verified; retry once it has finished" }))
+          return yield* Effect.fail(
+            new Conflict({ error: "another confirmation of this swap is being verified; retry once it has finished" })
+          )
         }
         yield* requoteGuard.beforeConfirm
         if (!(yield* claims.claim("swap", row.id, txHash))) {
@@ -223,7 +252,9 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
         const row = yield* lockOwned(integrationId, intentId)
         yield* keepClaims(claims, "swap", row.id, [txHash])
         if (minedAt.getTime() > row.expires_at.getTime()) {
-          return yield* Effect.fail(new Requote({ error: "the swap's quote expired before it was mined: prepare a new swap" }))
+          return yield* Effect.fail(
+            new Requote({ error: "the swap's quote expired before it was mined: prepare a new swap" })
+          )
         }
         const at = yield* now
         const confirmed = yield* swaps.update({
@@ -250,7 +281,9 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
      * least minAmountOut of toToken to the user (mock mode skips the receipt), then a short transaction records it
      * or the claim is released. The user's own transaction having reverted makes the swap `failed`.
      */
-    const confirm = (input: { readonly integrationId: IntegrationId; readonly intentId: SwapId; readonly request: ConfirmSwapRequest }) =>
+    const confirm = (
+      input: { readonly integrationId: IntegrationId; readonly intentId: SwapId; readonly request: ConfirmSwapRequest }
+    ) =>
       Effect.gen(function*() {
         const txHash = lowerCaseTxHash(input.request.txHash)
         return yield* confirmByTxHash({
@@ -266,15 +299,19 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
                 to: row.user_address,
                 minAmountBaseUnits: toBaseUnits(BigDecimal.unsafeFromString(row.min_amount_out), to.decimals)
               }))
-              if (Either.isRight(verified)) return yield* finalize(input.integrationId, input.intentId, txHash, verified.right.minedAt)
-              if (verified.left.kind === "reverted") return yield* markFailed(input.integrationId, input.intentId, txHash)
+              if (Either.isRight(verified)) {
+                return yield* finalize(input.integrationId, input.intentId, txHash, verified.right.minedAt)
+              }
+              if (verified.left.kind === "reverted") {
+                return yield* markFailed(input.integrationId, input.intentId, txHash)
+              }
               return yield* Effect.fail(notVerifiedError("txHash", verified.left))
             }),
           release: (row, hashes) => claims.release("swap", row.id, hashes)
         })
       }).pipe(Effect.catchIf((e): e is SqlError => e instanceof SqlError, Effect.die))
 
-    const list = (request: ListRequest): Effect.Effect<SwapList, BadRequest> => 
+    const list = (request: ListRequest): Effect.Effect<SwapList, BadRequest> =>
       keysetPage(request, swaps.page, presentSwap).pipe(pageBudget.withRows(rowsFetched(request.limit)))
 
     return { prepare, create, get, confirm, list } as const

@@ -1,4 +1,11 @@
-import type { AdvancePayoutRequest, Conflict, IntegrationId, KycCustomer, Payout, PayoutId } from "@cop-integrations/contracts"
+import type {
+  AdvancePayoutRequest,
+  Conflict,
+  IntegrationId,
+  KycCustomer,
+  Payout,
+  PayoutId
+} from "@cop-integrations/contracts"
 import { NotFound } from "@cop-integrations/contracts"
 import { Context, Effect, Layer } from "effect"
 
@@ -11,7 +18,10 @@ export class TestHelpers extends Context.Tag("TestHelpers")<TestHelpers, {
     payoutId: PayoutId,
     to: AdvancePayoutRequest["to"]
   ) => Effect.Effect<Payout, NotFound | Conflict>
-  readonly rejectKyc: (integrationId: IntegrationId, userAddress: string) => Effect.Effect<KycCustomer, NotFound | Conflict>
+  readonly rejectKyc: (
+    integrationId: IntegrationId,
+    userAddress: string
+  ) => Effect.Effect<KycCustomer, NotFound | Conflict>
 }>() {}
 
 export const TEST_HELPERS_ABSENT = "test helpers exist only in mock (sandbox) deployments"
@@ -19,4 +29,8 @@ export const TEST_HELPERS_ABSENT = "test helpers exist only in mock (sandbox) de
 const absent = Effect.fail(new NotFound({ error: TEST_HELPERS_ABSENT }))
 
 /** Live mode: every test helper is a 404, as if the route did not exist. */
-export const TestHelpersNone = Layer.succeed(TestHelpers, { served: false, advancePayout: () => absent, rejectKyc: () => absent })
+export const TestHelpersNone = Layer.succeed(TestHelpers, {
+  served: false,
+  advancePayout: () => absent,
+  rejectKyc: () => absent
+})

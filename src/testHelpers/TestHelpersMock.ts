@@ -36,9 +36,14 @@ export const TestHelpersMock = Layer.effect(
         if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ error: `no payout ${payoutId}` }))
         const from = found.value.status
         if (stepsForTransferState(from, transferStateFor[to]).length === 0) {
-          return yield* Effect.fail(new Conflict({ error: `payout ${payoutId} cannot move from ${from} to ${to} (statuses only move forward)` }))
+          return yield* Effect.fail(
+            new Conflict({ error: `payout ${payoutId} cannot move from ${from} to ${to} (statuses only move forward)` })
+          )
         }
-        yield* lifecycle.applyTransferState({ transferId: found.value.provider_transfer_id, state: transferStateFor[to] })
+        yield* lifecycle.applyTransferState({
+          transferId: found.value.provider_transfer_id,
+          state: transferStateFor[to]
+        })
         const moved = yield* payouts.findOwned(integrationId, payoutId)
         return presentPayout(Option.getOrThrow(moved))
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
@@ -49,11 +54,17 @@ export const TestHelpersMock = Layer.effect(
         if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ error: `no customer ${userAddress}` }))
         const providerCustomerId = found.value.provider_customer_id
         if (providerCustomerId === null) {
-          return yield* Effect.fail(new Conflict({ error: `customer ${userAddress} has not started KYC (verify the OTP first)` }))
+          return yield* Effect.fail(
+            new Conflict({ error: `customer ${userAddress} has not started KYC (verify the OTP first)` })
+          )
         }
         yield* customers.applyProviderKyc(providerCustomerId, "rejected", yield* now)
         const customer = Option.getOrThrow(yield* customers.find({ integrationId, userAddress }))
-        return { userAddress: getAddress(customer.user_address), kycStatus: customer.kyc_status, kycUrl: customer.kyc_url }
+        return {
+          userAddress: getAddress(customer.user_address),
+          kycStatus: customer.kyc_status,
+          kycUrl: customer.kyc_url
+        }
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
 
     return { served: true, advancePayout, rejectKyc }

@@ -14,7 +14,12 @@ export type Job = typeof Job.Type
 const KNOWN_KINDS = Object.keys({ ProviderTransferState: null } satisfies Record<Job["_tag"], null>)
 
 /** A claimed job; its payload is decoded by the worker, so an unreadable one counts as a failed attempt. */
-const DueJob = Schema.Struct({ id: Schema.String, kind: Schema.String, payload: Schema.Unknown, attempts: Schema.Number })
+const DueJob = Schema.Struct({
+  id: Schema.String,
+  kind: Schema.String,
+  payload: Schema.Unknown,
+  attempts: Schema.Number
+})
 export type DueJob = typeof DueJob.Type
 
 /**
@@ -45,10 +50,11 @@ export class JobQueue extends Effect.Service<JobQueue>()("JobQueue", {
       /** When the earliest unfinished job is due (null: none). */
       nextRunAt: nextRunAt(undefined).pipe(Effect.map((row) => row.next), Effect.catchTag("ParseError", Effect.die)),
       enqueue: (job: Job, runAt: Date) =>
-        sql`INSERT INTO jobs (kind, payload, run_at) VALUES (${job._tag}, ${JSON.stringify(job)}::jsonb, ${runAt})`.pipe(
-          Effect.orDie,
-          Effect.asVoid
-        ),
+        sql`INSERT INTO jobs (kind, payload, run_at) VALUES (${job._tag}, ${JSON.stringify(job)}::jsonb, ${runAt})`
+          .pipe(
+            Effect.orDie,
+            Effect.asVoid
+          ),
       /** Must run inside a transaction: the row stays locked until the caller commits. */
       claimDue: (at: Date) => claimDue(at).pipe(Effect.catchTag("ParseError", Effect.die)),
       markDone: (id: string, at: Date) => sql`UPDATE jobs SET done_at = ${at} WHERE id = ${id}`,

@@ -41,7 +41,10 @@ const reasonOf = (cause: Cause.Cause<unknown>): string => {
  * streak logs two short lines: one when it starts and one when the loop recovers. With `idle`, a round that found
  * no work waits for new work (or `idle.ms`) instead.
  */
-export const pollWithBackoff = <E, R>(task: Effect.Effect<unknown, E, R>, options: PollOptions): Effect.Effect<never, never, R> => {
+export const pollWithBackoff = <E, R>(
+  task: Effect.Effect<unknown, E, R>,
+  options: PollOptions
+): Effect.Effect<never, never, R> => {
   const idle = options.idle
   const round = (failures: number) =>
     Effect.gen(function*() {
@@ -52,12 +55,13 @@ export const pollWithBackoff = <E, R>(task: Effect.Effect<unknown, E, R>, option
         if (idle !== undefined && isIdle(exit.value)) {
           const dueIn = exit.value.nextDueInMs ?? idle.ms
           yield* Effect.raceFirst(Effect.sleep(Math.min(idle.ms, Math.max(options.everyMs, dueIn))), woken)
-        }
-        else yield* Effect.sleep(options.everyMs)
+        } else yield* Effect.sleep(options.everyMs)
         return 0
       }
       if (failures === 0) {
-        yield* Effect.logWarning(`${options.name}: failing (${reasonOf(exit.cause)}); retrying with exponential backoff`)
+        yield* Effect.logWarning(
+          `${options.name}: failing (${reasonOf(exit.cause)}); retrying with exponential backoff`
+        )
       }
       yield* Effect.sleep(delayAfter(failures + 1, options))
       return failures + 1

@@ -15,8 +15,10 @@ export class WorkSignal extends Effect.Service<WorkSignal>()("WorkSignal", {
     const sql = yield* PgClient.PgClient
     const current = yield* Ref.make(yield* Deferred.make<void>())
 
-    const wakeAll = Effect.flatMap(Deferred.make<void>(), (next) =>
-      Effect.flatMap(Ref.getAndSet(current, next), (woken) => Deferred.succeed(woken, undefined)))
+    const wakeAll = Effect.flatMap(
+      Deferred.make<void>(),
+      (next) => Effect.flatMap(Ref.getAndSet(current, next), (woken) => Deferred.succeed(woken, undefined))
+    )
 
     // One WARN line per outage: later retries log at DEBUG until a notification shows listening works again.
     const failing = yield* Ref.make(false)

@@ -41,10 +41,14 @@ const makeJobRunner = Effect.gen(function*() {
   const recordFailure = (job: DueJob, cause: Cause.Cause<unknown>, at: Date) => {
     const error = Cause.pretty(cause).slice(0, 500)
     const attempts = job.attempts + 1
-    if (attempts < config.jobsMaxAttempts) return queue.markFailed(job.id, error, addSeconds(at, retryDelaySeconds(job.attempts)))
+    if (attempts < config.jobsMaxAttempts) {
+      return queue.markFailed(job.id, error, addSeconds(at, retryDelaySeconds(job.attempts)))
+    }
     return Effect.zipRight(
       queue.markDead(job.id, error, at),
-      Effect.logWarning(`job ${job.id} (${job.kind}) is dead after ${attempts} failed attempts; its last error is in jobs.last_error`)
+      Effect.logWarning(
+        `job ${job.id} (${job.kind}) is dead after ${attempts} failed attempts; its last error is in jobs.last_error`
+      )
     )
   }
 
@@ -101,7 +105,9 @@ export const JobWorkerLive = Layer.scopedDiscard(
       Effect.forkScoped(pollWithBackoff(task, { name, everyMs, maxBackoffMs: MAX_TICK_BACKOFF_MS }))
     const idle = { ms: Math.max(config.jobsIdleIntervalMs, config.jobsPollIntervalMs), armed: signal.armed }
     const workLoop = (name: string, task: Effect.Effect<IdleHint, unknown>) =>
-      Effect.forkScoped(pollWithBackoff(task, { name, everyMs: config.jobsPollIntervalMs, maxBackoffMs: MAX_TICK_BACKOFF_MS, idle }))
+      Effect.forkScoped(
+        pollWithBackoff(task, { name, everyMs: config.jobsPollIntervalMs, maxBackoffMs: MAX_TICK_BACKOFF_MS, idle })
+      )
 
     yield* workLoop("job worker", runner.runDue)
     yield* workLoop("webhook deliveries", delivery.runDue)

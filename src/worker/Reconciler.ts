@@ -13,7 +13,6 @@ const PROVIDER_ANSWER_TIMEOUT = Duration.seconds(30)
 /** Transfers asked about at once. */
 const PROVIDER_CONCURRENCY = 4
 
-
 export interface ReconcileReport {
   /** `verifying` txHash claims released (their confirm crashed between the claim and the chain check). */
   readonly releasedClaims: number
@@ -73,14 +72,16 @@ export const makeReconciler = Effect.gen(function*() {
     provider.getTransfer(payout.provider_transfer_id).pipe(
       Effect.timeoutFail({
         duration: PROVIDER_ANSWER_TIMEOUT,
-        onTimeout: () => new ProviderUnavailable({ reason: `no answer within ${Duration.format(PROVIDER_ANSWER_TIMEOUT)}` })
+        onTimeout: () =>
+          new ProviderUnavailable({ reason: `no answer within ${Duration.format(PROVIDER_ANSWER_TIMEOUT)}` })
       }),
       Effect.flatMap((transfer) =>
         sql.withTransaction(lifecycle.applyTransferState({
           transferId: transfer.transferId,
           state: transfer.state,
           finalAmountCop: transfer.finalAmountCop
-        }))),
+        }))
+      ),
       Effect.map(Option.some),
       Effect.catchTags({
         ProviderUnavailable: (error) => Effect.as(warnSkipped(payout, error.reason), Option.none()),
@@ -97,7 +98,10 @@ export const makeReconciler = Effect.gen(function*() {
 
   /** One run: stale claims, then one batch of payouts. */
   const run: Effect.Effect<ReconcileReport, unknown> = Effect.gen(function*() {
-    const releasedClaims = Option.getOrElse(yield* onOneReplica(sql, "tx-hash-claims:release")(releaseStaleClaims), () => 0)
+    const releasedClaims = Option.getOrElse(
+      yield* onOneReplica(sql, "tx-hash-claims:release")(releaseStaleClaims),
+      () => 0
+    )
     const picked = yield* pickStale
     const outcomes = yield* Effect.forEach(picked, reconcileOne, { concurrency: PROVIDER_CONCURRENCY })
     const report: ReconcileReport = {

@@ -12,7 +12,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { repoRoot } from "../support/process.ts"
 import { startTestServer, type TestServer } from "../support/server.ts"
 
-const chromiumBinary = [process.env["CHROMIUM_BIN"], "/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]
+const chromiumBinary = [
+  process.env["CHROMIUM_BIN"],
+  "/usr/bin/chromium",
+  "/usr/bin/chromium-browser",
+  "/usr/bin/google-chrome"
+]
   .find((candidate): candidate is string => candidate !== undefined && candidate !== "" && existsSync(candidate))
 
 if (chromiumBinary === undefined) {
@@ -35,7 +40,14 @@ describe.skipIf(chromiumBinary === undefined)("/docs in headless Chromium", () =
     browser = await chromium.launch({
       executablePath: chromiumBinary!,
       // As root Chromium needs --no-sandbox; the rest keeps it from calling Google's services at start.
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run"
+      ]
     })
   })
   afterAll(async () => {
@@ -62,17 +74,21 @@ describe.skipIf(chromiumBinary === undefined)("/docs in headless Chromium", () =
     await page.goto(`${server.baseUrl}/docs`, { waitUntil: "networkidle" })
     const openGroups = page.getByRole("button", { name: /^Open Group/ })
     while ((await openGroups.count()) > 0) await openGroups.first().click()
-    const listed = new Set((await page.getByRole("button").allInnerTexts()).map((text) => withoutZeroWidth(text.split("\n")[0] ?? "")))
+    const listed = new Set(
+      (await page.getByRole("button").allInnerTexts()).map((text) => withoutZeroWidth(text.split("\n")[0] ?? ""))
+    )
     const document = await fetch(`${server.baseUrl}/openapi.json`).then((answer) => answer.json()) as {
       paths: Record<string, Record<string, { summary: string }>>
     }
-    const summaries = Object.values(document.paths).flatMap((item) => Object.values(item).map((operation) => operation.summary))
+    const summaries = Object.values(document.paths).flatMap((item) =>
+      Object.values(item).map((operation) => operation.summary)
+    )
     expect(summaries.length).toBeGreaterThan(20)
     expect(summaries.filter((summary) => !listed.has(withoutZeroWidth(summary)))).toEqual([])
 
     await page.getByRole("button", { name: /^Get a BRE.*-B quote/ }).first().click()
     await page.getByRole("button", { name: /Test Request/ }).first().click()
-    const token = page.locator('input[placeholder="Token"][id^="scalar-client"]')
+    const token = page.locator("input[placeholder=\"Token\"][id^=\"scalar-client\"]")
     await token.fill(apiKey)
     const [quote] = await Promise.all([
       page.waitForResponse((response) => new URL(response.url()).pathname === "/api/integrations/breb/quote"),

@@ -88,7 +88,12 @@ describe("ChainLive.verifyTransfer on anvil", () => {
     const user = await newUser(DEPOSIT)
     const depositAddress = newAddress()
     const txHash = await user.transfer(depositAddress, DEPOSIT)
-    const check = { txHash: txHash.toUpperCase().replace("0X", "0x"), from: user.address.toLowerCase(), to: depositAddress.toLowerCase(), minAmountBaseUnits: DEPOSIT }
+    const check = {
+      txHash: txHash.toUpperCase().replace("0X", "0x"),
+      from: user.address.toLowerCase(),
+      to: depositAddress.toLowerCase(),
+      minAmountBaseUnits: DEPOSIT
+    }
     expect(Either.isRight(await verify(check))).toBe(true)
   })
 
@@ -125,35 +130,57 @@ describe("ChainLive.verifyTransfer on anvil", () => {
     const depositAddress = newAddress()
     const txHash = await user.transfer(depositAddress, DEPOSIT + 1n, { gas: 100_000n })
     expect((await anvil.client.getTransactionReceipt({ hash: txHash })).status).toBe("reverted")
-    expect(await reasonOf({ txHash, from: user.address, to: depositAddress, minAmountBaseUnits: DEPOSIT })).toContain("reverted")
-    expect(await kindOf({ txHash, from: user.address, to: depositAddress, minAmountBaseUnits: DEPOSIT })).toBe("reverted")
+    expect(await reasonOf({ txHash, from: user.address, to: depositAddress, minAmountBaseUnits: DEPOSIT })).toContain(
+      "reverted"
+    )
+    expect(await kindOf({ txHash, from: user.address, to: depositAddress, minAmountBaseUnits: DEPOSIT })).toBe(
+      "reverted"
+    )
   })
 
   it("rejects a hash that was never mined", async () => {
     const txHash = newTxHash()
     expect(await reasonOf({ txHash, from: newAddress(), to: newAddress(), minAmountBaseUnits: DEPOSIT }))
       .toBe(`no mined transaction ${txHash} on anvil`)
-    expect(await kindOf({ txHash, from: newAddress(), to: newAddress(), minAmountBaseUnits: DEPOSIT })).toBe("not_mined")
+    expect(await kindOf({ txHash, from: newAddress(), to: newAddress(), minAmountBaseUnits: DEPOSIT })).toBe(
+      "not_mined"
+    )
   })
 
   it("says the node could not be asked when it does not answer, without the RPC URL", async () => {
-    const unreachable = makeChainLive({ rpcUrl: Redacted.make("http://127.0.0.1:9/secret-key"), chainName: "anvil", tokens: usdcOnly() }).chain
-    const reason = await reasonOf({ txHash: newTxHash(), from: newAddress(), to: newAddress(), minAmountBaseUnits: DEPOSIT }, unreachable)
+    const unreachable =
+      makeChainLive({ rpcUrl: Redacted.make("http://127.0.0.1:9/secret-key"), chainName: "anvil", tokens: usdcOnly() })
+        .chain
+    const reason = await reasonOf({
+      txHash: newTxHash(),
+      from: newAddress(),
+      to: newAddress(),
+      minAmountBaseUnits: DEPOSIT
+    }, unreachable)
     expect(reason).toContain("the anvil node could not be asked")
     expect(reason).not.toContain("secret-key")
-    expect(await kindOf({ txHash: newTxHash(), from: newAddress(), to: newAddress(), minAmountBaseUnits: DEPOSIT }, unreachable))
+    expect(
+      await kindOf(
+        { txHash: newTxHash(), from: newAddress(), to: newAddress(), minAmountBaseUnits: DEPOSIT },
+        unreachable
+      )
+    )
       .toBe("unreachable")
   })
 })
 
 describe("ChainLive confirmations", () => {
   it("waits for the required confirmations, then verifies", async () => {
-    const threeDeep = makeChainLive({ rpcUrl: Redacted.make(anvil.rpcUrl), chainName: "anvil", tokens: usdcOnly(), confirmations: 3 }).chain
+    const threeDeep =
+      makeChainLive({ rpcUrl: Redacted.make(anvil.rpcUrl), chainName: "anvil", tokens: usdcOnly(), confirmations: 3 })
+        .chain
     const user = await newUser(DEPOSIT)
     const depositAddress = newAddress()
     const txHash = await user.transfer(depositAddress, DEPOSIT)
     const check = { txHash, from: user.address, to: depositAddress, minAmountBaseUnits: DEPOSIT }
-    expect(await reasonOf(check, threeDeep)).toBe(`transaction ${txHash} has 1 of the 3 confirmations required; retry later`)
+    expect(await reasonOf(check, threeDeep)).toBe(
+      `transaction ${txHash} has 1 of the 3 confirmations required; retry later`
+    )
     expect(await kindOf(check, threeDeep)).toBe("unconfirmed")
     await anvil.client.mine({ blocks: 2 })
     expect(Either.isRight(await verify(check, threeDeep))).toBe(true)
@@ -165,14 +192,25 @@ describe("ChainLive layer", () => {
     Effect.runSync(Effect.withConfigProvider(AppConfigShape, ConfigProvider.fromMap(new Map(Object.entries(env)))))
 
   it("is a configuration error without CHAIN_RPC_URL", async () => {
-    const exit = await Effect.runPromiseExit(Effect.provide(Chain, ChainLive.pipe(Layer.provide(Layer.succeed(AppConfig, configWith({}))))))
+    const exit = await Effect.runPromiseExit(
+      Effect.provide(Chain, ChainLive.pipe(Layer.provide(Layer.succeed(AppConfig, configWith({})))))
+    )
     expect(String(exit)).toContain("CHAIN_RPC_URL")
     expect(exit._tag).toBe("Failure")
   })
 
   it("refuses to start when the token's decimals onchain differ from TOKEN_DECIMALS", async () => {
-    const config = configWith({ CHAIN_RPC_URL: anvil.rpcUrl, CHAIN_NAME: "anvil", TOKEN_ADDRESS: token, TOKEN_DECIMALS: "18", COP_TOKEN_ADDRESS: otherToken, COP_TOKEN_DECIMALS: "6" })
-    const exit = await Effect.runPromiseExit(Effect.provide(Chain, ChainLive.pipe(Layer.provide(Layer.succeed(AppConfig, config)))))
+    const config = configWith({
+      CHAIN_RPC_URL: anvil.rpcUrl,
+      CHAIN_NAME: "anvil",
+      TOKEN_ADDRESS: token,
+      TOKEN_DECIMALS: "18",
+      COP_TOKEN_ADDRESS: otherToken,
+      COP_TOKEN_DECIMALS: "6"
+    })
+    const exit = await Effect.runPromiseExit(
+      Effect.provide(Chain, ChainLive.pipe(Layer.provide(Layer.succeed(AppConfig, config))))
+    )
     expect(exit._tag).toBe("Failure")
     expect(String(exit)).toContain(`TOKEN_DECIMALS`)
     expect(String(exit)).toContain(`has 6 decimals onchain, not 18`)
@@ -187,8 +225,12 @@ describe("ChainLive layer", () => {
       COP_TOKEN_DECIMALS: "6"
     })
     expect(Option.isSome(config.chainRpcUrl)).toBe(true)
-    const info = await Effect.runPromise(Effect.provide(Effect.map(Chain, (c) => c.token("USDC")), ChainLive.pipe(Layer.provide(Layer.succeed(AppConfig, config)))))
+    const info = await Effect.runPromise(
+      Effect.provide(
+        Effect.map(Chain, (c) => c.token("USDC")),
+        ChainLive.pipe(Layer.provide(Layer.succeed(AppConfig, config)))
+      )
+    )
     expect(info).toEqual({ symbol: "USDC", chain: "anvil", address: token, decimals: 6 })
   })
 })
-

@@ -90,8 +90,18 @@ describe("prepared transactions on anvil", () => {
       const depositReceipt = await signAndSend(user, payout.transaction)
       const feeReceipt = await signAndSend(user, payout.feeTransaction)
 
-      expect(transfersIn(depositReceipt)).toEqual([{ token, from: user.address, to: depositAddress, value: expected.deposit }])
-      expect(transfersIn(feeReceipt)).toEqual([{ token, from: user.address, to: feeWallet, value: expected.serviceFee }])
+      expect(transfersIn(depositReceipt)).toEqual([{
+        token,
+        from: user.address,
+        to: depositAddress,
+        value: expected.deposit
+      }])
+      expect(transfersIn(feeReceipt)).toEqual([{
+        token,
+        from: user.address,
+        to: feeWallet,
+        value: expected.serviceFee
+      }])
       expect(await balanceOf(user.address)).toBe(0n)
       expect(await balanceOf(depositAddress)).toBe(depositBefore + expected.deposit)
       expect(await balanceOf(feeWallet)).toBe(feeBefore + expected.serviceFee)
@@ -101,7 +111,10 @@ describe("prepared transactions on anvil", () => {
         feeTxHash: feeReceipt.transactionHash
       })
       expect(confirmed.status, confirmed.text).toBe(200)
-      expect(confirmed.json).toMatchObject({ txHash: depositReceipt.transactionHash, feeTxHash: feeReceipt.transactionHash })
+      expect(confirmed.json).toMatchObject({
+        txHash: depositReceipt.transactionHash,
+        feeTxHash: feeReceipt.transactionHash
+      })
     }
   )
 

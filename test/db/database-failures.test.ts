@@ -8,7 +8,11 @@ import { SqlError } from "@effect/sql/SqlError"
 import { once } from "node:events"
 import { createServer, type Server } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { classifyDatabaseFailure, describeDatabaseFailure, isDatabaseUnavailable } from "../../src/db/DatabaseFailures.ts"
+import {
+  classifyDatabaseFailure,
+  describeDatabaseFailure,
+  isDatabaseUnavailable
+} from "../../src/db/DatabaseFailures.ts"
 import { makePool } from "../../src/db/PgPool.ts"
 
 const withCode = (code: string, message = "boom") => Object.assign(new Error(message), { code })
@@ -17,7 +21,9 @@ const sqlError = (cause: unknown) => new SqlError({ cause, message: "Failed to e
 /** A PostgreSQL ErrorResponse message ('E'): severity, SQLSTATE and message fields. */
 const errorResponse = (code: string, message: string) => {
   const fields = Buffer.concat([
-    ...[["S", "FATAL"], ["V", "FATAL"], ["C", code], ["M", message]].map(([field, value]) => Buffer.from(`${field}${value}\0`)),
+    ...[["S", "FATAL"], ["V", "FATAL"], ["C", code], ["M", message]].map(([field, value]) =>
+      Buffer.from(`${field}${value}\0`)
+    ),
     Buffer.from([0])
   ])
   const header = Buffer.alloc(5)
@@ -90,7 +96,18 @@ describe("a session the server refuses to open", () => {
 
 describe("a statement's failure, by SQLSTATE", () => {
   it.each([
-    "08006", "08003", "08P01", "53100", "53200", "57P01", "57P02", "57P04", "57P05", "58030", "25P03", "25P04"
+    "08006",
+    "08003",
+    "08P01",
+    "53100",
+    "53200",
+    "57P01",
+    "57P02",
+    "57P04",
+    "57P05",
+    "58030",
+    "25P03",
+    "25P04"
   ])("%s: the session is gone or the server cannot go on: unavailable, a read may run again", (code) => {
     expect(classifyDatabaseFailure(sqlError(withCode(code)))).toBe("lost")
   })
@@ -144,6 +161,8 @@ describe("failures without a SQLSTATE", () => {
   })
 
   it("a failure that is not the database's is a bug, whatever its code", () => {
-    expect(classifyDatabaseFailure(withCode("57P01", "terminating connection due to administrator command"))).toBe("bug")
+    expect(classifyDatabaseFailure(withCode("57P01", "terminating connection due to administrator command"))).toBe(
+      "bug"
+    )
   })
 })

@@ -67,7 +67,10 @@ describe("embedded PostgreSQL", () => {
     const second = await startEmbeddedPostgres(server.dataDir)
     expect(second.owned).toBe(false)
     expect(second.url).toBe(server.url)
-    await query(server.url, (sql) => Effect.zipRight(sql`CREATE TABLE joined (v text)`, sql`INSERT INTO joined VALUES ('seen by both')`))
+    await query(
+      server.url,
+      (sql) => Effect.zipRight(sql`CREATE TABLE joined (v text)`, sql`INSERT INTO joined VALUES ('seen by both')`)
+    )
     expect(await query(second.url, (sql) => sql`SELECT v FROM joined`)).toEqual([{ v: "seen by both" }])
     await second.stop() // not the owner: leaves the server running
     expect(await query(server.url, (sql) => sql`SELECT count(*)::int AS n FROM joined`)).toEqual([{ n: 1 }])
@@ -75,7 +78,10 @@ describe("embedded PostgreSQL", () => {
 
   it("runs transactions concurrently (row locks, not one backend)", async () => {
     // Two transactions each hold a lock the other one wants: a deadlock only a real server can detect.
-    await query(server.url, (sql) => sql`CREATE TABLE locks (id int PRIMARY KEY); INSERT INTO locks VALUES (1), (2)`.raw)
+    await query(
+      server.url,
+      (sql) => sql`CREATE TABLE locks (id int PRIMARY KEY); INSERT INTO locks VALUES (1), (2)`.raw
+    )
     const layer = PgClient.layer({ url: Redacted.make(server.url), maxConnections: 2 })
     const lockBoth = (first: number, second: number) => (sql: SqlClient.SqlClient) =>
       sql.withTransaction(Effect.gen(function*() {
@@ -84,11 +90,14 @@ describe("embedded PostgreSQL", () => {
         yield* sql`SELECT id FROM locks WHERE id = ${second} FOR UPDATE`
       }))
     const outcomes = await Effect.runPromise(
-      Effect.flatMap(SqlClient.SqlClient, (sql) =>
-        Effect.all([Effect.either(lockBoth(1, 2)(sql)), Effect.either(lockBoth(2, 1)(sql))], { concurrency: 2 })).pipe(
-          Effect.provide(layer),
-          Effect.scoped
-        )
+      Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) =>
+          Effect.all([Effect.either(lockBoth(1, 2)(sql)), Effect.either(lockBoth(2, 1)(sql))], { concurrency: 2 })
+      ).pipe(
+        Effect.provide(layer),
+        Effect.scoped
+      )
     )
     expect(outcomes.filter((outcome) => outcome._tag === "Left")).toHaveLength(1)
   })
@@ -97,12 +106,16 @@ describe("embedded PostgreSQL", () => {
 describe("embedded PostgreSQL through the app's SQL layer", () => {
   it("starts, migrates and keeps data across restarts of the same data directory", async () => {
     const dataDir = join(server.dataDir, "..", "app-data")
-    const appLayer = MigrationsLive.pipe(Layer.provideMerge(makeSqlLayer({ url: Option.none(), embeddedDataDir: dataDir })))
+    const appLayer = MigrationsLive.pipe(
+      Layer.provideMerge(makeSqlLayer({ url: Option.none(), embeddedDataDir: dataDir }))
+    )
     await Effect.runPromise(
-      Effect.flatMap(SqlClient.SqlClient, (sql) =>
-        Effect.zipRight(sql`CREATE TABLE kept (v text)`, sql`INSERT INTO kept (v) VALUES (${"still here"})`)).pipe(
-          Effect.provide(appLayer)
-        )
+      Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) => Effect.zipRight(sql`CREATE TABLE kept (v text)`, sql`INSERT INTO kept (v) VALUES (${"still here"})`)
+      ).pipe(
+        Effect.provide(appLayer)
+      )
     )
     const [rows, applied] = await Effect.runPromise(
       Effect.all([Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT v FROM kept`), runMigrations]).pipe(

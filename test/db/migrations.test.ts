@@ -15,9 +15,12 @@ const expectedApplied = Object.keys(migrations).map((key) => {
 })
 
 const tableExists = (name: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.map(sql<{ readonly found: boolean }>`SELECT to_regclass(${name}) IS NOT NULL AS found`, ([row]) =>
-      row?.found === true))
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      Effect.map(sql<{ readonly found: boolean }>`SELECT to_regclass(${name}) IS NOT NULL AS found`, ([row]) =>
+        row?.found === true)
+  )
 
 const recordedIds = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   Effect.map(
@@ -50,16 +53,20 @@ layer(TestDatabaseLive, { timeout: "60 seconds", excludeTestServices: true })("m
 })
 
 describe("concurrent migration runs", () => {
-  it.live("independent pools against one fresh database all succeed; exactly one applies", () =>
-    Effect.gen(function*() {
-      const { url } = yield* TestDatabaseInfo
-      const results = yield* Effect.all(
-        Array.from({ length: 4 }, () => Effect.provide(runMigrations, sqlLayerFor(url))),
-        { concurrency: "unbounded" }
-      )
-      expect(results.filter((applied) => applied.length > 0)).toEqual([expectedApplied])
-      expect(yield* Effect.provide(recordedIds, sqlLayerFor(url))).toEqual(latestIds)
-    }).pipe(Effect.provide(TestDatabaseLive)), 60_000)
+  it.live(
+    "independent pools against one fresh database all succeed; exactly one applies",
+    () =>
+      Effect.gen(function*() {
+        const { url } = yield* TestDatabaseInfo
+        const results = yield* Effect.all(
+          Array.from({ length: 4 }, () => Effect.provide(runMigrations, sqlLayerFor(url))),
+          { concurrency: "unbounded" }
+        )
+        expect(results.filter((applied) => applied.length > 0)).toEqual([expectedApplied])
+        expect(yield* Effect.provide(recordedIds, sqlLayerFor(url))).toEqual(latestIds)
+      }).pipe(Effect.provide(TestDatabaseLive)),
+    60_000
+  )
 
   it.live("separate processes started at once all succeed; exactly one applies", () =>
     Effect.gen(function*() {
@@ -70,7 +77,9 @@ describe("concurrent migration runs", () => {
           Effect.promise(() => promisify(execFile)(process.execPath, ["--import", "tsx", cli, url]))),
         { concurrency: "unbounded" }
       )
-      const results = outputs.map(({ stdout }) => JSON.parse(stdout.trim()) as unknown)
+      const results = outputs.map(({ stdout }) =>
+        JSON.parse(stdout.trim()) as unknown
+      )
       expect(results.filter((applied) => Array.isArray(applied) && applied.length > 0)).toEqual([expectedApplied])
     }).pipe(Effect.provide(TestDatabaseLive)), 60_000)
 })

@@ -14,7 +14,8 @@ const settle = (fibers: ReadonlyArray<Fiber.RuntimeFiber<unknown, unknown>>) =>
     while (!(yield* Effect.forEach(fibers, Fiber.status)).every(FiberStatus.isSuspended)) yield* Effect.yieldNow()
   })
 
-const run = <A>(effect: Effect.Effect<A, never, PageBudget>) => Effect.runPromise(effect.pipe(Effect.provide(PageBudget.Default)))
+const run = <A>(effect: Effect.Effect<A, never, PageBudget>) =>
+  Effect.runPromise(effect.pipe(Effect.provide(PageBudget.Default)))
 
 describe("list pages in flight", () => {
   it("admits only as many 500-item pages as the row budget holds; the rest wait and then all complete", async () => {
@@ -37,7 +38,11 @@ describe("list pages in flight", () => {
       const enteredBeforeRelease = yield* Ref.get(entered)
       yield* Deferred.succeed(gate, undefined)
       yield* Fiber.joinAll(fibers)
-      return { entered: enteredBeforeRelease, maxInside: yield* Ref.get(maxInside), insideAfter: yield* Ref.get(inside) }
+      return {
+        entered: enteredBeforeRelease,
+        maxInside: yield* Ref.get(maxInside),
+        insideAfter: yield* Ref.get(inside)
+      }
     }))
     const bound = Math.floor(PAGE_ROWS_IN_FLIGHT / rowsFetched(500))
     expect(bound).toBeLessThan(pages)

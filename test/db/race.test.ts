@@ -16,7 +16,12 @@ import { repoRoot } from "../support/process.ts"
 
 const CLAIMANTS = 20
 
-type Claim = (sql: SqlClient.SqlClient, hash: string, id: string, checked: Effect.Effect<void>) => Effect.Effect<boolean, unknown>
+type Claim = (
+  sql: SqlClient.SqlClient,
+  hash: string,
+  id: string,
+  checked: Effect.Effect<void>
+) => Effect.Effect<boolean, unknown>
 
 /** The statement src/chain/TxHashClaims.ts claims with (asserted below to still be there). */
 const PRODUCTION_CLAIM = "ON CONFLICT DO NOTHING RETURNING tx_hash"

@@ -80,7 +80,8 @@ describe("the database refuses connections (SQLSTATE 55000)", () => {
       ...Array.from({ length: 10 }, () => () => partner.get(`${BREB}/quote`)),
       ...Array.from(
         { length: 17 },
-        (_, i) => () => partner.createPayout(payoutBody(user), { "idempotency-key": `refused-${i}-${crypto.randomUUID()}` })
+        (_, i) => () =>
+          partner.createPayout(payoutBody(user), { "idempotency-key": `refused-${i}-${crypto.randomUUID()}` })
       )
     ]
     const answers = []
@@ -102,7 +103,9 @@ describe("the database refuses connections (SQLSTATE 55000)", () => {
       expect(line.cause ?? "", text(line)).not.toMatch(/\n\s+at /)
       expect(text(line)).not.toContain("\n")
     }
-    const unavailable = lines.filter((line) => line.logLevel === "WARN" && text(line).startsWith("database unavailable"))
+    const unavailable = lines.filter((line) =>
+      line.logLevel === "WARN" && text(line).startsWith("database unavailable")
+    )
     expect(unavailable.length).toBeGreaterThan(0)
     expect(unavailable.length).toBeLessThanOrEqual(answers.length)
     for (const line of unavailable) expect(text(line).length).toBeLessThan(300)
@@ -112,7 +115,10 @@ describe("the database refuses connections (SQLSTATE 55000)", () => {
     expect(reasons.filter((reason) => reason.includes("55000")).length).toBeGreaterThan(answers.length / 2)
 
     await allowConnections(true)
-    await vi.waitFor(async () => expect((await partner.get(PAYOUTS)).status).toBe(200), { timeout: 20_000, interval: 50 })
+    await vi.waitFor(async () => expect((await partner.get(PAYOUTS)).status).toBe(200), {
+      timeout: 20_000,
+      interval: 50
+    })
     expect((await partner.get("/readyz")).status).toBe(200)
     expect(await countPayouts(server, partner.integrationId)).toBe(1)
   })

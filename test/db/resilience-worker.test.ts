@@ -25,14 +25,18 @@ describe("background loops while the database is down", () => {
   it("log one short WARN line per loop for the whole outage (retrying with backoff), and log their recovery", async () => {
     const from = proxied.server.logs.length
     const linesSince = () => proxied.server.logs.slice(from).map((line) => JSON.parse(line) as LogLine)
-    const warnedLoops = () => new Set(linesSince().filter((line) => line.logLevel === "WARN").map((line) => loopOf(line.message)))
+    const warnedLoops = () =>
+      new Set(linesSince().filter((line) => line.logLevel === "WARN").map((line) => loopOf(line.message)))
 
     proxied.proxy.setMode("refuse")
     proxied.proxy.resetAll()
-    await expect.poll(() => [...warnedLoops()].sort(), { timeout: 10_000 }).toEqual(expect.arrayContaining([...LOOPS].sort()))
+    await expect.poll(() => [...warnedLoops()].sort(), { timeout: 10_000 }).toEqual(
+      expect.arrayContaining([...LOOPS].sort())
+    )
     // Several more rounds of attempts by then-backing-off loops (work notifications retry after 1 s, 2 s, 4 s, ...).
     const attempts = proxied.proxy.accepted()
-    await expect.poll(() => proxied.proxy.accepted() - attempts, { timeout: 20_000, interval: 100 }).toBeGreaterThanOrEqual(12)
+    await expect.poll(() => proxied.proxy.accepted() - attempts, { timeout: 20_000, interval: 100 })
+      .toBeGreaterThanOrEqual(12)
 
     const warnings = linesSince().filter((line) => line.logLevel === "WARN" || line.logLevel === "ERROR")
     for (const loop of LOOPS) expect(warnings.filter((line) => loopOf(line.message) === loop), loop).toHaveLength(1)
@@ -42,8 +46,11 @@ describe("background loops while the database is down", () => {
     }
 
     proxied.proxy.setMode("pass")
-    await expect.poll(() => linesSince().filter((line) => line.message.includes("recovered")).map((line) => loopOf(line.message)), {
-      timeout: 30_000
-    }).toEqual(expect.arrayContaining(["job worker", "webhook deliveries"]))
+    await expect.poll(
+      () => linesSince().filter((line) => line.message.includes("recovered")).map((line) => loopOf(line.message)),
+      {
+        timeout: 30_000
+      }
+    ).toEqual(expect.arrayContaining(["job worker", "webhook deliveries"]))
   })
 })

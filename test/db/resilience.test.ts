@@ -37,9 +37,12 @@ const recovered = (path: string, apiKey?: string) =>
 
 describe("the app's connections", () => {
   it("carry bounded statement, lock and idle-in-transaction timeouts", async () => {
-    const settings = await sql(proxied.server, (q) =>
-      q`SELECT current_setting('statement_timeout') AS statement, current_setting('lock_timeout') AS lock,
-               current_setting('idle_in_transaction_session_timeout') AS idle`)
+    const settings = await sql(
+      proxied.server,
+      (q) =>
+        q`SELECT current_setting('statement_timeout') AS statement, current_setting('lock_timeout') AS lock,
+               current_setting('idle_in_transaction_session_timeout') AS idle`
+    )
     expect(settings).toEqual([{ statement: "2s", lock: "1s", idle: "5s" }])
   })
 })
@@ -109,7 +112,10 @@ describe("connections reset under load", () => {
     let destroyed = 0
     const resetter = async () => {
       for (let round = 1; round <= RESETS; round++) {
-        await vi.waitFor(() => expect(answers.length).toBeGreaterThanOrEqual(round * 6), { timeout: 30_000, interval: 2 })
+        await vi.waitFor(() => expect(answers.length).toBeGreaterThanOrEqual(round * 6), {
+          timeout: 30_000,
+          interval: 2
+        })
         destroyed += proxied.proxy.resetAll()
       }
     }

@@ -25,8 +25,18 @@ interface Reported {
  * Runs the attempts in a node with `--expose-gc`; resolves with what each printed and whether the child finished
  * before the deadline (else it is killed).
  */
-const sendUnderGc = async (url: string): Promise<{ readonly finished: boolean; readonly reported: ReadonlyArray<Reported> }> => {
-  const child = spawn(process.execPath, ["--expose-gc", "--import", "tsx", script, url, String(TIMEOUT_MS), String(ATTEMPTS)], {
+const sendUnderGc = async (
+  url: string
+): Promise<{ readonly finished: boolean; readonly reported: ReadonlyArray<Reported> }> => {
+  const child = spawn(process.execPath, [
+    "--expose-gc",
+    "--import",
+    "tsx",
+    script,
+    url,
+    String(TIMEOUT_MS),
+    String(ATTEMPTS)
+  ], {
     cwd: fileURLToPath(new URL("../..", import.meta.url))
   })
   let out = ""
@@ -54,10 +64,15 @@ describe("a webhook attempt to a receiver that never answers", () => {
   it(`times out, ${ATTEMPTS} of ${ATTEMPTS} attempts, although garbage is collected while each waits`, async () => {
     const { finished, reported } = await sendUnderGc(receiver.url)
     const timedOut = reported.filter((r) => r.outcome.error === `timed out after ${TIMEOUT_MS} ms`)
-    console.info(`${timedOut.length}/${ATTEMPTS} attempts timed out (timeout ${TIMEOUT_MS} ms, gc every 10 ms): ${
-      reported.map((r) => `${r.elapsedMs} ms`).join(", ") || "none within the deadline"
-    }`)
-    expect(finished, `the sender gave no outcome within ${DEADLINE_MS} ms (${reported.length}/${ATTEMPTS} attempts ended)`).toBe(true)
+    console.info(
+      `${timedOut.length}/${ATTEMPTS} attempts timed out (timeout ${TIMEOUT_MS} ms, gc every 10 ms): ${
+        reported.map((r) => `${r.elapsedMs} ms`).join(", ") || "none within the deadline"
+      }`
+    )
+    expect(
+      finished,
+      `the sender gave no outcome within ${DEADLINE_MS} ms (${reported.length}/${ATTEMPTS} attempts ended)`
+    ).toBe(true)
     expect(reported.map((r) => r.outcome)).toEqual(
       Array.from({ length: ATTEMPTS }, () => ({ ok: false, status: null, error: `timed out after ${TIMEOUT_MS} ms` }))
     )

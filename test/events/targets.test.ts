@@ -12,12 +12,20 @@ import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect } from "vitest"
 import { postWebhook } from "../../src/partnerEvents/Sender.ts"
 import { checkUrl, forbiddenAddress } from "../../src/partnerEvents/TargetPolicy.ts"
-import { guardedLookup, type Resolver, WebhookTargets, WebhookTargetsOpen, WebhookTargetsStrict } from "../../src/partnerEvents/WebhookTargets.ts"
+import {
+  guardedLookup,
+  type Resolver,
+  WebhookTargets,
+  WebhookTargetsOpen,
+  WebhookTargetsStrict
+} from "../../src/partnerEvents/WebhookTargets.ts"
 
 /** A fake DNS: every name resolves to what the table says, an IP address to itself (the tests never touch real DNS). */
 const resolver = (table: Record<string, ReadonlyArray<string>>): Resolver => async (hostname) => {
   const addresses = isIP(hostname) === 0 ? table[hostname] : [hostname]
-  if (addresses === undefined) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" })
+  if (addresses === undefined) {
+    throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" })
+  }
   return addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }))
 }
 
@@ -158,16 +166,21 @@ describe("registration in live mode", () => {
     }
   })
 
-  it.each(IPV6_FORMS.filter(([address]) => !address.includes("%")))("refuses https://[%s]/hook (%s), and a name resolving to it", async (address, reason) => {
-    const refused = async (url: string, resolve: Resolver) => {
-      const exit = await Effect.runPromiseExit(check(url).pipe(Effect.provide(WebhookTargetsStrict(resolve))))
-      expect(Exit.isFailure(exit), url).toBe(true)
-      return Exit.isFailure(exit) && exit.cause._tag === "Fail" ? exit.cause.error.error : ""
+  it.each(IPV6_FORMS.filter(([address]) => !address.includes("%")))(
+    "refuses https://[%s]/hook (%s), and a name resolving to it",
+    async (address, reason) => {
+      const refused = async (url: string, resolve: Resolver) => {
+        const exit = await Effect.runPromiseExit(check(url).pipe(Effect.provide(WebhookTargetsStrict(resolve))))
+        expect(Exit.isFailure(exit), url).toBe(true)
+        return Exit.isFailure(exit) && exit.cause._tag === "Fail" ? exit.cause.error.error : ""
+      }
+      expect(await refused(`https://[${address}]/hook`, DNS)).toMatch(
+        new RegExp(`^url: must not point to a ${reason} address \\(`)
+      )
+      expect(await refused("https://v6-form.partner.example/hook", resolver({ "v6-form.partner.example": [address] })))
+        .toBe(`url: v6-form.partner.example resolves to a ${reason} address (${address})`)
     }
-    expect(await refused(`https://[${address}]/hook`, DNS)).toMatch(new RegExp(`^url: must not point to a ${reason} address \\(`))
-    expect(await refused("https://v6-form.partner.example/hook", resolver({ "v6-form.partner.example": [address] })))
-      .toBe(`url: v6-form.partner.example resolves to a ${reason} address (${address})`)
-  })
+  )
 
   it.effect("accepts the IPv6 forms of public addresses", () =>
     Effect.gen(function*() {
@@ -204,12 +217,18 @@ describe("delivery in live mode: the connect guard", () => {
   afterAll(() => new Promise<void>((resolve) => listener.close(() => resolve())))
 
   const send = (url: string, resolve: Resolver) =>
-    Effect.runPromise(postWebhook({ url: new URL(url), headers: {}, body: "{}", timeoutMs: 2000, lookup: guardedLookup(resolve) }))
+    Effect.runPromise(
+      postWebhook({ url: new URL(url), headers: {}, body: "{}", timeoutMs: 2000, lookup: guardedLookup(resolve) })
+    )
 
   it("refuses, before any connection, a name that resolves to loopback at delivery time (DNS rebinding)", async () => {
     // registered while it resolved to a public address; by delivery time it points at the listener
     const outcome = await send(`http://rebind.partner.example:${port}/hook`, DNS)
-    expect(outcome).toEqual({ ok: false, status: null, error: "refused: rebind.partner.example resolves to a loopback address (127.0.0.1)" })
+    expect(outcome).toEqual({
+      ok: false,
+      status: null,
+      error: "refused: rebind.partner.example resolves to a loopback address (127.0.0.1)"
+    })
     expect(connections).toBe(0)
   })
 
@@ -221,15 +240,28 @@ describe("delivery in live mode: the connect guard", () => {
   })
 
   it.each(IPV6_FORMS)("refuses to connect when the DNS answer is %s (%s)", async (address, reason) => {
-    const outcome = await send(`http://v6-form.partner.example:${port}/hook`, resolver({ "v6-form.partner.example": [address] }))
-    expect(outcome).toEqual({ ok: false, status: null, error: `refused: v6-form.partner.example resolves to a ${reason} address (${address})` })
+    const outcome = await send(
+      `http://v6-form.partner.example:${port}/hook`,
+      resolver({ "v6-form.partner.example": [address] })
+    )
+    expect(outcome).toEqual({
+      ok: false,
+      status: null,
+      error: `refused: v6-form.partner.example resolves to a ${reason} address (${address})`
+    })
     expect(connections).toBe(0)
   })
 
   it("the same guard lets a connection through when the address is allowed (proof the listener counts)", async () => {
     // a guard whose resolver answers 127.0.0.1 is refused, so the control goes around it with the system resolver
     const outcome = await Effect.runPromise(
-      postWebhook({ url: new URL(`http://127.0.0.1:${port}/hook`), headers: {}, body: "{}", timeoutMs: 2000, lookup: undefined })
+      postWebhook({
+        url: new URL(`http://127.0.0.1:${port}/hook`),
+        headers: {},
+        body: "{}",
+        timeoutMs: 2000,
+        lookup: undefined
+      })
     )
     expect(outcome.ok).toBe(false)
     expect(connections).toBe(1)
@@ -249,4 +281,3 @@ describe("delivery in live mode: the connect guard", () => {
       expect(connections).toBe(1)
     }).pipe(Effect.provide(WebhookTargetsStrict(DNS))))
 })
-

@@ -118,7 +118,11 @@ describe("authentication", () => {
   })
 
   it("gives the typed client an Unauthorized failure for a bad key", async () => {
-    const exit = await clientExit(server.baseUrl, flipLastChar(apiKey), (client) => client.breb.listPayouts({ urlParams: {} }))
+    const exit = await clientExit(
+      server.baseUrl,
+      flipLastChar(apiKey),
+      (client) => client.breb.listPayouts({ urlParams: {} })
+    )
     expect(failureOf(exit)).toBeInstanceOf(Unauthorized)
   })
 

@@ -31,7 +31,10 @@ const manyPayouts = async (partner: Partner): Promise<ReadonlyArray<Payout>> => 
 }
 
 const claimsOf = async (hash: string) =>
-  sql<{ resource_id: string }>(server, (q) => q`SELECT resource_id FROM tx_hash_claims WHERE tx_hash = ${hash.toLowerCase()}`)
+  sql<{ resource_id: string }>(
+    server,
+    (q) => q`SELECT resource_id FROM tx_hash_claims WHERE tx_hash = ${hash.toLowerCase()}`
+  )
 
 describe("under concurrency (real HTTP, real database)", () => {
   it(`creates exactly one payout for ${N} parallel requests with one Idempotency-Key`, async () => {
@@ -46,7 +49,10 @@ describe("under concurrency (real HTTP, real database)", () => {
     expect(new Set(responses.map((r) => r.text)).size).toBe(1)
     expect(responses.filter((r) => r.headers.get("idempotent-replayed") === null)).toHaveLength(1)
     expect(await countPayouts(server, partner.integrationId)).toBe(1)
-    const [row] = await sql<{ id: string }>(server, (q) => q`SELECT id FROM payouts WHERE integration_id = ${partner.integrationId}`)
+    const [row] = await sql<{ id: string }>(
+      server,
+      (q) => q`SELECT id FROM payouts WHERE integration_id = ${partner.integrationId}`
+    )
     expect(decodePayout(responses[0]!.json).payoutId).toBe(row?.id)
   })
 
@@ -107,7 +113,8 @@ describe("under concurrency (real HTTP, real database)", () => {
 const countConfirmed = async (partner: Partner) => {
   const [row] = await sql<{ n: number }>(
     server,
-    (q) => q`SELECT count(*)::int AS n FROM payouts WHERE integration_id = ${partner.integrationId} AND tx_hash IS NOT NULL`
+    (q) =>
+      q`SELECT count(*)::int AS n FROM payouts WHERE integration_id = ${partner.integrationId} AND tx_hash IS NOT NULL`
   )
   return row?.n ?? -1
 }

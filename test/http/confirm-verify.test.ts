@@ -10,7 +10,13 @@ import { SqlClient } from "@effect/sql"
 import { Deferred, Duration, Effect, Layer } from "effect"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { serverLayerFor } from "../../src/App.ts"
-import { Chain, DepositNotVerified, type NotVerifiedKind, type TransferCheck, type VerifiedTransfer } from "../../src/chain/Chain.ts"
+import {
+  Chain,
+  DepositNotVerified,
+  type NotVerifiedKind,
+  type TransferCheck,
+  type VerifiedTransfer
+} from "../../src/chain/Chain.ts"
 import { ChainMock } from "../../src/chain/ChainMock.ts"
 import { ChainVerifyPolicy } from "../../src/chain/Verification.ts"
 import { DemoBootstrapMock } from "../../src/integrations/DemoMock.ts"
@@ -69,7 +75,11 @@ beforeAll(async () => {
     // confirmed payouts stay deposit_confirmed while a test looks at them
     env: { MOCK_LIFECYCLE_DELAY_MS: "3600000" },
     overrides: Layer.mergeAll(
-      Layer.succeed(ChainVerifyPolicy, { attemptTimeout: ATTEMPT_TIMEOUT, retries: RETRIES, backoff: Duration.millis(10) }),
+      Layer.succeed(ChainVerifyPolicy, {
+        attemptTimeout: ATTEMPT_TIMEOUT,
+        retries: RETRIES,
+        backoff: Duration.millis(10)
+      }),
       Layer.succeed(ConfirmWait, Duration.seconds(10))
     ),
     app: (config) =>
@@ -100,11 +110,14 @@ afterEach(() => {
   attempts = []
 })
 
-const failWith = (kind: NotVerifiedKind, reason: string): Verify => () => Effect.fail(new DepositNotVerified({ kind, reason }))
+const failWith = (kind: NotVerifiedKind, reason: string): Verify => () =>
+  Effect.fail(new DepositNotVerified({ kind, reason }))
 
 const claimsOf = (hash: string) =>
-  sql<{ resource_id: string; state: string }>(server, (q) =>
-    q`SELECT resource_id, state FROM tx_hash_claims WHERE tx_hash = ${hash}`)
+  sql<{ resource_id: string; state: string }>(
+    server,
+    (q) => q`SELECT resource_id, state FROM tx_hash_claims WHERE tx_hash = ${hash}`
+  )
 
 const expiresAtOf = async (payoutId: string) => {
   const [row] = await sql<{ expires_at: Date }>(server, (q) => q`SELECT expires_at FROM payouts WHERE id = ${payoutId}`)
@@ -128,16 +141,27 @@ describe("confirm: the chain is asked outside any transaction", () => {
     const started = Effect.runSync(Deferred.make<void>())
     const gate = Effect.runSync(Deferred.make<void>())
     verify = (check, mock) =>
-      Deferred.succeed(started, undefined).pipe(Effect.zipRight(Deferred.await(gate)), Effect.zipRight(mock.verifyTransfer(check)))
+      Deferred.succeed(started, undefined).pipe(
+        Effect.zipRight(Deferred.await(gate)),
+        Effect.zipRight(mock.verifyTransfer(check))
+      )
 
     const first = partner.confirm(payout.payoutId, { txHash })
     await await_(started)
 
     // Another connection can lock the payout row at once: no transaction holds it during the RPC.
-    const locked = await server.direct(Effect.flatMap(SqlClient.SqlClient, (q) =>
-      q.withTransaction(q<{ id: string }>`SELECT id FROM payouts WHERE id = ${payout.payoutId} FOR UPDATE NOWAIT`).pipe(
-        Effect.catchAll((error) => Effect.succeed(`the payout row is locked during the chain check: ${String(error.cause)}`))
-      )))
+    const locked = await server.direct(
+      Effect.flatMap(
+        SqlClient.SqlClient,
+        (q) =>
+          q.withTransaction(q<{ id: string }>`SELECT id FROM payouts WHERE id = ${payout.payoutId} FOR UPDATE NOWAIT`)
+            .pipe(
+              Effect.catchAll((error) =>
+                Effect.succeed(`the payout row is locked during the chain check: ${String(error.cause)}`)
+              )
+            )
+      )
+    )
     expect(locked).toEqual([{ id: payout.payoutId }])
     // The hash is claimed for this payout, as `verifying`.
     expect(await claimsOf(txHash)).toEqual([{ resource_id: payout.payoutId, state: "verifying" }])
@@ -162,7 +186,12 @@ describe("confirm: the chain is asked outside any transaction", () => {
     const txHash = newTxHash()
     verify = (check, mock) =>
       check.to.toLowerCase() === wrong.deposit.address.toLowerCase()
-        ? Effect.fail(new DepositNotVerified({ kind: "mismatch", reason: `transaction ${check.txHash} has no Transfer to ${check.to}` }))
+        ? Effect.fail(
+          new DepositNotVerified({
+            kind: "mismatch",
+            reason: `transaction ${check.txHash} has no Transfer to ${check.to}`
+          })
+        )
         : mock.verifyTransfer(check)
 
     const message = expectError(await partner.confirm(wrong.payoutId, { txHash }), 409)
@@ -227,7 +256,9 @@ describe("confirm: the chain is asked outside any transaction", () => {
     const payout = await partner.payout(user)
     const [txHash, feeTxHash] = [newTxHash(), newTxHash()]
     verify = (check, mock) =>
-      check.txHash === feeTxHash ? Effect.fail(new DepositNotVerified({ kind: "mismatch", reason: "too little" })) : mock.verifyTransfer(check)
+      check.txHash === feeTxHash
+        ? Effect.fail(new DepositNotVerified({ kind: "mismatch", reason: "too little" }))
+        : mock.verifyTransfer(check)
 
     const confirmed = await confirmOk(payout.payoutId, { txHash, feeTxHash })
     expect(confirmed.feeTxHash).toBe(feeTxHash)

@@ -3,7 +3,17 @@ import { request as httpRequest } from "node:http"
 import { fileURLToPath } from "node:url"
 import { openApiDocument } from "@cop-integrations/contracts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Answer, approveKyc, BREB, type Call, call, expectErrorBody, newAddress, newTxHash, payoutBody } from "../support/http.ts"
+import {
+  type Answer,
+  approveKyc,
+  BREB,
+  type Call,
+  call,
+  expectErrorBody,
+  newAddress,
+  newTxHash,
+  payoutBody
+} from "../support/http.ts"
 import { startTestServer, type TestServer } from "../support/server.ts"
 
 const MAX_BODY_BYTES = 64 * 1024 // DESIGN §3: request body ≤ 64 KiB
@@ -21,7 +31,9 @@ afterAll(() => server?.close())
 const statuses: Array<string> = []
 const req = async (path: string, options: Call = {}): Promise<Answer> => {
   const answer = await call(server, path, options)
-  statuses.push(`${options.method ?? (options.body === undefined ? "GET" : "POST")} ${path.slice(0, 80)} → ${answer.status}`)
+  statuses.push(
+    `${options.method ?? (options.body === undefined ? "GET" : "POST")} ${path.slice(0, 80)} → ${answer.status}`
+  )
   return answer
 }
 const authed = (path: string, options: Call = {}) => req(path, { apiKey, ...options })
@@ -76,7 +88,9 @@ describe("routing", () => {
       const answer = await authed(path, method === "GET" ? { method } : { method, body: {} })
       expectErrorBody(answer, 405)
       const allow = (answer.headers.get("allow") ?? "").split(",").map((m) => m.trim()).filter(Boolean)
-      expect(`${method} ${path}: ${[...allow].sort().join(", ")}`).toBe(`${method} ${path}: ${[...allowed].sort().join(", ")}`)
+      expect(`${method} ${path}: ${[...allow].sort().join(", ")}`).toBe(
+        `${method} ${path}: ${[...allowed].sort().join(", ")}`
+      )
     }
   })
 
@@ -301,10 +315,15 @@ describe("log hygiene", () => {
     const anonymous = await call(logged, `${BREB}/payouts`, {})
     expect(anonymous.status).toBe(401)
     const accessLine = (answer: Answer) =>
-      expect.poll(() =>
-        logged.logs.map((line) => JSON.parse(line) as { message: unknown; annotations: Record<string, unknown> })
-          .find((entry) => entry.message === "request" && entry.annotations["requestId"] === answer.headers.get("x-request-id"))
-          ?.annotations, { timeout: 5000 })
+      expect.poll(
+        () =>
+          logged.logs.map((line) => JSON.parse(line) as { message: unknown; annotations: Record<string, unknown> })
+            .find((entry) =>
+              entry.message === "request" && entry.annotations["requestId"] === answer.headers.get("x-request-id")
+            )
+            ?.annotations,
+        { timeout: 5000 }
+      )
 
     await accessLine(needsKyc).toMatchObject({ status: 409, integrationId, errorCode: "needs_kyc" })
     await accessLine(listed).toMatchObject({ status: 200, integrationId })
@@ -333,7 +352,11 @@ describe("log hygiene", () => {
       body: payoutBody(userAddress, { breBKey, accountOwnerName: "Ana Gomez" }),
       headers: { "idempotency-key": "log-hygiene-1" }
     }, 201)
-    await step(`${BREB}/payouts`, { body: payoutBody(userAddress, { breBKey, accountOwnerName: "Mismatch Person" }) }, 409)
+    await step(
+      `${BREB}/payouts`,
+      { body: payoutBody(userAddress, { breBKey, accountOwnerName: "Mismatch Person" }) },
+      409
+    )
     await step(`${BREB}/payouts`, { body: payoutBody(userAddress, { breBKey: "not a key" }) }, 400)
     await step(`${BREB}/payouts/${created.body.payoutId}`, {}, 200)
     await step(`${BREB}/payouts/${created.body.payoutId}/confirm`, { body: { txHash: newTxHash() } }, 200)

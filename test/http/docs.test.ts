@@ -16,16 +16,18 @@ afterAll(() => server?.close())
 
 /** The raw answer (no client-side decompression). */
 const raw = (path: string, headers: Record<string, string> = {}) =>
-  new Promise<{ status: number; headers: Record<string, string | Array<string> | undefined>; body: Buffer }>((resolve, reject) => {
-    const req = request(`${server.baseUrl}${path}`, { headers }, (res) => {
-      const chunks: Array<Buffer> = []
-      res.on("data", (chunk: Buffer) => chunks.push(chunk))
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }))
-      res.on("error", reject)
-    })
-    req.on("error", reject)
-    req.end()
-  })
+  new Promise<{ status: number; headers: Record<string, string | Array<string> | undefined>; body: Buffer }>(
+    (resolve, reject) => {
+      const req = request(`${server.baseUrl}${path}`, { headers }, (res) => {
+        const chunks: Array<Buffer> = []
+        res.on("data", (chunk: Buffer) => chunks.push(chunk))
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }))
+        res.on("error", reject)
+      })
+      req.on("error", reject)
+      req.end()
+    }
+  )
 
 describe("GET /docs", () => {
   it("is compressed for clients that accept it, the same page in each encoding", async () => {
@@ -55,7 +57,9 @@ describe("GET /docs", () => {
   it("lets the page reach nothing but this server, and loads its script from here, cached for good", async () => {
     const page = await raw("/docs")
     const policy = String(page.headers["content-security-policy"])
-    for (const directive of ["default-src 'self'", "connect-src 'self'", "font-src 'self' data:", "frame-ancestors 'none'"]) {
+    for (
+      const directive of ["default-src 'self'", "connect-src 'self'", "font-src 'self' data:", "frame-ancestors 'none'"]
+    ) {
       expect(policy).toContain(directive)
     }
     const html = page.body.toString("utf8")
@@ -72,14 +76,21 @@ describe("GET /docs", () => {
 
   it("shows the document without the mock-only x-mock-scenario header parameter, mentioning it instead", async () => {
     const html = (await raw("/docs")).body.toString("utf8")
-    const embedded = JSON.parse(/<script id="api-reference" type="application\/json">(.*?)<\/script>/s.exec(html)![1]!) as {
+    const embedded = JSON.parse(
+      /<script id="api-reference" type="application\/json">(.*?)<\/script>/s.exec(html)![1]!
+    ) as {
       paths: Record<string, Record<string, { parameters?: Array<{ name: string }>; description?: string }>>
     }
     const operations = Object.values(embedded.paths).flatMap((item) => Object.values(item))
-    expect(operations.flatMap((operation) => operation.parameters ?? []).map((parameter) => parameter.name)).not.toContain("x-mock-scenario")
-    expect(operations.filter((operation) => operation.description?.includes("X-Mock-Scenario")).length).toBeGreaterThan(3)
+    expect(operations.flatMap((operation) => operation.parameters ?? []).map((parameter) => parameter.name)).not
+      .toContain("x-mock-scenario")
+    expect(operations.filter((operation) => operation.description?.includes("X-Mock-Scenario")).length).toBeGreaterThan(
+      3
+    )
     const served = await fetch(`${server.baseUrl}/openapi.json`).then((answer) => answer.json()) as typeof embedded
-    const documented = Object.values(served.paths).flatMap((item) => Object.values(item)).flatMap((operation) => operation.parameters ?? [])
+    const documented = Object.values(served.paths).flatMap((item) => Object.values(item)).flatMap((operation) =>
+      operation.parameters ?? []
+    )
     expect(documented.map((parameter) => parameter.name)).toContain("x-mock-scenario") // the contract itself keeps it
   })
 })

@@ -24,11 +24,13 @@ afterAll(() => server?.close())
 
 /** Records earlier sends for the user, at the given instants (epoch ms). */
 const sentAt = (userAddress: string, instants: ReadonlyArray<number>) =>
-  server.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.forEach(instants, (at) =>
-      sql`INSERT INTO otp_challenges (id, integration_id, user_address, email, code_hash, created_at, expires_at, consumed_at)
+  server.run(
+    Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      Effect.forEach(instants, (at) =>
+        sql`INSERT INTO otp_challenges (id, integration_id, user_address, email, code_hash, created_at, expires_at, consumed_at)
           VALUES (${`otp_${randomUUID()}`}, ${integrationId}, ${userAddress.toLowerCase()}, 'ana@example.com', 'x',
-                  ${new Date(at)}, ${new Date(at + 10 * MINUTE)}, ${new Date(at)})`)))
+                  ${new Date(at)}, ${new Date(at + 10 * MINUTE)}, ${new Date(at)})`))
+  )
 
 /** Sends and returns the answer with the instants just before and after it. */
 const timedSend = async (userAddress: string) => {

@@ -18,9 +18,10 @@ const CONCURRENT_REQUESTS = 20
 /** The provider answers slowly, so every concurrent miss (each first reads the cache row, slower under a loaded suite) is in flight at once. */
 const PROVIDER_LATENCY = "600 millis"
 
-const config = Layer.effect(AppConfig, Effect.withConfigProvider(AppConfigShape, ConfigProvider.fromMap(new Map()))).pipe(
-  Layer.orDie
-)
+const config = Layer.effect(AppConfig, Effect.withConfigProvider(AppConfigShape, ConfigProvider.fromMap(new Map())))
+  .pipe(
+    Layer.orDie
+  )
 
 const unused = () => Effect.die("not used by the rate cache")
 
@@ -35,7 +36,10 @@ const countingProvider = (calls: Ref.Ref<number>, down: Ref.Ref<boolean>) =>
         Effect.flatMap((isDown) =>
           isDown
             ? Effect.fail(new ProviderUnavailable({ reason: "down" }))
-            : Effect.succeed({ sellRate: BigDecimal.unsafeFromString("3960.00"), midRate: BigDecimal.unsafeFromString("4000.00") })
+            : Effect.succeed({
+              sellRate: BigDecimal.unsafeFromString("3960.00"),
+              midRate: BigDecimal.unsafeFromString("4000.00")
+            })
         )
       ),
       createKycLink: unused,
@@ -81,22 +85,26 @@ describe("RateCache single flight", () => {
       expect(results.flat().every(Either.isRight)).toBe(true)
     }).pipe(Effect.provide(TestDatabaseLive)), 60_000)
 
-  it.live("a failed provider call is shared by the requests waiting on it, and not remembered", () =>
-    Effect.gen(function*() {
-      yield* runMigrations
-      const calls = yield* Ref.make(0)
-      const down = yield* Ref.make(true)
-      const cache = yield* replica(countingProvider(calls, down))
-      const failed = yield* concurrently(CONCURRENT_REQUESTS, cache.usdCopRates)
-      expect(yield* Ref.get(calls)).toBe(1)
-      expect(failed.map((result) => Either.isLeft(result) && result.left._tag)).toEqual(
-        Array.from({ length: CONCURRENT_REQUESTS }, () => "ProviderUnavailable")
-      )
-      yield* Ref.set(down, false)
-      const recovered = yield* cache.usdCopRates
-      expect(recovered.cached).toBe(false)
-      expect(yield* Ref.get(calls)).toBe(2)
-    }).pipe(Effect.provide(TestDatabaseLive)), 60_000)
+  it.live(
+    "a failed provider call is shared by the requests waiting on it, and not remembered",
+    () =>
+      Effect.gen(function*() {
+        yield* runMigrations
+        const calls = yield* Ref.make(0)
+        const down = yield* Ref.make(true)
+        const cache = yield* replica(countingProvider(calls, down))
+        const failed = yield* concurrently(CONCURRENT_REQUESTS, cache.usdCopRates)
+        expect(yield* Ref.get(calls)).toBe(1)
+        expect(failed.map((result) => Either.isLeft(result) && result.left._tag)).toEqual(
+          Array.from({ length: CONCURRENT_REQUESTS }, () => "ProviderUnavailable")
+        )
+        yield* Ref.set(down, false)
+        const recovered = yield* cache.usdCopRates
+        expect(recovered.cached).toBe(false)
+        expect(yield* Ref.get(calls)).toBe(2)
+      }).pipe(Effect.provide(TestDatabaseLive)),
+    60_000
+  )
 })
 
 describe("RateCache in mock mode", () => {
@@ -106,7 +114,8 @@ describe("RateCache in mock mode", () => {
       const cache = yield* replica(ProviderMock.pipe(Layer.provide(config)), RateCacheMock)
       expect((yield* cache.usdCopRates).cached).toBe(false)
       expect((yield* cache.usdCopRates).cached).toBe(true)
-      const down = yield* Effect.locally(cache.usdCopRates, currentMockScenario, Option.some("provider_unavailable")).pipe(Effect.flip)
+      const down = yield* Effect.locally(cache.usdCopRates, currentMockScenario, Option.some("provider_unavailable"))
+        .pipe(Effect.flip)
       expect(down).toBeInstanceOf(ProviderUnavailable)
       expect((yield* cache.usdCopRates).cached).toBe(true)
     }).pipe(Effect.provide(TestDatabaseLive)), 60_000)

@@ -3,7 +3,12 @@ import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Payout } from "@cop-integrations/contracts"
 import { BREB, call, createPayout, expectErrorBody, newTxHash } from "../support/http.ts"
-import { deliverProviderWebhook, newProviderKeyPair, providerEnvelope, signProviderWebhook } from "../support/providerWebhooks.ts"
+import {
+  deliverProviderWebhook,
+  newProviderKeyPair,
+  providerEnvelope,
+  signProviderWebhook
+} from "../support/providerWebhooks.ts"
 import { startTestServer, type TestServer } from "../support/server.ts"
 
 const SECOND = 1000
@@ -11,10 +16,15 @@ const MINUTE = 60 * SECOND
 
 const providerKeys = newProviderKeyPair()
 
-const signature = (rawBody: string, at: number = Date.now()) => signProviderWebhook(rawBody, providerKeys.privateKey, at)
+const signature = (rawBody: string, at: number = Date.now()) =>
+  signProviderWebhook(rawBody, providerKeys.privateKey, at)
 
 const transferEnvelope = (transferId: string, state: string) =>
-  providerEnvelope({ category: "transfer", type: "transfer.updated.status_transitioned", object: { id: transferId, state } })
+  providerEnvelope({
+    category: "transfer",
+    type: "transfer.updated.status_transitioned",
+    object: { id: transferId, state }
+  })
 
 let server: TestServer
 
@@ -43,7 +53,11 @@ describe("provider webhook timestamps", () => {
 
   it("still rejects a timestamp older than 10 minutes and accepts one just under", async () => {
     const body = transferEnvelope("tr_unknown", "payment_processed")
-    expectErrorBody(await deliver(body, signature(body, Date.now() - 10 * MINUTE - 5 * SECOND)), 401, "invalid_webhook_signature")
+    expectErrorBody(
+      await deliver(body, signature(body, Date.now() - 10 * MINUTE - 5 * SECOND)),
+      401,
+      "invalid_webhook_signature"
+    )
     expect((await deliver(body, signature(body, Date.now() - 9 * MINUTE))).status).toBe(200)
   })
 })
@@ -136,7 +150,11 @@ describe("provider events for a payout the partner has not confirmed yet", () =>
     expect(seen.status).toBe("deposit_confirmed")
     expect(seen.txHash).toBeNull()
 
-    expectErrorBody(await confirm(payout.payoutId, { txHash: usedHash.toUpperCase().replace("0X", "0x") }), 409, "tx_hash_reused")
+    expectErrorBody(
+      await confirm(payout.payoutId, { txHash: usedHash.toUpperCase().replace("0X", "0x") }),
+      409,
+      "tx_hash_reused"
+    )
     expect(await payoutOf(payout.payoutId)).toEqual(seen)
   })
 

@@ -23,7 +23,10 @@ afterAll(() => server?.close())
 
 const list = (apiKey: string) => call(server, LIST, { apiKey })
 const tally = (answers: ReadonlyArray<Answer>) =>
-  answers.reduce<Record<number, number>>((counts, answer) => ({ ...counts, [answer.status]: (counts[answer.status] ?? 0) + 1 }), {})
+  answers.reduce<Record<number, number>>(
+    (counts, answer) => ({ ...counts, [answer.status]: (counts[answer.status] ?? 0) + 1 }),
+    {}
+  )
 
 describe("failed authentications per client address", () => {
   it("serves a partner's first burst with a key not seen before: one lookup, no failure spent", async () => {

@@ -4,7 +4,16 @@
  * field and its rule, never a 500 and never silently accepted.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { BREB, expectBadRequest, newAddress, newPartner, newTxHash, type Partner, payoutBody, PAYOUTS } from "../support/flows.ts"
+import {
+  BREB,
+  expectBadRequest,
+  newAddress,
+  newPartner,
+  newTxHash,
+  type Partner,
+  payoutBody,
+  PAYOUTS
+} from "../support/flows.ts"
 import { startTestServer, type TestServer } from "../support/server.ts"
 
 let server: TestServer
@@ -66,7 +75,16 @@ describe("GET /payouts limit and createdFrom", () => {
   })
 
   it("rejects impossible calendar dates and times in createdFrom", async () => {
-    for (const createdFrom of ["2026-02-30", "2026-02-30T00:00:00Z", "2026-04-31T12:00:00.000Z", "2025-02-29T00:00:00Z", "2026-01-01T24:00:00Z", "2026-01-01T00:00:00+24:00"]) {
+    for (
+      const createdFrom of [
+        "2026-02-30",
+        "2026-02-30T00:00:00Z",
+        "2026-04-31T12:00:00.000Z",
+        "2025-02-29T00:00:00Z",
+        "2026-01-01T24:00:00Z",
+        "2026-01-01T00:00:00+24:00"
+      ]
+    ) {
       const answer = await partner.get(PAYOUTS, { createdFrom })
       expect(`${createdFrom} → ${answer.status}`).toBe(`${createdFrom} → 400`)
       expectBadRequest(answer, "createdFrom")
@@ -80,7 +98,16 @@ describe("GET /payouts limit and createdFrom", () => {
 
 describe("Bre-B key forms", () => {
   it("rejects an e-mail-form key with trailing junk, naming breBKey", async () => {
-    for (const breBKey of ["a@example.com!!", "a@exa mple.com", "a@@example.com", "a@-example.com", "a@example..com", ".a@example.com"]) {
+    for (
+      const breBKey of [
+        "a@example.com!!",
+        "a@exa mple.com",
+        "a@@example.com",
+        "a@-example.com",
+        "a@example..com",
+        ".a@example.com"
+      ]
+    ) {
       const answer = await partner.createPayout(payoutBody(newAddress(), { breBKey }))
       expect(`${breBKey} → ${answer.status}`).toBe(`${breBKey} → 400`)
       expectBadRequest(answer, "breBKey")
@@ -102,7 +129,8 @@ describe("unknown body fields", () => {
     const answer = await partner.createPayout({ ...payoutBody(user), quoteID: "q_123" } as never)
     expect(expectBadRequest(answer, "quoteID")).toContain("quoteID: is not a known field")
     const listed = await partner.get(PAYOUTS)
-    expect((listed.json as { items: ReadonlyArray<{ userAddress: string }> }).items.map((p) => p.userAddress)).not.toContain(user)
+    expect((listed.json as { items: ReadonlyArray<{ userAddress: string }> }).items.map((p) => p.userAddress)).not
+      .toContain(user)
   })
 
   it("rejects unknown fields on confirm, OTP send and OTP verify, naming them", async () => {

@@ -38,10 +38,15 @@ beforeAll(async () => {
   const address = Context.get(context, HttpServer.HttpServer).address
   if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
   port = address.port
-  apiKey = await Effect.runPromise(Effect.gen(function*() {
-    const integration = yield* Effect.flatMap(IntegrationRepo, (repo) => repo.ensure(`edge-node-server-${process.pid}`))
-    return (yield* Effect.flatMap(ApiKeyRepo, (keys) => keys.issue(integration.id, "test"))).key
-  }).pipe(Effect.provide(context)))
+  apiKey = await Effect.runPromise(
+    Effect.gen(function*() {
+      const integration = yield* Effect.flatMap(
+        IntegrationRepo,
+        (repo) => repo.ensure(`edge-node-server-${process.pid}`)
+      )
+      return (yield* Effect.flatMap(ApiKeyRepo, (keys) => keys.issue(integration.id, "test"))).key
+    }).pipe(Effect.provide(context))
+  )
 })
 afterAll(async () => {
   if (scope !== undefined) await Effect.runPromise(Scope.close(scope, Exit.void))
@@ -112,7 +117,13 @@ const chunk = (data: string | Buffer) => {
 
 describe("requests Node rejects before the app", () => {
   it("answers a malformed request line with 400 ErrorBody and closes the connection", async () => {
-    for (const request of ["GARBAGE\r\n\r\n", "GET / HTTP/9.9.9\r\n\r\n", "GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n"]) {
+    for (
+      const request of [
+        "GARBAGE\r\n\r\n",
+        "GET / HTTP/9.9.9\r\n\r\n",
+        "GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n"
+      ]
+    ) {
       const [response, ...others] = await exchange([request])
       expect(others).toEqual([])
       expectErrorBody(response!, 400)
@@ -121,13 +132,16 @@ describe("requests Node rejects before the app", () => {
   })
 
   it("answers a malformed chunked body with 400 ErrorBody", async () => {
-    const head = `POST ${SEND_OTP} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${apiKey}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`
+    const head =
+      `POST ${SEND_OTP} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${apiKey}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`
     const [response] = await exchange([head, "ZZ\r\n{}\r\n0\r\n\r\n"])
     expectErrorBody(response!, 400)
   })
 
   it("answers headers over Node's limit with 431 ErrorBody", async () => {
-    const [response] = await exchange([`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Padding: ${"a".repeat(32 * 1024)}\r\n\r\n`])
+    const [response] = await exchange([
+      `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Padding: ${"a".repeat(32 * 1024)}\r\n\r\n`
+    ])
     expect(expectErrorBody(response!, 431)).toMatch(/header/i)
     expect(response!.headers["connection"]).toBe("close")
   })
@@ -141,7 +155,8 @@ describe("requests Node rejects before the app", () => {
 
 describe("chunked bodies over the 64 KiB limit", () => {
   const oversizedUpload = (bytes: number) => {
-    const head = `POST ${SEND_OTP} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${apiKey}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`
+    const head =
+      `POST ${SEND_OTP} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${apiKey}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`
     const piece = chunk(Buffer.alloc(64 * 1024, " "))
     const pieces = Array.from({ length: Math.ceil(bytes / (64 * 1024)) }, () => piece)
     return [head, chunk("{"), ...pieces, "0\r\n\r\n"]
@@ -149,7 +164,10 @@ describe("chunked bodies over the 64 KiB limit", () => {
 
   it("answers 413 ErrorBody to a 2 MiB and an 8 MiB chunked upload instead of resetting the connection", async () => {
     for (const size of [2, 8]) {
-      const [response] = await exchange([...oversizedUpload(size * 1024 * 1024), "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"])
+      const [response] = await exchange([
+        ...oversizedUpload(size * 1024 * 1024),
+        "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+      ])
       expect(expectErrorBody(response!, 413)).toContain("65536")
     }
   })

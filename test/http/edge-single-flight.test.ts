@@ -75,7 +75,10 @@ describe("singleFlight that hands over (the rate cache's refresh)", () => {
     Effect.gen(function*() {
       const runs = yield* Ref.make(0)
       // the first run never finishes; the second answers with its run number
-      const work = Effect.flatMap(Ref.updateAndGet(runs, (n) => n + 1), (n) => (n === 1 ? Effect.never : Effect.succeed(n)))
+      const work = Effect.flatMap(
+        Ref.updateAndGet(runs, (n) => n + 1),
+        (n) => (n === 1 ? Effect.never : Effect.succeed(n))
+      )
       const shared = singleFlight({ key: () => "rates", run: () => work, whenStarterInterrupted: "handOver" })
       const first = yield* Effect.fork(shared())
       yield* untilSuspended(first)

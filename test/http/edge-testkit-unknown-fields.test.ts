@@ -22,14 +22,22 @@ const payoutSurface: Surface = {
 describe("generated negative bodies: unknown fields", () => {
   it("always include a misspelled field, in samples of any size and seed", () => {
     for (const seed of [1, 2, 3]) {
-      const unknown = generateCases(payoutSurface, random(seed, "x"), 3).cases.filter((item) => item.field === "quoteID")
-      expect(unknown.map((item) => item.description)).toEqual(["quoteID: not a field of the contract (misspelled quoteId)"])
+      const unknown = generateCases(payoutSurface, random(seed, "x"), 3).cases.filter((item) =>
+        item.field === "quoteID"
+      )
+      expect(unknown.map((item) => item.description)).toEqual([
+        "quoteID: not a field of the contract (misspelled quoteId)"
+      ])
       expect(isInvalid(payoutSurface, unknown[0]!.input)).toBe(true)
     }
   })
 
   it("misspell the last field of other bodies too", () => {
-    const surface: Surface = { location: "body", schema: Schema.make<unknown>(ConfirmPayoutRequest.ast), base: { txHash: `0x${"a".repeat(64)}` } }
+    const surface: Surface = {
+      location: "body",
+      schema: Schema.make<unknown>(ConfirmPayoutRequest.ast),
+      base: { txHash: `0x${"a".repeat(64)}` }
+    }
     const fields = generateCases(surface, random(1, "x"), 1).cases.map((item) => item.field)
     expect(fields).toEqual(["feeTxHasH"])
   })

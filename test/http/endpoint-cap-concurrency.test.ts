@@ -30,22 +30,31 @@ const create = (server: TestServer, partner: Partner, i: number) =>
 const endpointsOf = async (partner: Partner) => {
   const [row] = await sql<{ n: number }>(
     first,
-    (q) => q`SELECT count(*)::int AS n FROM webhook_endpoints WHERE integration_id = ${partner.integrationId} AND deleted_at IS NULL`
+    (q) =>
+      q`SELECT count(*)::int AS n FROM webhook_endpoints WHERE integration_id = ${partner.integrationId} AND deleted_at IS NULL`
   )
   return row?.n
 }
 
 /** Each partner's creates, all at once; `serverFor(i)` picks the server of the partner's i-th create. */
 const race = (partners: ReadonlyArray<Partner>, serverFor: (i: number) => TestServer) =>
-  Promise.all(partners.map((partner) => Promise.all(Array.from({ length: CREATES }, (_, i) => create(serverFor(i), partner, i)))))
+  Promise.all(
+    partners.map((partner) => Promise.all(Array.from({ length: CREATES }, (_, i) => create(serverFor(i), partner, i))))
+  )
 
 const expectCapHeld = async (partners: ReadonlyArray<Partner>, responses: ReadonlyArray<ReadonlyArray<Wire>>) => {
   const created = responses.map((of) => of.filter((r) => r.status === 201).length)
   const stored = await Promise.all(partners.map(endpointsOf))
-  console.info(`${CREATES} concurrent creates per integration (cap ${MAX_ENDPOINTS}): created ${created.join(", ")}; stored ${stored.join(", ")}`)
+  console.info(
+    `${CREATES} concurrent creates per integration (cap ${MAX_ENDPOINTS}): created ${created.join(", ")}; stored ${
+      stored.join(", ")
+    }`
+  )
   expect(created).toEqual(partners.map(() => MAX_ENDPOINTS))
   expect(stored).toEqual(partners.map(() => MAX_ENDPOINTS))
-  for (const refused of responses.flat().filter((r) => r.status !== 201)) expect(expectError(refused, 409)).toBe(CAP_ERROR)
+  for (const refused of responses.flat().filter((r) => r.status !== 201)) {
+    expect(expectError(refused, 409)).toBe(CAP_ERROR)
+  }
 }
 
 /** The race is run for several integrations at once: each is one chance for it to show. */

@@ -41,17 +41,30 @@ const backlog = (server: TestServer, partner: Partner, count: number) =>
       const sql = yield* SqlClient.SqlClient
       const outbox = yield* Outbox
       const at = new Date()
-      yield* Effect.forEach(Array.from({ length: count }, (_, i) => `po_backlog_${i}_${crypto.randomUUID()}`), (payoutId) =>
-        outbox.record({ integrationId: partner.integrationId, type: "payout.created", resourceId: payoutId, object: { payoutId }, at }), {
-        discard: true
-      }).pipe(sql.withTransaction)
+      yield* Effect.forEach(
+        Array.from({ length: count }, (_, i) => `po_backlog_${i}_${crypto.randomUUID()}`),
+        (payoutId) =>
+          outbox.record({
+            integrationId: partner.integrationId,
+            type: "payout.created",
+            resourceId: payoutId,
+            object: { payoutId },
+            at
+          }),
+        {
+          discard: true
+        }
+      ).pipe(sql.withTransaction)
     })
   )
 
 /** Resolves when the receivers hold `count` requests open between them (bounded by DEADLINE_MS). */
 const holdingAtLeast = (receivers: ReadonlyArray<Receiver>, count: number) =>
   new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the hanging receivers did not hold ${count} requests within ${DEADLINE_MS} ms`)), DEADLINE_MS)
+    const timer = setTimeout(
+      () => reject(new Error(`the hanging receivers did not hold ${count} requests within ${DEADLINE_MS} ms`)),
+      DEADLINE_MS
+    )
     for (const receiver of receivers) {
       receiver.onHeld(() => {
         if (receivers.reduce((sum, r) => sum + r.holding(), 0) < count) return
@@ -61,7 +74,8 @@ const holdingAtLeast = (receivers: ReadonlyArray<Receiver>, count: number) =>
     }
   })
 
-const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN
+const percentile = (sorted: ReadonlyArray<number>, p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN
 
 /**
  * Pings the healthy endpoint one after another and answers each one's latency (event creation to receipt); each
@@ -74,13 +88,16 @@ const pingLatencies = async (partner: Partner, endpointId: string, healthy: Rece
     expect(ping.status, ping.text).toBe(202)
     const { createdAt, id } = ping.json as { id: string; createdAt: string }
     const delivered = await healthy.next((d) => d.id === id, DEADLINE_MS)
-    expect(stillHeld(), "the hanging receivers still hold every slot they may when the healthy one is served").toBe(true)
+    expect(stillHeld(), "the hanging receivers still hold every slot they may when the healthy one is served").toBe(
+      true
+    )
     latencies.push(delivered.receivedAt - Date.parse(createdAt))
   }
   return latencies.sort((a, b) => a - b)
 }
 
-const summary = (latencies: ReadonlyArray<number>) => `p50 ${percentile(latencies, 0.5)} ms, max ${latencies[latencies.length - 1]} ms`
+const summary = (latencies: ReadonlyArray<number>) =>
+  `p50 ${percentile(latencies, 0.5)} ms, max ${latencies[latencies.length - 1]} ms`
 
 /** The most requests a set of hanging receivers held open at once. */
 const peakHolding = (receivers: ReadonlyArray<Receiver>) => {
@@ -118,11 +135,18 @@ describe("a hanging endpoint with a backlog beside a healthy endpoint of another
     const reached = holdingAtLeast([hanging], DELIVERY_PER_ENDPOINT)
     await backlog(server, slow, BACKLOG)
     await reached
-    const beside = await pingLatencies(fast, healthyEndpoint.endpointId, healthy, () => hanging.holding() === DELIVERY_PER_ENDPOINT)
+    const beside = await pingLatencies(
+      fast,
+      healthyEndpoint.endpointId,
+      healthy,
+      () => hanging.holding() === DELIVERY_PER_ENDPOINT
+    )
 
-    console.info(`healthy endpoint alone: ${summary(baseline)}; beside ${BACKLOG} pending to a hanging endpoint: ${
-      summary(beside)
-    } (hanging receiver held at most ${held.peak()} at once)`)
+    console.info(
+      `healthy endpoint alone: ${summary(baseline)}; beside ${BACKLOG} pending to a hanging endpoint: ${
+        summary(beside)
+      } (hanging receiver held at most ${held.peak()} at once)`
+    )
     expect(held.peak()).toBeLessThanOrEqual(DELIVERY_PER_ENDPOINT)
   })
 })
@@ -154,11 +178,20 @@ describe("an integration whose endpoints all hang", () => {
     const reached = holdingAtLeast(hanging, DELIVERY_PER_INTEGRATION)
     await backlog(server, slow, BACKLOG)
     await reached
-    const beside = await pingLatencies(fast, healthyEndpoint.endpointId, healthy, () => held.total() === DELIVERY_PER_INTEGRATION)
+    const beside = await pingLatencies(
+      fast,
+      healthyEndpoint.endpointId,
+      healthy,
+      () => held.total() === DELIVERY_PER_INTEGRATION
+    )
 
-    console.info(`beside ${hanging.length} hanging endpoints of one integration (${BACKLOG} pending each): ${summary(beside)} (held at most ${
-      held.peak()
-    } at once, per endpoint at most ${Math.max(...hanging.map((r) => r.holding()))} at the end)`)
+    console.info(
+      `beside ${hanging.length} hanging endpoints of one integration (${BACKLOG} pending each): ${
+        summary(beside)
+      } (held at most ${held.peak()} at once, per endpoint at most ${
+        Math.max(...hanging.map((r) => r.holding()))
+      } at the end)`
+    )
     expect(held.peak()).toBeLessThanOrEqual(DELIVERY_PER_INTEGRATION)
     for (const receiver of hanging) expect(receiver.holding()).toBeLessThanOrEqual(DELIVERY_PER_ENDPOINT)
   })
@@ -194,9 +227,18 @@ describe("two replicas on one database", () => {
     const reached = holdingAtLeast([hanging], DELIVERY_PER_ENDPOINT)
     await backlog(first, slow, BACKLOG)
     await reached
-    const beside = await pingLatencies(fast, healthyEndpoint.endpointId, healthy, () => hanging.holding() === DELIVERY_PER_ENDPOINT)
+    const beside = await pingLatencies(
+      fast,
+      healthyEndpoint.endpointId,
+      healthy,
+      () => hanging.holding() === DELIVERY_PER_ENDPOINT
+    )
 
-    console.info(`two replicas: beside ${BACKLOG} pending to a hanging endpoint: ${summary(beside)} (held at most ${held.peak()} at once)`)
+    console.info(
+      `two replicas: beside ${BACKLOG} pending to a hanging endpoint: ${
+        summary(beside)
+      } (held at most ${held.peak()} at once)`
+    )
     expect(held.peak()).toBeLessThanOrEqual(DELIVERY_PER_ENDPOINT)
   })
 })

@@ -49,7 +49,10 @@ describe("delivery under faults", () => {
     receiver.onHeld((delivery) => held.push(delivery.id))
     // the first attempt of every event fails, in turn with a 500, a 503, or no answer within the timeout
     let turn = 0
-    receiver.answer = (_delivery, seen) => (seen > 0 || held.includes(_delivery.id) ? 200 : [500, 503, "hold" as const][turn++ % 3]!)
+    receiver.answer = (
+      _delivery,
+      seen
+    ) => (seen > 0 || held.includes(_delivery.id) ? 200 : [500, 503, "hold" as const][turn++ % 3]!)
 
     const user = await partner.approvedUser()
     const started = Date.now()
@@ -57,13 +60,19 @@ describe("delivery under faults", () => {
     const payoutIds: Array<string> = []
     for (let i = 0; i < PAYOUTS; i++) {
       const payout = await partner.payout(user)
-      const confirmed = await partner.confirm(payout.payoutId, { txHash: `0x${(i + 1).toString(16).padStart(64, "a")}` })
+      const confirmed = await partner.confirm(payout.payoutId, {
+        txHash: `0x${(i + 1).toString(16).padStart(64, "a")}`
+      })
       expect(confirmed.status, confirmed.text).toBe(200)
       payoutIds.push(payout.payoutId)
     }
     // created, deposit_confirmed, processing, completed per payout, plus kyc.approved
     const expected = PAYOUTS * 4
-    const delivered = await receiver.count((d) => d.answered === 200 && d.event.type.startsWith("payout."), expected, 30_000)
+    const delivered = await receiver.count(
+      (d) => d.answered === 200 && d.event.type.startsWith("payout."),
+      expected,
+      30_000
+    )
     const elapsed = Date.now() - started
 
     const ids = delivered.map((d) => d.id)
@@ -79,7 +88,9 @@ describe("delivery under faults", () => {
       for (const copy of copies) expect(verify(endpoint.secret)(copy)).toMatchObject({ id })
     }
     const failedAttempts = receiver.deliveries.filter((d) => d.answered !== 200).length + held.length
-    console.info(`faults: ${expected} events delivered after ${failedAttempts} failed attempts (${held.length} timeouts) in ${elapsed} ms`)
+    console.info(
+      `faults: ${expected} events delivered after ${failedAttempts} failed attempts (${held.length} timeouts) in ${elapsed} ms`
+    )
   })
 
   it("without faults, measures the time from an event's creation to its receipt", async () => {
@@ -89,8 +100,13 @@ describe("delivery under faults", () => {
     const user = await partner.approvedUser()
     const payoutIds: Array<string> = []
     for (let i = 0; i < 10; i++) payoutIds.push((await partner.payout(user)).payoutId)
-    const created = await receiver.count((d) => d.event.type === "payout.created" && payoutIds.includes(d.event.data.object["payoutId"] as string), 10)
-    const latencies = created.map((d) => d.receivedAt - Date.parse((JSON.parse(d.body) as { createdAt: string }).createdAt)).sort((a, b) => a - b)
+    const created = await receiver.count(
+      (d) => d.event.type === "payout.created" && payoutIds.includes(d.event.data.object["payoutId"] as string),
+      10
+    )
+    const latencies = created.map((d) =>
+      d.receivedAt - Date.parse((JSON.parse(d.body) as { createdAt: string }).createdAt)
+    ).sort((a, b) => a - b)
     expect(latencies.every((ms) => ms >= 0)).toBe(true)
     console.info(`time to deliver (JOBS_POLL_INTERVAL_MS=25): median ${latencies[5]} ms, max ${latencies[9]} ms`)
   })
@@ -98,14 +114,19 @@ describe("delivery under faults", () => {
   it("an attempt that times out is recorded as such and retried under the same webhook-id", async () => {
     const partner = await newPartner(server)
     const endpoint = await register(partner, receiver.url)
-    receiver.answer = (_delivery, seen) => (seen === 0 && !heldOnce.has(_delivery.id) ? (heldOnce.add(_delivery.id), "hold") : 200)
+    receiver.answer = (
+      _delivery,
+      seen
+    ) => (seen === 0 && !heldOnce.has(_delivery.id) ? (heldOnce.add(_delivery.id), "hold") : 200)
     const heldOnce = new Set<string>()
     const ping = (await partner.post(`${API}/webhook-endpoints/${endpoint.endpointId}/ping`, {})).json as { id: string }
     const delivery = await receiver.next((d) => d.id === ping.id && d.answered === 200)
     expect(heldOnce.has(ping.id)).toBe(true)
     expect(verify(endpoint.secret)(delivery)).toMatchObject({ type: "endpoint.ping" })
     await vi.waitFor(async () => {
-      const attempts = ((await partner.get(`${API}/events/${ping.id}`)).json as { attempts: Array<{ error: string | null; outcome: string }> })
+      const attempts = ((await partner.get(`${API}/events/${ping.id}`)).json as {
+        attempts: Array<{ error: string | null; outcome: string }>
+      })
         .attempts
       expect(attempts.map((a) => a.outcome)).toEqual(["failed", "succeeded"])
       expect(attempts[0]!.error).toBe(`timed out after ${TIMEOUT_MS} ms`)
@@ -132,14 +153,17 @@ describe("an endpoint that fails for the whole retry window", () => {
     const endpoint = await register(partner, receiver.url)
     await partner.post(`${API}/webhook-endpoints/${endpoint.endpointId}/ping`, {})
     const disabled = await vi.waitFor(async () => {
-      const current = Schema.decodeUnknownSync(WebhookEndpoint)((await partner.get(`${API}/webhook-endpoints/${endpoint.endpointId}`)).json)
+      const current = Schema.decodeUnknownSync(WebhookEndpoint)(
+        (await partner.get(`${API}/webhook-endpoints/${endpoint.endpointId}`)).json
+      )
       expect(current.status).toBe("disabled")
       return current
     }, { timeout: 10_000, interval: 50 })
     expect(disabled.disabledReason).toMatch(/every delivery failed for .* days \(last: answered HTTP 500\)/)
     const pending = await sql<{ n: number }>(
       server,
-      (q) => q`SELECT count(*)::int AS n FROM event_deliveries WHERE endpoint_id = ${endpoint.endpointId} AND state = 'pending'`
+      (q) =>
+        q`SELECT count(*)::int AS n FROM event_deliveries WHERE endpoint_id = ${endpoint.endpointId} AND state = 'pending'`
     )
     expect(pending[0]?.n).toBe(0)
     // a disabled endpoint receives nothing: a ping is refused

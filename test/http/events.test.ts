@@ -4,13 +4,28 @@
  * verifies. Also: the outbox is atomic with the state change, per-resource order survives retries, rotation signs
  * with both secrets, redelivery repeats the same bytes under the same `webhook-id`.
  */
-import { Event, EventList, EventWithAttempts, WebhookEndpoint, WebhookEndpointWithSecret } from "@cop-integrations/contracts"
+import {
+  Event,
+  EventList,
+  EventWithAttempts,
+  WebhookEndpoint,
+  WebhookEndpointWithSecret
+} from "@cop-integrations/contracts"
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { Webhook } from "standardwebhooks"
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
 import { Lifecycle } from "../../src/payouts/Lifecycle.ts"
-import { expectBadRequest, expectError, expirePayoutWindow, newPartner, newTxHash, type Partner, runApp, sql } from "../support/flows.ts"
+import {
+  expectBadRequest,
+  expectError,
+  expirePayoutWindow,
+  newPartner,
+  newTxHash,
+  type Partner,
+  runApp,
+  sql
+} from "../support/flows.ts"
 import { startTestServer, type TestServer } from "../support/server.ts"
 import { type Delivery, type Receiver, startReceiver } from "../support/webhookReceiver.ts"
 
@@ -69,7 +84,9 @@ describe("webhook endpoints", () => {
     expect(got.json).not.toHaveProperty("secret")
     expect(Schema.decodeUnknownSync(WebhookEndpoint)(got.json).status).toBe("enabled")
     const listed = await partner.get(`${API}/webhook-endpoints`)
-    expect((listed.json as { items: Array<{ endpointId: string }> }).items.map((e) => e.endpointId)).toContain(created.endpointId)
+    expect((listed.json as { items: Array<{ endpointId: string }> }).items.map((e) => e.endpointId)).toContain(
+      created.endpointId
+    )
 
     const removed = await call("DELETE", `${API}/webhook-endpoints/${created.endpointId}`)
     expect(removed).toBe(204)
@@ -79,7 +96,10 @@ describe("webhook endpoints", () => {
   it("refuses bad input with a 400 naming the field and the rule", async () => {
     expectBadRequest(await partner.post(`${API}/webhook-endpoints`, { url: "not a url" }), "url")
     expectBadRequest(await partner.post(`${API}/webhook-endpoints`, { url: "ftp://example.com/x" }), "url")
-    expectBadRequest(await partner.post(`${API}/webhook-endpoints`, { url: receiver.url, events: ["payout.done"] }), "events")
+    expectBadRequest(
+      await partner.post(`${API}/webhook-endpoints`, { url: receiver.url, events: ["payout.done"] }),
+      "events"
+    )
     expectBadRequest(await partner.post(`${API}/webhook-endpoints`, { url: receiver.url, events: [] }), "events")
     expectBadRequest(await partner.post(`${API}/webhook-endpoints`, { url: receiver.url, event: ["*"] }), "event")
   })
@@ -89,7 +109,9 @@ describe("webhook endpoints", () => {
     const endpoint = await register(other, { url: receiver.url, events: ["endpoint.ping"] })
     expectError(await partner.get(`${API}/webhook-endpoints/${endpoint.endpointId}`), 404)
     expectError(await partner.post(`${API}/webhook-endpoints/${endpoint.endpointId}/ping`, {}), 404)
-    const ping = Schema.decodeUnknownSync(Event)((await other.post(`${API}/webhook-endpoints/${endpoint.endpointId}/ping`, {})).json)
+    const ping = Schema.decodeUnknownSync(Event)(
+      (await other.post(`${API}/webhook-endpoints/${endpoint.endpointId}/ping`, {})).json
+    )
     expectError(await partner.get(`${API}/events/${ping.id}`), 404)
     expectError(await partner.post(`${API}/events/${ping.id}/redeliver`, {}), 404)
     await receiver.next((d) => d.id === ping.id)
@@ -98,7 +120,10 @@ describe("webhook endpoints", () => {
 })
 
 const call = async (method: string, path: string, who: Partner = partner) => {
-  const response = await fetch(`${server.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${who.apiKey}` } })
+  const response = await fetch(`${server.baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${who.apiKey}` }
+  })
   await response.arrayBuffer()
   return response.status
 }
@@ -133,7 +158,10 @@ describe("events delivered to a partner", () => {
       expect(verified(secret, delivery)).toEqual(JSON.parse(delivery.body))
       expect(delivery.id).toBe(delivery.event.id)
       const event = Schema.decodeUnknownSync(Event)(JSON.parse(delivery.body))
-      expect(event.data.object).toMatchObject({ payoutId: payout.payoutId, status: event.type.slice("payout.".length).replace("created", "awaiting_deposit") })
+      expect(event.data.object).toMatchObject({
+        payoutId: payout.payoutId,
+        status: event.type.slice("payout.".length).replace("created", "awaiting_deposit")
+      })
     }
     const final = await partner.getPayout(payout.payoutId)
     expect(JSON.parse(got[3]!.body).data.object).toEqual(final.json)
@@ -166,7 +194,10 @@ describe("events delivered to a partner", () => {
     await advance(payout.payoutId, "completed")
     expectError(await partner.post(`${API}/test-helpers/payouts/${payout.payoutId}/advance`, { to: "processing" }), 409)
     expectError(await partner.post(`${API}/test-helpers/payouts/${payout.payoutId}/advance`, { to: "failed" }), 409)
-    expectBadRequest(await partner.post(`${API}/test-helpers/payouts/${payout.payoutId}/advance`, { to: "expired" }), "to")
+    expectBadRequest(
+      await partner.post(`${API}/test-helpers/payouts/${payout.payoutId}/advance`, { to: "expired" }),
+      "to"
+    )
     const other = await newPartner(server)
     expectError(await other.post(`${API}/test-helpers/payouts/${payout.payoutId}/advance`, { to: "refunded" }), 404)
   })
@@ -177,8 +208,15 @@ describe("events delivered to a partner", () => {
     await advance(payout.payoutId, "processing")
     await advance(payout.payoutId, "completed")
     const ok = await receiver.count((d) => forResource(payout.payoutId)(d) && d.answered === 200, 4)
-    expect(ok.map((d) => d.event.type)).toEqual(["payout.created", "payout.deposit_confirmed", "payout.processing", "payout.completed"])
-    const processing = receiver.deliveries.filter((d) => forResource(payout.payoutId)(d) && d.event.type === "payout.processing")
+    expect(ok.map((d) => d.event.type)).toEqual([
+      "payout.created",
+      "payout.deposit_confirmed",
+      "payout.processing",
+      "payout.completed"
+    ])
+    const processing = receiver.deliveries.filter((d) =>
+      forResource(payout.payoutId)(d) && d.event.type === "payout.processing"
+    )
     expect(processing.map((d) => d.answered)).toEqual([500, 500, 500, 200])
     expect(new Set(processing.map((d) => d.id)).size).toBe(1)
     expect(new Set(processing.map((d) => d.body)).size).toBe(1)
@@ -188,20 +226,27 @@ describe("events delivered to a partner", () => {
     receiver.answer = (delivery, seen) => (delivery.event.type === "payout.failed" && seen < 2 ? 503 : 200)
     const payout = await partner.payout(user)
     await advance(payout.payoutId, "failed")
-    const delivered = await receiver.next((d) => forResource(payout.payoutId)(d) && d.event.type === "payout.failed" && answered(200)(d))
+    const delivered = await receiver.next((d) =>
+      forResource(payout.payoutId)(d) && d.event.type === "payout.failed" && answered(200)(d)
+    )
     // the attempt is recorded once the receiver's answer is in: poll (bounded) until it is
     const detail = await vi.waitFor(async () => {
       const wire = await partner.get(`${API}/events/${delivered.id}`)
       expect(wire.status, wire.text).toBe(200)
       const event = Schema.decodeUnknownSync(EventWithAttempts)(wire.json)
       const mine = event.attempts.filter((a) => a.endpointId === endpointId)
-      expect(mine.map((a) => [a.outcome, a.responseStatus])).toEqual([["failed", 503], ["failed", 503], ["succeeded", 200]])
+      expect(mine.map((a) => [a.outcome, a.responseStatus])).toEqual([["failed", 503], ["failed", 503], [
+        "succeeded",
+        200
+      ]])
       return wire
     }, { timeout: 5000, interval: 20 })
     const { attempts: _attempts, ...withoutAttempts } = detail.json as Record<string, unknown>
     expect(withoutAttempts).toEqual(JSON.parse(delivered.body))
 
-    const failedOnly = Schema.decodeUnknownSync(EventList)((await partner.get(`${API}/events`, { type: "payout.failed", limit: "1" })).json)
+    const failedOnly = Schema.decodeUnknownSync(EventList)(
+      (await partner.get(`${API}/events`, { type: "payout.failed", limit: "1" })).json
+    )
     expect(failedOnly.items).toHaveLength(1)
     expect(failedOnly.items.every((e) => e.type === "payout.failed")).toBe(true)
     const all: Array<string> = []
@@ -234,7 +279,9 @@ describe("events delivered to a partner", () => {
     expect(rotated.status, rotated.text).toBe(200)
     const next = Schema.decodeUnknownSync(WebhookEndpointWithSecret)(rotated.json).secret
     expect(next).not.toBe(secret)
-    const ping = Schema.decodeUnknownSync(Event)((await partner.post(`${API}/webhook-endpoints/${endpointId}/ping`, {})).json)
+    const ping = Schema.decodeUnknownSync(Event)(
+      (await partner.post(`${API}/webhook-endpoints/${endpointId}/ping`, {})).json
+    )
     expect(ping.type).toBe("endpoint.ping")
     const delivery = await receiver.next((d) => d.id === ping.id)
     expect(delivery.signature.split(" ")).toHaveLength(2)
@@ -249,7 +296,10 @@ describe("events of every resource", () => {
   let secret: string
 
   beforeAll(async () => {
-    secret = (await register(partner, { url: receiver.url, events: ["payout.expired", "kyc.approved", "swap.confirmed", "swap.expired"] })).secret
+    secret = (await register(partner, {
+      url: receiver.url,
+      events: ["payout.expired", "kyc.approved", "swap.confirmed", "swap.expired"]
+    })).secret
     user = await partner.approvedUser()
   })
 
@@ -277,7 +327,12 @@ describe("events of every resource", () => {
 
   it("swap.confirmed and swap.expired", async () => {
     const prepare = async () => {
-      const wire = await partner.post(`${API}/swaps`, { userAddress: user, fromToken: "USDC", toToken: "COPm", amountIn: "10" })
+      const wire = await partner.post(`${API}/swaps`, {
+        userAddress: user,
+        fromToken: "USDC",
+        toToken: "COPm",
+        amountIn: "10"
+      })
       expect(wire.status, wire.text).toBe(201)
       return (wire.json as { intentId: string }).intentId
     }
@@ -288,7 +343,10 @@ describe("events of every resource", () => {
     expect(delivery.event.data.object).toEqual(confirmed.json)
 
     const expiringId = await prepare()
-    await sql(server, (q) => q`UPDATE swap_intents SET expires_at = now() - interval '1 minute' WHERE id = ${expiringId} RETURNING id`)
+    await sql(
+      server,
+      (q) => q`UPDATE swap_intents SET expires_at = now() - interval '1 minute' WHERE id = ${expiringId} RETURNING id`
+    )
     const expired = await receiver.next(byType("swap.expired", (o) => o["intentId"] === expiringId))
     expect(expired.event.data.object).toMatchObject({ status: "expired" })
   })
@@ -313,7 +371,10 @@ describe("the outbox", () => {
     )
     expect(outcome).toBe("rolled back")
     const events = async () =>
-      (await sql<{ type: string }>(server, (q) => q`SELECT type FROM events WHERE resource_id = ${payout.payoutId} ORDER BY id`))
+      (await sql<{ type: string }>(
+        server,
+        (q) => q`SELECT type FROM events WHERE resource_id = ${payout.payoutId} ORDER BY id`
+      ))
         .map((e) => e.type)
     expect((await partner.getPayout(payout.payoutId)).json).toMatchObject({ status: "awaiting_deposit" })
     expect(await events()).toEqual(["payout.created"])

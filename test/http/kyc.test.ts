@@ -116,8 +116,15 @@ describe("kyc/otp/verify", () => {
   it("gives the typed client an OtpInvalid failure for a wrong code", async () => {
     const userAddress = newAddress()
     const { body } = await send(userAddress)
-    const exit = await clientExit(server.baseUrl, apiKey, (client) =>
-      client.breb.verifyOtp({ headers: {}, payload: { userAddress: UserAddress.make(userAddress), code: wrongCode(body.debugCode) } }))
+    const exit = await clientExit(
+      server.baseUrl,
+      apiKey,
+      (client) =>
+        client.breb.verifyOtp({
+          headers: {},
+          payload: { userAddress: UserAddress.make(userAddress), code: wrongCode(body.debugCode) }
+        })
+    )
     expect(failureOf(exit)).toBeInstanceOf(OtpInvalid)
   })
 

@@ -60,13 +60,18 @@ const applyProviderState = async (payoutId: string, state: string) => {
 
 /** The payout's events in the outbox, in the order they were written. */
 const eventTypes = async (payoutId: string) =>
-  (await sql<{ type: string }>(server, (q) => q`SELECT type FROM events WHERE resource_id = ${payoutId} ORDER BY created_at, id`))
+  (await sql<{ type: string }>(
+    server,
+    (q) => q`SELECT type FROM events WHERE resource_id = ${payoutId} ORDER BY created_at, id`
+  ))
     .map((row) => row.type)
 
 /** When the provider reported the payout's deposit (null: it has not). */
 const depositSeenAt = async (payoutId: string) =>
-  (await sql<{ provider_deposit_seen_at: Date | null }>(server, (q) =>
-    q`SELECT provider_deposit_seen_at FROM payouts WHERE id = ${payoutId}`))[0]?.provider_deposit_seen_at
+  (await sql<{ provider_deposit_seen_at: Date | null }>(
+    server,
+    (q) => q`SELECT provider_deposit_seen_at FROM payouts WHERE id = ${payoutId}`
+  ))[0]?.provider_deposit_seen_at
 
 describe("mock lifecycle", () => {
   it("moves a confirmed payout to processing, then completed, by itself", async () => {
@@ -183,7 +188,12 @@ describe("mock lifecycle", () => {
     expect(done.status).toBe("completed")
     expect(done.receipt.completedAt).not.toBeNull()
     expect(legStatus(done)).toEqual({ bridge_fx: "verified", bridge: "verified", copby: "pending" })
-    expect(await eventTypes(payout.payoutId)).toEqual(["payout.created", "payout.expired", "payout.deposit_confirmed", "payout.completed"])
+    expect(await eventTypes(payout.payoutId)).toEqual([
+      "payout.created",
+      "payout.expired",
+      "payout.deposit_confirmed",
+      "payout.completed"
+    ])
     // The partner's confirm is heard (the provider saw the deposit): it records the hash, the status stays.
     const txHash = newTxHash()
     const confirmed = await confirm(payout.payoutId, { txHash })

@@ -25,14 +25,24 @@ let partner: Partner
 
 /** Live webhook targets over a fake DNS: no test resolves a real name. */
 const liveTargets = WebhookTargetsStrict(async (hostname) =>
-  hostname === "hooks.partner.example" ? [{ address: "93.184.215.14", family: 4 }] : [{ address: "127.0.0.1", family: 4 }]
+  hostname === "hooks.partner.example"
+    ? [{ address: "93.184.215.14", family: 4 }]
+    : [{ address: "127.0.0.1", family: 4 }]
 )
 
 beforeAll(async () => {
   server = await startTestServer({
     app: (config) =>
       serverLayerFor(config, {
-        ports: Layer.mergeAll(livePorts, ProviderMock, ChainMock, SwapRouterMock, MarketMock, MailerDisabled, liveTargets),
+        ports: Layer.mergeAll(
+          livePorts,
+          ProviderMock,
+          ChainMock,
+          SwapRouterMock,
+          MarketMock,
+          MailerDisabled,
+          liveTargets
+        ),
         outbox: TransferLifecycleMock,
         rateCache: RateCache.Default,
         testHelpers: TestHelpersNone,
@@ -46,7 +56,10 @@ afterAll(() => server?.close())
 describe("OtpCodesLive", () => {
   it("draws 6 random digits and never reveals them", async () => {
     const codes = await Effect.runPromise(
-      Effect.provide(Effect.flatMap(OtpCodes, (otp) => Effect.all(Array.from({ length: 20 }, () => otp.next))), OtpCodesLive)
+      Effect.provide(
+        Effect.flatMap(OtpCodes, (otp) => Effect.all(Array.from({ length: 20 }, () => otp.next))),
+        OtpCodesLive
+      )
     )
     expect(codes.every(({ code, revealed }) => /^[0-9]{6}$/.test(code) && !revealed)).toBe(true)
     expect(new Set(codes.map(({ code }) => code)).size).toBeGreaterThan(1)
@@ -73,8 +86,11 @@ describe("the app over the live ports, without the scenario middleware", () => {
     const sent = await partner.post(`${BREB}/kyc/otp/send`, { email: "ana@example.com", userAddress })
     expect(sent.status, sent.text).toBe(200)
     // The code is unknown here (live codes are never revealed): approve as the provider's webhook would.
-    await sql(server, (q) =>
-      q`UPDATE customers SET kyc_status = 'approved' WHERE user_address = ${userAddress.toLowerCase()} RETURNING user_address`)
+    await sql(
+      server,
+      (q) =>
+        q`UPDATE customers SET kyc_status = 'approved' WHERE user_address = ${userAddress.toLowerCase()} RETURNING user_address`
+    )
 
     const created = await partner.createPayout(payoutBody(userAddress), { "x-mock-scenario": "requote" })
     expect(created.status, created.text).toBe(201)
@@ -87,7 +103,9 @@ describe("the app over the live ports, without the scenario middleware", () => {
 describe("events and test helpers in live mode", () => {
   it("the test helpers are 404, as if they did not exist", async () => {
     const user = newAddress()
-    const advanced = await partner.post(`/api/integrations/test-helpers/payouts/po_whatever/advance`, { to: "completed" })
+    const advanced = await partner.post(`/api/integrations/test-helpers/payouts/po_whatever/advance`, {
+      to: "completed"
+    })
     expect(advanced.status, advanced.text).toBe(404)
     expect(advanced.json).toEqual({ error: "test helpers exist only in mock (sandbox) deployments" })
     expect((await partner.post(`/api/integrations/test-helpers/kyc/${user}/reject`, {})).status).toBe(404)
@@ -110,10 +128,13 @@ describe("events and test helpers in live mode", () => {
     const quiet = await newPartner(server)
     const ok = await quiet.post(`/api/integrations/webhook-endpoints`, { url: "https://hooks.partner.example/cop" })
     expect(ok.status, ok.text).toBe(201)
-    const removed = await fetch(`${server.baseUrl}/api/integrations/webhook-endpoints/${(ok.json as { endpointId: string }).endpointId}`, {
-      method: "DELETE",
-      headers: { authorization: `Bearer ${quiet.apiKey}` }
-    })
+    const removed = await fetch(
+      `${server.baseUrl}/api/integrations/webhook-endpoints/${(ok.json as { endpointId: string }).endpointId}`,
+      {
+        method: "DELETE",
+        headers: { authorization: `Bearer ${quiet.apiKey}` }
+      }
+    )
     expect(removed.status).toBe(204)
   })
 })

@@ -16,7 +16,12 @@ interface Received {
   readonly method: string
   readonly url: string
   readonly authorization: string | undefined
-  readonly body: { readonly from: string; readonly to: ReadonlyArray<string>; readonly subject: string; readonly text: string }
+  readonly body: {
+    readonly from: string
+    readonly to: ReadonlyArray<string>
+    readonly subject: string
+    readonly text: string
+  }
 }
 
 let emailApi: Server
@@ -47,7 +52,11 @@ beforeAll(async () => {
   const { port } = emailApi.address() as AddressInfo
   server = await startTestServer({
     captureLogs: true,
-    env: { EMAIL_API_KEY: EMAIL_KEY, EMAIL_API_URL: `http://127.0.0.1:${port}`, EMAIL_FROM: "Codes <codes@example.com>" }
+    env: {
+      EMAIL_API_KEY: EMAIL_KEY,
+      EMAIL_API_URL: `http://127.0.0.1:${port}`,
+      EMAIL_FROM: "Codes <codes@example.com>"
+    }
   })
   ;({ apiKey } = await server.newIntegration())
 })

@@ -35,7 +35,9 @@ const TestMailer = Layer.succeed(
           yield* Deferred.succeed(hold.entered, undefined)
           yield* Deferred.await(hold.release)
         }
-        if (mail.failing.has(to)) return yield* Effect.fail(new MailerUnavailable({ reason: "test: the e-mail API is down" }))
+        if (mail.failing.has(to)) {
+          return yield* Effect.fail(new MailerUnavailable({ reason: "test: the e-mail API is down" }))
+        }
         mail.delivered.push(to)
       })
   })
@@ -105,9 +107,11 @@ const challenges = (userAddress: string) =>
 
 /** Moves the user's challenges back in time, past the resend cooldown. */
 const pastCooldown = (userAddress: string) =>
-  server.direct(Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`UPDATE otp_challenges SET created_at = created_at - interval '31 seconds'
-        WHERE integration_id = ${integrationId} AND user_address = ${userAddress.toLowerCase()}`))
+  server.direct(
+    Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql`UPDATE otp_challenges SET created_at = created_at - interval '31 seconds'
+        WHERE integration_id = ${integrationId} AND user_address = ${userAddress.toLowerCase()}`)
+  )
 
 describe("kyc/otp/send with the e-mail outside any transaction", () => {
   it("while the e-mail is on its way: no transaction is open, the user's lock is free, another user's send completes", async () => {
@@ -187,6 +191,8 @@ describe("kyc/otp/send with the e-mail outside any transaction", () => {
   it("never logs a code or an e-mail address", () => {
     const logs = server.logs.join("\n")
     expect(logs).not.toMatch(new RegExp(`\\b${CODE}\\b`))
-    for (const address of ["slow@", "quick@", "down@", "first@", "second@", "flaky@"]) expect(logs).not.toContain(address)
+    for (const address of ["slow@", "quick@", "down@", "first@", "second@", "flaky@"]) {
+      expect(logs).not.toContain(address)
+    }
   })
 })

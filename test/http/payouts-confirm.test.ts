@@ -142,7 +142,11 @@ describe("POST /payouts/{id}/confirm", () => {
     const feeOfA = newTxHash()
     await confirmed(a.payoutId, { txHash: usedByA, feeTxHash: feeOfA })
     const freshHash = newTxHash()
-    expectError(await partner.confirm(b.payoutId, { txHash: freshHash, feeTxHash: upperHex(usedByA) }), 409, "tx_hash_reused")
+    expectError(
+      await partner.confirm(b.payoutId, { txHash: freshHash, feeTxHash: upperHex(usedByA) }),
+      409,
+      "tx_hash_reused"
+    )
     expectError(await partner.confirm(b.payoutId, { txHash: newTxHash(), feeTxHash: feeOfA }), 409, "tx_hash_reused")
     // a fee hash cannot later become another payout's deposit hash either
     expectError(await partner.confirm(b.payoutId, { txHash: feeOfA }), 409, "tx_hash_reused")
@@ -192,12 +196,22 @@ describe("payouts of other integrations", () => {
     const txHash = newTxHash()
     await confirmed(payout.payoutId, { txHash })
     const other = await newPayout()
-    const reused = await clientExit(server.baseUrl, partner.apiKey, (client) =>
-      client.breb.confirmPayout({ path: { payoutId: other.payoutId }, payload: { txHash: TxHash.make(txHash) }, headers: {} }))
+    const reused = await clientExit(
+      server.baseUrl,
+      partner.apiKey,
+      (client) =>
+        client.breb.confirmPayout({
+          path: { payoutId: other.payoutId },
+          payload: { txHash: TxHash.make(txHash) },
+          headers: {}
+        })
+    )
     expect(failureOf(reused)).toBeInstanceOf(TxHashReused)
-    const missing = await clientExit(server.baseUrl, partner.apiKey, (client) =>
-      client.breb.getPayout({ path: { payoutId: PayoutId.make("po_nope") } }))
+    const missing = await clientExit(
+      server.baseUrl,
+      partner.apiKey,
+      (client) => client.breb.getPayout({ path: { payoutId: PayoutId.make("po_nope") } })
+    )
     expect(failureOf(missing)).toBeInstanceOf(NotFound)
   })
-
 })

@@ -79,11 +79,15 @@ const TestProvider = Layer.effect(
           }
           if (provider.refuseNext) {
             provider.refuseNext = false
-            return yield* Effect.fail(new ProviderBadResponse({ reason: "test: HTTP 422 invalid_parameters", refused: true }))
+            return yield* Effect.fail(
+              new ProviderBadResponse({ reason: "test: HTTP 422 invalid_parameters", refused: true })
+            )
           }
           const existing = provider.transfers.get(input.idempotencyKey)
           if (existing !== undefined && existing.depositAmount !== input.amount) {
-            return yield* Effect.fail(new ProviderBadResponse({ reason: "test: Idempotency-Key reused with another body" }))
+            return yield* Effect.fail(
+              new ProviderBadResponse({ reason: "test: Idempotency-Key reused with another body" })
+            )
           }
           if (existing !== undefined) return existing
           const created = yield* base.createTransfer(input)
@@ -181,15 +185,19 @@ describe("provider calls outside any transaction", () => {
       // the intent is committed: another connection sees the key `started`
       expect(await keyRows(key)).toEqual([{ state: "started", resource_id: expect.stringMatching(/^po_/) }])
       // ... with the rates it priced at, recorded before the provider was called
-      const [intent] = await sql<{ intent: unknown }>(server, (q) =>
-        q`SELECT intent FROM idempotency_keys WHERE idempotency_key = ${key}`)
+      const [intent] = await sql<{ intent: unknown }>(
+        server,
+        (q) => q`SELECT intent FROM idempotency_keys WHERE idempotency_key = ${key}`
+      )
       expect(intent?.intent).toEqual({ sellRate: expect.any(String), midRate: expect.any(String) })
-      const idleInTransaction = await server.direct(Effect.flatMap(SqlClient.SqlClient, (q) =>
-        q<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
+      const idleInTransaction = await server.direct(
+        Effect.flatMap(SqlClient.SqlClient, (q) =>
+          q<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
                          WHERE datname = current_database() AND pid <> pg_backend_pid()
                            AND state LIKE 'idle in transaction%'
                            AND (query ILIKE '%idempotency_keys%' OR query ILIKE '%customers%'
-                                OR query ILIKE '%quotes%' OR query ILIKE '%rate_cache%')`))
+                                OR query ILIKE '%quotes%' OR query ILIKE '%rate_cache%')`)
+      )
       expect(idleInTransaction).toEqual([{ n: 0 }])
       // nothing of this request holds a lock: exclusive locks and the key's row are free at once
       await server.direct(Effect.flatMap(SqlClient.SqlClient, (q) =>
@@ -217,10 +225,13 @@ describe("provider calls outside any transaction", () => {
     try {
       await hold.entered()
       duplicate = partner.createPayout(body, { "idempotency-key": key })
-      await vi.waitFor(() => expect(server.logs.some((line) => line.includes("waits for the request holding"))).toBe(true), {
-        timeout: 10_000,
-        interval: 10
-      })
+      await vi.waitFor(
+        () => expect(server.logs.some((line) => line.includes("waits for the request holding"))).toBe(true),
+        {
+          timeout: 10_000,
+          interval: 10
+        }
+      )
     } finally {
       hold.release()
     }
@@ -240,7 +251,10 @@ describe("provider calls outside any transaction", () => {
     const first = partner.createPayout(payoutBody(user), { "idempotency-key": key })
     try {
       await hold.entered()
-      expectError(await partner.createPayout(payoutBody(user, { destinationCop: "300000" }), { "idempotency-key": key }), 422)
+      expectError(
+        await partner.createPayout(payoutBody(user, { destinationCop: "300000" }), { "idempotency-key": key }),
+        422
+      )
     } finally {
       hold.release()
     }
@@ -302,7 +316,9 @@ describe("failures and crashes around the provider call", () => {
 
     expectError(await other.createPayout(payoutBody(user), { "idempotency-key": key }), 502)
     expect(await keyRows(key)).toEqual([])
-    const other_body = await other.createPayout(payoutBody(user, { destinationCop: "300000" }), { "idempotency-key": key })
+    const other_body = await other.createPayout(payoutBody(user, { destinationCop: "300000" }), {
+      "idempotency-key": key
+    })
     expect(other_body.status, other_body.text).toBe(201)
   })
 
@@ -315,7 +331,9 @@ describe("failures and crashes around the provider call", () => {
     provider.loseNextAnswer = true
     expectError(await other.createPayout(body, { "idempotency-key": key }), 503)
 
-    const retries = await Promise.all(Array.from({ length: 8 }, () => other.createPayout(body, { "idempotency-key": key })))
+    const retries = await Promise.all(
+      Array.from({ length: 8 }, () => other.createPayout(body, { "idempotency-key": key }))
+    )
     expect(retries.map((r) => r.status)).toEqual(Array(8).fill(201))
     expect(new Set(retries.map((r) => decodePayout(r.json).payoutId)).size).toBe(1)
     expect(retries.filter((r) => r.headers.get("idempotent-replayed") === null)).toHaveLength(1)
@@ -338,13 +356,16 @@ describe("failures and crashes around the provider call", () => {
       mockMidRate: BigDecimal.unsafeFromString(pinned.midRate),
       tokenDecimals: server.config.tokenDecimals
     }).wire.deposit
-    await sql(server, (q) =>
-      q`INSERT INTO idempotency_keys (integration_id, idempotency_key, request_hash, response_status, response_body,
+    await sql(
+      server,
+      (q) =>
+        q`INSERT INTO idempotency_keys (integration_id, idempotency_key, request_hash, response_status, response_body,
                                       resource_id, state, provider_key, attempt, intent, started_at)
         VALUES (${other.integrationId}, ${key}, ${requestFingerprint("POST", PAYOUTS_PATH, body)}, 0, '{}'::jsonb,
                 ${payoutId}, 'started', ${transferKey}, 'crashed', ${JSON.stringify(pinned)}::jsonb,
                 now() - interval '1 hour')
-        RETURNING resource_id`)
+        RETURNING resource_id`
+    )
     const before: ProviderTransfer = {
       transferId: "tr_before_the_crash",
       chain: server.config.chainName,
@@ -377,11 +398,14 @@ describe("failures and crashes around the provider call", () => {
   it("housekeeping deletes started rows older than 24 h, never a done or a recent one", async () => {
     const other = await newPartner(server)
     const plant = (key: string, state: string, startedAt: string) =>
-      sql(server, (q) =>
-        q`INSERT INTO idempotency_keys (integration_id, idempotency_key, request_hash, response_status, response_body,
+      sql(
+        server,
+        (q) =>
+          q`INSERT INTO idempotency_keys (integration_id, idempotency_key, request_hash, response_status, response_body,
                                         resource_id, state, provider_key, attempt, started_at)
           VALUES (${other.integrationId}, ${key}, 'h', 0, '{}'::jsonb, 'po_x', ${state}, 'k', 'a', now() - ${startedAt}::interval)
-          RETURNING resource_id`)
+          RETURNING resource_id`
+      )
     await plant("stale-started", "started", "25 hours")
     await plant("recent-started", "started", "1 hour")
     await plant("old-done", "done", "30 days")
@@ -389,12 +413,15 @@ describe("failures and crashes around the provider call", () => {
       Effect.flatten,
       Effect.provide(Layer.merge(appConfig, server.database.layer))
     ))
-    const left = await sql<{ idempotency_key: string }>(server, (q) =>
-      q`SELECT idempotency_key FROM idempotency_keys WHERE integration_id = ${other.integrationId} ORDER BY 1`)
+    const left = await sql<{ idempotency_key: string }>(
+      server,
+      (q) => q`SELECT idempotency_key FROM idempotency_keys WHERE integration_id = ${other.integrationId} ORDER BY 1`
+    )
     expect(left.map((row) => row.idempotency_key)).toEqual(["old-done", "recent-started"])
   })
 })
 
-const appConfig = Layer.effect(AppConfig, Effect.withConfigProvider(AppConfigShape, ConfigProvider.fromMap(new Map()))).pipe(
-  Layer.orDie
-)
+const appConfig = Layer.effect(AppConfig, Effect.withConfigProvider(AppConfigShape, ConfigProvider.fromMap(new Map())))
+  .pipe(
+    Layer.orDie
+  )

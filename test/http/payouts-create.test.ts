@@ -132,8 +132,11 @@ describe("POST /payouts: the prepared payout", () => {
   })
 
   it("is what the typed client gets too", async () => {
-    const payout = await withClient(server.baseUrl, partner.apiKey, (client) =>
-      client.breb.createPayout({ payload: clientPayload("50000"), headers: {} }))
+    const payout = await withClient(
+      server.baseUrl,
+      partner.apiKey,
+      (client) => client.breb.createPayout({ payload: clientPayload("50000"), headers: {} })
+    )
     expect(payout.sourceAmount).toBe(expectedPayout("50000", server.config).wire.totalPaid)
     const fetched = await partner.getPayout(payout.payoutId)
     expect(decodePayout(fetched.json)).toEqual(payout)
@@ -275,7 +278,11 @@ describe("POST /payouts: quoteId", () => {
   it("a quote with an amount binds it: another destinationCop is 409 requote naming both amounts", async () => {
     const quoteId = await newQuote("250000")
     const before = await countPayouts(server, partner.integrationId)
-    const message = expectError(await partner.createPayout(payoutBody(user, { quoteId, destinationCop: "260000" })), 409, "requote")
+    const message = expectError(
+      await partner.createPayout(payoutBody(user, { quoteId, destinationCop: "260000" })),
+      409,
+      "requote"
+    )
     expect(message).toContain("250000.00 COP")
     expect(message).toContain("260000.00 COP")
     expect(message).toContain("destinationCop")
@@ -297,7 +304,11 @@ describe("POST /payouts: quoteId", () => {
 
   it("a quote with an amount is for one fromToken: a payout from another token is 409 requote naming both; a rate-only quote serves any", async () => {
     const usdcQuote = await newQuote("250000")
-    const message = expectError(await partner.createPayout(payoutBody(user, { quoteId: usdcQuote, fromToken: "COPm" })), 409, "requote")
+    const message = expectError(
+      await partner.createPayout(payoutBody(user, { quoteId: usdcQuote, fromToken: "COPm" })),
+      409,
+      "requote"
+    )
     expect(message).toContain("USDC")
     expect(message).toContain("COPm")
     expect(message).toContain("fromToken")
@@ -379,7 +390,10 @@ describe("POST /payouts: Idempotency-Key", () => {
   })
 
   it("rejects a key longer than 255 characters and an empty key", async () => {
-    expectBadRequest(await partner.createPayout(payoutBody(user), { "idempotency-key": "k".repeat(256) }), "idempotency-key")
+    expectBadRequest(
+      await partner.createPayout(payoutBody(user), { "idempotency-key": "k".repeat(256) }),
+      "idempotency-key"
+    )
     expectBadRequest(await partner.createPayout(payoutBody(user), { "idempotency-key": "" }), "idempotency-key")
     const unique = key()
     const longest = await partner.createPayout(payoutBody(user), { "idempotency-key": unique.padStart(255, "k") })

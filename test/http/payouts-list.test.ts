@@ -148,7 +148,9 @@ describe("GET /payouts", () => {
   })
 
   it("rejects a garbage cursor and a malformed createdFrom with 400", async () => {
-    for (const cursor of ["garbage", "eyJ0IjoxfQ", Buffer.from("{\"t\":\"nope\",\"id\":\"x\"}").toString("base64url")]) {
+    for (
+      const cursor of ["garbage", "eyJ0IjoxfQ", Buffer.from("{\"t\":\"nope\",\"id\":\"x\"}").toString("base64url")]
+    ) {
       expectBadRequest(await partner.get(PAYOUTS, { cursor }), "cursor")
     }
     for (const createdFrom of ["yesterday", "2026-13-45T00:00:00Z", "2026-01-01", "1700000000000", ""]) {
@@ -164,8 +166,11 @@ describe("GET /payouts", () => {
   })
 
   it("works through the typed client", async () => {
-    const page = await withClient(server.baseUrl, partner.apiKey, (client) =>
-      client.breb.listPayouts({ urlParams: { limit: 3 } }))
+    const page = await withClient(
+      server.baseUrl,
+      partner.apiKey,
+      (client) => client.breb.listPayouts({ urlParams: { limit: 3 } })
+    )
     expect(page.integrationId).toBe(partner.integrationId)
     expect(ids(page.items)).toEqual(ids([...mine].sort(byCreatedThenId)).slice(0, 3))
     expect(page.nextCursor).not.toBeNull()

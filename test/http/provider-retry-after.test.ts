@@ -28,10 +28,22 @@ const expectProviderUnavailable = (answer: Awaited<ReturnType<typeof call>>) => 
 describe("the payout provider's 503", () => {
   it("carries Retry-After on quote, payout creation and OTP verify; a 200 after it carries none", async () => {
     const userAddress = newAddress()
-    const sent = await call(server, `${BREB}/kyc/otp/send`, { apiKey, body: { email: "retry@example.com", userAddress } })
+    const sent = await call(server, `${BREB}/kyc/otp/send`, {
+      apiKey,
+      body: { email: "retry@example.com", userAddress }
+    })
     expect(sent.status, sent.text).toBe(200)
-    expectProviderUnavailable(await call(server, `${BREB}/kyc/otp/verify`, { apiKey, body: { userAddress, code: sent.body.debugCode }, headers: down }))
-    const verified = await call(server, `${BREB}/kyc/otp/verify`, { apiKey, body: { userAddress, code: sent.body.debugCode } })
+    expectProviderUnavailable(
+      await call(server, `${BREB}/kyc/otp/verify`, {
+        apiKey,
+        body: { userAddress, code: sent.body.debugCode },
+        headers: down
+      })
+    )
+    const verified = await call(server, `${BREB}/kyc/otp/verify`, {
+      apiKey,
+      body: { userAddress, code: sent.body.debugCode }
+    })
     expect(verified.status, verified.text).toBe(200)
     expect(verified.headers.get("retry-after")).toBeNull()
 
@@ -40,7 +52,11 @@ describe("the payout provider's 503", () => {
     const payout = { userAddress, destinationCop: "250000", breBKey: "@maria2024", accountOwnerName: "Maria Perez" }
     expectProviderUnavailable(await call(server, `${BREB}/payouts`, { apiKey, body: payout, headers: down }))
     expectProviderUnavailable(
-      await call(server, `${BREB}/payouts`, { apiKey, body: payout, headers: { ...down, "idempotency-key": crypto.randomUUID() } })
+      await call(server, `${BREB}/payouts`, {
+        apiKey,
+        body: payout,
+        headers: { ...down, "idempotency-key": crypto.randomUUID() }
+      })
     )
   })
 })

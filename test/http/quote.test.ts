@@ -153,8 +153,11 @@ describe("GET quote", () => {
   })
 
   it("is served to the typed client as a Quote", async () => {
-    const body = await withClient(server.baseUrl, apiKey, (client) =>
-      client.breb.quote({ urlParams: { destinationCop: "250000" }, headers: {} }))
+    const body = await withClient(
+      server.baseUrl,
+      apiKey,
+      (client) => client.breb.quote({ urlParams: { destinationCop: "250000" }, headers: {} })
+    )
     expect(body.sourceAmount).toBe(fixed(expectedPricing("250000").total, TOKEN_DECIMALS))
   })
 
@@ -197,8 +200,11 @@ describe("mock scenarios on quote", () => {
     const scenario = { "x-mock-scenario": "market_closed" }
     expectErrorBody(await quote("", scenario), 409, "mercado_cerrado")
     expectErrorBody(await quote("?destinationCop=250000", scenario), 409, "mercado_cerrado")
-    const exit = await clientExit(server.baseUrl, apiKey, (client) =>
-      client.breb.quote({ urlParams: {}, headers: { "x-mock-scenario": "market_closed" } }))
+    const exit = await clientExit(
+      server.baseUrl,
+      apiKey,
+      (client) => client.breb.quote({ urlParams: {}, headers: { "x-mock-scenario": "market_closed" } })
+    )
     expect(failureOf(exit)).toBeInstanceOf(MercadoCerrado)
   })
 
@@ -209,8 +215,15 @@ describe("mock scenarios on quote", () => {
       (sql) => sql`UPDATE rate_cache SET fetched_at = fetched_at - interval '1 hour'`
     ))
     expectErrorBody(await quote("", { "x-mock-scenario": "provider_unavailable" }), 503)
-    const exit = await clientExit(server.baseUrl, apiKey, (client) =>
-      client.breb.quote({ urlParams: { destinationCop: "250000" }, headers: { "x-mock-scenario": "provider_unavailable" } }))
+    const exit = await clientExit(
+      server.baseUrl,
+      apiKey,
+      (client) =>
+        client.breb.quote({
+          urlParams: { destinationCop: "250000" },
+          headers: { "x-mock-scenario": "provider_unavailable" }
+        })
+    )
     expect(failureOf(exit)).toBeInstanceOf(ServiceUnavailable)
   })
 
@@ -220,7 +233,10 @@ describe("mock scenarios on quote", () => {
   })
 
   it("checks the header on every route but the probes, as API-level middleware inside the ErrorBody one", async () => {
-    const answer = await call(server, "/api/integrations/events", { apiKey, headers: { "x-mock-scenario": "sunny_day" } })
+    const answer = await call(server, "/api/integrations/events", {
+      apiKey,
+      headers: { "x-mock-scenario": "sunny_day" }
+    })
     expectErrorBody(answer, 400)
     expect(answer.headers.get("x-request-id")).toMatch(/^req_/)
   })

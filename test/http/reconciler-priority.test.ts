@@ -29,20 +29,29 @@ const reconcileOnce = () =>
   )
 
 const reconciledAt = async (payoutId: string) => {
-  const [row] = await sql<{ reconciled_at: Date | null }>(server, (q) => q`SELECT reconciled_at FROM payouts WHERE id = ${payoutId}`)
+  const [row] = await sql<{ reconciled_at: Date | null }>(
+    server,
+    (q) => q`SELECT reconciled_at FROM payouts WHERE id = ${payoutId}`
+  )
   return row?.reconciled_at ?? null
 }
 
 describe("reconciler: which payout a batch takes first", () => {
   it("a payout in flight before an expired one, though the expired one has waited longer", async () => {
     const expired = await partner.payout(user)
-    await sql(server, (q) => q`UPDATE payouts SET expires_at = now() - interval '1 minute' WHERE id = ${expired.payoutId} RETURNING id`)
+    await sql(
+      server,
+      (q) => q`UPDATE payouts SET expires_at = now() - interval '1 minute' WHERE id = ${expired.payoutId} RETURNING id`
+    )
     await pollPayout(partner, expired.payoutId, (p) => p.status === "expired", 10_000)
     const inFlight = await partner.payout(user)
-    await sql(server, (q) =>
-      q`UPDATE payouts SET updated_at = now() - CASE WHEN id = ${expired.payoutId} THEN interval '2 hours' ELSE interval '1 hour' END,
+    await sql(
+      server,
+      (q) =>
+        q`UPDATE payouts SET updated_at = now() - CASE WHEN id = ${expired.payoutId} THEN interval '2 hours' ELSE interval '1 hour' END,
                           reconciled_at = NULL
-        WHERE id IN (${expired.payoutId}, ${inFlight.payoutId}) RETURNING id`)
+        WHERE id IN (${expired.payoutId}, ${inFlight.payoutId}) RETURNING id`
+    )
 
     const report = await reconcileOnce()
     expect(report.polled).toBe(1)

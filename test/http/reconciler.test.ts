@@ -82,15 +82,20 @@ beforeAll(async () => {
 afterAll(() => server?.close())
 
 const transferOf = async (payoutId: string) => {
-  const [row] = await sql<{ provider_transfer_id: string }>(server, (q) =>
-    q`SELECT provider_transfer_id FROM payouts WHERE id = ${payoutId}`)
+  const [row] = await sql<{ provider_transfer_id: string }>(
+    server,
+    (q) => q`SELECT provider_transfer_id FROM payouts WHERE id = ${payoutId}`
+  )
   return row!.provider_transfer_id
 }
 
 /** Makes the payout look untouched for an hour (longer than RECONCILE_STALE_AFTER_MS). */
 const ageOneHour = (payoutId: string) =>
-  sql(server, (q) =>
-    q`UPDATE payouts SET updated_at = now() - interval '1 hour', reconciled_at = NULL WHERE id = ${payoutId} RETURNING id`)
+  sql(
+    server,
+    (q) =>
+      q`UPDATE payouts SET updated_at = now() - interval '1 hour', reconciled_at = NULL WHERE id = ${payoutId} RETURNING id`
+  )
 
 const confirmOk = async (payoutId: string, txHash: string) => {
   const wire = await partner.confirm(payoutId, { txHash })
@@ -99,8 +104,10 @@ const confirmOk = async (payoutId: string, txHash: string) => {
 }
 
 const claimsOf = (hash: string) =>
-  sql<{ resource_id: string; state: string }>(server, (q) =>
-    q`SELECT resource_id, state FROM tx_hash_claims WHERE tx_hash = ${hash}`)
+  sql<{ resource_id: string; state: string }>(
+    server,
+    (q) => q`SELECT resource_id, state FROM tx_hash_claims WHERE tx_hash = ${hash}`
+  )
 
 /** One reconciler run now, on the app's services (beside the loop; both take turns through onOneReplica). */
 const reconcileOnce = () =>
@@ -119,7 +126,9 @@ describe("reconciler: txHash claims left verifying", () => {
         VALUES (${crashed}, 'payout', ${payout.payoutId}, 'verifying'),
                (${fresh}, 'payout', ${other.payoutId}, 'verifying'),
                (${settled}, 'payout', 'po_settled_elsewhere', 'claimed') RETURNING tx_hash`)
-    expect(expectError(await partner.confirm(payout.payoutId, { txHash: crashed }), 409)).toMatch(/still being verified/)
+    expect(expectError(await partner.confirm(payout.payoutId, { txHash: crashed }), 409)).toMatch(
+      /still being verified/
+    )
 
     // It ages past RECONCILE_CLAIM_STALE_AFTER_MS (as does the settled one, which stays).
     await sql(server, (q) =>
@@ -184,8 +193,10 @@ describe("reconciler: payouts a lost webhook left behind", () => {
     await vi.waitFor(() => expect(asked).toContain(downTransfer), { timeout: 10_000, interval: 25 })
     expect(decodePayout((await partner.getPayout(down.payoutId)).json).status).toBe("deposit_confirmed")
     // Stamped as asked: the next attempt waits for RECONCILE_STALE_AFTER_MS, the others get their turn.
-    const [row] = await sql<{ reconciled_at: Date | null }>(server, (q) =>
-      q`SELECT reconciled_at FROM payouts WHERE id = ${down.payoutId}`)
+    const [row] = await sql<{ reconciled_at: Date | null }>(
+      server,
+      (q) => q`SELECT reconciled_at FROM payouts WHERE id = ${down.payoutId}`
+    )
     expect(row?.reconciled_at).toBeInstanceOf(Date)
     const report = await reconcileOnce()
     expect(report.polled).toBe(0)
@@ -196,9 +207,12 @@ describe("reconciler: expired payouts whose funds may arrive late (DESIGN §3)",
   /** Expired `hoursAgo` (its window closed then), swept, and untouched since (past RECONCILE_STALE_AFTER_MS). */
   const expiredHoursAgo = async (hoursAgo: number) => {
     const payout = await partner.payout(user)
-    await sql(server, (q) =>
-      q`UPDATE payouts SET expires_at = now() - make_interval(hours => ${hoursAgo}) - interval '1 minute'
-        WHERE id = ${payout.payoutId} RETURNING id`)
+    await sql(
+      server,
+      (q) =>
+        q`UPDATE payouts SET expires_at = now() - make_interval(hours => ${hoursAgo}) - interval '1 minute'
+        WHERE id = ${payout.payoutId} RETURNING id`
+    )
     await pollPayout(partner, payout.payoutId, (p) => p.status === "expired", 10_000)
     await ageOneHour(payout.payoutId)
     return { payout, transferId: await transferOf(payout.payoutId) }
@@ -220,8 +234,10 @@ describe("reconciler: expired payouts whose funds may arrive late (DESIGN §3)",
 
     await vi.waitFor(() => expect(asked).toContain(canceled.transferId), { timeout: 10_000, interval: 25 })
     expect(decodePayout((await partner.getPayout(canceled.payout.payoutId)).json).status).toBe("expired")
-    const [row] = await sql<{ reconciled_at: Date | null }>(server, (q) =>
-      q`SELECT reconciled_at FROM payouts WHERE id = ${canceled.payout.payoutId}`)
+    const [row] = await sql<{ reconciled_at: Date | null }>(
+      server,
+      (q) => q`SELECT reconciled_at FROM payouts WHERE id = ${canceled.payout.payoutId}`
+    )
     expect(row?.reconciled_at).toBeInstanceOf(Date)
   })
 

@@ -21,15 +21,19 @@ afterAll(() => server?.close())
 
 const GENERATED = /^req_[0-9A-Za-z]{17}$/
 
-const withRequestId = (id: string, path = `${BREB}/quote`) => call(server, path, { apiKey, headers: { "x-request-id": id } })
+const withRequestId = (id: string, path = `${BREB}/quote`) =>
+  call(server, path, { apiKey, headers: { "x-request-id": id } })
 
 /** The access line of the request answered with `requestId`, once it is written. */
 const accessLineOf = (requestId: string) =>
-  expect.poll(() =>
-    server.logs.map((line) => JSON.parse(line) as { message: unknown; annotations: Record<string, unknown> })
-      .find((entry) => entry.message === "request" && entry.annotations["requestId"] === requestId)?.annotations, {
-    timeout: 5000
-  })
+  expect.poll(
+    () =>
+      server.logs.map((line) => JSON.parse(line) as { message: unknown; annotations: Record<string, unknown> })
+        .find((entry) => entry.message === "request" && entry.annotations["requestId"] === requestId)?.annotations,
+    {
+      timeout: 5000
+    }
+  )
 
 describe("a secret pasted into X-Request-Id", () => {
   it("never reaches the logs or the response: a generated id is used instead", async () => {

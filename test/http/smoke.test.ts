@@ -12,7 +12,11 @@ describe("smoke", () => {
     const health = await fetch(`${server.baseUrl}/healthz`).then((r) => r.json())
     expect(health).toEqual({ status: "ok", mode: "mock", version: "0.1.0" })
     const { apiKey } = await server.newIntegration()
-    const quote = await withClient(server.baseUrl, apiKey, (client) => client.breb.quote({ urlParams: {}, headers: {} }))
+    const quote = await withClient(
+      server.baseUrl,
+      apiKey,
+      (client) => client.breb.quote({ urlParams: {}, headers: {} })
+    )
     expect(quote.cached).toBe(false)
   })
 })

@@ -8,7 +8,19 @@ import { Schema } from "effect"
 import { decodeFunctionData, erc20Abi, getAddress } from "viem"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { routerAbi } from "../../src/router/RouterAbi.ts"
-import { BREB, call, expectBadRequest, expectError, fixed, newAddress, newPartner, newTxHash, type Partner, sql, unitsOf } from "../support/flows.ts"
+import {
+  BREB,
+  call,
+  expectBadRequest,
+  expectError,
+  fixed,
+  newAddress,
+  newPartner,
+  newTxHash,
+  type Partner,
+  sql,
+  unitsOf
+} from "../support/flows.ts"
 import { startTestServer, type TestServer } from "../support/server.ts"
 
 const SWAPS = "/api/integrations/swaps"
@@ -23,7 +35,10 @@ let partner: Partner
 let other: Partner
 
 beforeAll(async () => {
-  server = await startTestServer({ captureLogs: true, env: { MOCK_USD_COP_MID: "4000", MOCK_SWAP_FEE_BPS: "32", SWAP_TTL_SECONDS: "300" } })
+  server = await startTestServer({
+    captureLogs: true,
+    env: { MOCK_USD_COP_MID: "4000", MOCK_SWAP_FEE_BPS: "32", SWAP_TTL_SECONDS: "300" }
+  })
   partner = await newPartner(server)
   other = await newPartner(server)
 })
@@ -47,43 +62,48 @@ const expectedOut = (from: "COPm" | "USDC", amountIn: string) =>
     : (unitsOf(amountIn, USDC) * MID * 10n ** 12n * (10_000n - FEE_BPS)) / 10_000n
 
 describe("prepare", () => {
-  it.each([
-    ["COPm", "USDC", "250000", 50],
-    ["COPm", "USDC", "1234.567890123456789012", 1],
-    ["USDC", "COPm", "63.45", 500],
-    ["USDC", "COPm", "0.000001", 50]
-  ] as const)("%s → %s of %s with %d bps: exact amounts, the router call, the approval", async (fromToken, toToken, amountIn, slippageBps) => {
-    const user = newAddress()
-    const intent = await prepare({ userAddress: user, fromToken, toToken, amountIn, slippageBps })
-    const outDecimals = toToken === "USDC" ? USDC : COPM
-    const inDecimals = fromToken === "USDC" ? USDC : COPM
-    const out = expectedOut(fromToken, amountIn)
-    const min = (out * (10_000n - BigInt(slippageBps))) / 10_000n
-    expect(intent).toMatchObject({
-      status: "prepared",
-      userAddress: user,
-      fromToken,
-      toToken,
-      amountIn: fixed(unitsOf(amountIn, inDecimals), inDecimals),
-      expectedAmountOut: fixed(out, outDecimals),
-      minAmountOut: fixed(min, outDecimals),
-      slippageBps,
-      txHash: null
-    })
-    expect(intent.fees).toHaveLength(1)
-    expect(intent.fees[0]).toMatchObject({ code: "swap", status: "quoted", to: null })
-    expect(Date.parse(intent.expiresAt) - Date.parse(intent.createdAt)).toBe(300_000)
+  it.each(
+    [
+      ["COPm", "USDC", "250000", 50],
+      ["COPm", "USDC", "1234.567890123456789012", 1],
+      ["USDC", "COPm", "63.45", 500],
+      ["USDC", "COPm", "0.000001", 50]
+    ] as const
+  )(
+    "%s → %s of %s with %d bps: exact amounts, the router call, the approval",
+    async (fromToken, toToken, amountIn, slippageBps) => {
+      const user = newAddress()
+      const intent = await prepare({ userAddress: user, fromToken, toToken, amountIn, slippageBps })
+      const outDecimals = toToken === "USDC" ? USDC : COPM
+      const inDecimals = fromToken === "USDC" ? USDC : COPM
+      const out = expectedOut(fromToken, amountIn)
+      const min = (out * (10_000n - BigInt(slippageBps))) / 10_000n
+      expect(intent).toMatchObject({
+        status: "prepared",
+        userAddress: user,
+        fromToken,
+        toToken,
+        amountIn: fixed(unitsOf(amountIn, inDecimals), inDecimals),
+        expectedAmountOut: fixed(out, outDecimals),
+        minAmountOut: fixed(min, outDecimals),
+        slippageBps,
+        txHash: null
+      })
+      expect(intent.fees).toHaveLength(1)
+      expect(intent.fees[0]).toMatchObject({ code: "swap", status: "quoted", to: null })
+      expect(Date.parse(intent.expiresAt) - Date.parse(intent.createdAt)).toBe(300_000)
 
-    const router = getAddress(server.config.swapRouterAddress)
-    expect(intent.transaction).toMatchObject({ to: router, approvalTarget: router, value: "0" })
-    const swapCall = decodeFunctionData({ abi: routerAbi, data: intent.transaction.data as `0x${string}` })
-    const tokens = { USDC: getAddress(server.config.tokenAddress), COPm: getAddress(server.config.copTokenAddress) }
-    expect(swapCall.args).toEqual([tokens[fromToken], tokens[toToken], unitsOf(amountIn, inDecimals), min, user])
-    // the mock knows no allowance: the approval of exactly amountIn to the router comes first
-    expect(intent.approvalTransaction).toMatchObject({ to: tokens[fromToken], approvalTarget: null, value: "0" })
-    const approve = decodeFunctionData({ abi: erc20Abi, data: intent.approvalTransaction!.data as `0x${string}` })
-    expect(approve).toEqual({ functionName: "approve", args: [router, unitsOf(amountIn, inDecimals)] })
-  })
+      const router = getAddress(server.config.swapRouterAddress)
+      expect(intent.transaction).toMatchObject({ to: router, approvalTarget: router, value: "0" })
+      const swapCall = decodeFunctionData({ abi: routerAbi, data: intent.transaction.data as `0x${string}` })
+      const tokens = { USDC: getAddress(server.config.tokenAddress), COPm: getAddress(server.config.copTokenAddress) }
+      expect(swapCall.args).toEqual([tokens[fromToken], tokens[toToken], unitsOf(amountIn, inDecimals), min, user])
+      // the mock knows no allowance: the approval of exactly amountIn to the router comes first
+      expect(intent.approvalTransaction).toMatchObject({ to: tokens[fromToken], approvalTarget: null, value: "0" })
+      const approve = decodeFunctionData({ abi: erc20Abi, data: intent.approvalTransaction!.data as `0x${string}` })
+      expect(approve).toEqual({ functionName: "approve", args: [router, unitsOf(amountIn, inDecimals)] })
+    }
+  )
 
   it("the swap fee leg is what the route gives up against mid-market, in USD", async () => {
     const intent = await prepare({ userAddress: newAddress(), fromToken: "COPm", toToken: "USDC", amountIn: "400000" })
@@ -96,14 +116,26 @@ describe("prepare", () => {
     const errorsBefore = errorLogLines().length
     for (const amountIn of ["0.000001", "0.5", "0.999999999999999999"]) {
       const message = expectError(
-        await post(partner, SWAPS, { userAddress: newAddress(), fromToken: "COPm", toToken: "USDC", amountIn, slippageBps: 500 }),
+        await post(partner, SWAPS, {
+          userAddress: newAddress(),
+          fromToken: "COPm",
+          toToken: "USDC",
+          amountIn,
+          slippageBps: 500
+        }),
         409,
         "below_minimum"
       )
       expect(message).toContain("amountIn: must be at least 1 COPm")
     }
     expect(errorLogLines().slice(errorsBefore)).toEqual([])
-    const least = await prepare({ userAddress: newAddress(), fromToken: "COPm", toToken: "USDC", amountIn: "1", slippageBps: 500 })
+    const least = await prepare({
+      userAddress: newAddress(),
+      fromToken: "COPm",
+      toToken: "USDC",
+      amountIn: "1",
+      slippageBps: 500
+    })
     expect(unitsOf(least.minAmountOut, USDC)).toBe((expectedOut("COPm", "1") * 9_500n) / 10_000n)
     expect(unitsOf(least.minAmountOut, USDC) > 0n).toBe(true)
   })
@@ -125,7 +157,15 @@ describe("prepare", () => {
   })
 
   it("a userAddress that is not EIP-55 is 400 naming userAddress", async () => {
-    expectBadRequest(await post(partner, SWAPS, { userAddress: newAddress().toLowerCase(), fromToken: "USDC", toToken: "COPm", amountIn: "1" }), "userAddress")
+    expectBadRequest(
+      await post(partner, SWAPS, {
+        userAddress: newAddress().toLowerCase(),
+        fromToken: "USDC",
+        toToken: "COPm",
+        amountIn: "1"
+      }),
+      "userAddress"
+    )
   })
 })
 
@@ -141,12 +181,16 @@ describe("get, list, tenancy", () => {
   it("lists only the caller's swaps, in createdAt order, keyset-paginated", async () => {
     const lister = await newPartner(server)
     const made = []
-    for (const amountIn of ["1", "2", "3"]) made.push(await prepare({ userAddress: newAddress(), fromToken: "USDC", toToken: "COPm", amountIn }, lister))
+    for (const amountIn of ["1", "2", "3"]) {
+      made.push(await prepare({ userAddress: newAddress(), fromToken: "USDC", toToken: "COPm", amountIn }, lister))
+    }
     await prepare({ userAddress: newAddress(), fromToken: "USDC", toToken: "COPm", amountIn: "4" }, other)
     const first = Schema.decodeUnknownSync(SwapList)((await get(lister, `${SWAPS}?limit=2`)).json)
     expect(first.integrationId).toBe(lister.integrationId)
     expect(first.nextCursor).not.toBeNull()
-    const second = Schema.decodeUnknownSync(SwapList)((await get(lister, `${SWAPS}?limit=2&cursor=${first.nextCursor}`)).json)
+    const second = Schema.decodeUnknownSync(SwapList)(
+      (await get(lister, `${SWAPS}?limit=2&cursor=${first.nextCursor}`)).json
+    )
     expect([...first.items, ...second.items].map((item) => item.intentId)).toEqual(made.map((item) => item.intentId))
     expect(second.nextCursor).toBeNull()
     expectBadRequest(await get(lister, `${SWAPS}?limit=501`), "limit")
@@ -157,7 +201,9 @@ describe("confirm", () => {
   it("confirms with a txHash (mock: no receipt check), the fee leg verified; the same hash again is the same answer", async () => {
     const intent = await prepare({ userAddress: newAddress(), fromToken: "COPm", toToken: "USDC", amountIn: "50000" })
     const txHash = newTxHash()
-    const confirmed = await post(partner, `${SWAPS}/${intent.intentId}/confirm`, { txHash: txHash.toUpperCase().replace("0X", "0x") })
+    const confirmed = await post(partner, `${SWAPS}/${intent.intentId}/confirm`, {
+      txHash: txHash.toUpperCase().replace("0X", "0x")
+    })
     expect(confirmed.status, confirmed.text).toBe(200)
     expect(confirmed.json).toMatchObject({ status: "confirmed", txHash, fees: [{ code: "swap", status: "verified" }] })
     const again = await post(partner, `${SWAPS}/${intent.intentId}/confirm`, { txHash })
@@ -170,19 +216,30 @@ describe("confirm", () => {
     const first = await prepare({ userAddress: newAddress(), fromToken: "USDC", toToken: "COPm", amountIn: "5" })
     const second = await prepare({ userAddress: newAddress(), fromToken: "USDC", toToken: "COPm", amountIn: "6" })
     expect((await post(partner, `${SWAPS}/${first.intentId}/confirm`, { txHash })).status).toBe(200)
-    expectError(await post(partner, `${SWAPS}/${second.intentId}/confirm`, { txHash: `0x${txHash.slice(2).toUpperCase()}` }), 409, "tx_hash_reused")
+    expectError(
+      await post(partner, `${SWAPS}/${second.intentId}/confirm`, { txHash: `0x${txHash.slice(2).toUpperCase()}` }),
+      409,
+      "tx_hash_reused"
+    )
     const user = await partner.approvedUser()
     const payout = await partner.payout(user)
     expectError(await partner.confirm(payout.payoutId, { txHash }), 409, "tx_hash_reused")
     // and a payout's hash cannot confirm a swap
     const payoutHash = newTxHash()
     expect((await partner.confirm(payout.payoutId, { txHash: payoutHash })).status).toBe(200)
-    expectError(await post(partner, `${SWAPS}/${second.intentId}/confirm`, { txHash: payoutHash }), 409, "tx_hash_reused")
+    expectError(
+      await post(partner, `${SWAPS}/${second.intentId}/confirm`, { txHash: payoutHash }),
+      409,
+      "tx_hash_reused"
+    )
   })
 
   it("after the quote expired (the sweep marked it expired): requote, and the hash stays free", async () => {
     const intent = await prepare({ userAddress: newAddress(), fromToken: "USDC", toToken: "COPm", amountIn: "7" })
-    await sql(server, (q) => q`UPDATE swap_intents SET expires_at = now() - interval '1 second' WHERE id = ${intent.intentId}`)
+    await sql(
+      server,
+      (q) => q`UPDATE swap_intents SET expires_at = now() - interval '1 second' WHERE id = ${intent.intentId}`
+    )
     const txHash = newTxHash()
     expectError(await post(partner, `${SWAPS}/${intent.intentId}/confirm`, { txHash }), 409, "requote")
     const fresh = await prepare({ userAddress: newAddress(), fromToken: "USDC", toToken: "COPm", amountIn: "7" })
@@ -191,7 +248,13 @@ describe("confirm", () => {
 
   it("X-Mock-Scenario: requote applies to a swap confirm too", async () => {
     const intent = await prepare({ userAddress: newAddress(), fromToken: "USDC", toToken: "COPm", amountIn: "8" })
-    expectError(await post(partner, `${SWAPS}/${intent.intentId}/confirm`, { txHash: newTxHash() }, { "x-mock-scenario": "requote" }), 409, "requote")
+    expectError(
+      await post(partner, `${SWAPS}/${intent.intentId}/confirm`, { txHash: newTxHash() }, {
+        "x-mock-scenario": "requote"
+      }),
+      409,
+      "requote"
+    )
   })
 })
 
@@ -199,12 +262,17 @@ describe("Idempotency-Key on prepare", () => {
   it("the same key and body replay the same intent byte for byte; another body is 422; concurrent duplicates make one", async () => {
     const key = `swap-${newTxHash()}`
     const body = { userAddress: newAddress(), fromToken: "USDC", toToken: "COPm", amountIn: "12.5" }
-    const answers = await Promise.all(Array.from({ length: 8 }, () => post(partner, SWAPS, body, { "idempotency-key": key })))
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => post(partner, SWAPS, body, { "idempotency-key": key }))
+    )
     expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 201))
     expect(new Set(answers.map((answer) => answer.text)).size).toBe(1)
     expect(answers.filter((answer) => answer.headers.get("idempotent-replayed") === "true")).toHaveLength(7)
     const intentId = (answers[0]!.json as { intentId: string }).intentId
-    const [count] = await sql<{ n: number }>(server, (q) => q`SELECT count(*)::int AS n FROM swap_intents WHERE id = ${intentId}`)
+    const [count] = await sql<{ n: number }>(
+      server,
+      (q) => q`SELECT count(*)::int AS n FROM swap_intents WHERE id = ${intentId}`
+    )
     expect(count!.n).toBe(1)
     expectError(await post(partner, SWAPS, { ...body, amountIn: "12.6" }, { "idempotency-key": key }), 422)
     // keys are per integration
@@ -226,7 +294,13 @@ describe("a payout funded from COPm (mock mode)", () => {
 
   it("transaction is the router swap paying the deposit address at least X; the fee is paid in COPm; amounts exact", async () => {
     const user = await partner.approvedUser()
-    const created = await partner.createPayout({ userAddress: user, destinationCop: "250000", breBKey: "@camila2024", accountOwnerName: "Camila Rojas", fromToken: "COPm" })
+    const created = await partner.createPayout({
+      userAddress: user,
+      destinationCop: "250000",
+      breBKey: "@camila2024",
+      accountOwnerName: "Camila Rojas",
+      fromToken: "COPm"
+    })
     expect(created.status, created.text).toBe(201)
     const payout = created.json as any
     const X = unitsOf(payout.deposit.amount, USDC)
@@ -236,7 +310,13 @@ describe("a payout funded from COPm (mock mode)", () => {
     const router = getAddress(server.config.swapRouterAddress)
     expect(payout.transaction).toMatchObject({ to: router, approvalTarget: router, value: "0" })
     const swap = decodeFunctionData({ abi: routerAbi, data: payout.transaction.data })
-    const [tokenIn, tokenOut, sellAmount, minOut, recipient] = swap.args as readonly [string, string, bigint, bigint, string]
+    const [tokenIn, tokenOut, sellAmount, minOut, recipient] = swap.args as readonly [
+      string,
+      string,
+      bigint,
+      bigint,
+      string
+    ]
     expect([tokenIn, tokenOut, recipient]).toEqual([
       getAddress(server.config.copTokenAddress),
       getAddress(server.config.tokenAddress),
@@ -274,7 +354,13 @@ describe("a payout funded from COPm (mock mode)", () => {
     expect(quote.fromToken).toBe("COPm")
     expect(quote.fees.map((leg: any) => leg.code)).toEqual(["swap", "bridge_fx", "bridge", "copby"])
     expect(quote.sourceAmount).toMatch(/^[0-9]+\.[0-9]{18}$/)
-    const body = { userAddress: user, destinationCop: "250000", breBKey: "@camila2024", accountOwnerName: "Camila Rojas", fromToken: "COPm" }
+    const body = {
+      userAddress: user,
+      destinationCop: "250000",
+      breBKey: "@camila2024",
+      accountOwnerName: "Camila Rojas",
+      fromToken: "COPm"
+    }
     for (const request of [{ ...body, quoteId: quote.quoteId }, body]) {
       const created = await partner.createPayout(request)
       expect(created.status, created.text).toBe(201)
@@ -321,6 +407,15 @@ describe("a payout funded from COPm (mock mode)", () => {
 
   it("fromToken outside USDC and COPm is 400 naming fromToken", async () => {
     const user = await partner.approvedUser()
-    expectBadRequest(await partner.createPayout({ userAddress: user, destinationCop: "250000", breBKey: "@camila2024", accountOwnerName: "Camila Rojas", fromToken: "DAI" }), "fromToken")
+    expectBadRequest(
+      await partner.createPayout({
+        userAddress: user,
+        destinationCop: "250000",
+        breBKey: "@camila2024",
+        accountOwnerName: "Camila Rojas",
+        fromToken: "DAI"
+      }),
+      "fromToken"
+    )
   })
 })

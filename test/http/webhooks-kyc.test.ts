@@ -8,7 +8,12 @@ import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { BREB, call, expectErrorBody } from "../support/http.ts"
 import { newAddress, payoutBody } from "../support/flows.ts"
-import { deliverProviderWebhook, newProviderKeyPair, providerEnvelope, signProviderWebhook } from "../support/providerWebhooks.ts"
+import {
+  deliverProviderWebhook,
+  newProviderKeyPair,
+  providerEnvelope,
+  signProviderWebhook
+} from "../support/providerWebhooks.ts"
 import { startTestServer, type TestServer } from "../support/server.ts"
 
 const keys = newProviderKeyPair()
@@ -26,16 +31,26 @@ afterAll(() => server?.close())
 const pendingCustomer = async () => {
   const userAddress = newAddress()
   const providerCustomerId = `cust_${crypto.randomUUID()}`
-  await server.direct(Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`INSERT INTO customers (integration_id, user_address, email, kyc_status, kyc_url, provider_customer_id, created_at, updated_at)
+  await server.direct(
+    Effect.flatMap(
+      SqlClient.SqlClient,
+      (sql) =>
+        sql`INSERT INTO customers (integration_id, user_address, email, kyc_status, kyc_url, provider_customer_id, created_at, updated_at)
         VALUES (${integrationId}, ${userAddress.toLowerCase()}, 'ana@example.com', 'pending', 'https://kyc.example/ana',
-                ${providerCustomerId}, now(), now())`))
+                ${providerCustomerId}, now(), now())`
+    )
+  )
   return { userAddress, providerCustomerId }
 }
 
 const kycStatusOf = async (userAddress: string) => {
-  const rows = await server.direct(Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ kyc_status: string }>`SELECT kyc_status FROM customers WHERE user_address = ${userAddress.toLowerCase()}`))
+  const rows = await server.direct(
+    Effect.flatMap(
+      SqlClient.SqlClient,
+      (sql) =>
+        sql<{ kyc_status: string }>`SELECT kyc_status FROM customers WHERE user_address = ${userAddress.toLowerCase()}`
+    )
+  )
   return rows[0]?.kyc_status
 }
 
@@ -45,8 +60,7 @@ const send = async (category: "customer" | "kyc_link", object: Record<string, un
   expect(answer.status, answer.text).toBe(200)
 }
 
-const createPayout = (userAddress: string) =>
-  call(server, `${BREB}/payouts`, { apiKey, body: payoutBody(userAddress) })
+const createPayout = (userAddress: string) => call(server, `${BREB}/payouts`, { apiKey, body: payoutBody(userAddress) })
 
 describe("provider KYC webhooks", () => {
   it("a customer event with kyc_status approved approves the customer, and payouts can be created", async () => {

@@ -12,7 +12,12 @@ import { Lifecycle } from "../../src/payouts/Lifecycle.ts"
 import { normalizeCop } from "../../src/payouts/TotalReceived.ts"
 import { runApp } from "../support/flows.ts"
 import { BREB, call, createPayout, newTxHash } from "../support/http.ts"
-import { deliverProviderWebhook, newProviderKeyPair, providerEnvelope, signProviderWebhook } from "../support/providerWebhooks.ts"
+import {
+  deliverProviderWebhook,
+  newProviderKeyPair,
+  providerEnvelope,
+  signProviderWebhook
+} from "../support/providerWebhooks.ts"
 import { startTestServer, type TestServer } from "../support/server.ts"
 
 const providerKeys = newProviderKeyPair()
@@ -120,7 +125,17 @@ describe("receipt.totalReceived from the provider's transfer receipt", () => {
   })
 
   it("ignores (and logs) an unreadable final_amount or receipt: the state still applies, never a 500", async () => {
-    const garbage: ReadonlyArray<unknown> = ["abc", "1e5", "-5.00", " 100.00", "100.005", "", 251265.8, { amount: "1" }, true]
+    const garbage: ReadonlyArray<unknown> = [
+      "abc",
+      "1e5",
+      "-5.00",
+      " 100.00",
+      "100.005",
+      "",
+      251265.8,
+      { amount: "1" },
+      true
+    ]
     for (const finalAmount of garbage) {
       const payout = await createPayout(server, apiKey)
       const created = await payoutOf(payout.payoutId)
@@ -144,11 +159,14 @@ describe("receipt.totalReceived from the provider's transfer receipt", () => {
 describe("what the reconciler passes (getTransfer's finalAmountCop)", () => {
   const apply = async (payoutId: string, state: string, finalAmountCop: string | null) => {
     const transferId = await transferIdOf(payoutId)
-    return runApp(server, Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      const lifecycle = yield* Lifecycle
-      return yield* sql.withTransaction(lifecycle.applyTransferState({ transferId, state, finalAmountCop }))
-    }))
+    return runApp(
+      server,
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const lifecycle = yield* Lifecycle
+        return yield* sql.withTransaction(lifecycle.applyTransferState({ transferId, state, finalAmountCop }))
+      })
+    )
   }
 
   it("records a readable amount with the state, ignores an unreadable one, and null changes nothing", async () => {
@@ -186,7 +204,11 @@ describe("fee legs on settlement", () => {
     expect(confirm.status, confirm.text).toBe(200)
     expect(legs(confirm.body as Payout)).toEqual({ bridge_fx: "pending", bridge: "pending", copby: "verified" })
     await providerSays(confirmedWithFee.payoutId, "payment_submitted")
-    expect(legs(await payoutOf(confirmedWithFee.payoutId))).toEqual({ bridge_fx: "pending", bridge: "pending", copby: "verified" })
+    expect(legs(await payoutOf(confirmedWithFee.payoutId))).toEqual({
+      bridge_fx: "pending",
+      bridge: "pending",
+      copby: "verified"
+    })
     await providerSays(confirmedWithFee.payoutId, "payment_processed", settledReceipt("251265.82"))
     const settled = await payoutOf(confirmedWithFee.payoutId)
     expect(settled.status).toBe("completed")
@@ -195,11 +217,23 @@ describe("fee legs on settlement", () => {
 
     // never confirmed by the partner: the fee transfer was not verified, so copby stays pending after settlement
     const unconfirmed = await createPayout(server, apiKey)
-    expect(legs(await payoutOf(unconfirmed.payoutId))).toEqual({ bridge_fx: "quoted", bridge: "quoted", copby: "quoted" })
+    expect(legs(await payoutOf(unconfirmed.payoutId))).toEqual({
+      bridge_fx: "quoted",
+      bridge: "quoted",
+      copby: "quoted"
+    })
     await providerSays(unconfirmed.payoutId, "funds_received")
-    expect(legs(await payoutOf(unconfirmed.payoutId))).toEqual({ bridge_fx: "pending", bridge: "pending", copby: "pending" })
+    expect(legs(await payoutOf(unconfirmed.payoutId))).toEqual({
+      bridge_fx: "pending",
+      bridge: "pending",
+      copby: "pending"
+    })
     await providerSays(unconfirmed.payoutId, "payment_processed")
-    expect(legs(await payoutOf(unconfirmed.payoutId))).toEqual({ bridge_fx: "verified", bridge: "verified", copby: "pending" })
+    expect(legs(await payoutOf(unconfirmed.payoutId))).toEqual({
+      bridge_fx: "verified",
+      bridge: "verified",
+      copby: "pending"
+    })
   })
 
   it("a failed or refunded transfer leaves the provider legs unverified", async () => {

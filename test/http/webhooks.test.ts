@@ -2,7 +2,12 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { BREB, call, createConfirmedPayout, createPayout, expectErrorBody } from "../support/http.ts"
-import { deliverProviderWebhook, newProviderKeyPair, providerEnvelope, signProviderWebhook } from "../support/providerWebhooks.ts"
+import {
+  deliverProviderWebhook,
+  newProviderKeyPair,
+  providerEnvelope,
+  signProviderWebhook
+} from "../support/providerWebhooks.ts"
 import { startTestServer, type TestServer } from "../support/server.ts"
 
 const MINUTE = 60 * 1000

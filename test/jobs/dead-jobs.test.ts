@@ -20,23 +20,30 @@ const enqueue = (payload: unknown) =>
   query((sql) =>
     Effect.map(
       sql<{ id: string }>`INSERT INTO jobs (kind, payload, run_at)
-                          VALUES ('ProviderTransferState', ${JSON.stringify(payload)}::jsonb, now()) RETURNING id::text AS id`,
+                          VALUES ('ProviderTransferState', ${
+        JSON.stringify(payload)
+      }::jsonb, now()) RETURNING id::text AS id`,
       ([row]) => row!.id
-    ))
+    )
+  )
 
 const stateOf = (id: string) =>
   query((sql) =>
     Effect.flatMap(
       sql`SELECT attempts, dead_at IS NOT NULL AS dead, done_at IS NOT NULL AS done FROM jobs WHERE id = ${id}`,
       ([row]) => Schema.decodeUnknown(JobState)(row)
-    ))
+    )
+  )
 
 describe("a job that keeps failing", () => {
   it(`goes dead after ${MAX_ATTEMPTS} attempts, with one warning, and is not tried again`, async () => {
     // a known kind whose payload this version cannot read: every attempt fails
     const poison = await enqueue({ _tag: "ProviderTransferState", transferId: 42 })
     for (let attempt = 1; attempt < MAX_ATTEMPTS; attempt++) {
-      await vi.waitFor(async () => expect((await stateOf(poison)).attempts).toBe(attempt), { timeout: 10_000, interval: 20 })
+      await vi.waitFor(async () => expect((await stateOf(poison)).attempts).toBe(attempt), {
+        timeout: 10_000,
+        interval: 20
+      })
       // pretend the retry delay passed instead of waiting for it
       await query((sql) => sql`UPDATE jobs SET run_at = now() WHERE id = ${poison} AND dead_at IS NULL`)
     }
@@ -45,7 +52,11 @@ describe("a job that keeps failing", () => {
 
     // a job queued after it runs, and the dead one is left alone
     await query((sql) => sql`UPDATE jobs SET run_at = now() WHERE id = ${poison}`)
-    const witness = await enqueue({ _tag: "ProviderTransferState", transferId: "tr_nobody", state: "payment_processed" })
+    const witness = await enqueue({
+      _tag: "ProviderTransferState",
+      transferId: "tr_nobody",
+      state: "payment_processed"
+    })
     await vi.waitFor(async () => expect((await stateOf(witness)).done).toBe(true), { timeout: 10_000, interval: 20 })
     expect(await stateOf(poison)).toEqual({ attempts: MAX_ATTEMPTS, dead: true, done: false })
 

@@ -16,7 +16,9 @@ describe("expiry sweep", () => {
                                                    WHERE status = 'awaiting_deposit' AND expires_at < now()`
       }))
       expect(plan.map((row) => row["QUERY PLAN"]).join("\n")).toContain("payouts_awaiting_expiry")
-      const [index] = yield* sql<{ indexdef: string }>`SELECT indexdef FROM pg_indexes WHERE indexname = 'payouts_awaiting_expiry'`
+      const [index] = yield* sql<
+        { indexdef: string }
+      >`SELECT indexdef FROM pg_indexes WHERE indexname = 'payouts_awaiting_expiry'`
       expect(index?.indexdef).toMatch(/\(expires_at\) WHERE \(status = 'awaiting_deposit'::text\)$/)
     }).pipe(Effect.provide(TestDatabaseLive)), 60_000)
 })

@@ -21,7 +21,10 @@ const config = Layer.effect(
   Effect.withConfigProvider(
     AppConfigShape,
     ConfigProvider.fromMap(
-      new Map([["RETENTION_DAYS", String(RETENTION_DAYS)], ["WEBHOOK_EVENT_RETENTION_DAYS", String(WEBHOOK_RETENTION_DAYS)]])
+      new Map([["RETENTION_DAYS", String(RETENTION_DAYS)], [
+        "WEBHOOK_EVENT_RETENTION_DAYS",
+        String(WEBHOOK_RETENTION_DAYS)
+      ]])
     )
   )
 ).pipe(Layer.orDie)
@@ -124,12 +127,32 @@ describe("payouts.status", () => {
       yield* sql`INSERT INTO integrations (id, name) VALUES ('int_x', 'int_x')`
       const attempt = yield* Effect.flip(sql`INSERT INTO payouts ${
         sql.insert({
-          id: "po_bad", integration_id: "int_x", status: "shipped", user_address: "0xabc", from_token: "USDC",
-          destination_cop: "1", bre_b_key: "@a", account_owner_name: "A", sell_rate: "1", mid_rate: "1",
-          deposit_chain: "base", deposit_currency: "usdc", deposit_address: "0x1", deposit_amount: "1", service_fee: "1",
-          total_paid: "1", effective_usd_cop: "1", rate_display: "1", fee_legs: "[]", transaction: "{}",
-          fee_transaction: "{}", commission_usd: "1", provider_transfer_id: "tr_x", created_at: new Date(),
-          updated_at: new Date(), expires_at: new Date()
+          id: "po_bad",
+          integration_id: "int_x",
+          status: "shipped",
+          user_address: "0xabc",
+          from_token: "USDC",
+          destination_cop: "1",
+          bre_b_key: "@a",
+          account_owner_name: "A",
+          sell_rate: "1",
+          mid_rate: "1",
+          deposit_chain: "base",
+          deposit_currency: "usdc",
+          deposit_address: "0x1",
+          deposit_amount: "1",
+          service_fee: "1",
+          total_paid: "1",
+          effective_usd_cop: "1",
+          rate_display: "1",
+          fee_legs: "[]",
+          transaction: "{}",
+          fee_transaction: "{}",
+          commission_usd: "1",
+          provider_transfer_id: "tr_x",
+          created_at: new Date(),
+          updated_at: new Date(),
+          expires_at: new Date()
         })
       }`)
       expect(attempt.cause).toMatchObject({ code: "23514", constraint: "payouts_status_allowed" }) // check_violation

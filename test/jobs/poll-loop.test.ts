@@ -22,11 +22,14 @@ describe("pollWithBackoff", () => {
       })
       const capture = Logger.replace(
         Logger.defaultLogger,
-        Logger.make(({ logLevel, message }) => void logged.push({ level: logLevel, message: [message].flat().join(" ") }))
+        Logger.make(({ logLevel, message }) =>
+          void logged.push({ level: logLevel, message: [message].flat().join(" ") })
+        )
       )
-      yield* Effect.forkScoped(pollWithBackoff(task, { name: "test loop", everyMs: EVERY_MS, maxBackoffMs: CAP_MS })).pipe(
-        Effect.provide(capture)
-      )
+      yield* Effect.forkScoped(pollWithBackoff(task, { name: "test loop", everyMs: EVERY_MS, maxBackoffMs: CAP_MS }))
+        .pipe(
+          Effect.provide(capture)
+        )
 
       yield* TestClock.adjust(60_000)
       const failing = yield* Ref.get(runs)

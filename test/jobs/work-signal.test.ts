@@ -30,10 +30,18 @@ describe("work notifications", () => {
     const user = await partner.approvedUser()
     const payout = await partner.payout(user)
     // the delivery loop, idle since start-up, is woken by the commit that wrote payout.created's delivery
-    await receiver.next((d) => d.event.type === "payout.created" && d.event.data.object["payoutId"] === payout.payoutId, 15_000)
+    await receiver.next(
+      (d) => d.event.type === "payout.created" && d.event.data.object["payoutId"] === payout.payoutId,
+      15_000
+    )
     // the job worker likewise: the mock lifecycle's jobs (queued by the confirm) move the payout to completed
-    const confirmed = await partner.confirm(payout.payoutId, { txHash: `0x${"c".repeat(40)}${Date.now().toString(16).padStart(24, "0")}` })
+    const confirmed = await partner.confirm(payout.payoutId, {
+      txHash: `0x${"c".repeat(40)}${Date.now().toString(16).padStart(24, "0")}`
+    })
     expect(confirmed.status, confirmed.text).toBe(200)
-    await receiver.next((d) => d.event.type === "payout.completed" && d.event.data.object["payoutId"] === payout.payoutId, 15_000)
+    await receiver.next(
+      (d) => d.event.type === "payout.completed" && d.event.data.object["payoutId"] === payout.payoutId,
+      15_000
+    )
   })
 })

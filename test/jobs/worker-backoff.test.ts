@@ -27,7 +27,10 @@ const withTestClock = Effect.provide(TestContext.TestContext)
 
 const POLL_MS = 200
 /** No LISTEN connection without a database: the loops fall back to their idle interval. */
-const noWorkNotifications = Layer.succeed(WorkSignal, WorkSignal.make({ armed: Effect.succeed(Effect.never), wake: Effect.void }))
+const noWorkNotifications = Layer.succeed(
+  WorkSignal,
+  WorkSignal.make({ armed: Effect.succeed(Effect.never), wake: Effect.void })
+)
 /** The worker's polling loops: jobs, the expiry sweep, housekeeping and the reconciler, each at least POLL_MS apart. */
 const LOOPS = 5
 const WINDOW_MS = 10 * 60 * 1000
@@ -55,7 +58,9 @@ describe("job worker with the database down", () => {
         SqlClient.make({
           acquirer: Effect.zipRight(
             Ref.update(attempts, (n) => n + 1),
-            Effect.fail(new SqlError({ message: "Failed to acquire connection", cause: new Error("connect ECONNREFUSED") }))
+            Effect.fail(
+              new SqlError({ message: "Failed to acquire connection", cause: new Error("connect ECONNREFUSED") })
+            )
           ),
           compiler: PgClient.makeCompiler(),
           spanAttributes: []
@@ -63,16 +68,27 @@ describe("job worker with the database down", () => {
       ).pipe(Layer.provide(Reactivity.layer))
       const config = Layer.effect(
         AppConfig,
-        Effect.withConfigProvider(AppConfigShape, ConfigProvider.fromMap(new Map([["JOBS_POLL_INTERVAL_MS", String(POLL_MS)]])))
+        Effect.withConfigProvider(
+          AppConfigShape,
+          ConfigProvider.fromMap(new Map([["JOBS_POLL_INTERVAL_MS", String(POLL_MS)]]))
+        )
       ).pipe(Layer.orDie)
       const capture = Logger.replace(
         Logger.defaultLogger,
         Logger.make(({ cause, logLevel, message }) =>
-          void logged.push({ level: logLevel, message: [message].flat().join(" "), hasCause: !Cause.isEmpty(cause) }))
+          void logged.push({ level: logLevel, message: [message].flat().join(" "), hasCause: !Cause.isEmpty(cause) })
+        )
       )
       const worker = JobWorkerLive.pipe(
         Layer.provide(Layer.mergeAll(ProviderMock, WebhookTargetsOpen, noWorkNotifications)),
-        Layer.provide(Layer.mergeAll(JobQueue.Default, Lifecycle.Default).pipe(Layer.provideMerge(Layer.mergeAll(PayoutRepo.Default, SwapRepo.Default, DeliveryRepo.Default, TxHashClaims.Default)), Layer.provideMerge(Outbox.Default))),
+        Layer.provide(
+          Layer.mergeAll(JobQueue.Default, Lifecycle.Default).pipe(
+            Layer.provideMerge(
+              Layer.mergeAll(PayoutRepo.Default, SwapRepo.Default, DeliveryRepo.Default, TxHashClaims.Default)
+            ),
+            Layer.provideMerge(Outbox.Default)
+          )
+        ),
         Layer.provide(Layer.merge(databaseDown, config))
       )
       yield* Layer.build(worker).pipe(Effect.provide(capture))

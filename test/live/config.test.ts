@@ -10,16 +10,28 @@ import { acquireTestDatabase, type TestDatabase } from "../support/database.ts"
 import { newAddress } from "../support/flows.ts"
 import { startupFailure } from "../support/startup.ts"
 
-
 const unreachableDatabase = "postgres://nobody@127.0.0.1:1/never-reached"
-const publicKeyPem = generateKeyPairSync("rsa", { modulusLength: 2048 }).publicKey.export({ type: "spki", format: "pem" }).toString()
+const publicKeyPem = generateKeyPairSync("rsa", { modulusLength: 2048 }).publicKey.export({
+  type: "spki",
+  format: "pem"
+}).toString()
 
 describe("APP_MODE=live without its settings", () => {
   it("is one configuration error line naming every missing setting", async () => {
     const line = await startupFailure({ APP_MODE: "live", DATABASE_URL: unreachableDatabase })
     expect(line).toMatch(/^configuration error: /)
     expect(line).not.toContain("\n")
-    for (const name of ["PROVIDER_API_KEY", "CHAIN_RPC_URL", "CHAIN_ID", "PROVIDER_WEBHOOK_PUBLIC_KEY", "EMAIL_API_KEY", "SWAP_API_KEY", "FEE_WALLET_ADDRESS"]) {
+    for (
+      const name of [
+        "PROVIDER_API_KEY",
+        "CHAIN_RPC_URL",
+        "CHAIN_ID",
+        "PROVIDER_WEBHOOK_PUBLIC_KEY",
+        "EMAIL_API_KEY",
+        "SWAP_API_KEY",
+        "FEE_WALLET_ADDRESS"
+      ]
+    ) {
       expect(line).toContain(name)
     }
   })
@@ -37,7 +49,16 @@ describe("APP_MODE=live without its settings", () => {
       FEE_WALLET_ADDRESS: newAddress()
     })
     expect(line).toContain("PROVIDER_WEBHOOK_PUBLIC_KEY is not an RSA public key")
-    for (const name of ["PROVIDER_API_KEY", "CHAIN_RPC_URL", "CHAIN_ID", "EMAIL_API_KEY", "SWAP_API_KEY", "FEE_WALLET_ADDRESS"]) {
+    for (
+      const name of [
+        "PROVIDER_API_KEY",
+        "CHAIN_RPC_URL",
+        "CHAIN_ID",
+        "EMAIL_API_KEY",
+        "SWAP_API_KEY",
+        "FEE_WALLET_ADDRESS"
+      ]
+    ) {
       expect(line).not.toContain(name)
     }
     expect(line).not.toContain("sk-live-something")
@@ -77,8 +98,12 @@ describe("APP_MODE=live against a node", () => {
   })
 
   it("refuses a token whose decimals() onchain differ from TOKEN_DECIMALS or COP_TOKEN_DECIMALS", async () => {
-    expect(await startupFailure({ ...complete(), TOKEN_DECIMALS: "18" })).toMatch(/^configuration error: .*TOKEN_DECIMALS.*6 decimals onchain/)
-    expect(await startupFailure({ ...complete(), COP_TOKEN_DECIMALS: "18" })).toMatch(/^configuration error: .*COP_TOKEN_DECIMALS.*COPm.*6 decimals onchain, not 18/)
+    expect(await startupFailure({ ...complete(), TOKEN_DECIMALS: "18" })).toMatch(
+      /^configuration error: .*TOKEN_DECIMALS.*6 decimals onchain/
+    )
+    expect(await startupFailure({ ...complete(), COP_TOKEN_DECIMALS: "18" })).toMatch(
+      /^configuration error: .*COP_TOKEN_DECIMALS.*COPm.*6 decimals onchain, not 18/
+    )
   })
 
   it("refuses a node that is another chain than CHAIN_ID", async () => {

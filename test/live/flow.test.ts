@@ -57,7 +57,9 @@ describe("live mode, end to end", () => {
     expect(await health.json()).toMatchObject({ mode: "live" })
     const testKey = (await stack.server.newIntegration("test")).apiKey
     expect((await call(stack.server.baseUrl, testKey, "GET", `${BREB}/quote`)).status).toBe(401)
-    const quote = await call(stack.server.baseUrl, apiKey, "GET", `${BREB}/quote`, { headers: { "x-mock-scenario": "market_closed" } })
+    const quote = await call(stack.server.baseUrl, apiKey, "GET", `${BREB}/quote`, {
+      headers: { "x-mock-scenario": "market_closed" }
+    })
     expect(quote.status, quote.text).toBe(200)
   })
 
@@ -65,7 +67,12 @@ describe("live mode, end to end", () => {
     const user = await newWalletUser(stack)
     const email = `flow-${user.address.slice(2, 10).toLowerCase()}@example.com`
 
-    const before = await post(PAYOUTS, { userAddress: user.address, destinationCop: "250000", breBKey: "@camila2024", accountOwnerName: "Camila Rojas" })
+    const before = await post(PAYOUTS, {
+      userAddress: user.address,
+      destinationCop: "250000",
+      breBKey: "@camila2024",
+      accountOwnerName: "Camila Rojas"
+    })
     expectError(before, 409, "needs_kyc")
 
     const kyc = await completeLiveKyc(stack, apiKey, user.address, email)
@@ -89,20 +96,31 @@ describe("live mode, end to end", () => {
       (q) => q`SELECT provider_transfer_id FROM payouts WHERE id = ${payout.payoutId}`
     )
     const transferId = row!.provider_transfer_id
-    const transfer = await fetch(`${stack.sim.url}/v0/transfers/${transferId}`, { headers: { "api-key": stack.sim.apiKey } })
+    const transfer = await fetch(`${stack.sim.url}/v0/transfers/${transferId}`, {
+      headers: { "api-key": stack.sim.apiKey }
+    })
       .then((r) => r.json() as any)
     expect(getAddress(transfer.source_deposit_instructions.to_address)).toBe(getAddress(payout.deposit.address))
     expect(transfer.source_deposit_instructions.amount).toBe(payout.deposit.amount)
-    expect(transfer).toMatchObject({ developer_fee_percent: "0.5", client_reference_id: payout.payoutId, state: "awaiting_funds" })
+    expect(transfer).toMatchObject({
+      developer_fee_percent: "0.5",
+      client_reference_id: payout.payoutId,
+      state: "awaiting_funds"
+    })
 
     await user.fund(unitsOf(payout.sourceAmount, TOKEN_DECIMALS))
     const deposit = await user.send(payout.transaction)
     const fee = await user.send(payout.feeTransaction)
     expect([deposit.status, fee.status]).toEqual(["success", "success"])
     expect(await balanceOf(user.address)).toBe(0n)
-    expect(await balanceOf(stack.feeWallet)).toBeGreaterThanOrEqual(unitsOf(payout.fees.find((l: any) => l.code === "copby").amountUsd, TOKEN_DECIMALS))
+    expect(await balanceOf(stack.feeWallet)).toBeGreaterThanOrEqual(
+      unitsOf(payout.fees.find((l: any) => l.code === "copby").amountUsd, TOKEN_DECIMALS)
+    )
 
-    const confirmed = await post(`${PAYOUTS}/${payout.payoutId}/confirm`, { txHash: deposit.transactionHash, feeTxHash: fee.transactionHash })
+    const confirmed = await post(`${PAYOUTS}/${payout.payoutId}/confirm`, {
+      txHash: deposit.transactionHash,
+      feeTxHash: fee.transactionHash
+    })
     expect(confirmed.status, confirmed.text).toBe(200)
     expect((confirmed.json as any).fees.find((l: any) => l.code === "copby").status).toBe("verified")
 
@@ -110,7 +128,9 @@ describe("live mode, end to end", () => {
       const current = await get(`${PAYOUTS}/${payout.payoutId}`)
       return (current.json as any).status === "completed" ? (current.json as any) : undefined
     }, { timeoutMs: 15_000 })
-    expect(completed.fees.map((leg: any) => [leg.code, leg.status])).toEqual(completed.fees.map((leg: any) => [leg.code, "verified"]))
+    expect(completed.fees.map((leg: any) => [leg.code, leg.status])).toEqual(
+      completed.fees.map((leg: any) => [leg.code, "verified"])
+    )
     expect(completed.receipt.completedAt).not.toBeNull()
     expect(completed.txHash).toBe(deposit.transactionHash)
     const events = await eventsSettled(stack, "transfer", transferId, 3)
@@ -118,7 +138,9 @@ describe("live mode, end to end", () => {
     // what the provider reports it delivered: its receipt's final_amount. DESIGN's X = D / (0.995 S) rounded up
     // covers D at rate S, but a provider that rounds its 0.5 % fee up and the COP down can deliver one cent less
     // (observed here: 249999.99); RATE_BUFFER_BPS (default 0, as DESIGN says) is the operator's margin for that.
-    const settled = await fetch(`${stack.sim.url}/v0/transfers/${transferId}`, { headers: { "api-key": stack.sim.apiKey } })
+    const settled = await fetch(`${stack.sim.url}/v0/transfers/${transferId}`, {
+      headers: { "api-key": stack.sim.apiKey }
+    })
       .then((r) => r.json() as any)
     expect(completed.receipt.totalReceived).toEqual({ amount: settled.receipt.final_amount, currency: "COP" })
     expect(unitsOf(completed.receipt.totalReceived.amount, 2)).toBeGreaterThanOrEqual(25_000_000n - 1n)
@@ -134,7 +156,12 @@ describe("live mode, end to end", () => {
     const units = unitsOf(payout.deposit.amount, TOKEN_DECIMALS)
     await user.fund(units * 2n)
     const short = await stack.anvil.client.waitForTransactionReceipt({
-      hash: await user.wallet.writeContract({ address: stack.token, abi: erc20Abi, functionName: "transfer", args: [payout.deposit.address, units - 1n] })
+      hash: await user.wallet.writeContract({
+        address: stack.token,
+        abi: erc20Abi,
+        functionName: "transfer",
+        args: [payout.deposit.address, units - 1n]
+      })
     })
     const shortAnswer = await post(`${PAYOUTS}/${payout.payoutId}/confirm`, { txHash: short.transactionHash })
     expect(expectError(shortAnswer, 409)).toContain("less than")

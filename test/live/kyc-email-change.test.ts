@@ -47,31 +47,35 @@ const linkCustomer = async (kycUrl: string): Promise<string> => {
 const email = (tag: string, address: string) => `${tag}-${address.slice(2, 10).toLowerCase()}@example.com`
 
 describe("a new e-mail after a verified OTP", () => {
-  it("before approval: the verify answers the same KYC link and customer; after approval the user stays approved", async () => {
-    const user = await newWalletUser(stack)
-    const [first, second, third] = ["first", "second", "third"].map((tag) => email(tag, user.address))
+  it(
+    "before approval: the verify answers the same KYC link and customer; after approval the user stays approved",
+    async () => {
+      const user = await newWalletUser(stack)
+      const [first, second, third] = ["first", "second", "third"].map((tag) => email(tag, user.address))
 
-    const started = await verifyWith(user.address, first!)
-    expect(started.status, started.text).toBe(200)
-    expect(started.json).toMatchObject({ kycStatus: "pending" })
-    const { kycUrl } = started.json as { kycUrl: string }
-    const customerId = await linkCustomer(kycUrl)
+      const started = await verifyWith(user.address, first!)
+      expect(started.status, started.text).toBe(200)
+      expect(started.json).toMatchObject({ kycStatus: "pending" })
+      const { kycUrl } = started.json as { kycUrl: string }
+      const customerId = await linkCustomer(kycUrl)
 
-    const changed = await verifyWith(user.address, second!)
-    expect(changed.status, changed.text).toBe(200)
-    expect(changed.json).toEqual({ userAddress: user.address, kycStatus: "pending", kycUrl })
-    expect(await customersWith(second!)).toEqual([])
-    expect((await fetch(kycUrl)).status).toBe(200)
+      const changed = await verifyWith(user.address, second!)
+      expect(changed.status, changed.text).toBe(200)
+      expect(changed.json).toEqual({ userAddress: user.address, kycStatus: "pending", kycUrl })
+      expect(await customersWith(second!)).toEqual([])
+      expect((await fetch(kycUrl)).status).toBe(200)
 
-    await sim(`/__sim/customers/${customerId}/approve`, {})
-    await eventsSettled(stack, "customer", customerId)
-    const approved = await verifyWith(user.address, third!)
-    expect(approved.status, approved.text).toBe(200)
-    expect(approved.json).toMatchObject({ kycStatus: "approved" })
-    expect(await customersWith(third!)).toEqual([])
-    const created = await post(PAYOUTS, payoutBody(user.address))
-    expect(created.status, created.text).toBe(201)
-  }, 60_000)
+      await sim(`/__sim/customers/${customerId}/approve`, {})
+      await eventsSettled(stack, "customer", customerId)
+      const approved = await verifyWith(user.address, third!)
+      expect(approved.status, approved.text).toBe(200)
+      expect(approved.json).toMatchObject({ kycStatus: "approved" })
+      expect(await customersWith(third!)).toEqual([])
+      const created = await post(PAYOUTS, payoutBody(user.address))
+      expect(created.status, created.text).toBe(201)
+    },
+    60_000
+  )
 
   it("after a KYC start whose answer was lost: the new e-mail gets a working KYC link", async () => {
     const user = await newWalletUser(stack)

@@ -20,7 +20,10 @@ let stack: LiveStack
 let apiKey: string
 
 beforeAll(async () => {
-  stack = await startLiveStack({ env: { EXPIRY_SWEEP_INTERVAL_MS: "100", RECONCILE_INTERVAL_MS: "3600000" }, sim: { confirmations: 2 } })
+  stack = await startLiveStack({
+    env: { EXPIRY_SWEEP_INTERVAL_MS: "100", RECONCILE_INTERVAL_MS: "3600000" },
+    sim: { confirmations: 2 }
+  })
   apiKey = await stack.newLiveKey()
 }, 60_000)
 afterAll(() => stack?.close())
@@ -58,14 +61,22 @@ const minedAt = async (blockNumber: bigint) =>
  * the deposit mined inside the window. Anvil's block times may run ahead of the clock; the sweep then waits.
  */
 const closeWindowAfter = (payoutId: string, after: Date) =>
-  sql(stack.server, (q) =>
-    q`UPDATE payouts SET expires_at = GREATEST(now(), ${new Date(after.getTime() + 1)}) WHERE id = ${payoutId} RETURNING id`)
+  sql(
+    stack.server,
+    (q) =>
+      q`UPDATE payouts SET expires_at = GREATEST(now(), ${new Date(
+        after.getTime() + 1
+      )}) WHERE id = ${payoutId} RETURNING id`
+  )
 
 /** The provider notices deposits one block after theirs (2 confirmations). */
 const provideConfirmation = () => stack.anvil.client.mine({ blocks: 1 })
 
 const transferStateOf = async (transferId: string) =>
-  (await request(stack.sim, `/v0/transfers/${transferId}`)).body as { state: string; receipt: { final_amount?: string } | null }
+  (await request(stack.sim, `/v0/transfers/${transferId}`)).body as {
+    state: string
+    receipt: { final_amount?: string } | null
+  }
 
 /** The simulator's state-change events about a transfer, once all `count` are settled (delivered or given up). */
 const transferEvents = async (transferId: string, count: number) => {
@@ -94,7 +105,11 @@ describe("funds that arrive after the sweep (live)", () => {
 
     await provideConfirmation()
     const events = await transferEvents(transferId, 3)
-    expect(events.map((event) => event.event_object_status)).toEqual(["funds_received", "payment_submitted", "payment_processed"])
+    expect(events.map((event) => event.event_object_status)).toEqual([
+      "funds_received",
+      "payment_submitted",
+      "payment_processed"
+    ])
     expect(events.every((event) => event.attempts.every((attempt) => attempt.status === 200))).toBe(true)
 
     const done = await statusBecomes(payout.payoutId, "completed")
@@ -111,8 +126,10 @@ describe("funds that arrive after the sweep (live)", () => {
       "payout.completed"
     ])
     // The moment the provider reported the late deposit stays known.
-    const [seen] = await sql<{ provider_deposit_seen_at: Date | null }>(stack.server, (q) =>
-      q`SELECT provider_deposit_seen_at FROM payouts WHERE id = ${payout.payoutId}`)
+    const [seen] = await sql<{ provider_deposit_seen_at: Date | null }>(
+      stack.server,
+      (q) => q`SELECT provider_deposit_seen_at FROM payouts WHERE id = ${payout.payoutId}`
+    )
     expect(seen?.provider_deposit_seen_at?.getTime()).toBeGreaterThanOrEqual(Date.parse(expired.updatedAt))
 
     // The partner's confirm afterwards records the hashes (the provider saw the deposit) and moves nothing back.
@@ -121,7 +138,11 @@ describe("funds that arrive after the sweep (live)", () => {
       body: { txHash: deposit.transactionHash, feeTxHash: fee.transactionHash }
     })
     expect(confirmed.status, confirmed.text).toBe(200)
-    expect(confirmed.json).toMatchObject({ status: "completed", txHash: deposit.transactionHash, feeTxHash: fee.transactionHash })
+    expect(confirmed.json).toMatchObject({
+      status: "completed",
+      txHash: deposit.transactionHash,
+      feeTxHash: fee.transactionHash
+    })
     expect(legs(confirmed.json)).toEqual({ bridge_fx: "verified", bridge: "verified", copby: "verified" })
     expect((await partnerEventTypes(payout.payoutId)).at(-1)).toBe("payout.completed")
   })
@@ -142,7 +163,10 @@ describe("funds that arrive after the sweep (live)", () => {
   it("webhooks lost: the reconciler asks about the expired payout and completes it; one expired over 24 h ago is not asked about", async () => {
     const recent = await fundedPayout(stack, apiKey)
     const old = await fundedPayout(stack, apiKey)
-    const [recentTransfer, oldTransfer] = [await transferIdOf(stack, recent.payout.payoutId), await transferIdOf(stack, old.payout.payoutId)]
+    const [recentTransfer, oldTransfer] = [
+      await transferIdOf(stack, recent.payout.payoutId),
+      await transferIdOf(stack, old.payout.payoutId)
+    ]
     stack.sim.setWebhookUrl(null)
     try {
       for (const { payout, user } of [recent, old]) {
@@ -162,9 +186,12 @@ describe("funds that arrive after the sweep (live)", () => {
       await sql(stack.server, (q) =>
         q`UPDATE payouts SET updated_at = now() - interval '1 hour', reconciled_at = NULL
           WHERE id IN (${recent.payout.payoutId}, ${old.payout.payoutId}) RETURNING id`)
-      await sql(stack.server, (q) =>
-        q`UPDATE payouts SET expires_at = now() - interval '25 hours', updated_at = now() - interval '25 hours'
-          WHERE id = ${old.payout.payoutId} RETURNING id`)
+      await sql(
+        stack.server,
+        (q) =>
+          q`UPDATE payouts SET expires_at = now() - interval '25 hours', updated_at = now() - interval '25 hours'
+          WHERE id = ${old.payout.payoutId} RETURNING id`
+      )
       const asked = async () =>
         ((await request(stack.sim, "/__sim/requests")).body.data as Array<{ method: string; path: string }>)
           .filter((entry) => entry.method === "GET" && entry.path.startsWith("/v0/transfers/"))

@@ -67,7 +67,13 @@ beforeAll(async () => {
   child = spawn(process.execPath, ["--import", "tsx", "scripts/live-local.ts"], {
     cwd: repoRoot,
     detached: true,
-    env: { ...env, PORT: String(port), LIVE_LOCAL_DATA_DIR: dataDir, LIVE_LOCAL_STEP_DELAY_MS: "100", LOG_LEVEL: "warn" }
+    env: {
+      ...env,
+      PORT: String(port),
+      LIVE_LOCAL_DATA_DIR: dataDir,
+      LIVE_LOCAL_STEP_DELAY_MS: "100",
+      LOG_LEVEL: "warn"
+    }
   })
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
   child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
@@ -100,14 +106,27 @@ describe("npm run live:local", () => {
     expect(base).toBe(`http://127.0.0.1:${port}`)
     const key = field(/live API key\s+(cop_live_pk_\S+)/)
     expect(await (await fetch(`${base}/healthz`)).json()).toMatchObject({ mode: "live" })
-    const quote = await fetch(`${base}/api/integrations/breb/quote?destinationCop=250000`, { headers: { authorization: `Bearer ${key}` } })
+    const quote = await fetch(`${base}/api/integrations/breb/quote?destinationCop=250000`, {
+      headers: { authorization: `Bearer ${key}` }
+    })
     expect(quote.status).toBe(200)
   })
 
   it("passes the conformance kit in --mode live --allow-live", async () => {
     const base = field(/service\s+(http:\/\/127\.0\.0\.1:\d+)/)
     const key = field(/live API key\s+(cop_live_pk_\S+)/)
-    const kit = spawn(process.execPath, ["--import", "tsx", "testkit/src/cli.ts", "--base-url", base, "--api-key", key, "--mode", "live", "--allow-live"], { cwd: repoRoot })
+    const kit = spawn(process.execPath, [
+      "--import",
+      "tsx",
+      "testkit/src/cli.ts",
+      "--base-url",
+      base,
+      "--api-key",
+      key,
+      "--mode",
+      "live",
+      "--allow-live"
+    ], { cwd: repoRoot })
     let report = ""
     kit.stdout.on("data", (chunk: Buffer) => (report += chunk.toString("utf8")))
     kit.stderr.on("data", (chunk: Buffer) => (report += chunk.toString("utf8")))
@@ -115,20 +134,29 @@ describe("npm run live:local", () => {
     expect(code, report).toBe(0)
     expect(report).toMatch(/conformance: \d+ passed, 0 failed/)
     // the swap scenarios that need no mock ran against the live router (the local 0x-style aggregator on anvil)
-    for (const id of ["SWAP-001", "SWAP-002", "SWAP-003", "SWAP-005", "SWAP-006"]) expect(report).toMatch(new RegExp(`✓ ${id} `))
+    for (const id of ["SWAP-001", "SWAP-002", "SWAP-003", "SWAP-005", "SWAP-006"]) {
+      expect(report).toMatch(new RegExp(`✓ ${id} `))
+    }
   })
 
-  it("Ctrl-C (SIGINT to the process group, twice) stops every process it started and the embedded PostgreSQL", async () => {
-    const pgid = child.pid!
-    const postmaster = Number.parseInt(readFileSync(join(dataDir, "postgres", "postmaster.pid"), "utf8").split("\n")[0]!, 10)
-    expect(alive(postmaster)).toBe(true)
-    const exited = once(child, "exit")
-    process.kill(-pgid, "SIGINT")
-    // Signals sent back to back can merge into one; a second one once the first has stopped the service's listener cannot.
-    await waitUntil("the service to stop listening", async () => !(await healthy()), { timeoutMs: 30_000 })
-    process.kill(-pgid, "SIGINT")
-    await exited
-    await waitUntil("every process of the group gone", () => groupMembers(pgid).length === 0, { timeoutMs: 30_000 })
-    await waitUntil("the embedded PostgreSQL stopped", () => !alive(postmaster), { timeoutMs: 30_000 })
-  }, 90_000)
+  it(
+    "Ctrl-C (SIGINT to the process group, twice) stops every process it started and the embedded PostgreSQL",
+    async () => {
+      const pgid = child.pid!
+      const postmaster = Number.parseInt(
+        readFileSync(join(dataDir, "postgres", "postmaster.pid"), "utf8").split("\n")[0]!,
+        10
+      )
+      expect(alive(postmaster)).toBe(true)
+      const exited = once(child, "exit")
+      process.kill(-pgid, "SIGINT")
+      // Signals sent back to back can merge into one; a second one once the first has stopped the service's listener cannot.
+      await waitUntil("the service to stop listening", async () => !(await healthy()), { timeoutMs: 30_000 })
+      process.kill(-pgid, "SIGINT")
+      await exited
+      await waitUntil("every process of the group gone", () => groupMembers(pgid).length === 0, { timeoutMs: 30_000 })
+      await waitUntil("the embedded PostgreSQL stopped", () => !alive(postmaster), { timeoutMs: 30_000 })
+    },
+    90_000
+  )
 })

@@ -20,7 +20,9 @@ beforeAll(async () => {
 }, 60_000)
 afterAll(() => stack?.close())
 
-const statusOf = async (payoutId: string) => ((await call(stack.server.baseUrl, apiKey, "GET", `${PAYOUTS}/${payoutId}`)).json as any)
+const statusOf = async (
+  payoutId: string
+) => ((await call(stack.server.baseUrl, apiKey, "GET", `${PAYOUTS}/${payoutId}`)).json as any)
 
 /** A funded payout; `faults` are switched on after KYC (so they hit only the transfer's events), then it is paid and confirmed. */
 const payAndConfirm = async (faults: () => Promise<unknown>) => {

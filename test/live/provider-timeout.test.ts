@@ -7,7 +7,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { OUTSIDE_RETRY_AFTER_SECONDS } from "../../src/http/ServiceUnavailable.ts"
 import { call, expectError, PAYOUTS, payoutBody, sql } from "../support/flows.ts"
-import { completeLiveKyc, type LiveStack, newWalletUser, providerTransfersOf, simCall, startLiveStack } from "../support/liveStack.ts"
+import {
+  completeLiveKyc,
+  type LiveStack,
+  newWalletUser,
+  providerTransfersOf,
+  simCall,
+  startLiveStack
+} from "../support/liveStack.ts"
 
 const TIMEOUT_MS = 1500
 const RETRIES = 2
@@ -28,7 +35,12 @@ const transfersOf = (customerId: string) => providerTransfersOf(stack, customerI
 
 const approvedUser = async () => {
   const user = await newWalletUser(stack)
-  const { customerId } = await completeLiveKyc(stack, apiKey, user.address, `t-${user.address.slice(2, 12).toLowerCase()}@example.com`)
+  const { customerId } = await completeLiveKyc(
+    stack,
+    apiKey,
+    user.address,
+    `t-${user.address.slice(2, 12).toLowerCase()}@example.com`
+  )
   return { user, customerId }
 }
 
@@ -36,37 +48,47 @@ const create = (body: unknown, key: string) =>
   call(stack.server.baseUrl, apiKey, "POST", PAYOUTS, { body, headers: { "idempotency-key": key } })
 
 describe("a provider transfer whose answer is lost", () => {
-  it("503, then the retry with the same key is 201 with the same transfer: one provider transfer for the payout", async () => {
-    const { user, customerId } = await approvedUser()
-    const body = payoutBody(user.address)
-    const key = `timeout-${crypto.randomUUID()}`
-    // every try of POST /v0/transfers is carried out by the provider, and its answer never arrives
-    await sim("/__sim/faults/timeouts", { count: RETRIES + 1, after_processing: true, path: "/v0/transfers" })
+  it(
+    "503, then the retry with the same key is 201 with the same transfer: one provider transfer for the payout",
+    async () => {
+      const { user, customerId } = await approvedUser()
+      const body = payoutBody(user.address)
+      const key = `timeout-${crypto.randomUUID()}`
+      // every try of POST /v0/transfers is carried out by the provider, and its answer never arrives
+      await sim("/__sim/faults/timeouts", { count: RETRIES + 1, after_processing: true, path: "/v0/transfers" })
 
-    const started = performance.now()
-    const lost = await create(body, key)
-    const elapsed = performance.now() - started
-    expectError(lost, 503)
-    expect(await transfersOf(customerId)).toHaveLength(1)
+      const started = performance.now()
+      const lost = await create(body, key)
+      const elapsed = performance.now() - started
+      expectError(lost, 503)
+      expect(await transfersOf(customerId)).toHaveLength(1)
 
-    await fetch(`${stack.sim.url}/__sim/faults`, { method: "DELETE" })
-    const retry = await create(body, key)
-    expect(retry.status, retry.text).toBe(201)
-    const payout = retry.json as { payoutId: string; deposit: { address: string } }
+      await fetch(`${stack.sim.url}/__sim/faults`, { method: "DELETE" })
+      const retry = await create(body, key)
+      expect(retry.status, retry.text).toBe(201)
+      const payout = retry.json as { payoutId: string; deposit: { address: string } }
 
-    const transfers = await transfersOf(customerId)
-    console.log(`provider transfers for the payout after a lost answer + retry: ${transfers.length}; 503 after ${Math.round(elapsed)} ms`)
-    expect(transfers).toHaveLength(1)
-    expect(transfers[0]).toMatchObject({ client_reference_id: payout.payoutId })
-    expect(transfers[0]!.to_address.toLowerCase()).toBe(payout.deposit.address.toLowerCase())
-    const [row] = await sql<{ provider_transfer_id: string }>(stack.server, (q) =>
-      q`SELECT provider_transfer_id FROM payouts WHERE id = ${payout.payoutId}`)
-    expect(row?.provider_transfer_id).toBe(transfers[0]!.id)
+      const transfers = await transfersOf(customerId)
+      console.log(
+        `provider transfers for the payout after a lost answer + retry: ${transfers.length}; 503 after ${
+          Math.round(elapsed)
+        } ms`
+      )
+      expect(transfers).toHaveLength(1)
+      expect(transfers[0]).toMatchObject({ client_reference_id: payout.payoutId })
+      expect(transfers[0]!.to_address.toLowerCase()).toBe(payout.deposit.address.toLowerCase())
+      const [row] = await sql<{ provider_transfer_id: string }>(
+        stack.server,
+        (q) => q`SELECT provider_transfer_id FROM payouts WHERE id = ${payout.payoutId}`
+      )
+      expect(row?.provider_transfer_id).toBe(transfers[0]!.id)
 
-    const replay = await create(body, key)
-    expect(replay.headers.get("idempotent-replayed")).toBe("true")
-    expect(replay.text).toBe(retry.text)
-  }, 60_000)
+      const replay = await create(body, key)
+      expect(replay.headers.get("idempotent-replayed")).toBe("true")
+      expect(replay.text).toBe(retry.text)
+    },
+    60_000
+  )
 
   it("the key stays bound to that payout: the same key with another body is 422", async () => {
     const { user, customerId } = await approvedUser()

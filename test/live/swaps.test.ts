@@ -11,7 +11,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { routerAbi } from "../../src/router/RouterAbi.ts"
 import { waitUntil } from "../simulators/support.ts"
 import { BREB, call, expectError, PAYOUTS, unitsOf } from "../support/flows.ts"
-import { COP_TOKEN_DECIMALS, completeLiveKyc, type LiveStack, newWalletUser, startLiveStack, TOKEN_DECIMALS, type WalletUser } from "../support/liveStack.ts"
+import {
+  COP_TOKEN_DECIMALS,
+  completeLiveKyc,
+  type LiveStack,
+  newWalletUser,
+  startLiveStack,
+  TOKEN_DECIMALS,
+  type WalletUser
+} from "../support/liveStack.ts"
 
 const SWAPS = "/api/integrations/swaps"
 
@@ -38,13 +46,21 @@ const copmHolder = async (copm: bigint) => {
 }
 
 const prepareSwap = async (user: WalletUser, amountIn: string) => {
-  const prepared = await post(SWAPS, { userAddress: user.address, fromToken: "COPm", toToken: "USDC", amountIn, slippageBps: 50 })
+  const prepared = await post(SWAPS, {
+    userAddress: user.address,
+    fromToken: "COPm",
+    toToken: "USDC",
+    amountIn,
+    slippageBps: 50
+  })
   expect(prepared.status, prepared.text).toBe(201)
   return prepared.json as any
 }
 
 const sendRaw = (user: WalletUser, to: `0x${string}`, data: Hex) =>
-  user.wallet.sendTransaction({ to, data, value: 0n }).then((hash) => stack.anvil.client.waitForTransactionReceipt({ hash }))
+  user.wallet.sendTransaction({ to, data, value: 0n }).then((hash) =>
+    stack.anvil.client.waitForTransactionReceipt({ hash })
+  )
 
 describe("swaps in live mode, verified on anvil", () => {
   it("a user holding only COPm approves, swaps exactly the returned transaction, and the confirm verifies it", async () => {
@@ -62,11 +78,20 @@ describe("swaps in live mode, verified on anvil", () => {
 
     const confirmed = await post(`${SWAPS}/${intent.intentId}/confirm`, { txHash: swap.transactionHash })
     expect(confirmed.status, confirmed.text).toBe(200)
-    expect(confirmed.json).toMatchObject({ status: "confirmed", txHash: swap.transactionHash, fees: [{ code: "swap", status: "verified" }] })
+    expect(confirmed.json).toMatchObject({
+      status: "confirmed",
+      txHash: swap.transactionHash,
+      fees: [{ code: "swap", status: "verified" }]
+    })
     // the approval was exactly amountIn and the swap used it up: the next prepare asks for one again, unless the
     // user's allowance (read onchain) already covers it
     expect((await prepareSwap(user, "50000")).approvalTransaction).not.toBeNull()
-    await user.wallet.writeContract({ address: stack.copToken, abi: erc20Abi, functionName: "approve", args: [stack.swaps.router, 10n ** 24n] })
+    await user.wallet.writeContract({
+      address: stack.copToken,
+      abi: erc20Abi,
+      functionName: "approve",
+      args: [stack.swaps.router, 10n ** 24n]
+    })
       .then((hash) => stack.anvil.client.waitForTransactionReceipt({ hash }))
     expect((await prepareSwap(user, "50000")).approvalTransaction).toBeNull()
   })
@@ -95,9 +120,14 @@ describe("swaps in live mode, verified on anvil", () => {
     const deposit = await user.send(payout.transaction)
     const fee = await user.send(payout.feeTransaction)
     expect([deposit.status, fee.status]).toEqual(["success", "success"])
-    expect(await balanceOf(stack.token, getAddress(payout.deposit.address))).toBeGreaterThanOrEqual(unitsOf(payout.deposit.amount, TOKEN_DECIMALS))
+    expect(await balanceOf(stack.token, getAddress(payout.deposit.address))).toBeGreaterThanOrEqual(
+      unitsOf(payout.deposit.amount, TOKEN_DECIMALS)
+    )
 
-    const confirmed = await post(`${PAYOUTS}/${payout.payoutId}/confirm`, { txHash: deposit.transactionHash, feeTxHash: fee.transactionHash })
+    const confirmed = await post(`${PAYOUTS}/${payout.payoutId}/confirm`, {
+      txHash: deposit.transactionHash,
+      feeTxHash: fee.transactionHash
+    })
     expect(confirmed.status, confirmed.text).toBe(200)
     expect((confirmed.json as any).fees.find((leg: any) => leg.code === "copby").status).toBe("verified")
     const done = await waitUntil("the COPm-funded payout completed", async () => {
@@ -108,35 +138,55 @@ describe("swaps in live mode, verified on anvil", () => {
 
     // the payout's deposit hash cannot confirm a swap (one hash, one use)
     const intent = await prepareSwap(user, "1000")
-    expectError(await post(`${SWAPS}/${intent.intentId}/confirm`, { txHash: deposit.transactionHash }), 409, "tx_hash_reused")
+    expectError(
+      await post(`${SWAPS}/${intent.intentId}/confirm`, { txHash: deposit.transactionHash }),
+      409,
+      "tx_hash_reused"
+    )
   })
 
   it("refuses an output below minAmountOut, the wrong recipient and the wrong sender, without claiming the hash", async () => {
     const user = await copmHolder(100_000n)
     const intent = await prepareSwap(user, "10000")
     await user.send(intent.approvalTransaction)
-    const args = [stack.copToken, stack.token, 10_000n * 10n ** 18n, unitsOf(intent.minAmountOut, TOKEN_DECIMALS)] as const
+    const args = [
+      stack.copToken,
+      stack.token,
+      10_000n * 10n ** 18n,
+      unitsOf(intent.minAmountOut, TOKEN_DECIMALS)
+    ] as const
 
     // a router that delivers one unit less than minAmountOut (and does not check it): the confirm does
-    await stack.swaps.misbehave(unitsOf(intent.expectedAmountOut, TOKEN_DECIMALS) - unitsOf(intent.minAmountOut, TOKEN_DECIMALS) + 1n, false)
+    await stack.swaps.misbehave(
+      unitsOf(intent.expectedAmountOut, TOKEN_DECIMALS) - unitsOf(intent.minAmountOut, TOKEN_DECIMALS) + 1n,
+      false
+    )
     const short = await user.send(intent.transaction)
     await stack.swaps.misbehave(0n, true)
     expect(short.status).toBe("success")
-    expect(expectError(await post(`${SWAPS}/${intent.intentId}/confirm`, { txHash: short.transactionHash }), 409)).toContain("less than")
+    expect(expectError(await post(`${SWAPS}/${intent.intentId}/confirm`, { txHash: short.transactionHash }), 409))
+      .toContain("less than")
 
     // the output sent to someone else
     await user.send({ ...intent.approvalTransaction })
     const elsewhere = await sendRaw(user, stack.swaps.router, encodeSwap(...args, getAddress(stack.feeWallet)))
     expect(elsewhere.status).toBe("success")
-    expect(expectError(await post(`${SWAPS}/${intent.intentId}/confirm`, { txHash: elsewhere.transactionHash }), 409)).toContain("no Transfer")
+    expect(expectError(await post(`${SWAPS}/${intent.intentId}/confirm`, { txHash: elsewhere.transactionHash }), 409))
+      .toContain("no Transfer")
 
     // the same swap sent by another wallet, paying the user
     const stranger = await copmHolder(20_000n)
-    await stranger.wallet.writeContract({ address: stack.copToken, abi: erc20Abi, functionName: "approve", args: [stack.swaps.router, args[2]] })
+    await stranger.wallet.writeContract({
+      address: stack.copToken,
+      abi: erc20Abi,
+      functionName: "approve",
+      args: [stack.swaps.router, args[2]]
+    })
       .then((hash) => stack.anvil.client.waitForTransactionReceipt({ hash }))
     const foreign = await sendRaw(stranger, stack.swaps.router, encodeSwap(...args, user.address))
     expect(foreign.status).toBe("success")
-    expect(expectError(await post(`${SWAPS}/${intent.intentId}/confirm`, { txHash: foreign.transactionHash }), 409)).toContain("sent by")
+    expect(expectError(await post(`${SWAPS}/${intent.intentId}/confirm`, { txHash: foreign.transactionHash }), 409))
+      .toContain("sent by")
 
     // none of them was claimed: the intent is still prepared and confirms with the right transaction
     await user.send({ ...intent.approvalTransaction })
@@ -186,10 +236,17 @@ describe("quotes of COPm payouts in live mode, through the router on anvil", () 
     expect(priceOf(unquoted.json)).toEqual(priceOf(quote))
 
     const sellAmount = decodeFunctionData({ abi: routerAbi, data: payout.transaction.data }).args[2]
-    await user.wallet.writeContract({ address: stack.copToken, abi: erc20Abi, functionName: "approve", args: [stack.swaps.router, sellAmount] })
+    await user.wallet.writeContract({
+      address: stack.copToken,
+      abi: erc20Abi,
+      functionName: "approve",
+      args: [stack.swaps.router, sellAmount]
+    })
       .then((hash) => stack.anvil.client.waitForTransactionReceipt({ hash }))
     expect((await user.send(payout.transaction)).status).toBe("success")
-    expect(await balanceOf(stack.token, getAddress(payout.deposit.address))).toBeGreaterThanOrEqual(unitsOf(payout.deposit.amount, TOKEN_DECIMALS))
+    expect(await balanceOf(stack.token, getAddress(payout.deposit.address))).toBeGreaterThanOrEqual(
+      unitsOf(payout.deposit.amount, TOKEN_DECIMALS)
+    )
   })
 
   it("a COPm quote is firm while its COPm still covers the deposit; a route that no longer does is 409 requote", async () => {
@@ -201,7 +258,9 @@ describe("quotes of COPm payouts in live mode, through the router on anvil", () 
       expect(firm.status, firm.text).toBe(201)
       expect(priceOf(firm.json)).toEqual(priceOf(quote))
       const fresh = await post(PAYOUTS, payoutBody(user))
-      expect(unitsOf((fresh.json as any).sourceAmount, COP_TOKEN_DECIMALS)).toBeLessThan(unitsOf(quote.sourceAmount, COP_TOKEN_DECIMALS))
+      expect(unitsOf((fresh.json as any).sourceAmount, COP_TOKEN_DECIMALS)).toBeLessThan(
+        unitsOf(quote.sourceAmount, COP_TOKEN_DECIMALS)
+      )
 
       const second = await quoteCopm()
       await routeAt(2_480n) // worse: the quoted COPm would deliver less than X
@@ -217,7 +276,10 @@ describe("quotes of COPm payouts in live mode, through the router on anvil", () 
     const quote = await quoteCopm()
     const key = `firm-retry-${quote.quoteId}`
     const keyed = () =>
-      call(stack.server.baseUrl, apiKey, "POST", PAYOUTS, { body: { ...payoutBody(user), quoteId: quote.quoteId }, headers: { "idempotency-key": key } })
+      call(stack.server.baseUrl, apiKey, "POST", PAYOUTS, {
+        body: { ...payoutBody(user), quoteId: quote.quoteId },
+        headers: { "idempotency-key": key }
+      })
     try {
       // the provider makes the transfer, its answer never arrives (every try): 503, the key kept for the retry
       await fetch(`${stack.sim.url}/__sim/faults/timeouts`, {
@@ -244,7 +306,13 @@ describe("the least COPm a swap sells, in live mode", () => {
     const errorLines = () => stack.server.logs.filter((line) => JSON.parse(line).logLevel === "ERROR").length
     const before = errorLines()
     for (const amountIn of ["0.000001", "0.9"]) {
-      const answer = await post(SWAPS, { userAddress: user.address, fromToken: "COPm", toToken: "USDC", amountIn, slippageBps: 50 })
+      const answer = await post(SWAPS, {
+        userAddress: user.address,
+        fromToken: "COPm",
+        toToken: "USDC",
+        amountIn,
+        slippageBps: 50
+      })
       expect(expectError(answer, 409, "below_minimum")).toContain("amountIn: must be at least 1 COPm")
     }
     expect(errorLines()).toBe(before)
@@ -260,7 +328,12 @@ describe("a swap that reverted", () => {
     await user.send(intent.approvalTransaction)
     // the router delivers less than minAmountOut and enforces it: the swap reverts ("slippage"); gas set, so it is mined
     await stack.swaps.misbehave(unitsOf(intent.expectedAmountOut, TOKEN_DECIMALS), true)
-    const hash = await user.wallet.sendTransaction({ to: intent.transaction.to, data: intent.transaction.data, value: 0n, gas: 300_000n })
+    const hash = await user.wallet.sendTransaction({
+      to: intent.transaction.to,
+      data: intent.transaction.data,
+      value: 0n,
+      gas: 300_000n
+    })
     const reverted = await stack.anvil.client.waitForTransactionReceipt({ hash })
     await stack.swaps.misbehave(0n, true)
     expect(reverted.status).toBe("reverted")
@@ -275,12 +348,23 @@ describe("a swap that reverted", () => {
     const user = await copmHolder(50_000n)
     const intent = await prepareSwap(user, "10000")
     const stranger = await copmHolder(1n)
-    const hash = await stranger.wallet.sendTransaction({ to: intent.transaction.to, data: intent.transaction.data, value: 0n, gas: 300_000n })
+    const hash = await stranger.wallet.sendTransaction({
+      to: intent.transaction.to,
+      data: intent.transaction.data,
+      value: 0n,
+      gas: 300_000n
+    })
     expect((await stack.anvil.client.waitForTransactionReceipt({ hash })).status).toBe("reverted")
     expect(expectError(await post(`${SWAPS}/${intent.intentId}/confirm`, { txHash: hash }), 409)).toContain("sent by")
     expect((await get(`${SWAPS}/${intent.intentId}`)).json).toMatchObject({ status: "prepared" })
   })
 })
 
-const encodeSwap = (tokenIn: `0x${string}`, tokenOut: `0x${string}`, amountIn: bigint, minOut: bigint, recipient: `0x${string}`) =>
+const encodeSwap = (
+  tokenIn: `0x${string}`,
+  tokenOut: `0x${string}`,
+  amountIn: bigint,
+  minOut: bigint,
+  recipient: `0x${string}`
+) =>
   encodeFunctionData({ abi: routerAbi, functionName: "swap", args: [tokenIn, tokenOut, amountIn, minOut, recipient] })

@@ -52,7 +52,8 @@ const VARIANTS: ReadonlyArray<Variant> = [
   { method: "OPTIONS" }
 ]
 
-const authorizations = () => [`Bearer ${liveKey}`, undefined, "Bearer cop_live_pk_not-a-key", `Bearer ${testKey}`, "Basic Zm9vOmJhcg=="]
+const authorizations =
+  () => [`Bearer ${liveKey}`, undefined, "Bearer cop_live_pk_not-a-key", `Bearer ${testKey}`, "Basic Zm9vOmJhcg=="]
 
 describe("test helpers in live mode", () => {
   it("answer 404 ErrorBody to every request under their path, whatever the method, path, body, content type or key", async () => {
@@ -74,16 +75,27 @@ describe("test helpers in live mode", () => {
           const wrong = response.status !== 404 || text !== JSON.stringify(ABSENT) ||
             !/^application\/json/.test(response.headers.get("content-type") ?? "") || response.headers.has("allow") ||
             response.headers.get("x-request-id") === null
-          if (wrong) others.push(`${variant.method} ${path.slice(28, 70)} ${variant.contentType ?? "-"} → ${response.status} ${text.slice(0, 90)}`)
+          if (wrong) {
+            others.push(
+              `${variant.method} ${path.slice(28, 70)} ${variant.contentType ?? "-"} → ${response.status} ${
+                text.slice(0, 90)
+              }`
+            )
+          }
         }
       }
     }
-    expect({ sent, notTheSame404: others.length }).toEqual({ sent: PATHS.length * VARIANTS.length * 5, notTheSame404: 0 })
+    expect({ sent, notTheSame404: others.length }).toEqual({
+      sent: PATHS.length * VARIANTS.length * 5,
+      notTheSame404: 0
+    })
     expect(others).toEqual([])
   })
 
   it("answer 404 to a HEAD and to a chunked body over 64 KiB", async () => {
-    const head = await fetch(`${stack.server.baseUrl}/api/integrations/test-helpers/payouts/po_123/advance`, { method: "HEAD" })
+    const head = await fetch(`${stack.server.baseUrl}/api/integrations/test-helpers/payouts/po_123/advance`, {
+      method: "HEAD"
+    })
     expect(head.status).toBe(404)
 
     const piece = new TextEncoder().encode(`{"to":"completed","pad":"${"x".repeat(4096)}`)
@@ -94,7 +106,12 @@ describe("test helpers in live mode", () => {
         controller.enqueue(piece)
       }
     })
-    const init = { method: "POST", body, duplex: "half", headers: { authorization: `Bearer ${liveKey}`, "content-type": "application/json" } }
+    const init = {
+      method: "POST",
+      body,
+      duplex: "half",
+      headers: { authorization: `Bearer ${liveKey}`, "content-type": "application/json" }
+    }
     const chunked = await fetch(`${stack.server.baseUrl}/api/integrations/test-helpers/payouts/po_123/advance`, init)
     expect({ status: chunked.status, body: await chunked.json() }).toEqual({ status: 404, body: ABSENT })
   })
@@ -113,7 +130,13 @@ describe("test helpers in live mode", () => {
     ]
     const answers = await Promise.all(spellings.map((path) =>
       new Promise<string>((resolve, reject) => {
-        const sent = request({ host: "127.0.0.1", port, method: "POST", path, headers: { authorization: `Bearer ${liveKey}`, "content-type": "application/json" } }, (res) => {
+        const sent = request({
+          host: "127.0.0.1",
+          port,
+          method: "POST",
+          path,
+          headers: { authorization: `Bearer ${liveKey}`, "content-type": "application/json" }
+        }, (res) => {
           let text = ""
           res.setEncoding("utf8")
           res.on("data", (chunk: string) => (text += chunk))
@@ -127,10 +150,15 @@ describe("test helpers in live mode", () => {
   })
 
   it("leave everything else as it was: a route that exists still answers 405 and 401, an unknown one 404", async () => {
-    const quote = await fetch(`${stack.server.baseUrl}/api/integrations/breb/quote`, { method: "DELETE", headers: { authorization: `Bearer ${liveKey}` } })
+    const quote = await fetch(`${stack.server.baseUrl}/api/integrations/breb/quote`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${liveKey}` }
+    })
     expect(quote.status).toBe(405)
     expect((await fetch(`${stack.server.baseUrl}/api/integrations/breb/quote`)).status).toBe(401)
-    const unknown = await fetch(`${stack.server.baseUrl}/api/integrations/test-helpersx/payouts`, { headers: { authorization: `Bearer ${liveKey}` } })
+    const unknown = await fetch(`${stack.server.baseUrl}/api/integrations/test-helpersx/payouts`, {
+      headers: { authorization: `Bearer ${liveKey}` }
+    })
     expect(unknown.status).toBe(404)
     expect(await unknown.json()).toEqual({ error: "no such endpoint: GET /api/integrations/test-helpersx/payouts" })
   })

@@ -116,7 +116,14 @@ describe("divideRounded", () => {
     ["250000", "3930.7475", 6, "63.601135", "63.601134", "63.601134"],
     ["6", "3", 0, "2", "2", "2"],
     // 1 / 7 far beyond effect's 100-digit division precision
-    ["1", "7", 120, `0.${"142857".repeat(20)}`.slice(0, -1) + "8", `0.${"142857".repeat(20)}`, `0.${"142857".repeat(20)}`]
+    [
+      "1",
+      "7",
+      120,
+      `0.${"142857".repeat(20)}`.slice(0, -1) + "8",
+      `0.${"142857".repeat(20)}`,
+      `0.${"142857".repeat(20)}`
+    ]
   ])("%s / %s at scale %i", (a, b, scale, up, down, halfUp) => {
     expectDecimal(divideRounded(dec(a), dec(b), scale, "up"), up)
     expectDecimal(divideRounded(dec(a), dec(b), scale, "down"), down)

@@ -28,7 +28,9 @@ describe("money properties (the cases money:check runs by the million)", () => {
       copm: seen((e) => e.c.fromToken === "COPm" && e.outcome._tag === "Priced") > 100,
       destinationMinimum: seen((e) => e.usd.belowMinimum === "destination") > 10,
       providerMinimum: seen((e) => e.usd.belowMinimum === "provider") > 0,
-      sellAboveMid: seen((e) => e.c.sell.units * 10n ** BigInt(e.c.mid.scale) >= e.c.mid.units * 10n ** BigInt(e.c.sell.scale)) > 10,
+      sellAboveMid: seen((e) =>
+        e.c.sell.units * 10n ** BigInt(e.c.mid.scale) >= e.c.mid.units * 10n ** BigInt(e.c.sell.scale)
+      ) > 10,
       buffer: seen((e) => e.c.rateBufferBps > 0) > 100,
       usd18: seen((e) => e.c.usdDecimals === 18) > 100,
       firmQuote: seen((e) => e.c.quoted?._tag === "Covers" && e.outcome._tag === "Priced") > 50,

@@ -71,7 +71,12 @@ describe("computePayout worked examples", () => {
   })
 
   it("a buffer of 0 is the same as no buffer", () => {
-    const base = { destinationCop: dec("123456.78"), sellRate: dec("4123.4567"), midRate: dec("4200"), tokenDecimals: 6 }
+    const base = {
+      destinationCop: dec("123456.78"),
+      sellRate: dec("4123.4567"),
+      midRate: dec("4200"),
+      tokenDecimals: 6
+    }
     expect(formatPayoutAmounts(computePayout({ ...base, rateBuffer: dec("0") }))).toEqual(
       formatPayoutAmounts(computePayout(base))
     )

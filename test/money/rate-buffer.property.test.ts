@@ -33,16 +33,22 @@ describe("the deposit X and the provider's rounding", () => {
   it("without a buffer the recipient can be one cent short (the case seen in live mode), never more", () => {
     expect(deliveredCents(depositUnits(25_000_000n, 396_000n, 0), 396_000n)).toBe(24_999_999n)
     fc.assert(
-      fc.property(fc.bigInt({ min: 400_000n, max: 1_155_200_000n }), fc.bigInt({ min: 300_000n, max: 500_000n }), (cents, sell) =>
-        deliveredCents(depositUnits(cents, sell, 0), sell) >= cents - 1n),
+      fc.property(
+        fc.bigInt({ min: 400_000n, max: 1_155_200_000n }),
+        fc.bigInt({ min: 300_000n, max: 500_000n }),
+        (cents, sell) => deliveredCents(depositUnits(cents, sell, 0), sell) >= cents - 1n
+      ),
       { numRuns: 2000 }
     )
   })
 
   it("with RATE_BUFFER_BPS = 1 the recipient always gets at least destinationCop", () => {
     fc.assert(
-      fc.property(fc.bigInt({ min: 400_000n, max: 1_155_200_000n }), fc.bigInt({ min: 300_000n, max: 500_000n }), (cents, sell) =>
-        deliveredCents(depositUnits(cents, sell, 1), sell) >= cents),
+      fc.property(
+        fc.bigInt({ min: 400_000n, max: 1_155_200_000n }),
+        fc.bigInt({ min: 300_000n, max: 500_000n }),
+        (cents, sell) => deliveredCents(depositUnits(cents, sell, 1), sell) >= cents
+      ),
       { numRuns: 2000 }
     )
   })

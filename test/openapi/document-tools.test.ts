@@ -46,17 +46,25 @@ afterAll(async () => {
 
 describe("the OpenAPI document in third-party tools", () => {
   it("Redocly CLI, recommended ruleset: 0 errors; the only warnings are the probes' lack of a 4xx", async () => {
-    const { stdout } = await run(bin("redocly"), ["lint", "--extends", "recommended", "--format", "json", documentFile], {
-      env: quietEnv,
-      cwd: workDir
-    }).catch((failure: { stdout: string }) => failure) // exit 1 when it finds errors: read them all the same
-    const report = JSON.parse(stdout) as { totals: { errors: number }; problems: Array<{ severity: string; ruleId: string; message: string }> }
+    const { stdout } = await run(
+      bin("redocly"),
+      ["lint", "--extends", "recommended", "--format", "json", documentFile],
+      {
+        env: quietEnv,
+        cwd: workDir
+      }
+    ).catch((failure: { stdout: string }) => failure) // exit 1 when it finds errors: read them all the same
+    const report = JSON.parse(stdout) as {
+      totals: { errors: number }
+      problems: Array<{ severity: string; ruleId: string; message: string }>
+    }
     expect(report.problems.filter((problem) => problem.severity === "error")).toEqual([])
     expect(report.totals.errors).toBe(0)
     // /healthz and /readyz take no input, so no 4xx is possible: documenting one would be false.
     const probes = new Set(["#/paths/~1healthz/get/responses", "#/paths/~1readyz/get/responses"])
     const warnings = report.problems.filter((problem) =>
-      !(problem.ruleId === "operation-4xx-response" && probes.has((problem as { location?: Array<{ pointer: string }> }).location?.[0]?.pointer ?? ""))
+      !(problem.ruleId === "operation-4xx-response" &&
+        probes.has((problem as { location?: Array<{ pointer: string }> }).location?.[0]?.pointer ?? ""))
     )
     expect(warnings).toEqual([])
   })
@@ -64,16 +72,28 @@ describe("the OpenAPI document in third-party tools", () => {
   it("Spectral, spectral:oas: 0 errors and 0 warnings", async () => {
     const { stdout } = await run(
       bin("spectral"),
-      ["lint", "--ruleset", join(repoRoot, "test", "openapi", "spectral.yaml"), "--format", "json", "--quiet", documentFile],
+      [
+        "lint",
+        "--ruleset",
+        join(repoRoot, "test", "openapi", "spectral.yaml"),
+        "--format",
+        "json",
+        "--quiet",
+        documentFile
+      ],
       { env: quietEnv, cwd: workDir }
     ).catch((failure: { stdout: string }) => failure)
-    const results = JSON.parse(stdout) as Array<{ severity: number; code: string; message: string; path: Array<string> }>
+    const results = JSON.parse(stdout) as Array<
+      { severity: number; code: string; message: string; path: Array<string> }
+    >
     expect(results).toEqual([])
   })
 
   it("Ajv (2020-12, strict) compiles every schema and accepts every example", () => {
     // The document's references, made local to one schema resource.
-    const defs = JSON.parse(JSON.stringify(document["components"]["schemas"]).replaceAll("#/components/schemas/", "#/$defs/"))
+    const defs = JSON.parse(
+      JSON.stringify(document["components"]["schemas"]).replaceAll("#/components/schemas/", "#/$defs/")
+    )
     const names = Object.keys(defs)
     expect(names.length).toBeGreaterThan(30)
     const examplesChecked: Array<string> = []
@@ -91,23 +111,33 @@ describe("the OpenAPI document in third-party tools", () => {
   })
 
   it("openapi-typescript types + openapi-fetch: a typed client type-checks with tsc and runs the payout flow", async () => {
-    await run(bin("openapi-typescript"), [documentFile, "--output", join(workDir, "api.ts")], { env: quietEnv, cwd: workDir })
+    await run(bin("openapi-typescript"), [documentFile, "--output", join(workDir, "api.ts")], {
+      env: quietEnv,
+      cwd: workDir
+    })
     cpSync(join(repoRoot, "test", "openapi", "typed-client.ts"), join(workDir, "typed-client.ts"))
-    writeFileSync(join(workDir, "tsconfig.json"), JSON.stringify({
-      compilerOptions: {
-        strict: true,
-        noEmit: true,
-        target: "ES2022",
-        module: "NodeNext",
-        moduleResolution: "NodeNext",
-        allowImportingTsExtensions: true,
-        skipLibCheck: true,
-        types: ["node"]
-      },
-      files: ["typed-client.ts", "api.ts"]
-    }))
+    writeFileSync(
+      join(workDir, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          target: "ES2022",
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          allowImportingTsExtensions: true,
+          skipLibCheck: true,
+          types: ["node"]
+        },
+        files: ["typed-client.ts", "api.ts"]
+      })
+    )
     writeFileSync(join(workDir, "package.json"), JSON.stringify({ type: "module" }))
-    const typeCheck = await run(process.execPath, [join(repoRoot, "node_modules", "typescript", "bin", "tsc"), "-p", workDir], {
+    const typeCheck = await run(process.execPath, [
+      join(repoRoot, "node_modules", "typescript", "bin", "tsc"),
+      "-p",
+      workDir
+    ], {
       cwd: workDir
     }).then(() => "", (failure: { stdout: string }) => failure.stdout)
     expect(typeCheck).toBe("")

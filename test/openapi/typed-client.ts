@@ -14,7 +14,9 @@ const txHash = process.env["TX_HASH"] ?? ""
 const client = createClient<paths>({ baseUrl, headers: { authorization: `Bearer ${apiKey}` } })
 
 const quote = await client.GET("/api/integrations/breb/quote", { params: { query: { destinationCop: "250000" } } })
-const sent = await client.POST("/api/integrations/breb/kyc/otp/send", { body: { email: "maria@example.com", userAddress } })
+const sent = await client.POST("/api/integrations/breb/kyc/otp/send", {
+  body: { email: "maria@example.com", userAddress }
+})
 const verified = await client.POST("/api/integrations/breb/kyc/otp/verify", {
   body: { userAddress, code: sent.data?.debugCode ?? "" }
 })
@@ -35,7 +37,9 @@ const confirmed = await client.POST("/api/integrations/breb/payouts/{payoutId}/c
 })
 const fetched = await client.GET("/api/integrations/breb/payouts/{payoutId}", { params: { path: { payoutId } } })
 const page = await client.GET("/api/integrations/breb/payouts", { params: { query: { limit: 2 } } })
-const missing = await client.GET("/api/integrations/breb/payouts/{payoutId}", { params: { path: { payoutId: "po_none" } } })
+const missing = await client.GET("/api/integrations/breb/payouts/{payoutId}", {
+  params: { path: { payoutId: "po_none" } }
+})
 
 console.log(JSON.stringify({
   statuses: [quote, sent, verified, created, confirmed, fetched, page, missing].map((answer) => answer.response.status),

@@ -15,7 +15,8 @@ import { waitUntil } from "../simulators/support.ts"
 import { processAlive as alive, startServiceProcess } from "../support/process.ts"
 
 /** The postmaster's pid, from the first line of `postmaster.pid`. */
-const postmasterPid = (dataDir: string) => Number.parseInt(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]!, 10)
+const postmasterPid = (dataDir: string) =>
+  Number.parseInt(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]!, 10)
 
 let root: string
 beforeAll(async () => {
@@ -33,14 +34,19 @@ afterAll(async () => {
 describe("Ctrl-C on npm start (SIGINT to the process group, twice)", () => {
   it("stops the service and the embedded PostgreSQL it started", async () => {
     const dataDir = join(root, "once")
-    const service = await startServiceProcess({ DATABASE_URL: "", EMBEDDED_DATA_DIR: dataDir }, { via: "npm", detached: true })
+    const service = await startServiceProcess({ DATABASE_URL: "", EMBEDDED_DATA_DIR: dataDir }, {
+      via: "npm",
+      detached: true
+    })
     const pid = postmasterPid(dataDir)
     expect(alive(pid)).toBe(true)
 
     const exited = once(service.child, "exit")
     process.kill(-service.child.pid!, "SIGINT")
     // Signals sent back to back can merge into one; a second one once the first is being handled cannot.
-    await waitUntil("the service to begin its shutdown", () => service.stdout().includes("SIGINT: shutting down"), { timeoutMs: 30_000 })
+    await waitUntil("the service to begin its shutdown", () => service.stdout().includes("SIGINT: shutting down"), {
+      timeoutMs: 30_000
+    })
     process.kill(-service.child.pid!, "SIGINT")
     await exited
 
@@ -60,8 +66,20 @@ describe("a second Ctrl-C while requests are still draining", () => {
     // A request whose body never finishes arriving: without the second Ctrl-C, the drain would wait 10 minutes for it.
     const port = Number(new URL(service.baseUrl).port)
     const key = /(cop_test_pk_[0-9A-Za-z]+)/.exec(service.stdout())![1]!
-    const headers = { authorization: `Bearer ${key}`, "content-type": "application/json", "content-length": "100", expect: "100-continue" }
-    const stuck = request({ host: "127.0.0.1", port, method: "POST", path: "/api/integrations/breb/payouts", agent: false, headers })
+    const headers = {
+      authorization: `Bearer ${key}`,
+      "content-type": "application/json",
+      "content-length": "100",
+      expect: "100-continue"
+    }
+    const stuck = request({
+      host: "127.0.0.1",
+      port,
+      method: "POST",
+      path: "/api/integrations/breb/payouts",
+      agent: false,
+      headers
+    })
     const stuckOutcome = new Promise<string>((resolve) => {
       stuck.on("response", (response) => resolve(`answered ${response.statusCode}`))
       stuck.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "error"))
@@ -72,7 +90,9 @@ describe("a second Ctrl-C while requests are still draining", () => {
     const exited = once(service.child, "exit")
     const firstAt = Date.now()
     process.kill(-service.child.pid!, "SIGINT")
-    await waitUntil("the service to begin draining", () => service.stdout().includes("draining 1 in-flight"), { timeoutMs: 30_000 })
+    await waitUntil("the service to begin draining", () => service.stdout().includes("draining 1 in-flight"), {
+      timeoutMs: 30_000
+    })
       .catch((error) => Promise.reject(new Error(`${error}\n${service.stdout()}`)))
     // The person presses Ctrl-C again a little later (a repeat within a second is the same Ctrl-C, npm's copy of it).
     await waitUntil("a second to pass since the first Ctrl-C", () => Date.now() - firstAt > 1_100, { timeoutMs: 5_000 })

@@ -13,7 +13,8 @@ beforeAll(async () => {
 })
 afterAll(() => database?.release())
 
-const keys = (...args: Array<string>) => runScript(["scripts/keys.ts", ...args], { DATABASE_URL: database.url, APP_MODE: "mock" })
+const keys = (...args: Array<string>) =>
+  runScript(["scripts/keys.ts", ...args], { DATABASE_URL: database.url, APP_MODE: "mock" })
 
 const listed = async () => {
   const result = await keys("list", "--json")
@@ -37,7 +38,9 @@ describe("keys rotate", () => {
     expect(kept.code, kept.stderr).toBe(0)
     const second = await rowOf(lastLine(kept.stdout))
     expect(second.expiresAt).toBe(first.expiresAt)
-    expect(kept.stdout).toContain(`new key id ${second.id}, valid until ${first.expiresAt} (as the old key; --expires sets another)`)
+    expect(kept.stdout).toContain(
+      `new key id ${second.id}, valid until ${first.expiresAt} (as the old key; --expires sets another)`
+    )
 
     const longer = await keys("rotate", second.id, "--expires", "90d")
     expect(longer.code, longer.stderr).toBe(0)
@@ -53,6 +56,8 @@ describe("keys rotate", () => {
 
     const refused = await keys("rotate", fourth.id, "--expires", "yesterday")
     expect(refused.code).toBe(2)
-    expect(refused.stderr).toContain(`--expires: a duration (30d, 12h, 90m), a future ISO timestamp or never, not "yesterday"`)
+    expect(refused.stderr).toContain(
+      `--expires: a duration (30d, 12h, 90m), a future ISO timestamp or never, not "yesterday"`
+    )
   }, 120_000)
 })

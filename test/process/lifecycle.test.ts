@@ -14,7 +14,13 @@ import { once } from "node:events"
 import { afterAll, describe, expect, it, vi } from "vitest"
 import { newAddress, payoutBody } from "../support/flows.ts"
 import { acquireTestDatabase, type TestDatabase } from "../support/database.ts"
-import { isAnswer as isRawAnswer, type KeepAliveConnection, openConnection, type Outcome, type RawAnswer } from "../support/keepAlive.ts"
+import {
+  isAnswer as isRawAnswer,
+  type KeepAliveConnection,
+  openConnection,
+  type Outcome,
+  type RawAnswer
+} from "../support/keepAlive.ts"
 import { holdLock, lockWaiters } from "../support/locks.ts"
 import { type StartedProcess, startServiceProcess } from "../support/process.ts"
 
@@ -99,7 +105,9 @@ describe("start-up", () => {
     expect([200, 503]).toContain(status)
     if (status === 503) {
       expect(reply).toMatch(/retry-after: 1/i)
-      expect(JSON.parse(reply.slice(reply.indexOf("\r\n\r\n") + 4))).toEqual({ error: "the service is starting; retry in a moment" })
+      expect(JSON.parse(reply.slice(reply.indexOf("\r\n\r\n") + 4))).toEqual({
+        error: "the service is starting; retry in a moment"
+      })
     }
   }, 60_000)
 })
@@ -124,151 +132,196 @@ const serviceWithApprovedUser = async () => {
   const auth = { authorization: `Bearer ${key}`, "content-type": "application/json" }
   const user = newAddress()
   const json = (value: unknown) => JSON.stringify(value)
-  await send(port, "POST", "/api/integrations/breb/kyc/otp/send", auth, json({ email: "ana@example.com", userAddress: user }))
-  const verified = await send(port, "POST", "/api/integrations/breb/kyc/otp/verify", auth, json({ userAddress: user, code: "123456" }))
+  await send(
+    port,
+    "POST",
+    "/api/integrations/breb/kyc/otp/send",
+    auth,
+    json({ email: "ana@example.com", userAddress: user })
+  )
+  const verified = await send(
+    port,
+    "POST",
+    "/api/integrations/breb/kyc/otp/verify",
+    auth,
+    json({ userAddress: user, code: "123456" })
+  )
   expect(isAnswer(verified) && verified.status).toBe(200)
   return { database, service, port, auth, user, json }
 }
 
 describe("SIGTERM under load", () => {
-  it("refuses new connections, finishes every request it received (one still uploading its body), then exits 0", async () => {
-    const { auth, database, json, port, service, user } = await serviceWithApprovedUser()
-    const body = json(payoutBody(user))
+  it(
+    "refuses new connections, finishes every request it received (one still uploading its body), then exits 0",
+    async () => {
+      const { auth, database, json, port, service, user } = await serviceWithApprovedUser()
+      const body = json(payoutBody(user))
 
-    // A create whose body is still arriving when the signal comes: headers now, the body after SIGTERM.
-    const slow = request({ host: "127.0.0.1", port, method: "POST", path: "/api/integrations/breb/payouts", agent: false, headers: { ...auth, "content-length": String(Buffer.byteLength(body)), expect: "100-continue" } })
-    const slowAnswer = new Promise<Answer>((resolve, reject) => {
-      slow.on("response", (res) => {
-        let text = ""
-        res.setEncoding("utf8")
-        res.on("data", (chunk: string) => (text += chunk))
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }))
+      // A create whose body is still arriving when the signal comes: headers now, the body after SIGTERM.
+      const slow = request({
+        host: "127.0.0.1",
+        port,
+        method: "POST",
+        path: "/api/integrations/breb/payouts",
+        agent: false,
+        headers: { ...auth, "content-length": String(Buffer.byteLength(body)), expect: "100-continue" }
       })
-      slow.on("error", reject)
-    })
-    slow.flushHeaders()
-    await once(slow, "continue") // the server has the request in hand
+      const slowAnswer = new Promise<Answer>((resolve, reject) => {
+        slow.on("response", (res) => {
+          let text = ""
+          res.setEncoding("utf8")
+          res.on("data", (chunk: string) => (text += chunk))
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }))
+        })
+        slow.on("error", reject)
+      })
+      slow.flushHeaders()
+      await once(slow, "continue") // the server has the request in hand
 
-    const creates = Array.from({ length: 150 }, (_, i) =>
-      send(port, "POST", "/api/integrations/breb/payouts", { ...auth, "idempotency-key": `drain-${i}` }, body))
-    await Promise.race(creates)
-    const exited = once(service.child, "exit")
-    service.child.kill("SIGTERM")
-    await waitFor("the shutdown line", () => service.stdout().includes("shutting down"), service)
+      const creates = Array.from(
+        { length: 150 },
+        (_, i) =>
+          send(port, "POST", "/api/integrations/breb/payouts", { ...auth, "idempotency-key": `drain-${i}` }, body)
+      )
+      await Promise.race(creates)
+      const exited = once(service.child, "exit")
+      service.child.kill("SIGTERM")
+      await waitFor("the shutdown line", () => service.stdout().includes("shutting down"), service)
 
-    const late = await send(port, "GET", "/healthz", {})
-    expect(late).toBe("ECONNREFUSED")
+      const late = await send(port, "GET", "/healthz", {})
+      expect(late).toBe("ECONNREFUSED")
 
-    slow.end(body)
-    const slowResult = await slowAnswer
-    expect(slowResult.status).toBe(201)
-    expect(slowResult.headers["connection"]).toBe("close")
+      slow.end(body)
+      const slowResult = await slowAnswer
+      expect(slowResult.status).toBe(201)
+      expect(slowResult.headers["connection"]).toBe("close")
 
-    const outcomes = await Promise.all(creates)
-    const [code] = (await exited) as [number | null]
-    expect(code).toBe(0)
+      const outcomes = await Promise.all(creates)
+      const [code] = (await exited) as [number | null]
+      expect(code).toBe(0)
 
-    const answered = outcomes.filter(isAnswer)
-    // Taken in before the signal: created. Taken in during the drain: 503, the connection closes, nothing created.
-    const turnedAway = (answer: Answer) => answer.status === 503 && answer.headers["connection"] === "close"
-    expect(answered.filter((answer) => answer.status !== 201 && !turnedAway(answer))).toEqual([])
-    // Only connections opened after the port closed may fail, and only by being refused.
-    expect(outcomes.filter((outcome) => !isAnswer(outcome) && outcome !== "ECONNREFUSED")).toEqual([])
-    const { payouts } = await countPayouts(database)
-    expect(payouts).toBe(answered.filter((answer) => answer.status === 201).length + 1)
+      const answered = outcomes.filter(isAnswer)
+      // Taken in before the signal: created. Taken in during the drain: 503, the connection closes, nothing created.
+      const turnedAway = (answer: Answer) => answer.status === 503 && answer.headers["connection"] === "close"
+      expect(answered.filter((answer) => answer.status !== 201 && !turnedAway(answer))).toEqual([])
+      // Only connections opened after the port closed may fail, and only by being refused.
+      expect(outcomes.filter((outcome) => !isAnswer(outcome) && outcome !== "ECONNREFUSED")).toEqual([])
+      const { payouts } = await countPayouts(database)
+      expect(payouts).toBe(answered.filter((answer) => answer.status === 201).length + 1)
 
-    const lines = service.stdout().split("\n")
-    expect(lines.filter((line) => line.includes("shutting down"))).toHaveLength(1)
-    expect(service.stdout()).not.toMatch(/\n\s+at /)
-    expect(service.stdout()).not.toContain("Cannot use a pool after calling end")
-  }, 120_000)
+      const lines = service.stdout().split("\n")
+      expect(lines.filter((line) => line.includes("shutting down"))).toHaveLength(1)
+      expect(service.stdout()).not.toMatch(/\n\s+at /)
+      expect(service.stdout()).not.toContain("Cannot use a pool after calling end")
+    },
+    120_000
+  )
 })
 
 describe("SIGTERM under a burst on open keep-alive connections", () => {
-  it("answers every request on a connection it had accepted: in flight in full with Connection: close, arriving during the drain 503 ErrorBody with Connection: close, none reset", async () => {
-    const { auth, database, json, port, service, user } = await serviceWithApprovedUser()
-    const runtime = ManagedRuntime.make(database.layer)
-    const run = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) => runtime.runPromise(effect)
+  it(
+    "answers every request on a connection it had accepted: in flight in full with Connection: close, arriving during the drain 503 ErrorBody with Connection: close, none reset",
+    async () => {
+      const { auth, database, json, port, service, user } = await serviceWithApprovedUser()
+      const runtime = ManagedRuntime.make(database.layer)
+      const run = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) => runtime.runPromise(effect)
 
-    const create = (idempotencyKey: string) => ({
-      method: "POST",
-      path: "/api/integrations/breb/payouts",
-      headers: { ...auth, "idempotency-key": idempotencyKey },
-      body: json(payoutBody(user))
-    })
-    const list = { method: "GET", path: "/api/integrations/breb/payouts?limit=5", headers: auth }
-    const quote = { method: "GET", path: "/api/integrations/breb/quote", headers: auth }
+      const create = (idempotencyKey: string) => ({
+        method: "POST",
+        path: "/api/integrations/breb/payouts",
+        headers: { ...auth, "idempotency-key": idempotencyKey },
+        body: json(payoutBody(user))
+      })
+      const list = { method: "GET", path: "/api/integrations/breb/payouts?limit=5", headers: auth }
+      const quote = { method: "GET", path: "/api/integrations/breb/quote", headers: auth }
 
-    // 200 connections the server has accepted (each answered one request), idle and kept alive.
-    const opened = await Promise.all(Array.from({ length: 200 }, () => openConnection(port)))
-    const connections = opened.filter((c): c is KeepAliveConnection => "send" in c)
-    expect(connections).toHaveLength(200)
-    const warmed = await Promise.all(connections.map((c) => c.send({ method: "GET", path: "/healthz" })))
-    expect(warmed.filter((o) => !isRawAnswer(o) || o.status !== 200 || o.headers["connection"] !== "keep-alive")).toEqual([])
+      // 200 connections the server has accepted (each answered one request), idle and kept alive.
+      const opened = await Promise.all(Array.from({ length: 200 }, () => openConnection(port)))
+      const connections = opened.filter((c): c is KeepAliveConnection => "send" in c)
+      expect(connections).toHaveLength(200)
+      const warmed = await Promise.all(connections.map((c) => c.send({ method: "GET", path: "/healthz" })))
+      expect(warmed.filter((o) => !isRawAnswer(o) || o.status !== 200 || o.headers["connection"] !== "keep-alive"))
+        .toEqual([])
 
-    // Six creates in flight when the signal comes: held on a table lock until the drain has begun.
-    const lock = await holdLock(run, "LOCK TABLE payouts IN SHARE MODE")
-    const held = connections.slice(0, 6).map((c, i) => c.send(create(`held-${i}`)))
-    await vi.waitFor(async () => expect(await lockWaiters(run, "INSERT INTO payouts")).toBe(6), { timeout: 15_000, interval: 20 })
+      // Six creates in flight when the signal comes: held on a table lock until the drain has begun.
+      const lock = await holdLock(run, "LOCK TABLE payouts IN SHARE MODE")
+      const held = connections.slice(0, 6).map((c, i) => c.send(create(`held-${i}`)))
+      await vi.waitFor(async () => expect(await lockWaiters(run, "INSERT INTO payouts")).toBe(6), {
+        timeout: 15_000,
+        interval: 20
+      })
 
-    // The burst on the open connections: half sent just before the signal, half once the drain has begun (the held
-    // creates keep it going); and new connections opened right after the signal.
-    const burst = connections.slice(6)
-    const requestFor = (i: number) => (i % 4 === 0 ? create(`burst-${i}`) : i % 2 === 1 ? list : quote)
-    const before = burst.slice(0, 97).map((c, i) => c.send(requestFor(i)))
-    const exited = once(service.child, "exit")
-    service.child.kill("SIGTERM")
-    const fresh = Array.from({ length: 20 }, async (): Promise<Outcome> => {
-      const c = await openConnection(port)
-      return "send" in c ? c.send(list) : c
-    })
-    await waitFor("the shutdown line", () => service.stdout().includes("shutting down"), service)
-    const after = await Promise.all(burst.slice(97).map((c, i) => c.send(requestFor(97 + i))))
-    await lock.release()
+      // The burst on the open connections: half sent just before the signal, half once the drain has begun (the held
+      // creates keep it going); and new connections opened right after the signal.
+      const burst = connections.slice(6)
+      const requestFor = (i: number) => (i % 4 === 0 ? create(`burst-${i}`) : i % 2 === 1 ? list : quote)
+      const before = burst.slice(0, 97).map((c, i) => c.send(requestFor(i)))
+      const exited = once(service.child, "exit")
+      service.child.kill("SIGTERM")
+      const fresh = Array.from({ length: 20 }, async (): Promise<Outcome> => {
+        const c = await openConnection(port)
+        return "send" in c ? c.send(list) : c
+      })
+      await waitFor("the shutdown line", () => service.stdout().includes("shutting down"), service)
+      const after = await Promise.all(burst.slice(97).map((c, i) => c.send(requestFor(97 + i))))
+      await lock.release()
 
-    const onOpen = [...(await Promise.all([...held, ...before])), ...after]
-    const onFresh = await Promise.all(fresh)
-    const [code] = (await exited) as [number | null]
-    await runtime.dispose()
+      const onOpen = [...(await Promise.all([...held, ...before])), ...after]
+      const onFresh = await Promise.all(fresh)
+      const [code] = (await exited) as [number | null]
+      await runtime.dispose()
 
-    const isDrained = (o: Outcome): o is RawAnswer => isRawAnswer(o) && o.status === 503 && o.headers["connection"] === "close"
-    const counts = (outcomes: ReadonlyArray<Outcome>) => ({
-      completed: outcomes.filter((o) => isRawAnswer(o) && o.status < 500).length,
-      drained503: outcomes.filter(isDrained).length,
-      other5xx: outcomes.filter((o) => isRawAnswer(o) && o.status >= 500 && !isDrained(o)).length,
-      failed: outcomes.reduce<Record<string, number>>(
-        (byKind, o) => ("failure" in o ? { ...byKind, [o.failure]: (byKind[o.failure] ?? 0) + 1 } : byKind),
-        {}
+      const isDrained = (o: Outcome): o is RawAnswer =>
+        isRawAnswer(o) && o.status === 503 && o.headers["connection"] === "close"
+      const counts = (outcomes: ReadonlyArray<Outcome>) => ({
+        completed: outcomes.filter((o) => isRawAnswer(o) && o.status < 500).length,
+        drained503: outcomes.filter(isDrained).length,
+        other5xx: outcomes.filter((o) => isRawAnswer(o) && o.status >= 500 && !isDrained(o)).length,
+        failed: outcomes.reduce<Record<string, number>>(
+          (byKind, o) => ("failure" in o ? { ...byKind, [o.failure]: (byKind[o.failure] ?? 0) + 1 } : byKind),
+          {}
+        )
+      })
+      console.log(
+        "SIGTERM burst on open connections:",
+        JSON.stringify(counts(onOpen)),
+        "new connections:",
+        JSON.stringify(counts(onFresh))
       )
-    })
-    console.log("SIGTERM burst on open connections:", JSON.stringify(counts(onOpen)), "new connections:", JSON.stringify(counts(onFresh)))
 
-    expect({ failed: counts(onOpen).failed, other5xx: counts(onOpen).other5xx }).toEqual({ failed: {}, other5xx: 0 })
-    expect(counts(onOpen).completed + counts(onOpen).drained503).toBe(200)
-    // Sent once the drain had begun: turned away, never handled.
-    expect(after.filter((o) => !isDrained(o))).toEqual([])
-    // The held creates were in flight: answered in full, and told the connection closes.
-    for (const outcome of await Promise.all(held)) {
-      expect(isRawAnswer(outcome) && { status: outcome.status, connection: outcome.headers["connection"] }).toEqual({ status: 201, connection: "close" })
-    }
-    for (const answer of onOpen.filter(isDrained)) {
-      expect(JSON.parse(answer.body)).toEqual({ error: "the service is shutting down; retry on a new connection" })
-      expect(answer.headers["retry-after"]).toBe("1")
-    }
-    // A new connection after the listener closed is refused; one accepted before that is answered.
-    expect(onFresh.filter((o) => !isRawAnswer(o) && o.failure !== "ECONNREFUSED")).toEqual([])
-    expect(onFresh.filter((o) => isRawAnswer(o) && o.status >= 500 && !isDrained(o))).toEqual([])
-    expect(code).toBe(0)
+      expect({ failed: counts(onOpen).failed, other5xx: counts(onOpen).other5xx }).toEqual({ failed: {}, other5xx: 0 })
+      expect(counts(onOpen).completed + counts(onOpen).drained503).toBe(200)
+      // Sent once the drain had begun: turned away, never handled.
+      expect(after.filter((o) => !isDrained(o))).toEqual([])
+      // The held creates were in flight: answered in full, and told the connection closes.
+      for (const outcome of await Promise.all(held)) {
+        expect(isRawAnswer(outcome) && { status: outcome.status, connection: outcome.headers["connection"] }).toEqual({
+          status: 201,
+          connection: "close"
+        })
+      }
+      for (const answer of onOpen.filter(isDrained)) {
+        expect(JSON.parse(answer.body)).toEqual({ error: "the service is shutting down; retry on a new connection" })
+        expect(answer.headers["retry-after"]).toBe("1")
+      }
+      // A new connection after the listener closed is refused; one accepted before that is answered.
+      expect(onFresh.filter((o) => !isRawAnswer(o) && o.failure !== "ECONNREFUSED")).toEqual([])
+      expect(onFresh.filter((o) => isRawAnswer(o) && o.status >= 500 && !isDrained(o))).toEqual([])
+      expect(code).toBe(0)
 
-    const created = [...onOpen, ...onFresh].filter((o) => isRawAnswer(o) && o.status === 201).length
-    expect((await countPayouts(database)).payouts).toBe(created)
-    expect(service.stdout()).not.toMatch(/\n\s+at /)
-  }, 120_000)
+      const created = [...onOpen, ...onFresh].filter((o) => isRawAnswer(o) && o.status === 201).length
+      expect((await countPayouts(database)).payouts).toBe(created)
+      expect(service.stdout()).not.toMatch(/\n\s+at /)
+    },
+    120_000
+  )
 })
 
 const countPayouts = async (db: TestDatabase) => {
   const rows = await Effect.runPromise(
-    Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: number }>`SELECT count(*)::int AS n FROM payouts`).pipe(Effect.provide(db.layer))
+    Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: number }>`SELECT count(*)::int AS n FROM payouts`).pipe(
+      Effect.provide(db.layer)
+    )
   )
   return { payouts: rows[0]?.n ?? -1 }
 }

@@ -12,7 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { repoRoot, runScript, startServiceProcess } from "../support/process.ts"
 
 const asRoot = process.getuid?.() === 0
-if (!asRoot) process.stderr.write("private-directory.test.ts: not root, so PostgreSQL runs as this user and there is nothing to test\n")
+if (!asRoot) {
+  process.stderr.write(
+    "private-directory.test.ts: not root, so PostgreSQL runs as this user and there is nothing to test\n"
+  )
+}
 
 describe.runIf(asRoot)("as root, the project in a private (0700) directory", () => {
   let parent: string
@@ -37,20 +41,27 @@ describe.runIf(asRoot)("as root, the project in a private (0700) directory", () 
     if (parent !== undefined) rmSync(parent, { recursive: true, force: true })
   })
 
-  it("the service starts on the embedded PostgreSQL, keeps its data at .data/postgres, serves, and stops it on SIGTERM", async () => {
-    const service = await startServiceProcess({ DATABASE_URL: "" }, { cwd: project })
-    const key = /(cop_test_pk_[0-9A-Za-z]+)/.exec(service.stdout())?.[1]
-    expect(key, service.stdout()).toBeDefined()
-    const quote = await fetch(`${service.baseUrl}/api/integrations/breb/quote`, { headers: { authorization: `Bearer ${key}` } })
-    expect(quote.status).toBe(200)
-    expect(existsSync(join(dataDir(), "PG_VERSION"))).toBe(true)
-    expect(service.stdout()).toContain(readlinkSync(dataDir()))
-    expect(await service.stop("SIGTERM")).toBe(0)
-    expect(existsSync(join(dataDir(), "postmaster.pid"))).toBe(false)
-  }, 120_000)
+  it(
+    "the service starts on the embedded PostgreSQL, keeps its data at .data/postgres, serves, and stops it on SIGTERM",
+    async () => {
+      const service = await startServiceProcess({ DATABASE_URL: "" }, { cwd: project })
+      const key = /(cop_test_pk_[0-9A-Za-z]+)/.exec(service.stdout())?.[1]
+      expect(key, service.stdout()).toBeDefined()
+      const quote = await fetch(`${service.baseUrl}/api/integrations/breb/quote`, {
+        headers: { authorization: `Bearer ${key}` }
+      })
+      expect(quote.status).toBe(200)
+      expect(existsSync(join(dataDir(), "PG_VERSION"))).toBe(true)
+      expect(service.stdout()).toContain(readlinkSync(dataDir()))
+      expect(await service.stop("SIGTERM")).toBe(0)
+      expect(existsSync(join(dataDir(), "postmaster.pid"))).toBe(false)
+    },
+    120_000
+  )
 
   it("a throw-away embedded PostgreSQL, as npm test starts one, starts and stops", async () => {
-    const script = "const m = await import('./src/db/EmbeddedPostgres.ts'); const s = await m.startThrowawayPostgres(); console.log('up on', s.port); await s.stop()"
+    const script =
+      "const m = await import('./src/db/EmbeddedPostgres.ts'); const s = await m.startThrowawayPostgres(); console.log('up on', s.port); await s.stop()"
     const result = await runScript(["--input-type=module", "-e", script], {}, { cwd: project })
     expect(result.code, result.stderr).toBe(0)
     expect(result.stdout).toMatch(/up on \d+/)

@@ -8,7 +8,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { waitUntil } from "../simulators/support.ts"
 import { PAYOUTS, payoutBody } from "../support/flows.ts"
-import { completeLiveKyc, type LiveStack, liveEnv, newWalletUser, providerTransfersOf, simCall, startLiveStack } from "../support/liveStack.ts"
+import {
+  completeLiveKyc,
+  type LiveStack,
+  liveEnv,
+  newWalletUser,
+  providerTransfersOf,
+  simCall,
+  startLiveStack
+} from "../support/liveStack.ts"
 import { type StartedProcess, startServiceProcess } from "../support/process.ts"
 
 let stack: LiveStack
@@ -55,15 +63,27 @@ const create = (service: StartedProcess, body: unknown, key: string) =>
 describe("SIGTERM past the grace period while the provider makes the transfer", () => {
   it("the retry with the same key on the restarted service gets the same transfer: one provider transfer", async () => {
     const user = await newWalletUser(stack)
-    const { customerId } = await completeLiveKyc(stack, apiKey, user.address, `sigterm-${user.address.slice(2, 10).toLowerCase()}@example.com`)
+    const { customerId } = await completeLiveKyc(
+      stack,
+      apiKey,
+      user.address,
+      `sigterm-${user.address.slice(2, 10).toLowerCase()}@example.com`
+    )
     const body = payoutBody(user.address)
     const key = `sigterm-${crypto.randomUUID()}`
 
     const first = await startService()
     // the provider carries out the next POST /v0/transfers and holds its answer
-    await simCall(stack, "/__sim/faults/timeouts", { count: 1, after_processing: true, hang_ms: 60_000, path: "/v0/transfers" })
+    await simCall(stack, "/__sim/faults/timeouts", {
+      count: 1,
+      after_processing: true,
+      hang_ms: 60_000,
+      path: "/v0/transfers"
+    })
     const cut = create(first, body, key).then((response) => response.status, (error: unknown) => String(error))
-    await waitUntil("the provider made the transfer", async () => (await transfersOf(customerId)).length === 1, { timeoutMs: 20_000 })
+    await waitUntil("the provider made the transfer", async () => (await transfersOf(customerId)).length === 1, {
+      timeoutMs: 20_000
+    })
 
     expect(await first.stop("SIGTERM")).toBe(1) // a request was cut off after the grace period
     expect(first.stdout()).toContain("were cut off")

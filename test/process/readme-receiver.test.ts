@@ -28,7 +28,10 @@ const freePort = async () => {
 
 /** Starts the README's receiver on `port` with `secret`; resolves once it answers (400 to an unsigned POST). */
 const runReceiver = async (port: number, secret: string) => {
-  const child = spawn(process.execPath, [file], { cwd: repoRoot, env: { ...process.env, PORT: String(port), WEBHOOK_SECRET: secret } })
+  const child = spawn(process.execPath, [file], {
+    cwd: repoRoot,
+    env: { ...process.env, PORT: String(port), WEBHOOK_SECRET: secret }
+  })
   let out = ""
   child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")))
   child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")))
@@ -60,7 +63,10 @@ describe("the README's webhook receiver", () => {
   /** Registers an endpoint on a free port and starts the receiver there, with its secret or another one. */
   const receiverFor = async (secretOf: (secret: string) => string) => {
     const port = await freePort()
-    const wire = await partner.post(`${API}/webhook-endpoints`, { url: `http://127.0.0.1:${port}/hooks`, events: ["endpoint.ping"] })
+    const wire = await partner.post(`${API}/webhook-endpoints`, {
+      url: `http://127.0.0.1:${port}/hooks`,
+      events: ["endpoint.ping"]
+    })
     expect(wire.status, wire.text).toBe(201)
     const { endpointId, secret } = wire.json as { endpointId: string; secret: string }
     const receiver = await runReceiver(port, secretOf(secret))
@@ -78,7 +84,9 @@ describe("the README's webhook receiver", () => {
   it("with the wrong secret refuses the delivery (400), which the service records and retries", async () => {
     const { eventId, receiver } = await receiverFor(() => `whsec_${Buffer.alloc(32, 1).toString("base64")}`)
     await vi.waitFor(async () => {
-      const attempts = ((await partner.get(`${API}/events/${eventId}`)).json as { attempts: Array<{ responseStatus: number }> }).attempts
+      const attempts =
+        ((await partner.get(`${API}/events/${eventId}`)).json as { attempts: Array<{ responseStatus: number }> })
+          .attempts
       expect(attempts.length).toBeGreaterThanOrEqual(2)
       expect(attempts.every((a) => a.responseStatus === 400)).toBe(true)
     }, { timeout: 10_000, interval: 50 })

@@ -17,7 +17,13 @@ describe("npm start on the embedded PostgreSQL (no DATABASE_URL)", () => {
   let root: string
   let dataDir: string
   let service: StartedProcess
-  const env = () => ({ DATABASE_URL: "", EMBEDDED_DATA_DIR: dataDir, LOG_LEVEL: "info", MOCK_LIFECYCLE_DELAY_MS: "300", API_KEY_CACHE_MS: "300" })
+  const env = () => ({
+    DATABASE_URL: "",
+    EMBEDDED_DATA_DIR: dataDir,
+    LOG_LEVEL: "info",
+    MOCK_LIFECYCLE_DELAY_MS: "300",
+    API_KEY_CACHE_MS: "300"
+  })
   const demoKey = () => /(cop_test_pk_[0-9A-Za-z]+)/.exec(service.stdout())![1]!
 
   beforeAll(async () => {
@@ -155,7 +161,6 @@ describe("npm start on the embedded PostgreSQL (no DATABASE_URL)", () => {
   })
 })
 
-
 describe("start-up with a configuration mistake", () => {
   it.each([
     [{ PORT: "abc" }, "PORT"],
@@ -173,13 +178,19 @@ describe("start-up with a configuration mistake", () => {
 
   it("an unreachable database is one database error line naming DATABASE_URL and the reason, without the password", async () => {
     const line = await startupFailure({ DATABASE_URL: "postgres://partner:s3cret-pw@127.0.0.1:1/payouts" })
-    expect(line).toBe("database error: cannot connect to DATABASE_URL (PostgreSQL 127.0.0.1:1/payouts): connection refused (ECONNREFUSED)")
+    expect(line).toBe(
+      "database error: cannot connect to DATABASE_URL (PostgreSQL 127.0.0.1:1/payouts): connection refused (ECONNREFUSED)"
+    )
   })
 })
 
 describe.concurrent("start-up failures of the process", () => {
   it("a configuration mistake exits 1 with that one line on stderr and no stack trace", async () => {
-    const result = await runScript(["src/main.ts"], { PORT: "abc", DATABASE_URL: "", EMBEDDED_DATA_DIR: "/nonexistent/never-started" })
+    const result = await runScript(["src/main.ts"], {
+      PORT: "abc",
+      DATABASE_URL: "",
+      EMBEDDED_DATA_DIR: "/nonexistent/never-started"
+    })
     expect(result.code).toBe(1)
     const errorLines = result.stderr.split("\n").filter((line) => line.startsWith("configuration error: "))
     expect(errorLines).toHaveLength(1)
@@ -190,7 +201,11 @@ describe.concurrent("start-up failures of the process", () => {
   })
 
   it("LOG_LEVEL that is not a level exits 1 with one line naming it and the levels there are", async () => {
-    const result = await runScript(["src/main.ts"], { LOG_LEVEL: "verbose", DATABASE_URL: "", EMBEDDED_DATA_DIR: "/nonexistent/never-started" })
+    const result = await runScript(["src/main.ts"], {
+      LOG_LEVEL: "verbose",
+      DATABASE_URL: "",
+      EMBEDDED_DATA_DIR: "/nonexistent/never-started"
+    })
     expect(result.code).toBe(1)
     expect(result.stderr.trim()).toBe(
       `configuration error: LOG_LEVEL: must be one of all, trace, debug, info, warn, error, fatal, off (got "verbose")`
@@ -203,7 +218,10 @@ describe.concurrent("start-up failures of the process", () => {
     await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve))
     const port = (holder.address() as AddressInfo).port
     try {
-      const result = await runScript(["src/main.ts"], { PORT: String(port), DATABASE_URL: "postgres://nobody@127.0.0.1:1/never-reached" })
+      const result = await runScript(["src/main.ts"], {
+        PORT: String(port),
+        DATABASE_URL: "postgres://nobody@127.0.0.1:1/never-reached"
+      })
       expect(result.code).toBe(1)
       const lines = result.stderr.split("\n").filter((line) => line.startsWith("listen error: "))
       expect(lines).toEqual([
@@ -216,7 +234,10 @@ describe.concurrent("start-up failures of the process", () => {
   })
 
   it("an unreachable DATABASE_URL exits 1 with one database error line, without the password or a stack trace", async () => {
-    const result = await runScript(["src/main.ts"], { PORT: "0", DATABASE_URL: "postgres://partner:s3cret-pw@127.0.0.1:1/payouts" })
+    const result = await runScript(["src/main.ts"], {
+      PORT: "0",
+      DATABASE_URL: "postgres://partner:s3cret-pw@127.0.0.1:1/payouts"
+    })
     expect(result.code).toBe(1)
     expect(result.stderr.split("\n").filter((line) => line.startsWith("database error: "))).toEqual([
       "database error: cannot connect to DATABASE_URL (PostgreSQL 127.0.0.1:1/payouts): connection refused (ECONNREFUSED)"

@@ -9,7 +9,12 @@ import { describe, expect, it } from "vitest"
 import { startupFailureLine } from "../../src/base/StartupFailure.ts"
 
 const connectFailure = (code: string, message: string) =>
-  Cause.fail(new SqlError.SqlError({ cause: Object.assign(new Error(message), { code }), message: "PgClient: Failed to connect" }))
+  Cause.fail(
+    new SqlError.SqlError({
+      cause: Object.assign(new Error(message), { code }),
+      message: "PgClient: Failed to connect"
+    })
+  )
 
 const target = "DATABASE_URL (PostgreSQL base:5432/payouts)"
 

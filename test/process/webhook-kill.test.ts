@@ -38,7 +38,10 @@ describe("a service killed mid-delivery", () => {
         method: body === undefined ? "GET" : "POST",
         headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
         ...(body === undefined ? {} : { body: JSON.stringify(body) })
-      }).then(async (response) => ({ status: response.status, json: (await response.json()) as Record<string, unknown> }))
+      }).then(async (response) => ({
+        status: response.status,
+        json: (await response.json()) as Record<string, unknown>
+      }))
 
     const endpoint = await api(first, "/webhook-endpoints", { url: receiver.url })
     expect(endpoint.status).toBe(201)

@@ -74,7 +74,9 @@ describe("market hours: the default session (Mon–Fri 08:00–13:00 America/Bog
       weekday: 1,
       millisOfDay: (7 * 60 + 59) * 60_000
     })
-    expect(localTime(at("2026-01-05T17:59:30.250Z"), "America/Bogota").millisOfDay).toBe(((12 * 60 + 59) * 60 + 30) * 1000 + 250)
+    expect(localTime(at("2026-01-05T17:59:30.250Z"), "America/Bogota").millisOfDay).toBe(
+      ((12 * 60 + 59) * 60 + 30) * 1000 + 250
+    )
     expect(reasonAt("2026-01-05T12:59:00Z")).toBe("outside_session") // 12:59 UTC would be inside 08–13
     expect(isMarketOpen(at("2026-01-05T13:00:00Z"), defaultMarketHours)).toBe(true)
   })
@@ -166,7 +168,9 @@ describe("market hours: parseMarketHours", () => {
     const expected = "Mon,Tue,Wed,Thu,Fri 08:00-13:00 America/Bogota; holidays CO,US; 0 closed date(s), 0 open date(s)"
     expect(describeMarketHours(defaultMarketHours)).toBe(expected)
     expect(describeMarketHours(hoursOf({}))).toBe(expected)
-    expect(describeMarketHours(hoursOf({ timeZone: " ", sessions: "", holidays: "  ", closedDates: "", openDates: " " })))
+    expect(
+      describeMarketHours(hoursOf({ timeZone: " ", sessions: "", holidays: "  ", closedDates: "", openDates: " " }))
+    )
       .toBe(expected)
   })
 
@@ -183,20 +187,36 @@ describe("market hours: parseMarketHours", () => {
   })
 
   it("rejects a bad time zone, naming MARKET_TIME_ZONE", () => {
-    expect(errorOf({ timeZone: "Bogota" })).toBe(`MARKET_TIME_ZONE: not an IANA time zone: "Bogota" (e.g. America/Bogota)`)
+    expect(errorOf({ timeZone: "Bogota" })).toBe(
+      `MARKET_TIME_ZONE: not an IANA time zone: "Bogota" (e.g. America/Bogota)`
+    )
     expect(errorOf({ timeZone: "UTC-5" })).toMatch(/^MARKET_TIME_ZONE: not an IANA time zone: "UTC-5"/)
   })
 
   it("rejects bad sessions, naming MARKET_SESSION and what is wrong", () => {
-    expect(errorOf({ sessions: "Mon-Fry 08:00-13:00" })).toMatch(/^MARKET_SESSION: unknown day "Fry" in "Mon-Fry 08:00-13:00" \(days are Mon, Tue/)
+    expect(errorOf({ sessions: "Mon-Fry 08:00-13:00" })).toMatch(
+      /^MARKET_SESSION: unknown day "Fry" in "Mon-Fry 08:00-13:00" \(days are Mon, Tue/
+    )
     expect(errorOf({ sessions: "Mon-Fri-Sat 08:00-13:00" })).toMatch(/^MARKET_SESSION: unknown day "Mon-Fri-Sat" in /)
     expect(errorOf({ sessions: "Mon,Wed,Frid 08:00-13:00" })).toMatch(/^MARKET_SESSION: unknown day "Frid" in /)
-    expect(errorOf({ sessions: "weekdays" })).toMatch(/^MARKET_SESSION: sessions must look like "<days> HH:MM-HH:MM".*; got "weekdays"$/)
-    expect(errorOf({ sessions: "Mon-Fri 8:00-13:00" })).toMatch(/^MARKET_SESSION: times must be HH:MM between 00:00 and 24:00, in "Mon-Fri 8:00-13:00"$/)
-    expect(errorOf({ sessions: "Mon-Fri 08:00-24:30" })).toMatch(/^MARKET_SESSION: times must be HH:MM between 00:00 and 24:00, in "Mon-Fri 08:00-24:30"$/)
-    expect(errorOf({ sessions: "Mon-Fri 13:00-08:00" })).toMatch(/^MARKET_SESSION: the session must close after it opens, in "Mon-Fri 13:00-08:00"/)
-    expect(errorOf({ sessions: "Mon-Fri 08:00-08:00" })).toMatch(/^MARKET_SESSION: the session must close after it opens, in "Mon-Fri 08:00-08:00"/)
-    expect(errorOf({ sessions: "Mon-Fri 08:00-13:00;" })).toMatch(/^MARKET_SESSION: empty session in "Mon-Fri 08:00-13:00;"/)
+    expect(errorOf({ sessions: "weekdays" })).toMatch(
+      /^MARKET_SESSION: sessions must look like "<days> HH:MM-HH:MM".*; got "weekdays"$/
+    )
+    expect(errorOf({ sessions: "Mon-Fri 8:00-13:00" })).toMatch(
+      /^MARKET_SESSION: times must be HH:MM between 00:00 and 24:00, in "Mon-Fri 8:00-13:00"$/
+    )
+    expect(errorOf({ sessions: "Mon-Fri 08:00-24:30" })).toMatch(
+      /^MARKET_SESSION: times must be HH:MM between 00:00 and 24:00, in "Mon-Fri 08:00-24:30"$/
+    )
+    expect(errorOf({ sessions: "Mon-Fri 13:00-08:00" })).toMatch(
+      /^MARKET_SESSION: the session must close after it opens, in "Mon-Fri 13:00-08:00"/
+    )
+    expect(errorOf({ sessions: "Mon-Fri 08:00-08:00" })).toMatch(
+      /^MARKET_SESSION: the session must close after it opens, in "Mon-Fri 08:00-08:00"/
+    )
+    expect(errorOf({ sessions: "Mon-Fri 08:00-13:00;" })).toMatch(
+      /^MARKET_SESSION: empty session in "Mon-Fri 08:00-13:00;"/
+    )
   })
 
   it("rejects unknown holiday calendars, naming MARKET_HOLIDAYS", () => {
@@ -206,7 +226,9 @@ describe("market hours: parseMarketHours", () => {
   })
 
   it("rejects bad dates, naming MARKET_CLOSED_DATES or MARKET_OPEN_DATES", () => {
-    expect(errorOf({ closedDates: "2026-12-24,2026-02-30" })).toMatch(/^MARKET_CLOSED_DATES: not a date: "2026-02-30" \(expected a comma-separated list of YYYY-MM-DD dates\)$/)
+    expect(errorOf({ closedDates: "2026-12-24,2026-02-30" })).toMatch(
+      /^MARKET_CLOSED_DATES: not a date: "2026-02-30" \(expected a comma-separated list of YYYY-MM-DD dates\)$/
+    )
     expect(errorOf({ closedDates: "26-12-24" })).toMatch(/^MARKET_CLOSED_DATES: not a date: "26-12-24"/)
     expect(errorOf({ openDates: "2026-13-01" })).toMatch(/^MARKET_OPEN_DATES: not a date: "2026-13-01"/)
   })
@@ -231,7 +253,9 @@ describe("market hours: parseMarketHours", () => {
       openDates: Config.string("MARKET_OPEN_DATES").pipe(Config.withDefault(undefined))
     }).pipe(Config.mapOrFail(parseMarketHoursConfig))
     const load = (env: Record<string, string>) =>
-      Effect.runSync(Effect.either(Effect.withConfigProvider(marketHours, ConfigProvider.fromMap(new Map(Object.entries(env))))))
+      Effect.runSync(
+        Effect.either(Effect.withConfigProvider(marketHours, ConfigProvider.fromMap(new Map(Object.entries(env)))))
+      )
 
     const loaded = load({ MARKET_SESSION: "Mon-Fri 09:00-12:00", MARKET_CLOSED_DATES: "2026-12-24" })
     expect(Either.map(loaded, describeMarketHours)).toEqual(
@@ -240,7 +264,9 @@ describe("market hours: parseMarketHours", () => {
     expect(Either.map(load({}), describeMarketHours)).toEqual(Either.right(describeMarketHours(defaultMarketHours)))
     const failed = load({ MARKET_SESSION: "Mon-Fry 08:00-13:00" })
     // eslint-disable-next-line @typescript-eslint/no-base-to-string -- ConfigError renders itself; its type does not say so
-    expect(Either.isLeft(failed) && String(failed.left)).toMatch(/^\(Invalid data at MARKET_SESSION: "unknown day "Fry" in "Mon-Fry 08:00-13:00"/)
+    expect(Either.isLeft(failed) && String(failed.left)).toMatch(
+      /^\(Invalid data at MARKET_SESSION: "unknown day "Fry" in "Mon-Fry 08:00-13:00"/
+    )
   })
 })
 

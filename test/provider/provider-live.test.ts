@@ -16,7 +16,12 @@ import { request } from "../simulators/support.ts"
 let sim: ProviderSimulator
 
 beforeAll(async () => {
-  sim = await startProviderSimulator({ apiKey: "sk-test-provider-live", port: 0, webhookUrl: null, hangTimeoutMs: 5000 })
+  sim = await startProviderSimulator({
+    apiKey: "sk-test-provider-live",
+    port: 0,
+    webhookUrl: null,
+    hangTimeoutMs: 5000
+  })
 })
 afterAll(() => sim?.close())
 beforeEach(() => request(sim, "/__sim/faults", { method: "DELETE" }))
@@ -32,23 +37,30 @@ const options = (overrides: Partial<ProviderLiveOptions> = {}): ProviderLiveOpti
   ...overrides
 })
 
-const withProvider = <A, E>(use: (provider: PayoutProvider["Type"]) => Effect.Effect<A, E>, overrides?: Partial<ProviderLiveOptions>) =>
-  Effect.runPromise(Effect.flatMap(PayoutProvider, use).pipe(Effect.provide(ProviderLive(options(overrides)))))
+const withProvider = <A, E>(
+  use: (provider: PayoutProvider["Type"]) => Effect.Effect<A, E>,
+  overrides?: Partial<ProviderLiveOptions>
+) => Effect.runPromise(Effect.flatMap(PayoutProvider, use).pipe(Effect.provide(ProviderLive(options(overrides)))))
 
-const withProviderExit = <A, E>(use: (provider: PayoutProvider["Type"]) => Effect.Effect<A, E>, overrides?: Partial<ProviderLiveOptions>) =>
-  Effect.runPromiseExit(Effect.flatMap(PayoutProvider, use).pipe(Effect.provide(ProviderLive(options(overrides)))))
+const withProviderExit = <A, E>(
+  use: (provider: PayoutProvider["Type"]) => Effect.Effect<A, E>,
+  overrides?: Partial<ProviderLiveOptions>
+) => Effect.runPromiseExit(Effect.flatMap(PayoutProvider, use).pipe(Effect.provide(ProviderLive(options(overrides)))))
 
-const requestsLog = async () => (await request(sim, "/__sim/requests")).body.data as Array<{
-  method: string
-  path: string
-  idempotencyKey: string | null
-  status: number | null
-  fault: string | null
-  replayed: boolean
-}>
+const requestsLog = async () =>
+  (await request(sim, "/__sim/requests")).body.data as Array<{
+    method: string
+    path: string
+    idempotencyKey: string | null
+    status: number | null
+    fault: string | null
+    replayed: boolean
+  }>
 
 const approvedCustomer = async (email: string) => {
-  const link = await withProvider((provider) => provider.createKycLink({ idempotencyKey: crypto.randomUUID(), email, userAddress: newAddress() }))
+  const link = await withProvider((provider) =>
+    provider.createKycLink({ idempotencyKey: crypto.randomUUID(), email, userAddress: newAddress() })
+  )
   await request(sim, `/__sim/customers/${link.customerId}/approve`, { method: "POST" })
   return link
 }
@@ -61,7 +73,11 @@ describe("ProviderLive against the simulator", () => {
 
   it("starts KYC through a kyc link: the customer, the hosted URL, status pending", async () => {
     const link = await withProvider((provider) =>
-      provider.createKycLink({ idempotencyKey: crypto.randomUUID(), email: "ana@example.com", userAddress: newAddress() })
+      provider.createKycLink({
+        idempotencyKey: crypto.randomUUID(),
+        email: "ana@example.com",
+        userAddress: newAddress()
+      })
     )
     expect(link.kycStatus).toBe("pending")
     expect(link.kycUrl).toContain(`${sim.url}/__sim/kyc/`)
@@ -71,11 +87,21 @@ describe("ProviderLive against the simulator", () => {
   it("registers a Bre-B external account, and a name the directory does not match is OwnerMismatch", async () => {
     const { customerId } = await approvedCustomer("bre-b@example.com")
     const account = await withProvider((provider) =>
-      provider.createExternalAccount({ idempotencyKey: crypto.randomUUID(), customerId, breBKey: "1234567890", accountOwnerName: "Camila Rojas" })
+      provider.createExternalAccount({
+        idempotencyKey: crypto.randomUUID(),
+        customerId,
+        breBKey: "1234567890",
+        accountOwnerName: "Camila Rojas"
+      })
     )
     expect(account).toMatchObject({ _tag: "Verified", accountOwnerName: "Camila Rojas", bankName: expect.any(String) })
     const mismatch = await withProvider((provider) =>
-      provider.createExternalAccount({ idempotencyKey: crypto.randomUUID(), customerId, breBKey: "@camila", accountOwnerName: "Mismatch Person" })
+      provider.createExternalAccount({
+        idempotencyKey: crypto.randomUUID(),
+        customerId,
+        breBKey: "@camila",
+        accountOwnerName: "Mismatch Person"
+      })
     )
     expect(mismatch).toEqual({ _tag: "OwnerMismatch" })
   })
@@ -83,7 +109,12 @@ describe("ProviderLive against the simulator", () => {
   it("creates a transfer with Bridge's offramp body and returns its deposit instructions; the same key is the same transfer", async () => {
     const { customerId } = await approvedCustomer("transfer@example.com")
     const account = await withProvider((provider) =>
-      provider.createExternalAccount({ idempotencyKey: crypto.randomUUID(), customerId, breBKey: "@camila", accountOwnerName: "Camila Rojas" })
+      provider.createExternalAccount({
+        idempotencyKey: crypto.randomUUID(),
+        customerId,
+        breBKey: "@camila",
+        accountOwnerName: "Camila Rojas"
+      })
     )
     if (account._tag !== "Verified") throw new Error("expected a verified account")
     const input = {
@@ -94,7 +125,9 @@ describe("ProviderLive against the simulator", () => {
       userAddress: newAddress(),
       externalAccountId: account.externalAccountId
     }
-    const [first, again] = await withProvider((provider) => Effect.all([provider.createTransfer(input), provider.createTransfer(input)]))
+    const [first, again] = await withProvider((provider) =>
+      Effect.all([provider.createTransfer(input), provider.createTransfer(input)])
+    )
     expect(again).toEqual(first)
     expect(first).toMatchObject({ depositAmount: "63.448900", currency: "usdc", chain: "base" })
     const stored = await request(sim, `/v0/transfers/${first.transferId}`)
@@ -111,7 +144,9 @@ describe("ProviderLive against the simulator", () => {
   it("retries a 5xx with the same Idempotency-Key and succeeds", async () => {
     await request(sim, "/__sim/faults/errors", { body: { count: 2, status: 503 } })
     const key = crypto.randomUUID()
-    const link = await withProvider((provider) => provider.createKycLink({ idempotencyKey: key, email: "retry@example.com", userAddress: newAddress() }))
+    const link = await withProvider((provider) =>
+      provider.createKycLink({ idempotencyKey: key, email: "retry@example.com", userAddress: newAddress() })
+    )
     expect(link.customerId).toBeTruthy()
     const attempts = (await requestsLog()).filter((entry) => entry.idempotencyKey === key)
     expect(attempts.map((entry) => entry.status)).toEqual([503, 503, 201])
@@ -127,7 +162,9 @@ describe("ProviderLive against the simulator", () => {
   it("a request that times out is retried with the same key; a POST carried out before the timeout is replayed, not repeated", async () => {
     await request(sim, "/__sim/faults/timeouts", { body: { count: 1, after_processing: true } })
     const key = crypto.randomUUID()
-    const link = await withProvider((provider) => provider.createKycLink({ idempotencyKey: key, email: "slow@example.com", userAddress: newAddress() }))
+    const link = await withProvider((provider) =>
+      provider.createKycLink({ idempotencyKey: key, email: "slow@example.com", userAddress: newAddress() })
+    )
     const attempts = (await requestsLog()).filter((entry) => entry.idempotencyKey === key)
     expect(attempts).toHaveLength(2)
     expect(attempts[1]).toMatchObject({ replayed: true, status: 201 })
@@ -139,14 +176,18 @@ describe("ProviderLive against the simulator", () => {
     await request(sim, "/__sim/faults/timeouts", { body: { count: 10 } })
     const logged = (await requestsLog()).length
     const started = performance.now()
-    const exit = await withProviderExit((provider) => provider.usdCopRates, { timeout: Duration.millis(1000), retries: 3 })
+    const exit = await withProviderExit((provider) => provider.usdCopRates, {
+      timeout: Duration.millis(1000),
+      retries: 3
+    })
     const elapsed = performance.now() - started
     expect(exit._tag === "Failure" && JSON.stringify(exit.cause)).toContain("ProviderUnavailable")
     expect(elapsed).toBeLessThan(1500)
     // the time is shared among the tries: one that hangs leaves room for a retry
     const tries = (await requestsLog()).slice(logged)
     expect(tries.length).toBeGreaterThan(1)
-    expect(tries.every((entry) => entry.path === "/v0/exchange_rates?from=usd&to=cop" && entry.fault === "timeout")).toBe(true)
+    expect(tries.every((entry) => entry.path === "/v0/exchange_rates?from=usd&to=cop" && entry.fault === "timeout"))
+      .toBe(true)
   })
 
   it("refuses a wrong Api-Key as a bad response (502 class), without retrying", async () => {
@@ -170,7 +211,10 @@ describe("ProviderLive against a provider that answers unexpectedly", () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
 
   it.each([
-    ["a rate that is not a decimal", { status: 200, body: JSON.stringify({ midmarket_rate: "4000", sell_rate: "1e3" }) }],
+    ["a rate that is not a decimal", {
+      status: 200,
+      body: JSON.stringify({ midmarket_rate: "4000", sell_rate: "1e3" })
+    }],
     ["a missing field", { status: 200, body: JSON.stringify({ midmarket_rate: "4000" }) }],
     ["not JSON", { status: 200, body: "<html>maintenance</html>" }]
   ])("%s is ProviderBadResponse", async (_, next) => {
@@ -185,7 +229,12 @@ describe("ProviderLive against a provider that answers unexpectedly", () => {
       body: JSON.stringify({
         id: "tr_1",
         state: "awaiting_funds",
-        source_deposit_instructions: { payment_rail: "base", currency: "usdc", amount: "10.00", to_address: "0xnot-an-address" }
+        source_deposit_instructions: {
+          payment_rail: "base",
+          currency: "usdc",
+          amount: "10.00",
+          to_address: "0xnot-an-address"
+        }
       })
     }
     const exit = await withProviderExit((provider) =>
@@ -200,4 +249,3 @@ describe("ProviderLive against a provider that answers unexpectedly", () => {
     expect(exit._tag === "Failure" && JSON.stringify(exit.cause)).toContain("ProviderBadResponse")
   })
 })
-

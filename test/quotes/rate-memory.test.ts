@@ -24,7 +24,9 @@ const quote = async () => {
 }
 
 const rowCount = () =>
-  server.run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: number }>`SELECT count(*)::int AS n FROM rate_cache`))
+  server.run(
+    Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: number }>`SELECT count(*)::int AS n FROM rate_cache`)
+  )
 
 describe("rate in process memory", () => {
   it("serves a fresh rate without reading the shared row, and refreshes after the TTL", async () => {

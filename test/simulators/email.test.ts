@@ -36,7 +36,11 @@ const http = async (
       ...(apiKey === null ? {} : { authorization: `Bearer ${apiKey}` }),
       ...(options.body !== undefined || options.raw !== undefined ? { "content-type": "application/json" } : {})
     },
-    ...(options.raw !== undefined ? { body: options.raw } : options.body !== undefined ? { body: JSON.stringify(options.body) } : {})
+    ...(options.raw !== undefined
+      ? { body: options.raw }
+      : options.body !== undefined
+      ? { body: JSON.stringify(options.body) }
+      : {})
   })
   const text = await response.text()
   let body: any
@@ -49,7 +53,8 @@ const http = async (
 }
 
 const valid = { from: "Codes <codes@example.com>", to: ["ana@example.com"], subject: "Your code", text: "Code 123456" }
-const send = (body: unknown, apiKey?: string | null) => http("POST", "/emails", { body, ...(apiKey === undefined ? {} : { apiKey }) })
+const send = (body: unknown, apiKey?: string | null) =>
+  http("POST", "/emails", { body, ...(apiKey === undefined ? {} : { apiKey }) })
 
 describe("POST /emails", () => {
   it("rejects a missing or wrong bearer key with 401 JSON and stores nothing", async () => {
@@ -62,7 +67,10 @@ describe("POST /emails", () => {
     expect(wrong.body).toMatchObject({ statusCode: 401, name: "invalid_api_key" })
     const basic = await fetch(`${capture.url}/emails`, {
       method: "POST",
-      headers: { authorization: `Basic ${Buffer.from(`user:${API_KEY}`).toString("base64")}`, "content-type": "application/json" },
+      headers: {
+        authorization: `Basic ${Buffer.from(`user:${API_KEY}`).toString("base64")}`,
+        "content-type": "application/json"
+      },
       body: JSON.stringify(valid)
     })
     expect(basic.status).toBe(401)
@@ -129,7 +137,12 @@ describe("captured messages", () => {
     const first = await send(valid)
     expect(first.status).toBe(200)
     expect(first.body.id).toMatch(/^em_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
-    const second = await send({ from: "x@example.com", to: "Mateo <Mateo@Example.com>", subject: "Hi", html: "<p>hi</p>" })
+    const second = await send({
+      from: "x@example.com",
+      to: "Mateo <Mateo@Example.com>",
+      subject: "Hi",
+      html: "<p>hi</p>"
+    })
     expect(second.status).toBe(200)
     const third = await send({ ...valid, to: ["ana@example.com", "mateo@example.com"], subject: "Both" })
     expect(new Set([first.body.id, second.body.id, third.body.id]).size).toBe(3)
@@ -150,7 +163,9 @@ describe("captured messages", () => {
     const all = await http("GET", "/__mail/messages", { apiKey: null })
     expect(all.status).toBe(200)
     expect(all.body.data.map((m: { id: string }) => m.id)).toEqual([first.body.id, second.body.id, third.body.id])
-    const toMateo = await http("GET", `/__mail/messages?to=${encodeURIComponent("mateo@example.com")}`, { apiKey: null })
+    const toMateo = await http("GET", `/__mail/messages?to=${encodeURIComponent("mateo@example.com")}`, {
+      apiKey: null
+    })
     expect(toMateo.body.data.map((m: { subject: string }) => m.subject)).toEqual(["Hi", "Both"])
     const toNobody = await http("GET", "/__mail/messages?to=nobody@example.com", { apiKey: null })
     expect(toNobody.body).toEqual({ data: [] })
@@ -177,7 +192,12 @@ describe("captured messages", () => {
   })
 
   it("answers 404 JSON for any other route or method", async () => {
-    for (const [method, path] of [["GET", "/"], ["GET", "/emails"], ["POST", "/emails/x"], ["PUT", "/__mail/messages"], ["GET", "/__mail/other"]] as const) {
+    for (
+      const [method, path] of [["GET", "/"], ["GET", "/emails"], ["POST", "/emails/x"], ["PUT", "/__mail/messages"], [
+        "GET",
+        "/__mail/other"
+      ]] as const
+    ) {
       const answer = await http(method, path)
       expect(answer.status, `${method} ${path}`).toBe(404)
       expect(answer.body).toMatchObject({ statusCode: 404, name: "not_found" })
@@ -220,10 +240,12 @@ describe("the service's MailerHttp", () => {
       yield* mailer.sendOtp({ to, code })
     }).pipe(
       Effect.provide(MailerHttp(Redacted.make(apiKey)).pipe(Layer.provide(AppConfig.layer))),
-      Effect.withConfigProvider(ConfigProvider.fromMap(new Map([
-        ["EMAIL_API_URL", capture.url],
-        ["EMAIL_FROM", "Codes <codes@example.com>"]
-      ]))),
+      Effect.withConfigProvider(ConfigProvider.fromMap(
+        new Map([
+          ["EMAIL_API_URL", capture.url],
+          ["EMAIL_FROM", "Codes <codes@example.com>"]
+        ])
+      )),
       Effect.either,
       Effect.runPromise
     )

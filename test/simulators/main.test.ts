@@ -33,7 +33,11 @@ const run = (env: Record<string, string>) => {
 describe("provider simulator process", () => {
   it("starts from the environment, prints its URL and public key, keeps its key file, and stops on SIGTERM", async () => {
     const keyFile = join(dir, "webhook-key.pem")
-    const sim = run({ PROVIDER_SIM_API_KEY: "sk-test-main", PROVIDER_SIM_SELL_RATE: "3999.50", PROVIDER_SIM_PRIVATE_KEY_FILE: keyFile })
+    const sim = run({
+      PROVIDER_SIM_API_KEY: "sk-test-main",
+      PROVIDER_SIM_SELL_RATE: "3999.50",
+      PROVIDER_SIM_PRIVATE_KEY_FILE: keyFile
+    })
     try {
       const printed = await waitUntil("the banner", () => {
         const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(sim.output())?.[1]
@@ -43,7 +47,8 @@ describe("provider simulator process", () => {
       const client = { url: printed.url, apiKey: "sk-test-main" }
       expect((await request(client, "/__sim/public-key")).text.trim()).toBe(printed.pem)
       expect((await request(client, "/v0/exchange_rates?from=usd&to=cop")).body.sell_rate).toBe("3999.50")
-      expect((await request(client, "/v0/exchange_rates?from=usd&to=cop", { apiKey: "sk-test-simulator" })).status).toBe(401)
+      expect((await request(client, "/v0/exchange_rates?from=usd&to=cop", { apiKey: "sk-test-simulator" })).status)
+        .toBe(401)
       expect(existsSync(keyFile)).toBe(true)
       const fromFile = createPublicKey(readFileSync(keyFile, "utf8")).export({ type: "spki", format: "pem" }).toString()
       expect(fromFile.trim()).toBe(printed.pem)

@@ -55,7 +55,12 @@ const createCustomer = async (sim: ProviderSimulator, options: { readonly approv
 
 const createAccount = async (sim: ProviderSimulator, customerId: string, ownerName = "Ana María Pérez") =>
   request(sim, `/v0/customers/${customerId}/external_accounts`, {
-    body: { currency: "cop", account_owner_name: ownerName, account_owner_type: "individual", breb: { key: "@anaperez" } },
+    body: {
+      currency: "cop",
+      account_owner_name: ownerName,
+      account_owner_type: "individual",
+      breb: { key: "@anaperez" }
+    },
     idempotencyKey: newKey()
   })
 
@@ -101,7 +106,9 @@ describe("provider simulator: API rules, KYC, accounts and faults", () => {
 
   it("listens on 127.0.0.1 only", async () => {
     expect(sim.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
-    const outward = Object.values(networkInterfaces()).flat().find((i) => i !== undefined && !i.internal && i.family === "IPv4")
+    const outward = Object.values(networkInterfaces()).flat().find((i) =>
+      i !== undefined && !i.internal && i.family === "IPv4"
+    )
     if (outward === undefined) return // no other interface on this machine to try
     const refused = await new Promise<string>((resolve) => {
       const socket = connect({ host: outward.address, port: sim.port })
@@ -149,10 +156,16 @@ describe("provider simulator: API rules, KYC, accounts and faults", () => {
     const other = await request(sim, "/v0/kyc_links", { body, idempotencyKey: newKey() })
     expect(other.body.customer_id).not.toBe(first.body.customer_id)
 
-    const changed = await request(sim, "/v0/kyc_links", { body: { ...body, email: "otro@example.com" }, idempotencyKey: key })
+    const changed = await request(sim, "/v0/kyc_links", {
+      body: { ...body, email: "otro@example.com" },
+      idempotencyKey: key
+    })
     expect(changed.status).toBe(422)
     expect(changed.body.code).toBe("idempotency_key_reused")
-    const elsewhere = await request(sim, `/v0/customers/${first.body.customer_id}/external_accounts`, { body, idempotencyKey: key })
+    const elsewhere = await request(sim, `/v0/customers/${first.body.customer_id}/external_accounts`, {
+      body,
+      idempotencyKey: key
+    })
     expect(elsewhere.status).toBe(422)
 
     const missing = await request(sim, "/v0/kyc_links", { body })
@@ -161,20 +174,34 @@ describe("provider simulator: API rules, KYC, accounts and faults", () => {
 
     // errors are stored and replayed too
     const badKey = newKey()
-    const bad = await request(sim, "/v0/kyc_links", { body: { full_name: "x", email: "not-an-email", type: "individual" }, idempotencyKey: badKey })
+    const bad = await request(sim, "/v0/kyc_links", {
+      body: { full_name: "x", email: "not-an-email", type: "individual" },
+      idempotencyKey: badKey
+    })
     expect(bad.status).toBe(400)
     expect(bad.body).toMatchObject({ code: "invalid_parameters", source: { location: "body", key: "email" } })
-    const badAgain = await request(sim, "/v0/kyc_links", { body: { full_name: "x", email: "not-an-email", type: "individual" }, idempotencyKey: badKey })
+    const badAgain = await request(sim, "/v0/kyc_links", {
+      body: { full_name: "x", email: "not-an-email", type: "individual" },
+      idempotencyKey: badKey
+    })
     expect(badAgain.status).toBe(400)
     expect(badAgain.headers.get("idempotent-replayed")).toBe("true")
   })
 
   it("KYC: a link starts not_started/pending; approval sends a customer webhook signed with the exposed public key", async () => {
     const { link, customerId } = await createCustomer(sim, { approve: false })
-    expect(link).toMatchObject({ kyc_status: "not_started", tos_status: "pending", customer_id: customerId, type: "individual" })
+    expect(link).toMatchObject({
+      kyc_status: "not_started",
+      tos_status: "pending",
+      customer_id: customerId,
+      type: "individual"
+    })
     expect(link.kyc_link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/__sim\/kyc\//)
     expect((await request(sim, `/v0/kyc_links/${link.id}`)).body.kyc_status).toBe("not_started")
-    expect((await request(sim, `/v0/customers/${customerId}`)).body).toMatchObject({ id: customerId, status: "not_started" })
+    expect((await request(sim, `/v0/customers/${customerId}`)).body).toMatchObject({
+      id: customerId,
+      status: "not_started"
+    })
 
     const approved = await request(sim, `/__sim/customers/${customerId}/approve`, { method: "POST" })
     expect(approved.status).toBe(200)
@@ -188,7 +215,13 @@ describe("provider simulator: API rules, KYC, accounts and faults", () => {
     expect(Math.abs(signatureTimestamp(header) - Date.now())).toBeLessThan(5000)
     expect(verifyBridgeSignature(exposed.text, header, delivery!.rawBody)).toBe(true)
     expect(verifyBridgeSignature(exposed.text, header, delivery!.rawBody.replace("approved", "rejected"))).toBe(false)
-    expect(verifyBridgeSignature(exposed.text, header.replace(/^t=\d+/, `t=${signatureTimestamp(header) + 1}`), delivery!.rawBody)).toBe(false)
+    expect(
+      verifyBridgeSignature(
+        exposed.text,
+        header.replace(/^t=\d+/, `t=${signatureTimestamp(header) + 1}`),
+        delivery!.rawBody
+      )
+    ).toBe(false)
     expect(delivery!.verdict).toBe("valid")
     expect(delivery!.answered).toBe(200)
 
@@ -201,7 +234,10 @@ describe("provider simulator: API rules, KYC, accounts and faults", () => {
       event_object: { id: customerId, kyc_status: "approved", tos_status: "approved", status: "active" },
       event_created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/)
     })
-    expect((await request(sim, `/v0/kyc_links/${link.id}`)).body).toMatchObject({ kyc_status: "approved", tos_status: "approved" })
+    expect((await request(sim, `/v0/kyc_links/${link.id}`)).body).toMatchObject({
+      kyc_status: "approved",
+      tos_status: "approved"
+    })
     const [logged] = await simEvents(sim, customerId)
     expect(logged).toMatchObject({ event_id: delivery!.body.event_id, delivered: true, settled: true })
     expect(logged!.attempts.map((a) => a.status)).toEqual([200])
@@ -211,7 +247,11 @@ describe("provider simulator: API rules, KYC, accounts and faults", () => {
     const { customerId } = await createCustomer(sim, { approve: false })
     await request(sim, `/__sim/customers/${customerId}/reject`, { body: { reasons: ["document expired"] } })
     const [delivery] = await receiver.waitFor("the rejection", 1, (d) => d.body?.event_object_id === customerId)
-    expect(delivery!.body.event_object).toMatchObject({ kyc_status: "rejected", status: "rejected", rejection_reasons: [{ reason: "document expired" }] })
+    expect(delivery!.body.event_object).toMatchObject({
+      kyc_status: "rejected",
+      status: "rejected",
+      rejection_reasons: [{ reason: "document expired" }]
+    })
     expect((await request(sim, `/v0/customers/${customerId}`)).body.kyc_status).toBe("rejected")
   })
 
@@ -227,7 +267,9 @@ describe("provider simulator: API rules, KYC, accounts and faults", () => {
       bank_name: expect.any(String),
       breb: { key_type: "alias", key_last_4: "erez" }
     })
-    expect((await request(sim, `/v0/customers/${customerId}/external_accounts/${account.body.id}`)).body.id).toBe(account.body.id)
+    expect((await request(sim, `/v0/customers/${customerId}/external_accounts/${account.body.id}`)).body.id).toBe(
+      account.body.id
+    )
 
     const mismatch = await createAccount(sim, customerId, "Name MISMATCH Pérez")
     expect(mismatch.status).toBe(422)
@@ -256,12 +298,18 @@ describe("provider simulator: API rules, KYC, accounts and faults", () => {
 
     const { customerId } = await createCustomer(sim, { approve: false })
     const account = await createAccount(sim, customerId)
-    const refused = await request(sim, "/v0/transfers", { body: transferBody(customerId, account.body.id, "10.00"), idempotencyKey: newKey() })
+    const refused = await request(sim, "/v0/transfers", {
+      body: transferBody(customerId, account.body.id, "10.00"),
+      idempotencyKey: newKey()
+    })
     expect(refused.status).toBe(422)
     expect(refused.body.code).toBe("customer_not_approved")
     const tooSmall = await createCustomer(sim)
     const smallAccount = await createAccount(sim, tooSmall.customerId)
-    const small = await request(sim, "/v0/transfers", { body: transferBody(tooSmall.customerId, smallAccount.body.id, "1.00"), idempotencyKey: newKey() })
+    const small = await request(sim, "/v0/transfers", {
+      body: transferBody(tooSmall.customerId, smallAccount.body.id, "1.00"),
+      idempotencyKey: newKey()
+    })
     expect(small.status).toBe(422)
     expect(small.body.code).toBe("amount_below_minimum")
   })
@@ -284,7 +332,8 @@ describe("provider simulator: API rules, KYC, accounts and faults", () => {
 
   it("timeout switch: the request hangs until the client gives up, or until the simulator's own bound (504)", async () => {
     await request(sim, "/__sim/faults/timeouts", { body: { count: 1 } })
-    await expect(request(sim, "/v0/exchange_rates?from=usd&to=cop", { signal: AbortSignal.timeout(200) })).rejects.toThrow()
+    await expect(request(sim, "/v0/exchange_rates?from=usd&to=cop", { signal: AbortSignal.timeout(200) })).rejects
+      .toThrow()
     expect((await request(sim, "/v0/exchange_rates?from=usd&to=cop")).status).toBe(200)
 
     await request(sim, "/__sim/faults/timeouts", { body: { count: 1, hang_ms: 150 } })
@@ -298,7 +347,8 @@ describe("provider simulator: API rules, KYC, accounts and faults", () => {
     await request(sim, "/__sim/faults/timeouts", { body: { count: 1, after_processing: true } })
     const key = newKey()
     const body = { full_name: "Eva Ruiz", email: "eva@example.com", type: "individual" }
-    await expect(request(sim, "/v0/kyc_links", { body, idempotencyKey: key, signal: AbortSignal.timeout(200) })).rejects.toThrow()
+    await expect(request(sim, "/v0/kyc_links", { body, idempotencyKey: key, signal: AbortSignal.timeout(200) })).rejects
+      .toThrow()
     const retried = await request(sim, "/v0/kyc_links", { body, idempotencyKey: key })
     expect(retried.status).toBe(201)
     expect(retried.headers.get("idempotent-replayed")).toBe("true")
@@ -311,9 +361,13 @@ describe("provider simulator: API rules, KYC, accounts and faults", () => {
     expect((await request(sim, "/v0/exchange_rates?from=usd&to=cop")).status).toBe(200)
     const body = transferBody(customerId, account.body.id, "63.448900")
     const key = newKey()
-    await expect(request(sim, "/v0/transfers", { body, idempotencyKey: key, signal: AbortSignal.timeout(200) })).rejects.toThrow()
+    await expect(request(sim, "/v0/transfers", { body, idempotencyKey: key, signal: AbortSignal.timeout(200) })).rejects
+      .toThrow()
     const listed = await request(sim, `/__sim/transfers?on_behalf_of=${customerId}`)
-    expect(listed.body).toMatchObject({ count: 1, data: [{ client_reference_id: body.client_reference_id, on_behalf_of: customerId }] })
+    expect(listed.body).toMatchObject({
+      count: 1,
+      data: [{ client_reference_id: body.client_reference_id, on_behalf_of: customerId }]
+    })
     const retried = await request(sim, "/v0/transfers", { body, idempotencyKey: key })
     expect(retried.headers.get("idempotent-replayed")).toBe("true")
     expect(retried.body.id).toBe(listed.body.data[0].id)
@@ -366,7 +420,8 @@ describe("provider simulator: API rules, KYC, accounts and faults", () => {
     const seen = receiver.about(customerId)
     expect(seen.map((d) => d.verdict)).toEqual(Array(3).fill("stale webhook timestamp"))
     // the signature itself is fine: only its age is wrong
-    expect(verifyBridgeSignature(sim.publicKeyPem, seen[0]!.headers["x-webhook-signature"] as string, seen[0]!.rawBody)).toBe(true)
+    expect(verifyBridgeSignature(sim.publicKeyPem, seen[0]!.headers["x-webhook-signature"] as string, seen[0]!.rawBody))
+      .toBe(true)
 
     // a fresh resend of the same event goes through
     await request(sim, `/__sim/events/${event!.event_id}/resend`, { method: "POST" })
@@ -391,14 +446,21 @@ describe("provider simulator: API rules, KYC, accounts and faults", () => {
     expect(event!.attempts.map((a) => a.status)).toEqual([500, 200])
   })
 
-  it.each(["undeliverable", "returned", "refunded"] as const)("forced state %s: the transfer shows it and a transfer event carries it", async (state) => {
-    const transfer = await createTransfer(sim)
-    const forced = await request(sim, `/__sim/transfers/${transfer.id}/state`, { body: { state } })
-    expect(forced.status).toBe(200)
-    const [delivery] = await receiver.waitFor(`the ${state} event`, 1, (d) => d.body?.event_object_id === transfer.id)
-    expect(delivery!.body).toMatchObject({ event_category: "transfer", event_object_status: state, event_object: { id: transfer.id, state } })
-    expect((await request(sim, `/v0/transfers/${transfer.id}`)).body.state).toBe(state)
-  })
+  it.each(["undeliverable", "returned", "refunded"] as const)(
+    "forced state %s: the transfer shows it and a transfer event carries it",
+    async (state) => {
+      const transfer = await createTransfer(sim)
+      const forced = await request(sim, `/__sim/transfers/${transfer.id}/state`, { body: { state } })
+      expect(forced.status).toBe(200)
+      const [delivery] = await receiver.waitFor(`the ${state} event`, 1, (d) => d.body?.event_object_id === transfer.id)
+      expect(delivery!.body).toMatchObject({
+        event_category: "transfer",
+        event_object_status: state,
+        event_object: { id: transfer.id, state }
+      })
+      expect((await request(sim, `/v0/transfers/${transfer.id}`)).body.state).toBe(state)
+    }
+  )
 
   it("emit: a past state can be sent without moving the transfer (a late event)", async () => {
     const transfer = await createTransfer(sim)
@@ -453,7 +515,12 @@ describe("provider simulator: deposits on anvil", () => {
     await anvil.mintTestUsd(token, user, 200_000_000n)
     const wallet = anvil.walletOf(userKey)
     const send = async (to: `0x${string}`, units: bigint) => {
-      const hash = await wallet.writeContract({ address: token, abi: erc20Abi, functionName: "transfer", args: [to, units] })
+      const hash = await wallet.writeContract({
+        address: token,
+        abi: erc20Abi,
+        functionName: "transfer",
+        args: [to, units]
+      })
       const receipt = await anvil.client.waitForTransactionReceipt({ hash })
       expect(receipt.status).toBe("success")
       return receipt
@@ -470,8 +537,16 @@ describe("provider simulator: deposits on anvil", () => {
     expect(receiver.about(transfer.id)).toHaveLength(0)
 
     const rest = await send(depositAddress, 1n)
-    const deliveries = await receiver.waitFor("three transfer events", 3, (d) => d.body?.event_object_id === transfer.id)
-    expect(deliveries.map((d) => d.body.event_object.state)).toEqual(["funds_received", "payment_submitted", "payment_processed"])
+    const deliveries = await receiver.waitFor(
+      "three transfer events",
+      3,
+      (d) => d.body?.event_object_id === transfer.id
+    )
+    expect(deliveries.map((d) => d.body.event_object.state)).toEqual([
+      "funds_received",
+      "payment_submitted",
+      "payment_processed"
+    ])
     expect(deliveries.map((d) => d.verdict)).toEqual(["valid", "valid", "valid"])
     expect(deliveries.map((d) => d.body.event_category)).toEqual(["transfer", "transfer", "transfer"])
     expect(new Set(deliveries.map((d) => d.body.event_id)).size).toBe(3)

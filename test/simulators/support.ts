@@ -31,7 +31,9 @@ export const waitUntil = async <A>(
     } catch (cause) {
       last = String(cause)
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${last}` : ""}`)
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${last}` : ""}`)
+    }
     await new Promise((resolve) => setTimeout(resolve, intervalMs))
   }
 }

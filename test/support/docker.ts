@@ -80,14 +80,18 @@ export const probeDocker = async (): Promise<DockerProbe> => {
     const where = endpoint.kind === "unix" ? endpoint.socketPath : `${endpoint.host}:${endpoint.port}`
     return { available: false, reason: `docker engine at ${where} does not answer` }
   }
-  if (endpoint.kind === "unix" && !process.env["DOCKER_HOST"]) process.env["DOCKER_HOST"] = `unix://${endpoint.socketPath}`
+  if (endpoint.kind === "unix" && !process.env["DOCKER_HOST"]) {
+    process.env["DOCKER_HOST"] = `unix://${endpoint.socketPath}`
+  }
   return { available: true }
 }
 
 export const POSTGRES_IMAGE = "postgres:16-alpine"
 
 /** Starts a throw-away PostgreSQL container. testcontainers is only imported here, lazily. */
-export const startPostgresContainer = async (): Promise<{ readonly url: string; readonly stop: () => Promise<void> }> => {
+export const startPostgresContainer = async (): Promise<
+  { readonly url: string; readonly stop: () => Promise<void> }
+> => {
   const { PostgreSqlContainer } = await import("@testcontainers/postgresql")
   const container = await new PostgreSqlContainer(POSTGRES_IMAGE).start()
   return {

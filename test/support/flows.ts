@@ -146,7 +146,10 @@ export const newPartner = async (server: TestServer): Promise<Partner> => {
     get,
     post,
     approvedUser: async (address = newAddress()) => {
-      const sent = await post(`${BREB}/kyc/otp/send`, { email: `${address.slice(2, 10)}@example.com`, userAddress: address })
+      const sent = await post(`${BREB}/kyc/otp/send`, {
+        email: `${address.slice(2, 10)}@example.com`,
+        userAddress: address
+      })
       expect(sent.status, sent.text).toBe(200)
       const verified = await post(`${BREB}/kyc/otp/verify`, { userAddress: address, code: "123456" })
       expect(verified.status, verified.text).toBe(200)
@@ -269,7 +272,11 @@ export interface ExpectedPayout {
  */
 export const expectedPayout = (
   destinationCop: string,
-  config: { readonly mockSellRate: BigDecimal.BigDecimal; readonly mockMidRate: BigDecimal.BigDecimal; readonly tokenDecimals: number }
+  config: {
+    readonly mockSellRate: BigDecimal.BigDecimal
+    readonly mockMidRate: BigDecimal.BigDecimal
+    readonly tokenDecimals: number
+  }
 ): ExpectedPayout => {
   const decimals = config.tokenDecimals
   const unit = pow10(decimals)

@@ -19,7 +19,9 @@ const startServer = async () => {
   const started = performance.now()
   const server = await startThrowawayPostgres({ maxConnections: 400 })
   process.stderr.write(
-    `[test-db] embedded PostgreSQL for this run on 127.0.0.1:${server.port} (${Math.round(performance.now() - started)} ms)\n`
+    `[test-db] embedded PostgreSQL for this run on 127.0.0.1:${server.port} (${
+      Math.round(performance.now() - started)
+    } ms)\n`
   )
   return { url: server.url, kind: "embedded", stop: server.stop }
 }

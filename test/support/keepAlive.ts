@@ -24,7 +24,11 @@ export interface RawRequest {
 }
 
 const requestBytes = ({ body, headers = {}, method, path }: RawRequest) => {
-  const lines = [`${method} ${path} HTTP/1.1`, "Host: 127.0.0.1", ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)]
+  const lines = [
+    `${method} ${path} HTTP/1.1`,
+    "Host: 127.0.0.1",
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)
+  ]
   if (body !== undefined) lines.push(`Content-Length: ${Buffer.byteLength(body)}`)
   return `${lines.join("\r\n")}\r\n\r\n${body ?? ""}`
 }

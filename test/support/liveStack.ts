@@ -9,7 +9,11 @@ import { Effect } from "effect"
 import { type Hex, parseEther, type TransactionReceipt } from "viem"
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts"
 import { type EmailCapture, startEmailCapture } from "../../scripts/simulators/email/server.ts"
-import { type ProviderSimulator, type ProviderSimulatorOptions, startProviderSimulator } from "../../scripts/simulators/provider/server.ts"
+import {
+  type ProviderSimulator,
+  type ProviderSimulatorOptions,
+  startProviderSimulator
+} from "../../scripts/simulators/provider/server.ts"
 import { type Aggregator, startAggregator } from "../../scripts/localStack/aggregator.ts"
 import { type Anvil, startAnvil, testUsdArtifact } from "../../scripts/localStack/anvil.ts"
 import { waitUntil } from "../simulators/support.ts"
@@ -139,7 +143,11 @@ export const newWalletUser = async (stack: LiveStack) => {
     fund: (units: bigint) => stack.anvil.mintTestUsd(stack.token, address, units),
     /** What a wallet does with a prepared transaction: send it exactly as given, wait until mined. */
     send: async (prepared: PreparedTx): Promise<TransactionReceipt> => {
-      const hash = await wallet.sendTransaction({ to: prepared.to as Hex, data: prepared.data as Hex, value: BigInt(prepared.value) })
+      const hash = await wallet.sendTransaction({
+        to: prepared.to as Hex,
+        data: prepared.data as Hex,
+        value: BigInt(prepared.value)
+      })
       return stack.anvil.client.waitForTransactionReceipt({ hash })
     }
   }
@@ -152,12 +160,16 @@ export type WalletUser = Awaited<ReturnType<typeof newWalletUser>>
  * signed webhook). Resolves once the service has applied the approval.
  */
 export const completeLiveKyc = async (stack: LiveStack, apiKey: string, userAddress: string, email: string) => {
-  const sent = await call(stack.server.baseUrl, apiKey, "POST", "/api/integrations/breb/kyc/otp/send", { body: { email, userAddress } })
+  const sent = await call(stack.server.baseUrl, apiKey, "POST", "/api/integrations/breb/kyc/otp/send", {
+    body: { email, userAddress }
+  })
   if (sent.status !== 200) throw new Error(`otp send: ${sent.status} ${sent.text}`)
   const message = await stack.mail.waitFor((m) => m.to.includes(email), 5000)
   const code = /\b([0-9]{6})\b/.exec(message.text ?? "")?.[1]
   if (code === undefined) throw new Error(`no code in the OTP e-mail: ${message.subject}`)
-  const verified = await call(stack.server.baseUrl, apiKey, "POST", "/api/integrations/breb/kyc/otp/verify", { body: { userAddress, code } })
+  const verified = await call(stack.server.baseUrl, apiKey, "POST", "/api/integrations/breb/kyc/otp/verify", {
+    body: { userAddress, code }
+  })
   if (verified.status !== 200) throw new Error(`otp verify: ${verified.status} ${verified.text}`)
   const linkId = String((verified.json as { kycUrl: string }).kycUrl).split("/").pop()
   const link = await fetch(`${stack.sim.url}/v0/kyc_links/${linkId}`, { headers: { "api-key": stack.sim.apiKey } })
@@ -165,7 +177,13 @@ export const completeLiveKyc = async (stack: LiveStack, apiKey: string, userAddr
   const approved = await fetch(`${stack.sim.url}/__sim/customers/${customerId}/approve`, { method: "POST" })
   if (!approved.ok) throw new Error(`simulator approve: ${approved.status}`)
   await eventsSettled(stack, "customer", customerId)
-  return { sent: sent.json as Record<string, unknown>, code, verified: verified.json as { kycStatus: string; kycUrl: string }, customerId, message }
+  return {
+    sent: sent.json as Record<string, unknown>,
+    code,
+    verified: verified.json as { kycStatus: string; kycUrl: string },
+    customerId,
+    message
+  }
 }
 
 interface SimEvent {
@@ -191,7 +209,12 @@ export const fundedPayout = async (stack: LiveStack, apiKey: string, destination
     body: { userAddress: user.address, destinationCop, breBKey: "@camila2024", accountOwnerName: "Camila Rojas" }
   })
   if (created.status !== 201) throw new Error(`payout: ${created.status} ${created.text}`)
-  const payout = created.json as { payoutId: string; sourceAmount: string; transaction: PreparedTx; feeTransaction: PreparedTx }
+  const payout = created.json as {
+    payoutId: string
+    sourceAmount: string
+    transaction: PreparedTx
+    feeTransaction: PreparedTx
+  }
   await user.fund(unitsOf(payout.sourceAmount, TOKEN_DECIMALS))
   return { user, payout }
 }
@@ -199,18 +222,24 @@ export const fundedPayout = async (stack: LiveStack, apiKey: string, destination
 /** The provider's transfer id of a payout (the partner never sees it). */
 export const transferIdOf = async (stack: LiveStack, payoutId: string): Promise<string> => {
   const rows = await stack.server.run(
-    Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ provider_transfer_id: string }>`SELECT provider_transfer_id FROM payouts WHERE id = ${payoutId}`)
+    Effect.flatMap(
+      SqlClient.SqlClient,
+      (sql) => sql<{ provider_transfer_id: string }>`SELECT provider_transfer_id FROM payouts WHERE id = ${payoutId}`
+    )
   )
   return rows[0]!.provider_transfer_id
 }
 
 /** The simulator's own API (its `/v0` and `/__sim` routes): GET, or POST with a JSON body; the parsed answer. */
 export const simCall = async (stack: LiveStack, path: string, body?: unknown): Promise<any> => {
-  const response = await fetch(`${stack.sim.url}${path}`, body === undefined ? {} : {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body)
-  })
+  const response = await fetch(
+    `${stack.sim.url}${path}`,
+    body === undefined ? {} : {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body)
+    }
+  )
   return response.json()
 }
 

@@ -23,7 +23,10 @@ export const holdLock = async (run: Run, statement: string): Promise<HeldLock> =
   const done = new Promise<void>((resolve) => (finish = resolve))
   const holding = run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.withTransaction(
-      sql.unsafe(statement).pipe(Effect.zipRight(Effect.sync(() => markHeld())), Effect.zipRight(Effect.promise(() => done)))
+      sql.unsafe(statement).pipe(
+        Effect.zipRight(Effect.sync(() => markHeld())),
+        Effect.zipRight(Effect.promise(() => done))
+      )
     )))
   await Promise.race([held, holding.then(() => Promise.reject(new Error("the lock holder ended before holding")))])
   return {

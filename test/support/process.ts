@@ -6,7 +6,9 @@ import { fileURLToPath } from "node:url"
 
 export const repoRoot = fileURLToPath(new URL("../..", import.meta.url))
 /** How `npm start` runs TypeScript: one node process with tsx's loader. */
-const nodeWithTsx = (args: ReadonlyArray<string>): readonly [string, ReadonlyArray<string>] => [process.execPath, ["--import", "tsx", ...args]]
+const nodeWithTsx = (
+  args: ReadonlyArray<string>
+): readonly [string, ReadonlyArray<string>] => [process.execPath, ["--import", "tsx", ...args]]
 
 export interface StartedProcess {
   readonly child: ChildProcessWithoutNullStreams
@@ -59,7 +61,10 @@ export const startServiceProcess = async (
     streams.stderr += chunk.toString("utf8")
   })
   const baseUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start within ${timeoutMs} ms:\n${out}`)), timeoutMs)
+    const timer = setTimeout(
+      () => reject(new Error(`service did not start within ${timeoutMs} ms:\n${out}`)),
+      timeoutMs
+    )
     const check = () => {
       const url = lineWith(out, /listening on (http:\/\/[^\s]+)/)
       if (url !== undefined) {

@@ -19,7 +19,9 @@ export const signProviderWebhook = (rawBody: string, privateKey: string, at: num
   return `t=${at},v0=${signer.sign(privateKey, "base64")}`
 }
 
-export const providerEnvelope = (fields: { category: string; type: string; object: Record<string, unknown>; id?: string }) =>
+export const providerEnvelope = (
+  fields: { category: string; type: string; object: Record<string, unknown>; id?: string }
+) =>
   JSON.stringify({
     event_id: fields.id ?? `wh_${randomUUID()}`,
     event_category: fields.category,
@@ -28,7 +30,11 @@ export const providerEnvelope = (fields: { category: string; type: string; objec
     event_created_at: new Date().toISOString()
   })
 
-export const deliverProviderWebhook = (target: Pick<TestServer, "baseUrl">, rawBody: string, signatureHeader?: string) =>
+export const deliverProviderWebhook = (
+  target: Pick<TestServer, "baseUrl">,
+  rawBody: string,
+  signatureHeader?: string
+) =>
   call(target, PROVIDER_WEBHOOK, {
     body: rawBody,
     headers: signatureHeader === undefined ? {} : { "x-webhook-signature": signatureHeader }

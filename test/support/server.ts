@@ -39,7 +39,9 @@ export interface TestServer {
   readonly database: TestDatabase
   readonly logs: ReadonlyArray<string>
   /** A fresh integration (unique name) and one key for it. */
-  readonly newIntegration: (kind?: KeyKind) => Promise<{ readonly integrationId: IntegrationId; readonly apiKey: string }>
+  readonly newIntegration: (
+    kind?: KeyKind
+  ) => Promise<{ readonly integrationId: IntegrationId; readonly apiKey: string }>
   /** Runs an Effect with the app's services (SqlClient, repos, ...) against the test database. */
   readonly run: <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient | ApiKeyRepo | IntegrationRepo>) => Promise<A>
   /** Runs an Effect on a connection of its own to the test database (not the app's pool, not via a proxy). */

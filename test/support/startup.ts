@@ -12,7 +12,9 @@ export const startupFailure = async (env: Record<string, string>) => {
   const exit = await Effect.runPromiseExit(
     Effect.flatMap(AppConfigShape, (config) => {
       database = databaseTarget(config)
-      return Layer.build(serverLayer(config).pipe(Layer.provide(NodeHttpServer.layer(createHttpServer, { port: 0, host: "127.0.0.1" }))))
+      return Layer.build(
+        serverLayer(config).pipe(Layer.provide(NodeHttpServer.layer(createHttpServer, { port: 0, host: "127.0.0.1" })))
+      )
     }).pipe(
       Effect.scoped,
       Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({ PORT: "0", ...env })))),

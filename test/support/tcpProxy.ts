@@ -81,7 +81,7 @@ export const startTcpProxy = async (target: { readonly host: string; readonly po
     mode: () => mode,
     setMode: (next) => {
       mode = next
-      if (next === "stall") for (const pair of pairs) pair.blackholed = true
+      if (next === "stall") { for (const pair of pairs) pair.blackholed = true }
     },
     resetAll: () => {
       const count = pairs.size

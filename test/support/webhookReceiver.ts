@@ -13,7 +13,11 @@ export interface Delivery {
   readonly signature: string
   readonly body: string
   readonly headers: Record<string, string>
-  readonly event: { readonly id: string; readonly type: string; readonly data: { readonly object: Record<string, unknown> } }
+  readonly event: {
+    readonly id: string
+    readonly type: string
+    readonly data: { readonly object: Record<string, unknown> }
+  }
   /** When it arrived (ms since the epoch). */
   readonly receivedAt: number
   /** What the receiver answered (0: it held the request and never answered). */
@@ -31,7 +35,11 @@ export interface Receiver {
   /** Resolves with the first delivery (already received or arriving later) that matches; rejects after `timeoutMs`. */
   readonly next: (match: (delivery: Delivery) => boolean, timeoutMs?: number) => Promise<Delivery>
   /** Resolves when `count` deliveries match. */
-  readonly count: (match: (delivery: Delivery) => boolean, count: number, timeoutMs?: number) => Promise<ReadonlyArray<Delivery>>
+  readonly count: (
+    match: (delivery: Delivery) => boolean,
+    count: number,
+    timeoutMs?: number
+  ) => Promise<ReadonlyArray<Delivery>>
   /** Requests received while held open (to check what a hung receiver saw). */
   readonly onHeld: (listener: (delivery: Delivery) => void) => void
   /** How many held requests are still open (the sender has not given up on them). */
@@ -75,9 +83,15 @@ export const startReceiver = async (): Promise<Receiver> => {
         const waiter = () => void check()
         const timer = setTimeout(() => {
           waiters.delete(waiter)
-          reject(new Error(`receiver: ${deliveries.filter(match).length} of ${count} matching deliveries within ${timeoutMs} ms; got ${
-            deliveries.map((d) => `${d.event.type}(${d.answered})`).join(", ")
-          }`))
+          reject(
+            new Error(
+              `receiver: ${
+                deliveries.filter(match).length
+              } of ${count} matching deliveries within ${timeoutMs} ms; got ${
+                deliveries.map((d) => `${d.event.type}(${d.answered})`).join(", ")
+              }`
+            )
+          )
         }, timeoutMs)
         if (!check()) waiters.add(waiter)
       }),
@@ -99,7 +113,9 @@ export const startReceiver = async (): Promise<Receiver> => {
       timestamp: header(request, "webhook-timestamp"),
       signature: header(request, "webhook-signature"),
       body,
-      headers: Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(",") : v ?? ""])),
+      headers: Object.fromEntries(
+        Object.entries(request.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(",") : v ?? ""])
+      ),
       event: JSON.parse(body) as Delivery["event"]
     }
     const sameIdSeen = deliveries.filter((d) => d.id === base.id).length

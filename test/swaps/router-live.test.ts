@@ -25,12 +25,23 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve))
 })
 
-const token = (address: `0x${string}`, decimals: number, symbol: "USDC" | "COPm") => ({ address, decimals, symbol, chain: "celo" })
+const token = (address: `0x${string}`, decimals: number, symbol: "USDC" | "COPm") => ({
+  address,
+  decimals,
+  symbol,
+  chain: "celo"
+})
 
 describe("SwapRouterLive against an aggregator that never answers", () => {
   it("is unavailable within the configured timeout, retries included, having retried", async () => {
     const router = await Effect.runPromise(
-      makeSwapRouterLive({ baseUrl: url, apiKey: Redacted.make("k"), chainId: 31337, timeout: Duration.millis(1000), retries: 3 })
+      makeSwapRouterLive({
+        baseUrl: url,
+        apiKey: Redacted.make("k"),
+        chainId: 31337,
+        timeout: Duration.millis(1000),
+        retries: 3
+      })
         .pipe(Effect.provide(FetchHttpClient.layer))
     )
     const before = held.length

@@ -47,7 +47,9 @@ export interface CallPolicy {
 
 /** The warning for a resource with fields the contract does not know (DESIGN §4: a compatible change). */
 export const unknownFieldsWarning = (what: string, fields: ReadonlyArray<string>): string =>
-  `${what} answered fields the contract does not know: ${fields.join(", ")} (a compatible addition; --strict fails on it)`
+  `${what} answered fields the contract does not know: ${
+    fields.join(", ")
+  } (a compatible addition; --strict fails on it)`
 
 export const makeCall = (http: Http, policy: CallPolicy): Call => (name, input = {}) =>
   Effect.gen(function*() {
@@ -66,15 +68,17 @@ export const makeCall = (http: Http, policy: CallPolicy): Call => (name, input =
     const checked = checkResponse(spec, response, policy.strict)
     if (checked.problem !== undefined) {
       return yield* Effect.fail(failure(`${spec.method} ${spec.path} answered outside the contract`, {
-        expected: `a status the contract declares (${declaredStatuses(spec).join(", ")}) with its JSON body, as the schema says${
-          policy.strict ? " (--strict: no field it does not know)" : ""
-        }`,
+        expected: `a status the contract declares (${
+          declaredStatuses(spec).join(", ")
+        }) with its JSON body, as the schema says${policy.strict ? " (--strict: no field it does not know)" : ""}`,
         actual: `${response.status}: ${checked.problem}; body ${response.body}`,
         exchange,
         rootCause: `${spec.method} ${spec.path} answered outside the contract: ${checked.key ?? checked.problem}`
       }))
     }
-    if (checked.unknownFields.length > 0) policy.warn(unknownFieldsWarning(`${spec.method} ${spec.path}`, checked.unknownFields), exchange)
+    if (checked.unknownFields.length > 0) {
+      policy.warn(unknownFieldsWarning(`${spec.method} ${spec.path}`, checked.unknownFields), exchange)
+    }
     if (response.status === spec.successStatus) {
       // TypeScript cannot narrow the schema table by a generic key; the table maps each name to its schema.
       const schema = successSchemas[name] as unknown as Schema.Schema<SuccessOf<typeof name>, unknown>
@@ -85,8 +89,7 @@ export const makeCall = (http: Http, policy: CallPolicy): Call => (name, input =
     return { _tag: "Rejected", status: response.status, error, exchange } as const
   })
 
-const describeReply = <A>(reply: Reply<A>): string =>
-  `${reply.status} ${reply.exchange.response.body}`.slice(0, 800)
+const describeReply = <A>(reply: Reply<A>): string => `${reply.status} ${reply.exchange.response.body}`.slice(0, 800)
 
 /** The success value, or a failure saying what came back instead. */
 export const ok = <A>(reply: Reply<A>, what = "a success"): Effect.Effect<A, ScenarioFailure> =>
@@ -118,5 +121,7 @@ export const rejected = <A>(
   const codeMatches = errorCode === undefined || (errorCode === "none" ? code === undefined : code === errorCode)
   return codeMatches
     ? Effect.succeed(reply.error)
-    : Effect.fail(failure(rule, { expected, actual: `errorCode ${show(code)}: ${describeReply(reply)}`, exchange: reply.exchange }))
+    : Effect.fail(
+      failure(rule, { expected, actual: `errorCode ${show(code)}: ${describeReply(reply)}`, exchange: reply.exchange })
+    )
 }

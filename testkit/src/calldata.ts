@@ -31,12 +31,22 @@ export const decodeErc20Transfer = (data: string): DecodedTransfer | { readonly 
   const selector = hex.slice(0, 8)
   if (selector !== TRANSFER) {
     const other = OTHER_ERC20[selector]
-    return { problem: other === undefined ? `calldata is not an ERC-20 call: unknown function selector 0x${selector}` : `calldata calls ${other}, not transfer` }
+    return {
+      problem: other === undefined
+        ? `calldata is not an ERC-20 call: unknown function selector 0x${selector}`
+        : `calldata calls ${other}, not transfer`
+    }
   }
   const args = hex.slice(8)
-  if (args.length !== 128) return { problem: `calldata is not transfer(address,uint256): ${args.length / 2} bytes of arguments, not 64` }
+  if (args.length !== 128) {
+    return { problem: `calldata is not transfer(address,uint256): ${args.length / 2} bytes of arguments, not 64` }
+  }
   const [addressWord, amountWord] = [args.slice(0, 64), args.slice(64)]
-  if (!/^0{24}/.test(addressWord)) return { problem: "calldata is not transfer(address,uint256): the address word is not a 20-byte address padded with zeros" }
+  if (!/^0{24}/.test(addressWord)) {
+    return {
+      problem: "calldata is not transfer(address,uint256): the address word is not a 20-byte address padded with zeros"
+    }
+  }
   return { to: checksumAddress(`0x${addressWord.slice(24)}`), amount: BigInt(`0x${amountWord}`) }
 }
 

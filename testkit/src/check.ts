@@ -22,7 +22,12 @@ const canonical = (value: unknown): string => {
 /** Same JSON value (key order ignored). */
 export const sameJson = (a: unknown, b: unknown): boolean => canonical(a) === canonical(b)
 
-export const checkEqual = <A>(rule: string, actual: A, expected: A, exchange?: Exchange): Effect.Effect<void, ScenarioFailure> =>
+export const checkEqual = <A>(
+  rule: string,
+  actual: A,
+  expected: A,
+  exchange?: Exchange
+): Effect.Effect<void, ScenarioFailure> =>
   check(sameJson(actual, expected), rule, { expected: show(expected), actual: show(actual), exchange })
 
 /** `2026-11-22T03:19:32.123Z`: ISO 8601 UTC with milliseconds (DESIGN §3). */

@@ -62,7 +62,9 @@ class UsageError extends Error {}
 const integer = (name: string, text: string | undefined, fallback: number | undefined): number | undefined => {
   if (text === undefined) return fallback
   const value = Number(text)
-  if (!Number.isSafeInteger(value) || value < 0) throw new UsageError(`--${name} must be a non-negative integer, got ${text}`)
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new UsageError(`--${name} must be a non-negative integer, got ${text}`)
+  }
   return value
 }
 
@@ -77,19 +79,30 @@ interface Reporter {
 const reportersOf = (specs: ReadonlyArray<string>, out: string | undefined): ReadonlyArray<Reporter> => {
   const parsed = (specs.length === 0 ? ["console"] : specs).flatMap((spec) => spec.split(",")).map((spec): Reporter => {
     const [name = "", file] = spec.split("=", 2)
-    if (name !== "console" && name !== "json" && name !== "junit") throw new UsageError(`unknown reporter ${name} (console, json, junit)`)
-    if (name === "console" && file !== undefined) throw new UsageError("the console reporter writes to the terminal; use json or junit for a file")
+    if (name !== "console" && name !== "json" && name !== "junit") {
+      throw new UsageError(`unknown reporter ${name} (console, json, junit)`)
+    }
+    if (name === "console" && file !== undefined) {
+      throw new UsageError("the console reporter writes to the terminal; use json or junit for a file")
+    }
     return { name, file }
   })
   const withoutFile = parsed.filter((reporter) => reporter.name !== "console" && reporter.file === undefined)
-  if (withoutFile.length > 1) throw new UsageError("several json/junit reporters need a file each: --reporter junit=report.xml")
+  if (withoutFile.length > 1) {
+    throw new UsageError("several json/junit reporters need a file each: --reporter junit=report.xml")
+  }
   if (out !== undefined && withoutFile.length === 0 && !parsed.some((r) => r.name !== "console")) {
     throw new UsageError("--out needs a json or junit reporter (--reporter json --out report.json)")
   }
-  return parsed.map((reporter) => (reporter.name !== "console" && reporter.file === undefined ? { ...reporter, file: out } : reporter))
+  return parsed.map((
+    reporter
+  ) => (reporter.name !== "console" && reporter.file === undefined ? { ...reporter, file: out } : reporter))
 }
 
-const render = (name: Exclude<ReporterName, "console">, report: ConformanceReport) => (name === "json" ? toJson(report) : toJUnit(report))
+const render = (
+  name: Exclude<ReporterName, "console">,
+  report: ConformanceReport
+) => (name === "json" ? toJson(report) : toJUnit(report))
 
 const parse = (argv: ReadonlyArray<string>) =>
   parseArgs({
@@ -119,11 +132,15 @@ const parse = (argv: ReadonlyArray<string>) =>
   }).values
 
 const listing = async (grep: ReadonlyArray<string>) =>
-  (await loadRunner()).selectScenarios(grep).map((scenario) => `${scenario.id.padEnd(24)} ${scenario.title}\n${" ".repeat(25)}[${scenario.tags.join(", ")}]`).join("\n")
+  (await loadRunner()).selectScenarios(grep).map((scenario) =>
+    `${scenario.id.padEnd(24)} ${scenario.title}\n${" ".repeat(25)}[${scenario.tags.join(", ")}]`
+  ).join("\n")
 
 const main = async (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promise<number> => {
   const values = parse(argv)
-  const grep = (values.grep ?? []).flatMap((term) => term.split(",")).map((term) => term.trim()).filter((term) => term !== "")
+  const grep = (values.grep ?? []).flatMap((term) => term.split(",")).map((term) => term.trim()).filter((term) =>
+    term !== ""
+  )
   const info = values.help === true
     ? HELP
     : values.version === true
@@ -138,12 +155,20 @@ const main = async (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promis
 
   const baseUrl = values["base-url"] ?? env["CONFORMANCE_BASE_URL"]
   const apiKey = values["api-key"] ?? env[KEY_VARIABLES.primary]
-  if (baseUrl === undefined || !URL.canParse(baseUrl)) throw new UsageError("--base-url <url> is required (or CONFORMANCE_BASE_URL)")
-  if (apiKey === undefined || apiKey === "") throw new UsageError(`--api-key <key> is required (or ${KEY_VARIABLES.primary})`)
+  if (baseUrl === undefined || !URL.canParse(baseUrl)) {
+    throw new UsageError("--base-url <url> is required (or CONFORMANCE_BASE_URL)")
+  }
+  if (apiKey === undefined || apiKey === "") {
+    throw new UsageError(`--api-key <key> is required (or ${KEY_VARIABLES.primary})`)
+  }
   const mode = values.mode
-  if (mode !== undefined && mode !== "mock" && mode !== "live") throw new UsageError(`--mode must be mock or live, got ${mode}`)
+  if (mode !== undefined && mode !== "mock" && mode !== "live") {
+    throw new UsageError(`--mode must be mock or live, got ${mode}`)
+  }
   const reporters = reportersOf(values.reporter ?? [], values.out)
-  const consoleStream = reporters.some((r) => r.name !== "console" && r.file === undefined) ? process.stderr : process.stdout
+  const consoleStream = reporters.some((r) => r.name !== "console" && r.file === undefined)
+    ? process.stderr
+    : process.stdout
   const style = { color: consoleStream.isTTY === true && env["NO_COLOR"] === undefined }
   const showConsole = reporters.some((r) => r.name === "console")
 

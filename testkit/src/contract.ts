@@ -97,7 +97,10 @@ const reflectEndpoints = (): ReadonlyMap<EndpointName, EndpointSpec> => {
         authenticated: (middleware as ReadonlySet<unknown>).has(Authentication),
         successStatus,
         // No success schema: a 204 answers no body (void); anything else is not checked further.
-        successAst: Option.getOrElse(success?.ast ?? Option.none(), () => (successStatus === 204 ? Schema.Void.ast : Schema.Unknown.ast)),
+        successAst: Option.getOrElse(
+          success?.ast ?? Option.none(),
+          () => (successStatus === 204 ? Schema.Void.ast : Schema.Unknown.ast)
+        ),
         errors: new Map([...errors.entries()].map(([status, error]) => [status, Option.getOrUndefined(error.ast)])),
         payload: optionalSchema(endpoint.payloadSchema),
         urlParams: optionalSchema(endpoint.urlParamsSchema),
@@ -138,7 +141,13 @@ export const describeParseError = (error: ParseResult.ParseError): string =>
 
 /** Where and how a value breaks a schema, without the values: "receipt.totalPaid Type; feeLegs.0.code Type". */
 const parseErrorKey = (error: ParseResult.ParseError): string =>
-  [...new Set(issuesOf(error).map((issue) => `${issue.path.map((part) => (typeof part === "number" ? "*" : String(part))).join(".")} ${issue._tag}`))]
+  [
+    ...new Set(
+      issuesOf(error).map((issue) =>
+        `${issue.path.map((part) => (typeof part === "number" ? "*" : String(part))).join(".")} ${issue._tag}`
+      )
+    )
+  ]
     .sort()
     .join("; ")
 
@@ -162,10 +171,16 @@ export interface DecodeProblem {
  * A resource as the contract reads it (DESIGN §4 Compatibility): an added field is a compatible change, so it is
  * returned in `unknownFields` rather than refused, unless `strict`. Anything else that breaks the schema is a problem.
  */
-export const decodeResource = <A, I>(schema: Schema.Schema<A, I>, value: unknown, strict: boolean): Either.Either<Decoded<A>, DecodeProblem> => {
+export const decodeResource = <A, I>(
+  schema: Schema.Schema<A, I>,
+  value: unknown,
+  strict: boolean
+): Either.Either<Decoded<A>, DecodeProblem> => {
   const exactly = Schema.decodeUnknownEither(schema, exact)(value)
   if (Either.isRight(exactly)) return Either.right({ value: exactly.right, unknownFields: [] })
-  const unknownFields = issuesOf(exactly.left).filter((issue) => issue._tag === "Unexpected").map((issue) => issue.path.join("."))
+  const unknownFields = issuesOf(exactly.left).filter((issue) => issue._tag === "Unexpected").map((issue) =>
+    issue.path.join(".")
+  )
   const ignoring = strict ? undefined : Schema.decodeUnknownEither(schema, lenient)(value)
   if (ignoring !== undefined && Either.isRight(ignoring)) return Either.right({ value: ignoring.right, unknownFields })
   const onlyUnknown = unknownFields.length > 0 && issuesOf(exactly.left).every((issue) => issue._tag === "Unexpected")
@@ -215,11 +230,19 @@ export const checkResponse = (spec: EndpointSpec, response: ContractResponse, st
   if (response.status === 204 && spec.successStatus === 204) {
     return response.json === undefined ? kept : broken("a 204 answer carries a body", "204 with a body")
   }
-  if (!response.isJson) return broken(`the body is not JSON (Content-Type application/json); every answer of ${spec.name} is JSON`, `${response.status} not JSON`)
+  if (!response.isJson) {
+    return broken(
+      `the body is not JSON (Content-Type application/json); every answer of ${spec.name} is JSON`,
+      `${response.status} not JSON`
+    )
+  }
   if (response.status === spec.successStatus) {
     return Either.match(decodeResource(Schema.make(spec.successAst), response.json, strict), {
       onLeft: ({ key, problem }) =>
-        broken(`the ${response.status} body does not match the contract's success schema: ${problem}`, `${response.status} success schema: ${key}`),
+        broken(
+          `the ${response.status} body does not match the contract's success schema: ${problem}`,
+          `${response.status} success schema: ${key}`
+        ),
       onRight: ({ unknownFields }) => ({ ...kept, unknownFields })
     })
   }
@@ -228,17 +251,23 @@ export const checkResponse = (spec: EndpointSpec, response: ContractResponse, st
   if (!spec.errors.has(response.status) && !transport) {
     const body = Either.isLeft(errorBody) ? `, and the body is ${errorBody.left}` : ""
     return broken(
-      `status ${response.status} is not one the contract declares for ${spec.method} ${spec.path} (${declaredStatuses(spec).join(", ")})${body}`,
+      `status ${response.status} is not one the contract declares for ${spec.method} ${spec.path} (${
+        declaredStatuses(spec).join(", ")
+      })${body}`,
       `status ${response.status} not declared`
     )
   }
-  if (Either.isLeft(errorBody)) return broken(`the ${response.status} body is ${errorBody.left}`, `${response.status} not an ErrorBody`)
+  if (Either.isLeft(errorBody)) {
+    return broken(`the ${response.status} body is ${errorBody.left}`, `${response.status} not an ErrorBody`)
+  }
   const errorAst = spec.errors.get(response.status)
   if (errorAst === undefined) return kept
   return Either.match(decodeStrict(Schema.make(errorAst), response.json), {
     onLeft: () =>
       broken(
-        `errorCode ${JSON.stringify(errorBody.right.errorCode ?? null)} is not one the contract declares with status ${response.status} for ${spec.method} ${spec.path}`,
+        `errorCode ${
+          JSON.stringify(errorBody.right.errorCode ?? null)
+        } is not one the contract declares with status ${response.status} for ${spec.method} ${spec.path}`,
         `${response.status} errorCode ${errorBody.right.errorCode ?? "(none)"} not declared`
       ),
     onRight: () => kept

@@ -42,7 +42,9 @@ const generatedBody = (text: string): string => {
 const bodyArgument = (body: Uint8Array): string => {
   const text = new TextDecoder().decode(body)
   if (!isPlainText(text)) return `--data-binary @- < <(printf '%b' ${escapeBytes(body)})`
-  if (body.length <= INLINE_LIMIT && !new RegExp(`(.)\\1{${LONG_RUN - 1},}`).test(text)) return `--data-raw ${quote(text)}`
+  if (body.length <= INLINE_LIMIT && !new RegExp(`(.)\\1{${LONG_RUN - 1},}`).test(text)) {
+    return `--data-raw ${quote(text)}`
+  }
   return `--data-binary ${generatedBody(text)}`
 }
 
@@ -55,7 +57,7 @@ export interface CurlRequest {
 }
 
 const headerArgument = ([name, value]: readonly [string, string]): string =>
-  /\$[A-Z_]+/.test(value) ? `-H "${name}: ${value.replaceAll('"', '\\"')}"` : `-H ${quote(`${name}: ${value}`)}`
+  /\$[A-Z_]+/.test(value) ? `-H "${name}: ${value.replaceAll("\"", "\\\"")}"` : `-H ${quote(`${name}: ${value}`)}`
 
 /** How every curl of the kit starts: quiet but with errors, and the response headers shown (`-i`). */
 export const CURL_PREFIX = "curl -sS -i -X "

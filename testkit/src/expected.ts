@@ -60,8 +60,15 @@ export const minimalDeposit = (destinationCop: Decimal, sellRate: Decimal, decim
   divide(destinationCop, multiply(PROVIDER_NET_SHARE, sellRate), decimals, "ceil")
 
 /** A quote without an amount: E = S × 0.995 / 1.01 rounded down to 6 decimals. */
-export const expectedRateOnly = (sellRate: Decimal): { readonly effectiveUsdCop: Decimal; readonly display: string } => {
-  const effectiveUsdCop = divide(multiply(sellRate, PROVIDER_NET_SHARE), ONE_PLUS_SERVICE_FEE, EFFECTIVE_RATE_DECIMALS, "floor")
+export const expectedRateOnly = (
+  sellRate: Decimal
+): { readonly effectiveUsdCop: Decimal; readonly display: string } => {
+  const effectiveUsdCop = divide(
+    multiply(sellRate, PROVIDER_NET_SHARE),
+    ONE_PLUS_SERVICE_FEE,
+    EFFECTIVE_RATE_DECIMALS,
+    "floor"
+  )
   return { effectiveUsdCop, display: displayFor(effectiveUsdCop) }
 }
 

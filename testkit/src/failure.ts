@@ -17,8 +17,9 @@ export class ScenarioFailure extends Data.TaggedError("ScenarioFailure")<{
 }> {}
 
 /** Failures with the same root cause are one broken rule: the message and the expectation, unless told otherwise. */
-export const rootCauseOf = (failure: { readonly message: string; readonly expected: string; readonly rootCause?: string | undefined }): string =>
-  failure.rootCause ?? `${failure.message}\n${failure.expected}`
+export const rootCauseOf = (
+  failure: { readonly message: string; readonly expected: string; readonly rootCause?: string | undefined }
+): string => failure.rootCause ?? `${failure.message}\n${failure.expected}`
 
 export const failure = (
   message: string,

@@ -151,7 +151,11 @@ const describeError = (error: unknown): string => {
  * plain timer: on Node 20 a signal made by `AbortSignal.any([…, AbortSignal.timeout(ms)])` can be
  * garbage-collected while the request waits, and then it never times out.
  */
-const withTimeout = async <A>(ms: number, interrupted: AbortSignal, send: (signal: AbortSignal) => Promise<A>): Promise<A> => {
+const withTimeout = async <A>(
+  ms: number,
+  interrupted: AbortSignal,
+  send: (signal: AbortSignal) => Promise<A>
+): Promise<A> => {
   const controller = new AbortController()
   const timer = setTimeout(() => controller.abort(new DOMException(`no answer within ${ms} ms`, "TimeoutError")), ms)
   const interrupt = () => controller.abort(interrupted.reason)

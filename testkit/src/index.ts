@@ -2,7 +2,15 @@ export { consoleProgress, consoleSummary } from "./report/console.ts"
 export { toJson } from "./report/json.ts"
 export { toJUnit } from "./report/junit.ts"
 export { describeFailure, describeFailureGroup, groupByRootCause } from "./report/text.ts"
-export type { ConformanceReport, FailureReport, RunEvent, ScenarioResult, ScenarioStatus, Verdict, WarningReport } from "./report/types.ts"
+export type {
+  ConformanceReport,
+  FailureReport,
+  RunEvent,
+  ScenarioResult,
+  ScenarioStatus,
+  Verdict,
+  WarningReport
+} from "./report/types.ts"
 export {
   ConfigurationError,
   type ConformanceOptions,

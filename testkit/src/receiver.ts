@@ -23,7 +23,11 @@ export interface Channel {
   readonly url: string
   readonly deliveries: () => ReadonlyArray<ReceivedDelivery>
   /** Resolves with the deliveries once `count` match; undefined when `deadline` (epoch ms) passes first. */
-  readonly await: (match: (delivery: ReceivedDelivery) => boolean, count: number, deadline: number) => Promise<ReadonlyArray<ReceivedDelivery> | undefined>
+  readonly await: (
+    match: (delivery: ReceivedDelivery) => boolean,
+    count: number,
+    deadline: number
+  ) => Promise<ReadonlyArray<ReceivedDelivery> | undefined>
   /** What to answer (default 200). */
   answer: (delivery: ReceivedDelivery) => number
 }
@@ -50,8 +54,13 @@ const parse = (body: string): unknown => {
  * Listens on `host:port` (port 0: any free one) and reaches itself at `publicUrl` when given (a tunnel or a
  * public name), else at `http://host:port`.
  */
-export const startWebhookReceiver = async (options: { readonly host: string; readonly port: number; readonly publicUrl?: string | undefined }): Promise<WebhookReceiver> => {
-  const channels = new Map<string, { deliveries: Array<ReceivedDelivery>; waiters: Set<() => void>; channel: Channel }>()
+export const startWebhookReceiver = async (
+  options: { readonly host: string; readonly port: number; readonly publicUrl?: string | undefined }
+): Promise<WebhookReceiver> => {
+  const channels = new Map<
+    string,
+    { deliveries: Array<ReceivedDelivery>; waiters: Set<() => void>; channel: Channel }
+  >()
   let counter = 0
 
   const server: Server = createServer((request, response) => {

@@ -44,8 +44,10 @@ const requestJson = (exchange: Exchange): Readonly<Record<string, unknown>> => {
 }
 
 const pathOf = (exchange: Exchange) => new URL(exchange.request.url).pathname
-const isOtpSend = (exchange: Exchange) => exchange.request.method === "POST" && pathOf(exchange).endsWith("/kyc/otp/send")
-const isOtpVerify = (exchange: Exchange) => exchange.request.method === "POST" && pathOf(exchange).endsWith("/kyc/otp/verify")
+const isOtpSend = (exchange: Exchange) =>
+  exchange.request.method === "POST" && pathOf(exchange).endsWith("/kyc/otp/send")
+const isOtpVerify = (exchange: Exchange) =>
+  exchange.request.method === "POST" && pathOf(exchange).endsWith("/kyc/otp/verify")
 const userOf = (exchange: Exchange) => {
   const user = requestJson(exchange)["userAddress"]
   return typeof user === "string" ? user.toLowerCase() : undefined
@@ -79,7 +81,8 @@ export const reproduction = (target: Exchange, targetSeq: number, history: Reado
     return true
   }
 
-  const sendBefore = (user: string, seq: number) => before(seq).filter((step) => isOtpSend(step.exchange) && userOf(step.exchange) === user).at(-1)
+  const sendBefore = (user: string, seq: number) =>
+    before(seq).filter((step) => isOtpSend(step.exchange) && userOf(step.exchange) === user).at(-1)
 
   const dependenciesOf = (exchange: Exchange, seq: number): ReadonlyArray<Step> => {
     const text = exchange.curl
@@ -93,7 +96,9 @@ export const reproduction = (target: Exchange, targetSeq: number, history: Reado
       }
       for (const [value, step] of producers) {
         // ids are case-sensitive; a txHash is the same in any letter case (DESIGN §3)
-        const used = (ID_FIELDS as ReadonlyArray<string>).includes(field) ? text.includes(value) : text.toLowerCase().includes(value.toLowerCase())
+        const used = (ID_FIELDS as ReadonlyArray<string>).includes(field)
+          ? text.includes(value)
+          : text.toLowerCase().includes(value.toLowerCase())
         if (!used) continue
         found.push(step)
         if ((ID_FIELDS as ReadonlyArray<string>).includes(field) && !captures.has(step.exchange)) {
@@ -103,7 +108,9 @@ export const reproduction = (target: Exchange, targetSeq: number, history: Reado
     }
     const key = idempotencyKeyOf(exchange)
     if (key !== undefined) {
-      const first = earlier.find((step) => idempotencyKeyOf(step.exchange) === key && step.exchange.request.url === exchange.request.url)
+      const first = earlier.find((step) =>
+        idempotencyKeyOf(step.exchange) === key && step.exchange.request.url === exchange.request.url
+      )
       if (first !== undefined) found.push(first)
     }
     const users = new Set([...text.matchAll(ADDRESS)].map((match) => match[0].toLowerCase()))
@@ -123,7 +130,9 @@ export const reproduction = (target: Exchange, targetSeq: number, history: Reado
       const debugCode = objectOf(send?.exchange.response?.json)["debugCode"]
       if (send !== undefined && typeof debugCode === "string" && requestJson(exchange)["code"] === debugCode) {
         codeFrom.set(exchange, send.exchange)
-        if (!captures.has(send.exchange)) captures.set(send.exchange, { variable: `debugCode_${send.seq}`, field: "debugCode", value: debugCode })
+        if (!captures.has(send.exchange)) {
+          captures.set(send.exchange, { variable: `debugCode_${send.seq}`, field: "debugCode", value: debugCode })
+        }
       }
     }
     return found

@@ -12,7 +12,14 @@ import { type Exchange, makeHttp } from "./http.ts"
 import { newSeed } from "./generate/random.ts"
 import { startWebhookReceiver, type WebhookReceiver } from "./receiver.ts"
 import { reproduction } from "./reproduce.ts"
-import type { ConformanceReport, RequestSummary, RunEvent, ScenarioResult, Verdict, WarningReport } from "./report/types.ts"
+import type {
+  ConformanceReport,
+  RequestSummary,
+  RunEvent,
+  ScenarioResult,
+  Verdict,
+  WarningReport
+} from "./report/types.ts"
 import type { Kit, Mode, Scenario } from "./scenario.ts"
 import { allScenarios } from "./scenarios/index.ts"
 import { makeTypedClient } from "./typedClient.ts"
@@ -88,14 +95,21 @@ const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]", "::1"])
 const receiverPlan = (mode: Mode, options: ConformanceOptions): { host: string; port: number } | string => {
   if (options.webhookReceiver !== undefined) {
     const match = /^(.*):([0-9]{1,5})$/.exec(options.webhookReceiver)
-    if (match === null) throw new ConfigurationError(`--webhook-receiver must be host:port, got ${options.webhookReceiver}`)
+    if (match === null) {
+      throw new ConfigurationError(`--webhook-receiver must be host:port, got ${options.webhookReceiver}`)
+    }
     return { host: match[1]!.replace(/^\[|\]$/g, ""), port: Number(match[2]) }
   }
   if (mode === "mock" && LOOPBACK_HOSTS.has(new URL(options.baseUrl).hostname)) return { host: "127.0.0.1", port: 0 }
   return "needs a webhook receiver the deployment can reach: give --webhook-receiver host:port (and --webhook-receiver-url when it is reached through another URL)"
 }
 
-const notRunReason = (scenario: Scenario, mode: Mode, options: ConformanceOptions, noReceiver: string | undefined): string | undefined => {
+const notRunReason = (
+  scenario: Scenario,
+  mode: Mode,
+  options: ConformanceOptions,
+  noReceiver: string | undefined
+): string | undefined => {
   if (scenario.requires.mock === true && mode === "live") {
     return "needs a mock deployment (it relies on debugCode, `mismatch` names, X-Mock-Scenario or the mock lifecycle)"
   }
@@ -109,18 +123,26 @@ const notRunReason = (scenario: Scenario, mode: Mode, options: ConformanceOption
   return undefined
 }
 
-const modeOf = async (options: ConformanceOptions): Promise<{ mode: Mode; source: ConformanceReport["target"]["modeSource"] }> => {
+const modeOf = async (
+  options: ConformanceOptions
+): Promise<{ mode: Mode; source: ConformanceReport["target"]["modeSource"] }> => {
   const fetchFn = options.fetch ?? globalThis.fetch
   let reported: unknown
   try {
-    const response = await fetchFn(`${options.baseUrl.replace(/\/+$/, "")}/healthz`, { signal: AbortSignal.timeout(10_000) })
+    const response = await fetchFn(`${options.baseUrl.replace(/\/+$/, "")}/healthz`, {
+      signal: AbortSignal.timeout(10_000)
+    })
     reported = response.ok ? ((await response.json().catch(() => ({}))) as { mode?: unknown }).mode : undefined
   } catch (error) {
-    throw new ConfigurationError(`cannot reach ${options.baseUrl}/healthz: ${error instanceof Error ? error.message : String(error)}`)
+    throw new ConfigurationError(
+      `cannot reach ${options.baseUrl}/healthz: ${error instanceof Error ? error.message : String(error)}`
+    )
   }
   const said = reported === "mock" || reported === "live" ? reported : undefined
   if (options.mode !== undefined && said !== undefined && said !== options.mode) {
-    throw new ConfigurationError(`--mode ${options.mode}, but the deployment says it is in ${said} mode (GET /healthz); refusing to run`)
+    throw new ConfigurationError(
+      `--mode ${options.mode}, but the deployment says it is in ${said} mode (GET /healthz); refusing to run`
+    )
   }
   if (options.mode !== undefined) return { mode: options.mode, source: "option" }
   return said === undefined ? { mode: "mock", source: "default" } : { mode: said, source: "healthz" }
@@ -160,11 +182,15 @@ const checkKeys = async (options: ConformanceOptions): Promise<void> => {
       })()
       said = typeof error === "string" ? `: ${JSON.stringify(error.slice(0, 120))}` : ""
     } catch (error) {
-      throw new ConfigurationError(`cannot reach ${options.baseUrl}${path}: ${error instanceof Error ? error.message : String(error)}`)
+      throw new ConfigurationError(
+        `cannot reach ${options.baseUrl}${path}: ${error instanceof Error ? error.message : String(error)}`
+      )
     }
     if (status === 401) {
       throw new ConfigurationError(
-        `the key of ${option} (${variable}, ${keyPrefix(key).replace(/…?$/, "…")}) does not authenticate: GET ${path} answered 401${said}; no scenario was run`
+        `the key of ${option} (${variable}, ${
+          keyPrefix(key).replace(/…?$/, "…")
+        }) does not authenticate: GET ${path} answered 401${said}; no scenario was run`
       )
     }
   }
@@ -197,7 +223,9 @@ const makeRecorder = () => {
   const details: Record<string, unknown> = {}
   const record = (exchange: Exchange) => {
     const { method, url } = exchange.request
-    if (requests.length < REQUEST_LIMIT) requests.push({ method, url, status: exchange.response?.status, durationMs: exchange.durationMs })
+    if (requests.length < REQUEST_LIMIT) {
+      requests.push({ method, url, status: exchange.response?.status, durationMs: exchange.durationMs })
+    }
     evidence.push(exchange)
     if (evidence.length > EVIDENCE_LIMIT) evidence.shift()
     const seq = sequence.size
@@ -251,15 +279,32 @@ const makeKit = (context: RunContext, recorder: Recorder, startedAt: number): Ki
 const timedOut = (timeoutMs: number, last: Exchange | undefined): ScenarioFailure =>
   failure(`the scenario did not finish within ${timeoutMs} ms (--timeout)`, {
     expected: `every step within ${timeoutMs} ms`,
-    actual: `still running; last request: ${last === undefined ? "none" : `${last.request.method} ${last.request.url}`}`,
+    actual: `still running; last request: ${
+      last === undefined ? "none" : `${last.request.method} ${last.request.url}`
+    }`,
     exchange: last
   })
 
 /** The result of a finished run: passed, failed (the deployment broke a rule) or error (the kit broke). */
-const resultOf = (scenario: Scenario, exit: Exit.Exit<void, ScenarioFailure>, recorder: Recorder, durationMs: number): ScenarioResult => {
+const resultOf = (
+  scenario: Scenario,
+  exit: Exit.Exit<void, ScenarioFailure>,
+  recorder: Recorder,
+  durationMs: number
+): ScenarioResult => {
   const { details, evidence, requests } = recorder
   const warnings = [...recorder.warnings.values()]
-  const base = { id: scenario.id, title: scenario.title, rule: scenario.rule, tags: scenario.tags, durationMs, reason: undefined, details, requests, warnings }
+  const base = {
+    id: scenario.id,
+    title: scenario.title,
+    rule: scenario.rule,
+    tags: scenario.tags,
+    durationMs,
+    reason: undefined,
+    details,
+    requests,
+    warnings
+  }
   if (Exit.isSuccess(exit)) return { ...base, status: "passed", failure: undefined, evidence: [] }
   const failed = Cause.failureOption(exit.cause)
   if (Option.isNone(failed)) {
@@ -296,9 +341,14 @@ const runScenario = (scenario: Scenario, context: RunContext): Effect.Effect<Sce
   Effect.gen(function*() {
     const recorder = makeRecorder()
     const startedAt = Date.now()
-    const exit = yield* Effect.exit(scenario.run(makeKit(context, recorder, startedAt)).pipe(
-      Effect.timeoutFail({ duration: Duration.millis(context.timeoutMs), onTimeout: () => timedOut(context.timeoutMs, recorder.evidence.at(-1)) })
-    ))
+    const exit = yield* Effect.exit(
+      scenario.run(makeKit(context, recorder, startedAt)).pipe(
+        Effect.timeoutFail({
+          duration: Duration.millis(context.timeoutMs),
+          onTimeout: () => timedOut(context.timeoutMs, recorder.evidence.at(-1))
+        })
+      )
+    )
     return resultOf(scenario, exit, recorder, Date.now() - startedAt)
   })
 
@@ -347,9 +397,9 @@ const claimOf = (results: ReadonlyArray<ScenarioResult>, filtered: boolean): { v
     const reasons = [...new Set(results.map((result) => result.reason ?? ""))].filter((reason) => reason !== "")
     return {
       verdict: "nothing_ran",
-      text: `NOTHING RAN: none of the ${results.length} selected scenario(s) could run here, so nothing was tested (${reasons.slice(0, 3).join("; ")}${
-        reasons.length > 3 ? "; ..." : ""
-      })`
+      text: `NOTHING RAN: none of the ${results.length} selected scenario(s) could run here, so nothing was tested (${
+        reasons.slice(0, 3).join("; ")
+      }${reasons.length > 3 ? "; ..." : ""})`
     }
   }
   const gaps = [
@@ -375,7 +425,11 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
   )
   const receiver = needsReceiver && typeof plan !== "string"
     ? await startWebhookReceiver({ ...plan, publicUrl: options.webhookReceiverUrl }).catch((error: unknown) => {
-      throw new ConfigurationError(`cannot start the webhook receiver on ${plan.host}:${plan.port}: ${error instanceof Error ? error.message : String(error)}`)
+      throw new ConfigurationError(
+        `cannot start the webhook receiver on ${plan.host}:${plan.port}: ${
+          error instanceof Error ? error.message : String(error)
+        }`
+      )
     })
     : undefined
   const context: RunContext = {
@@ -388,7 +442,13 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
   }
   const concurrency = options.concurrency ?? DEFAULTS.concurrency
   const target = { baseUrl: options.baseUrl, mode, modeSource: source }
-  options.onEvent?.({ _tag: "RunStarted", target, seed: context.seed, selected: selected.length, total: allScenarios.length })
+  options.onEvent?.({
+    _tag: "RunStarted",
+    target,
+    seed: context.seed,
+    selected: selected.length,
+    total: allScenarios.length
+  })
 
   const results = new Map<string, ScenarioResult>()
   const finish = (result: ScenarioResult) => {

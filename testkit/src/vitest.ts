@@ -51,7 +51,9 @@ export const describeConformance = (options: Options, suite: SuiteOptions = {}):
     for (const scenario of selectScenarios(grep)) {
       it(`${scenario.id} ${scenario.title}`, (context) => {
         const result = report?.scenarios.find((candidate) => candidate.id === scenario.id)
-        if (result === undefined) throw new ConformanceFailure("the conformance run did not complete (see the beforeAll error)")
+        if (result === undefined) {
+          throw new ConformanceFailure("the conformance run did not complete (see the beforeAll error)")
+        }
         if (result.status === "not_run") context.skip(`not run: ${result.reason ?? ""}`)
         if (result.status !== "passed") throw new ConformanceFailure(describeFailure(result))
       })

@@ -15,7 +15,11 @@ export interface SignedDelivery {
  * space-separated `v1,<base64>` signatures must equal HMAC-SHA256(key, "<id>.<timestamp>.<body>"), where key is the
  * base64 after `whsec_`, and the timestamp must be within five minutes of now.
  */
-export const signatureProblem = (secret: string, delivery: SignedDelivery, nowMs: number = Date.now()): string | undefined => {
+export const signatureProblem = (
+  secret: string,
+  delivery: SignedDelivery,
+  nowMs: number = Date.now()
+): string | undefined => {
   if (delivery.id === "" || delivery.timestamp === "" || delivery.signature === "") {
     return "missing webhook-id, webhook-timestamp or webhook-signature"
   }
@@ -23,11 +27,15 @@ export const signatureProblem = (secret: string, delivery: SignedDelivery, nowMs
   const skew = Math.abs(nowMs / 1000 - Number(delivery.timestamp))
   if (skew > TIMESTAMP_TOLERANCE_SECONDS) return `webhook-timestamp is ${Math.round(skew)} s away from now`
   const key = Buffer.from(secret.startsWith("whsec_") ? secret.slice("whsec_".length) : secret, "base64")
-  const expected = Buffer.from(createHmac("sha256", key).update(`${delivery.id}.${delivery.timestamp}.${delivery.body}`).digest("base64"))
+  const expected = Buffer.from(
+    createHmac("sha256", key).update(`${delivery.id}.${delivery.timestamp}.${delivery.body}`).digest("base64")
+  )
   const matches = delivery.signature.split(" ").some((candidate) => {
     const [version, value = ""] = candidate.split(",", 2)
     const given = Buffer.from(value)
     return version === "v1" && given.length === expected.length && timingSafeEqual(given, expected)
   })
-  return matches ? undefined : "no v1 signature matches HMAC-SHA256 of \"<id>.<timestamp>.<body>\" with the endpoint's secret"
+  return matches
+    ? undefined
+    : "no v1 signature matches HMAC-SHA256 of \"<id>.<timestamp>.<body>\" with the endpoint's secret"
 }

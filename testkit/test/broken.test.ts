@@ -18,24 +18,41 @@ afterAll(() => server?.close())
 
 const SEED = 7
 
-const runThrough = async (target: TestServer, interceptor: Interceptor, grep: ReadonlyArray<string>, timeoutMs = 20_000) => {
+const runThrough = async (
+  target: TestServer,
+  interceptor: Interceptor,
+  grep: ReadonlyArray<string>,
+  timeoutMs = 20_000
+) => {
   const proxy = await startProxy(target.baseUrl, interceptor)
   try {
     const [first, second] = [await target.newIntegration(), await target.newIntegration()]
-    const report = await runConformance({ baseUrl: proxy.baseUrl, apiKey: first.apiKey, secondApiKey: second.apiKey, grep, seed: SEED, timeoutMs })
+    const report = await runConformance({
+      baseUrl: proxy.baseUrl,
+      apiKey: first.apiKey,
+      secondApiKey: second.apiKey,
+      grep,
+      seed: SEED,
+      timeoutMs
+    })
     return { report, keys: [first.apiKey, second.apiKey] }
   } finally {
     await proxy.close()
   }
 }
 
-const statuses = (results: ReadonlyArray<ScenarioResult>) => Object.fromEntries(results.map((result) => [result.id, result.status]))
+const statuses = (results: ReadonlyArray<ScenarioResult>) =>
+  Object.fromEntries(results.map((result) => [result.id, result.status]))
 
 describe("control: the same scenarios through a proxy that changes nothing", () => {
   it("all pass, so every failure below comes from the break", async () => {
-    const grep = [...new Set(brokenVariants.filter((variant) => variant.ownServer === undefined).flatMap((variant) => variant.grep))]
+    const grep = [
+      ...new Set(brokenVariants.filter((variant) => variant.ownServer === undefined).flatMap((variant) => variant.grep))
+    ]
     const { report } = await runThrough(server, {}, grep)
-    expect(statuses(report.scenarios)).toEqual(Object.fromEntries(report.scenarios.map((result) => [result.id, "passed"])))
+    expect(statuses(report.scenarios)).toEqual(
+      Object.fromEntries(report.scenarios.map((result) => [result.id, "passed"]))
+    )
     expect(report.scenarios.length).toBe(grep.length)
   }, 120_000)
 })

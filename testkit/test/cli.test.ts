@@ -9,14 +9,21 @@ const CLI = fileURLToPath(new URL("../src/cli.ts", import.meta.url))
 
 const cli = (args: ReadonlyArray<string>) =>
   new Promise<{ readonly code: number; readonly stdout: string; readonly stderr: string }>((resolve) => {
-    execFile(process.execPath, ["--import", "tsx", CLI, ...args], { env: { ...process.env, NO_COLOR: "1" } }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr })
-    })
+    execFile(
+      process.execPath,
+      ["--import", "tsx", CLI, ...args],
+      { env: { ...process.env, NO_COLOR: "1" } },
+      (error, stdout, stderr) => {
+        resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr })
+      }
+    )
   })
 
 /** A deployment that only says it is live. */
 const liveHealth = createServer((_, response) => {
-  response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ status: "ok", mode: "live", version: "0.1.0" }))
+  response.writeHead(200, { "content-type": "application/json" }).end(
+    JSON.stringify({ status: "ok", mode: "live", version: "0.1.0" })
+  )
 })
 let liveUrl = ""
 
@@ -30,7 +37,20 @@ describe.concurrent("integrations-conformance", () => {
   it("--help explains every option and exits 0", async () => {
     const { code, stdout } = await cli(["--help"])
     expect(code).toBe(0)
-    for (const option of ["--base-url", "--api-key", "--second-api-key", "--mode", "--grep", "--reporter", "--out", "--allow-live", "--timeout", "--seed"]) {
+    for (
+      const option of [
+        "--base-url",
+        "--api-key",
+        "--second-api-key",
+        "--mode",
+        "--grep",
+        "--reporter",
+        "--out",
+        "--allow-live",
+        "--timeout",
+        "--seed"
+      ]
+    ) {
       expect(stdout).toContain(option)
     }
   })
@@ -44,8 +64,19 @@ describe.concurrent("integrations-conformance", () => {
   const refusals: ReadonlyArray<readonly [string, ReadonlyArray<string>, RegExp]> = [
     ["without a base URL", ["--api-key", "k"], /--base-url <url> is required/],
     ["with an unknown option", ["--base-url", "http://127.0.0.1:9", "--api-key", "k", "--verbose"], /Unknown option/],
-    ["with an unknown reporter", ["--base-url", "http://127.0.0.1:9", "--api-key", "k", "--reporter", "xml"], /unknown reporter xml/],
-    ["with a grep that selects nothing", ["--base-url", "http://127.0.0.1:9", "--api-key", "k", "--grep", "NOTHING-999"], /no scenario matches/],
+    [
+      "with an unknown reporter",
+      ["--base-url", "http://127.0.0.1:9", "--api-key", "k", "--reporter", "xml"],
+      /unknown reporter xml/
+    ],
+    ["with a grep that selects nothing", [
+      "--base-url",
+      "http://127.0.0.1:9",
+      "--api-key",
+      "k",
+      "--grep",
+      "NOTHING-999"
+    ], /no scenario matches/],
     ["when the deployment cannot be reached", ["--base-url", "http://127.0.0.1:9", "--api-key", "k"], /cannot reach/]
   ]
   for (const [when, args, says] of refusals) {

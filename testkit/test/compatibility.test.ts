@@ -15,9 +15,14 @@ const CLI = fileURLToPath(new URL("../src/cli.ts", import.meta.url))
 
 const cli = (args: ReadonlyArray<string>, env: Readonly<Record<string, string>> = {}) =>
   new Promise<{ readonly code: number; readonly stdout: string; readonly stderr: string }>((resolve) => {
-    execFile(process.execPath, ["--import", "tsx", CLI, ...args], { env: { ...process.env, NO_COLOR: "1", ...env } }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr })
-    })
+    execFile(
+      process.execPath,
+      ["--import", "tsx", CLI, ...args],
+      { env: { ...process.env, NO_COLOR: "1", ...env } },
+      (error, stdout, stderr) => {
+        resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr })
+      }
+    )
   })
 
 let server: TestServer
@@ -63,9 +68,19 @@ describe("an added resource field (DESIGN §4 Compatibility)", () => {
     const proxy = await through(addedFields)
     const report = await runConformance({ baseUrl: proxy.baseUrl, apiKey, grep, seed: 3 })
     expect(statuses(report)).toEqual({ "PAYOUT-001": "passed", "QUOTE-002": "passed" })
-    const warnings = report.scenarios.flatMap((result) => result.warnings.map((warning) => `${result.id} ${warning.message}`))
-    expect(warnings).toContainEqual(expect.stringMatching(/^PAYOUT-001 POST \/api\/integrations\/breb\/payouts answered fields the contract does not know: riskScore/))
-    expect(warnings).toContainEqual(expect.stringMatching(/^QUOTE-002 GET \/api\/integrations\/breb\/quote answered fields the contract does not know: riskScore/))
+    const warnings = report.scenarios.flatMap((result) =>
+      result.warnings.map((warning) => `${result.id} ${warning.message}`)
+    )
+    expect(warnings).toContainEqual(
+      expect.stringMatching(
+        /^PAYOUT-001 POST \/api\/integrations\/breb\/payouts answered fields the contract does not know: riskScore/
+      )
+    )
+    expect(warnings).toContainEqual(
+      expect.stringMatching(
+        /^QUOTE-002 GET \/api\/integrations\/breb\/quote answered fields the contract does not know: riskScore/
+      )
+    )
     expect(report.summary.warnings).toBeGreaterThanOrEqual(2)
     expect(report.options.strict).toBe(false)
     expect(exitCodeOf(report)).toBe(0)
@@ -87,7 +102,9 @@ describe("an added resource field (DESIGN §4 Compatibility)", () => {
   it("never applies to ErrorBody, which stays exact: an extra field in an error fails without --strict", async () => {
     const proxy = await through({
       response: (_, response) =>
-        response.status === 404 ? withJson(response, { ...(jsonOf(response.body) as Json), hint: "try another path" }) : response
+        response.status === 404
+          ? withJson(response, { ...(jsonOf(response.body) as Json), hint: "try another path" })
+          : response
     })
     const report = await runConformance({ baseUrl: proxy.baseUrl, apiKey, grep: ["ERR-001"], seed: 3 })
     expect(report.scenarios[0]?.status).toBe("failed")
@@ -107,14 +124,17 @@ describe("a key that does not authenticate (DESIGN §4)", () => {
         return request
       }
     })
-    await expect(runConformance({ baseUrl: proxy.baseUrl, apiKey: unknownKey(), seed: 1 })).rejects.toThrow(ConfigurationError)
+    await expect(runConformance({ baseUrl: proxy.baseUrl, apiKey: unknownKey(), seed: 1 })).rejects.toThrow(
+      ConfigurationError
+    )
     expect(seen).toEqual(["GET /healthz", `GET ${PAYOUTS}?limit=1`])
   }, 30_000)
 
   it("checks the second key too", async () => {
-    await expect(runConformance({ baseUrl: server.baseUrl, apiKey, secondApiKey: unknownKey(), seed: 1 })).rejects.toThrow(
-      /the key of --second-api-key \(CONFORMANCE_SECOND_API_KEY, cop_test_pk_…\) does not authenticate/
-    )
+    await expect(runConformance({ baseUrl: server.baseUrl, apiKey, secondApiKey: unknownKey(), seed: 1 })).rejects
+      .toThrow(
+        /the key of --second-api-key \(CONFORMANCE_SECOND_API_KEY, cop_test_pk_…\) does not authenticate/
+      )
   }, 30_000)
 
   it("the CLI exits 2 with one line, and prints no scenario", async () => {
@@ -139,19 +159,28 @@ describe("the exit code agrees with the verdict line", () => {
     })
   })
 
-  const verdictLine = (stdout: string) => stdout.split("\n").find((line) => /^(CONFORMANT|PASSED|NOT CONFORMANT|NOTHING RAN)\b/.test(line))
+  const verdictLine = (stdout: string) =>
+    stdout.split("\n").find((line) => /^(CONFORMANT|PASSED|NOT CONFORMANT|NOTHING RAN)\b/.test(line))
 
   it("a run where nothing ran says NOTHING RAN and exits 2 (it said PASSED and exited 1)", async () => {
-    const { code, stdout } = await cli(["--base-url", saysLive.baseUrl, "--grep", "OTP-001,PAYOUT-001"], { CONFORMANCE_API_KEY: apiKey })
-    expect(verdictLine(stdout)).toMatch(/^NOTHING RAN: none of the 2 selected scenario\(s\) could run here, so nothing was tested \(money-moving: refused/)
+    const { code, stdout } = await cli(["--base-url", saysLive.baseUrl, "--grep", "OTP-001,PAYOUT-001"], {
+      CONFORMANCE_API_KEY: apiKey
+    })
+    expect(verdictLine(stdout)).toMatch(
+      /^NOTHING RAN: none of the 2 selected scenario\(s\) could run here, so nothing was tested \(money-moving: refused/
+    )
     expect(code).toBe(2)
   }, 60_000)
 
   it("PASSED, PARTIAL RUN exits 0 and NOT CONFORMANT exits 1", async () => {
-    const partial = await cli(["--base-url", saysLive.baseUrl, "--grep", "HEALTH-001,OTP-001"], { CONFORMANCE_API_KEY: apiKey })
+    const partial = await cli(["--base-url", saysLive.baseUrl, "--grep", "HEALTH-001,OTP-001"], {
+      CONFORMANCE_API_KEY: apiKey
+    })
     expect(verdictLine(partial.stdout)).toMatch(/^PASSED, PARTIAL RUN/)
     expect(partial.code).toBe(0)
-    const failed = await cli(["--base-url", saysLive.baseUrl, "--grep", "OTP-001", "--allow-live"], { CONFORMANCE_API_KEY: apiKey })
+    const failed = await cli(["--base-url", saysLive.baseUrl, "--grep", "OTP-001", "--allow-live"], {
+      CONFORMANCE_API_KEY: apiKey
+    })
     expect(verdictLine(failed.stdout)).toMatch(/^NOT CONFORMANT/)
     expect(failed.code).toBe(1)
   }, 60_000)
@@ -168,24 +197,33 @@ describe("failures grouped by root cause", () => {
   /** The count of lines of `text` that are exactly `line`. */
   const occurrences = (text: string, pattern: RegExp) => text.split("\n").filter((line) => pattern.test(line)).length
 
-  it("one rule that breaks every payout scenario (OTP verify never approves) is shown once, with the scenarios it broke", async () => {
-    const proxy = await through({
-      response: (request, response) =>
-        urlParts(request.url).path.endsWith("/kyc/otp/verify") && isJsonOk(response)
-          ? withJson(response, { ...(jsonOf(response.body) as Json), kycStatus: "pending" })
-          : response
-    })
-    const report = await runConformance({ baseUrl: proxy.baseUrl, apiKey, grep, seed: 5 })
-    expect(statuses(report)).toEqual({ "PAYOUT-001": "failed", "PAYOUT-002": "failed", "PAYOUT-003": "failed", "QUOTE-002": "passed" })
-    expect(report.summary.rootCauses).toBe(1)
-    expect(report.claim).toBe("NOT CONFORMANT: 3 scenario(s) failed, from 1 distinct cause(s)")
-    const text = consoleSummary(report, { color: false })
-    expect(occurrences(text, /^✗ /)).toBe(1)
-    expect(occurrences(text, /a valid OTP approves KYC in mock mode/)).toBe(1)
-    expect(text).toContain("broke 3 scenarios: PAYOUT-001, PAYOUT-002, PAYOUT-003")
-    // the JSON and JUnit reports stay per scenario
-    expect(report.scenarios.filter((result) => result.failure !== undefined)).toHaveLength(3)
-  }, 60_000)
+  it(
+    "one rule that breaks every payout scenario (OTP verify never approves) is shown once, with the scenarios it broke",
+    async () => {
+      const proxy = await through({
+        response: (request, response) =>
+          urlParts(request.url).path.endsWith("/kyc/otp/verify") && isJsonOk(response)
+            ? withJson(response, { ...(jsonOf(response.body) as Json), kycStatus: "pending" })
+            : response
+      })
+      const report = await runConformance({ baseUrl: proxy.baseUrl, apiKey, grep, seed: 5 })
+      expect(statuses(report)).toEqual({
+        "PAYOUT-001": "failed",
+        "PAYOUT-002": "failed",
+        "PAYOUT-003": "failed",
+        "QUOTE-002": "passed"
+      })
+      expect(report.summary.rootCauses).toBe(1)
+      expect(report.claim).toBe("NOT CONFORMANT: 3 scenario(s) failed, from 1 distinct cause(s)")
+      const text = consoleSummary(report, { color: false })
+      expect(occurrences(text, /^✗ /)).toBe(1)
+      expect(occurrences(text, /a valid OTP approves KYC in mock mode/)).toBe(1)
+      expect(text).toContain("broke 3 scenarios: PAYOUT-001, PAYOUT-002, PAYOUT-003")
+      // the JSON and JUnit reports stay per scenario
+      expect(report.scenarios.filter((result) => result.failure !== undefined)).toHaveLength(3)
+    },
+    60_000
+  )
 
   it("a contract violation with different values in each answer is one cause; another rule is another", async () => {
     const proxy = await through({

@@ -35,7 +35,9 @@ describe("the kit reads the contract", () => {
     const create = endpoint("createPayout")
     const answer = (status: number, json: unknown) => contractProblem(create, { status, isJson: true, json })
     expect(answer(409, { error: "x", errorCode: "needs_kyc" })).toBeUndefined()
-    expect(answer(409, { error: "x", errorCode: "otp_invalid" })).toMatch(/not one the contract declares with status 409/)
+    expect(answer(409, { error: "x", errorCode: "otp_invalid" })).toMatch(
+      /not one the contract declares with status 409/
+    )
     expect(answer(409, { error: "x", errorCode: "needs_kyc", _tag: "NeedsKyc" })).toMatch(/not an ErrorBody/)
     expect(answer(500, { error: "x" })).toMatch(/status 500 is not one the contract declares/)
     expect(answer(200, { error: "x" })).toMatch(/status 200 is not one the contract declares/)

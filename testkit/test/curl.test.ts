@@ -46,7 +46,10 @@ const KEY = "cop_test_pk_kitCurlTestKey0000000000000000000000000000000000"
 
 const recordOne = async (request: Parameters<ReturnType<typeof makeHttp>["send"]>[0]): Promise<Exchange> => {
   const recorded: Array<Exchange> = []
-  const http = makeHttp({ baseUrl, apiKey: KEY, secondApiKey: undefined, fetch, requestTimeoutMs: 5000 }, (exchange) => recorded.push(exchange))
+  const http = makeHttp(
+    { baseUrl, apiKey: KEY, secondApiKey: undefined, fetch, requestTimeoutMs: 5000 },
+    (exchange) => recorded.push(exchange)
+  )
   await Effect.runPromise(http.send(request))
   received.length = 0
   return recorded[0]!
@@ -70,7 +73,12 @@ describe("the curl of a recorded request", () => {
   ]
   for (const [name, body] of bodies) {
     it(`reproduces ${name} byte for byte when pasted into bash`, async () => {
-      const exchange = await recordOne({ method: "POST", path: "/api/integrations/breb/payouts", body, headers: { "Content-Type": "application/json" } })
+      const exchange = await recordOne({
+        method: "POST",
+        path: "/api/integrations/breb/payouts",
+        body,
+        headers: { "Content-Type": "application/json" }
+      })
       expect(exchange.curl.length).toBeLessThan(2000)
       await runInBash(exchange.curl)
       expect(received).toHaveLength(1)

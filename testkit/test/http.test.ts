@@ -12,8 +12,11 @@ let calls = 0
 /** 429 with Retry-After: 0 on every odd call, 200 on every even one. */
 const server = createServer((_, response) => {
   calls++
-  if (calls % 2 === 1) response.writeHead(429, { "content-type": "application/json", "retry-after": "0" }).end(JSON.stringify({ error: "slow down" }))
-  else response.writeHead(200, { "content-type": "application/json" }).end("{}")
+  if (calls % 2 === 1) {
+    response.writeHead(429, { "content-type": "application/json", "retry-after": "0" }).end(
+      JSON.stringify({ error: "slow down" })
+    )
+  } else response.writeHead(200, { "content-type": "application/json" }).end("{}")
 })
 let baseUrl = ""
 
@@ -25,7 +28,10 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
 
 const send = async (retryOn429: boolean) => {
   const recorded: Array<Exchange> = []
-  const http = makeHttp({ baseUrl, apiKey: "k", secondApiKey: undefined, fetch, requestTimeoutMs: 5000 }, (exchange) => recorded.push(exchange))
+  const http = makeHttp(
+    { baseUrl, apiKey: "k", secondApiKey: undefined, fetch, requestTimeoutMs: 5000 },
+    (exchange) => recorded.push(exchange)
+  )
   const answered = await Effect.runPromise(http.send({ method: "GET", path: "/x", retryOn429 }))
   return { status: answered.response.status, recorded: recorded.map((exchange) => exchange.response?.status) }
 }

@@ -49,8 +49,12 @@ describe("the kit's vitest peer range", () => {
   it("admits every supported vitest, and the one this repository runs, and no other major", async () => {
     const range = (await manifest("testkit/package.json")).peerDependencies?.["vitest"] ?? ""
     const installed = (await manifest("node_modules/vitest/package.json") as unknown as { version: string }).version
-    for (const version of [...SUPPORTED_VITEST, installed]) expect(satisfiesCarets(version, range), `vitest ${version} in "${range}"`).toBe(true)
-    for (const version of UNSUPPORTED_VITEST) expect(satisfiesCarets(version, range), `vitest ${version} in "${range}"`).toBe(false)
+    for (const version of [...SUPPORTED_VITEST, installed]) {
+      expect(satisfiesCarets(version, range), `vitest ${version} in "${range}"`).toBe(true)
+    }
+    for (const version of UNSUPPORTED_VITEST) {
+      expect(satisfiesCarets(version, range), `vitest ${version} in "${range}"`).toBe(false)
+    }
   })
 
   it("stays optional: the CLI and the library need no vitest", async () => {
@@ -60,14 +64,24 @@ describe("the kit's vitest peer range", () => {
 
 describe("the kit's install footprint", () => {
   it("does not depend on viem (~80 MB installed), nor does the contract: their own Keccak-256, EIP-55 (contracts/src/Evm.ts) and calldata decoding", async () => {
-    const pkg = (await manifest("testkit/package.json")) as Manifest & { readonly dependencies?: Record<string, string> }
-    expect(Object.keys(pkg.dependencies ?? {}).sort()).toEqual(["@cop-integrations/contracts", "@effect/platform", "effect"])
-    const sources = (await readdir(new URL("testkit/src/", repo), { recursive: true })).filter((file) => file.endsWith(".ts"))
+    const pkg = (await manifest("testkit/package.json")) as Manifest & {
+      readonly dependencies?: Record<string, string>
+    }
+    expect(Object.keys(pkg.dependencies ?? {}).sort()).toEqual([
+      "@cop-integrations/contracts",
+      "@effect/platform",
+      "effect"
+    ])
+    const sources = (await readdir(new URL("testkit/src/", repo), { recursive: true })).filter((file) =>
+      file.endsWith(".ts")
+    )
     expect(sources.length).toBeGreaterThan(20)
     for (const file of sources) {
       expect(await readFile(new URL(`testkit/src/${file}`, repo), "utf8"), file).not.toMatch(/from "viem/)
     }
-    const contract = (await manifest("contracts/package.json")) as Manifest & { readonly dependencies?: Record<string, string> }
+    const contract = (await manifest("contracts/package.json")) as Manifest & {
+      readonly dependencies?: Record<string, string>
+    }
     expect(Object.keys(contract.dependencies ?? {}).sort()).toEqual(["@effect/platform", "effect"])
     const contractSources = (await readdir(new URL("contracts/src/", repo))).filter((file) => file.endsWith(".ts"))
     for (const file of contractSources) {
@@ -77,12 +91,21 @@ describe("the kit's install footprint", () => {
 })
 
 describe("licence and source of both packages", () => {
-  for (const [dir, name] of [["contracts", "@cop-integrations/contracts"], ["testkit", "@cop-integrations/testkit"]] as const) {
+  for (
+    const [dir, name] of [["contracts", "@cop-integrations/contracts"], [
+      "testkit",
+      "@cop-integrations/testkit"
+    ]] as const
+  ) {
     it(`${name}: Apache-2.0, the repository and its directory, README and LICENSE in the files`, async () => {
       const pkg = await manifest(`${dir}/package.json`)
       expect(pkg.name).toBe(name)
       expect(pkg.license).toBe("Apache-2.0")
-      expect(pkg.repository).toEqual({ type: "git", url: "git+https://github.com/cop-integrations/integrations-api.git", directory: dir })
+      expect(pkg.repository).toEqual({
+        type: "git",
+        url: "git+https://github.com/cop-integrations/integrations-api.git",
+        directory: dir
+      })
       expect(pkg.files).toEqual(expect.arrayContaining(["dist", "README.md", "LICENSE"]))
       expect(await readFile(new URL(`${dir}/README.md`, repo), "utf8")).toMatch(/Apache-2\.0/)
     })

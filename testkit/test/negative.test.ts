@@ -54,21 +54,32 @@ describe("generated negative inputs", () => {
   })
 
   it("is reproducible: the same seed gives the same cases, another seed another order", () => {
-    const run = (seed: number) => generateCases(payoutSurface, random(seed, "NEG-PAYOUT-CREATE-001"), 30).cases.map((item) => showInput(item.input))
+    const run = (seed: number) =>
+      generateCases(payoutSurface, random(seed, "NEG-PAYOUT-CREATE-001"), 30).cases.map((item) => showInput(item.input))
     expect(run(42)).toEqual(run(42))
     expect(run(42)).not.toEqual(run(43))
   })
 
   it("reads a repeated query parameter as the server does: a list, so invalid", () => {
-    const surface: Surface = { location: "query", schema: Schema.make<unknown>(ListPayoutsParams.ast), base: { limit: "10" } }
+    const surface: Surface = {
+      location: "query",
+      schema: Schema.make<unknown>(ListPayoutsParams.ast),
+      base: { limit: "10" }
+    }
     expect(isInvalid(surface, { kind: "query", query: "limit=10" })).toBe(false)
     expect(isInvalid(surface, { kind: "query", query: "limit=10&limit=10" })).toBe(true)
     expect(isInvalid(surface, { kind: "query", query: "limit=501" })).toBe(true)
   })
 
   it("shrinks by dropping the other fields and halving a long value", () => {
-    const item = { description: "breBKey: oversized", field: "breBKey", input: { kind: "json", value: { ...payoutSurface.base, breBKey: "@".padEnd(400, "a") } } } as const
-    const simpler = simplerInputs(item).map((candidate) => (candidate.input.kind === "json" ? candidate.input.value : {}))
+    const item = {
+      description: "breBKey: oversized",
+      field: "breBKey",
+      input: { kind: "json", value: { ...payoutSurface.base, breBKey: "@".padEnd(400, "a") } }
+    } as const
+    const simpler = simplerInputs(item).map((
+      candidate
+    ) => (candidate.input.kind === "json" ? candidate.input.value : {}))
     expect(simpler[0]?.["breBKey"]).toHaveLength(200)
     expect(simpler.slice(1).map((value) => Object.keys(value).length)).toEqual([3, 3, 3])
   })

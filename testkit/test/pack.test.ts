@@ -28,9 +28,14 @@ interface Outcome {
 
 const run = (command: string, args: ReadonlyArray<string>, cwd: string, env: NodeJS.ProcessEnv = {}) =>
   new Promise<Outcome>((resolve) => {
-    execFile(command, [...args], { cwd, env: { ...process.env, NO_COLOR: "1", ...env }, maxBuffer: 32 << 20 }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr })
-    })
+    execFile(
+      command,
+      [...args],
+      { cwd, env: { ...process.env, NO_COLOR: "1", ...env }, maxBuffer: 32 << 20 },
+      (error, stdout, stderr) => {
+        resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr })
+      }
+    )
   })
 
 const expectSuccess = (outcome: Outcome, what: string) => {
@@ -48,7 +53,9 @@ const stageWorkspace = async (stage: string) => {
     copy("tsconfig.json"),
     copy("LICENSE"),
     copy("scripts/pack-manifest.mjs"),
-    ...["package.json", "tsconfig.build.json", "src", "openapi.json", "README.md"].map((file) => copy(`contracts/${file}`).catch(() => undefined)),
+    ...["package.json", "tsconfig.build.json", "src", "openapi.json", "README.md"].map((file) =>
+      copy(`contracts/${file}`).catch(() => undefined)
+    ),
     ...["package.json", "tsconfig.build.json", "src", "README.md"].map((file) => copy(`testkit/${file}`))
   ])
   await symlink(join(repo, "node_modules"), join(stage, "node_modules"), "dir")
@@ -107,7 +114,10 @@ beforeAll(async () => {
   for (const pkg of ["contracts", "testkit"]) {
     expectSuccess(await run("npm", ["pack", "--pack-destination", tarballs], join(stage, pkg)), `npm pack ${pkg}`)
   }
-  await writeFile(join(consumer, "package.json"), JSON.stringify({ name: "integrator-ci", private: true, type: "module" }))
+  await writeFile(
+    join(consumer, "package.json"),
+    JSON.stringify({ name: "integrator-ci", private: true, type: "module" })
+  )
   for (const tarball of await readdir(tarballs)) await installOffline(join(tarballs, tarball))
 }, 300_000)
 
@@ -120,7 +130,9 @@ describe("the packed kit, installed into an empty project", () => {
   it("ships built JavaScript and declarations only, exported for import", async () => {
     const installed = join(consumer, "node_modules", "@cop-integrations")
     for (const pkg of ["contracts", "testkit"]) {
-      const manifest = JSON.parse(await readFile(join(installed, pkg, "package.json"), "utf8")) as { exports: Record<string, unknown> }
+      const manifest = JSON.parse(await readFile(join(installed, pkg, "package.json"), "utf8")) as {
+        exports: Record<string, unknown>
+      }
       expect(manifest.exports["."]).toEqual({ types: "./dist/index.d.ts", default: "./dist/index.js" })
       expect((await readdir(join(installed, pkg))).sort()).not.toContain("src")
     }
@@ -134,9 +146,16 @@ describe("the packed kit, installed into an empty project", () => {
       expect(files).toEqual(expect.arrayContaining(["LICENSE", "README.md", "package.json", "dist"]))
       expect(await readFile(join(installed, pkg, "LICENSE"), "utf8")).toBe(license)
       expect(await readFile(join(installed, pkg, "README.md"), "utf8")).toMatch(/Apache-2\.0/)
-      const manifest = JSON.parse(await readFile(join(installed, pkg, "package.json"), "utf8")) as Record<string, unknown>
+      const manifest = JSON.parse(await readFile(join(installed, pkg, "package.json"), "utf8")) as Record<
+        string,
+        unknown
+      >
       expect(manifest["license"]).toBe("Apache-2.0")
-      expect(manifest["repository"]).toEqual({ type: "git", url: "git+https://github.com/cop-integrations/integrations-api.git", directory: pkg })
+      expect(manifest["repository"]).toEqual({
+        type: "git",
+        url: "git+https://github.com/cop-integrations/integrations-api.git",
+        directory: pkg
+      })
       // pack-manifest.mjs copied the repository's LICENSE in for the pack only
       expect(await readdir(join(work, "workspace", pkg))).not.toContain("LICENSE")
     }
@@ -149,18 +168,36 @@ describe("the packed kit, installed into an empty project", () => {
   }, 60_000)
 
   it("type-checks an integrator's use of the library and the vitest helper", async () => {
-    await writeFile(join(consumer, "use.ts"), [
-      `import { runConformance, type ConformanceReport } from "@cop-integrations/testkit"`,
-      `import { describeConformance } from "@cop-integrations/testkit/vitest"`,
-      `import { Payout } from "@cop-integrations/contracts"`,
-      `const report: Promise<ConformanceReport> = runConformance({ baseUrl: "http://localhost:8787", apiKey: "k", grep: ["AUTH"] })`,
-      `export const uses = [report, describeConformance, Payout]`
-    ].join("\n"))
-    await writeFile(join(consumer, "tsconfig.json"), JSON.stringify({
-      compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", strict: true, noEmit: true, skipLibCheck: true, types: [] },
-      files: ["use.ts"]
-    }))
-    const outcome = await run(process.execPath, [join(repo, "node_modules", "typescript", "bin", "tsc"), "-p", "."], consumer)
+    await writeFile(
+      join(consumer, "use.ts"),
+      [
+        `import { runConformance, type ConformanceReport } from "@cop-integrations/testkit"`,
+        `import { describeConformance } from "@cop-integrations/testkit/vitest"`,
+        `import { Payout } from "@cop-integrations/contracts"`,
+        `const report: Promise<ConformanceReport> = runConformance({ baseUrl: "http://localhost:8787", apiKey: "k", grep: ["AUTH"] })`,
+        `export const uses = [report, describeConformance, Payout]`
+      ].join("\n")
+    )
+    await writeFile(
+      join(consumer, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          target: "ES2022",
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: []
+        },
+        files: ["use.ts"]
+      })
+    )
+    const outcome = await run(
+      process.execPath,
+      [join(repo, "node_modules", "typescript", "bin", "tsc"), "-p", "."],
+      consumer
+    )
     expectSuccess(outcome, "tsc")
   }, 60_000)
 
@@ -169,7 +206,16 @@ describe("the packed kit, installed into an empty project", () => {
     const [first, second] = [await server.newIntegration(), await server.newIntegration()]
     const outcome = await run(
       join(consumer, "node_modules", ".bin", "integrations-conformance"),
-      ["--base-url", server.baseUrl, "--reporter", "console", "--reporter", "junit=reports/junit.xml", "--reporter", "json=reports/report.json"],
+      [
+        "--base-url",
+        server.baseUrl,
+        "--reporter",
+        "console",
+        "--reporter",
+        "junit=reports/junit.xml",
+        "--reporter",
+        "json=reports/report.json"
+      ],
       consumer,
       { CONFORMANCE_API_KEY: first.apiKey, CONFORMANCE_SECOND_API_KEY: second.apiKey }
     )
@@ -181,9 +227,16 @@ describe("the packed kit, installed into an empty project", () => {
     const suite = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "" }).parse(xml).testsuites.testsuite
     const names = (suite.testcase as ReadonlyArray<{ name: string }>).map((testcase) => testcase.name.split(" ")[0])
     expect(names).toEqual(allScenarios.map((scenario) => scenario.id))
-    expect([suite.tests, suite.failures, suite.errors, suite.skipped]).toEqual([String(allScenarios.length), "0", "0", "0"])
+    expect([suite.tests, suite.failures, suite.errors, suite.skipped]).toEqual([
+      String(allScenarios.length),
+      "0",
+      "0",
+      "0"
+    ])
 
-    const report = JSON.parse(await readFile(join(consumer, "reports", "report.json"), "utf8")) as { fullConformanceClaim: boolean }
+    const report = JSON.parse(await readFile(join(consumer, "reports", "report.json"), "utf8")) as {
+      fullConformanceClaim: boolean
+    }
     expect(report.fullConformanceClaim).toBe(true)
   }, 180_000)
 })

@@ -27,8 +27,26 @@ const report: ConformanceReport = {
   seed: 7,
   startedAt: "2026-11-22T00:00:00.000Z",
   durationMs: 1234,
-  options: { grep: [], allowLive: false, secondKey: false, timeoutMs: 30000, concurrency: 4, negativeCases: 30, strict: false },
-  summary: { scenarios: 3, selected: 3, passed: 1, failed: 1, errors: 0, notRun: 1, generatedChecks: 0, warnings: 0, rootCauses: 1 },
+  options: {
+    grep: [],
+    allowLive: false,
+    secondKey: false,
+    timeoutMs: 30000,
+    concurrency: 4,
+    negativeCases: 30,
+    strict: false
+  },
+  summary: {
+    scenarios: 3,
+    selected: 3,
+    passed: 1,
+    failed: 1,
+    errors: 0,
+    notRun: 1,
+    generatedChecks: 0,
+    warnings: 0,
+    rootCauses: 1
+  },
   fullConformanceClaim: false,
   verdict: "not_conformant",
   claim: "NOT CONFORMANT: 1 scenario(s) failed",
@@ -71,11 +89,14 @@ describe("the JUnit report", () => {
 })
 
 describe("warnings (fields the contract does not know) in the reports", () => {
-  const message = "GET /api/integrations/breb/payouts/:payoutId answered fields the contract does not know: riskScore (a compatible addition; --strict fails on it)"
+  const message =
+    "GET /api/integrations/breb/payouts/:payoutId answered fields the contract does not know: riskScore (a compatible addition; --strict fails on it)"
   const warned: ConformanceReport = {
     ...report,
     summary: { ...report.summary, warnings: 1 },
-    scenarios: report.scenarios.map((r) => (r.id === "AUTH-001" ? { ...r, warnings: [{ message, curl: undefined }] } : r))
+    scenarios: report.scenarios.map((
+      r
+    ) => (r.id === "AUTH-001" ? { ...r, warnings: [{ message, curl: undefined }] } : r))
   }
 
   it("JUnit: a <system-out> of the passed testcase, and a warnings property", () => {
@@ -90,7 +111,9 @@ describe("warnings (fields the contract does not know) in the reports", () => {
 
   it("console: once, with the scenarios that saw it", () => {
     const text = consoleSummary(warned, { color: false })
-    expect(text).toContain(`⚠ 1 warning(s): compatible additions, not failures (--strict makes them failures)\n  ${message}\n    seen by AUTH-001`)
+    expect(text).toContain(
+      `⚠ 1 warning(s): compatible additions, not failures (--strict makes them failures)\n  ${message}\n    seen by AUTH-001`
+    )
   })
 })
 

@@ -51,7 +51,10 @@ const failureOf = async (name: string, id: string) => {
 /** Runs a reproduction in bash, as pasted, against `baseUrl` instead of the run's, with a key of that deployment. */
 const paste = (script: string, runUrl: string, baseUrl: string, apiKey: string) =>
   new Promise<{ readonly stdout: string; readonly stderr: string }>((resolve, reject) => {
-    execFile("bash", ["-c", script.replaceAll(runUrl, baseUrl)], { env: { ...process.env, CONFORMANCE_API_KEY: apiKey }, maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
+    execFile("bash", ["-c", script.replaceAll(runUrl, baseUrl)], {
+      env: { ...process.env, CONFORMANCE_API_KEY: apiKey },
+      maxBuffer: 1 << 20
+    }, (error, stdout, stderr) => {
       if (error !== null) reject(new Error(`${error.message}\n${stdout}\n${stderr}`))
       else resolve({ stdout, stderr })
     })
@@ -66,75 +69,97 @@ const outcome = (stdout: string) => {
 
 const expectSetupSucceeded = (setup: ReadonlyArray<string>, count: number) => {
   expect(setup).toHaveLength(count)
-  for (const line of setup) expect(line).toMatch(/^setup \d+: (2\d\d|(debugCode|payoutId|intentId|quoteId|id) (?!undefined)\S+)$/)
+  for (const line of setup) {
+    expect(line).toMatch(/^setup \d+: (2\d\d|(debugCode|payoutId|intentId|quoteId|id) (?!undefined)\S+)$/)
+  }
 }
 
 describe("the reproduction of a failure", () => {
-  it("a reused txHash accepted (PAYOUT-CONFIRM-003): KYC, both payouts and the first confirmation come before the failing confirmation", async () => {
-    const name = "accepts a txHash that already confirms another payout"
-    const { apiKey, failure, runUrl } = await failureOf(name, "PAYOUT-CONFIRM-003")
-    const script = failure.reproduce ?? ""
-    expect(script).toMatch(
-      /kyc\/otp\/send[\s\S]*kyc\/otp\/verify[\s\S]*"code":"'"\$debugCode_\d+"'"[\s\S]*payoutId_\d+=\$\(curl -sS -X POST '[^']*\/payouts'[\s\S]*\/confirm'[\s\S]*# the request that shows the failure\ncurl -sS -i -X POST '[^']*\/payouts\/'"\$payoutId_\d+"'\/confirm'/
-    )
-    expect(script).not.toContain(apiKey)
-    // the failing request alone, as before: against a fresh deployment its payout does not exist
-    expect(failure.curl).toMatch(/^curl -sS -i -X POST '[^']*\/payouts\/po_[^/']+\/confirm'/)
+  it(
+    "a reused txHash accepted (PAYOUT-CONFIRM-003): KYC, both payouts and the first confirmation come before the failing confirmation",
+    async () => {
+      const name = "accepts a txHash that already confirms another payout"
+      const { apiKey, failure, runUrl } = await failureOf(name, "PAYOUT-CONFIRM-003")
+      const script = failure.reproduce ?? ""
+      expect(script).toMatch(
+        /kyc\/otp\/send[\s\S]*kyc\/otp\/verify[\s\S]*"code":"'"\$debugCode_\d+"'"[\s\S]*payoutId_\d+=\$\(curl -sS -X POST '[^']*\/payouts'[\s\S]*\/confirm'[\s\S]*# the request that shows the failure\ncurl -sS -i -X POST '[^']*\/payouts\/'"\$payoutId_\d+"'\/confirm'/
+      )
+      expect(script).not.toContain(apiKey)
+      // the failing request alone, as before: against a fresh deployment its payout does not exist
+      expect(failure.curl).toMatch(/^curl -sS -i -X POST '[^']*\/payouts\/po_[^/']+\/confirm'/)
 
-    const setupSteps = script.split("\n").filter((line) => line.startsWith("# setup ")).length
-    expect(setupSteps).toBeGreaterThanOrEqual(5)
-    const broken = await proxyFor(freshBehindBreak, name)
-    const again = outcome((await paste(script, runUrl, broken.baseUrl, (await freshBehindBreak.newIntegration()).apiKey)).stdout)
-    expectSetupSucceeded(again.setup, setupSteps)
-    expect(again.status).toBe(200)
+      const setupSteps = script.split("\n").filter((line) => line.startsWith("# setup ")).length
+      expect(setupSteps).toBeGreaterThanOrEqual(5)
+      const broken = await proxyFor(freshBehindBreak, name)
+      const again = outcome(
+        (await paste(script, runUrl, broken.baseUrl, (await freshBehindBreak.newIntegration()).apiKey)).stdout
+      )
+      expectSetupSucceeded(again.setup, setupSteps)
+      expect(again.status).toBe(200)
 
-    const right = outcome((await paste(script, runUrl, fresh.baseUrl, (await fresh.newIntegration()).apiKey)).stdout)
-    expectSetupSucceeded(right.setup, setupSteps)
-    expect(right.status).toBe(409)
-    expect(right.final).toContain("tx_hash_reused")
-  }, 120_000)
+      const right = outcome((await paste(script, runUrl, fresh.baseUrl, (await fresh.newIntegration()).apiKey)).stdout)
+      expectSetupSucceeded(right.setup, setupSteps)
+      expect(right.status).toBe(409)
+      expect(right.final).toContain("tx_hash_reused")
+    },
+    120_000
+  )
 
-  it("a txHash reused in another letter case (PAYOUT-CONFIRM-004): the confirmation that claimed it, in any case, comes first", async () => {
-    const name = "compares txHashes case-sensitively"
-    const { failure, runUrl } = await failureOf(name, "PAYOUT-CONFIRM-004")
-    const script = failure.reproduce ?? ""
-    const [, setup = "", last = ""] = /^([\s\S]*)# the request that shows the failure\n([\s\S]*)$/.exec(script) ?? []
-    const failing = /\/payouts\/'"\$(payoutId_\d+)"'\/confirm'/.exec(last)?.[1]
-    const confirmedFirst = [...setup.matchAll(/\/payouts\/'"\$(payoutId_\d+)"'\/confirm'/g)].map((match) => match[1])
-    expect(confirmedFirst).toHaveLength(1)
-    expect(confirmedFirst[0]).not.toBe(failing)
+  it(
+    "a txHash reused in another letter case (PAYOUT-CONFIRM-004): the confirmation that claimed it, in any case, comes first",
+    async () => {
+      const name = "compares txHashes case-sensitively"
+      const { failure, runUrl } = await failureOf(name, "PAYOUT-CONFIRM-004")
+      const script = failure.reproduce ?? ""
+      const [, setup = "", last = ""] = /^([\s\S]*)# the request that shows the failure\n([\s\S]*)$/.exec(script) ?? []
+      const failing = /\/payouts\/'"\$(payoutId_\d+)"'\/confirm'/.exec(last)?.[1]
+      const confirmedFirst = [...setup.matchAll(/\/payouts\/'"\$(payoutId_\d+)"'\/confirm'/g)].map((match) => match[1])
+      expect(confirmedFirst).toHaveLength(1)
+      expect(confirmedFirst[0]).not.toBe(failing)
 
-    const setupSteps = script.split("\n").filter((line) => line.startsWith("# setup ")).length
-    const broken = await proxyFor(freshBehindBreak, name)
-    const again = outcome((await paste(script, runUrl, broken.baseUrl, (await freshBehindBreak.newIntegration()).apiKey)).stdout)
-    expectSetupSucceeded(again.setup, setupSteps)
-    expect(again.status).toBe(200)
-    const right = outcome((await paste(script, runUrl, fresh.baseUrl, (await fresh.newIntegration()).apiKey)).stdout)
-    expect(right.status).toBe(409)
-  }, 120_000)
+      const setupSteps = script.split("\n").filter((line) => line.startsWith("# setup ")).length
+      const broken = await proxyFor(freshBehindBreak, name)
+      const again = outcome(
+        (await paste(script, runUrl, broken.baseUrl, (await freshBehindBreak.newIntegration()).apiKey)).stdout
+      )
+      expectSetupSucceeded(again.setup, setupSteps)
+      expect(again.status).toBe(200)
+      const right = outcome((await paste(script, runUrl, fresh.baseUrl, (await fresh.newIntegration()).apiKey)).stdout)
+      expect(right.status).toBe(409)
+    },
+    120_000
+  )
 
-  it("a replay of another payout (IDEM-001): KYC and the first request under the same Idempotency-Key come first", async () => {
-    const name = "replays a different payout for a reused Idempotency-Key"
-    const { failure, runUrl } = await failureOf(name, "IDEM-001")
-    const script = failure.reproduce ?? ""
-    const key = /-H 'Idempotency-Key: ([^']+)'/.exec(failure.curl ?? "")?.[1]
-    expect(key).toBeDefined()
-    const sent = script.split("\n").filter((line) => line.includes(`-H 'Idempotency-Key: ${key}'`))
-    expect(sent).toHaveLength(2)
-    expect(script).toMatch(/kyc\/otp\/send[\s\S]*kyc\/otp\/verify[\s\S]*Idempotency-Key[\s\S]*# the request that shows the failure\n[^#]*Idempotency-Key/)
+  it(
+    "a replay of another payout (IDEM-001): KYC and the first request under the same Idempotency-Key come first",
+    async () => {
+      const name = "replays a different payout for a reused Idempotency-Key"
+      const { failure, runUrl } = await failureOf(name, "IDEM-001")
+      const script = failure.reproduce ?? ""
+      const key = /-H 'Idempotency-Key: ([^']+)'/.exec(failure.curl ?? "")?.[1]
+      expect(key).toBeDefined()
+      const sent = script.split("\n").filter((line) => line.includes(`-H 'Idempotency-Key: ${key}'`))
+      expect(sent).toHaveLength(2)
+      expect(script).toMatch(
+        /kyc\/otp\/send[\s\S]*kyc\/otp\/verify[\s\S]*Idempotency-Key[\s\S]*# the request that shows the failure\n[^#]*Idempotency-Key/
+      )
 
-    const setupSteps = script.split("\n").filter((line) => line.startsWith("# setup ")).length
-    const broken = await proxyFor(freshBehindBreak, name)
-    const again = outcome((await paste(script, runUrl, broken.baseUrl, (await freshBehindBreak.newIntegration()).apiKey)).stdout)
-    expectSetupSucceeded(again.setup, setupSteps)
-    expect(again.status).toBe(201)
-    expect(again.final).not.toContain("idempotent-replayed: true")
+      const setupSteps = script.split("\n").filter((line) => line.startsWith("# setup ")).length
+      const broken = await proxyFor(freshBehindBreak, name)
+      const again = outcome(
+        (await paste(script, runUrl, broken.baseUrl, (await freshBehindBreak.newIntegration()).apiKey)).stdout
+      )
+      expectSetupSucceeded(again.setup, setupSteps)
+      expect(again.status).toBe(201)
+      expect(again.final).not.toContain("idempotent-replayed: true")
 
-    const right = outcome((await paste(script, runUrl, fresh.baseUrl, (await fresh.newIntegration()).apiKey)).stdout)
-    expectSetupSucceeded(right.setup, setupSteps)
-    expect(right.status).toBe(201)
-    expect(right.final).toContain("idempotent-replayed: true")
-  }, 120_000)
+      const right = outcome((await paste(script, runUrl, fresh.baseUrl, (await fresh.newIntegration()).apiKey)).stdout)
+      expectSetupSucceeded(right.setup, setupSteps)
+      expect(right.status).toBe(201)
+      expect(right.final).toContain("idempotent-replayed: true")
+    },
+    120_000
+  )
 
   it("a request that depends on nothing has no setup: its curl is the reproduction", async () => {
     const { failure } = await failureOf("answers 404 for the quote route", "QUOTE-002")

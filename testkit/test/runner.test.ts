@@ -43,12 +43,20 @@ describe("against a deployment that says it is live", () => {
       "TENANT-001": ["not_run", expect.stringMatching(/^needs a mock deployment/)]
     })
     expect(report.fullConformanceClaim).toBe(false)
-    expect(report.claim).toMatch(/^PASSED, PARTIAL RUN: not a full conformance claim \(the run was filtered with --grep; 3 scenario\(s\) were not run\)/)
+    expect(report.claim).toMatch(
+      /^PASSED, PARTIAL RUN: not a full conformance claim \(the run was filtered with --grep; 3 scenario\(s\) were not run\)/
+    )
     expect(exitCodeOf(report)).toBe(0)
   }, 60_000)
 
   it("with allowLive runs the money-moving ones, which hold it to live rules (no debugCode)", async () => {
-    const report = await runConformance({ baseUrl: saysLive.baseUrl, apiKey, grep: ["OTP-001"], allowLive: true, seed: 1 })
+    const report = await runConformance({
+      baseUrl: saysLive.baseUrl,
+      apiKey,
+      grep: ["OTP-001"],
+      allowLive: true,
+      seed: 1
+    })
     const [otp] = report.scenarios
     expect(otp?.status).toBe("failed")
     expect(otp?.failure?.message).toBe("a live deployment never reveals the OTP")
@@ -56,15 +64,30 @@ describe("against a deployment that says it is live", () => {
   }, 60_000)
 
   it("refuses to start with --mode mock", async () => {
-    await expect(runConformance({ baseUrl: saysLive.baseUrl, apiKey, mode: "mock" })).rejects.toThrow(ConfigurationError)
+    await expect(runConformance({ baseUrl: saysLive.baseUrl, apiKey, mode: "mock" })).rejects.toThrow(
+      ConfigurationError
+    )
   })
 })
 
 describe("against the mock deployment without a second key", () => {
   it("reports the cross-tenant scenarios as not run and makes no full claim", async () => {
-    const report = await runConformance({ baseUrl: server.baseUrl, apiKey, grep: ["cross-tenant", "HEALTH-001"], seed: 1 })
+    const report = await runConformance({
+      baseUrl: server.baseUrl,
+      apiKey,
+      grep: ["cross-tenant", "HEALTH-001"],
+      seed: 1
+    })
     const notRun = report.scenarios.filter((result) => result.status === "not_run")
-    expect(notRun.map((result) => result.id).sort()).toEqual(["IDEM-004", "SWAP-004", "TENANT-001", "TENANT-002", "TENANT-003", "TENANT-004", "TENANT-005"])
+    expect(notRun.map((result) => result.id).sort()).toEqual([
+      "IDEM-004",
+      "SWAP-004",
+      "TENANT-001",
+      "TENANT-002",
+      "TENANT-003",
+      "TENANT-004",
+      "TENANT-005"
+    ])
     for (const result of notRun) expect(result.reason).toMatch(/--second-api-key/)
     expect(report.scenarios.find((result) => result.id === "HEALTH-001")?.status).toBe("passed")
     expect(report.fullConformanceClaim).toBe(false)

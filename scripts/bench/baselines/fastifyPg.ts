@@ -27,7 +27,10 @@ interface Templates {
 
 const templates = JSON.parse(process.env["BASELINE_TEMPLATES"] ?? "{}") as Templates
 interface Queryable {
-  query(text: string, values?: ReadonlyArray<unknown>): Promise<{ rows: Array<Record<string, unknown>>; rowCount: number | null }>
+  query(
+    text: string,
+    values?: ReadonlyArray<unknown>
+  ): Promise<{ rows: Array<Record<string, unknown>>; rowCount: number | null }>
 }
 // src/db/pg.d.ts types only what the service uses; the baseline calls pg's promise API.
 const pool = new pg.Pool({ connectionString: process.env["DATABASE_URL"] ?? "", max: 10 }) as unknown as Queryable & {
@@ -36,13 +39,17 @@ const pool = new pg.Pool({ connectionString: process.env["DATABASE_URL"] ?? "", 
 }
 const PAIR = "USD_COP"
 const columns = Object.keys(templates.row)
-const insertPayout = `INSERT INTO payouts (${columns.map((c) => `"${c}"`).join(",")}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(",")}) RETURNING *`
+const insertPayout = `INSERT INTO payouts (${columns.map((c) => `"${c}"`).join(",")}) VALUES (${
+  columns.map((_, i) => `$${i + 1}`).join(",")
+}) RETURNING *`
 
 const app = Fastify({ logger: false })
 
 app.addHook("onRequest", async (request, reply) => {
   if (request.url === "/healthz") return
-  if (request.headers.authorization !== `Bearer ${templates.key}`) return reply.code(401).send({ error: "unauthorized" })
+  if (request.headers.authorization !== `Bearer ${templates.key}`) {
+    return reply.code(401).send({ error: "unauthorized" })
+  }
 })
 
 // The service's own health body (answered without the database, as the service does).
@@ -79,13 +86,21 @@ app.post("/api/integrations/breb/payouts", async (request, reply) => {
     `SELECT integration_id, user_address, email, kyc_status, kyc_url, provider_customer_id FROM customers WHERE integration_id = $1 AND user_address = $2`,
     [templates.integrationId, body.userAddress.toLowerCase()]
   )
-  const rate = await pool.query("SELECT sell_rate, mid_rate, fetched_at FROM rate_cache WHERE pair = $1 AND fetched_at > $2", [
-    PAIR,
-    new Date(at.getTime() - 30_000)
-  ])
+  const rate = await pool.query(
+    "SELECT sell_rate, mid_rate, fetched_at FROM rate_cache WHERE pair = $1 AND fetched_at > $2",
+    [
+      PAIR,
+      new Date(at.getTime() - 30_000)
+    ]
+  )
   await pool.query(
     `UPDATE idempotency_keys SET intent = $1::jsonb WHERE integration_id = $2 AND idempotency_key = $3 AND state = 'started' AND attempt = $4`,
-    [JSON.stringify({ sellRate: rate.rows[0]?.sell_rate ?? "3960", midRate: rate.rows[0]?.mid_rate ?? "4000" }), templates.integrationId, key, attempt]
+    [
+      JSON.stringify({ sellRate: rate.rows[0]?.sell_rate ?? "3960", midRate: rate.rows[0]?.mid_rate ?? "4000" }),
+      templates.integrationId,
+      key,
+      attempt
+    ]
   )
   const client = await pool.connect()
   let response: string
@@ -95,16 +110,32 @@ app.post("/api/integrations/breb/payouts", async (request, reply) => {
       `SELECT request_hash, state, response_status, response_body, resource_id, provider_key, attempt, intent, false AS stale FROM idempotency_keys WHERE integration_id = $1 AND idempotency_key = $2 FOR UPDATE`,
       [templates.integrationId, key]
     )
-    const row = { ...templates.row, id: payoutId, provider_transfer_id: `tr_${payoutId}`, created_at: at, updated_at: at }
-    await client.query(insertPayout, columns.map((c) => {
-      const value = (row as Record<string, unknown>)[c]
-      return value !== null && typeof value === "object" && !(value instanceof Date) ? JSON.stringify(value) : value
-    }))
+    const row = {
+      ...templates.row,
+      id: payoutId,
+      provider_transfer_id: `tr_${payoutId}`,
+      created_at: at,
+      updated_at: at
+    }
+    await client.query(
+      insertPayout,
+      columns.map((c) => {
+        const value = (row as Record<string, unknown>)[c]
+        return value !== null && typeof value === "object" && !(value instanceof Date) ? JSON.stringify(value) : value
+      })
+    )
     const presented = { ...templates.payout, payoutId }
     const eventId = `evt_${randomUUID()}`
     await client.query(
       `INSERT INTO events (id, integration_id, type, resource_id, body, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-      [eventId, templates.integrationId, "payout.created", payoutId, JSON.stringify({ id: eventId, type: "payout.created", data: { object: presented } }), at]
+      [
+        eventId,
+        templates.integrationId,
+        "payout.created",
+        payoutId,
+        JSON.stringify({ id: eventId, type: "payout.created", data: { object: presented } }),
+        at
+      ]
     )
     await client.query(
       `INSERT INTO event_deliveries (event_id, endpoint_id, resource_id, state, next_attempt_at, created_at) SELECT $1, w.id, $2, 'pending', $3, $4 FROM webhook_endpoints w WHERE w.integration_id = $5 AND w.deleted_at IS NULL AND w.status = 'enabled' AND (w.events @> ARRAY['*']::text[] OR w.events @> ARRAY[$6]::text[]) ORDER BY w.id`,
@@ -135,7 +166,9 @@ app.get("/api/integrations/breb/payouts", async (request) => {
     "SELECT * FROM payouts WHERE integration_id = $1 ORDER BY created_at, id LIMIT $2",
     [templates.integrationId, limit]
   )
-  const items = rows.rows.map((row: Record<string, unknown>) => Object.fromEntries(Object.entries(row).map(([k, v]) => [camel(k), v])))
+  const items = rows.rows.map((row: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(row).map(([k, v]) => [camel(k), v]))
+  )
   return { integrationId: templates.integrationId, items, nextCursor: null }
 })
 

@@ -13,6 +13,8 @@ const server = createServer((request, response) => {
 })
 server.listen(0, "127.0.0.1", () => {
   const address = server.address()
-  process.stdout.write(`listening on http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}\n`)
+  process.stdout.write(
+    `listening on http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}\n`
+  )
 })
 process.on("SIGTERM", () => server.close(() => process.exit(0)))

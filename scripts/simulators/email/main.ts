@@ -21,7 +21,9 @@ const fail = (message: string): never => {
 
 const rawPort = env("EMAIL_CAPTURE_PORT") ?? "4020"
 const port = Number(rawPort)
-if (!/^[0-9]+$/.test(rawPort) || port > 65535) fail(`EMAIL_CAPTURE_PORT must be 0 (any free port) to 65535, got ${rawPort}`)
+if (!/^[0-9]+$/.test(rawPort) || port > 65535) {
+  fail(`EMAIL_CAPTURE_PORT must be 0 (any free port) to 65535, got ${rawPort}`)
+}
 const apiKey = env("EMAIL_CAPTURE_API_KEY") ?? DEFAULT_API_KEY
 if (/\s/.test(apiKey)) fail("EMAIL_CAPTURE_API_KEY must not contain whitespace")
 

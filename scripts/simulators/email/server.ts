@@ -75,8 +75,13 @@ const sendJson = (res: ServerResponse, status: number, body: unknown, headers: R
   res.end(text)
 }
 
-const sendError = (res: ServerResponse, status: number, name: string, message: string, extra: Record<string, unknown> = {}) =>
-  sendJson(res, status, { statusCode: status, name, message, ...extra })
+const sendError = (
+  res: ServerResponse,
+  status: number,
+  name: string,
+  message: string,
+  extra: Record<string, unknown> = {}
+) => sendJson(res, status, { statusCode: status, name, message, ...extra })
 
 type Body = { readonly ok: true; readonly text: string } | { readonly ok: false }
 
@@ -155,7 +160,9 @@ const validateEmail = (body: unknown): Validation => {
 
   if (!present("text") && !present("html")) return invalid("text", "Missing `text` or `html` field.")
   for (const name of ["text", "html"] as const) {
-    if (present(name) && typeof input[name] !== "string") return invalid(name, `Invalid \`${name}\` field. It must be a string.`)
+    if (present(name) && typeof input[name] !== "string") {
+      return invalid(name, `Invalid \`${name}\` field. It must be a string.`)
+    }
   }
 
   return {
@@ -208,7 +215,12 @@ export const startEmailCapture = async (options: EmailCaptureOptions = {}): Prom
     const presented = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1]
     if (presented === undefined) {
       req.resume()
-      return sendError(res, 401, "missing_api_key", "Missing API key in the authorization header. Use `Authorization: Bearer <key>`.")
+      return sendError(
+        res,
+        401,
+        "missing_api_key",
+        "Missing API key in the authorization header. Use `Authorization: Bearer <key>`."
+      )
     }
     if (presented !== apiKey) {
       req.resume()
@@ -298,7 +310,8 @@ export const startEmailCapture = async (options: EmailCaptureOptions = {}): Prom
         }
       }
       const timer = setTimeout(
-        () => waiter.reject(new Error(`no matching e-mail captured within ${timeoutMs} ms (${stored.length} captured)`)),
+        () =>
+          waiter.reject(new Error(`no matching e-mail captured within ${timeoutMs} ms (${stored.length} captured)`)),
         timeoutMs
       )
       const finish = () => {

@@ -53,7 +53,10 @@ const exchangeRates: Handler = ({ ctx, url }) => {
   if (from !== "usd" || to !== "cop") {
     return {
       status: 400,
-      body: bridgeError(ErrorCodes.invalidParameters, "only from=usd&to=cop is supported", { location: "query", key: "from" })
+      body: bridgeError(ErrorCodes.invalidParameters, "only from=usd&to=cop is supported", {
+        location: "query",
+        key: "from"
+      })
     }
   }
   return { status: 200, body: exchangeRatesResponse(ctx.state.rates) }
@@ -139,10 +142,14 @@ const createTransfer: Handler = ({ ctx, body }) => {
   ) {
     return {
       status: 422,
-      body: bridgeError(ErrorCodes.customerNotApproved, "the customer's KYC, terms of service and COP endorsement must be approved", {
-        location: "body",
-        key: "on_behalf_of"
-      })
+      body: bridgeError(
+        ErrorCodes.customerNotApproved,
+        "the customer's KYC, terms of service and COP endorsement must be approved",
+        {
+          location: "body",
+          key: "on_behalf_of"
+        }
+      )
     }
   }
   const amountUnits = toUnits(request.amount, ctx.decimals)
@@ -212,7 +219,13 @@ const hang = (ctx: SimulatorContext, req: IncomingMessage, res: ServerResponse, 
   req.resume()
 }
 
-const answer = (res: ServerResponse, entry: RequestLogEntry, status: number, body: string, headers: Record<string, string> = {}) => {
+const answer = (
+  res: ServerResponse,
+  entry: RequestLogEntry,
+  status: number,
+  body: string,
+  headers: Record<string, string> = {}
+) => {
   entry.status = status
   sendRaw(res, status, body, headers)
 }
@@ -228,7 +241,12 @@ export const handleApi = async (ctx: SimulatorContext, req: IncomingMessage, res
     faults.errors.remaining--
     entry.fault = "error"
     req.resume()
-    return answer(res, entry, faults.errors.status, JSON.stringify(bridgeError(ErrorCodes.serverError, "simulated server error")))
+    return answer(
+      res,
+      entry,
+      faults.errors.status,
+      JSON.stringify(bridgeError(ErrorCodes.serverError, "simulated server error"))
+    )
   }
   let hangAfter: number | null = null
   if (faults.timeouts.remaining > 0 && (faults.timeouts.path === null || faults.timeouts.path === url.pathname)) {
@@ -249,7 +267,10 @@ export const handleApi = async (ctx: SimulatorContext, req: IncomingMessage, res
   if (req.headers["api-key"] !== ctx.apiKey) {
     req.resume()
     const message = req.headers["api-key"] === undefined ? "missing Api-Key header" : "invalid API key"
-    return finish(401, JSON.stringify(bridgeError(ErrorCodes.unauthorized, message, { location: "header", key: "Api-Key" })))
+    return finish(
+      401,
+      JSON.stringify(bridgeError(ErrorCodes.unauthorized, message, { location: "header", key: "Api-Key" }))
+    )
   }
 
   const found = match(routes, method, url.pathname)
@@ -257,7 +278,10 @@ export const handleApi = async (ctx: SimulatorContext, req: IncomingMessage, res
     req.resume()
     return found === undefined
       ? finish(404, JSON.stringify(bridgeError(ErrorCodes.notFound, `no route for ${method} ${url.pathname}`)))
-      : finish(405, JSON.stringify(bridgeError(ErrorCodes.invalidParameters, `${method} is not allowed on ${url.pathname}`)))
+      : finish(
+        405,
+        JSON.stringify(bridgeError(ErrorCodes.invalidParameters, `${method} is not allowed on ${url.pathname}`))
+      )
   }
 
   let body: unknown = undefined
@@ -265,10 +289,13 @@ export const handleApi = async (ctx: SimulatorContext, req: IncomingMessage, res
   if (method === "POST") {
     const raw = await readBody(req)
     if (key === null) {
-      return finish(400, JSON.stringify(bridgeError(ErrorCodes.idempotencyKeyMissing, "an Idempotency-Key header is required on POST", {
-        location: "header",
-        key: "Idempotency-Key"
-      })))
+      return finish(
+        400,
+        JSON.stringify(bridgeError(ErrorCodes.idempotencyKeyMissing, "an Idempotency-Key header is required on POST", {
+          location: "header",
+          key: "Idempotency-Key"
+        }))
+      )
     }
     const parsed = parseJson(raw)
     fingerprint = `${method} ${url.pathname} ${parsed.ok ? canonicalJson(parsed.value) : raw}`
@@ -278,11 +305,14 @@ export const handleApi = async (ctx: SimulatorContext, req: IncomingMessage, res
         entry.replayed = true
         return finish(stored.status, stored.body, { "idempotent-replayed": "true" })
       }
-      return finish(422, JSON.stringify(bridgeError(
-        ErrorCodes.idempotencyKeyReused,
-        "this Idempotency-Key was already used with a different request (or has expired)",
-        { location: "header", key: "Idempotency-Key" }
-      )))
+      return finish(
+        422,
+        JSON.stringify(bridgeError(
+          ErrorCodes.idempotencyKeyReused,
+          "this Idempotency-Key was already used with a different request (or has expired)",
+          { location: "header", key: "Idempotency-Key" }
+        ))
+      )
     }
     if (!parsed.ok) {
       const error = JSON.stringify(bridgeError(ErrorCodes.invalidJson, "the body is not valid JSON"))

@@ -25,7 +25,9 @@ const error = (status: number, message: string): Answer => ({ status, body: { er
 /** A non-negative integer field with a default, or an error message. */
 const count = (body: Record<string, unknown>, key: string, fallback: number): number | string => {
   const value = body[key] ?? fallback
-  return typeof value === "number" && Number.isInteger(value) && value >= 0 ? value : `${key} must be a non-negative integer`
+  return typeof value === "number" && Number.isInteger(value) && value >= 0
+    ? value
+    : `${key} must be a non-negative integer`
 }
 
 const eventJson = (event: SentEvent, includeBody: boolean) => {
@@ -33,7 +35,11 @@ const eventJson = (event: SentEvent, includeBody: boolean) => {
   return includeBody ? { ...rest, body } : rest
 }
 
-const publicKey: Handler = ({ ctx }) => ({ status: 200, text: ctx.webhooks.publicKeyPem, contentType: "application/x-pem-file" })
+const publicKey: Handler = ({ ctx }) => ({
+  status: 200,
+  text: ctx.webhooks.publicKeyPem,
+  contentType: "application/x-pem-file"
+})
 
 const configView = (ctx: SimulatorContext) => ({
   webhook_url: ctx.state.webhookUrl,
@@ -48,10 +54,15 @@ const getConfig: Handler = ({ ctx }) => ({ status: 200, body: configView(ctx) })
 
 const setConfig: Handler = ({ ctx, body }) => {
   const { webhook_url, rates, step_delay_ms } = body
-  if (webhook_url !== undefined && webhook_url !== null && (typeof webhook_url !== "string" || !URL.canParse(webhook_url))) {
+  if (
+    webhook_url !== undefined && webhook_url !== null && (typeof webhook_url !== "string" || !URL.canParse(webhook_url))
+  ) {
     return error(400, "webhook_url must be a URL or null")
   }
-  if (step_delay_ms !== undefined && (typeof step_delay_ms !== "number" || !Number.isInteger(step_delay_ms) || step_delay_ms < 0)) {
+  if (
+    step_delay_ms !== undefined &&
+    (typeof step_delay_ms !== "number" || !Number.isInteger(step_delay_ms) || step_delay_ms < 0)
+  ) {
     return error(400, "step_delay_ms must be a non-negative integer")
   }
   let nextRates = ctx.state.rates
@@ -88,14 +99,19 @@ const resendEvent: Handler = ({ ctx, body }, [eventId = ""]) => {
   return sent === undefined ? error(404, `no event ${eventId} was sent`) : { status: 202, body: eventJson(sent, false) }
 }
 
-const listRequests: Handler = ({ ctx }) => ({ status: 200, body: { count: ctx.state.requests.length, data: ctx.state.requests } })
+const listRequests: Handler = ({ ctx }) => ({
+  status: 200,
+  body: { count: ctx.state.requests.length, data: ctx.state.requests }
+})
 
 /** The transfers the simulator holds (filtered by `on_behalf_of` / `client_reference_id`), so a test can count them. */
 const listTransfers: Handler = ({ ctx, url }) => {
   const onBehalfOf = url.searchParams.get("on_behalf_of")
   const reference = url.searchParams.get("client_reference_id")
   const transfers = [...ctx.state.transfers.values()]
-    .filter((t) => (onBehalfOf === null || t.onBehalfOf === onBehalfOf) && (reference === null || t.clientReferenceId === reference))
+    .filter((t) =>
+      (onBehalfOf === null || t.onBehalfOf === onBehalfOf) && (reference === null || t.clientReferenceId === reference)
+    )
     .map((t) => ({
       id: t.id,
       client_reference_id: t.clientReferenceId,
@@ -127,16 +143,24 @@ const approveCustomer: Handler = ({ ctx }, [id = ""]) => {
   const customer = ctx.state.customers.get(id)
   if (customer === undefined) return error(404, `no customer ${id}`)
   const sent = ctx.lifecycle.approveCustomer(customer)
-  return { status: 200, body: { customer_id: id, kyc_status: customer.kycStatus, event_ids: sent.map((e) => e.event_id) } }
+  return {
+    status: 200,
+    body: { customer_id: id, kyc_status: customer.kycStatus, event_ids: sent.map((e) => e.event_id) }
+  }
 }
 
 const rejectCustomer: Handler = ({ ctx, body }, [id = ""]) => {
   const customer = ctx.state.customers.get(id)
   if (customer === undefined) return error(404, `no customer ${id}`)
   const reasons = body["reasons"] ?? ["Identity could not be verified"]
-  if (!Array.isArray(reasons) || !reasons.every((r) => typeof r === "string")) return error(400, "reasons must be strings")
+  if (!Array.isArray(reasons) || !reasons.every((r) => typeof r === "string")) {
+    return error(400, "reasons must be strings")
+  }
   const sent = ctx.lifecycle.rejectCustomer(customer, reasons)
-  return { status: 200, body: { customer_id: id, kyc_status: customer.kycStatus, event_ids: sent.map((e) => e.event_id) } }
+  return {
+    status: 200,
+    body: { customer_id: id, kyc_status: customer.kycStatus, event_ids: sent.map((e) => e.event_id) }
+  }
 }
 
 const page = (title: string, text: string): ControlAnswer => ({
@@ -151,11 +175,15 @@ const kycPage: Handler = ({ ctx }, [id = ""]) =>
     : error(404, `no kyc link ${id}`)
 
 const tosPage: Handler = ({ ctx }, [id = ""]) =>
-  ctx.state.kycLinks.has(id) ? page("Simulated terms of service", "Accepted together with KYC approval.") : error(404, `no kyc link ${id}`)
+  ctx.state.kycLinks.has(id)
+    ? page("Simulated terms of service", "Accepted together with KYC approval.")
+    : error(404, `no kyc link ${id}`)
 
 const receiptPage: Handler = ({ ctx }, [id = ""]) => {
   const transfer = ctx.state.transfers.get(id)
-  return transfer === undefined ? error(404, `no transfer ${id}`) : page("Simulated receipt", `Transfer ${id}: ${transfer.state}`)
+  return transfer === undefined
+    ? error(404, `no transfer ${id}`)
+    : page("Simulated receipt", `Transfer ${id}: ${transfer.state}`)
 }
 
 const transferState: Handler = ({ ctx, body }, [id = ""]) => {
@@ -183,12 +211,20 @@ const depositTransfer: Handler = ({ ctx, body }, [id = ""]) => {
   const missing = transfer.amountUnits > transfer.receivedUnits ? transfer.amountUnits - transfer.receivedUnits : 0n
   const amount = body["amount"]
   const units = amount === undefined ? missing : typeof amount === "string" ? toUnits(amount, ctx.decimals) : undefined
-  if (units === undefined || units <= 0n) return error(400, `amount must be a positive decimal string with at most ${ctx.decimals} decimals`)
+  if (units === undefined || units <= 0n) {
+    return error(400, `amount must be a positive decimal string with at most ${ctx.decimals} decimals`)
+  }
   ctx.lifecycle.credit(transfer, { txHash: `sim:${randomUUID()}`, logIndex: 0, from: "simulator", units })
-  return { status: 200, body: { transfer_id: id, state: transfer.state, received_units: transfer.receivedUnits.toString() } }
+  return {
+    status: 200,
+    body: { transfer_id: id, state: transfer.state, received_units: transfer.receivedUnits.toString() }
+  }
 }
 
-const faultsView = (ctx: SimulatorContext) => ({ ...ctx.state.faults, held_events: ctx.webhooks.list().filter((e) => e.held).length })
+const faultsView = (ctx: SimulatorContext) => ({
+  ...ctx.state.faults,
+  held_events: ctx.webhooks.list().filter((e) => e.held).length
+})
 
 const getFaults: Handler = ({ ctx }) => ({ status: 200, body: faultsView(ctx) })
 
@@ -202,7 +238,9 @@ const setErrors: Handler = ({ ctx, body }) => {
   const n = count(body, "count", 1)
   const status = body["status"] ?? 500
   if (typeof n === "string") return error(400, n)
-  if (typeof status !== "number" || !Number.isInteger(status) || status < 500 || status > 599) return error(400, "status must be 500-599")
+  if (typeof status !== "number" || !Number.isInteger(status) || status < 500 || status > 599) {
+    return error(400, "status must be 500-599")
+  }
   ctx.state.faults.errors = { remaining: n, status }
   return { status: 200, body: faultsView(ctx) }
 }
@@ -213,7 +251,9 @@ const setTimeouts: Handler = ({ ctx, body }) => {
   const hangMs = body["hang_ms"] === undefined ? null : count(body, "hang_ms", 0)
   if (typeof hangMs === "string") return error(400, hangMs)
   const path = body["path"] ?? null
-  if (path !== null && (typeof path !== "string" || !path.startsWith("/v0/"))) return error(400, "path must be a /v0/... path")
+  if (path !== null && (typeof path !== "string" || !path.startsWith("/v0/"))) {
+    return error(400, "path must be a /v0/... path")
+  }
   ctx.state.faults.timeouts = { remaining: n, afterProcessing: body["after_processing"] === true, hangMs, path }
   return { status: 200, body: faultsView(ctx) }
 }
@@ -281,7 +321,11 @@ export const handleControl = async (ctx: SimulatorContext, req: IncomingMessage,
   let body: Record<string, unknown> = {}
   if (method === "POST") {
     const parsed = parseJson(await readBody(req))
-    if (!parsed.ok || (parsed.value !== undefined && (typeof parsed.value !== "object" || parsed.value === null || Array.isArray(parsed.value)))) {
+    if (
+      !parsed.ok ||
+      (parsed.value !== undefined &&
+        (typeof parsed.value !== "object" || parsed.value === null || Array.isArray(parsed.value)))
+    ) {
       return sendJson(res, 400, { error: "body must be a JSON object" })
     }
     body = (parsed.value ?? {}) as Record<string, unknown>

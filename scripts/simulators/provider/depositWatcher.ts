@@ -59,7 +59,13 @@ export const startDepositWatcher = async (
       const addresses = [...open.values()].map((transfer) => transfer.depositAddress)
       for (let from = nextBlock; from <= latest; from += maxRange) {
         const to = from + maxRange - 1n < latest ? from + maxRange - 1n : latest
-        const logs = await client.getLogs({ address: token, event: transferEvent, args: { to: addresses }, fromBlock: from, toBlock: to })
+        const logs = await client.getLogs({
+          address: token,
+          event: transferEvent,
+          args: { to: addresses },
+          fromBlock: from,
+          toBlock: to
+        })
         for (const log of logs) {
           const transfer = open.get((log.args.to ?? "").toLowerCase())
           if (transfer === undefined || log.transactionHash === null || log.logIndex === null) continue
@@ -69,7 +75,9 @@ export const startDepositWatcher = async (
             from: log.args.from ?? "",
             units: log.args.value ?? 0n
           })
-          if (credited) options.log(`deposit ${log.transactionHash} of ${log.args.value} units to transfer ${transfer.id}`)
+          if (credited) {
+            options.log(`deposit ${log.transactionHash} of ${log.args.value} units to transfer ${transfer.id}`)
+          }
         }
       }
     }

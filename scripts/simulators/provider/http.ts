@@ -38,8 +38,12 @@ const bigintAsString = (_key: string, value: unknown) => (typeof value === "bigi
 export const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
   sendRaw(res, status, JSON.stringify(body, bigintAsString), headers)
 
-export const sendText = (res: ServerResponse, status: number, body: string, contentType = "text/plain; charset=utf-8") =>
-  sendRaw(res, status, body, { "content-type": contentType })
+export const sendText = (
+  res: ServerResponse,
+  status: number,
+  body: string,
+  contentType = "text/plain; charset=utf-8"
+) => sendRaw(res, status, body, { "content-type": contentType })
 
 /** JSON.parse that answers undefined for an empty body and a tagged failure for invalid JSON. */
 export const parseJson = (text: string): { readonly ok: true; readonly value: unknown } | { readonly ok: false } => {

@@ -3,13 +3,7 @@
  * awaiting_funds → funds_received → payment_submitted → payment_processed (one step per `stepDelayMs`), or a
  * forced side exit. A step only runs from the state it expects, so a forced state stops the normal path.
  */
-import {
-  computeReceipt,
-  customerResponse,
-  type EventCategory,
-  transferResponse,
-  webhookEnvelope
-} from "./shapes.ts"
+import { computeReceipt, customerResponse, type EventCategory, transferResponse, webhookEnvelope } from "./shapes.ts"
 import { type CustomerRecord, nowIso, type SimulatorState, type TransferRecord, type TransferState } from "./state.ts"
 import { type SentEvent, WebhookSender } from "./webhooks.ts"
 
@@ -99,9 +93,11 @@ export class Lifecycle {
     const object = transferResponse(transfer, this.decimals, this.baseUrl())
     const sent = this.emit("transfer", transfer.id, next, object, { state: [previous, next] }, "state_change")
     const following = NEXT_STEP[next]
-    if (following !== undefined) this.schedule(() => {
-      if (transfer.state === next) this.transition(transfer, following)
-    })
+    if (following !== undefined) {
+      this.schedule(() => {
+        if (transfer.state === next) this.transition(transfer, following)
+      })
+    }
     return sent
   }
 

@@ -41,18 +41,25 @@ const integer = (name: string, fallback: number): number => {
 
 const decimal = (name: string): string | undefined => {
   const raw = env(name)
-  return raw === undefined || parseDecimal(raw) !== undefined ? raw : fail(`${name} must be a plain decimal string, got ${raw}`)
+  return raw === undefined || parseDecimal(raw) !== undefined
+    ? raw
+    : fail(`${name} must be a plain decimal string, got ${raw}`)
 }
 
 const port = integer("PROVIDER_SIM_PORT", env("PORT") === undefined ? 4010 : integer("PORT", 4010))
 const rpcUrl = env("PROVIDER_SIM_RPC_URL", "CHAIN_RPC_URL")
 const tokenAddress = env("PROVIDER_SIM_TOKEN_ADDRESS", "TOKEN_ADDRESS")
-if (tokenAddress !== undefined && !isAddress(tokenAddress, { strict: false })) fail(`token address ${tokenAddress} is not an address`)
+if (tokenAddress !== undefined && !isAddress(tokenAddress, { strict: false })) {
+  fail(`token address ${tokenAddress} is not an address`)
+}
 const webhookUrl = env("PROVIDER_SIM_WEBHOOK_URL")
 if (webhookUrl !== undefined && !URL.canParse(webhookUrl)) fail(`PROVIDER_SIM_WEBHOOK_URL is not a URL: ${webhookUrl}`)
 const keyFile = env("PROVIDER_SIM_PRIVATE_KEY_FILE")
 const rates = Object.fromEntries(
-  ([["midmarket_rate", "PROVIDER_SIM_MIDMARKET_RATE"], ["buy_rate", "PROVIDER_SIM_BUY_RATE"], ["sell_rate", "PROVIDER_SIM_SELL_RATE"]] as const)
+  ([["midmarket_rate", "PROVIDER_SIM_MIDMARKET_RATE"], ["buy_rate", "PROVIDER_SIM_BUY_RATE"], [
+    "sell_rate",
+    "PROVIDER_SIM_SELL_RATE"
+  ]] as const)
     .flatMap(([field, name]) => {
       const value = decimal(name)
       return value === undefined ? [] : [[field, value]]
@@ -65,7 +72,9 @@ const simulator = await startProviderSimulator({
   apiKey: env("PROVIDER_SIM_API_KEY") ?? "sk-test-simulator",
   port,
   webhookUrl: webhookUrl ?? null,
-  ...(rpcUrl !== undefined && tokenAddress !== undefined ? { rpcUrl, tokenAddress: tokenAddress as `0x${string}` } : {}),
+  ...(rpcUrl !== undefined && tokenAddress !== undefined
+    ? { rpcUrl, tokenAddress: tokenAddress as `0x${string}` }
+    : {}),
   ...(decimalsRaw === undefined ? {} : { tokenDecimals: integer("PROVIDER_SIM_TOKEN_DECIMALS", 6) }),
   rates,
   stepDelayMs: integer("PROVIDER_SIM_STEP_DELAY_MS", 1000),
@@ -82,7 +91,11 @@ process.stdout.write(
     `provider simulator listening on ${simulator.url}`,
     `  Bridge API base: ${simulator.url}/v0 (Api-Key: ${simulator.apiKey})`,
     `  webhooks to: ${webhookUrl ?? "(none; POST /__sim/config {\"webhook_url\": ...})"}`,
-    `  deposits: ${rpcUrl !== undefined && tokenAddress !== undefined ? `watching ${tokenAddress} on ${rpcUrl} (${simulator.tokenDecimals} decimals)` : "not watched onchain (POST /__sim/transfers/{id}/deposit)"}`,
+    `  deposits: ${
+      rpcUrl !== undefined && tokenAddress !== undefined
+        ? `watching ${tokenAddress} on ${rpcUrl} (${simulator.tokenDecimals} decimals)`
+        : "not watched onchain (POST /__sim/transfers/{id}/deposit)"
+    }`,
     "webhook public key (PEM; also at GET /__sim/public-key):",
     simulator.publicKeyPem.trimEnd(),
     ""

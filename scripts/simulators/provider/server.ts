@@ -111,7 +111,9 @@ export const startProviderSimulator = async (options: ProviderSimulatorOptions):
       return sendJson(res, 404, { code: "not_found", message: `no route for ${req.method} ${url.pathname}` })
     }
     handler(ctx(), req, res, url).catch((cause: unknown) => {
-      if (cause instanceof BodyTooLarge) return sendJson(res, 413, { code: "payload_too_large", message: cause.message })
+      if (cause instanceof BodyTooLarge) {
+        return sendJson(res, 413, { code: "payload_too_large", message: cause.message })
+      }
       log(`request ${req.method} ${url.pathname} failed: ${cause instanceof Error ? cause.stack : String(cause)}`)
       sendJson(res, 500, { code: "internal_server_error", message: "simulator error" })
     })

@@ -147,14 +147,22 @@ export interface ExternalAccountRequest {
 export const parseExternalAccountRequest = (body: unknown): Parsed<ExternalAccountRequest> => {
   if (!isRecord(body)) return fail(invalid("body", "body must be a JSON object"))
   if (body["currency"] !== "cop") return fail(invalid("currency", "currency must be \"cop\""))
-  if (!nonEmpty(body["account_owner_name"])) return fail(invalid("account_owner_name", "account_owner_name is required"))
+  if (!nonEmpty(body["account_owner_name"])) {
+    return fail(invalid("account_owner_name", "account_owner_name is required"))
+  }
   const ownerType = body["account_owner_type"] ?? "individual"
   if (ownerType !== "individual" && ownerType !== "business") {
     return fail(invalid("account_owner_type", "account_owner_type must be \"individual\" or \"business\""))
   }
   const breb = body["breb"]
-  if (!isRecord(breb) || !nonEmpty(breb["key"])) return fail(invalid("breb.key", "breb.key (the Bre-B key) is required"))
-  return ok({ accountOwnerName: body["account_owner_name"].trim(), accountOwnerType: ownerType, breBKey: breb["key"].trim() })
+  if (!isRecord(breb) || !nonEmpty(breb["key"])) {
+    return fail(invalid("breb.key", "breb.key (the Bre-B key) is required"))
+  }
+  return ok({
+    accountOwnerName: body["account_owner_name"].trim(),
+    accountOwnerType: ownerType,
+    breBKey: breb["key"].trim()
+  })
 }
 
 /** The Bre-B key form, as the directory would report it. */
@@ -209,7 +217,9 @@ export interface TransferRequest {
 export const parseTransferRequest = (body: unknown): Parsed<TransferRequest> => {
   if (!isRecord(body)) return fail(invalid("body", "body must be a JSON object"))
   const { amount, on_behalf_of, developer_fee_percent, source, destination, client_reference_id } = body
-  if (!isDecimal(amount) || /^0(\.0*)?$/.test(amount)) return fail(invalid("amount", "amount must be a positive decimal string"))
+  if (!isDecimal(amount) || /^0(\.0*)?$/.test(amount)) {
+    return fail(invalid("amount", "amount must be a positive decimal string"))
+  }
   if (!nonEmpty(on_behalf_of)) return fail(invalid("on_behalf_of", "on_behalf_of is required"))
   const feePercent = developer_fee_percent ?? "0.0"
   if (!isDecimal(feePercent) || Number(feePercent) > 100) {
@@ -225,7 +235,9 @@ export const parseTransferRequest = (body: unknown): Parsed<TransferRequest> => 
   if (!nonEmpty(destination["payment_rail"])) {
     return fail(invalid("destination.payment_rail", "destination.payment_rail is required"))
   }
-  if (destination["currency"] !== "cop") return fail(invalid("destination.currency", "destination.currency must be \"cop\""))
+  if (destination["currency"] !== "cop") {
+    return fail(invalid("destination.currency", "destination.currency must be \"cop\""))
+  }
   if (!nonEmpty(destination["external_account_id"])) {
     return fail(invalid("destination.external_account_id", "destination.external_account_id is required"))
   }
@@ -251,7 +263,12 @@ export const parseTransferRequest = (body: unknown): Parsed<TransferRequest> => 
  * url) plus `exchange_rate` and `destination_currency` (assumed names). Before the funds arrive it is the estimate
  * for the instructed amount, without final_amount.
  */
-const receiptResponse = (transfer: TransferRecord, receipt: ReceiptRecord | null, decimals: number, baseUrl: string) => {
+const receiptResponse = (
+  transfer: TransferRecord,
+  receipt: ReceiptRecord | null,
+  decimals: number,
+  baseUrl: string
+) => {
   const url = `${baseUrl}/__sim/transfers/${transfer.id}/receipt`
   if (receipt === null) {
     const fee = percentOf(transfer.amountUnits, transfer.developerFeePercent)
@@ -291,7 +308,8 @@ export const computeReceipt = (transfer: TransferRecord, sellRate: string, decim
 }
 
 /** COP value of `units` at `rate`, in cents (for the offramp minimum). */
-export const copCentsOf = (units: bigint, decimals: number, rate: string): bigint => convertToCents(units, decimals, rate)
+export const copCentsOf = (units: bigint, decimals: number, rate: string): bigint =>
+  convertToCents(units, decimals, rate)
 
 /** The transfer object (API responses and `transfer` webhooks); `state` overrides the stored state. */
 export const transferResponse = (

@@ -76,7 +76,9 @@ export interface TransferRecord {
   readonly depositAddress: `0x${string}`
   state: TransferState
   receivedUnits: bigint
-  readonly deposits: Array<{ readonly txHash: string; readonly logIndex: number; readonly from: string; readonly units: bigint }>
+  readonly deposits: Array<
+    { readonly txHash: string; readonly logIndex: number; readonly from: string; readonly units: bigint }
+  >
   receipt: ReceiptRecord | null
   readonly createdAt: string
   updatedAt: string

@@ -7,7 +7,14 @@
  * Faults applied here: duplicates (the same event_id delivered twice), out-of-order (the next N events are held
  * and released in reverse order), stale timestamps.
  */
-import { createPrivateKey, createPublicKey, createSign, generateKeyPairSync, type KeyObject, randomUUID } from "node:crypto"
+import {
+  createPrivateKey,
+  createPublicKey,
+  createSign,
+  generateKeyPairSync,
+  type KeyObject,
+  randomUUID
+} from "node:crypto"
 import type { WebhookEnvelope } from "./shapes.ts"
 import type { SimulatorState } from "./state.ts"
 
@@ -121,7 +128,9 @@ export class WebhookSender {
     return released.length
   }
 
-  list(filter: { readonly category?: string | null; readonly objectId?: string | null } = {}): ReadonlyArray<SentEvent> {
+  list(
+    filter: { readonly category?: string | null; readonly objectId?: string | null } = {}
+  ): ReadonlyArray<SentEvent> {
     return this.log.filter((event) =>
       (filter.category == null || event.event_category === filter.category) &&
       (filter.objectId == null || event.event_object_id === filter.objectId)
@@ -186,7 +195,13 @@ export class WebhookSender {
     const timestampMs = Date.now() - (delivery.stale_age_ms ?? 0)
     const at = new Date().toISOString()
     if (url === null) {
-      delivery.attempts.push({ attempt, at, timestamp_ms: timestampMs, status: null, error: "no webhook URL configured" })
+      delivery.attempts.push({
+        attempt,
+        at,
+        timestamp_ms: timestampMs,
+        status: null,
+        error: "no webhook URL configured"
+      })
       delivery.settled = true
       return
     }

@@ -73,7 +73,11 @@ const OVERSIZED: Record<Surface["location"], number> = { body: 10_000, query: 1_
 const fullWidthDigits = (text: string) => text.replace(/[0-9]/g, (digit) => String.fromCharCode(0xff10 + Number(digit)))
 
 /** A valid value broken in ways that keep it a string. */
-const stringBreakers = (field: FieldInfo, value: string, oversize: number): ReadonlyArray<readonly [string, string]> => [
+const stringBreakers = (
+  field: FieldInfo,
+  value: string,
+  oversize: number
+): ReadonlyArray<readonly [string, string]> => [
   ["empty string", ""],
   ["only whitespace", "   "],
   ["surrounded by spaces", ` ${value} `],
@@ -150,8 +154,16 @@ const unknownFieldCase = (base: Json, field: string): NegativeCase => {
 const bodyCases = (surface: Surface, fields: ReadonlyArray<FieldInfo>): Array<NegativeCase> => {
   const base: Json = surface.base
   const text = JSON.stringify(base)
-  const raw = (description: string, bytes: Uint8Array): NegativeCase => ({ description, field: undefined, input: { kind: "raw", bytes } })
-  const json = (description: string, field: string, value: Json): NegativeCase => ({ description, field, input: { kind: "json", value } })
+  const raw = (description: string, bytes: Uint8Array): NegativeCase => ({
+    description,
+    field: undefined,
+    input: { kind: "raw", bytes }
+  })
+  const json = (description: string, field: string, value: Json): NegativeCase => ({
+    description,
+    field,
+    input: { kind: "json", value }
+  })
   const cases: Array<NegativeCase> = [
     raw("truncated JSON", encoder.encode(text.slice(0, Math.floor(text.length / 2)))),
     raw("JSON followed by garbage", encoder.encode(`${text}x`)),
@@ -170,11 +182,17 @@ const bodyCases = (surface: Surface, fields: ReadonlyArray<FieldInfo>): Array<Ne
       cases.push(json(`${field.name}: missing`, field.name, rest))
     }
     if (value === undefined) continue
-    for (const [description, broken] of wrongTypes(value)) cases.push(json(`${field.name}: ${description}`, field.name, { ...base, [field.name]: broken }))
+    for (const [description, broken] of wrongTypes(value)) {
+      cases.push(json(`${field.name}: ${description}`, field.name, { ...base, [field.name]: broken }))
+    }
     for (const [description, broken] of stringBreakers(field, value, OVERSIZED.body)) {
       cases.push(json(`${field.name}: ${description}`, field.name, { ...base, [field.name]: broken }))
     }
-    cases.push({ description: `${field.name}: bytes that are not UTF-8`, field: field.name, input: { kind: "raw", bytes: withInvalidUtf8(base, field.name) } })
+    cases.push({
+      description: `${field.name}: bytes that are not UTF-8`,
+      field: field.name,
+      input: { kind: "raw", bytes: withInvalidUtf8(base, field.name) }
+    })
   }
   return cases
 }
@@ -261,7 +279,10 @@ export const isInvalid = (surface: Surface, input: Input, pathParam = "payoutId"
     case "query":
       return !decodes(parseQuery(input.query))
     case "path":
-      return Either.match(decodeSegment(input.segment), { onLeft: () => true, onRight: (value) => !decodes({ [pathParam]: value }) })
+      return Either.match(decodeSegment(input.segment), {
+        onLeft: () => true,
+        onRight: (value) => !decodes({ [pathParam]: value })
+      })
   }
 }
 
@@ -283,8 +304,15 @@ export const generateCases = (surface: Surface, rng: Random, count: number): Gen
     : pathCases(surface, fields)
   const invalid = derived.filter((item) => isInvalid(surface, item.input))
   const always = invalid.filter((item) => item.always === true)
-  const sampled = rng.shuffle(invalid.filter((item) => item.always !== true)).slice(0, Math.max(0, count - always.length))
-  return { derived: derived.length, discarded: derived.length - invalid.length, cases: [...always, ...sampled].slice(0, count) }
+  const sampled = rng.shuffle(invalid.filter((item) => item.always !== true)).slice(
+    0,
+    Math.max(0, count - always.length)
+  )
+  return {
+    derived: derived.length,
+    discarded: derived.length - invalid.length,
+    cases: [...always, ...sampled].slice(0, count)
+  }
 }
 
 const LONG_VALUE = 64
@@ -301,7 +329,12 @@ export const simplerInputs = (item: NegativeCase): ReadonlyArray<NegativeCase> =
     })
   const mutated = item.field === undefined ? undefined : value[item.field]
   const halved = typeof mutated === "string" && mutated.length > LONG_VALUE && item.field !== undefined
-    ? [{ ...item, input: { kind: "json", value: { ...value, [item.field]: mutated.slice(0, Math.ceil(mutated.length / 2)) } } } as NegativeCase]
+    ? [
+      {
+        ...item,
+        input: { kind: "json", value: { ...value, [item.field]: mutated.slice(0, Math.ceil(mutated.length / 2)) } }
+      } as NegativeCase
+    ]
     : []
   return [...halved, ...dropped]
 }
@@ -315,12 +348,20 @@ export const showInput = (input: Input): string => {
     }
     case "raw": {
       let out = ""
-      for (const byte of input.bytes.slice(0, 400)) out += byte >= 0x20 && byte < 0x7f ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, "0")}`
+      for (const byte of input.bytes.slice(0, 400)) {
+        out += byte >= 0x20 && byte < 0x7f
+          ? String.fromCharCode(byte)
+          : `\\x${byte.toString(16).padStart(2, "0")}`
+      }
       return input.bytes.length > 400 ? `${out}… (${input.bytes.length} bytes)` : out
     }
     case "query":
-      return input.query.length > 400 ? `?${input.query.slice(0, 400)}… (${input.query.length} chars)` : `?${input.query}`
+      return input.query.length > 400
+        ? `?${input.query.slice(0, 400)}… (${input.query.length} chars)`
+        : `?${input.query}`
     case "path":
-      return input.segment.length > 400 ? `${input.segment.slice(0, 400)}… (${input.segment.length} chars)` : input.segment
+      return input.segment.length > 400
+        ? `${input.segment.slice(0, 400)}… (${input.segment.length} chars)`
+        : input.segment
   }
 }

@@ -22,8 +22,12 @@ const resultLine = (result: ScenarioResult, style: ConsoleStyle, done: number, o
   const [mark, color] = marks[result.status]
   const counter = `[${String(done).padStart(String(of).length)}/${of}]`
   const timing = result.status === "not_run" ? `not run: ${result.reason ?? ""}` : `${result.durationMs} ms`
-  const checks = typeof result.details["generatedChecks"] === "number" ? `, ${result.details["generatedChecks"]} generated checks` : ""
-  return `${counter} ${paint(style, color, mark)} ${result.id.padEnd(22)} ${result.title} ${paint(style, 2, `(${timing}${checks})`)}`
+  const checks = typeof result.details["generatedChecks"] === "number"
+    ? `, ${result.details["generatedChecks"]} generated checks`
+    : ""
+  return `${counter} ${paint(style, color, mark)} ${result.id.padEnd(22)} ${result.title} ${
+    paint(style, 2, `(${timing}${checks})`)
+  }`
 }
 
 /** The progress printer, for `runConformance({ onEvent })`. */
@@ -31,7 +35,11 @@ export const consoleProgress = (write: (text: string) => void, style: ConsoleSty
   if (event._tag === "RunStarted") {
     const { baseUrl, mode, modeSource } = event.target
     write(`Integrations API conformance: ${event.selected} of ${event.total} scenarios against ${baseUrl}\n`)
-    write(`mode ${mode} (${modeSource === "healthz" ? "reported by GET /healthz" : modeSource === "option" ? "--mode" : "default"}), seed ${event.seed}\n\n`)
+    write(
+      `mode ${mode} (${
+        modeSource === "healthz" ? "reported by GET /healthz" : modeSource === "option" ? "--mode" : "default"
+      }), seed ${event.seed}\n\n`
+    )
     return
   }
   write(`${resultLine(event.result, style, event.done, event.of)}\n`)
@@ -42,16 +50,22 @@ export const consoleSummary = (report: ConformanceReport, style: ConsoleStyle): 
   const groups = groupByRootCause(failures)
   const warnings = warningsOf(report.scenarios)
   const { summary } = report
-  const verdict = report.fullConformanceClaim ? paint(style, 32, report.claim) : paint(style, failures.length > 0 ? 31 : 33, report.claim)
+  const verdict = report.fullConformanceClaim
+    ? paint(style, 32, report.claim)
+    : paint(style, failures.length > 0 ? 31 : 33, report.claim)
   return [
     "",
     ...groups.map((group) => `${paint(style, 31, "✗")} ${describeFailureGroup(group)}\n`),
     ...(warnings.length === 0 ? [] : [
-      `${paint(style, 33, "⚠")} ${warnings.length} warning(s): compatible additions, not failures (--strict makes them failures)`,
+      `${
+        paint(style, 33, "⚠")
+      } ${warnings.length} warning(s): compatible additions, not failures (--strict makes them failures)`,
       ...warnings.map((warning) => `  ${warning.message}\n    seen by ${warning.ids.join(", ")}`),
       ""
     ]),
-    `${summary.generatedChecks} generated checks, seed ${report.seed} (--seed ${report.seed} reproduces them), ${(report.durationMs / 1000).toFixed(1)} s`,
+    `${summary.generatedChecks} generated checks, seed ${report.seed} (--seed ${report.seed} reproduces them), ${
+      (report.durationMs / 1000).toFixed(1)
+    } s`,
     verdict,
     `conformance: ${summary.passed} passed, ${summary.failed + summary.errors} failed, ${summary.notRun} skipped`,
     ""

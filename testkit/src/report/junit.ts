@@ -5,7 +5,10 @@ import type { ConformanceReport, ScenarioResult } from "./types.ts"
 /** Escapes markup and drops what XML 1.0 cannot carry (control characters, lone surrogates). */
 const xml = (text: string): string =>
   text
-    .replace(/[^\t\n\r\x20-\ud7ff\ue000-\ufffd]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd")
+    .replace(
+      /[^\t\n\r\x20-\ud7ff\ue000-\ufffd]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+      "\ufffd"
+    )
     .replaceAll("&", "&amp;")
     .replaceAll("<", "&lt;")
     .replaceAll(">", "&gt;")
@@ -19,10 +22,16 @@ const area = (id: string) => id.replace(/-\d+$/, "").toLowerCase()
 
 /** Warnings (compatible additions) of a testcase, as its standard output. */
 const systemOut = (result: ScenarioResult): string =>
-  result.warnings.length === 0 ? "" : `\n      <system-out>${xml(result.warnings.map((warning) => `warning: ${warning.message}`).join("\n"))}</system-out>`
+  result.warnings.length === 0
+    ? ""
+    : `\n      <system-out>${
+      xml(result.warnings.map((warning) => `warning: ${warning.message}`).join("\n"))
+    }</system-out>`
 
 const testcase = (result: ScenarioResult): string => {
-  const open = `    <testcase classname="integrations-conformance.${xml(area(result.id))}" name="${xml(`${result.id} ${result.title}`)}" time="${seconds(result.durationMs)}"`
+  const open = `    <testcase classname="integrations-conformance.${xml(area(result.id))}" name="${
+    xml(`${result.id} ${result.title}`)
+  }" time="${seconds(result.durationMs)}"`
   const out = systemOut(result)
   switch (result.status) {
     case "passed":
@@ -34,14 +43,19 @@ const testcase = (result: ScenarioResult): string => {
       const element = result.status === "failed" ? "failure" : "error"
       const type = result.status === "failed" ? "ConformanceFailure" : "KitError"
       const message = result.failure?.message ?? result.status
-      return `${open}>\n      <${element} message="${xml(message)}" type="${type}">${xml(describeFailure(result))}</${element}>${out}\n    </testcase>`
+      return `${open}>\n      <${element} message="${xml(message)}" type="${type}">${
+        xml(describeFailure(result))
+      }</${element}>${out}\n    </testcase>`
     }
   }
 }
 
 export const toJUnit = (report: ConformanceReport): string => {
   const { summary } = report
-  const counts = `tests="${summary.selected}" failures="${summary.failed}" errors="${summary.errors}" skipped="${summary.notRun}" time="${seconds(report.durationMs)}"`
+  const counts =
+    `tests="${summary.selected}" failures="${summary.failed}" errors="${summary.errors}" skipped="${summary.notRun}" time="${
+      seconds(report.durationMs)
+    }"`
   const properties = [
     ["baseUrl", report.target.baseUrl],
     ["mode", `${report.target.mode} (${report.target.modeSource})`],
@@ -57,7 +71,9 @@ export const toJUnit = (report: ConformanceReport): string => {
   return [
     `<?xml version="1.0" encoding="UTF-8"?>`,
     `<testsuites name="integrations-conformance" ${counts}>`,
-    `  <testsuite name="${xml(`Integrations API conformance (${report.target.mode}, ${report.target.baseUrl})`)}" ${counts} timestamp="${xml(report.startedAt)}">`,
+    `  <testsuite name="${
+      xml(`Integrations API conformance (${report.target.mode}, ${report.target.baseUrl})`)
+    }" ${counts} timestamp="${xml(report.startedAt)}">`,
     `    <properties>`,
     ...properties,
     `    </properties>`,

@@ -12,7 +12,9 @@ const detailLine = ([key, value]: readonly [string, unknown]): string =>
 const reproduceLines = (failure: FailureReport): ReadonlyArray<string> => {
   const script = failure.reproduce ?? failure.curl
   if (script === undefined) return []
-  const keys = `${KEY_VARIABLES.primary}${script.includes(KEY_VARIABLES.second) ? ` and ${KEY_VARIABLES.second}` : ""} set`
+  const keys = `${KEY_VARIABLES.primary}${
+    script.includes(KEY_VARIABLES.second) ? ` and ${KEY_VARIABLES.second}` : ""
+  } set`
   const header = failure.reproduce === undefined
     ? `reproduce (with ${keys}):`
     : `reproduce, with the setup requests it depends on (bash with ${keys}; node reads the ids):`
@@ -24,7 +26,9 @@ const failureBody = (result: ScenarioResult, failure: FailureReport): ReadonlyAr
   ...(failure.message === result.rule ? [] : [`rule:     ${result.rule}`]),
   `expected: ${failure.expected}`,
   `actual:   ${failure.actual}`,
-  ...(failure.details === undefined ? [] : ["details:", indent(Object.entries(failure.details).map(detailLine).join("\n"), "  ")]),
+  ...(failure.details === undefined
+    ? []
+    : ["details:", indent(Object.entries(failure.details).map(detailLine).join("\n"), "  ")]),
   ...reproduceLines(failure)
 ]
 
@@ -52,7 +56,9 @@ export const describeFailureGroup = (results: ReadonlyArray<ScenarioResult>): st
 }
 
 /** Failed and errored results grouped by root cause, in the order the causes first appear. */
-export const groupByRootCause = (results: ReadonlyArray<ScenarioResult>): ReadonlyArray<ReadonlyArray<ScenarioResult>> => {
+export const groupByRootCause = (
+  results: ReadonlyArray<ScenarioResult>
+): ReadonlyArray<ReadonlyArray<ScenarioResult>> => {
   const groups = new Map<string, Array<ScenarioResult>>()
   for (const result of results) {
     if (result.failure === undefined) continue
@@ -64,7 +70,9 @@ export const groupByRootCause = (results: ReadonlyArray<ScenarioResult>): Readon
 }
 
 /** Each warning once, with the scenarios that saw it. */
-export const warningsOf = (results: ReadonlyArray<ScenarioResult>): ReadonlyArray<{ readonly message: string; readonly ids: ReadonlyArray<string> }> => {
+export const warningsOf = (
+  results: ReadonlyArray<ScenarioResult>
+): ReadonlyArray<{ readonly message: string; readonly ids: ReadonlyArray<string> }> => {
   const seen = new Map<string, Array<string>>()
   for (const result of results) {
     for (const warning of result.warnings) {

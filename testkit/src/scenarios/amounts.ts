@@ -45,11 +45,15 @@ export const checkAmounts = (
     ]
     for (const [name, text] of tokenAmounts) {
       if (text === undefined) continue
-      yield* check(fractionDigits(text) === decimals, "token amounts are whole-token strings with the token's decimals", {
-        expected: `${name} with ${decimals} fraction digits (like ${shown.deposit ?? shown.totalPaid})`,
-        actual: text,
-        exchange
-      })
+      yield* check(
+        fractionDigits(text) === decimals,
+        "token amounts are whole-token strings with the token's decimals",
+        {
+          expected: `${name} with ${decimals} fraction digits (like ${shown.deposit ?? shown.totalPaid})`,
+          actual: text,
+          exchange
+        }
+      )
     }
     const D = decimal(shown.destinationCop)
     const S = decimal(shown.sellRateUsdCop)
@@ -59,7 +63,9 @@ export const checkAmounts = (
     const minimal = minimalDeposit(D, S, decimals)
     const depositRule = mode === "mock" ? compare(X, minimal) === 0 : compare(X, minimal) >= 0
     yield* check(depositRule, `the provider deposit X = D / (0.995 × S) rounded up (${MONEY_RULE})`, {
-      expected: `X ${mode === "mock" ? "=" : "≥"} ${show(minimal)} for D ${shown.destinationCop} at S ${shown.sellRateUsdCop}`,
+      expected: `X ${mode === "mock" ? "=" : "≥"} ${
+        show(minimal)
+      } for D ${shown.destinationCop} at S ${shown.sellRateUsdCop}`,
       actual: `X = ${show(X)}`,
       exchange
     })
@@ -83,10 +89,14 @@ export const checkAmounts = (
       exchange
     })
     const fx = decimal(feeText("bridge_fx"))
-    yield* check(compare(fx, subtract(X, expected.providerFee)) <= 0, "the bridge_fx leg is a share of what the provider converts", {
-      expected: `0 ≤ bridge_fx ≤ X − bridge = ${show(subtract(X, expected.providerFee))}`,
-      actual: feeText("bridge_fx"),
-      exchange
-    })
+    yield* check(
+      compare(fx, subtract(X, expected.providerFee)) <= 0,
+      "the bridge_fx leg is a share of what the provider converts",
+      {
+        expected: `0 ≤ bridge_fx ≤ X − bridge = ${show(subtract(X, expected.providerFee))}`,
+        actual: feeText("bridge_fx"),
+        exchange
+      }
+    )
     return expected
   })

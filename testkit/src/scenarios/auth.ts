@@ -20,7 +20,8 @@ const unauthorizedQuote = (kit: Kit, auth: Auth, rule: string) =>
   Effect.flatMap(kit.call("quote", { auth }), (reply) => rejected(reply, 401, "none", rule))
 
 /** A live deployment has no test helpers: every request there is 404, a missing key included (DESIGN §3). */
-const absentInLive = (kit: Kit, path: string) => kit.mode === "live" && path.startsWith("/api/integrations/test-helpers/")
+const absentInLive = (kit: Kit, path: string) =>
+  kit.mode === "live" && path.startsWith("/api/integrations/test-helpers/")
 
 export const authScenarios = [
   scenario({
@@ -46,7 +47,12 @@ export const authScenarios = [
             }),
             (reply) =>
               absentInLive(kit, spec.path)
-                ? rejected(reply, 404, "none", `${spec.method} ${spec.path} must be 404 in live mode, without a key too`)
+                ? rejected(
+                  reply,
+                  404,
+                  "none",
+                  `${spec.method} ${spec.path} must be 404 in live mode, without a key too`
+                )
                 : rejected(reply, 401, "none", `${spec.method} ${spec.path} without a key must be 401`)
           ),
         { discard: true }
@@ -57,14 +63,16 @@ export const authScenarios = [
     title: "a scheme other than Bearer is 401",
     rule: "seed §5 (Authorization: Bearer <API_KEY>)",
     tags: ["auth", "read-only"],
-    run: (kit) => unauthorizedQuote(kit, { authorization: "Basic Y29uZm9ybWFuY2U6a2l0" }, "only the Bearer scheme authenticates")
+    run: (kit) =>
+      unauthorizedQuote(kit, { authorization: "Basic Y29uZm9ybWFuY2U6a2l0" }, "only the Bearer scheme authenticates")
   }),
   scenario({
     id: "AUTH-003",
     title: "a malformed key is 401",
     rule: "seed §5, DESIGN §3 Authentication",
     tags: ["auth", "read-only"],
-    run: (kit) => unauthorizedQuote(kit, { authorization: `Bearer not-a-key-${uniqueSuffix()}` }, "a malformed key is 401")
+    run: (kit) =>
+      unauthorizedQuote(kit, { authorization: `Bearer not-a-key-${uniqueSuffix()}` }, "a malformed key is 401")
   }),
   scenario({
     id: "AUTH-004",
@@ -108,12 +116,16 @@ export const authScenarios = [
     rule: "DESIGN §3 Authentication (unauthenticated routes)",
     tags: ["auth", "health", "read-only"],
     run: (kit) =>
-      Effect.forEach(["/healthz", "/readyz", "/openapi.json", "/docs"], (path) =>
-        Effect.flatMap(kit.send({ method: "GET", path, auth: "none" }), (exchange) =>
-          check(exchange.response.status === 200, `${path} is public`, {
-            expected: `GET ${path} without a key: 200`,
-            actual: `${exchange.response.status} ${exchange.response.body.slice(0, 200)}`,
-            exchange
-          })), { discard: true })
+      Effect.forEach(
+        ["/healthz", "/readyz", "/openapi.json", "/docs"],
+        (path) =>
+          Effect.flatMap(kit.send({ method: "GET", path, auth: "none" }), (exchange) =>
+            check(exchange.response.status === 200, `${path} is public`, {
+              expected: `GET ${path} without a key: 200`,
+              actual: `${exchange.response.status} ${exchange.response.body.slice(0, 200)}`,
+              exchange
+            })),
+        { discard: true }
+      )
   })
 ]

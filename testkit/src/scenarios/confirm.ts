@@ -11,8 +11,10 @@ const confirm = (kit: Kit, payoutId: string, body: unknown, headers: Record<stri
   kit.call("confirmPayout", { path: { payoutId }, json: body, headers })
 
 const get = (kit: Kit, payoutId: string) =>
-  Effect.flatMap(kit.call("getPayout", { path: { payoutId } }), (reply) =>
-    Effect.map(ok(reply, "200 with the payout"), (payout) => ({ payout, exchange: reply.exchange })))
+  Effect.flatMap(
+    kit.call("getPayout", { path: { payoutId } }),
+    (reply) => Effect.map(ok(reply, "200 with the payout"), (payout) => ({ payout, exchange: reply.exchange }))
+  )
 
 const CONFIRMED = new Set(["deposit_confirmed", "processing", "completed"])
 
@@ -21,7 +23,8 @@ const otherCase = (hash: string): string => `0x${hash.slice(2).toUpperCase()}`
 
 const sameHash = (a: string | null, b: string): boolean => a !== null && a.toLowerCase() === b.toLowerCase()
 
-const REUSE_RULE = "a txHash confirms one payout only: a second payout with it is 409 tx_hash_reused (seed §4.4a rule 1)"
+const REUSE_RULE =
+  "a txHash confirms one payout only: a second payout with it is 409 tx_hash_reused (seed §4.4a rule 1)"
 
 const checkUnclaimed = (payout: Payout, exchange: Answered, rule: string) =>
   check(payout.status === "awaiting_deposit" && payout.txHash === null, rule, {
@@ -61,11 +64,15 @@ export const confirmScenarios = [
         const txHash = randomTxHash()
         const reply = yield* confirm(kit, payout.payoutId, { txHash })
         const confirmed = yield* ok(reply, "200 with the updated payout")
-        yield* check(CONFIRMED.has(confirmed.status) && confirmed.receipt.status === confirmed.status, "a confirmed payout has moved on from awaiting_deposit", {
-          expected: "status deposit_confirmed (or later), the same on the receipt",
-          actual: show({ status: confirmed.status, receiptStatus: confirmed.receipt.status }),
-          exchange: reply.exchange
-        })
+        yield* check(
+          CONFIRMED.has(confirmed.status) && confirmed.receipt.status === confirmed.status,
+          "a confirmed payout has moved on from awaiting_deposit",
+          {
+            expected: "status deposit_confirmed (or later), the same on the receipt",
+            actual: show({ status: confirmed.status, receiptStatus: confirmed.receipt.status }),
+            exchange: reply.exchange
+          }
+        )
         yield* check(sameHash(confirmed.txHash, txHash), "the payout records its txHash", {
           expected: txHash,
           actual: show(confirmed.txHash),
@@ -75,11 +82,15 @@ export const confirmScenarios = [
         const legsAfterConfirm = confirmed.fees.every((leg) =>
           leg.code === "copby" ? leg.status === "pending" : leg.status === "pending" || leg.status === "verified"
         )
-        yield* check(legsAfterConfirm, "after confirmation provider legs are pending until settled, copby pending without a feeTxHash (DESIGN §3 Payout)", {
-          expected: "bridge_fx and bridge pending (or verified), copby pending",
-          actual: confirmed.fees.map((leg) => `${leg.code}:${leg.status}`).join(", "),
-          exchange: reply.exchange
-        })
+        yield* check(
+          legsAfterConfirm,
+          "after confirmation provider legs are pending until settled, copby pending without a feeTxHash (DESIGN §3 Payout)",
+          {
+            expected: "bridge_fx and bridge pending (or verified), copby pending",
+            actual: confirmed.fees.map((leg) => `${leg.code}:${leg.status}`).join(", "),
+            exchange: reply.exchange
+          }
+        )
       })
   }),
   scenario({
@@ -93,12 +104,19 @@ export const confirmScenarios = [
         const { confirmed: first, payout, txHash } = yield* confirmedPayout(kit)
         for (const again of [txHash, otherCase(txHash)]) {
           const reply = yield* confirm(kit, payout.payoutId, { txHash: again })
-          const repeated = yield* ok(reply, "200: a repeated confirmation is idempotent (hashes compare case-insensitively)")
-          yield* check(repeated.payoutId === first.payoutId && sameHash(repeated.txHash, txHash) && CONFIRMED.has(repeated.status), "a repeated confirmation changes nothing", {
-            expected: show({ payoutId: first.payoutId, txHash: first.txHash, status: `${first.status} or later` }),
-            actual: show({ payoutId: repeated.payoutId, txHash: repeated.txHash, status: repeated.status }),
-            exchange: reply.exchange
-          })
+          const repeated = yield* ok(
+            reply,
+            "200: a repeated confirmation is idempotent (hashes compare case-insensitively)"
+          )
+          yield* check(
+            repeated.payoutId === first.payoutId && sameHash(repeated.txHash, txHash) && CONFIRMED.has(repeated.status),
+            "a repeated confirmation changes nothing",
+            {
+              expected: show({ payoutId: first.payoutId, txHash: first.txHash, status: `${first.status} or later` }),
+              actual: show({ payoutId: repeated.payoutId, txHash: repeated.txHash, status: repeated.status }),
+              exchange: reply.exchange
+            }
+          )
         }
       })
   }),
@@ -127,7 +145,12 @@ export const confirmScenarios = [
       Effect.gen(function*() {
         const hash = randomTxHash()
         const { second } = yield* oneConfirmedOneNot(kit, hash)
-        yield* rejected(yield* confirm(kit, second.payoutId, { txHash: otherCase(hash) }), 409, "tx_hash_reused", "hashes compare case-insensitively")
+        yield* rejected(
+          yield* confirm(kit, second.payoutId, { txHash: otherCase(hash) }),
+          409,
+          "tx_hash_reused",
+          "hashes compare case-insensitively"
+        )
       })
   }),
   scenario({
@@ -173,7 +196,12 @@ export const confirmScenarios = [
     run: (kit) =>
       Effect.gen(function*() {
         const { payout, txHash } = yield* confirmedPayout(kit)
-        yield* rejected(yield* confirm(kit, payout.payoutId, { txHash: randomTxHash() }), 409, undefined, "a payout is confirmed once")
+        yield* rejected(
+          yield* confirm(kit, payout.payoutId, { txHash: randomTxHash() }),
+          409,
+          undefined,
+          "a payout is confirmed once"
+        )
         const after = yield* get(kit, payout.payoutId)
         yield* check(sameHash(after.payout.txHash, txHash), "the first txHash stays", {
           expected: txHash,
@@ -188,8 +216,10 @@ export const confirmScenarios = [
     rule: "DESIGN §3 (404 for a payout that is not this integration's)",
     tags: ["confirm", "errors", "read-only"],
     run: (kit) =>
-      Effect.flatMap(confirm(kit, `po_conformance_${uniqueSuffix()}`, { txHash: randomTxHash() }), (reply) =>
-        rejected(reply, 404, "none", "an unknown payoutId is 404"))
+      Effect.flatMap(
+        confirm(kit, `po_conformance_${uniqueSuffix()}`, { txHash: randomTxHash() }),
+        (reply) => rejected(reply, 404, "none", "an unknown payoutId is 404")
+      )
   }),
   scenario({
     id: "PAYOUT-CONFIRM-009",
@@ -210,7 +240,12 @@ export const confirmScenarios = [
         })
         const copby = confirmed.fees.find((leg) => leg.code === "copby")
         yield* checkEqual("the copby leg is verified", copby?.status, "verified", reply.exchange)
-        yield* checkEqual("fees and receipt.feesItemized stay the same legs", confirmed.receipt.feesItemized, confirmed.fees, reply.exchange)
+        yield* checkEqual(
+          "fees and receipt.feesItemized stay the same legs",
+          confirmed.receipt.feesItemized,
+          confirmed.fees,
+          reply.exchange
+        )
       })
   }),
   scenario({

@@ -14,7 +14,9 @@ const openApiPath = (path: string): string => path.replace(/:([A-Za-z0-9_]+)/g, 
 
 const describeError = (error: unknown): string =>
   error !== null && typeof error === "object" && "_tag" in error
-    ? `${String(error._tag)}: ${"message" in error ? String(error.message) : "error" in error ? String(error.error) : show(error)}`
+    ? `${String(error._tag)}: ${
+      "message" in error ? String(error.message) : "error" in error ? String(error.error) : show(error)
+    }`
     : String(error)
 
 export const contractScenarios = [
@@ -27,11 +29,15 @@ export const contractScenarios = [
       Effect.gen(function*() {
         const exchange = yield* kit.send({ method: "GET", path: "/openapi.json", auth: "none" })
         const document = (exchange.response.isJson ? exchange.response.json : {}) as OpenApiShape
-        yield* check(document.info?.version === INTERFACE_VERSION, "the served OpenAPI document carries the interface version", {
-          expected: `info.version ${INTERFACE_VERSION}`,
-          actual: show(document.info?.version),
-          exchange
-        })
+        yield* check(
+          document.info?.version === INTERFACE_VERSION,
+          "the served OpenAPI document carries the interface version",
+          {
+            expected: `info.version ${INTERFACE_VERSION}`,
+            actual: show(document.info?.version),
+            exchange
+          }
+        )
         const missing = [...endpoints.values()]
           .filter((spec) => document.paths?.[openApiPath(spec.path)]?.[spec.method.toLowerCase()] === undefined)
           .map((spec) => `${spec.method} ${spec.path}`)
@@ -44,7 +50,8 @@ export const contractScenarios = [
   }),
   scenario({
     id: "CONTRACT-002",
-    title: "the typed client derived from the contract reads the deployment and decodes its errors into the contract's classes",
+    title:
+      "the typed client derived from the contract reads the deployment and decodes its errors into the contract's classes",
     rule: "DESIGN §1 (the testkit derives its client from the contract: HttpApiClient.make)",
     tags: ["contract", "read-only"],
     run: (kit) =>
@@ -57,15 +64,24 @@ export const contractScenarios = [
               actual: describeError(error)
             }))
         const health = yield* attempt("healthz", client.healthz())
-        yield* check(health.mode === kit.mode, "healthz through the typed client", { expected: kit.mode, actual: health.mode })
+        yield* check(health.mode === kit.mode, "healthz through the typed client", {
+          expected: kit.mode,
+          actual: health.mode
+        })
         yield* attempt("a quote", client.breb.quote({ urlParams: { destinationCop: "100000" }, headers: {} }))
         yield* attempt("a page of payouts", client.breb.listPayouts({ urlParams: { limit: 5 } }))
         if (kit.mode !== "mock") return
-        const closed = yield* Effect.either(client.breb.quote({ urlParams: {}, headers: { "x-mock-scenario": "market_closed" } }))
-        yield* check(closed._tag === "Left" && closed.left._tag === "MercadoCerrado", "a 409 mercado_cerrado decodes as the contract's MercadoCerrado error", {
-          expected: "the typed client to fail with MercadoCerrado",
-          actual: closed._tag === "Left" ? describeError(closed.left) : `a quote: ${show(closed.right)}`
-        })
+        const closed = yield* Effect.either(
+          client.breb.quote({ urlParams: {}, headers: { "x-mock-scenario": "market_closed" } })
+        )
+        yield* check(
+          closed._tag === "Left" && closed.left._tag === "MercadoCerrado",
+          "a 409 mercado_cerrado decodes as the contract's MercadoCerrado error",
+          {
+            expected: "the typed client to fail with MercadoCerrado",
+            actual: closed._tag === "Left" ? describeError(closed.left) : `a quote: ${show(closed.right)}`
+          }
+        )
       })
   })
 ]

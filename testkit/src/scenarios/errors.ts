@@ -39,15 +39,19 @@ export const errorScenarios = [
     rule: "DESIGN §3 Errors (every non-2xx body is ErrorBody, including 404)",
     tags: ["errors", "read-only"],
     run: (kit) =>
-      Effect.forEach([
-        { method: "GET", path: "/api/integrations/does-not-exist", auth: "primary" },
-        { method: "GET", path: "/does-not-exist", auth: "none" },
-        { method: "POST", path: "/api/integrations/breb/does-not-exist", auth: "primary" }
-      ] as const, (request) =>
-        Effect.flatMap(
-          kit.send({ ...request, ...(request.method === "POST" ? { json: {} } : {}) }),
-          (exchange) => errorBodyWithout(exchange, [404], `${request.method} ${request.path} is not a route`)
-        ), { discard: true })
+      Effect.forEach(
+        [
+          { method: "GET", path: "/api/integrations/does-not-exist", auth: "primary" },
+          { method: "GET", path: "/does-not-exist", auth: "none" },
+          { method: "POST", path: "/api/integrations/breb/does-not-exist", auth: "primary" }
+        ] as const,
+        (request) =>
+          Effect.flatMap(
+            kit.send({ ...request, ...(request.method === "POST" ? { json: {} } : {}) }),
+            (exchange) => errorBodyWithout(exchange, [404], `${request.method} ${request.path} is not a route`)
+          ),
+        { discard: true }
+      )
   }),
   scenario({
     id: "ERR-002",
@@ -103,7 +107,8 @@ export const errorScenarios = [
             json: { ...payoutRequest(freshAddress()), accountOwnerName: "a".repeat(70_000) },
             chunked
           }),
-          (exchange) => errorBodyWithout(exchange, [413], `a body over 64 KiB${chunked ? ", sent chunked," : ""} is 413`)
+          (exchange) =>
+            errorBodyWithout(exchange, [413], `a body over 64 KiB${chunked ? ", sent chunked," : ""} is 413`)
         ), { discard: true })
   }),
   scenario({
@@ -129,21 +134,27 @@ export const errorScenarios = [
     rule: "DESIGN §3 Errors (400 {error} whose text names the field and the rule)",
     tags: ["errors", "validation", "read-only"],
     run: (kit) =>
-      Effect.forEach([
-        ["destinationCop", "12,5"],
-        ["userAddress", "0xnothex"],
-        ["breBKey", "not a key"],
-        ["accountOwnerName", " "]
-      ] as const, ([field, value]) =>
-        Effect.gen(function*() {
-          const reply = yield* kit.call("createPayout", { json: { ...payoutRequest(freshAddress()), [field]: value } })
-          const error = yield* rejected(reply, 400, "none", `an invalid ${field} is 400`)
-          yield* checkNamesField(`the 400 for an invalid ${field} names it`, error, field, reply.exchange)
-          yield* check(error.error.length > field.length + 2, "the 400 also says what rule was broken", {
-            expected: "a message with the rule, not just the field name",
-            actual: error.error,
-            exchange: reply.exchange
-          })
-        }), { discard: true })
+      Effect.forEach(
+        [
+          ["destinationCop", "12,5"],
+          ["userAddress", "0xnothex"],
+          ["breBKey", "not a key"],
+          ["accountOwnerName", " "]
+        ] as const,
+        ([field, value]) =>
+          Effect.gen(function*() {
+            const reply = yield* kit.call("createPayout", {
+              json: { ...payoutRequest(freshAddress()), [field]: value }
+            })
+            const error = yield* rejected(reply, 400, "none", `an invalid ${field} is 400`)
+            yield* checkNamesField(`the 400 for an invalid ${field} names it`, error, field, reply.exchange)
+            yield* check(error.error.length > field.length + 2, "the 400 also says what rule was broken", {
+              expected: "a message with the rule, not just the field name",
+              actual: error.error,
+              exchange: reply.exchange
+            })
+          }),
+        { discard: true }
+      )
   })
 ]

@@ -14,9 +14,12 @@ import type { Channel, ReceivedDelivery } from "../receiver.ts"
 import { type Kit, scenario } from "../scenario.ts"
 import { signatureProblem } from "../webhookSignature.ts"
 
-const ENDPOINT_RULE = "DESIGN §3 Events to partners (webhook endpoints; the secret is shown only at creation and rotation)"
-const DELIVERY_RULE = "DESIGN §3 Events to partners (Standard Webhooks headers and signature; body { id, type, createdAt, data: { object } })"
-const ORDER_RULE = "issue #9: at least once, ordered per resource; a receiver sees payout.completed after payout.processing"
+const ENDPOINT_RULE =
+  "DESIGN §3 Events to partners (webhook endpoints; the secret is shown only at creation and rotation)"
+const DELIVERY_RULE =
+  "DESIGN §3 Events to partners (Standard Webhooks headers and signature; body { id, type, createdAt, data: { object } })"
+const ORDER_RULE =
+  "issue #9: at least once, ordered per resource; a receiver sees payout.completed after payout.processing"
 const HELPER_RULE = "DESIGN §3 Test helpers (forward moves only, through the provider's state machine and event path)"
 
 const receiverOf = (kit: Kit) =>
@@ -32,7 +35,9 @@ const withEndpoint = <A>(
 ) =>
   Effect.gen(function*() {
     const channel = (yield* receiverOf(kit)).channel()
-    const reply = yield* kit.call("createWebhookEndpoint", { json: events === undefined ? { url: channel.url } : { url: channel.url, events } })
+    const reply = yield* kit.call("createWebhookEndpoint", {
+      json: events === undefined ? { url: channel.url } : { url: channel.url, events }
+    })
     const endpoint = yield* ok(reply, "201 with the new endpoint and its secret")
     return yield* use(endpoint, channel).pipe(
       Effect.ensuring(Effect.ignore(kit.call("deleteWebhookEndpoint", { path: { endpointId: endpoint.endpointId } })))
@@ -40,7 +45,13 @@ const withEndpoint = <A>(
   })
 
 /** The deliveries of `channel` that match, once `count` have arrived (bounded by the scenario's deadline). */
-const awaitDeliveries = (kit: Kit, channel: Channel, what: string, match: (delivery: ReceivedDelivery) => boolean, count = 1) =>
+const awaitDeliveries = (
+  kit: Kit,
+  channel: Channel,
+  what: string,
+  match: (delivery: ReceivedDelivery) => boolean,
+  count = 1
+) =>
   Effect.flatMap(Effect.promise(() => channel.await(match, count, kit.deadline - 500)), (found) =>
     found === undefined
       ? Effect.fail(failure(DELIVERY_RULE, {
@@ -50,7 +61,9 @@ const awaitDeliveries = (kit: Kit, channel: Channel, what: string, match: (deliv
       : Effect.succeed(found))
 
 const typeOf = (delivery: ReceivedDelivery): string =>
-  typeof delivery.json === "object" && delivery.json !== null && "type" in delivery.json ? String(delivery.json.type) : "?"
+  typeof delivery.json === "object" && delivery.json !== null && "type" in delivery.json
+    ? String(delivery.json.type)
+    : "?"
 
 const objectOf = (delivery: ReceivedDelivery): Record<string, unknown> => {
   const json = delivery.json as { data?: { object?: Record<string, unknown> } } | undefined
@@ -66,7 +79,10 @@ const ofPayout = (payoutId: string) => (delivery: ReceivedDelivery) => objectOf(
 const checkSigned = (kit: Kit, secret: string, delivery: ReceivedDelivery) =>
   Effect.gen(function*() {
     const problem = signatureProblem(secret, delivery)
-    yield* check(problem === undefined, DELIVERY_RULE, { expected: "a valid Standard Webhooks signature", actual: `${problem}; headers ${show(delivery)}` })
+    yield* check(problem === undefined, DELIVERY_RULE, {
+      expected: "a valid Standard Webhooks signature",
+      actual: `${problem}; headers ${show(delivery)}`
+    })
     const event = decodeResource(Event, delivery.json, kit.strict)
     yield* check(Either.isRight(event), DELIVERY_RULE, {
       expected: "the body to be an Event of the contract",
@@ -79,11 +95,20 @@ const checkSigned = (kit: Kit, secret: string, delivery: ReceivedDelivery) =>
   })
 
 const advance = (kit: Kit, payoutId: string, to: "processing" | "completed" | "failed" | "refunded") =>
-  Effect.flatMap(kit.call("advancePayout", { path: { payoutId }, json: { to } }), (reply) => ok(reply, `the test helper to move the payout to ${to}`))
+  Effect.flatMap(
+    kit.call("advancePayout", { path: { payoutId }, json: { to } }),
+    (reply) => ok(reply, `the test helper to move the payout to ${to}`)
+  )
 
 const newPayout = (kit: Kit) => Effect.flatMap(approvedUser(kit), (user) => createPayout(kit, payoutRequest(user)))
 
-const deliveredTypes = (kit: Kit, channel: Channel, payoutId: string, expected: ReadonlyArray<string>, secret: string) =>
+const deliveredTypes = (
+  kit: Kit,
+  channel: Channel,
+  payoutId: string,
+  expected: ReadonlyArray<string>,
+  secret: string
+) =>
   Effect.gen(function*() {
     const got = yield* awaitDeliveries(kit, channel, expected.join(", "), ofPayout(payoutId), expected.length)
     yield* checkEqual(ORDER_RULE, got.map(typeOf), expected)
@@ -127,7 +152,10 @@ export const eventScenarios = [
         const created = yield* ok(yield* kit.call("createWebhookEndpoint", { json: { url } }))
         yield* checkEqual("events default to every type", created.events, ["*"])
         yield* checkEqual("a new endpoint is enabled", [created.status, created.disabledReason], ["enabled", null])
-        yield* check(/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(created.secret), ENDPOINT_RULE, { expected: "secret whsec_<base64>", actual: created.secret })
+        yield* check(/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(created.secret), ENDPOINT_RULE, {
+          expected: "secret whsec_<base64>",
+          actual: created.secret
+        })
         const path = { endpointId: created.endpointId }
         // the strict decode of WebhookEndpoint refuses an extra `secret` property
         const got = yield* ok(yield* kit.call("getWebhookEndpoint", { path }))
@@ -167,7 +195,8 @@ export const eventScenarios = [
   }),
   scenario({
     id: "EVT-003",
-    title: "ping: 202 with the endpoint.ping event, delivered signed; webhook-id is its id and the body is the same event",
+    title:
+      "ping: 202 with the endpoint.ping event, delivered signed; webhook-id is its id and the body is the same event",
     rule: DELIVERY_RULE,
     tags: ["events"],
     requires: { receiver: true },
@@ -175,34 +204,52 @@ export const eventScenarios = [
       withEndpoint(kit, ["payout.completed"], (endpoint, channel) =>
         Effect.gen(function*() {
           const ping = yield* ok(yield* kit.call("pingWebhookEndpoint", { path: { endpointId: endpoint.endpointId } }))
-          yield* checkEqual("ping queues an endpoint.ping event (whatever the endpoint subscribes to)", ping.type, "endpoint.ping")
+          yield* checkEqual(
+            "ping queues an endpoint.ping event (whatever the endpoint subscribes to)",
+            ping.type,
+            "endpoint.ping"
+          )
           const [delivery] = yield* awaitDeliveries(kit, channel, "the ping", (d) => d.id === ping.id)
           const event = yield* checkSigned(kit, endpoint.secret, delivery!)
-          yield* check(sameJson(event, ping), DELIVERY_RULE, { expected: "the delivered event to equal the 202 body", actual: delivery!.body })
+          yield* check(sameJson(event, ping), DELIVERY_RULE, {
+            expected: "the delivered event to equal the 202 body",
+            actual: delivery!.body
+          })
           yield* checkEqual("a ping's object is the endpoint", objectOf(delivery!)["endpointId"], endpoint.endpointId)
         }))
   }),
   scenario({
     id: "EVT-004",
-    title: "rotate-secret: a new secret; for 24 h deliveries carry two signatures, and the old and new secret each verify",
+    title:
+      "rotate-secret: a new secret; for 24 h deliveries carry two signatures, and the old and new secret each verify",
     rule: "DESIGN §3 Events to partners (rotate-secret: the old secret also signs for 24 h)",
     tags: ["events"],
     requires: { receiver: true },
     run: (kit) =>
       withEndpoint(kit, undefined, (endpoint, channel) =>
         Effect.gen(function*() {
-          const rotated = yield* ok(yield* kit.call("rotateWebhookSecret", { path: { endpointId: endpoint.endpointId } }))
-          yield* check(rotated.secret !== endpoint.secret, "rotation gives a new secret", { expected: "a different secret", actual: "the same one" })
+          const rotated = yield* ok(
+            yield* kit.call("rotateWebhookSecret", { path: { endpointId: endpoint.endpointId } })
+          )
+          yield* check(rotated.secret !== endpoint.secret, "rotation gives a new secret", {
+            expected: "a different secret",
+            actual: "the same one"
+          })
           const ping = yield* ok(yield* kit.call("pingWebhookEndpoint", { path: { endpointId: endpoint.endpointId } }))
           const [delivery] = yield* awaitDeliveries(kit, channel, "the ping", (d) => d.id === ping.id)
           yield* checkSigned(kit, rotated.secret, delivery!)
           yield* checkSigned(kit, endpoint.secret, delivery!)
-          yield* checkEqual("two space-separated signatures during the overlap", delivery!.signature.split(" ").length, 2)
+          yield* checkEqual(
+            "two space-separated signatures during the overlap",
+            delivery!.signature.split(" ").length,
+            2
+          )
         }))
   }),
   scenario({
     id: "EVT-005",
-    title: "a payout moved to processing, then completed: created, deposit_confirmed, processing, completed arrive in order, signed",
+    title:
+      "a payout moved to processing, then completed: created, deposit_confirmed, processing, completed arrive in order, signed",
     rule: ORDER_RULE,
     tags: ["events", "test-helpers"],
     requires: payoutEvents,
@@ -215,10 +262,14 @@ export const eventScenarios = [
           "payout.completed"
         ])
         const current = yield* ok(yield* kit.call("getPayout", { path: { payoutId: payout.payoutId } }))
-        yield* check(sameJson(objectOf(delivered[3]!), current), "an event's object is the resource as the API returns it", {
-          expected: show(current),
-          actual: show(objectOf(delivered[3]!))
-        })
+        yield* check(
+          sameJson(objectOf(delivered[3]!), current),
+          "an event's object is the resource as the API returns it",
+          {
+            expected: show(current),
+            actual: show(objectOf(delivered[3]!))
+          }
+        )
       })
   }),
   scenario({
@@ -227,7 +278,10 @@ export const eventScenarios = [
     rule: HELPER_RULE,
     tags: ["events", "test-helpers"],
     requires: payoutEvents,
-    run: (kit) => Effect.asVoid(advancedPayoutDelivers(kit, ["failed", "refunded"], ["payout.created", "payout.failed", "payout.refunded"]))
+    run: (kit) =>
+      Effect.asVoid(
+        advancedPayoutDelivers(kit, ["failed", "refunded"], ["payout.created", "payout.failed", "payout.refunded"])
+      )
   }),
   scenario({
     id: "EVT-007",
@@ -241,9 +295,18 @@ export const eventScenarios = [
           const user = yield* approvedUser(kit)
           const customer = yield* ok(yield* kit.call("rejectKyc", { path: { userAddress: user } }))
           yield* checkEqual(HELPER_RULE, [customer.userAddress, customer.kycStatus], [user, "rejected"])
-          const [delivery] = yield* awaitDeliveries(kit, channel, "kyc.rejected", (d) => objectOf(d)["userAddress"] === user)
+          const [delivery] = yield* awaitDeliveries(
+            kit,
+            channel,
+            "kyc.rejected",
+            (d) => objectOf(d)["userAddress"] === user
+          )
           yield* checkSigned(kit, endpoint.secret, delivery!)
-          yield* checkEqual("kyc.rejected carries the customer", [typeOf(delivery!), objectOf(delivery!)["kycStatus"]], ["kyc.rejected", "rejected"])
+          yield* checkEqual(
+            "kyc.rejected carries the customer",
+            [typeOf(delivery!), objectOf(delivery!)["kycStatus"]],
+            ["kyc.rejected", "rejected"]
+          )
         }))
   }),
   scenario({
@@ -257,9 +320,19 @@ export const eventScenarios = [
         const payout = yield* newPayout(kit)
         yield* advance(kit, payout.payoutId, "completed")
         for (const to of ["processing", "failed"] as const) {
-          yield* rejected(yield* kit.call("advancePayout", { path: { payoutId: payout.payoutId }, json: { to } }), 409, "none", `completed → ${to} is not forward`)
+          yield* rejected(
+            yield* kit.call("advancePayout", { path: { payoutId: payout.payoutId }, json: { to } }),
+            409,
+            "none",
+            `completed → ${to} is not forward`
+          )
         }
-        yield* rejected(yield* kit.call("advancePayout", { path: { payoutId: "po_conformance_unknown" }, json: { to: "completed" } }), 404, "none", "an unknown payout is 404")
+        yield* rejected(
+          yield* kit.call("advancePayout", { path: { payoutId: "po_conformance_unknown" }, json: { to: "completed" } }),
+          404,
+          "none",
+          "an unknown payout is 404"
+        )
       })
   }),
   scenario({
@@ -274,7 +347,10 @@ export const eventScenarios = [
           const ping = yield* ok(yield* kit.call("pingWebhookEndpoint", { path: { endpointId: endpoint.endpointId } }))
           const [first] = yield* awaitDeliveries(kit, channel, "the ping", (d) => d.id === ping.id)
           const redelivery = yield* ok(yield* kit.call("redeliverEvent", { path: { eventId: ping.id } }))
-          yield* checkEqual("redeliver names the endpoints it will send to", redelivery, { eventId: ping.id, endpointIds: [endpoint.endpointId] })
+          yield* checkEqual("redeliver names the endpoints it will send to", redelivery, {
+            eventId: ping.id,
+            endpointIds: [endpoint.endpointId]
+          })
           const both = yield* awaitDeliveries(kit, channel, "the ping twice", (d) => d.id === ping.id, 2)
           yield* checkEqual("a redelivery is the same bytes", both[1]!.body, first!.body)
           yield* checkSigned(kit, endpoint.secret, both[1]!)
@@ -294,24 +370,46 @@ export const eventScenarios = [
           // the attempt is recorded once the receiver's answer is back: poll the event (bounded) until it is
           const recorded = yield* pollUntil<EventWithAttempts>(
             kit,
-            { rule: DELIVERY_RULE, expected: "GET events/{id} to list the succeeded attempt", describe: (event) => show(event.attempts) },
+            {
+              rule: DELIVERY_RULE,
+              expected: "GET events/{id} to list the succeeded attempt",
+              describe: (event) => show(event.attempts)
+            },
             Effect.flatMap(kit.call("getEvent", { path: { eventId: ping.id } }), (reply) => ok(reply)),
             (event) => event.attempts.some((a) => a.outcome === "succeeded" && a.endpointId === endpoint.endpointId)
           )
-          yield* checkEqual("the event with its attempts is the event as delivered", sameJson({ ...recorded, attempts: undefined }, { ...(delivery!.json as object), attempts: undefined }), true)
+          yield* checkEqual(
+            "the event with its attempts is the event as delivered",
+            sameJson({ ...recorded, attempts: undefined }, { ...(delivery!.json as object), attempts: undefined }),
+            true
+          )
           const typed = yield* ok(yield* kit.call("listEvents", { query: { type: "endpoint.ping", limit: "2" } }))
           yield* check(typed.items.every((event) => event.type === "endpoint.ping"), "type filters the list", {
             expected: "only endpoint.ping events",
             actual: show(typed.items.map((event) => event.type))
           })
-          const since = yield* ok(yield* kit.call("listEvents", { query: { createdFrom: ping.createdAt, type: "endpoint.ping" } }))
-          yield* check(since.items.some((event) => event.id === ping.id && sameJson(event, delivery!.json)), "the list holds the event as delivered", {
-            expected: `${ping.id} as delivered`,
-            actual: show(since.items.map((event) => event.id))
-          })
+          const since = yield* ok(
+            yield* kit.call("listEvents", { query: { createdFrom: ping.createdAt, type: "endpoint.ping" } })
+          )
+          yield* check(
+            since.items.some((event) => event.id === ping.id && sameJson(event, delivery!.json)),
+            "the list holds the event as delivered",
+            {
+              expected: `${ping.id} as delivered`,
+              actual: show(since.items.map((event) => event.id))
+            }
+          )
           const times = since.items.map((event) => event.createdAt)
-          yield* check(times.every((time, i) => i === 0 || times[i - 1]! <= time), "events are listed oldest first", { expected: "ascending createdAt", actual: show(times) })
-          yield* rejected(yield* kit.call("getEvent", { path: { eventId: "evt_conformance_unknown" } }), 404, "none", "an unknown event is 404")
+          yield* check(times.every((time, i) => i === 0 || times[i - 1]! <= time), "events are listed oldest first", {
+            expected: "ascending createdAt",
+            actual: show(times)
+          })
+          yield* rejected(
+            yield* kit.call("getEvent", { path: { eventId: "evt_conformance_unknown" } }),
+            404,
+            "none",
+            "an unknown event is 404"
+          )
         }))
   })
 ]

@@ -3,15 +3,27 @@ import { Effect } from "effect"
 import { ok, type Reply, rejected } from "../api.ts"
 import { check, checkEqual, checkNamesField, sameJson } from "../check.ts"
 import { show } from "../failure.ts"
-import { approvedUser, approveUnder, freshAddress, idempotencyKey, payoutRequest, type PayoutRequest } from "../fixtures.ts"
+import {
+  approvedUser,
+  approveUnder,
+  freshAddress,
+  idempotencyKey,
+  payoutRequest,
+  type PayoutRequest
+} from "../fixtures.ts"
 import type { Auth } from "../http.ts"
 import { type Kit, scenario } from "../scenario.ts"
 import { listAll } from "./list.ts"
 
-const createWithKey = (kit: Kit, request: PayoutRequest | Record<string, unknown>, key: string, auth: Auth = "primary") =>
-  kit.call("createPayout", { json: request, headers: { "Idempotency-Key": key }, auth })
+const createWithKey = (
+  kit: Kit,
+  request: PayoutRequest | Record<string, unknown>,
+  key: string,
+  auth: Auth = "primary"
+) => kit.call("createPayout", { json: request, headers: { "Idempotency-Key": key }, auth })
 
-const REPLAY_RULE = "the same Idempotency-Key with the same body replays the same payout (seed §4.4; DESIGN §3 Cross-cutting)"
+const REPLAY_RULE =
+  "the same Idempotency-Key with the same body replays the same payout (seed §4.4; DESIGN §3 Cross-cutting)"
 
 const PARALLEL_RETRIES = 6
 
@@ -27,7 +39,8 @@ const createdUnderKey = (kit: Kit) =>
 export const idempotencyScenarios = [
   scenario({
     id: "IDEM-001",
-    title: "a retry with the same Idempotency-Key and body replays the stored 201 and payout, marked Idempotent-Replayed",
+    title:
+      "a retry with the same Idempotency-Key and body replays the stored 201 and payout, marked Idempotent-Replayed",
     rule: REPLAY_RULE,
     tags: ["idempotency", "payout"],
     requires: { mock: true, moneyMoving: true },
@@ -59,7 +72,12 @@ export const idempotencyScenarios = [
       Effect.gen(function*() {
         const { first, key, request } = yield* createdUnderKey(kit)
         for (const changed of [{ ...request, destinationCop: "200000" }, payoutRequest(freshAddress())]) {
-          yield* rejected(yield* createWithKey(kit, changed, key), 422, "none", "a changed body under a used key is 422")
+          yield* rejected(
+            yield* createWithKey(kit, changed, key),
+            422,
+            "none",
+            "a changed body under a used key is 422"
+          )
         }
         const reply = yield* kit.call("getPayout", { path: { payoutId: first.payoutId } })
         const stored = yield* ok(reply, "the first payout")
@@ -81,9 +99,12 @@ export const idempotencyScenarios = [
           { concurrency: "unbounded" }
         )
         const created = replies.flatMap((reply) => (reply._tag === "Success" ? [reply.value.payoutId] : []))
-        const unexpected = replies.find((reply) => reply._tag === "Rejected" && !(reply.status === 409 && reply.error.errorCode === undefined))
+        const unexpected = replies.find((reply) =>
+          reply._tag === "Rejected" && !(reply.status === 409 && reply.error.errorCode === undefined)
+        )
         yield* check(unexpected === undefined && created.length > 0, REPLAY_RULE, {
-          expected: `${PARALLEL_RETRIES} answers 201 (a duplicate may wait and replay; 409 only if the first took > 10 s)`,
+          expected:
+            `${PARALLEL_RETRIES} answers 201 (a duplicate may wait and replay; 409 only if the first took > 10 s)`,
           actual: replies.map((reply) => reply.status).join(", "),
           exchange: unexpected?.exchange
         })
@@ -92,7 +113,9 @@ export const idempotencyScenarios = [
           actual: [...new Set(created)].join(", "),
           exchange: replies[0]?.exchange
         })
-        const earliest = Math.min(...replies.flatMap((reply) => (reply._tag === "Success" ? [Date.parse(reply.value.createdAt)] : [])))
+        const earliest = Math.min(
+          ...replies.flatMap((reply) => (reply._tag === "Success" ? [Date.parse(reply.value.createdAt)] : []))
+        )
         const items = yield* listAll(kit, { createdFrom: new Date(earliest - 60_000).toISOString() })
         const mine = items.filter((payout) => payout.userAddress === request.userAddress)
         yield* check(mine.length === 1, "exactly one payout exists for the key", {
@@ -133,7 +156,12 @@ export const idempotencyScenarios = [
       Effect.gen(function*() {
         const key = idempotencyKey()
         const request = payoutRequest(yield* approvedUser(kit))
-        yield* rejected(yield* createWithKey(kit, { ...request, breBKey: "not a key" }, key), 400, "none", "an invalid body is 400")
+        yield* rejected(
+          yield* createWithKey(kit, { ...request, breBKey: "not a key" }, key),
+          400,
+          "none",
+          "an invalid body is 400"
+        )
         const unavailable = yield* kit.call("createPayout", {
           json: request,
           headers: { "Idempotency-Key": key, "X-Mock-Scenario": "provider_unavailable" }
@@ -155,7 +183,12 @@ export const idempotencyScenarios = [
         yield* ok(yield* createWithKey(kit, payoutRequest(user), base.padEnd(255, "k")), "201 with a 255-character key")
         const reply = yield* createWithKey(kit, payoutRequest(user), base.padEnd(256, "k"))
         const error = yield* rejected(reply, 400, "none", "a 256-character key is 400")
-        yield* checkNamesField("the 400 names the header", { error: error.error.toLowerCase() }, "idempotency-key", reply.exchange)
+        yield* checkNamesField(
+          "the 400 names the header",
+          { error: error.error.toLowerCase() },
+          "idempotency-key",
+          reply.exchange
+        )
       })
   }),
   scenario({
@@ -167,8 +200,15 @@ export const idempotencyScenarios = [
     run: (kit) =>
       Effect.gen(function*() {
         const { first, key, request } = yield* createdUnderKey(kit)
-        const reordered = `{ "accountOwnerName": ${JSON.stringify(request.accountOwnerName)},\n  "breBKey": ${JSON.stringify(request.breBKey)}, "destinationCop": ${JSON.stringify(request.destinationCop)}, "userAddress": ${JSON.stringify(request.userAddress)} }`
-        const again = yield* kit.call("createPayout", { body: reordered, headers: { "Content-Type": "application/json", "Idempotency-Key": key } })
+        const reordered = `{ "accountOwnerName": ${JSON.stringify(request.accountOwnerName)},\n  "breBKey": ${
+          JSON.stringify(request.breBKey)
+        }, "destinationCop": ${JSON.stringify(request.destinationCop)}, "userAddress": ${
+          JSON.stringify(request.userAddress)
+        } }`
+        const again = yield* kit.call("createPayout", {
+          body: reordered,
+          headers: { "Content-Type": "application/json", "Idempotency-Key": key }
+        })
         const replayed = yield* ok(again, "the replay: a reordered body is the same request, not a 422")
         yield* checkEqual(REPLAY_RULE, replayed.payoutId, first.payoutId, again.exchange)
       })

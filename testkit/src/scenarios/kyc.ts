@@ -9,7 +9,10 @@ const sendOtp = (kit: Kit, userAddress: string) =>
   kit.call("sendOtp", { json: { email: testEmail(), userAddress }, retryOn429: false })
 
 const sentOtp = (kit: Kit, userAddress: string) =>
-  Effect.flatMap(sendOtp(kit, userAddress), (reply) => Effect.map(ok(reply, "200 OtpSendResponse"), (value) => ({ value, reply })))
+  Effect.flatMap(
+    sendOtp(kit, userAddress),
+    (reply) => Effect.map(ok(reply, "200 OtpSendResponse"), (value) => ({ value, reply }))
+  )
 
 /** Sends an OTP to a fresh address and reads the code from `debugCode` (mock mode). */
 const otpForFreshUser = (kit: Kit) =>
@@ -20,7 +23,8 @@ const otpForFreshUser = (kit: Kit) =>
     return { userAddress, code }
   })
 
-const verifyOtp = (kit: Kit, userAddress: string, code: string) => kit.call("verifyOtp", { json: { userAddress, code } })
+const verifyOtp = (kit: Kit, userAddress: string, code: string) =>
+  kit.call("verifyOtp", { json: { userAddress, code } })
 
 const wrongCode = (code: string): string => String((Number(code) + 1) % 1_000_000).padStart(6, "0")
 
@@ -38,7 +42,11 @@ export const kycScenarios = [
         const userAddress = freshAddress()
         const { reply, value } = yield* sentOtp(kit, userAddress)
         yield* checkEqual("the response echoes userAddress", value.userAddress, userAddress, reply.exchange)
-        yield* checkTimestamps("timestamps are ISO 8601 UTC with milliseconds", { expiresAt: value.expiresAt }, reply.exchange)
+        yield* checkTimestamps(
+          "timestamps are ISO 8601 UTC with milliseconds",
+          { expiresAt: value.expiresAt },
+          reply.exchange
+        )
         const sentAt = Date.parse(reply.exchange.response.headers["date"] ?? reply.exchange.startedAt)
         const validity = Date.parse(value.expiresAt) - sentAt
         yield* check(Math.abs(validity - OTP_VALIDITY_MS) <= 90_000, "an OTP is valid for 10 minutes", {
@@ -81,7 +89,12 @@ export const kycScenarios = [
     run: (kit) =>
       Effect.gen(function*() {
         const { userAddress, code } = yield* otpForFreshUser(kit)
-        yield* rejected(yield* verifyOtp(kit, userAddress, wrongCode(code)), 400, "otp_invalid", "a wrong code is otp_invalid")
+        yield* rejected(
+          yield* verifyOtp(kit, userAddress, wrongCode(code)),
+          400,
+          "otp_invalid",
+          "a wrong code is otp_invalid"
+        )
         const reply = yield* verifyOtp(kit, userAddress, code)
         const verified = yield* ok(reply, "the right code after one wrong attempt")
         yield* checkEqual("the right code approves KYC", verified.kycStatus, "approved", reply.exchange)
@@ -97,7 +110,12 @@ export const kycScenarios = [
       Effect.gen(function*() {
         const { userAddress, code } = yield* otpForFreshUser(kit)
         for (let attempt = 1; attempt <= 5; attempt++) {
-          yield* rejected(yield* verifyOtp(kit, userAddress, wrongCode(code)), 400, "otp_invalid", `wrong attempt ${attempt} is otp_invalid`)
+          yield* rejected(
+            yield* verifyOtp(kit, userAddress, wrongCode(code)),
+            400,
+            "otp_invalid",
+            `wrong attempt ${attempt} is otp_invalid`
+          )
         }
         const reply = yield* verifyOtp(kit, userAddress, code)
         yield* rejected(reply, 400, "otp_invalid", "after 5 wrong attempts the code is burnt")
@@ -133,7 +151,12 @@ export const kycScenarios = [
       Effect.gen(function*() {
         const { userAddress, code } = yield* otpForFreshUser(kit)
         for (const malformed of ["12345", "1234567", "12a456", ""]) {
-          yield* rejected(yield* verifyOtp(kit, userAddress, malformed), 400, "otp_invalid", `the code ${JSON.stringify(malformed)} is otp_invalid`)
+          yield* rejected(
+            yield* verifyOtp(kit, userAddress, malformed),
+            400,
+            "otp_invalid",
+            `the code ${JSON.stringify(malformed)} is otp_invalid`
+          )
         }
         const reply = yield* verifyOtp(kit, userAddress, code)
         const verified = yield* ok(reply, "the right code after malformed ones")
@@ -149,7 +172,10 @@ export const kycScenarios = [
     run: (kit) =>
       Effect.gen(function*() {
         const { userAddress, code } = yield* otpForFreshUser(kit)
-        const down = yield* kit.call("verifyOtp", { json: { userAddress, code }, headers: { "X-Mock-Scenario": "provider_unavailable" } })
+        const down = yield* kit.call("verifyOtp", {
+          json: { userAddress, code },
+          headers: { "X-Mock-Scenario": "provider_unavailable" }
+        })
         yield* rejected(down, 503, "none", "verify while the provider is unavailable is 503")
         const reply = yield* verifyOtp(kit, userAddress, code)
         const verified = yield* ok(reply, "the same code once the provider is back (the 503 did not burn it)")
@@ -162,7 +188,9 @@ export const kycScenarios = [
     rule: "seed §4.3, §7; DESIGN §3 Errors (otp_invalid)",
     tags: ["kyc", "otp", "errors"],
     run: (kit) =>
-      Effect.flatMap(verifyOtp(kit, freshAddress(), "123456"), (reply) =>
-        rejected(reply, 400, "otp_invalid", "no OTP was sent for this address"))
+      Effect.flatMap(
+        verifyOtp(kit, freshAddress(), "123456"),
+        (reply) => rejected(reply, 400, "otp_invalid", "no OTP was sent for this address")
+      )
   })
 ]

@@ -21,18 +21,26 @@ interface Observed {
 /** Polls the payout until it is completed (or the scenario's time is up), keeping every status seen. */
 const untilCompleted = (kit: Kit, payoutId: string, seenAtConfirm: PayoutStatus) => {
   const statuses: Array<PayoutStatus> = [seenAtConfirm]
-  const observe = Effect.flatMap(kit.call("getPayout", { path: { payoutId } }), (reply) =>
-    Effect.map(ok(reply, "200 with the payout"), (payout): Observed => {
-      if (statuses.at(-1) !== payout.status) statuses.push(payout.status)
-      return { payout, exchange: reply.exchange, statuses }
-    }))
-  return pollUntil(kit, {
-    rule: LIFECYCLE_RULE,
-    expected: "status completed within the scenario's time (--timeout)",
-    intervalMs: 150,
-    describe: (last) => `statuses seen: ${last.statuses.join(" → ")}`,
-    exchange: (last) => last.exchange
-  }, observe, (observed) => observed.payout.status === "completed" || !FORWARD.includes(observed.payout.status))
+  const observe = Effect.flatMap(
+    kit.call("getPayout", { path: { payoutId } }),
+    (reply) =>
+      Effect.map(ok(reply, "200 with the payout"), (payout): Observed => {
+        if (statuses.at(-1) !== payout.status) statuses.push(payout.status)
+        return { payout, exchange: reply.exchange, statuses }
+      })
+  )
+  return pollUntil(
+    kit,
+    {
+      rule: LIFECYCLE_RULE,
+      expected: "status completed within the scenario's time (--timeout)",
+      intervalMs: 150,
+      describe: (last) => `statuses seen: ${last.statuses.join(" → ")}`,
+      exchange: (last) => last.exchange
+    },
+    observe,
+    (observed) => observed.payout.status === "completed" || !FORWARD.includes(observed.payout.status)
+  )
 }
 
 const checkForwardOnly = (observed: Observed) => {
@@ -49,7 +57,11 @@ const confirmedAndCompleted = (kit: Kit, feeTxHash: string | undefined) =>
   Effect.gen(function*() {
     const payout = yield* preparedPayout(kit)
     const txHash = randomTxHash()
-    const confirmed = yield* confirmPayout(kit, payout.payoutId, feeTxHash === undefined ? { txHash } : { txHash, feeTxHash })
+    const confirmed = yield* confirmPayout(
+      kit,
+      payout.payoutId,
+      feeTxHash === undefined ? { txHash } : { txHash, feeTxHash }
+    )
     const observed = yield* untilCompleted(kit, payout.payoutId, confirmed.status)
     yield* checkForwardOnly(observed)
     return { ...observed, txHash }
@@ -67,16 +79,26 @@ export const lifecycleScenarios = [
         const bystander = yield* preparedPayout(kit)
         const { exchange, payout } = yield* confirmedAndCompleted(kit, randomTxHash())
         kit.note("completedAfterMs", Date.parse(payout.updatedAt) - Date.parse(payout.createdAt))
-        yield* check(payout.receipt.status === "completed" && payout.receipt.completedAt !== null, "the receipt of a completed payout is completed", {
-          expected: "receipt.status completed with completedAt",
-          actual: show({ status: payout.receipt.status, completedAt: payout.receipt.completedAt }),
-          exchange
-        })
-        yield* checkTimestamps("timestamps are ISO 8601 UTC with milliseconds", { completedAt: payout.receipt.completedAt }, exchange)
+        yield* check(
+          payout.receipt.status === "completed" && payout.receipt.completedAt !== null,
+          "the receipt of a completed payout is completed",
+          {
+            expected: "receipt.status completed with completedAt",
+            actual: show({ status: payout.receipt.status, completedAt: payout.receipt.completedAt }),
+            exchange
+          }
+        )
+        yield* checkTimestamps("timestamps are ISO 8601 UTC with milliseconds", {
+          completedAt: payout.receipt.completedAt
+        }, exchange)
         yield* check(
           payout.fees.every((leg) => leg.status === "verified"),
           "once the provider settles its legs are verified; copby is verified by the mock at confirmation (DESIGN §3 Payout)",
-          { expected: "every leg verified", actual: payout.fees.map((leg) => `${leg.code}:${leg.status}`).join(", "), exchange }
+          {
+            expected: "every leg verified",
+            actual: payout.fees.map((leg) => `${leg.code}:${leg.status}`).join(", "),
+            exchange
+          }
         )
         const reply = yield* kit.call("getPayout", { path: { payoutId: bystander.payoutId } })
         const untouched = yield* ok(reply, "the unconfirmed payout")
@@ -103,7 +125,10 @@ export const lifecycleScenarios = [
           actual: again.status,
           exchange: same.exchange
         })
-        const other = yield* kit.call("confirmPayout", { path: { payoutId: payout.payoutId }, json: { txHash: randomTxHash() } })
+        const other = yield* kit.call("confirmPayout", {
+          path: { payoutId: payout.payoutId },
+          json: { txHash: randomTxHash() }
+        })
         yield* rejected(other, 409, undefined, "a completed payout takes no other txHash")
       })
   })

@@ -15,8 +15,10 @@ export interface Page {
 const MAX_PAGES = 200
 
 const listPage = (kit: Kit, query: Readonly<Record<string, string>>, auth: Auth = "primary") =>
-  Effect.flatMap(kit.call("listPayouts", { query, auth }), (reply) =>
-    Effect.map(ok(reply, "200 PayoutList"), (value): Page => ({ value, exchange: reply.exchange })))
+  Effect.flatMap(
+    kit.call("listPayouts", { query, auth }),
+    (reply) => Effect.map(ok(reply, "200 PayoutList"), (value): Page => ({ value, exchange: reply.exchange }))
+  )
 
 /** Every page of a listing, following nextCursor to the end. */
 export const listPages = (
@@ -25,7 +27,10 @@ export const listPages = (
   auth: Auth = "primary"
 ): Effect.Effect<ReadonlyArray<Page>, ScenarioFailure> =>
   Effect.gen(function*() {
-    const base = { createdFrom: query.createdFrom, ...(query.limit === undefined ? {} : { limit: String(query.limit) }) }
+    const base = {
+      createdFrom: query.createdFrom,
+      ...(query.limit === undefined ? {} : { limit: String(query.limit) })
+    }
     const pages: Array<Page> = []
     let cursor: string | null = null
     do {
@@ -33,18 +38,23 @@ export const listPages = (
       pages.push(page)
       cursor = page.value.nextCursor
       if (pages.length >= MAX_PAGES) {
-        return yield* Effect.fail(failure("pagination ends: nextCursor is null on the last page (DESIGN §3 GET payouts)", {
-          expected: `the last page within ${MAX_PAGES} pages`,
-          actual: `still a nextCursor after ${MAX_PAGES} pages`,
-          exchange: page.exchange
-        }))
+        return yield* Effect.fail(
+          failure("pagination ends: nextCursor is null on the last page (DESIGN §3 GET payouts)", {
+            expected: `the last page within ${MAX_PAGES} pages`,
+            actual: `still a nextCursor after ${MAX_PAGES} pages`,
+            exchange: page.exchange
+          })
+        )
       }
     } while (cursor !== null)
     return pages
   })
 
-export const listAll = (kit: Kit, query: { readonly createdFrom: string; readonly limit?: number }, auth: Auth = "primary") =>
-  Effect.map(listPages(kit, query, auth), (pages) => pages.flatMap((page) => page.value.items))
+export const listAll = (
+  kit: Kit,
+  query: { readonly createdFrom: string; readonly limit?: number },
+  auth: Auth = "primary"
+) => Effect.map(listPages(kit, query, auth), (pages) => pages.flatMap((page) => page.value.items))
 
 const ORDER_RULE = "payouts are listed by createdAt ascending, then payoutId (DESIGN §3 GET payouts)"
 
@@ -90,11 +100,15 @@ export const listScenarios = [
       Effect.gen(function*() {
         const first = yield* listPage(kit, { limit: "20" })
         const second = yield* listPage(kit, { limit: "20" })
-        yield* check(first.value.integrationId !== "" && first.value.integrationId === second.value.integrationId, "integrationId names the caller's integration", {
-          expected: "the same non-empty integrationId on every call",
-          actual: `${first.value.integrationId}, ${second.value.integrationId}`,
-          exchange: second.exchange
-        })
+        yield* check(
+          first.value.integrationId !== "" && first.value.integrationId === second.value.integrationId,
+          "integrationId names the caller's integration",
+          {
+            expected: "the same non-empty integrationId on every call",
+            actual: `${first.value.integrationId}, ${second.value.integrationId}`,
+            exchange: second.exchange
+          }
+        )
         yield* checkAscending(first.value.items, first.exchange)
       })
   }),

@@ -24,7 +24,8 @@ interface Target {
   readonly base: (rng: Random) => Readonly<Record<string, string>>
 }
 
-const hex = (rng: Random, bytes: number) => Array.from(rng.bytes(bytes), (byte) => byte.toString(16).padStart(2, "0")).join("")
+const hex = (rng: Random, bytes: number) =>
+  Array.from(rng.bytes(bytes), (byte) => byte.toString(16).padStart(2, "0")).join("")
 const address = (rng: Random) => checksumAddress(`0x${hex(rng, 20)}`)
 
 /** A payoutId no deployment has: body and path cases of the payout routes use it. */
@@ -33,7 +34,13 @@ const UNKNOWN_PAYOUT = "po_conformance_negative"
 const UNKNOWN_SWAP = "sw_conformance_negative"
 
 const targets: ReadonlyArray<Target> = [
-  { id: "NEG-QUOTE-001", endpoint: "quote", location: "query", moneyMoving: false, base: () => ({ destinationCop: "250000", fromToken: "USDC" }) },
+  {
+    id: "NEG-QUOTE-001",
+    endpoint: "quote",
+    location: "query",
+    moneyMoving: false,
+    base: () => ({ destinationCop: "250000", fromToken: "USDC" })
+  },
   {
     id: "NEG-OTP-SEND-001",
     endpoint: "sendOtp",
@@ -75,7 +82,13 @@ const targets: ReadonlyArray<Target> = [
     moneyMoving: false,
     base: () => ({ createdFrom: "2026-01-01T00:00:00.000Z", limit: "10" })
   },
-  { id: "NEG-PAYOUT-GET-001", endpoint: "getPayout", location: "path", moneyMoving: false, base: () => ({ payoutId: UNKNOWN_PAYOUT }) },
+  {
+    id: "NEG-PAYOUT-GET-001",
+    endpoint: "getPayout",
+    location: "path",
+    moneyMoving: false,
+    base: () => ({ payoutId: UNKNOWN_PAYOUT })
+  },
   {
     id: "NEG-SWAP-PREPARE-001",
     endpoint: "prepareSwap",
@@ -97,7 +110,13 @@ const targets: ReadonlyArray<Target> = [
     moneyMoving: false,
     base: () => ({ createdFrom: "2026-01-01T00:00:00.000Z", limit: "10" })
   },
-  { id: "NEG-SWAP-GET-001", endpoint: "getSwap", location: "path", moneyMoving: false, base: () => ({ intentId: UNKNOWN_SWAP }) }
+  {
+    id: "NEG-SWAP-GET-001",
+    endpoint: "getSwap",
+    location: "path",
+    moneyMoving: false,
+    base: () => ({ intentId: UNKNOWN_SWAP })
+  }
 ]
 
 const surfaceSchema = (spec: EndpointSpec, location: Surface["location"]) => {
@@ -128,7 +147,12 @@ const acceptedStatuses = (spec: EndpointSpec, location: Surface["location"]): Re
 
 const MAX_BODY_BYTES = 64 * 1024
 
-const judge = (spec: EndpointSpec, location: Surface["location"], item: NegativeCase, exchange: Answered): string | undefined => {
+const judge = (
+  spec: EndpointSpec,
+  location: Surface["location"],
+  item: NegativeCase,
+  exchange: Answered
+): string | undefined => {
   const { response } = exchange
   const statuses = acceptedStatuses(spec, location)
   const oversizedBody = response.status === 413 && exchange.request.bodyBytes > MAX_BODY_BYTES
@@ -187,14 +211,20 @@ const negativeScenario = (target: Target) => {
   const spec = endpoint(target.endpoint)
   return scenario({
     id: target.id,
-    title: `generated invalid ${target.location === "body" ? "bodies" : target.location === "query" ? "queries" : "paths"} for ${spec.method} ${spec.path} are answered 4xx ErrorBody`,
+    title: `generated invalid ${
+      target.location === "body" ? "bodies" : target.location === "query" ? "queries" : "paths"
+    } for ${spec.method} ${spec.path} are answered 4xx ErrorBody`,
     rule: "DESIGN §3 Errors (validation failures: 400 {error} naming the field; never 5xx)",
     tags: ["negative", "generated", "validation"],
     requires: { moneyMoving: target.moneyMoving },
     run: (kit) =>
       Effect.gen(function*() {
         const rng = random(kit.seed, target.id)
-        const surface: Surface = { location: target.location, schema: surfaceSchema(spec, target.location), base: target.base(rng) }
+        const surface: Surface = {
+          location: target.location,
+          schema: surfaceSchema(spec, target.location),
+          base: target.base(rng)
+        }
         const generated = generateCases(surface, rng, kit.negativeCases)
         kit.note("generatedChecks", generated.cases.length)
         kit.note("derivedCases", generated.derived)
@@ -206,14 +236,20 @@ const negativeScenario = (target: Target) => {
             exchange,
             problem: judge(spec, target.location, item, exchange)
           })), { concurrency: 4 })
-        const failures = outcomes.filter((outcome): outcome is Failing => outcome.problem !== undefined)
+        const failures = outcomes.filter((outcome): outcome is Failing =>
+          outcome.problem !== undefined
+        )
         const first = failures[0]
-        if (first === undefined) return
+        if (first === undefined) {
+          return
+        }
         const shrunk = yield* shrink(kit, spec, surface, first)
         return yield* Effect.fail(failure(
           `${failures.length} of ${generated.cases.length} generated invalid inputs were not answered with a 4xx ErrorBody naming the field`,
           {
-            expected: `${acceptedStatuses(spec, target.location).join(" or ")} with an ErrorBody for ${first.item.description}`,
+            expected: `${
+              acceptedStatuses(spec, target.location).join(" or ")
+            } with an ErrorBody for ${first.item.description}`,
             actual: shrunk.failing.problem,
             exchange: shrunk.failing.exchange,
             details: {
@@ -223,7 +259,9 @@ const negativeScenario = (target: Target) => {
               input: showInput(first.item.input),
               shrunkInput: showInput(shrunk.failing.item.input),
               shrinkSteps: shrunk.steps,
-              otherFailures: failures.slice(1, 10).map((other) => `#${other.index} ${other.item.description}: ${other.problem}`)
+              otherFailures: failures.slice(1, 10).map((other) =>
+                `#${other.index} ${other.item.description}: ${other.problem}`
+              )
             }
           }
         ))

@@ -6,7 +6,17 @@ import { check, checkEqual } from "../check.ts"
 import { failure, type ScenarioFailure, show } from "../failure.ts"
 import type { PayoutRequest } from "../fixtures.ts"
 import type { Answered } from "../http.ts"
-import { abs, add, compare, decimal, fractionDigits, sameValue, show as showDecimal, subtract, toBaseUnits } from "../money.ts"
+import {
+  abs,
+  add,
+  compare,
+  decimal,
+  fractionDigits,
+  sameValue,
+  show as showDecimal,
+  subtract,
+  toBaseUnits
+} from "../money.ts"
 import { legAmount } from "./amounts.ts"
 
 export const RECEIPT_RULE = "receipt REQ-INT-RCPT-01 (seed §2 PayoutReceipt; DESIGN §3 Receipt)"
@@ -19,9 +29,18 @@ export const checkMaskedKey = (payout: Payout, key: string, exchange: Answered):
     yield* check(
       masked.endsWith(last4) && mask.length > 0 && /^[^A-Za-z0-9@.+]+$/.test(mask),
       `breBKey is masked to its last 4 characters (${RECEIPT_RULE})`,
-      { expected: `mask characters followed by ${JSON.stringify(last4)} for key ${JSON.stringify(key)}`, actual: show(masked), exchange }
+      {
+        expected: `mask characters followed by ${JSON.stringify(last4)} for key ${JSON.stringify(key)}`,
+        actual: show(masked),
+        exchange
+      }
     )
-    yield* checkEqual(`breBKeyLast4 is the key's last 4 characters (${RECEIPT_RULE})`, payout.receipt.breBKeyLast4, last4, exchange)
+    yield* checkEqual(
+      `breBKeyLast4 is the key's last 4 characters (${RECEIPT_RULE})`,
+      payout.receipt.breBKeyLast4,
+      last4,
+      exchange
+    )
     yield* check(!exchange.response.body.includes(key), "the full Bre-B key never appears in a payout", {
       expected: `no ${JSON.stringify(key)} anywhere in the response`,
       actual: exchange.response.body.slice(0, 600),
@@ -29,7 +48,11 @@ export const checkMaskedKey = (payout: Payout, key: string, exchange: Answered):
     })
   })
 
-export const checkReceipt = (payout: Payout, request: PayoutRequest, exchange: Answered): Effect.Effect<void, ScenarioFailure> =>
+export const checkReceipt = (
+  payout: Payout,
+  request: PayoutRequest,
+  exchange: Answered
+): Effect.Effect<void, ScenarioFailure> =>
   Effect.gen(function*() {
     const { receipt } = payout
     const facts: ReadonlyArray<readonly [string, boolean, unknown, unknown]> = [
@@ -37,12 +60,42 @@ export const checkReceipt = (payout: Payout, request: PayoutRequest, exchange: A
       ["receipt.payoutId is the payout's", receipt.payoutId === payout.payoutId, payout.payoutId, receipt.payoutId],
       ["receipt.status is the payout's", receipt.status === payout.status, payout.status, receipt.status],
       ["completedAt is null until completed", receipt.completedAt === null, null, receipt.completedAt],
-      ["beneficiaryName is the account owner", receipt.beneficiaryName === request.accountOwnerName, request.accountOwnerName, receipt.beneficiaryName],
-      ["totalPaid is T = sourceAmount", receipt.totalPaid.amount === payout.sourceAmount, payout.sourceAmount, receipt.totalPaid.amount],
-      ["totalReceived is D in COP", sameValue(receipt.totalReceived.amount, request.destinationCop), request.destinationCop, receipt.totalReceived.amount],
-      ["the receipt shows the payout's effective rate", receipt.exchangeRate.effectiveUsdCop === payout.quote.effectiveUsdCop, payout.quote.effectiveUsdCop, receipt.exchangeRate.effectiveUsdCop],
-      ["the receipt shows the payout's display rate", receipt.exchangeRate.display === payout.quote.display, payout.quote.display, receipt.exchangeRate.display],
-      ["commission is shown in USD", receipt.commission.displayCurrency === "USD", "USD", receipt.commission.displayCurrency],
+      [
+        "beneficiaryName is the account owner",
+        receipt.beneficiaryName === request.accountOwnerName,
+        request.accountOwnerName,
+        receipt.beneficiaryName
+      ],
+      [
+        "totalPaid is T = sourceAmount",
+        receipt.totalPaid.amount === payout.sourceAmount,
+        payout.sourceAmount,
+        receipt.totalPaid.amount
+      ],
+      [
+        "totalReceived is D in COP",
+        sameValue(receipt.totalReceived.amount, request.destinationCop),
+        request.destinationCop,
+        receipt.totalReceived.amount
+      ],
+      [
+        "the receipt shows the payout's effective rate",
+        receipt.exchangeRate.effectiveUsdCop === payout.quote.effectiveUsdCop,
+        payout.quote.effectiveUsdCop,
+        receipt.exchangeRate.effectiveUsdCop
+      ],
+      [
+        "the receipt shows the payout's display rate",
+        receipt.exchangeRate.display === payout.quote.display,
+        payout.quote.display,
+        receipt.exchangeRate.display
+      ],
+      [
+        "commission is shown in USD",
+        receipt.commission.displayCurrency === "USD",
+        "USD",
+        receipt.commission.displayCurrency
+      ],
       ["commission has a note", receipt.commission.note.trim() !== "", "a non-empty note", receipt.commission.note]
     ]
     for (const [name, holds, expected, actual] of facts) {
@@ -51,11 +104,15 @@ export const checkReceipt = (payout: Payout, request: PayoutRequest, exchange: A
     const legs = payout.fees.map((leg) => decimal(leg.amountUsd)).reduce(add, decimal("0"))
     const shown = receipt.commission.displayAmount
     const withinHalfCent = compare(abs(subtract(decimal(shown), legs)), decimal("0.005")) <= 0
-    yield* check(fractionDigits(shown) === 2 && withinHalfCent, `commission.displayAmount is the sum of the legs to 2 decimals (${RECEIPT_RULE})`, {
-      expected: `${payout.fees.map((leg) => leg.amountUsd).join(" + ")} = ${showDecimal(legs)}, to 2 decimals`,
-      actual: shown,
-      exchange
-    })
+    yield* check(
+      fractionDigits(shown) === 2 && withinHalfCent,
+      `commission.displayAmount is the sum of the legs to 2 decimals (${RECEIPT_RULE})`,
+      {
+        expected: `${payout.fees.map((leg) => leg.amountUsd).join(" + ")} = ${showDecimal(legs)}, to 2 decimals`,
+        actual: shown,
+        exchange
+      }
+    )
   })
 
 export const checkCalldata = (payout: Payout, exchange: Answered): Effect.Effect<void, ScenarioFailure> =>
@@ -71,7 +128,13 @@ export const checkCalldata = (payout: Payout, exchange: Answered): Effect.Effect
       const rule = `${name} is an ERC-20 transfer of ${what} (DESIGN §3 transaction / feeTransaction)`
       const decoded = decodeErc20Transfer(tx.data)
       if ("problem" in decoded) {
-        return yield* Effect.fail(failure(rule, { expected: "transfer(address,uint256) calldata", actual: `${decoded.problem}: ${tx.data}`, exchange }))
+        return yield* Effect.fail(
+          failure(rule, {
+            expected: "transfer(address,uint256) calldata",
+            actual: `${decoded.problem}: ${tx.data}`,
+            exchange
+          })
+        )
       }
       yield* check(sameAddress(decoded.to, recipient), rule, {
         expected: `transfer to ${recipient ?? "(the copby leg's `to`)"}`,
@@ -90,9 +153,13 @@ export const checkCalldata = (payout: Payout, exchange: Answered): Effect.Effect
         exchange
       })
     }
-    yield* check(sameAddress(payout.transaction.to, payout.feeTransaction.to), "both transactions call the same token contract", {
-      expected: `feeTransaction.to = ${payout.transaction.to}`,
-      actual: payout.feeTransaction.to,
-      exchange
-    })
+    yield* check(
+      sameAddress(payout.transaction.to, payout.feeTransaction.to),
+      "both transactions call the same token contract",
+      {
+        expected: `feeTransaction.to = ${payout.transaction.to}`,
+        actual: payout.feeTransaction.to,
+        exchange
+      }
+    )
   })

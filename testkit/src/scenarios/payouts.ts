@@ -22,7 +22,10 @@ const create = (kit: Kit, request: PayoutRequest | Record<string, unknown>, head
   kit.call("createPayout", { json: request, headers })
 
 const created = (kit: Kit, request: PayoutRequest) =>
-  Effect.flatMap(create(kit, request), (reply) => Effect.map(ok(reply, "201 with a prepared payout"), (payout) => ({ payout, reply })))
+  Effect.flatMap(
+    create(kit, request),
+    (reply) => Effect.map(ok(reply, "201 with a prepared payout"), (payout) => ({ payout, reply }))
+  )
 
 const randomDigits = (count: number): string =>
   Array.from(crypto.getRandomValues(new Uint8Array(count)), (byte) => String(byte % 10)).join("")
@@ -37,11 +40,19 @@ const keyForms = (): ReadonlyArray<readonly [string, string]> => [
 ]
 
 /** An approved user's payout under an `X-Mock-Scenario` is rejected as that scenario says (DESIGN §3 Cross-cutting). */
-const mockScenarioRejection = (id: string, title: string, mockScenario: string, status: number, errorCode: ExpectedCode) =>
+const mockScenarioRejection = (
+  id: string,
+  title: string,
+  mockScenario: string,
+  status: number,
+  errorCode: ExpectedCode
+) =>
   scenario({
     id,
     title,
-    rule: `seed §7; DESIGN §3 Cross-cutting (X-Mock-Scenario: ${mockScenario} → ${status}${errorCode === "none" ? ", no code" : ` ${errorCode}`})`,
+    rule: `seed §7; DESIGN §3 Cross-cutting (X-Mock-Scenario: ${mockScenario} → ${status}${
+      errorCode === "none" ? ", no code" : ` ${errorCode}`
+    })`,
     tags: ["payout", "errors"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -72,22 +83,35 @@ export const payoutScenarios = [
           exchange: ex
         })
         yield* checkEqual("no txHash before confirmation", [payout.txHash, payout.feeTxHash], [null, null], ex)
-        yield* checkEqual("the preview shows the account owner", payout.destinationPreview.accountOwnerName, request.accountOwnerName, ex)
+        yield* checkEqual(
+          "the preview shows the account owner",
+          payout.destinationPreview.accountOwnerName,
+          request.accountOwnerName,
+          ex
+        )
         yield* checkTimestamps("timestamps are ISO 8601 UTC with milliseconds", {
           createdAt: payout.createdAt,
           updatedAt: payout.updatedAt,
           expiresAt: payout.expiresAt
         }, ex)
-        yield* check(payout.createdAt <= payout.updatedAt && payout.updatedAt < payout.expiresAt, "the deposit window is after creation", {
-          expected: "createdAt ≤ updatedAt < expiresAt",
-          actual: show({ createdAt: payout.createdAt, updatedAt: payout.updatedAt, expiresAt: payout.expiresAt }),
-          exchange: ex
-        })
-        yield* check(isAddress(payout.deposit.address) && payout.deposit.chain !== "", "deposit says where to send funds", {
-          expected: "deposit.address an address, deposit.chain named",
-          actual: show(payout.deposit),
-          exchange: ex
-        })
+        yield* check(
+          payout.createdAt <= payout.updatedAt && payout.updatedAt < payout.expiresAt,
+          "the deposit window is after creation",
+          {
+            expected: "createdAt ≤ updatedAt < expiresAt",
+            actual: show({ createdAt: payout.createdAt, updatedAt: payout.updatedAt, expiresAt: payout.expiresAt }),
+            exchange: ex
+          }
+        )
+        yield* check(
+          isAddress(payout.deposit.address) && payout.deposit.chain !== "",
+          "deposit says where to send funds",
+          {
+            expected: "deposit.address an address, deposit.chain named",
+            actual: show(payout.deposit),
+            exchange: ex
+          }
+        )
       })
   }),
   scenario({
@@ -105,13 +129,22 @@ export const payoutScenarios = [
           ["bridge:quoted", "bridge_fx:quoted", "copby:quoted"],
           reply.exchange
         )
-        yield* checkEqual("fees and receipt.feesItemized carry the same legs", payout.receipt.feesItemized, payout.fees, reply.exchange)
+        yield* checkEqual(
+          "fees and receipt.feesItemized carry the same legs",
+          payout.receipt.feesItemized,
+          payout.fees,
+          reply.exchange
+        )
         const copby = payout.fees.find((leg) => leg.code === "copby")
-        yield* check(copby?.to !== null && copby?.to !== undefined && isAddress(copby.to), "the copby leg names the fee wallet", {
-          expected: "copby.to: the service fee wallet address",
-          actual: show(copby),
-          exchange: reply.exchange
-        })
+        yield* check(
+          copby?.to !== null && copby?.to !== undefined && isAddress(copby.to),
+          "the copby leg names the fee wallet",
+          {
+            expected: "copby.to: the service fee wallet address",
+            actual: show(copby),
+            exchange: reply.exchange
+          }
+        )
       })
   }),
   scenario({
@@ -125,15 +158,19 @@ export const payoutScenarios = [
         const user = yield* approvedUser(kit)
         for (const destinationCop of ["100000", "4321987.65", "8000.5"]) {
           const { payout, reply } = yield* created(kit, payoutRequest(user, { destinationCop }))
-          yield* checkAmounts({
-            destinationCop: payout.destinationCop,
-            sellRateUsdCop: payout.receipt.exchangeRate.sellRateUsdCop ?? "",
-            deposit: payout.deposit.amount,
-            totalPaid: payout.sourceAmount,
-            fees: payout.fees,
-            effectiveUsdCop: payout.quote.effectiveUsdCop ?? "",
-            display: payout.quote.display ?? ""
-          }, kit.mode, reply.exchange)
+          yield* checkAmounts(
+            {
+              destinationCop: payout.destinationCop,
+              sellRateUsdCop: payout.receipt.exchangeRate.sellRateUsdCop ?? "",
+              deposit: payout.deposit.amount,
+              totalPaid: payout.sourceAmount,
+              fees: payout.fees,
+              effectiveUsdCop: payout.quote.effectiveUsdCop ?? "",
+              display: payout.quote.display ?? ""
+            },
+            kit.mode,
+            reply.exchange
+          )
           kit.note("tokenDecimals", fractionDigits(payout.deposit.amount))
         }
       })
@@ -163,7 +200,10 @@ export const payoutScenarios = [
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
       Effect.gen(function*() {
-        const { payout, reply } = yield* created(kit, payoutRequest(yield* approvedUser(kit), { destinationCop: "123456.78" }))
+        const { payout, reply } = yield* created(
+          kit,
+          payoutRequest(yield* approvedUser(kit), { destinationCop: "123456.78" })
+        )
         yield* checkCalldata(payout, reply.exchange)
       })
   }),
@@ -193,27 +233,47 @@ export const payoutScenarios = [
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
       Effect.gen(function*() {
-        const quote = yield* Effect.flatMap(kit.call("quote", { query: { destinationCop: "100000" } }), (r) => ok(r, "200 Quote"))
+        const quote = yield* Effect.flatMap(kit.call("quote", { query: { destinationCop: "100000" } }), (r) =>
+          ok(r, "200 Quote"))
         yield* createPayout(kit, payoutRequest(yield* approvedUser(kit), { quoteId: quote.quoteId }))
       })
   }),
   scenario({
     id: "PAYOUT-021",
-    title: "a quote with destinationCop binds it and its fromToken: another amount or token is 409 requote naming both; a quote without an amount fixes only the rate",
-    rule: "DESIGN §3 BRE-B group (a quote asked with destinationCop binds that amount; a quote without an amount fixes the rate only)",
+    title:
+      "a quote with destinationCop binds it and its fromToken: another amount or token is 409 requote naming both; a quote without an amount fixes only the rate",
+    rule:
+      "DESIGN §3 BRE-B group (a quote asked with destinationCop binds that amount; a quote without an amount fixes the rate only)",
     tags: ["payout", "quote", "errors"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
       Effect.gen(function*() {
-        const quoteOf = (query: Record<string, string>) => Effect.flatMap(kit.call("quote", { query }), (r) => ok(r, "200 Quote"))
+        const quoteOf = (query: Record<string, string>) =>
+          Effect.flatMap(kit.call("quote", { query }), (r) => ok(r, "200 Quote"))
         const user = yield* approvedUser(kit)
         const bound = yield* quoteOf({ destinationCop: "100000" })
-        const otherAmount = yield* create(kit, payoutRequest(user, { destinationCop: "110000", quoteId: bound.quoteId }))
-        const amountError = yield* rejected(otherAmount, 409, "requote", "a quote for 100000 COP used for 110000 COP is requote")
+        const otherAmount = yield* create(
+          kit,
+          payoutRequest(user, { destinationCop: "110000", quoteId: bound.quoteId })
+        )
+        const amountError = yield* rejected(
+          otherAmount,
+          409,
+          "requote",
+          "a quote for 100000 COP used for 110000 COP is requote"
+        )
         yield* checkNamesField("the requote names the quoted amount", amountError, "100000.00", otherAmount.exchange)
         yield* checkNamesField("the requote names the asked amount", amountError, "110000.00", otherAmount.exchange)
-        const otherToken = yield* create(kit, payoutRequest(user, { destinationCop: "100000", fromToken: "COPm", quoteId: bound.quoteId }))
-        const tokenError = yield* rejected(otherToken, 409, "requote", "a USDC quote used for a payout from COPm is requote")
+        const otherToken = yield* create(
+          kit,
+          payoutRequest(user, { destinationCop: "100000", fromToken: "COPm", quoteId: bound.quoteId })
+        )
+        const tokenError = yield* rejected(
+          otherToken,
+          409,
+          "requote",
+          "a USDC quote used for a payout from COPm is requote"
+        )
         yield* checkNamesField("the requote names the quoted token", tokenError, "USDC", otherToken.exchange)
         yield* checkNamesField("the requote names the asked token", tokenError, "COPm", otherToken.exchange)
         const rateOnly = yield* quoteOf({})
@@ -228,10 +288,23 @@ export const payoutScenarios = [
     requires: { moneyMoving: true },
     run: (kit) =>
       Effect.gen(function*() {
-        yield* rejected(yield* create(kit, payoutRequest(freshAddress())), 409, "needs_kyc", "an unknown address needs KYC")
+        yield* rejected(
+          yield* create(kit, payoutRequest(freshAddress())),
+          409,
+          "needs_kyc",
+          "an unknown address needs KYC"
+        )
         const pending = freshAddress()
-        yield* Effect.flatMap(kit.call("sendOtp", { json: { email: "conformance@example.com", userAddress: pending } }), (r) => ok(r))
-        yield* rejected(yield* create(kit, payoutRequest(pending)), 409, "needs_kyc", "an OTP sent but not verified is no KYC")
+        yield* Effect.flatMap(
+          kit.call("sendOtp", { json: { email: "conformance@example.com", userAddress: pending } }),
+          (r) => ok(r)
+        )
+        yield* rejected(
+          yield* create(kit, payoutRequest(pending)),
+          409,
+          "needs_kyc",
+          "an OTP sent but not verified is no KYC"
+        )
       })
   }),
   scenario({
@@ -245,7 +318,12 @@ export const payoutScenarios = [
         const user = yield* approvedUser(kit)
         for (const accountOwnerName of ["Maria mismatch", "MISMATCH S.A.S.", "Ana MisMatch Ruiz"]) {
           const reply = yield* create(kit, payoutRequest(user, { accountOwnerName }))
-          yield* rejected(reply, 409, "destination_mismatch", `${JSON.stringify(accountOwnerName)} fails destination verification`)
+          yield* rejected(
+            reply,
+            409,
+            "destination_mismatch",
+            `${JSON.stringify(accountOwnerName)} fails destination verification`
+          )
         }
       })
   }),
@@ -277,10 +355,21 @@ export const payoutScenarios = [
         }
         const destinationCop = format(below, 0)
         const reply = yield* create(kit, payoutRequest(yield* approvedUser(kit), { destinationCop }))
-        yield* rejected(reply, 409, "below_minimum", `D ${destinationCop} at S ${quote.sellRateUsdCop} sends the provider < 2 USD`)
+        yield* rejected(
+          reply,
+          409,
+          "below_minimum",
+          `D ${destinationCop} at S ${quote.sellRateUsdCop} sends the provider < 2 USD`
+        )
       })
   }),
-  mockScenarioRejection("PAYOUT-012", "with the market closed a payout is 409 mercado_cerrado", "market_closed", 409, "mercado_cerrado"),
+  mockScenarioRejection(
+    "PAYOUT-012",
+    "with the market closed a payout is 409 mercado_cerrado",
+    "market_closed",
+    409,
+    "mercado_cerrado"
+  ),
   mockScenarioRejection("PAYOUT-013", "a payout that needs a new quote is 409 requote", "requote", 409, "requote"),
   mockScenarioRejection(
     "PAYOUT-014",
@@ -303,12 +392,28 @@ export const payoutScenarios = [
         const steps = [
           ["400 before needs_kyc", { ...unapproved, breBKey: "not a key" }, "market_closed", 400, "none"],
           ["needs_kyc before mercado_cerrado", unapproved, "market_closed", 409, "needs_kyc"],
-          ["mercado_cerrado before requote", payoutRequest(approved, everythingWrong), "market_closed", 409, "mercado_cerrado"],
+          [
+            "mercado_cerrado before requote",
+            payoutRequest(approved, everythingWrong),
+            "market_closed",
+            409,
+            "mercado_cerrado"
+          ],
           ["requote before below_minimum", payoutRequest(approved, everythingWrong), "requote", 409, "requote"],
-          ["below_minimum before destination_mismatch", payoutRequest(approved, everythingWrong), undefined, 409, "below_minimum"]
+          [
+            "below_minimum before destination_mismatch",
+            payoutRequest(approved, everythingWrong),
+            undefined,
+            409,
+            "below_minimum"
+          ]
         ] as const
         for (const [rule, request, mockScenario, status, code] of steps) {
-          const reply = yield* create(kit, request, mockScenario === undefined ? {} : { "X-Mock-Scenario": mockScenario })
+          const reply = yield* create(
+            kit,
+            request,
+            mockScenario === undefined ? {} : { "X-Mock-Scenario": mockScenario }
+          )
           yield* rejected(reply, status, code, rule)
         }
       })
@@ -344,7 +449,9 @@ export const payoutScenarios = [
         const wrongChecksum = address.replace(/[a-fA-F]/, (letter) =>
           letter === letter.toLowerCase() ? letter.toUpperCase() : letter.toLowerCase())
         for (const userAddress of new Set([address.toLowerCase(), wrongChecksum, address.slice(0, -1)])) {
-          if (userAddress === address) continue
+          if (userAddress === address) {
+            continue
+          }
           const reply = yield* create(kit, payoutRequest(userAddress))
           const error = yield* rejected(reply, 400, "none", `${userAddress} is not checksummed`)
           yield* checkNamesField("the 400 names userAddress", error, "userAddress", reply.exchange)
@@ -357,12 +464,21 @@ export const payoutScenarios = [
     rule: "DESIGN §3 Validation (destinationCop)",
     tags: ["payout", "validation", "read-only"],
     run: (kit) =>
-      Effect.forEach(["1e5", "-100000", " 100000", "100000.505", "0", "0.00", "0100000", "100,000", "0x10"], (destinationCop) =>
-        Effect.gen(function*() {
-          const reply = yield* create(kit, payoutRequest(freshAddress(), { destinationCop }))
-          const error = yield* rejected(reply, 400, "none", `destinationCop ${JSON.stringify(destinationCop)} is invalid`)
-          yield* checkNamesField("the 400 names destinationCop", error, "destinationCop", reply.exchange)
-        }), { discard: true })
+      Effect.forEach(
+        ["1e5", "-100000", " 100000", "100000.505", "0", "0.00", "0100000", "100,000", "0x10"],
+        (destinationCop) =>
+          Effect.gen(function*() {
+            const reply = yield* create(kit, payoutRequest(freshAddress(), { destinationCop }))
+            const error = yield* rejected(
+              reply,
+              400,
+              "none",
+              `destinationCop ${JSON.stringify(destinationCop)} is invalid`
+            )
+            yield* checkNamesField("the 400 names destinationCop", error, "destinationCop", reply.exchange)
+          }),
+        { discard: true }
+      )
   }),
   scenario({
     id: "PAYOUT-019",
@@ -370,13 +486,17 @@ export const payoutScenarios = [
     rule: "seed §4.4 body; DESIGN §3 POST payouts (all required)",
     tags: ["payout", "validation", "read-only"],
     run: (kit) =>
-      Effect.forEach(["userAddress", "destinationCop", "breBKey", "accountOwnerName"] as const, (field) =>
-        Effect.gen(function*() {
-          const { [field]: _, ...rest } = payoutRequest(freshAddress())
-          const reply = yield* create(kit, rest)
-          const error = yield* rejected(reply, 400, "none", `a body without ${field} is 400`)
-          yield* checkNamesField(`the 400 names ${field}`, error, field, reply.exchange)
-        }), { discard: true })
+      Effect.forEach(
+        ["userAddress", "destinationCop", "breBKey", "accountOwnerName"] as const,
+        (field) =>
+          Effect.gen(function*() {
+            const { [field]: _, ...rest } = payoutRequest(freshAddress())
+            const reply = yield* create(kit, rest)
+            const error = yield* rejected(reply, 400, "none", `a body without ${field} is 400`)
+            yield* checkNamesField(`the 400 names ${field}`, error, field, reply.exchange)
+          }),
+        { discard: true }
+      )
   }),
   scenario({
     id: "PAYOUT-020",
@@ -384,7 +504,9 @@ export const payoutScenarios = [
     rule: "DESIGN §3 GET payouts/{payoutId} (404)",
     tags: ["payout", "errors", "read-only"],
     run: (kit) =>
-      Effect.flatMap(kit.call("getPayout", { path: { payoutId: `po_conformance_${uniqueSuffix()}` } }), (reply) =>
-        rejected(reply, 404, "none", "an unknown payoutId is 404"))
+      Effect.flatMap(
+        kit.call("getPayout", { path: { payoutId: `po_conformance_${uniqueSuffix()}` } }),
+        (reply) => rejected(reply, 404, "none", "an unknown payoutId is 404")
+      )
   })
 ]

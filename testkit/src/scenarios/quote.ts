@@ -7,16 +7,19 @@ import { compare, decimal, format, sameValue, show as showDecimal } from "../mon
 import { type Kit, scenario } from "../scenario.ts"
 import { checkAmounts } from "./amounts.ts"
 
-const quote = (kit: Kit, query: Readonly<Record<string, string>> = {}, headers: Readonly<Record<string, string>> = {}) =>
-  kit.call("quote", { query, headers })
+const quote = (
+  kit: Kit,
+  query: Readonly<Record<string, string>> = {},
+  headers: Readonly<Record<string, string>> = {}
+) => kit.call("quote", { query, headers })
 
 const quoteValue = (kit: Kit, query: Readonly<Record<string, string>> = {}) =>
   Effect.flatMap(quote(kit, query), (reply) => Effect.map(ok(reply, "200 Quote"), (value) => ({ value, reply })))
 
-const CACHE_RULE = "cached is false when the call fetched the rate, true when served from the cache; a first call is false (seed §1, §4.1; DESIGN §3)"
+const CACHE_RULE =
+  "cached is false when the call fetched the rate, true when served from the cache; a first call is false (seed §1, §4.1; DESIGN §3)"
 
 const LEG_CODES = ["bridge", "bridge_fx", "copby"]
-
 
 export const quoteScenarios = [
   scenario({
@@ -31,13 +34,19 @@ export const quoteScenarios = [
         if (first.value.cached) {
           // Served from a cache something else warmed: wait for the next fetch (one cache TTL at most).
           kit.note("firstQuoteCached", true)
-          yield* pollUntil(kit, {
-            rule: CACHE_RULE,
-            expected: "a quote with cached:false: the first call on a fresh deployment, or the first after the cache TTL",
-            intervalMs: 1000,
-            describe: (last) => `every quote said cached:true (last ${show(last.value)})`,
-            exchange: (last) => last.reply.exchange
-          }, quoteValue(kit), (next) => !next.value.cached)
+          yield* pollUntil(
+            kit,
+            {
+              rule: CACHE_RULE,
+              expected:
+                "a quote with cached:false: the first call on a fresh deployment, or the first after the cache TTL",
+              intervalMs: 1000,
+              describe: (last) => `every quote said cached:true (last ${show(last.value)})`,
+              exchange: (last) => last.reply.exchange
+            },
+            quoteValue(kit),
+            (next) => !next.value.cached
+          )
         }
         const second = yield* quoteValue(kit)
         yield* check(second.value.cached, CACHE_RULE, {
@@ -62,13 +71,22 @@ export const quoteScenarios = [
           "effectiveUsdCop without an amount is S × 0.995 / 1.01 rounded down to 6 decimals",
           { expected: showDecimal(expected.effectiveUsdCop), actual: value.effectiveUsdCop, exchange: reply.exchange }
         )
-        yield* checkEqual("display is `1 USD = <E rounded down to 2 decimals> COP`", value.display, expected.display, reply.exchange)
+        yield* checkEqual(
+          "display is `1 USD = <E rounded down to 2 decimals> COP`",
+          value.display,
+          expected.display,
+          reply.exchange
+        )
         yield* check(
           value.destinationCop === undefined && value.sourceAmount === undefined && value.fees === undefined,
           "amount fields appear only when destinationCop is given",
           { expected: "no destinationCop, sourceAmount or fees", actual: show(value), exchange: reply.exchange }
         )
-        yield* checkTimestamps("timestamps are ISO 8601 UTC with milliseconds", { expiresAt: value.expiresAt }, reply.exchange)
+        yield* checkTimestamps(
+          "timestamps are ISO 8601 UTC with milliseconds",
+          { expiresAt: value.expiresAt },
+          reply.exchange
+        )
         yield* check(Date.parse(value.expiresAt) > Date.now() - 60_000, "a fresh quote has not expired", {
           expected: "expiresAt in the future",
           actual: value.expiresAt,
@@ -102,15 +120,19 @@ export const quoteScenarios = [
           LEG_CODES.map((code) => `${code}:quoted`),
           reply.exchange
         )
-        yield* checkAmounts({
-          destinationCop: value.destinationCop ?? "",
-          sellRateUsdCop: value.sellRateUsdCop,
-          deposit: undefined,
-          totalPaid: value.sourceAmount ?? "",
-          fees,
-          effectiveUsdCop: value.effectiveUsdCop,
-          display: value.display
-        }, kit.mode, reply.exchange)
+        yield* checkAmounts(
+          {
+            destinationCop: value.destinationCop ?? "",
+            sellRateUsdCop: value.sellRateUsdCop,
+            deposit: undefined,
+            totalPaid: value.sourceAmount ?? "",
+            fees,
+            effectiveUsdCop: value.effectiveUsdCop,
+            display: value.display
+          },
+          kit.mode,
+          reply.exchange
+        )
       })
   }),
   scenario({
@@ -119,8 +141,10 @@ export const quoteScenarios = [
     rule: "seed §1, §8 (minimum payout 4000 COP); DESIGN §3 Errors",
     tags: ["quote", "errors", "limits", "read-only"],
     run: (kit) =>
-      Effect.flatMap(quote(kit, { destinationCop: "3999.99" }), (reply) =>
-        rejected(reply, 409, "below_minimum", "destinationCop < 4000 is below_minimum"))
+      Effect.flatMap(
+        quote(kit, { destinationCop: "3999.99" }),
+        (reply) => rejected(reply, 409, "below_minimum", "destinationCop < 4000 is below_minimum")
+      )
   }),
   scenario({
     id: "QUOTE-005",
@@ -135,7 +159,12 @@ export const quoteScenarios = [
         kit.note("providerMinimumCases", cases)
         if (compare(boundary.below, decimal("4000")) >= 0) {
           const reply = yield* quote(kit, { destinationCop: cases.below })
-          yield* rejected(reply, 409, "below_minimum", `D ${cases.below} at S ${value.sellRateUsdCop} sends the provider < 2 USD`)
+          yield* rejected(
+            reply,
+            409,
+            "below_minimum",
+            `D ${cases.below} at S ${value.sellRateUsdCop} sends the provider < 2 USD`
+          )
         }
         const enough = yield* quote(kit, { destinationCop: cases.enough })
         yield* ok(enough, `a quote of D ${cases.enough}, which sends the provider ≥ 2 USD`)
@@ -148,8 +177,10 @@ export const quoteScenarios = [
     tags: ["quote", "errors"],
     requires: { mock: true },
     run: (kit) =>
-      Effect.flatMap(quote(kit, { destinationCop: "100000" }, { "X-Mock-Scenario": "market_closed" }), (reply) =>
-        rejected(reply, 409, "mercado_cerrado", "a closed market is mercado_cerrado"))
+      Effect.flatMap(
+        quote(kit, { destinationCop: "100000" }, { "X-Mock-Scenario": "market_closed" }),
+        (reply) => rejected(reply, 409, "mercado_cerrado", "a closed market is mercado_cerrado")
+      )
   }),
   scenario({
     id: "QUOTE-007",

@@ -7,7 +7,16 @@ import { Effect } from "effect"
 import { ok, rejected } from "../api.ts"
 import { check, checkEqual, checkNamesField, checkTimestamps, sameJson } from "../check.ts"
 import { show } from "../failure.ts"
-import { approvedUser, confirmPayout, createPayout, freshAddress, idempotencyKey, payoutRequest, preparedPayout, randomTxHash } from "../fixtures.ts"
+import {
+  approvedUser,
+  confirmPayout,
+  createPayout,
+  freshAddress,
+  idempotencyKey,
+  payoutRequest,
+  preparedPayout,
+  randomTxHash
+} from "../fixtures.ts"
 import type { Auth } from "../http.ts"
 import { type Kit, scenario } from "../scenario.ts"
 
@@ -15,8 +24,10 @@ const DECIMALS = { USDC: 6, COPm: 18 } as const
 type Token = keyof typeof DECIMALS
 
 const SHAPE_RULE = "DESIGN §3 Swaps group (SwapIntent, statuses prepared → confirmed | failed | expired; issue #8)"
-const MONEY_RULE = "issue #8: slippageBps bounds minAmountOut = expectedAmountOut × (10000 − slippageBps) / 10000, rounded down in base units"
-const HASH_RULE = "DESIGN §3 Swaps group: txHash uniqueness is shared with payouts (one hash, one use, case-insensitive)"
+const MONEY_RULE =
+  "issue #8: slippageBps bounds minAmountOut = expectedAmountOut × (10000 − slippageBps) / 10000, rounded down in base units"
+const HASH_RULE =
+  "DESIGN §3 Swaps group: txHash uniqueness is shared with payouts (one hash, one use, case-insensitive)"
 
 interface SwapRequest {
   readonly userAddress: string
@@ -40,7 +51,11 @@ const units = (text: string, decimals: number): bigint => {
   return BigInt(whole) * 10n ** BigInt(decimals) + BigInt(fraction.padEnd(decimals, "0").slice(0, decimals) || "0")
 }
 
-const prepare = (kit: Kit, body: SwapRequest | Record<string, unknown>, options: { readonly auth?: Auth; readonly key?: string } = {}) =>
+const prepare = (
+  kit: Kit,
+  body: SwapRequest | Record<string, unknown>,
+  options: { readonly auth?: Auth; readonly key?: string } = {}
+) =>
   kit.call("prepareSwap", {
     json: body,
     auth: options.auth ?? "primary",
@@ -55,8 +70,15 @@ const confirmSwap = (kit: Kit, intentId: string, txHash: string, headers: Readon
 
 const checkPrepared = (intent: SwapIntent, body: SwapRequest) =>
   Effect.gen(function*() {
-    yield* checkEqual("a prepared swap is `prepared`, not yet confirmed", [intent.status, intent.txHash], ["prepared", null])
-    yield* checkEqual("the intent is for the pair and user asked", [intent.fromToken, intent.toToken, intent.userAddress], [
+    yield* checkEqual("a prepared swap is `prepared`, not yet confirmed", [intent.status, intent.txHash], [
+      "prepared",
+      null
+    ])
+    yield* checkEqual("the intent is for the pair and user asked", [
+      intent.fromToken,
+      intent.toToken,
+      intent.userAddress
+    ], [
       body.fromToken,
       body.toToken,
       body.userAddress
@@ -67,12 +89,19 @@ const checkPrepared = (intent: SwapIntent, body: SwapRequest) =>
       String(units(body.amountIn, DECIMALS[body.fromToken]))
     )
     yield* checkEqual("slippageBps is the one asked (default 50)", intent.slippageBps, body.slippageBps ?? 50)
-    yield* checkEqual("one `swap` fee leg, quoted", intent.fees.map((leg) => [leg.code, leg.status]), [["swap", "quoted"]])
+    yield* checkEqual("one `swap` fee leg, quoted", intent.fees.map((leg) => [leg.code, leg.status]), [[
+      "swap",
+      "quoted"
+    ]])
     yield* check(intent.transaction.approvalTarget !== null, SHAPE_RULE, {
       expected: "transaction.approvalTarget: the spender to approve for amountIn",
       actual: show(intent.transaction)
     })
-    yield* checkTimestamps(SHAPE_RULE, { createdAt: intent.createdAt, updatedAt: intent.updatedAt, expiresAt: intent.expiresAt })
+    yield* checkTimestamps(SHAPE_RULE, {
+      createdAt: intent.createdAt,
+      updatedAt: intent.updatedAt,
+      expiresAt: intent.expiresAt
+    })
     yield* check(Date.parse(intent.expiresAt) > Date.parse(intent.createdAt), SHAPE_RULE, {
       expected: "expiresAt after createdAt",
       actual: `${intent.createdAt} → ${intent.expiresAt}`
@@ -89,12 +118,16 @@ const checkPrepared = (intent: SwapIntent, body: SwapRequest) =>
 export const swapScenarios = [
   scenario({
     id: "SWAP-001",
-    title: "prepare answers 201 with a prepared SwapIntent: the pair, amountIn, a quoted swap leg, approvalTarget, expiresAt",
+    title:
+      "prepare answers 201 with a prepared SwapIntent: the pair, amountIn, a quoted swap leg, approvalTarget, expiresAt",
     rule: SHAPE_RULE,
     tags: ["swaps"],
     run: (kit) =>
-      Effect.forEach([request("COPm", "250000"), request("USDC", "63.45")], (body) =>
-        Effect.flatMap(prepared(kit, body), (intent) => checkPrepared(intent, body)), { discard: true })
+      Effect.forEach(
+        [request("COPm", "250000"), request("USDC", "63.45")],
+        (body) => Effect.flatMap(prepared(kit, body), (intent) => checkPrepared(intent, body)),
+        { discard: true }
+      )
   }),
   scenario({
     id: "SWAP-002",
@@ -103,14 +136,20 @@ export const swapScenarios = [
     tags: ["swaps", "money"],
     run: (kit) =>
       Effect.forEach(
-        [request("COPm", "1234.567890123456789012", 1), request("COPm", "10", 500), request("USDC", "0.000001", 50), request("USDC", "999.999999", 333)],
+        [
+          request("COPm", "1234.567890123456789012", 1),
+          request("COPm", "10", 500),
+          request("USDC", "0.000001", 50),
+          request("USDC", "999.999999", 333)
+        ],
         (body) => Effect.flatMap(prepared(kit, body), (intent) => checkPrepared(intent, body)),
         { discard: true }
       )
   }),
   scenario({
     id: "SWAP-003",
-    title: "one side must be COPm, amountIn has at most the token's decimals and is positive, slippageBps is 1..500: 400 naming the field",
+    title:
+      "one side must be COPm, amountIn has at most the token's decimals and is positive, slippageBps is 1..500: 400 naming the field",
     rule: "issue #8 Pairs (400 naming the rule); DESIGN §3 Errors (400 names the field)",
     tags: ["swaps", "errors"],
     run: (kit) =>
@@ -149,9 +188,18 @@ export const swapScenarios = [
           actual: show(mine.exchange.response.body),
           exchange: mine.exchange
         })
-        yield* rejected(yield* kit.call("getSwap", { path: { intentId: intent.intentId }, auth: "second" }), 404, "none", "another integration's swap is 404")
         yield* rejected(
-          yield* kit.call("confirmSwap", { path: { intentId: intent.intentId }, json: { txHash: randomTxHash() }, auth: "second" }),
+          yield* kit.call("getSwap", { path: { intentId: intent.intentId }, auth: "second" }),
+          404,
+          "none",
+          "another integration's swap is 404"
+        )
+        yield* rejected(
+          yield* kit.call("confirmSwap", {
+            path: { intentId: intent.intentId },
+            json: { txHash: randomTxHash() },
+            auth: "second"
+          }),
           404,
           "none",
           "another integration cannot confirm this swap"
@@ -167,19 +215,26 @@ export const swapScenarios = [
       Effect.gen(function*() {
         const made: Array<string> = []
         for (const amount of ["1", "2", "3"]) made.push((yield* prepared(kit, request("USDC", amount))).intentId)
-        const from = (yield* Effect.flatMap(kit.call("getSwap", { path: { intentId: made[0]! } }), (reply) => ok(reply))).createdAt
+        const from = (yield* Effect.flatMap(kit.call("getSwap", { path: { intentId: made[0]! } }), (reply) =>
+          ok(reply))).createdAt
         const seen: Array<string> = []
         let cursor: string | null | undefined
         for (let page = 0; page < 50 && cursor !== null; page++) {
-          const reply = yield* kit.call("listSwaps", { query: { createdFrom: from, limit: "2", ...(cursor ? { cursor } : {}) } })
+          const reply = yield* kit.call("listSwaps", {
+            query: { createdFrom: from, limit: "2", ...(cursor ? { cursor } : {}) }
+          })
           const list = yield* ok(reply, "a page of swaps")
           seen.push(...list.items.map((item) => item.intentId))
           cursor = list.nextCursor
         }
-        yield* check(made.every((id) => seen.filter((other) => other === id).length === 1), "every swap once, keyset-paged", {
-          expected: `each of ${made.join(", ")} exactly once`,
-          actual: seen.join(", ")
-        })
+        yield* check(
+          made.every((id) => seen.filter((other) => other === id).length === 1),
+          "every swap once, keyset-paged",
+          {
+            expected: `each of ${made.join(", ")} exactly once`,
+            actual: seen.join(", ")
+          }
+        )
       })
   }),
   scenario({
@@ -198,13 +253,24 @@ export const swapScenarios = [
           actual: show(again.exchange.response.body),
           exchange: again.exchange
         })
-        yield* checkEqual("a replay is marked Idempotent-Replayed: true", again.exchange.response.headers["idempotent-replayed"], "true", again.exchange)
-        yield* rejected(yield* prepare(kit, { ...body, amountIn: "12.6" }, { key }), 422, "none", "another body under a used key is 422")
+        yield* checkEqual(
+          "a replay is marked Idempotent-Replayed: true",
+          again.exchange.response.headers["idempotent-replayed"],
+          "true",
+          again.exchange
+        )
+        yield* rejected(
+          yield* prepare(kit, { ...body, amountIn: "12.6" }, { key }),
+          422,
+          "none",
+          "another body under a used key is 422"
+        )
       })
   }),
   scenario({
     id: "SWAP-007",
-    title: "confirm (mock: no receipt check) confirms with the txHash lower-cased and the swap leg verified; again is the same; another hash is 409",
+    title:
+      "confirm (mock: no receipt check) confirms with the txHash lower-cased and the swap leg verified; again is the same; another hash is 409",
     rule: SHAPE_RULE,
     tags: ["swaps", "confirm"],
     requires: { mock: true, moneyMoving: true },
@@ -214,19 +280,33 @@ export const swapScenarios = [
         const hash = randomTxHash()
         const reply = yield* confirmSwap(kit, intent.intentId, `0x${hash.slice(2).toUpperCase()}`)
         const confirmed = yield* ok(reply, "200 with the confirmed swap")
-        yield* checkEqual("confirmed, with the hash lower-cased", [confirmed.status, confirmed.txHash], ["confirmed", hash.toLowerCase()], reply.exchange)
-        yield* checkEqual("the swap leg is verified", confirmed.fees.map((leg) => leg.status), ["verified"], reply.exchange)
+        yield* checkEqual("confirmed, with the hash lower-cased", [confirmed.status, confirmed.txHash], [
+          "confirmed",
+          hash.toLowerCase()
+        ], reply.exchange)
+        yield* checkEqual(
+          "the swap leg is verified",
+          confirmed.fees.map((leg) => leg.status),
+          ["verified"],
+          reply.exchange
+        )
         const again = yield* ok(yield* confirmSwap(kit, intent.intentId, hash), "the same confirmation")
         yield* check(sameJson(again, confirmed), "confirming again with the same hash answers it unchanged", {
           expected: show(confirmed),
           actual: show(again)
         })
-        yield* rejected(yield* confirmSwap(kit, intent.intentId, randomTxHash()), 409, "none", "another hash for a confirmed swap is 409")
+        yield* rejected(
+          yield* confirmSwap(kit, intent.intentId, randomTxHash()),
+          409,
+          "none",
+          "another hash for a confirmed swap is 409"
+        )
       })
   }),
   scenario({
     id: "SWAP-008",
-    title: "a txHash confirms one thing: reused across two swaps, or between a swap and a payout either way, in any case, is 409 tx_hash_reused",
+    title:
+      "a txHash confirms one thing: reused across two swaps, or between a swap and a payout either way, in any case, is 409 tx_hash_reused",
     rule: HASH_RULE,
     tags: ["swaps", "confirm", "payout"],
     requires: { mock: true, moneyMoving: true },
@@ -235,9 +315,19 @@ export const swapScenarios = [
         const [first, second] = [yield* prepared(kit, request("USDC", "5")), yield* prepared(kit, request("USDC", "6"))]
         const hash = randomTxHash()
         yield* Effect.flatMap(confirmSwap(kit, first.intentId, hash), (reply) => ok(reply, "the first swap confirms"))
-        yield* rejected(yield* confirmSwap(kit, second.intentId, hash.toUpperCase().replace("0X", "0x")), 409, "tx_hash_reused", HASH_RULE)
+        yield* rejected(
+          yield* confirmSwap(kit, second.intentId, hash.toUpperCase().replace("0X", "0x")),
+          409,
+          "tx_hash_reused",
+          HASH_RULE
+        )
         const payout = yield* preparedPayout(kit)
-        yield* rejected(yield* kit.call("confirmPayout", { path: { payoutId: payout.payoutId }, json: { txHash: hash } }), 409, "tx_hash_reused", HASH_RULE)
+        yield* rejected(
+          yield* kit.call("confirmPayout", { path: { payoutId: payout.payoutId }, json: { txHash: hash } }),
+          409,
+          "tx_hash_reused",
+          HASH_RULE
+        )
         const payoutHash = randomTxHash()
         yield* confirmPayout(kit, payout.payoutId, { txHash: payoutHash })
         yield* rejected(yield* confirmSwap(kit, second.intentId, payoutHash), 409, "tx_hash_reused", HASH_RULE)
@@ -252,12 +342,18 @@ export const swapScenarios = [
     run: (kit) =>
       Effect.gen(function*() {
         const intent = yield* prepared(kit, request("USDC", "8"))
-        yield* rejected(yield* confirmSwap(kit, intent.intentId, randomTxHash(), { "X-Mock-Scenario": "requote" }), 409, "requote", "the requote scenario on a swap confirm")
+        yield* rejected(
+          yield* confirmSwap(kit, intent.intentId, randomTxHash(), { "X-Mock-Scenario": "requote" }),
+          409,
+          "requote",
+          "the requote scenario on a swap confirm"
+        )
       })
   }),
   scenario({
     id: "SWAP-010",
-    title: "a payout funded from COPm: the same USDC deposit X as from USDC, a swap leg first, the router swap with approvalTarget, totalPaid = X + F + swap leg",
+    title:
+      "a payout funded from COPm: the same USDC deposit X as from USDC, a swap leg first, the router swap with approvalTarget, totalPaid = X + F + swap leg",
     rule: "issue #8 item 5 (payouts from the COP stablecoin); DESIGN §3 Payout money math",
     tags: ["swaps", "payout", "money"],
     requires: { mock: true, moneyMoving: true },
@@ -267,25 +363,42 @@ export const swapScenarios = [
         const fromUsdc = yield* createPayout(kit, payoutRequest(user, { destinationCop: "250000" }))
         const fromCopm = yield* createPayout(kit, payoutRequest(user, { destinationCop: "250000", fromToken: "COPm" }))
         yield* checkEqual("fromToken is COPm", fromCopm.fromToken, "COPm")
-        yield* checkEqual("the provider gets the same USDC deposit X whatever the user pays with", [fromCopm.deposit.currency, fromCopm.deposit.amount], [
+        yield* checkEqual("the provider gets the same USDC deposit X whatever the user pays with", [
+          fromCopm.deposit.currency,
+          fromCopm.deposit.amount
+        ], [
           fromUsdc.deposit.currency,
           fromUsdc.deposit.amount
         ])
-        yield* checkEqual("the legs: swap, then the provider's and the service's", fromCopm.fees.map((leg) => leg.code), ["swap", "bridge_fx", "bridge", "copby"])
+        yield* checkEqual(
+          "the legs: swap, then the provider's and the service's",
+          fromCopm.fees.map((leg) => leg.code),
+          ["swap", "bridge_fx", "bridge", "copby"]
+        )
         yield* check(fromCopm.transaction.approvalTarget !== null, "the swap needs an approval of the COPm it sells", {
           expected: "transaction.approvalTarget set",
           actual: show(fromCopm.transaction)
         })
         const leg = (code: string) => units(fromCopm.fees.find((item) => item.code === code)?.amountUsd ?? "0", 6)
         const total = units(fromCopm.deposit.amount, 6) + leg("copby") + leg("swap")
-        yield* checkEqual("receipt.totalPaid (USD) = X + F + the swap leg", String(units(fromCopm.receipt.totalPaid.amount, 6)), String(total))
-        yield* checkEqual("the service fee in USD is the same F", fromCopm.fees.at(-1)?.amountUsd, fromUsdc.fees.at(-1)?.amountUsd)
+        yield* checkEqual(
+          "receipt.totalPaid (USD) = X + F + the swap leg",
+          String(units(fromCopm.receipt.totalPaid.amount, 6)),
+          String(total)
+        )
+        yield* checkEqual(
+          "the service fee in USD is the same F",
+          fromCopm.fees.at(-1)?.amountUsd,
+          fromUsdc.fees.at(-1)?.amountUsd
+        )
       })
   }),
   scenario({
     id: "SWAP-011",
-    title: "GET quote?fromToken=COPm with an amount prices the payout from COPm exactly: the payout created with its quoteId carries the same sourceAmount (COPm), legs, E and display",
-    rule: "DESIGN §3 BRE-B group (GET quote prices every fromToken that payouts accept, exactly as payout creation would)",
+    title:
+      "GET quote?fromToken=COPm with an amount prices the payout from COPm exactly: the payout created with its quoteId carries the same sourceAmount (COPm), legs, E and display",
+    rule:
+      "DESIGN §3 BRE-B group (GET quote prices every fromToken that payouts accept, exactly as payout creation would)",
     tags: ["swaps", "payout", "quote", "money"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -293,26 +406,54 @@ export const swapScenarios = [
         const reply = yield* kit.call("quote", { query: { destinationCop: "250000", fromToken: "COPm" } })
         const quote = yield* ok(reply, "200 Quote for fromToken COPm")
         yield* checkEqual("the quote is for COPm", quote.fromToken, "COPm", reply.exchange)
-        yield* checkEqual("a COPm quote itemizes the swap leg first", (quote.fees ?? []).map((leg) => leg.code), ["swap", "bridge_fx", "bridge", "copby"], reply.exchange)
-        const payout = yield* createPayout(kit, payoutRequest(yield* approvedUser(kit), { destinationCop: "250000", fromToken: "COPm", quoteId: quote.quoteId }))
+        yield* checkEqual("a COPm quote itemizes the swap leg first", (quote.fees ?? []).map((leg) => leg.code), [
+          "swap",
+          "bridge_fx",
+          "bridge",
+          "copby"
+        ], reply.exchange)
+        const payout = yield* createPayout(
+          kit,
+          payoutRequest(yield* approvedUser(kit), {
+            destinationCop: "250000",
+            fromToken: "COPm",
+            quoteId: quote.quoteId
+          })
+        )
         yield* checkEqual(
           "the payout charges what its quote priced",
-          { sourceAmount: payout.sourceAmount, fees: payout.fees, display: payout.quote.display, effectiveUsdCop: payout.quote.effectiveUsdCop },
-          { sourceAmount: quote.sourceAmount, fees: quote.fees, display: quote.display, effectiveUsdCop: quote.effectiveUsdCop }
+          {
+            sourceAmount: payout.sourceAmount,
+            fees: payout.fees,
+            display: payout.quote.display,
+            effectiveUsdCop: payout.quote.effectiveUsdCop
+          },
+          {
+            sourceAmount: quote.sourceAmount,
+            fees: quote.fees,
+            display: quote.display,
+            effectiveUsdCop: quote.effectiveUsdCop
+          }
         )
       })
   }),
   scenario({
     id: "SWAP-012",
     title: "a COPm amountIn below 1 COPm is 409 below_minimum naming amountIn and the minimum",
-    rule: "issue #18 item 5: a swap whose output would round to nothing is below_minimum (409, as for payouts), not a 502",
+    rule:
+      "issue #18 item 5: a swap whose output would round to nothing is below_minimum (409, as for payouts), not a 502",
     tags: ["swaps", "errors", "limits"],
     run: (kit) =>
       Effect.forEach(["0.000001", "0.999999999999999999"], (amountIn) =>
         Effect.gen(function*() {
           const reply = yield* prepare(kit, request("COPm", amountIn))
           const error = yield* rejected(reply, 409, "below_minimum", `${amountIn} COPm is below the minimum swap`)
-          yield* checkNamesField("the message names amountIn and its minimum", error, "amountIn: must be at least 1 COPm", reply.exchange)
+          yield* checkNamesField(
+            "the message names amountIn and its minimum",
+            error,
+            "amountIn: must be at least 1 COPm",
+            reply.exchange
+          )
         }), { discard: true })
   })
 ]

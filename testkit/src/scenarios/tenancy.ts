@@ -58,7 +58,8 @@ export const tenancyScenarios = [
       Effect.gen(function*() {
         const mine = yield* preparedPayout(kit)
         const theirs = yield* preparedPayout(kit, {}, "second")
-        const createdFrom = new Date(Math.min(Date.parse(mine.createdAt), Date.parse(theirs.createdAt)) - 1000).toISOString()
+        const createdFrom = new Date(Math.min(Date.parse(mine.createdAt), Date.parse(theirs.createdAt)) - 1000)
+          .toISOString()
         const myPages = yield* listPages(kit, { createdFrom })
         const theirPages = yield* listPages(kit, { createdFrom }, "second")
         const myIds = myPages.flatMap((page) => page.value.items.map((item) => item.payoutId))
@@ -83,8 +84,10 @@ export const tenancyScenarios = [
   }),
   scenario({
     id: "TENANT-004",
-    title: "KYC belongs to the integration: approved by one, an address is needs_kyc for another, which may send it an OTP at once",
-    rule: "DESIGN §3 Authentication (the integration owns its customers), kyc/otp/send (cooldown per integration and address); seed §4.4",
+    title:
+      "KYC belongs to the integration: approved by one, an address is needs_kyc for another, which may send it an OTP at once",
+    rule:
+      "DESIGN §3 Authentication (the integration owns its customers), kyc/otp/send (cooldown per integration and address); seed §4.4",
     tags: ["isolation", "kyc"],
     requires: crossTenant,
     run: (kit) =>
@@ -92,7 +95,11 @@ export const tenancyScenarios = [
         const user = yield* approvedUser(kit)
         const reply = yield* kit.call("createPayout", { json: payoutRequest(user), auth: "second" })
         yield* rejected(reply, 409, "needs_kyc", "another integration's KYC approval does not count")
-        const sent = yield* kit.call("sendOtp", { json: { email: "conformance@example.com", userAddress: user }, auth: "second", retryOn429: false })
+        const sent = yield* kit.call("sendOtp", {
+          json: { email: "conformance@example.com", userAddress: user },
+          auth: "second",
+          retryOn429: false
+        })
         yield* ok(sent, "200: the other integration's resend cooldown does not apply")
       })
   }),
@@ -108,7 +115,11 @@ export const tenancyScenarios = [
         const mine = yield* preparedPayout(kit)
         const theirs = yield* preparedPayout(kit, {}, "second")
         yield* confirmPayout(kit, mine.payoutId, { txHash: hash })
-        const reply = yield* kit.call("confirmPayout", { path: { payoutId: theirs.payoutId }, json: { txHash: hash }, auth: "second" })
+        const reply = yield* kit.call("confirmPayout", {
+          path: { payoutId: theirs.payoutId },
+          json: { txHash: hash },
+          auth: "second"
+        })
         yield* rejected(reply, 409, "tx_hash_reused", "one hash confirms one payout, whoever owns it")
       })
   })

@@ -21,7 +21,10 @@ const rejectedWebhook = (kit: Kit, rule: string, signature: string | undefined, 
   Effect.flatMap(
     kit.call("provider", {
       body: event(),
-      headers: { "Content-Type": "application/json", ...(signature === undefined ? {} : { "X-Webhook-Signature": signature }) },
+      headers: {
+        "Content-Type": "application/json",
+        ...(signature === undefined ? {} : { "X-Webhook-Signature": signature })
+      },
       auth
     }),
     (reply) => rejected(reply, 401, "invalid_webhook_signature", rule)
@@ -50,7 +53,11 @@ export const webhookScenarios = [
     rule: "DESIGN §3 Webhooks (older than 10 min → rejected)",
     tags: ["webhooks", "errors", "read-only"],
     run: (kit) =>
-      rejectedWebhook(kit, "a stale signature is rejected", `t=${Date.now() - TEN_MINUTES_MS - 60_000},v0=${randomSignature()}`)
+      rejectedWebhook(
+        kit,
+        "a stale signature is rejected",
+        `t=${Date.now() - TEN_MINUTES_MS - 60_000},v0=${randomSignature()}`
+      )
   }),
   scenario({
     id: "WEBHOOK-004",

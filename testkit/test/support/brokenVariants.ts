@@ -4,7 +4,15 @@
  */
 import { randomBytes } from "node:crypto"
 import { decodeFunctionData, encodeFunctionData, erc20Abi } from "viem"
-import { type Interceptor, jsonOf, type ProxiedRequest, requestJson, type UpstreamResponse, urlParts, withJson } from "./proxy.ts"
+import {
+  type Interceptor,
+  jsonOf,
+  type ProxiedRequest,
+  requestJson,
+  type UpstreamResponse,
+  urlParts,
+  withJson
+} from "./proxy.ts"
 
 export interface BrokenVariant {
   readonly name: string
@@ -45,13 +53,19 @@ const route = (request: ProxiedRequest) => {
 
 const json = (response: UpstreamResponse): Json => jsonOf(response.body) as Json
 const bodyOf = (request: ProxiedRequest): Json => jsonOf(request.body) as Json
-const isJson = (response: UpstreamResponse) => (response.headers["content-type"] ?? "").includes("json") && response.body.length > 0
+const isJson = (response: UpstreamResponse) =>
+  (response.headers["content-type"] ?? "").includes("json") && response.body.length > 0
 const freshHash = () => `0x${randomBytes(32).toString("hex")}`
 
 /** Rewrites successful JSON answers of the requests `when` picks. */
-const rewriteOk = (when: (request: ProxiedRequest) => boolean, rewrite: (body: Json, request: ProxiedRequest) => Json): Interceptor => ({
+const rewriteOk = (
+  when: (request: ProxiedRequest) => boolean,
+  rewrite: (body: Json, request: ProxiedRequest) => Json
+): Interceptor => ({
   response: (request, response) =>
-    when(request) && response.status < 300 && isJson(response) ? withJson(response, rewrite(json(response), request)) : response
+    when(request) && response.status < 300 && isJson(response)
+      ? withJson(response, rewrite(json(response), request))
+      : response
 })
 
 /** A confirmation with a hash another payout already used gets a fresh hash upstream, and its own back. */
@@ -85,12 +99,19 @@ const reusedHashesAccepted = (matches: (seen: string, now: string) => boolean): 
 }
 
 /** Answers a 404 of one integration with what another integration's key gets. */
-const otherTenantsAnswer = async (request: ProxiedRequest, authorizations: ReadonlyArray<string>, forward: (r: ProxiedRequest) => Promise<UpstreamResponse>) => {
+const otherTenantsAnswer = async (
+  request: ProxiedRequest,
+  authorizations: ReadonlyArray<string>,
+  forward: (r: ProxiedRequest) => Promise<UpstreamResponse>
+) => {
   const others = authorizations.filter((authorization) => authorization !== request.headers["authorization"])
-  return Promise.all(others.map((authorization) => forward({ ...request, headers: { ...request.headers, authorization } })))
+  return Promise.all(
+    others.map((authorization) => forward({ ...request, headers: { ...request.headers, authorization } }))
+  )
 }
 
-const roundedDisplay = (effectiveUsdCop: unknown) => `1 USD = ${(Math.round(Number(effectiveUsdCop) * 100) / 100).toFixed(2)} COP`
+const roundedDisplay = (effectiveUsdCop: unknown) =>
+  `1 USD = ${(Math.round(Number(effectiveUsdCop) * 100) / 100).toFixed(2)} COP`
 
 export const brokenVariants: ReadonlyArray<BrokenVariant> = [
   {
@@ -151,7 +172,9 @@ export const brokenVariants: ReadonlyArray<BrokenVariant> = [
       response: async (request, response, proxy) => {
         if (!route(request).isList || response.status !== 200) return response
         const answers = await otherTenantsAnswer(request, proxy.authorizations, proxy.forward)
-        const items = [json(response), ...answers.filter((a) => a.status === 200).map(json)].flatMap((page) => page["items"] as Array<unknown>)
+        const items = [json(response), ...answers.filter((a) => a.status === 200).map(json)].flatMap((page) =>
+          page["items"] as Array<unknown>
+        )
         return withJson(response, { ...json(response), items })
       }
     })
@@ -186,7 +209,9 @@ export const brokenVariants: ReadonlyArray<BrokenVariant> = [
     says: /500/,
     interceptor: () => ({
       response: (request, response) =>
-        request.method === "POST" && response.status === 400 ? withJson(response, { error: "internal error" }, 500) : response
+        request.method === "POST" && response.status === 400
+          ? withJson(response, { error: "internal error" }, 500)
+          : response
     })
   },
   {
@@ -209,7 +234,9 @@ export const brokenVariants: ReadonlyArray<BrokenVariant> = [
     says: /ErrorBody|_tag|contract/,
     interceptor: () => ({
       response: (_, response) =>
-        response.status >= 400 && isJson(response) ? withJson(response, { ...json(response), _tag: "HttpError" }) : response
+        response.status >= 400 && isJson(response)
+          ? withJson(response, { ...json(response), _tag: "HttpError" })
+          : response
     })
   },
   {
@@ -362,7 +389,10 @@ export const brokenVariants: ReadonlyArray<BrokenVariant> = [
     caughtBy: ["PAYOUT-001"],
     says: /status 200 is not one the contract declares/,
     interceptor: () => ({
-      response: (request, response) => (route(request).isCreate && response.status === 201 ? { ...response, status: 200 } : response)
+      response: (
+        request,
+        response
+      ) => (route(request).isCreate && response.status === 201 ? { ...response, status: 200 } : response)
     })
   },
   {
@@ -372,7 +402,9 @@ export const brokenVariants: ReadonlyArray<BrokenVariant> = [
     says: /invalid_webhook_signature/,
     interceptor: () => ({
       response: (request, response) =>
-        route(request).isWebhook && response.status === 401 ? withJson(response, { received: true, duplicate: false }, 200) : response
+        route(request).isWebhook && response.status === 401
+          ? withJson(response, { received: true, duplicate: false }, 200)
+          : response
     })
   },
   {
@@ -384,7 +416,11 @@ export const brokenVariants: ReadonlyArray<BrokenVariant> = [
     interceptor: () =>
       rewriteOk((request) => route(request).isGet, (body) =>
         body["status"] === "completed"
-          ? { ...body, status: "processing", receipt: { ...(body["receipt"] as Json), status: "processing", completedAt: null } }
+          ? {
+            ...body,
+            status: "processing",
+            receipt: { ...(body["receipt"] as Json), status: "processing", completedAt: null }
+          }
           : body)
   },
   {
@@ -395,7 +431,11 @@ export const brokenVariants: ReadonlyArray<BrokenVariant> = [
     interceptor: () =>
       rewriteOk((request) => route(request).isCreate, (body) => {
         const total = (Number(body["sourceAmount"]) + 0.000001).toFixed(6)
-        return { ...body, sourceAmount: total, receipt: { ...(body["receipt"] as Json), totalPaid: { amount: total, currency: "USD" } } }
+        return {
+          ...body,
+          sourceAmount: total,
+          receipt: { ...(body["receipt"] as Json), totalPaid: { amount: total, currency: "USD" } }
+        }
       })
   },
   {
@@ -408,7 +448,9 @@ export const brokenVariants: ReadonlyArray<BrokenVariant> = [
         if (!route(request).isCreate) return request
         const body = bodyOf(request)
         const name = String(body["accountOwnerName"])
-        return /mismatch/i.test(name) && !name.includes("mismatch") ? requestJson(request, { ...body, accountOwnerName: name.replace(/mismatch/i, "Match") }) : request
+        return /mismatch/i.test(name) && !name.includes("mismatch")
+          ? requestJson(request, { ...body, accountOwnerName: name.replace(/mismatch/i, "Match") })
+          : request
       }
     })
   }

@@ -53,7 +53,11 @@ const readBody = async (request: IncomingMessage): Promise<Buffer> => {
 const headersOf = (entries: Iterable<[string, string | ReadonlyArray<string> | undefined]>) => {
   const out: Record<string, string> = {}
   for (const [name, value] of entries) {
-    if (value !== undefined && !HOP_BY_HOP.has(name.toLowerCase())) out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : String(value)
+    if (value !== undefined && !HOP_BY_HOP.has(name.toLowerCase())) {
+      out[name.toLowerCase()] = Array.isArray(value)
+        ? value.join(", ")
+        : String(value)
+    }
   }
   return out
 }
@@ -67,7 +71,11 @@ export const startProxy = async (target: string, interceptor: Interceptor = {}):
       ...(request.body.length === 0 || request.method === "GET" ? {} : { body: new Uint8Array(request.body) }),
       redirect: "manual"
     })
-    return { status: response.status, headers: headersOf(response.headers.entries()), body: Buffer.from(await response.arrayBuffer()) }
+    return {
+      status: response.status,
+      headers: headersOf(response.headers.entries()),
+      body: Buffer.from(await response.arrayBuffer())
+    }
   }
   const control: ProxyControl = { forward, authorizations }
 
@@ -82,7 +90,9 @@ export const startProxy = async (target: string, interceptor: Interceptor = {}):
     if (authorization !== undefined && !authorizations.includes(authorization)) authorizations.push(authorization)
     const request = interceptor.request === undefined ? original : await interceptor.request(original, control)
     const upstream = await forward(request)
-    const response = interceptor.response === undefined ? upstream : await interceptor.response(request, upstream, control)
+    const response = interceptor.response === undefined
+      ? upstream
+      : await interceptor.response(request, upstream, control)
     outgoing.writeHead(response.status, { ...response.headers, "content-length": String(response.body.length) })
     outgoing.end(response.body)
   }
@@ -97,10 +107,11 @@ export const startProxy = async (target: string, interceptor: Interceptor = {}):
   const { port } = server.address() as AddressInfo
   return {
     baseUrl: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve, reject) => {
-      server.closeAllConnections()
-      server.close((error) => (error ? reject(error) : resolve()))
-    })
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections()
+        server.close((error) => (error ? reject(error) : resolve()))
+      })
   }
 }
 

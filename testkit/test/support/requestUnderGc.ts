@@ -13,8 +13,10 @@ const [baseUrl = "", timeoutMs = "0"] = process.argv.slice(2)
 const collector = setInterval(collect, 10)
 const startedAt = Date.now()
 const errors: Array<string | undefined> = []
-const http = makeHttp({ baseUrl, apiKey: "k", secondApiKey: undefined, fetch, requestTimeoutMs: Number(timeoutMs) }, (exchange) =>
-  errors.push(exchange.error))
+const http = makeHttp(
+  { baseUrl, apiKey: "k", secondApiKey: undefined, fetch, requestTimeoutMs: Number(timeoutMs) },
+  (exchange) => errors.push(exchange.error)
+)
 await Effect.runPromise(Effect.either(http.send({ method: "GET", path: "/hang" })))
 clearInterval(collector)
 process.stdout.write(`${JSON.stringify({ error: errors[0], elapsedMs: Date.now() - startedAt })}\n`)
