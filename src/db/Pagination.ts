@@ -33,19 +33,19 @@ const CursorJson = Schema.parseJson(
   })
 )
 
-/** Keyset cursor: the (createdAt, payoutId) of the last item, opaque to clients. */
-export const encodeCursor = (row: KeysetRow): string =>
+/** Keyset cursor: the (createdAt, id) of the last item, opaque to clients. */
+const encodeCursor = (row: KeysetRow): string =>
   Buffer.from(JSON.stringify({ t: row.created_at.toISOString(), id: row.id })).toString("base64url")
 
 /** A cursor is input like any other: anything but one this API returned is a 400, never a query. */
-export const decodeCursor = (cursor: string) =>
+const decodeCursor = (cursor: string) =>
   Either.match(Schema.decodeUnknownEither(CursorJson)(Buffer.from(cursor, "base64url").toString("utf8")), {
     onLeft: () =>
       Effect.fail(new BadRequest({ error: "cursor: not a cursor returned by this API (pass nextCursor unchanged)" })),
     onRight: ({ id, t }) => Effect.succeed({ createdAt: new Date(t), id })
   })
 
-export const DEFAULT_PAGE_SIZE = 50
+const DEFAULT_PAGE_SIZE = 50
 
 /** The rows a page fetches: one more than it answers, to know whether another page follows. */
 export const rowsFetched = (limit: number | undefined) => (limit ?? DEFAULT_PAGE_SIZE) + 1

@@ -32,7 +32,7 @@ interface Queryable {
     values?: ReadonlyArray<unknown>
   ): Promise<{ rows: Array<Record<string, unknown>>; rowCount: number | null }>
 }
-// src/db/pg.d.ts types only what the service uses; the baseline calls pg's promise API.
+// The service reaches pg through @effect/sql-pg; the baseline calls pg's promise API directly, typed by hand here.
 const pool = new pg.Pool({ connectionString: process.env["DATABASE_URL"] ?? "", max: 10 }) as unknown as Queryable & {
   connect(): Promise<Queryable & { release(): void }>
   end(): Promise<void>
