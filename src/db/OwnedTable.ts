@@ -1,9 +1,8 @@
 import { type SqlClient, SqlSchema } from "@effect/sql"
+import { IntegrationId } from "@cop-integrations/contracts"
 import { Effect, Schema } from "effect"
 import { atomically } from "./Atomically.ts"
 import { EXPIRY_BATCH, type KeysetRow, PageRequest } from "./Pagination.ts"
-
-const Owned = Schema.Struct({ integrationId: Schema.String, id: Schema.String })
 
 /**
  * The queries a table of resources owned by an integration shares (payouts, swap intents), each row read as `Row`.
@@ -11,10 +10,17 @@ const Owned = Schema.Struct({ integrationId: Schema.String, id: Schema.String })
  * `integration_id`, `status`, `created_at`, `updated_at` and `expires_at`; a resource still `expiresWhile` past its
  * `expires_at` is due to expire.
  */
-export const ownedTable = <A extends KeysetRow, I>(
+export const ownedTable = <A extends KeysetRow & { readonly id: Id }, I, Id extends string>(
   sql: SqlClient.SqlClient,
-  options: { readonly table: string; readonly Row: Schema.Schema<A, I>; readonly expiresWhile: string }
+  options: {
+    readonly table: string
+    readonly Row: Schema.Schema<A, I>
+    /** The resource's id type (`PayoutId`, `SwapId`). */
+    readonly Id: Schema.Schema<Id, string>
+    readonly expiresWhile: string
+  }
 ) => {
+  const Owned = Schema.Struct({ integrationId: IntegrationId, id: options.Id })
   const table = sql(options.table)
   // A literal, not a parameter: the planner then serves the sweep from the partial index over that status.
   const expiresWhile = sql.literal(`'${options.expiresWhile}'`)
@@ -56,8 +62,8 @@ export const ownedTable = <A extends KeysetRow, I>(
   })
 
   return {
-    findOwned: (integrationId: string, id: string) => findOwned({ integrationId, id }).pipe(Effect.orDie),
-    lockOwned: (integrationId: string, id: string) => lockOwned({ integrationId, id }).pipe(Effect.orDie),
+    findOwned: (integrationId: IntegrationId, id: Id) => findOwned({ integrationId, id }).pipe(Effect.orDie),
+    lockOwned: (integrationId: IntegrationId, id: Id) => lockOwned({ integrationId, id }).pipe(Effect.orDie),
     page: (request: typeof PageRequest.Type) => page(request).pipe(Effect.orDie),
     /** Expires one batch of due resources (EXPIRY_BATCH), each with its event recorded in the same transaction. */
     expireOverdue: <E, R>(recordEvent: (row: A) => Effect.Effect<unknown, E, R>) => (at: Date) =>

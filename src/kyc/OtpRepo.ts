@@ -1,4 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
+import { IntegrationId } from "@cop-integrations/contracts"
 import { Effect, Schema } from "effect"
 
 const ChallengeRow = Schema.Struct({
@@ -16,7 +17,7 @@ const SendStats = Schema.Struct({
 })
 export type SendStats = typeof SendStats.Type
 
-const Owner = Schema.Struct({ integrationId: Schema.String, userAddress: Schema.String })
+const Owner = Schema.Struct({ integrationId: IntegrationId, userAddress: Schema.String })
 type Owner = typeof Owner.Type
 
 const IdRow = Schema.Struct({ id: Schema.String })
@@ -24,7 +25,7 @@ const ids = (rows: ReadonlyArray<typeof IdRow.Type>) => rows.map((row) => row.id
 
 const NewChallenge = Schema.Struct({
   id: Schema.String,
-  integration_id: Schema.String,
+  integration_id: IntegrationId,
   user_address: Schema.String,
   email: Schema.String,
   code_hash: Schema.String,

@@ -1,4 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
+import { EndpointId, EventId } from "@cop-integrations/contracts"
 import { Effect, Option, Schema } from "effect"
 import type { SendOutcome } from "./Sender.ts"
 
@@ -8,8 +9,8 @@ const CLAIM_LOCK = "webhook deliveries: claim"
 const Claimed = Schema.Struct({
   seq: Schema.String,
   attempts: Schema.Number,
-  endpoint_id: Schema.String,
-  event_id: Schema.String,
+  endpoint_id: EndpointId,
+  event_id: EventId,
   body: Schema.String,
   event_created_at: Schema.DateFromSelf,
   url: Schema.String,
@@ -29,8 +30,8 @@ const ClaimRequest = Schema.Struct({
 })
 
 const Attempt = Schema.Struct({
-  eventId: Schema.String,
-  endpointId: Schema.String,
+  eventId: EventId,
+  endpointId: EndpointId,
   at: Schema.DateFromSelf,
   durationMs: Schema.Number,
   status: Schema.NullOr(Schema.Number),
@@ -39,7 +40,7 @@ const Attempt = Schema.Struct({
 })
 
 const Finished = Schema.Struct({ seq: Schema.String, at: Schema.DateFromSelf })
-const EndpointAt = Schema.Struct({ endpointId: Schema.String, at: Schema.DateFromSelf })
+const EndpointAt = Schema.Struct({ endpointId: EndpointId, at: Schema.DateFromSelf })
 
 /**
  * The outbound deliveries of partner events (`event_deliveries`, their attempts, and the delivery state of
@@ -124,7 +125,7 @@ export class DeliveryRepo extends Effect.Service<DeliveryRepo>()("DeliveryRepo",
     })
 
     const clearFailing = SqlSchema.void({
-      Request: Schema.String,
+      Request: EndpointId,
       execute: (endpointId) =>
         sql`UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ${endpointId} AND failing_since IS NOT NULL`
     })
@@ -196,11 +197,12 @@ export class DeliveryRepo extends Effect.Service<DeliveryRepo>()("DeliveryRepo",
       markFailed: (seq: string, at: Date) => markFailed({ seq, at }),
       retryAt: (seq: string, nextAt: Date) => retryAt({ seq, nextAt }),
       /** Since when the endpoint has been failing (now, if it was not). */
-      markFailing: (endpointId: string, at: Date) =>
+      markFailing: (endpointId: EndpointId, at: Date) =>
         markFailing({ endpointId, at }).pipe(Effect.map(Option.map((row) => row.failing_since))),
-      disableEndpoint: (endpointId: string, reason: string, at: Date) => disableEndpoint({ endpointId, reason, at }),
+      disableEndpoint: (endpointId: EndpointId, reason: string, at: Date) =>
+        disableEndpoint({ endpointId, reason, at }),
       /** Gives up every pending delivery to the endpoint. */
-      failPendingOf: (endpointId: string, at: Date) => failPendingOf({ endpointId, at }),
+      failPendingOf: (endpointId: EndpointId, at: Date) => failPendingOf({ endpointId, at }),
       nextDue: nextDue(undefined).pipe(Effect.map(({ next }) => next))
     } as const
   })

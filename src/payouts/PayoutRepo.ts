@@ -15,7 +15,7 @@ const eventTypeOf = (row: PayoutRow): EventType =>
 
 const UpdatedRow = Schema.extend(PayoutRow, PreviousStatus)
 const DepositSeen = Schema.Struct({ provider_deposit_seen_at: Schema.NullOr(Schema.DateFromSelf) })
-const PickedPayout = Schema.Struct({ id: Schema.String, provider_transfer_id: Schema.String })
+const PickedPayout = Schema.Struct({ id: PayoutId, provider_transfer_id: Schema.String })
 /** A payout the reconciler asks the provider about. */
 export type PickedPayout = typeof PickedPayout.Type
 const StaleRequest = Schema.Struct({
@@ -44,7 +44,7 @@ export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
         at: row.updated_at
       })
 
-    const owned = ownedTable(sql, { table: "payouts", Row: PayoutRow, expiresWhile: "awaiting_deposit" })
+    const owned = ownedTable(sql, { table: "payouts", Row: PayoutRow, Id: PayoutId, expiresWhile: "awaiting_deposit" })
 
     const lockForConfirm = SqlSchema.findOne({
       Request: Owned,

@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import type { EventType } from "@cop-integrations/contracts"
+import { type EventType, SwapId } from "@cop-integrations/contracts"
 import { Effect, Schema } from "effect"
 import { Outbox } from "../outbox/Outbox.ts"
 import { PreviousStatus, recordingStatusChanges } from "../outbox/StatusEvents.ts"
@@ -27,7 +27,7 @@ export class SwapRepo extends Effect.Service<SwapRepo>()("SwapRepo", {
         at: row.updated_at
       })
 
-    const owned = ownedTable(sql, { table: "swap_intents", Row: SwapRow, expiresWhile: "prepared" })
+    const owned = ownedTable(sql, { table: "swap_intents", Row: SwapRow, Id: SwapId, expiresWhile: "prepared" })
 
     const insert = SqlSchema.single({
       Request: SwapRow,
