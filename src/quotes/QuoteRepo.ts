@@ -14,8 +14,8 @@ const QuoteRow = Schema.Struct({
 
 /** What a quote stores when it is given (decimals as their text). */
 const NewQuote = Schema.Struct({
-  id: Schema.String,
-  integration_id: Schema.String,
+  id: QuoteId,
+  integration_id: IntegrationId,
   from_token: Schema.String,
   sell_rate: Schema.String,
   mid_rate: Schema.String,
