@@ -49,7 +49,7 @@ export const bufferChunkedBody = (request: HttpServerRequest.HttpServerRequest) 
   Effect.map(
     Stream.runFoldWhile(
       chunkedBodyStream(request),
-      { chunks: [] as Array<Uint8Array>, bytes: 0 },
+      { chunks: new Array<Uint8Array>(), bytes: 0 },
       (acc) => acc.bytes <= MAX_DRAINED_BYTES,
       (acc, chunk) => {
         acc.bytes += chunk.length

@@ -90,7 +90,8 @@ const loadScalar = Effect.gen(function*() {
  * in their own instead.
  */
 const documentForPage = () => {
-  // A copy: the platform memoizes the document, and /openapi.json must keep the parameter.
+  // A copy: the platform memoizes the document, and /openapi.json must keep the parameter. Read as the plain JSON it
+  // is (OpenAPI 3.1 paths, operations and parameters), the only parts edited here.
   const document = structuredClone(openApiDocument()) as unknown as {
     paths: Record<
       string,

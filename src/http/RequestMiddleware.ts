@@ -65,6 +65,7 @@ const requestMiddleware = (unserved: ReadonlyArray<UnservedPath>) => (app: HttpA
       Effect.catchAllCause(answerUnhandled(request, requestId)),
       Effect.annotateLogs("requestId", requestId)
     )
+    // The requirements left are the platform's own (the request, its scope), which HttpApp.Default leaves implicit.
   }) as HttpApp.Default
 
 export const RequestMiddlewareLive = HttpApiBuilder.middleware(Effect.map(UnservedPaths, requestMiddleware))

@@ -12,6 +12,7 @@ import { routeMiss } from "./RouteMiss.ts"
 
 /** An SQL error on text PostgreSQL cannot store (a NUL character from the request): the input is at fault. */
 const isUnstorableText = (error: unknown) => {
+  // An SqlError wraps pg's error as its cause, which carries PostgreSQL's SQLSTATE as `code`; anything else has none.
   const code = (error as { cause?: { code?: unknown } } | undefined)?.cause?.code
   return code === "22021" || code === "22P05"
 }
