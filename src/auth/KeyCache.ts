@@ -21,12 +21,13 @@ export const cachedKeyLookup = <E, R>(
       const hit = entries.get(keyHash)
       if (hit !== undefined && hit.until > now) return Effect.succeed(Option.some(hit.row))
       entries.delete(keyHash)
-      return Effect.tap(lookup(keyHash), (found) => {
-        if (ttlMs <= 0 || Option.isNone(found)) return
-        const oldest = entries.keys().next()
-        if (entries.size >= MAX_ENTRIES && oldest.done !== true) entries.delete(oldest.value)
-        const expiry = found.value.expires_at?.getTime() ?? Number.POSITIVE_INFINITY
-        entries.set(keyHash, { row: found.value, until: Math.min(now + ttlMs, expiry) })
-      })
+      return Effect.tap(lookup(keyHash), (found) =>
+        Effect.sync(() => {
+          if (ttlMs <= 0 || Option.isNone(found)) return
+          const oldest = entries.keys().next()
+          if (entries.size >= MAX_ENTRIES && oldest.done !== true) entries.delete(oldest.value)
+          const expiry = found.value.expires_at?.getTime() ?? Number.POSITIVE_INFINITY
+          entries.set(keyHash, { row: found.value, until: Math.min(now + ttlMs, expiry) })
+        }))
     })
 }

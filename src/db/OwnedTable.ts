@@ -1,6 +1,6 @@
-import { type SqlClient, SqlSchema } from "@effect/sql"
 import { IntegrationId } from "@cop-integrations/contracts"
 import { Effect, Schema } from "effect"
+import { type SqlClient, SqlSchema } from "effect/sql"
 import { atomically } from "./Atomically.ts"
 import { EXPIRY_BATCH, type KeysetRow, PageRequest } from "./Pagination.ts"
 
@@ -14,9 +14,9 @@ export const ownedTable = <A extends KeysetRow & { readonly id: Id }, I, Id exte
   sql: SqlClient.SqlClient,
   options: {
     readonly table: string
-    readonly Row: Schema.Schema<A, I>
+    readonly Row: Schema.Codec<A, I>
     /** The resource's id type (`PayoutId`, `SwapId`). */
-    readonly Id: Schema.Schema<Id, string>
+    readonly Id: Schema.Codec<Id, string>
     readonly expiresWhile: string
   }
 ) => {
@@ -25,14 +25,14 @@ export const ownedTable = <A extends KeysetRow & { readonly id: Id }, I, Id exte
   // A literal, not a parameter: the planner then serves the sweep from the partial index over that status.
   const expiresWhile = sql.literal(`'${options.expiresWhile}'`)
 
-  const findOwned = SqlSchema.findOne({
+  const findOwned = SqlSchema.findOneOption({
     Request: Owned,
     Result: options.Row,
     execute: ({ id, integrationId }) =>
       sql`SELECT * FROM ${table} WHERE id = ${id} AND integration_id = ${integrationId}`
   })
 
-  const lockOwned = SqlSchema.findOne({
+  const lockOwned = SqlSchema.findOneOption({
     Request: Owned,
     Result: options.Row,
     execute: ({ id, integrationId }) =>
@@ -52,7 +52,7 @@ export const ownedTable = <A extends KeysetRow & { readonly id: Id }, I, Id exte
   })
 
   const expireOverdue = SqlSchema.findAll({
-    Request: Schema.DateFromSelf,
+    Request: Schema.Date,
     Result: options.Row,
     execute: (at) =>
       sql`UPDATE ${table} SET status = 'expired', updated_at = ${at}

@@ -1,15 +1,15 @@
-import { HttpServerRequest } from "@effect/platform"
-import { Authentication, TooManyRequests, Unauthorized } from "@cop-integrations/contracts"
-import { Effect, Either, Layer, Option } from "effect"
+import { Authentication, CurrentIntegration, TooManyRequests, Unauthorized } from "@cop-integrations/contracts"
+import { Effect, Layer, Option, Result } from "effect"
+import { HttpServerRequest } from "effect/http"
 import { parseApiKey } from "../auth/ApiKey.ts"
 import { ApiKeyRepo } from "../auth/ApiKeyRepo.ts"
-import { cachedKeyLookup } from "../auth/KeyCache.ts"
-import { AppConfig } from "../config/Config.ts"
 import { Deployment } from "../auth/Deployment.ts"
-import { makeFailedAuthLimit } from "./FailedAuthLimit.ts"
-import { makeRateLimiter } from "./RateLimiter.ts"
+import { cachedKeyLookup } from "../auth/KeyCache.ts"
 import { noteIntegration, setRetryAfter } from "../base/ResponseHints.ts"
 import { singleFlight } from "../base/SingleFlight.ts"
+import { AppConfig } from "../config/Config.ts"
+import { makeFailedAuthLimit } from "./FailedAuthLimit.ts"
+import { makeRateLimiter } from "./RateLimiter.ts"
 
 const bearerPattern = /^Bearer +(\S+)$/i
 
@@ -20,25 +20,25 @@ const bearerPattern = /^Bearer +(\S+)$/i
 const readBearerKey = (
   header: string | undefined,
   deployment: typeof Deployment.Service
-): Either.Either<string, string> => {
+): Result.Result<string, string> => {
   if (header === undefined || header.trim() === "") {
-    return Either.left("missing API key: send Authorization: Bearer <API_KEY>")
+    return Result.fail("missing API key: send Authorization: Bearer <API_KEY>")
   }
   const token = bearerPattern.exec(header.trim())?.[1]
-  if (token === undefined) return Either.left("Authorization header must use the Bearer scheme: Bearer <API_KEY>")
+  if (token === undefined) return Result.fail("Authorization header must use the Bearer scheme: Bearer <API_KEY>")
   const parsed = parseApiKey(token)
-  if (parsed._tag === "Malformed") return Either.left("invalid API key: not a cop_test_pk_… or cop_live_pk_… key")
+  if (parsed._tag === "Malformed") return Result.fail("invalid API key: not a cop_test_pk_… or cop_live_pk_… key")
   const { keyKind, mode } = deployment
   if (parsed.kind !== keyKind) {
-    return Either.left(
+    return Result.fail(
       `this is a ${mode} deployment: it accepts only ${keyKind} keys (cop_${keyKind}_pk_…), not ${parsed.kind} keys`
     )
   }
-  return Either.right(parsed.hash)
+  return Result.succeed(parsed.hash)
 }
 
 const tooMany = (error: string, retryAfterSeconds: number) =>
-  Effect.zipRight(setRetryAfter(retryAfterSeconds), Effect.fail(new TooManyRequests({ error })))
+  Effect.andThen(setRetryAfter(retryAfterSeconds), Effect.fail(new TooManyRequests({ error })))
 
 const tooManyFailures = (retryAfterSeconds: number) =>
   tooMany("too many failed authentication attempts from this address; retry later", retryAfterSeconds)
@@ -64,24 +64,26 @@ export const AuthenticationLive = Layer.effect(
       return allowed ? Effect.fail(new Unauthorized({ error })) : tooManyFailures(retryAfterSeconds)
     }
 
+    /** The integration behind the request's bearer key, or why there is none (401, 429). */
+    const authenticate = Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const address = Option.getOrElse(request.remoteAddress, () => "unknown")
+      const keyHash = readBearerKey(request.headers["authorization"], deployment)
+      if (Result.isFailure(keyHash)) return yield* rejectWithoutLookup(address, keyHash.failure)
+      const { value: looked } = yield* findKey(address, keyHash.success)
+      if (looked._tag === "Refused") return yield* tooManyFailures(looked.retryAfterSeconds)
+      if (Option.isNone(looked.key)) {
+        return yield* Effect.fail(new Unauthorized({ error: "unknown or revoked API key" }))
+      }
+      const key = looked.key.value
+      const { allowed, retryAfterSeconds } = limiter.take(key.id)
+      if (!allowed) return yield* tooMany("rate limit exceeded for this API key", retryAfterSeconds)
+      yield* noteIntegration(key.integration_id)
+      return CurrentIntegration.of({ integrationId: key.integration_id, keyId: key.id, mode: deployment.mode })
+    })
+
     return Authentication.of({
-      bearer: () =>
-        Effect.gen(function*() {
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const address = Option.getOrElse(request.remoteAddress, () => "unknown")
-          const keyHash = readBearerKey(request.headers["authorization"], deployment)
-          if (Either.isLeft(keyHash)) return yield* rejectWithoutLookup(address, keyHash.left)
-          const { value: looked } = yield* findKey(address, keyHash.right)
-          if (looked._tag === "Refused") return yield* tooManyFailures(looked.retryAfterSeconds)
-          if (Option.isNone(looked.key)) {
-            return yield* Effect.fail(new Unauthorized({ error: "unknown or revoked API key" }))
-          }
-          const key = looked.key.value
-          const { allowed, retryAfterSeconds } = limiter.take(key.id)
-          if (!allowed) return yield* tooMany("rate limit exceeded for this API key", retryAfterSeconds)
-          yield* noteIntegration(key.integration_id)
-          return { integrationId: key.integration_id, keyId: key.id, mode: deployment.mode }
-        })
+      bearer: (httpEffect) => Effect.flatMap(authenticate, (current) => Effect.provideService(httpEffect, CurrentIntegration, current))
     })
   })
 )

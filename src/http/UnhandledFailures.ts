@@ -1,36 +1,78 @@
 /**
- * What the typed API layer cannot answer itself (route misses, unreadable bodies, defects) becomes an ErrorBody
- * here; typed failures pass through to the API's own error encoding.
+ * What the typed API layer cannot answer itself (route misses, unreadable bodies, defects, a contract error failed by
+ * router middleware) becomes an ErrorBody here.
  */
-import { HttpServerError, type HttpServerRequest, type HttpServerResponse } from "@effect/platform"
-import { Cause, Effect, Option } from "effect"
-import { isBodyTooLarge, tooLarge } from "./BodyLimits.ts"
+import { IntegrationsApi } from "@cop-integrations/contracts"
+import { Cause, Effect, Option, Schema } from "effect"
+import { HttpServerError, type HttpServerRequest, type HttpServerResponse } from "effect/http"
+import { HttpApi, HttpApiError } from "effect/http-api"
 import { isDatabaseUnavailable } from "../db/DatabaseFailures.ts"
+import { isBodyTooLarge, tooLarge } from "./BodyLimits.ts"
 import { answerDatabaseUnavailable } from "./DatabaseUnavailable.ts"
+import { answerDecodeError, isNestedTooDeeply } from "./DecodeErrors.ts"
 import { errorResponse } from "./ErrorResponse.ts"
 import { routeMiss } from "./RouteMiss.ts"
 
 /** An SQL error on text PostgreSQL cannot store (a NUL character from the request): the input is at fault. */
 const isUnstorableText = (error: unknown) => {
-  // An SqlError wraps pg's error as its cause, which carries PostgreSQL's SQLSTATE as `code`; anything else has none.
-  const code = (error as { cause?: { code?: unknown } } | undefined)?.cause?.code
+  // An SqlError carries the driver's error under its reason, with PostgreSQL's SQLSTATE as `code`; anything else has none.
+  const code = (error as { reason?: { cause?: { code?: unknown } } } | undefined)?.reason?.cause?.code
   return code === "22021" || code === "22P05"
 }
 
-// The platform formats the offending value of a decode failure recursively: a deeply nested JSON body
-// overflows the stack there. The input is at fault, not the service.
-const isNestedTooDeeply = (error: unknown) => error instanceof RangeError && error.message.includes("call stack")
+interface ContractError {
+  readonly is: (u: unknown) => boolean
+  readonly encode: (u: unknown) => unknown
+  readonly status: number
+}
+
+/** Every error the contract declares, with its status: what an endpoint's own error encoding would answer. */
+const contractErrors: ReadonlyArray<ContractError> = (() => {
+  const seen = new Set<Schema.Top>()
+  const errors: Array<ContractError> = []
+  HttpApi.reflect(IntegrationsApi, {
+    onGroup: () => {},
+    onEndpoint: ({ errors: byStatus }) => {
+      for (const [status, schemas] of byStatus) {
+        for (const schema of schemas) {
+          if (seen.has(schema)) continue
+          seen.add(schema)
+          // The contract's error codecs encode to plain ErrorBody JSON and need no services.
+          const codec = schema as Schema.Codec<unknown, unknown>
+          errors.push({ is: Schema.is(Schema.toType(codec)), encode: Schema.encodeUnknownSync(codec), status })
+        }
+      }
+    }
+  })
+  return errors
+})()
+
+/** The ErrorBody answer for a contract error (e.g. the mock scenario middleware's BadRequest), if it is one. */
+const contractErrorResponse = (error: unknown): HttpServerResponse.HttpServerResponse | undefined => {
+  const declared = contractErrors.find((candidate) => candidate.is(error))
+  if (declared === undefined) return undefined
+  // The contract's error codecs encode to ErrorBody.
+  return errorResponse(declared.status, declared.encode(error) as { readonly error: string })
+}
+
+const isServerError = (error: unknown): error is HttpServerError.HttpServerError =>
+  HttpServerError.isHttpServerError(error)
 
 export const answerUnhandled = (request: HttpServerRequest.HttpServerRequest, requestId: string) =>
 (
   cause: Cause.Cause<unknown>
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown> => {
-  const failure = Cause.failureOption(cause)
-  if (Option.isSome(failure) && !HttpServerError.isServerError(failure.value)) return Effect.failCause(cause)
-  if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+  const failure = Cause.findErrorOption(cause)
+  if (Option.isSome(failure) && !isServerError(failure.value)) {
+    const answer = contractErrorResponse(failure.value)
+    return answer === undefined ? Effect.failCause(cause) : Effect.succeed(answer)
+  }
+  if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
   const error = Cause.squash(cause)
-  if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") return Effect.succeed(routeMiss(request))
-  if (HttpServerError.isServerError(error) && error._tag === "RequestError") {
+  if (isServerError(error) && error.reason._tag === "RouteNotFound") return Effect.succeed(routeMiss(request))
+  const invalid = HttpApiError.HttpApiSchemaError.is(error) ? answerDecodeError(error) : undefined
+  if (invalid !== undefined) return Effect.succeed(invalid)
+  if (isServerError(error) && error.reason._tag === "RequestParseError") {
     return Effect.succeed(
       isBodyTooLarge(error) ? tooLarge() : errorResponse(400, { error: "request body is not valid JSON" })
     )
@@ -42,6 +84,7 @@ export const answerUnhandled = (request: HttpServerRequest.HttpServerRequest, re
     return Effect.succeed(errorResponse(400, { error: "request contains characters that are not allowed (NUL)" }))
   }
   if (isDatabaseUnavailable(error)) return answerDatabaseUnavailable(error)
+  // Anything else (a response that did not encode included) is the service's fault.
   return Effect.as(
     Effect.logError("unhandled failure", cause),
     errorResponse(500, { error: `internal error (request id ${requestId})` })

@@ -1,9 +1,9 @@
 import { createHash, randomUUID } from "node:crypto"
-import { SqlSchema } from "@effect/sql"
-import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { Conflict, IdempotencyKeyReused, IntegrationId } from "@cop-integrations/contracts"
-import { Clock, Context, Data, Duration, Effect, Exit, Option, Schedule, Schema } from "effect"
+import { Clock, Context, Data, Duration, Effect, Exit, Layer, Option, Schedule, Schema } from "effect"
+import { SqlSchema } from "effect/sql"
+import { SqlError } from "effect/sql/SqlError"
 
 export interface StoredResponse {
   readonly status: number
@@ -30,7 +30,7 @@ export const requestFingerprint = (method: string, path: string, body: unknown):
 
 const KeyRow = Schema.Struct({
   request_hash: Schema.String,
-  state: Schema.Literal("started", "done"),
+  state: Schema.Literals(["started", "done"]),
   response_status: Schema.Number,
   response_body: Schema.Unknown,
   resource_id: Schema.String,
@@ -55,9 +55,9 @@ const replayOf = (row: KeyRow): IdempotentResult => ({
 })
 
 /** How long a duplicate waits for the request that holds its key (DESIGN §3: 10 s), polling the key's row. */
-export class IdempotencyWait extends Context.Reference<IdempotencyWait>()("IdempotencyWait", {
+export const IdempotencyWait = Context.Reference<Duration.Duration>("IdempotencyWait", {
   defaultValue: () => Duration.seconds(10)
-}) {}
+})
 
 /**
  * How long a `started` row may go without a sign of life from its request before the next request with the same key
@@ -67,9 +67,9 @@ export class IdempotencyWait extends Context.Reference<IdempotencyWait>()("Idemp
  * not to crowd the pool under load). A takeover while the first request still lives is safe anyway: same resource
  * id, same provider key, and the write step lets only one of them write.
  */
-export class IdempotencyStale extends Context.Reference<IdempotencyStale>()("IdempotencyStale", {
+export const IdempotencyStale = Context.Reference<Duration.Duration>("IdempotencyStale", {
   defaultValue: () => Duration.seconds(30)
-}) {}
+})
 
 /** The resource a request creates under its key: its id, allocated before any outside call, and the provider's key. */
 export interface Claim {
@@ -117,8 +117,8 @@ const MAX_POLL_MS = 250
  * is 409. A `started` row without a sign of life for IdempotencyStale is taken over the same way. Times are the
  * database's clock, the same for every replica.
  */
-export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("IdempotencyStore", {
-  effect: Effect.gen(function*() {
+export class IdempotencyStore extends Context.Service<IdempotencyStore>()("IdempotencyStore", {
+  make: Effect.gen(function*() {
     const sql = yield* PgClient.PgClient
     const waitMillis = Math.max(1, Math.round(Duration.toMillis(yield* IdempotencyWait)))
     const staleMillis = Math.max(1, Math.round(Duration.toMillis(yield* IdempotencyStale)))
@@ -126,7 +126,7 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Idempo
 
     const Key = Schema.Struct({ integrationId: IntegrationId, key: Schema.String })
 
-    const findRow = SqlSchema.findOne({
+    const findRow = SqlSchema.findOneOption({
       Request: Key,
       Result: KeyRow,
       execute: ({ integrationId, key }) =>
@@ -135,7 +135,7 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Idempo
             FROM idempotency_keys WHERE integration_id = ${integrationId} AND idempotency_key = ${key}`
     })
 
-    const lockRow = SqlSchema.findOne({
+    const lockRow = SqlSchema.findOneOption({
       Request: Key,
       Result: KeyRow,
       execute: ({ integrationId, key }) =>
@@ -272,8 +272,8 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Idempo
       (mayHaveActed
         ? sql`UPDATE idempotency_keys SET attempt = NULL WHERE ${whereMine(input, attempt)}`
         : sql`DELETE FROM idempotency_keys WHERE ${whereMine(input, attempt)}`).pipe(
-          Effect.retry(Schedule.intersect(Schedule.spaced("100 millis"), Schedule.recurs(3))),
-          Effect.catchAll((error) =>
+          Effect.retry(Schedule.max([Schedule.spaced("100 millis"), Schedule.recurs(3)])),
+          Effect.catch((error) =>
             Effect.logWarning(
               "could not release an Idempotency-Key after a failed request; the next request takes it over"
             ).pipe(
@@ -316,4 +316,6 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Idempo
 
     return { run } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(this, this.make)
+}

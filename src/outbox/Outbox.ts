@@ -1,6 +1,6 @@
-import { SqlClient } from "@effect/sql"
 import type { EndpointId, EventType, IntegrationId } from "@cop-integrations/contracts"
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
 import { newEventId } from "./EventIds.ts"
 
 export interface NewEvent {
@@ -18,8 +18,8 @@ export interface NewEvent {
  * one pending delivery per enabled endpoint subscribed to its type, in one statement (so the pair is atomic on its
  * own too). The body is stored as sent, so every delivery and redelivery is the same bytes.
  */
-export class Outbox extends Effect.Service<Outbox>()("Outbox", {
-  effect: Effect.gen(function*() {
+export class Outbox extends Context.Service<Outbox>()("Outbox", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
     const stored = (event: NewEvent) => {
@@ -66,4 +66,6 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
 
     return { record, recordFor } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(this, this.make)
+}

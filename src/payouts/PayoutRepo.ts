@@ -1,6 +1,6 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { type EventType, IntegrationId, PayoutId } from "@cop-integrations/contracts"
-import { Effect, Option, Schema } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { atomically } from "../db/Atomically.ts"
 import { ownedTable } from "../db/OwnedTable.ts"
 import { Outbox } from "../outbox/Outbox.ts"
@@ -13,15 +13,15 @@ const Owned = Schema.Struct({ integrationId: IntegrationId, payoutId: PayoutId }
 const eventTypeOf = (row: PayoutRow): EventType =>
   row.status === "awaiting_deposit" ? "payout.created" : `payout.${row.status}`
 
-const UpdatedRow = Schema.extend(PayoutRow, PreviousStatus)
-const DepositSeen = Schema.Struct({ provider_deposit_seen_at: Schema.NullOr(Schema.DateFromSelf) })
+const UpdatedRow = Schema.Struct({ ...PayoutRow.fields, ...PreviousStatus.fields })
+const DepositSeen = Schema.Struct({ provider_deposit_seen_at: Schema.NullOr(Schema.Date) })
 const PickedPayout = Schema.Struct({ id: PayoutId, provider_transfer_id: Schema.String })
 /** A payout the reconciler asks the provider about. */
 export type PickedPayout = typeof PickedPayout.Type
 const StaleRequest = Schema.Struct({
-  at: Schema.DateFromSelf,
-  cutoff: Schema.DateFromSelf,
-  expiredSince: Schema.DateFromSelf,
+  at: Schema.Date,
+  cutoff: Schema.Date,
+  expiredSince: Schema.Date,
   limit: Schema.Number
 })
 
@@ -30,8 +30,8 @@ const StaleRequest = Schema.Struct({
  * payout or changes its status records the matching event in the same transaction (the outbox): no status without
  * its event, no event without its status.
  */
-export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
-  effect: Effect.gen(function*() {
+export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const outbox = yield* Outbox
 
@@ -46,20 +46,20 @@ export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
 
     const owned = ownedTable(sql, { table: "payouts", Row: PayoutRow, Id: PayoutId, expiresWhile: "awaiting_deposit" })
 
-    const lockForConfirm = SqlSchema.findOne({
+    const lockForConfirm = SqlSchema.findOneOption({
       Request: Owned,
-      Result: Schema.extend(PayoutRow, DepositSeen),
+      Result: Schema.Struct({ ...PayoutRow.fields, ...DepositSeen.fields }),
       execute: ({ integrationId, payoutId }) =>
         sql`SELECT * FROM payouts WHERE id = ${payoutId} AND integration_id = ${integrationId} FOR UPDATE`
     })
 
-    const lockByTransfer = SqlSchema.findOne({
+    const lockByTransfer = SqlSchema.findOneOption({
       Request: Schema.String,
       Result: PayoutRow,
       execute: (transferId) => sql`SELECT * FROM payouts WHERE provider_transfer_id = ${transferId} FOR UPDATE`
     })
 
-    const insert = SqlSchema.single({
+    const insert = SqlSchema.findOne({
       Request: PayoutRow,
       Result: PayoutRow,
       execute: (row) =>
@@ -74,7 +74,7 @@ export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
     })
 
     // `previous` reads the row as it was before this statement's change (its snapshot), so the status change is known.
-    const update = SqlSchema.single({
+    const update = SqlSchema.findOne({
       Request: PayoutRow,
       Result: UpdatedRow,
       execute: (row) =>
@@ -140,4 +140,6 @@ export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
       pickStale
     } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(this, this.make)
+}

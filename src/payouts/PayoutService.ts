@@ -9,7 +9,7 @@ import {
   PayoutId,
   type PayoutList
 } from "@cop-integrations/contracts"
-import { BigDecimal, Effect, Option, Schema } from "effect"
+import { BigDecimal, Context, Effect, Layer, Option, Schema } from "effect"
 import { getAddress } from "viem"
 import { Chain } from "../chain/Chain.ts"
 import { addSeconds, now } from "../base/Clock.ts"
@@ -26,6 +26,7 @@ import { orProviderFailure } from "../provider/ProviderErrors.ts"
 import { marketClosed, QuoteService } from "../quotes/QuoteService.ts"
 import { RateCache } from "../quotes/RateCache.ts"
 import { routerFailure } from "../router/RouterErrors.ts"
+import { SwapRouter } from "../router/SwapRouter.ts"
 import { keysetPage, type ListRequest, rowsFetched } from "../db/Pagination.ts"
 import { fundPayout } from "./Funding.ts"
 import { PayoutRepo } from "./PayoutRepo.ts"
@@ -41,9 +42,9 @@ export const PAYOUTS_PATH = "/api/integrations/breb/payouts"
  * firm COPm quote's swap amount (COPm base units), so a retry that takes the key over charges what the first try did.
  */
 const PinnedTerms = Schema.Struct({
-  sellRate: Schema.BigDecimal,
-  midRate: Schema.BigDecimal,
-  swapSellAmount: Schema.optional(Schema.BigInt)
+  sellRate: Schema.BigDecimalFromString,
+  midRate: Schema.BigDecimalFromString,
+  swapSellAmount: Schema.optional(Schema.BigIntFromString)
 })
 
 export interface CreateOutcome {
@@ -52,8 +53,8 @@ export interface CreateOutcome {
   readonly replayed: boolean
 }
 
-export class PayoutService extends Effect.Service<PayoutService>()("PayoutService", {
-  effect: Effect.gen(function*() {
+export class PayoutService extends Context.Service<PayoutService>()("PayoutService", {
+  make: Effect.gen(function*() {
     const config = yield* AppConfig
     const customers = yield* CustomerRepo
     const market = yield* Market
@@ -65,6 +66,8 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
     const idempotency = yield* IdempotencyStore
     const requoteGuard = yield* RequoteGuard
     const pageBudget = yield* PageBudget
+    // Taken here, so pricing and funding from COPm ask the router this service was built with (its methods need nothing).
+    const router = yield* SwapRouter
 
     /**
      * Everything a payout needs before it is written: checks, price, and the provider's external account and
@@ -133,7 +136,7 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
           rateBufferBps: config.rateBufferBps,
           swapTaker: getAddress(request.userAddress),
           quotedSwapSellAmount: terms.swapSellAmount
-        })
+        }).pipe(Effect.provideService(SwapRouter, router))
         const priced = price.usd
 
         if (Option.isNone(pinned)) {
@@ -147,7 +150,7 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
         }
 
         const providerCustomerId = Option.getOrNull(
-          Option.flatMap(customer, (row) => Option.fromNullable(row.provider_customer_id))
+          Option.flatMap(customer, (row) => Option.fromNullishOr(row.provider_customer_id))
         )
         const destination = yield* orProviderFailure(provider.createExternalAccount({
           idempotencyKey: providerIdempotencyKey(
@@ -192,7 +195,7 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
           user: getAddress(request.userAddress),
           depositAddress: transfer.depositAddress,
           feeWallet: config.feeWalletAddress
-        }).pipe(Effect.mapError((error) => routerFailure(error)))
+        }).pipe(Effect.provideService(SwapRouter, router), Effect.mapError((error) => routerFailure(error)))
         const row: PayoutRow = {
           id: payoutId,
           integration_id: integrationId,
@@ -296,6 +299,8 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
 
     return { create, get, list } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(this, this.make)
+}
 
 export type { Payout }

@@ -3,7 +3,7 @@
  * committed, so a slow e-mail API holds neither a pooled connection in a transaction nor the user's advisory
  * lock; when it fails, the send is undone (503, no cooldown, the earlier code active again).
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Deferred, Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { mockMode, serverLayerFor } from "../../src/App.ts"
