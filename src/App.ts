@@ -170,7 +170,10 @@ interface LiveSecrets {
 /** A live deployment without the settings it needs (liveConfigError has named them already). */
 const settingsMissing = new Config.ConfigError(
   new Schema.SchemaError(
-    new SchemaIssue.Pointer(["APP_MODE"], new SchemaIssue.InvalidValue({ message: "live mode cannot start: settings missing" }))
+    new SchemaIssue.Pointer(
+      ["APP_MODE"],
+      new SchemaIssue.InvalidValue({ message: "live mode cannot start: settings missing" })
+    )
   )
 )
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest"
 import { nodeProblem, REQUIRED_NODE_MAJOR } from "../scripts/node-check.mjs"
 
 const check = (version: string, platform: string, arch: string): string | undefined =>
-  nodeProblem(version, platform, arch) as string | undefined
+  nodeProblem(version, platform, arch)
 
 describe("the Node version check before npm test and npm start", () => {
   it("accepts Node 24 and newer", () => {

@@ -15,7 +15,18 @@ import pg from "pg"
 import { fastifyWorkloads } from "./fastifyCells.ts"
 import { type LoadRequest, type LoadResult, runLoad } from "./load.ts"
 import { rssMb } from "./proc.ts"
-import { API, approvedCustomer, json, npmStartArgs, payoutBody, root, type Service, startService, stopService, type Tree } from "./service.ts"
+import {
+  API,
+  approvedCustomer,
+  json,
+  npmStartArgs,
+  payoutBody,
+  root,
+  type Service,
+  startService,
+  stopService,
+  type Tree
+} from "./service.ts"
 
 const PAIRS = Number(process.env["BENCH_PAIRS"] ?? "3")
 const SECONDS = Number(process.env["BENCH_SECONDS"] ?? "5")
@@ -117,9 +128,19 @@ export const compareWithRef = async (ref: string, serverUrl: string) => {
       await createDatabase(serverUrl, "bench_compare_work")
     )
     try {
-      console.log(`\n## --compare ${ref}: ${PAIRS} alternating pairs of ${SECONDS} s per workload, ${CONNECTIONS} connections`)
-      console.log(`ref: ${before.label} on node ${versionOf(refTree.node)}; working tree: ${after.label} on node ${versionOf(workTree.node)}`)
-      console.log(`start-up to first 200: ref ${Math.round(before.service.startupMs)} ms, working tree ${Math.round(after.service.startupMs)} ms`)
+      console.log(
+        `\n## --compare ${ref}: ${PAIRS} alternating pairs of ${SECONDS} s per workload, ${CONNECTIONS} connections`
+      )
+      console.log(
+        `ref: ${before.label} on node ${versionOf(refTree.node)}; working tree: ${after.label} on node ${
+          versionOf(workTree.node)
+        }`
+      )
+      console.log(
+        `start-up to first 200: ref ${Math.round(before.service.startupMs)} ms, working tree ${
+          Math.round(after.service.startupMs)
+        } ms`
+      )
       const rows = []
       for (const [index, workload] of before.workloads.entries()) {
         const theirs = after.workloads[index]!
@@ -144,9 +165,13 @@ export const compareWithRef = async (ref: string, serverUrl: string) => {
         })
       }
       console.table(rows)
-      console.log(`RSS after the runs: ref ${rssMb(before.service.pid)} MB, working tree ${rssMb(after.service.pid)} MB`)
+      console.log(
+        `RSS after the runs: ref ${rssMb(before.service.pid)} MB, working tree ${rssMb(after.service.pid)} MB`
+      )
       const failed = rows.reduce((n, row) => n + row["non-2xx"], 0)
-      if (failed > 0) throw new Error(`${failed} requests were not answered 2xx: the figures above do not measure the workloads`)
+      if (failed > 0) {
+        throw new Error(`${failed} requests were not answered 2xx: the figures above do not measure the workloads`)
+      }
     } finally {
       await stopService(before.service.child)
       await stopService(after.service.child)

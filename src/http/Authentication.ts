@@ -83,7 +83,8 @@ export const AuthenticationLive = Layer.effect(
     })
 
     return Authentication.of({
-      bearer: (httpEffect) => Effect.flatMap(authenticate, (current) => Effect.provideService(httpEffect, CurrentIntegration, current))
+      bearer: (httpEffect) =>
+        Effect.flatMap(authenticate, (current) => Effect.provideService(httpEffect, CurrentIntegration, current))
     })
   })
 )

@@ -21,9 +21,12 @@ export const EventsHttpLive = HttpApiBuilder.group(IntegrationsApi, "events", (h
       .handle("listWebhookEndpoints", () => withIntegration(endpoints.list))
       .handle("getWebhookEndpoint", ({ params }) => withIntegration((id) => endpoints.get(id, params.endpointId)))
       .handle("deleteWebhookEndpoint", ({ params }) => withIntegration((id) => endpoints.remove(id, params.endpointId)))
-      .handle("rotateWebhookSecret", ({ params }) => withIntegration((id) => endpoints.rotateSecret(id, params.endpointId)))
+      .handle("rotateWebhookSecret", ({ params }) =>
+        withIntegration((id) => endpoints.rotateSecret(id, params.endpointId)))
       .handle("pingWebhookEndpoint", ({ params }) =>
-        withIntegration((id) => Effect.map(endpoints.ping(id, params.endpointId), rawJson(202))))
+        withIntegration((id) =>
+          Effect.map(endpoints.ping(id, params.endpointId), rawJson(202))
+        ))
       .handle("listEvents", ({ query }) =>
         withIntegration((integrationId) =>
           Effect.map(
@@ -38,6 +41,9 @@ export const EventsHttpLive = HttpApiBuilder.group(IntegrationsApi, "events", (h
           )
         ))
       .handle("getEvent", ({ params }) =>
-        withIntegration((id) => Effect.map(events.get(id, params.eventId), rawJson(200))))
-      .handle("redeliverEvent", ({ params }) => withIntegration((id) => events.redeliver(id, params.eventId)))
+        withIntegration((id) =>
+          Effect.map(events.get(id, params.eventId), rawJson(200))
+        ))
+      .handle("redeliverEvent", ({ params }) =>
+        withIntegration((id) => events.redeliver(id, params.eventId)))
   }))

@@ -34,15 +34,18 @@ const requestMiddleware = (unserved: ReadonlyArray<UnservedPath>) =>
 
     yield* HttpEffect.appendPreResponseHandler((_, response) =>
       Effect.map(
-        Effect.andThen(discardRestOfBody(request), logAccess({
-          requestId,
-          method: request.method,
-          path: pathOf(request),
-          status: response.status,
-          durationMs: Math.round(performance.now() - started),
-          integrationId: hints.integrationId,
-          errorCode: errorCodeOf(response)
-        })),
+        Effect.andThen(
+          discardRestOfBody(request),
+          logAccess({
+            requestId,
+            method: request.method,
+            path: pathOf(request),
+            status: response.status,
+            durationMs: Math.round(performance.now() - started),
+            integrationId: hints.integrationId,
+            errorCode: errorCodeOf(response)
+          })
+        ),
         () => {
           const withId = HttpServerResponse.setHeader(response, "x-request-id", requestId)
           const retryAfter = retryAfterFor(response, hints)

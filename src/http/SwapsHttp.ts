@@ -23,7 +23,8 @@ export const SwapsHttpLive = HttpApiBuilder.group(IntegrationsApi, "swaps", (han
           )
         ))
       .handle("getSwap", ({ params }) =>
-        Effect.flatMap(CurrentIntegration, ({ integrationId }) => swaps.get(integrationId, params.intentId)))
+        Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
+          swaps.get(integrationId, params.intentId)))
       .handle("confirmSwap", ({ params, payload }) =>
         Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
           swaps.confirm({ integrationId, intentId: params.intentId, request: payload })))

@@ -1,11 +1,10 @@
 /**
- * What the typed API layer cannot answer itself (route misses, unreadable bodies, defects, a contract error failed by
- * router middleware) becomes an ErrorBody here.
+ * What the typed API layer cannot answer itself (route misses, unreadable bodies, requests that do not decode,
+ * defects) becomes an ErrorBody here; the API answers its typed failures itself.
  */
-import { IntegrationsApi } from "@cop-integrations/contracts"
-import { Cause, Effect, Option, Schema } from "effect"
+import { Cause, Effect, Option } from "effect"
 import { HttpServerError, type HttpServerRequest, type HttpServerResponse } from "effect/http"
-import { HttpApi, HttpApiError } from "effect/http-api"
+import { HttpApiError } from "effect/http-api"
 import { isDatabaseUnavailable } from "../db/DatabaseFailures.ts"
 import { isBodyTooLarge, tooLarge } from "./BodyLimits.ts"
 import { answerDatabaseUnavailable } from "./DatabaseUnavailable.ts"
@@ -20,41 +19,6 @@ const isUnstorableText = (error: unknown) => {
   return code === "22021" || code === "22P05"
 }
 
-interface ContractError {
-  readonly is: (u: unknown) => boolean
-  readonly encode: (u: unknown) => unknown
-  readonly status: number
-}
-
-/** Every error the contract declares, with its status: what an endpoint's own error encoding would answer. */
-const contractErrors: ReadonlyArray<ContractError> = (() => {
-  const seen = new Set<Schema.Top>()
-  const errors: Array<ContractError> = []
-  HttpApi.reflect(IntegrationsApi, {
-    onGroup: () => {},
-    onEndpoint: ({ errors: byStatus }) => {
-      for (const [status, schemas] of byStatus) {
-        for (const schema of schemas) {
-          if (seen.has(schema)) continue
-          seen.add(schema)
-          // The contract's error codecs encode to plain ErrorBody JSON and need no services.
-          const codec = schema as Schema.Codec<unknown, unknown>
-          errors.push({ is: Schema.is(Schema.toType(codec)), encode: Schema.encodeUnknownSync(codec), status })
-        }
-      }
-    }
-  })
-  return errors
-})()
-
-/** The ErrorBody answer for a contract error (e.g. the mock scenario middleware's BadRequest), if it is one. */
-const contractErrorResponse = (error: unknown): HttpServerResponse.HttpServerResponse | undefined => {
-  const declared = contractErrors.find((candidate) => candidate.is(error))
-  if (declared === undefined) return undefined
-  // The contract's error codecs encode to ErrorBody.
-  return errorResponse(declared.status, declared.encode(error) as { readonly error: string })
-}
-
 const isServerError = (error: unknown): error is HttpServerError.HttpServerError =>
   HttpServerError.isHttpServerError(error)
 
@@ -63,10 +27,7 @@ export const answerUnhandled = (request: HttpServerRequest.HttpServerRequest, re
   cause: Cause.Cause<unknown>
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown> => {
   const failure = Cause.findErrorOption(cause)
-  if (Option.isSome(failure) && !isServerError(failure.value)) {
-    const answer = contractErrorResponse(failure.value)
-    return answer === undefined ? Effect.failCause(cause) : Effect.succeed(answer)
-  }
+  if (Option.isSome(failure) && !isServerError(failure.value)) return Effect.failCause(cause)
   if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
   const error = Cause.squash(cause)
   if (isServerError(error) && error.reason._tag === "RouteNotFound") return Effect.succeed(routeMiss(request))

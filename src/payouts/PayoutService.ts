@@ -66,7 +66,7 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
     const idempotency = yield* IdempotencyStore
     const requoteGuard = yield* RequoteGuard
     const pageBudget = yield* PageBudget
-    // Taken here, so pricing and funding from COPm ask the router this service was built with (its methods need nothing).
+    // Taken at construction: pricing and funding from COPm use it, so the methods require no SwapRouter of their own.
     const router = yield* SwapRouter
 
     /**

@@ -40,7 +40,7 @@ export class QuoteService extends Context.Service<QuoteService>()("QuoteService"
     const rateCache = yield* RateCache
     const market = yield* Market
     const chain = yield* Chain
-    // Taken here, so pricing a COPm quote asks the router this service was built with (its methods need nothing).
+    // Taken at construction: pricing a COPm quote uses it, so the methods require no SwapRouter of their own.
     const router = yield* SwapRouter
 
     const quote = (input: {

@@ -94,16 +94,17 @@ const contract = JSON.parse(readFileSync(new URL("../../../contracts/openapi.jso
 }
 const ajv = new Ajv2020.default({ strict: false, allErrors: false, coerceTypes: true })
 addFormats.default(ajv)
-const defs = JSON.parse(JSON.stringify(contract.components.schemas).replaceAll("#/components/schemas/", "#/$defs/"))
+/** A contract schema with its `$ref`s pointing at `$defs` (one self-contained JSON Schema for Ajv). */
+const localRefs = (schema: unknown): unknown =>
+  JSON.parse(JSON.stringify(schema).replaceAll("#/components/schemas/", "#/$defs/")) as unknown
+const defs = localRefs(contract.components.schemas)
 const bodySchema = (name: string) => ajv.compile({ $defs: defs, $ref: `#/$defs/${name}` })
 const querySchema = (path: string) => {
   const parameters = (contract.paths[path]?.["get"]?.parameters ?? []).filter((p) => p.in === "query")
   return ajv.compile({
     $defs: defs,
     type: "object",
-    properties: Object.fromEntries(
-      parameters.map((p) => [p.name, JSON.parse(JSON.stringify(p.schema).replaceAll("#/components/schemas/", "#/$defs/"))])
-    ),
+    properties: Object.fromEntries(parameters.map((p) => [p.name, localRefs(p.schema)])),
     additionalProperties: false
   })
 }
@@ -183,7 +184,16 @@ app.get("/api/integrations/breb/quote", async (request, reply) => {
   const id = `qt_${randomUUID()}`
   await pool.query(
     `INSERT INTO quotes ("id","integration_id","from_token","sell_rate","mid_rate","destination_cop","created_at","expires_at") VALUES ($1,$2,$3,$4,$5,$6,$7,$8)`,
-    [id, request.integrationId, "USDC", row.sell_rate, row.mid_rate, destinationCop, at, new Date(at.getTime() + 60_000)]
+    [
+      id,
+      request.integrationId,
+      "USDC",
+      row.sell_rate,
+      row.mid_rate,
+      destinationCop,
+      at,
+      new Date(at.getTime() + 60_000)
+    ]
   )
   return { ...withAmounts(templates.quote, price(destinationCop, row.sell_rate, row.mid_rate)), quoteId: id }
 })
@@ -244,7 +254,11 @@ app.post("/api/integrations/breb/payouts", async (request, reply) => {
         return value !== null && typeof value === "object" && !(value instanceof Date) ? JSON.stringify(value) : value
       })
     )
-    const priced = price(body.destinationCop, rate.rows[0]?.["sell_rate"] ?? "3960", rate.rows[0]?.["mid_rate"] ?? "4000")
+    const priced = price(
+      body.destinationCop,
+      rate.rows[0]?.["sell_rate"] ?? "3960",
+      rate.rows[0]?.["mid_rate"] ?? "4000"
+    )
     const presented = { ...withAmounts(templates.payout, priced), payoutId }
     const eventId = `evt_${randomUUID()}`
     await client.query(
