@@ -33,10 +33,12 @@ export const BrebHttpLive = HttpApiBuilder.group(IntegrationsApi, "breb", (handl
           Effect.flatMap(({ integrationId }) =>
             payouts.create({ integrationId, request: payload, idempotencyKey: headers["idempotency-key"] })
           ),
-          // The stored body is returned as is, so a replay is byte-for-byte the first response.
+          // The stored JSON is answered as is (serialised once, for the response, the replay and the event alike),
+          // so a replay is byte-for-byte the first response.
           Effect.map((outcome) =>
-            HttpServerResponse.jsonUnsafe(outcome.body, {
+            HttpServerResponse.text(outcome.bodyJson, {
               status: outcome.status,
+              contentType: "application/json",
               headers: outcome.replayed ? { "idempotent-replayed": "true" } : {}
             })
           )

@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "effect/sql"
-import { type EventType, IntegrationId, PayoutId } from "@cop-integrations/contracts"
+import { type EventType, IntegrationId, type Payout, PayoutId } from "@cop-integrations/contracts"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { atomically } from "../db/Atomically.ts"
 import { ownedTable } from "../db/OwnedTable.ts"
@@ -9,6 +9,16 @@ import { PayoutRow } from "./PayoutRow.ts"
 import { presentPayout } from "./Present.ts"
 
 const Owned = Schema.Struct({ integrationId: IntegrationId, payoutId: PayoutId })
+
+/** A payout row through its schema's type side: what decoding the row once stored gives back. */
+const asStored = Schema.encodeEffect(Schema.toType(PayoutRow))
+
+/** A payout just written: its row, its presentation, and the presentation's JSON. */
+export interface InsertedPayout {
+  readonly row: PayoutRow
+  readonly payout: Payout
+  readonly json: string
+}
 
 const eventTypeOf = (row: PayoutRow): EventType =>
   row.status === "awaiting_deposit" ? "payout.created" : `payout.${row.status}`
@@ -59,19 +69,42 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
       execute: (transferId) => sql`SELECT * FROM payouts WHERE provider_transfer_id = ${transferId} FOR UPDATE`
     })
 
-    const insert = SqlSchema.findOne({
-      Request: PayoutRow,
-      Result: PayoutRow,
-      execute: (row) =>
-        sql`INSERT INTO payouts ${
+    /**
+     * A new payout, written, with its `payout.created` event; answers the row as a read of it would decode it, its
+     * presentation and that presentation's JSON (serialised once: the response, the idempotency replay and the event
+     * body carry these very bytes). The row is not read back (`RETURNING *`): every column is ours, no default or
+     * trigger sets one, and the row is run through its schema's type side first (its checks; nested objects in the
+     * schema's key order, unknown keys dropped; the optional columns as the NULL a read gives), which is exactly what
+     * decoding the stored row would give.
+     */
+    const insert = (built: PayoutRow) =>
+      Effect.gen(function*() {
+        const checked = yield* asStored(built)
+        const row: PayoutRow = {
+          ...checked,
+          total_received_cop: checked.total_received_cop ?? null,
+          source_amount: checked.source_amount ?? null
+        }
+        yield* sql`INSERT INTO payouts ${
           sql.insert({
             ...row,
             fee_legs: JSON.stringify(row.fee_legs),
             transaction: JSON.stringify(row.transaction),
             fee_transaction: JSON.stringify(row.fee_transaction)
           })
-        } RETURNING *`
-    })
+        }`
+        const payout = presentPayout(row)
+        const json = JSON.stringify(payout)
+        yield* outbox.record({
+          integrationId: row.integration_id,
+          type: eventTypeOf(row),
+          resourceId: row.id,
+          object: payout,
+          objectJson: json,
+          at: row.updated_at
+        })
+        return { row, payout, json } satisfies InsertedPayout
+      }).pipe(atomically(sql), Effect.orDie)
 
     // `previous` reads the row as it was before this statement's change (its snapshot), so the status change is known.
     const update = SqlSchema.findOne({
@@ -129,7 +162,7 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
         ),
       lockByTransfer: (transferId: string) => lockByTransfer(transferId).pipe(Effect.orDie),
       page: owned.page,
-      insert: (row: PayoutRow) => insert(row).pipe(Effect.tap(recordEvent), atomically(sql), Effect.orDie),
+      insert,
       update: updateRecorded,
       markDepositSeen: (id: string, at: Date) => markDepositSeen(id, at).pipe(Effect.orDie, Effect.asVoid),
       expireOverdue: owned.expireOverdue(recordEvent),

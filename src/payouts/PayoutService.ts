@@ -50,6 +50,8 @@ const PinnedTerms = Schema.Struct({
 export interface CreateOutcome {
   readonly status: number
   readonly body: unknown
+  /** `JSON.stringify(body)`: the first response's bytes (a replay's are the same), serialised once. */
+  readonly bodyJson: string
   readonly replayed: boolean
 }
 
@@ -235,10 +237,11 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
 
     /** The write after the provider calls: one INSERT (inside the idempotency store's finishing transaction). */
     const persist = (row: PayoutRow) =>
-      Effect.map(payouts.insert(row), (stored) => ({
+      Effect.map(payouts.insert(row), (inserted) => ({
         status: 201,
-        body: presentPayout(stored),
-        resourceId: stored.id
+        body: inserted.payout,
+        bodyJson: inserted.json,
+        resourceId: inserted.row.id
       }))
 
     /**
@@ -263,7 +266,12 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
             outsideCall: (call) => call
           })
           const created = yield* persist(row)
-          return { status: created.status, body: created.body, replayed: false } satisfies CreateOutcome
+          return {
+            status: created.status,
+            body: created.body,
+            bodyJson: created.bodyJson,
+            replayed: false
+          } satisfies CreateOutcome
         }
         const result = yield* idempotency.run(
           {
@@ -284,7 +292,12 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
             }),
           persist
         )
-        return { status: result.status, body: result.body, replayed: result.replayed } satisfies CreateOutcome
+        return {
+          status: result.status,
+          body: result.body,
+          bodyJson: result.bodyJson,
+          replayed: result.replayed
+        } satisfies CreateOutcome
       })
 
     const get = (integrationId: IntegrationId, payoutId: PayoutId) =>
