@@ -16,7 +16,7 @@ export const cachedKeyLookup = <E, R>(
   currentTimeMillis: Effect.Effect<number> = Clock.currentTimeMillis
 ) => {
   const entries = new Map<string, { readonly row: ApiKeyRow; readonly until: number }>()
-  return (keyHash: string): Effect.Effect<Option.Option<ApiKeyRow>, E, R> =>
+  const find = (keyHash: string): Effect.Effect<Option.Option<ApiKeyRow>, E, R> =>
     Effect.flatMap(currentTimeMillis, (now) => {
       const hit = entries.get(keyHash)
       if (hit !== undefined && hit.until > now) return Effect.succeed(Option.some(hit.row))
@@ -30,4 +30,10 @@ export const cachedKeyLookup = <E, R>(
           entries.set(keyHash, { row: found.value, until: Math.min(now + ttlMs, expiry) })
         }))
     })
+  /** The key remembered as active at `now` (milliseconds, the clock `currentTimeMillis` reads), without a lookup. */
+  const cached = (keyHash: string, now: number): ApiKeyRow | undefined => {
+    const hit = entries.get(keyHash)
+    return hit !== undefined && hit.until > now ? hit.row : undefined
+  }
+  return Object.assign(find, { cached })
 }

@@ -35,9 +35,68 @@ export const jsonLogger: Logger.Logger<unknown, string> = Logger.map(
     Formatter.formatJson({ message, logLevel: level, timestamp, cause, annotations, spans, fiberId })
 )
 
+const isJsonPrimitive = (value: unknown) =>
+  typeof value === "string" || typeof value === "number" || typeof value === "boolean"
+
+/**
+ * `jsonLogger`'s line for the common entry (one string message, no cause, annotations of strings, numbers and
+ * booleans, which JSON writes as they are), with one plain `JSON.stringify` and no intermediate objects; undefined for
+ * any other entry, which `jsonLogger` formats. Every request's access line is such an entry.
+ */
+export const plainJsonLine = (options: Logger.Options<unknown>): string | undefined => {
+  const { cause, date, fiber, logLevel, message } = options
+  const text: unknown = Array.isArray(message) ? (message.length === 1 ? message[0] : undefined) : message
+  if (typeof text !== "string" || cause.reasons.length > 0) return undefined
+  const annotations = fiber.getRef(References.CurrentLogAnnotations)
+  for (const key of Object.keys(annotations)) if (!isJsonPrimitive(annotations[key])) return undefined
+  const spans: Record<string, number> = {}
+  const now = date.getTime()
+  for (const [label, startedAt] of fiber.getRef(References.CurrentLogSpans)) {
+    if (label === "__proto__") return undefined
+    spans[label] = now - startedAt
+  }
+  return JSON.stringify({
+    message: text,
+    logLevel: logLevel.toUpperCase(),
+    timestamp: date.toISOString(),
+    annotations,
+    spans,
+    fiberId: `#${fiber.id}`
+  })
+}
+
+/**
+ * Stdout, one write per turn of the event loop: the lines logged while it runs (under load, several requests' access
+ * lines) are written together after it, in order. A write to stdout is a system call (synchronous for files and pipes),
+ * which cost more than anything else about a logged request. Whatever is pending is written when the process exits.
+ */
+const stdoutLines = (() => {
+  let pending = ""
+  let scheduled = false
+  const flush = () => {
+    scheduled = false
+    if (pending === "") return
+    const lines = pending
+    pending = ""
+    process.stdout.write(lines)
+  }
+  process.once("exit", flush)
+  return (line: string) => {
+    pending += line + "\n"
+    if (scheduled) return
+    scheduled = true
+    setImmediate(flush)
+  }
+})()
+
+/** `jsonLogger`'s lines on stdout. */
+export const stdoutJsonLogger: Logger.Logger<unknown, void> = Logger.make((options) => {
+  stdoutLines(plainJsonLine(options) ?? jsonLogger.log(options))
+})
+
 /** Structured JSON logs on stdout at `level` (the tracer's logger kept, as before). */
 export const loggingLayer = (level: LogLevel.LogLevel) =>
   Layer.merge(
-    Logger.layer([Logger.withConsoleLog(jsonLogger), Logger.tracerLogger]),
+    Logger.layer([stdoutJsonLogger, Logger.tracerLogger]),
     Layer.succeed(References.MinimumLogLevel, level)
   )
