@@ -93,12 +93,16 @@ const otpLockIsFree = (userAddress: string) =>
  * expired challenges (src/worker/RetentionRepo.ts, `WITH gone AS (DELETE …`, one short transaction per batch, run
  * when the server starts) is background work too: on a loaded machine it was caught between its DELETE and COMMIT.
  */
+const HOUSEKEEPING_PURGE = "^WITH gone AS \\(DELETE"
+
 const idleInTransaction = () =>
   server.direct(Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<{ readonly n: number }>`
       SELECT count(*)::int AS n FROM pg_stat_activity
       WHERE datname = current_database() AND state LIKE 'idle in transaction%'
-        AND query ~* 'otp_challenges|customers' AND query !~ '^WITH gone AS \\(DELETE'`.pipe(Effect.map((rows) => rows[0]?.n ?? 0))))
+        AND query ~* 'otp_challenges|customers' AND query !~ ${HOUSEKEEPING_PURGE}`.pipe(
+      Effect.map((rows) => rows[0]?.n ?? 0)
+    )))
 
 const challenges = (userAddress: string) =>
   server.direct(Effect.flatMap(SqlClient.SqlClient, (sql) =>
