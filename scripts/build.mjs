@@ -38,7 +38,7 @@ export const buildIfStale = async () => {
     bundle: true,
     platform: "node",
     format: "esm",
-    target: "node20",
+    target: "node24",
     outfile: partial,
     logLevel: "warning",
     // No comments, no indentation, ASCII only: V8 keeps the whole source in memory, two bytes a character as soon as

@@ -11,10 +11,11 @@ import { startThrowawayPostgres } from "../src/db/EmbeddedPostgres.ts"
 import { spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { join } from "node:path"
-import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Exit, Layer, Logger, LogLevel, Option, Redacted, Scope } from "effect"
+import { Effect, Exit, Layer, Option, Redacted, References, Scope } from "effect"
+import { HttpServer } from "effect/http"
+import { NetAddress } from "effect/net"
 import { serverLayer } from "../src/App.ts"
 import { ApiKeyRepo } from "../src/auth/ApiKeyRepo.ts"
 import { AppConfigShape } from "../src/config/Config.ts"
@@ -68,14 +69,14 @@ const startService = async (databaseUrl: string) => {
   }
   const layer = serverLayer(config).pipe(
     Layer.provideMerge(NodeHttpServer.layer(createHttpServer, { port: 0, host: "127.0.0.1" })),
-    Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+    Layer.provideMerge(Layer.succeed(References.MinimumLogLevel, "Warn"))
   )
   const scope = Effect.runSync(Scope.make())
-  const runtime = await Effect.runPromise(Scope.extend(Layer.toRuntime(layer), scope))
-  const run = <A, E>(effect: Effect.Effect<A, E, Layer.Layer.Success<typeof layer>>) =>
-    Effect.runPromise(Effect.provide(effect, runtime))
-  const address = await run(HttpServer.addressWith(Effect.succeed))
-  if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
+  const services = await Effect.runPromise(Layer.buildWithScope(layer, scope))
+  const run = <A, E>(effect: Effect.Effect<A, E, Layer.Success<typeof layer>>) =>
+    Effect.runPromise(Effect.provideContext(effect, services))
+  const { address } = await run(HttpServer.HttpServer)
+  if (!NetAddress.isInetAddress(address)) throw new Error("expected a TCP address")
   const issueKey = (name: string) =>
     run(Effect.gen(function*() {
       const integration = yield* Effect.flatMap(IntegrationRepo, (repo) => repo.ensure(name))

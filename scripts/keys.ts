@@ -13,7 +13,7 @@
  * such integration or active key. Running servers honour a revocation or an expiry within API_KEY_CACHE_MS.
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { Console, Effect, Layer, Logger, LogLevel, Option } from "effect"
+import { Console, Effect, Layer, Option, References } from "effect"
 import { parseArgs } from "node:util"
 import { keyKindForMode } from "../src/auth/ApiKey.ts"
 import { ApiKeyRepo, type ApiKeyRow, keyState } from "../src/auth/ApiKeyRepo.ts"
@@ -29,7 +29,7 @@ const usage = [
   "       keys revoke <key-id>"
 ].join("\n")
 
-const fail = (message: string) => Effect.zipRight(Console.error(message), Effect.sync(() => process.exit(2)))
+const fail = (message: string) => Effect.andThen(Console.error(message), Effect.sync(() => process.exit(2)))
 
 const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const
 
@@ -90,8 +90,8 @@ const command = (args: ReadonlyArray<string>) =>
           json: { type: "boolean" }
         }
       })
-    ).pipe(Effect.catchAll((error) =>
-      fail(`${error.error instanceof Error ? error.error.message : String(error.error)}\n${usage}`)
+    ).pipe(Effect.catch((error) =>
+      fail(`${error.cause instanceof Error ? error.cause.message : String(error.cause)}\n${usage}`)
     ))
     const [verb, argument, ...extra] = parsed.positionals
     const { values } = parsed
@@ -200,6 +200,4 @@ const program = Effect.gen(function*() {
   yield* Effect.provide(command(process.argv.slice(2)), services)
 })
 
-NodeRuntime.runMain(program.pipe(Effect.provide(Logger.minimumLogLevel(LogLevel.Warning))), {
-  disablePrettyLogger: true
-})
+NodeRuntime.runMain(program.pipe(Effect.provideService(References.MinimumLogLevel, "Warn")))

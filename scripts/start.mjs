@@ -3,6 +3,7 @@
  * node process, so signals reach the service itself. Development and tests run the TypeScript directly
  * (`node --import tsx src/main.ts`).
  */
+import "./node-check.mjs"
 import { pathToFileURL } from "node:url"
 import { buildIfStale, SERVER_BUNDLE } from "./build.mjs"
 

@@ -1,7 +1,8 @@
-import { HttpApiBuilder, HttpServer } from "@effect/platform"
-import type { SqlClient } from "@effect/sql"
 import { IntegrationsApi } from "@cop-integrations/contracts"
-import { ConfigError, Duration, Either, Layer, Option, type Redacted } from "effect"
+import { Config, Context, Duration, Effect, Layer, Option, type Redacted, Result, Schema, SchemaIssue } from "effect"
+import { HttpEffect, HttpRouter, HttpServer } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import type { SqlClient } from "effect/sql"
 import { keyKindForMode } from "./auth/ApiKey.ts"
 import { ApiKeyRepo } from "./auth/ApiKeyRepo.ts"
 import type { Chain } from "./chain/Chain.ts"
@@ -15,9 +16,8 @@ import { PageBudget } from "./db/PageBudget.ts"
 import { Deployment } from "./auth/Deployment.ts"
 import { AuthenticationLive } from "./http/Authentication.ts"
 import { BrebHttpLive } from "./http/BrebHttp.ts"
-import { DecodeErrorsLive } from "./http/DecodeErrors.ts"
 import { DocsLive } from "./http/Docs.ts"
-import { RequestMiddlewareLive } from "./http/RequestMiddleware.ts"
+import { RequestMiddleware } from "./http/RequestMiddleware.ts"
 import { DeliveryRepo } from "./partnerEvents/DeliveryRepo.ts"
 import { EndpointRepo } from "./partnerEvents/EndpointRepo.ts"
 import { EventRepo } from "./partnerEvents/EventRepo.ts"
@@ -91,14 +91,14 @@ type TestHelperNeeds = SqlClient.SqlClient | PayoutRepo | CustomerRepo | Lifecyc
 
 /**
  * What differs between modes: the ports (built over config and repositories), the outbox and rate cache (which the
- * mock's outside world reacts to or reaches into), test helpers and API-level middleware.
+ * mock's outside world reacts to or reaches into), test helpers and the router middleware of the mode.
  */
 export interface ModeLayers {
-  readonly ports: Layer.Layer<Ports, ConfigError.ConfigError, AppConfig | IntegrationRepo | ApiKeyRepo>
+  readonly ports: Layer.Layer<Ports, Config.ConfigError, AppConfig | IntegrationRepo | ApiKeyRepo>
   readonly outbox: Layer.Layer<Outbox, never, SqlClient.SqlClient | JobQueue | AppConfig>
   readonly rateCache: Layer.Layer<RateCache, never, SqlClient.SqlClient | PayoutProvider | AppConfig>
   readonly testHelpers: Layer.Layer<TestHelpers, never, TestHelperNeeds>
-  readonly apiMiddleware: Layer.Layer<never>
+  readonly apiMiddleware: Layer.Layer<never, never, HttpRouter.HttpRouter>
 }
 
 const mailer = (config: AppConfigShape) =>
@@ -167,11 +167,21 @@ interface LiveSecrets {
   readonly chainId: number
 }
 
+/** A live deployment without the settings it needs (liveConfigError has named them already). */
+const settingsMissing = new Config.ConfigError(
+  new Schema.SchemaError(
+    new SchemaIssue.Pointer(
+      ["APP_MODE"],
+      new SchemaIssue.InvalidValue({ message: "live mode cannot start: settings missing" })
+    )
+  )
+)
+
 /** The Layers of the configured mode, or why it cannot start (decided before anything is built). */
-const modeLayers = (config: AppConfigShape): Either.Either<ModeLayers, ConfigError.ConfigError> => {
-  if (config.mode === "mock") return Either.right(mockMode(config))
+const modeLayers = (config: AppConfigShape): Result.Result<ModeLayers, Config.ConfigError> => {
+  if (config.mode === "mock") return Result.succeed(mockMode(config))
   const problem = liveConfigError(config)
-  if (Option.isSome(problem)) return Either.left(problem.value)
+  if (Option.isSome(problem)) return Result.fail(problem.value)
   const required = Option.all({
     providerApiKey: config.providerApiKey,
     emailApiKey: config.emailApiKey,
@@ -179,8 +189,8 @@ const modeLayers = (config: AppConfigShape): Either.Either<ModeLayers, ConfigErr
     chainId: config.chainId
   })
   return Option.match(required, {
-    onNone: () => Either.left(ConfigError.MissingData(["APP_MODE"], "live mode cannot start: settings missing")),
-    onSome: (secrets) => Either.right(liveMode(config, secrets))
+    onNone: () => Result.fail(settingsMissing),
+    onSome: (secrets) => Result.succeed(liveMode(config, secrets))
   })
 }
 
@@ -191,7 +201,8 @@ export const databaseLayer = (config: AppConfigShape) => {
     embeddedDataDir: config.embeddedDataDir,
     preparedStatements: config.databasePreparedStatements
   })
-  return Layer.merge(sql, MigrationsLive.pipe(Layer.provide(sql)))
+  // One reference to `sql`: v4 memoizes the layer itself, not what `Layer.tap` adds to it (its log line ran twice).
+  return MigrationsLive.pipe(Layer.provideMerge(sql))
 }
 
 const repositories = (mode: ModeLayers) =>
@@ -232,7 +243,8 @@ const domain = (config: AppConfigShape, mode: ModeLayers) =>
     Layer.provideMerge(PageBudget.Default)
   )
 
-const api = HttpApiBuilder.api(IntegrationsApi).pipe(
+/** The contract's groups, each with its handlers and authentication. */
+const api = HttpApiBuilder.layer(IntegrationsApi).pipe(
   Layer.provide([BrebHttpLive, SwapsHttpLive, EventsHttpLive, TestHelpersHttpLive, WebhooksHttpLive, HealthHttpLive]),
   Layer.provide(AuthenticationLive)
 )
@@ -251,20 +263,14 @@ const services = (config: AppConfigShape, mode: ModeLayers) =>
     Layer.provideMerge(Layer.succeed(AppConfig, config))
   )
 
-/**
- * The HttpApi with its handlers and API-level middleware and routes. The mode's middleware is registered first,
- * so it runs inside the others (RequestMiddleware answers for it too).
- */
-const http = (mode: ModeLayers) =>
-  Layer.mergeAll(RequestMiddlewareLive.pipe(Layer.provide(TestHelpersUnservedLive)), DecodeErrorsLive, DocsLive).pipe(
-    Layer.provideMerge(mode.apiMiddleware),
-    Layer.provideMerge(api)
-  )
+/** The routes (the contract's, /openapi.json and /docs) and the mode's router middleware, on one router. */
+const routes = (mode: ModeLayers) => Layer.mergeAll(api, DocsLive, mode.apiMiddleware)
 
 /** Serves the app over `mode`'s Layers on whatever HttpServer is provided. */
 export const serverLayerFor = (config: AppConfigShape, mode: ModeLayers) =>
   serveApi.pipe(
-    Layer.provide(http(mode)),
+    Layer.provide(routes(mode)),
+    Layer.provide(Layer.merge(HttpRouter.layer, TestHelpersUnservedLive)),
     Layer.provideMerge(services(config, mode)),
     HttpServer.withLogAddress
   )
@@ -273,15 +279,29 @@ export const serverLayerFor = (config: AppConfigShape, mode: ModeLayers) =>
 const inConfiguredMode = <A, E, R>(
   config: AppConfigShape,
   build: (mode: ModeLayers) => Layer.Layer<A, E, R>
-): Layer.Layer<A, E | ConfigError.ConfigError, R> =>
-  Either.match(modeLayers(config), { onLeft: (error) => Layer.fail(error), onRight: build })
+): Layer.Layer<A, E | Config.ConfigError, R> =>
+  Result.match(modeLayers(config), {
+    onFailure: (error) => Layer.effectContext<A, Config.ConfigError, never>(Effect.fail(error)),
+    onSuccess: build
+  })
 
 /** Serves the app on whatever HttpServer is provided (Node's in main.ts, a random port in tests). */
 export const serverLayer = (config: AppConfigShape) => inConfiguredMode(config, (mode) => serverLayerFor(config, mode))
 
 /** The same app as a web-standard `(Request) => Promise<Response>` handler (Deno.serve, Bun, edge, tests). */
 export const webHandler = (config: AppConfigShape) =>
-  HttpApiBuilder.toWebHandler(
+  HttpEffect.toWebHandlerLayerWith(
     inConfiguredMode(config, (mode) =>
-      Layer.mergeAll(http(mode), HttpServer.layerContext).pipe(Layer.provideMerge(services(config, mode))))
+      Layer.merge(routes(mode), TestHelpersUnservedLive).pipe(
+        Layer.provideMerge(HttpRouter.layer),
+        Layer.provideMerge(HttpServer.layerServices),
+        Layer.provideMerge(services(config, mode))
+      )),
+    {
+      toHandler: (context) =>
+        Effect.map(
+          Effect.provideContext(RequestMiddleware, context),
+          (middleware) => middleware(Context.get(context, HttpRouter.HttpRouter).asHttpEffect())
+        )
+    }
   )

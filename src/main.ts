@@ -1,6 +1,6 @@
-import { NodeHttpServer } from "@effect/platform-node"
-import { HttpServer } from "@effect/platform"
-import { Cause, Console, Deferred, Effect, Exit, Fiber, FiberId, Layer, Option } from "effect"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { Cause, Console, Deferred, Effect, Exit, Fiber, Layer, Option, References } from "effect"
+import { HttpServer } from "effect/http"
 import { serverLayer } from "./App.ts"
 import { type AppConfigShape, AppConfigShape as LoadConfig, databaseTarget, describeDatabase } from "./config/Config.ts"
 import { createHttpServer } from "./http/NodeServer.ts"
@@ -17,17 +17,17 @@ const server = createHttpServer()
 const lifecycle = manageLifecycle(server)
 
 /** Completed by SIGTERM/SIGINT once the service is up; before that a signal interrupts the start-up. */
-const stopRequested = Deferred.unsafeMake<NodeJS.Signals>(FiberId.none)
+const stopRequested = Deferred.makeUnsafe<NodeJS.Signals>()
 /** Completed by a later signal: stop waiting for in-flight requests. */
-const hurryRequested = Deferred.unsafeMake<NodeJS.Signals>(FiberId.none)
+const hurryRequested = Deferred.makeUnsafe<NodeJS.Signals>()
 let serving = false
 
 const announce = (config: AppConfigShape, startedAt: number) =>
   Effect.gen(function*() {
     const { keyKind, mode } = yield* Deployment
     const demoKey = yield* Effect.flatMap(DemoBootstrap, (demo) => demo.run)
-    const address = yield* HttpServer.addressWith(Effect.succeed)
-    const base = address._tag === "TcpAddress" ? `http://${address.hostname}:${address.port}` : `unix:${address.path}`
+    const { address } = yield* HttpServer.HttpServer
+    const base = address._tag === "UnixPathAddress" ? `unix:${address.path}` : HttpServer.formatAddress(address)
     yield* banner([
       `Integrations API ${mode} mode, ready in ${Math.round(performance.now() - startedAt)} ms`,
       `listening on ${base}   docs: ${base}/docs   openapi: ${base}/openapi.json`,
@@ -43,13 +43,13 @@ const announce = (config: AppConfigShape, startedAt: number) =>
 const reportFailure = (database?: string) => (cause: Cause.Cause<unknown>) =>
   Option.match(startupFailureLine(cause, database), {
     onSome: Console.error,
-    onNone: () => (Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError("the service stopped", cause))
+    onNone: () => (Cause.hasInterruptsOnly(cause) ? Effect.void : Effect.logError("the service stopped", cause))
   })
 
 /** Serves until a signal, then drains in-flight requests before the pool and the database close. */
 const main = Effect.gen(function*() {
-  const config = yield* LoadConfig.pipe(Effect.tapErrorCause(reportFailure()))
-  return yield* serve(config).pipe(Effect.tapErrorCause(reportFailure(databaseTarget(config))))
+  const config = yield* LoadConfig.pipe(Effect.tapCause(reportFailure()))
+  return yield* serve(config).pipe(Effect.tapCause(reportFailure(databaseTarget(config))))
 })
 
 const serve = (config: AppConfigShape) =>
@@ -60,7 +60,7 @@ const serve = (config: AppConfigShape) =>
     )
     return yield* Effect.scoped(Effect.gen(function*() {
       const context = yield* Layer.build(layer)
-      yield* Effect.provide(announce(config, startedAt), context)
+      yield* Effect.provideContext(announce(config, startedAt), context)
       serving = true
       const signal = yield* Deferred.await(stopRequested)
       const draining = performance.now()
@@ -68,7 +68,7 @@ const serve = (config: AppConfigShape) =>
         Effect.flatMap((again) =>
           Effect.logWarning(`${again} again: cutting off ${lifecycle.inFlight()} in-flight requests`)
         ),
-        Effect.zipRight(Effect.sync(() => server.closeAllConnections())),
+        Effect.andThen(Effect.sync(() => server.closeAllConnections())),
         Effect.forkScoped
       )
       const inFlight = lifecycle.inFlight()
@@ -94,8 +94,8 @@ const serve = (config: AppConfigShape) =>
  */
 const withRuntime = <A, E>(program: Effect.Effect<A, E>) =>
   Effect.flatMap(
-    LogLevelConfig.pipe(Effect.tapErrorCause(reportFailure())),
-    (level) => Effect.provide(program, Layer.merge(loggingLayer(level), Layer.setTracerEnabled(false)))
+    LogLevelConfig.pipe(Effect.tapCause(reportFailure())),
+    (level) => Effect.provide(program, Layer.merge(loggingLayer(level), Layer.succeed(References.TracerEnabled, false)))
   )
 
 const fiber = Effect.runFork(withRuntime(main))
@@ -130,7 +130,7 @@ process.on("SIGINT", onSignal)
 
 fiber.addObserver((exit) => {
   const code = Exit.match(exit, {
-    onFailure: (cause) => (Cause.isInterruptedOnly(cause) ? 0 : 1),
+    onFailure: (cause) => (Cause.hasInterruptsOnly(cause) ? 0 : 1),
     onSuccess: (code) => code
   })
   process.exit(hurried ? 1 : code)

@@ -1,22 +1,19 @@
-import { HttpApi, OpenApi } from "@effect/platform"
+import { HttpApi, OpenApi } from "effect/http-api"
 import { BrebGroup } from "./Breb.ts"
 import { EventsGroup, TestHelpersGroup } from "./Events.ts"
-import { BadRequestError } from "./Errors.ts"
 import { HealthGroup } from "./Health.ts"
-import { SwapsGroup } from "./Swaps.ts"
 import { finishOpenApiDocument } from "./OpenApiDocument.ts"
+import { RejectUnknownFields } from "./Primitives.ts"
+import { SwapsGroup } from "./Swaps.ts"
 import { WebhooksGroup } from "./Webhooks.ts"
 
 export const INTERFACE_VERSION = "0.1.0"
 
 export class IntegrationsApi extends HttpApi.make("IntegrationsApi")
-  .add(BrebGroup)
-  .add(SwapsGroup)
-  .add(EventsGroup)
-  .add(TestHelpersGroup)
-  .add(WebhooksGroup)
-  .add(HealthGroup)
-  .addError(BadRequestError)
+  .add(BrebGroup, SwapsGroup, EventsGroup, TestHelpersGroup, WebhooksGroup, HealthGroup)
+  // Issues name the rejected value (the 400 texts quote it); request bodies refuse unknown fields.
+  .annotate(HttpApi.ParseOptions, { reportInput: true })
+  .annotate(HttpApi.PayloadParseOptions, { ...RejectUnknownFields, reportInput: true })
   .annotate(OpenApi.Title, "Integrations API")
   .annotate(OpenApi.Version, INTERFACE_VERSION)
   .annotate(OpenApi.Transform, finishOpenApiDocument)

@@ -1,5 +1,5 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "./Auth.ts"
 import {
   BadGatewayError,
@@ -17,131 +17,126 @@ import {
   TooManyRequestsError,
   TxHashReusedError
 } from "./Errors.ts"
-import { PrintableText } from "./Primitives.ts"
+import { atLeast, atMost, PrintableText, unnamed } from "./Primitives.ts"
 import { OtpSendRequest, OtpSendResponse, OtpVerifyRequest, OtpVerifyResponse } from "./Kyc.ts"
 import { ConfirmPayoutRequest, CreatePayoutRequest, ListPayoutsParams, Payout, PayoutList } from "./Payout.ts"
 import { Quote, QuoteParams } from "./Quote.ts"
 
-const MockScenario = Schema.optionalWith(
-  Schema.String.pipe(Schema.maxLength(64)).annotations({
+const MockScenario = Schema.optionalKey(
+  Schema.String.check(Schema.isMaxLength(64)).annotate({
     description: "Mock mode only (ignored live): `market_closed`, `requote` or `provider_unavailable`"
-  }),
-  { exact: true }
+  })
 )
 
 export const MockScenarioHeaders = Schema.Struct({ "x-mock-scenario": MockScenario })
 
 export const CreatePayoutHeaders = Schema.Struct({
-  "idempotency-key": Schema.optionalWith(
-    Schema.String.pipe(
-      Schema.minLength(1, { message: () => "must not be empty" }),
-      Schema.maxLength(255, { message: () => "must be at most 255 characters" })
-    ).annotations({
+  "idempotency-key": Schema.optionalKey(
+    Schema.String.check(
+      atLeast(1, "must not be empty"),
+      atMost(255, "must be at most 255 characters")
+    ).annotate({
       description: "Replays the same payout (or swap) when reused by the same integration with the same body"
-    }),
-    { exact: true }
+    })
   ),
   "x-mock-scenario": MockScenario
 })
 
-const payoutId = HttpApiSchema.param(
-  "payoutId",
-  PrintableText.pipe(Schema.maxLength(64)).annotations({
-    description: "The payout's id (`po_…`)",
-    examples: ["po_3kTMd9Qv7xWc2LpZ8hR1sA"]
-  })
-    .pipe(Schema.brand("PayoutId"))
-)
+/** The errors every endpoint of an authenticated group can answer besides its own (listed first, as v3 did). */
+export const groupErrors = [BadRequestError, TooManyRequestsError] as const
+
+const PayoutIdParam = PrintableText.check(Schema.isMaxLength(64)).annotate({
+  description: "The payout's id (`po_…`)",
+  examples: ["po_3kTMd9Qv7xWc2LpZ8hR1sA"]
+}).pipe(Schema.brand("PayoutId"))
 
 export class BrebGroup extends HttpApiGroup.make("breb")
   .add(
-    HttpApiEndpoint.get("quote", "/quote")
-      .setUrlParams(QuoteParams)
-      .setHeaders(MockScenarioHeaders)
-      .addSuccess(Quote)
-      .addError(MercadoCerradoError)
-      .addError(BelowMinimumError)
-      .addError(ConflictError)
-      .addError(ServiceUnavailableError)
-      .addError(BadGatewayError)
+    HttpApiEndpoint.get("quote", "/quote", {
+      query: QuoteParams,
+      headers: MockScenarioHeaders,
+      success: Quote,
+      error: [
+        ...groupErrors,
+        MercadoCerradoError,
+        BelowMinimumError,
+        ConflictError,
+        ServiceUnavailableError,
+        BadGatewayError
+      ]
+    })
       .annotate(OpenApi.Summary, "Get a BRE-B quote")
       .annotate(
         OpenApi.Description,
         "The USD→COP rate and, with `destinationCop`, what the user pays for that amount from `fromToken` (`USDC` by default, or `COPm`: the COPm the swap and the fee take, with the `swap` leg), exactly as payout creation would price it now. The `quoteId` is a firm price until its `expiresAt` when given to payout creation, for that `destinationCop` and `fromToken` only (another amount or token is 409 `requote`); a quote without an amount fixes the rate only. 409 `mercado_cerrado` while the USD/COP market is closed, `below_minimum` under 4,000 COP, a plain 409 when no swap route prices COPm."
-      )
-  )
-  .add(
-    HttpApiEndpoint.post("sendOtp", "/kyc/otp/send")
-      .setPayload(OtpSendRequest)
-      .addSuccess(OtpSendResponse)
-      .addError(ServiceUnavailableError)
+      ),
+    HttpApiEndpoint.post("sendOtp", "/kyc/otp/send", {
+      payload: OtpSendRequest,
+      success: OtpSendResponse,
+      error: [...groupErrors, ServiceUnavailableError]
+    })
       .annotate(OpenApi.Summary, "Send OTP for KYC")
       .annotate(
         OpenApi.Description,
         "Starts KYC for a wallet address: e-mails a 6-digit code to the user (mock mode also returns it as `debugCode`). Codes expire after 10 minutes; sending is rate limited per address."
-      )
-  )
-  .add(
-    HttpApiEndpoint.post("verifyOtp", "/kyc/otp/verify")
-      .setPayload(OtpVerifyRequest)
-      .setHeaders(MockScenarioHeaders)
-      .addSuccess(OtpVerifyResponse)
-      .addError(OtpInvalidError)
-      .addError(ServiceUnavailableError)
-      .addError(BadGatewayError)
+      ),
+    HttpApiEndpoint.post("verifyOtp", "/kyc/otp/verify", {
+      payload: OtpVerifyRequest,
+      headers: MockScenarioHeaders,
+      success: OtpVerifyResponse,
+      error: [...groupErrors, OtpInvalidError, ServiceUnavailableError, BadGatewayError]
+    })
       .annotate(OpenApi.Summary, "Verify OTP for KYC")
       .annotate(
         OpenApi.Description,
         "Checks the code the user received. A wrong or expired code is 400 `otp_invalid`; the right one approves the customer in mock mode, or returns the provider's KYC link in live mode."
-      )
-  )
-  .add(
-    HttpApiEndpoint.post("createPayout", "/payouts")
-      .setPayload(CreatePayoutRequest)
-      .setHeaders(CreatePayoutHeaders)
-      .addSuccess(Payout, { status: 201 })
-      .addError(IdempotencyKeyReusedError)
-      .addError(NeedsKycError)
-      .addError(MercadoCerradoError)
-      .addError(RequoteError)
-      .addError(BelowMinimumError)
-      .addError(DestinationMismatchError)
-      .addError(ConflictError)
-      .addError(ServiceUnavailableError)
-      .addError(BadGatewayError)
+      ),
+    HttpApiEndpoint.post("createPayout", "/payouts", {
+      payload: CreatePayoutRequest,
+      headers: CreatePayoutHeaders,
+      success: unnamed(Payout).pipe(HttpApiSchema.status(201)),
+      error: [
+        ...groupErrors,
+        IdempotencyKeyReusedError,
+        NeedsKycError,
+        MercadoCerradoError,
+        RequoteError,
+        BelowMinimumError,
+        DestinationMismatchError,
+        ConflictError,
+        ServiceUnavailableError,
+        BadGatewayError
+      ]
+    })
       .annotate(OpenApi.Summary, "Create a BRE-B payout")
       .annotate(
         OpenApi.Description,
         "Prepares a payout of `destinationCop` COP to a Bre-B key and returns the transactions the user signs in their own wallet (the deposit and the 1 % service fee). Send an `Idempotency-Key` to make retries safe: the same key and body replay the same payout (`Idempotent-Replayed: true`), a different body with it is 422. Errors in order: `needs_kyc`, `mercado_cerrado`, `requote` (the `quoteId` expired, the rate moved beyond tolerance, or it quoted another `destinationCop` or `fromToken`), `below_minimum`, `destination_mismatch`."
-      )
-  )
-  .add(
-    HttpApiEndpoint.get("getPayout")`/payouts/${payoutId}`
-      .addSuccess(Payout)
-      .addError(NotFoundError)
+      ),
+    HttpApiEndpoint.get("getPayout", "/payouts/:payoutId", {
+      params: { payoutId: PayoutIdParam },
+      success: Payout,
+      error: [...groupErrors, NotFoundError]
+    })
       .annotate(OpenApi.Summary, "Get a payout")
-      .annotate(OpenApi.Description, "One payout of this integration (another integration's is 404).")
-  )
-  .add(
-    HttpApiEndpoint.post("confirmPayout")`/payouts/${payoutId}/confirm`
-      .setPayload(ConfirmPayoutRequest)
-      .setHeaders(MockScenarioHeaders)
-      .addSuccess(Payout)
-      .addError(NotFoundError)
-      .addError(TxHashReusedError)
-      .addError(RequoteError)
-      .addError(ConflictError)
-      .addError(ServiceUnavailableError)
+      .annotate(OpenApi.Description, "One payout of this integration (another integration's is 404)."),
+    HttpApiEndpoint.post("confirmPayout", "/payouts/:payoutId/confirm", {
+      params: { payoutId: PayoutIdParam },
+      payload: ConfirmPayoutRequest,
+      headers: MockScenarioHeaders,
+      success: Payout,
+      error: [...groupErrors, NotFoundError, TxHashReusedError, RequoteError, ConflictError, ServiceUnavailableError]
+    })
       .annotate(OpenApi.Summary, "Confirm a payout deposit")
       .annotate(
         OpenApi.Description,
         "Reports the hash of the deposit transaction the user sent. The service verifies it onchain (live mode) and moves the payout to `deposit_confirmed`. Confirming again with the same hash returns the payout unchanged; a hash that already confirms another payout or swap is 409 `tx_hash_reused`; after the deposit window it is 409 `requote`."
-      )
-  )
-  .add(
-    HttpApiEndpoint.get("listPayouts", "/payouts")
-      .setUrlParams(ListPayoutsParams)
-      .addSuccess(PayoutList)
+      ),
+    HttpApiEndpoint.get("listPayouts", "/payouts", {
+      query: ListPayoutsParams,
+      success: PayoutList,
+      error: groupErrors
+    })
       .annotate(OpenApi.Summary, "List payouts for this integration")
       .annotate(
         OpenApi.Description,
@@ -149,8 +144,6 @@ export class BrebGroup extends HttpApiGroup.make("breb")
       )
   )
   .middleware(Authentication)
-  .addError(BadRequestError)
-  .addError(TooManyRequestsError)
   .prefix("/api/integrations/breb")
   .annotate(OpenApi.Title, "BRE-B")
   .annotate(

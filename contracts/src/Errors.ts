@@ -1,7 +1,7 @@
-import { HttpApiSchema } from "@effect/platform"
-import { Schema } from "effect"
+import { Schema, SchemaTransformation } from "effect"
+import { HttpApiSchema } from "effect/http-api"
 
-export const ErrorCode = Schema.Literal(
+export const ErrorCode = Schema.Literals([
   "below_minimum",
   "needs_kyc",
   "destination_mismatch",
@@ -10,13 +10,13 @@ export const ErrorCode = Schema.Literal(
   "otp_invalid",
   "mercado_cerrado",
   "invalid_webhook_signature"
-).annotations({ identifier: "ErrorCode" })
+]).annotate({ identifier: "ErrorCode" })
 export type ErrorCode = typeof ErrorCode.Type
 
 export const ErrorBody = Schema.Struct({
-  error: Schema.String.annotations({ description: "Human-readable message" }),
-  errorCode: Schema.optionalWith(ErrorCode, { exact: true })
-}).annotations({ identifier: "ErrorBody", description: "Body of every non-2xx response" })
+  error: Schema.String.annotate({ description: "Human-readable message" }),
+  errorCode: Schema.optionalKey(ErrorCode)
+}).annotate({ identifier: "ErrorBody", description: "Body of every non-2xx response" })
 export type ErrorBody = typeof ErrorBody.Type
 
 interface ErrorInstance {
@@ -26,27 +26,39 @@ interface ErrorInstance {
 /**
  * The wire form of an error class: exactly `{ error, errorCode? }`, never the `_tag`.
  * Decoding rebuilds the class, so typed clients still get `NeedsKyc`, `TxHashReused`, ...
+ *
+ * The document describes the encoded side, so the name and description go on the body, not on the class (a name
+ * only on the class would publish the body as `<name>Encoded`); the status goes on the whole codec.
  */
 const wire = <Self extends ErrorInstance>(
   cls: new(props: { readonly error: string }) => Self,
   identifier: string,
   status: number,
   code: ErrorCode | undefined
-): Schema.Schema<Self, ErrorBody> => {
+): Schema.Codec<Self, ErrorBody> => {
   // A code-less error must not match a body that carries a code (400 BadRequest vs 400 otp_invalid).
-  const encoded = code === undefined
-    ? Schema.Struct({ error: Schema.String, errorCode: Schema.optionalWith(Schema.Never, { exact: true }) })
-    : Schema.Struct({ error: Schema.String, errorCode: Schema.Literal(code) })
-  const instance = Schema.declare((input: unknown): input is Self => input instanceof cls, { identifier })
-  return Schema.transform(encoded as Schema.Schema<ErrorBody>, instance, {
-    strict: true,
-    decode: (body) => new cls({ error: body.error }),
-    encode: (error): ErrorBody => code === undefined ? { error: error.error } : { error: error.error, errorCode: code }
-  }).annotations({
-    ...HttpApiSchema.annotations({ status }),
+  const fields = code === undefined
+    ? { error: Schema.String, errorCode: Schema.optionalKey(Schema.Never) }
+    : { error: Schema.String, errorCode: Schema.Literal(code) }
+  // Either body is an ErrorBody: `errorCode` is absent or one code (the union of the two field sets is not inferred).
+  const body = Schema.Struct(fields).annotate({
     identifier,
     description: code === undefined ? `HTTP ${status}` : `HTTP ${status}, errorCode \`${code}\``
+  }) as unknown as Schema.Codec<ErrorBody>
+  const instance = Schema.declare((input: unknown): input is Self => input instanceof cls, {
+    expected: identifier
   })
+  return body.pipe(
+    Schema.decodeTo(
+      instance,
+      SchemaTransformation.transform({
+        decode: (decoded: ErrorBody) => new cls({ error: decoded.error }),
+        encode: (error: Self): ErrorBody =>
+          code === undefined ? { error: error.error } : { error: error.error, errorCode: code }
+      })
+    ),
+    HttpApiSchema.status(status)
+  )
 }
 
 // Documented error codes (seed part 7, statuses from DESIGN §3)

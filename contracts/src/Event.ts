@@ -2,10 +2,10 @@ import { Schema } from "effect"
 import { EndpointId, EventId, IntegrationId } from "./Ids.ts"
 import { KycCustomer } from "./Kyc.ts"
 import { ListCursor, ListLimit, Payout } from "./Payout.ts"
-import { IsoTimestamp, PrintableText, RejectUnknownFields } from "./Primitives.ts"
+import { atLeast, atMost, IsoTimestamp, matching, PrintableText } from "./Primitives.ts"
 import { SwapIntent } from "./Swap.ts"
 
-export const PayoutEventType = Schema.Literal(
+export const PayoutEventType = Schema.Literals([
   "payout.created",
   "payout.deposit_confirmed",
   "payout.processing",
@@ -13,27 +13,27 @@ export const PayoutEventType = Schema.Literal(
   "payout.failed",
   "payout.refunded",
   "payout.expired"
-)
-export const KycEventType = Schema.Literal("kyc.approved", "kyc.rejected")
-export const SwapEventType = Schema.Literal("swap.confirmed", "swap.failed", "swap.expired")
+])
+export const KycEventType = Schema.Literals(["kyc.approved", "kyc.rejected"])
+export const SwapEventType = Schema.Literals(["swap.confirmed", "swap.failed", "swap.expired"])
 export const PingEventType = Schema.Literal("endpoint.ping")
 
-export const EventType = Schema.Literal(
+export const EventType = Schema.Literals([
   ...PayoutEventType.literals,
   ...KycEventType.literals,
   ...SwapEventType.literals,
-  ...PingEventType.literals
-).annotations({ identifier: "EventType", description: "What happened; `<resource>.<what happened to it>`" })
+  PingEventType.literal
+]).annotate({ identifier: "EventType", description: "What happened; `<resource>.<what happened to it>`" })
 export type EventType = typeof EventType.Type
 
 /** The event types an endpoint can subscribe to, or `*` for every type (including ones added later). */
-export const EventSubscription = Schema.Literal("*", ...EventType.literals).annotations({
+export const EventSubscription = Schema.Literals(["*", ...EventType.literals]).annotate({
   identifier: "EventSubscription",
   description: "An event type, or `*` for all of them"
 })
 export type EventSubscription = typeof EventSubscription.Type
 
-export const WebhookEndpointStatus = Schema.Literal("enabled", "disabled").annotations({
+export const WebhookEndpointStatus = Schema.Literals(["enabled", "disabled"]).annotate({
   identifier: "WebhookEndpointStatus",
   description: "`disabled` after its deliveries failed for the whole retry window (3 days); `disabledReason` says why"
 })
@@ -46,110 +46,113 @@ export const WebhookEndpoint = Schema.Struct({
   disabledReason: Schema.NullOr(Schema.String),
   createdAt: IsoTimestamp,
   updatedAt: IsoTimestamp
-}).annotations({ identifier: "WebhookEndpoint", description: "Where this integration's events are sent" })
+}).annotate({ identifier: "WebhookEndpoint", description: "Where this integration's events are sent" })
 export type WebhookEndpoint = typeof WebhookEndpoint.Type
 
-export const WebhookSecret = Schema.String.pipe(Schema.pattern(/^whsec_[A-Za-z0-9+/]+={0,2}$/)).annotations({
+export const WebhookSecret = Schema.String.check(matching(/^whsec_[A-Za-z0-9+/]+={0,2}$/)).annotate({
   identifier: "WebhookSecret",
   description: "Standard Webhooks signing secret (`whsec_` + base64 key bytes); shown only at creation and rotation"
 })
 
-export const WebhookEndpointWithSecret = Schema.extend(WebhookEndpoint, Schema.Struct({ secret: WebhookSecret }))
-  .annotations({ identifier: "WebhookEndpointWithSecret" })
+export const WebhookEndpointWithSecret = Schema.Struct({ ...WebhookEndpoint.fields, secret: WebhookSecret })
+  .annotate({ identifier: "WebhookEndpointWithSecret" })
 export type WebhookEndpointWithSecret = typeof WebhookEndpointWithSecret.Type
 
 export const CreateWebhookEndpointRequest = Schema.Struct({
-  url: PrintableText.pipe(
-    Schema.minLength(1, { message: () => "must not be empty" }),
-    Schema.maxLength(2048, { message: () => "must be at most 2048 characters" })
-  ).annotations({
+  url: PrintableText.check(
+    atLeast(1, "must not be empty"),
+    atMost(2048, "must be at most 2048 characters")
+  ).annotate({
     description:
       "Absolute URL receiving POSTed events. Live: `https` only, to a public address. Mock: `http` and loopback too."
   }),
-  events: Schema.optionalWith(
-    Schema.Array(EventSubscription).pipe(
-      Schema.minItems(1, { message: () => "must list at least one event type (or omit it for all)" }),
-      Schema.maxItems(32, { message: () => "must list at most 32 event types" })
-    ),
-    { exact: true }
-  ).annotations({ description: "Event types to receive (default `[\"*\"]`: all)" })
-}).annotations({ identifier: "CreateWebhookEndpointRequest", ...RejectUnknownFields })
+  events: Schema.optionalKey(
+    Schema.Array(EventSubscription).check(
+      atLeast(1, "must list at least one event type (or omit it for all)"),
+      atMost(32, "must list at most 32 event types")
+    ).annotate({ description: "Event types to receive (default `[\"*\"]`: all)" })
+  )
+}).annotate({ identifier: "CreateWebhookEndpointRequest" })
 export type CreateWebhookEndpointRequest = typeof CreateWebhookEndpointRequest.Type
 
 export const WebhookEndpointList = Schema.Struct({
   items: Schema.Array(WebhookEndpoint)
-}).annotations({ identifier: "WebhookEndpointList" })
+}).annotate({ identifier: "WebhookEndpointList" })
 
-const envelope = <T extends Schema.Schema.Any, O extends Schema.Schema.Any>(type: T, object: O) =>
+const envelope = <T extends Schema.Top, O extends Schema.Top>(type: T, object: O) =>
   Schema.Struct({
-    id: EventId.annotations({ description: "`evt_…`; equals the `webhook-id` header of every delivery of it" }),
+    id: EventId.annotate({ description: "`evt_…`; equals the `webhook-id` header of every delivery of it" }),
     type,
     createdAt: IsoTimestamp,
     data: Schema.Struct({ object })
   })
 
-export const PayoutEvent = envelope(PayoutEventType, Payout).annotations({ identifier: "PayoutEvent" })
-export const KycEvent = envelope(KycEventType, KycCustomer).annotations({ identifier: "KycEvent" })
-export const SwapEvent = envelope(SwapEventType, SwapIntent).annotations({ identifier: "SwapEvent" })
-export const PingEvent = envelope(PingEventType, WebhookEndpoint).annotations({ identifier: "PingEvent" })
+export const PayoutEvent = envelope(PayoutEventType, Payout).annotate({ identifier: "PayoutEvent" })
+export const KycEvent = envelope(KycEventType, KycCustomer).annotate({ identifier: "KycEvent" })
+export const SwapEvent = envelope(SwapEventType, SwapIntent).annotate({ identifier: "SwapEvent" })
+export const PingEvent = envelope(PingEventType, WebhookEndpoint).annotate({ identifier: "PingEvent" })
 
 /** The body of every webhook delivery: `object` is the resource as the API returned it at that moment. */
-export const Event = Schema.Union(PayoutEvent, KycEvent, SwapEvent, PingEvent).annotations({
+export const Event = Schema.Union([PayoutEvent, KycEvent, SwapEvent, PingEvent]).annotate({
   identifier: "Event",
   description: "`{ id, type, createdAt, data: { object } }`, signed with Standard Webhooks headers when delivered"
 })
 export type Event = typeof Event.Type
 
+/** A safe integer, documented as the named `Int` component the document has always had (plain `integer`). */
+const Int = Schema.Number.check(Schema.isInt({ identifier: "Int", toJsonSchema: () => ({ type: "integer" }) }))
+
 export const DeliveryAttempt = Schema.Struct({
   endpointId: EndpointId,
   attemptedAt: IsoTimestamp,
-  outcome: Schema.Literal("succeeded", "failed"),
-  responseStatus: Schema.NullOr(Schema.Int).annotations({
+  outcome: Schema.Literals(["succeeded", "failed"]),
+  responseStatus: Schema.NullOr(Int).annotate({
     description: "The receiver's HTTP status; null when none came"
   }),
-  error: Schema.NullOr(Schema.String).annotations({
+  error: Schema.NullOr(Schema.String).annotate({
     description: "Why the attempt failed (timeout, refused target, status)"
   }),
-  durationMs: Schema.Int
-}).annotations({ identifier: "DeliveryAttempt" })
+  durationMs: Int
+}).annotate({ identifier: "DeliveryAttempt" })
 export type DeliveryAttempt = typeof DeliveryAttempt.Type
 
-const Attempts = Schema.Struct({ attempts: Schema.Array(DeliveryAttempt) })
+const withAttempts = Schema.fieldsAssign({ attempts: Schema.Array(DeliveryAttempt) })
 
-export const EventWithAttempts = Schema.Union(
-  Schema.extend(PayoutEvent, Attempts),
-  Schema.extend(KycEvent, Attempts),
-  Schema.extend(SwapEvent, Attempts),
-  Schema.extend(PingEvent, Attempts)
-).annotations({
-  identifier: "EventWithAttempts",
-  description: "An event with every delivery attempt of it, oldest first"
-})
+/**
+ * An event with every delivery attempt of it, oldest first. Unnamed: the document has always written it out where
+ * it is used.
+ */
+export const EventWithAttempts = Schema.Union([
+  PayoutEvent.pipe(withAttempts),
+  KycEvent.pipe(withAttempts),
+  SwapEvent.pipe(withAttempts),
+  PingEvent.pipe(withAttempts)
+])
 export type EventWithAttempts = typeof EventWithAttempts.Type
 
 export const EventList = Schema.Struct({
   integrationId: IntegrationId,
   items: Schema.Array(Event),
   nextCursor: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "EventList" })
+}).annotate({ identifier: "EventList" })
 export type EventList = typeof EventList.Type
 
 export const ListEventsParams = Schema.Struct({
-  type: Schema.optionalWith(EventType, { exact: true }),
-  createdFrom: Schema.optionalWith(IsoTimestamp, { exact: true }),
-  limit: Schema.optionalWith(ListLimit, { exact: true }),
-  cursor: Schema.optionalWith(ListCursor, { exact: true })
+  type: Schema.optionalKey(EventType),
+  createdFrom: Schema.optionalKey(IsoTimestamp),
+  limit: Schema.optionalKey(ListLimit),
+  cursor: Schema.optionalKey(ListCursor)
 })
 
 export const Redelivery = Schema.Struct({
   eventId: EventId,
-  endpointIds: Schema.Array(EndpointId).annotations({ description: "The enabled endpoints it will be sent to again" })
-}).annotations({ identifier: "Redelivery" })
+  endpointIds: Schema.Array(EndpointId).annotate({ description: "The enabled endpoints it will be sent to again" })
+}).annotate({ identifier: "Redelivery" })
 export type Redelivery = typeof Redelivery.Type
 
 export const AdvancePayoutRequest = Schema.Struct({
-  to: Schema.Literal("processing", "completed", "failed", "refunded").annotations({
+  to: Schema.Literals(["processing", "completed", "failed", "refunded"]).annotate({
     description: "The status to move to; only forward moves (else 409)"
   })
-}).annotations({ identifier: "AdvancePayoutRequest", ...RejectUnknownFields })
+}).annotate({ identifier: "AdvancePayoutRequest" })
 export type AdvancePayoutRequest = typeof AdvancePayoutRequest.Type

@@ -1,7 +1,8 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "./Auth.ts"
-import { BadRequestError, ConflictError, NotFoundError, TooManyRequestsError } from "./Errors.ts"
+import { groupErrors } from "./Breb.ts"
+import { ConflictError, NotFoundError } from "./Errors.ts"
 import {
   AdvancePayoutRequest,
   CreateWebhookEndpointRequest,
@@ -16,99 +17,94 @@ import {
 } from "./Event.ts"
 import { KycCustomer } from "./Kyc.ts"
 import { Payout } from "./Payout.ts"
-import { Address, PrintableText } from "./Primitives.ts"
+import { Address, PrintableText, unnamed } from "./Primitives.ts"
 
-const endpointId = HttpApiSchema.param(
-  "endpointId",
-  PrintableText.pipe(Schema.maxLength(64), Schema.brand("EndpointId")).annotations({
-    description: "The webhook endpoint's id (`we_…`)"
-  })
-)
-const eventId = HttpApiSchema.param(
-  "eventId",
-  PrintableText.pipe(Schema.maxLength(64), Schema.brand("EventId")).annotations({
-    description: "The event's id (`evt_…`), also its `webhook-id` header"
-  })
-)
+const EndpointIdParam = PrintableText.check(Schema.isMaxLength(64)).annotate({
+  description: "The webhook endpoint's id (`we_…`)"
+}).pipe(Schema.brand("EndpointId"))
+
+const EventIdParam = PrintableText.check(Schema.isMaxLength(64)).annotate({
+  description: "The event's id (`evt_…`), also its `webhook-id` header"
+}).pipe(Schema.brand("EventId"))
 
 /** Events to partners: webhook endpoints that receive signed events, and the events themselves. */
 export class EventsGroup extends HttpApiGroup.make("events")
   .add(
-    HttpApiEndpoint.post("createWebhookEndpoint", "/webhook-endpoints")
-      .setPayload(CreateWebhookEndpointRequest)
-      .addSuccess(WebhookEndpointWithSecret, { status: 201 })
-      .addError(ConflictError)
+    HttpApiEndpoint.post("createWebhookEndpoint", "/webhook-endpoints", {
+      payload: CreateWebhookEndpointRequest,
+      success: unnamed(WebhookEndpointWithSecret).pipe(HttpApiSchema.status(201)),
+      error: [...groupErrors, ConflictError]
+    })
       .annotate(OpenApi.Summary, "Register a webhook endpoint")
       .annotate(
         OpenApi.Description,
         "Events of the chosen types are POSTed to `url`, signed with Standard Webhooks headers. The signing secret is shown in this answer and on rotation only."
-      )
-  )
-  .add(
-    HttpApiEndpoint.get("listWebhookEndpoints", "/webhook-endpoints")
-      .addSuccess(WebhookEndpointList)
+      ),
+    HttpApiEndpoint.get("listWebhookEndpoints", "/webhook-endpoints", {
+      success: WebhookEndpointList,
+      error: groupErrors
+    })
       .annotate(OpenApi.Summary, "List webhook endpoints")
-      .annotate(OpenApi.Description, "Every endpoint of this integration, without secrets.")
-  )
-  .add(
-    HttpApiEndpoint.get("getWebhookEndpoint")`/webhook-endpoints/${endpointId}`
-      .addSuccess(WebhookEndpoint)
-      .addError(NotFoundError)
+      .annotate(OpenApi.Description, "Every endpoint of this integration, without secrets."),
+    HttpApiEndpoint.get("getWebhookEndpoint", "/webhook-endpoints/:endpointId", {
+      params: { endpointId: EndpointIdParam },
+      success: WebhookEndpoint,
+      error: [...groupErrors, NotFoundError]
+    })
       .annotate(OpenApi.Summary, "Get a webhook endpoint")
-      .annotate(OpenApi.Description, "One endpoint of this integration, without its secret.")
-  )
-  .add(
-    HttpApiEndpoint.del("deleteWebhookEndpoint")`/webhook-endpoints/${endpointId}`
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFoundError)
+      .annotate(OpenApi.Description, "One endpoint of this integration, without its secret."),
+    HttpApiEndpoint.delete("deleteWebhookEndpoint", "/webhook-endpoints/:endpointId", {
+      params: { endpointId: EndpointIdParam },
+      success: HttpApiSchema.NoContent,
+      error: [...groupErrors, NotFoundError]
+    })
       .annotate(OpenApi.Summary, "Delete a webhook endpoint (its pending deliveries are dropped)")
-      .annotate(OpenApi.Description, "Stops deliveries to the endpoint at once; events already recorded stay listed.")
-  )
-  .add(
-    HttpApiEndpoint.post("rotateWebhookSecret")`/webhook-endpoints/${endpointId}/rotate-secret`
-      .addSuccess(WebhookEndpointWithSecret)
-      .addError(NotFoundError)
+      .annotate(OpenApi.Description, "Stops deliveries to the endpoint at once; events already recorded stay listed."),
+    HttpApiEndpoint.post("rotateWebhookSecret", "/webhook-endpoints/:endpointId/rotate-secret", {
+      params: { endpointId: EndpointIdParam },
+      success: WebhookEndpointWithSecret,
+      error: [...groupErrors, NotFoundError]
+    })
       .annotate(OpenApi.Summary, "Rotate the signing secret (the old one also signs for 24 hours)")
       .annotate(
         OpenApi.Description,
         "Returns the new secret once. For 24 hours deliveries carry signatures by both secrets, so the receiver can switch without losing events."
-      )
-  )
-  .add(
-    HttpApiEndpoint.post("pingWebhookEndpoint")`/webhook-endpoints/${endpointId}/ping`
-      .addSuccess(PingEvent, { status: 202 })
-      .addError(NotFoundError)
-      .addError(ConflictError)
+      ),
+    HttpApiEndpoint.post("pingWebhookEndpoint", "/webhook-endpoints/:endpointId/ping", {
+      params: { endpointId: EndpointIdParam },
+      success: unnamed(PingEvent).pipe(HttpApiSchema.status(202)),
+      error: [...groupErrors, NotFoundError, ConflictError]
+    })
       .annotate(OpenApi.Summary, "Send an `endpoint.ping` event to this endpoint")
       .annotate(
         OpenApi.Description,
         "Queues an `endpoint.ping` event for this endpoint only, to test the receiver. 409 when the endpoint is disabled."
-      )
-  )
-  .add(
-    HttpApiEndpoint.get("listEvents", "/events")
-      .setUrlParams(ListEventsParams)
-      .addSuccess(EventList)
+      ),
+    HttpApiEndpoint.get("listEvents", "/events", {
+      query: ListEventsParams,
+      success: EventList,
+      error: groupErrors
+    })
       .annotate(OpenApi.Summary, "List events for this integration, oldest first")
       .annotate(
         OpenApi.Description,
         "Every event recorded for this integration, with the exact body that was (or will be) delivered. Filter by `type` and `createdFrom`; keyset-paginated like payouts."
-      )
-  )
-  .add(
-    HttpApiEndpoint.get("getEvent")`/events/${eventId}`
-      .addSuccess(EventWithAttempts)
-      .addError(NotFoundError)
+      ),
+    HttpApiEndpoint.get("getEvent", "/events/:eventId", {
+      params: { eventId: EventIdParam },
+      success: EventWithAttempts,
+      error: [...groupErrors, NotFoundError]
+    })
       .annotate(OpenApi.Summary, "Get an event with its delivery attempts")
       .annotate(
         OpenApi.Description,
         "The event's body and every delivery attempt: endpoint, time, the receiver's status, duration and error."
-      )
-  )
-  .add(
-    HttpApiEndpoint.post("redeliverEvent")`/events/${eventId}/redeliver`
-      .addSuccess(Redelivery, { status: 202 })
-      .addError(NotFoundError)
+      ),
+    HttpApiEndpoint.post("redeliverEvent", "/events/:eventId/redeliver", {
+      params: { eventId: EventIdParam },
+      success: unnamed(Redelivery).pipe(HttpApiSchema.status(202)),
+      error: [...groupErrors, NotFoundError]
+    })
       .annotate(OpenApi.Summary, "Send an event again to every enabled endpoint subscribed to its type")
       .annotate(
         OpenApi.Description,
@@ -116,8 +112,6 @@ export class EventsGroup extends HttpApiGroup.make("events")
       )
   )
   .middleware(Authentication)
-  .addError(BadRequestError)
-  .addError(TooManyRequestsError)
   .prefix("/api/integrations")
   .annotate(OpenApi.Title, "Events")
   .annotate(
@@ -126,42 +120,35 @@ export class EventsGroup extends HttpApiGroup.make("events")
   )
 {}
 
-const payoutId = HttpApiSchema.param(
-  "payoutId",
-  PrintableText.pipe(Schema.maxLength(64), Schema.brand("PayoutId")).annotations({
-    description: "The payout's id (`po_…`)"
-  })
-)
-const userAddress = HttpApiSchema.param(
-  "userAddress",
-  Address.annotations({ description: "The customer's wallet address" })
-)
+const PayoutIdParam = PrintableText.check(Schema.isMaxLength(64)).annotate({
+  description: "The payout's id (`po_…`)"
+}).pipe(Schema.brand("PayoutId"))
+
+const UserAddressParam = unnamed(Address, { description: "The customer's wallet address" })
 
 /** Sandbox only: produce every outcome on demand. A live deployment answers 404. */
 export class TestHelpersGroup extends HttpApiGroup.make("testHelpers")
   .add(
-    HttpApiEndpoint.post("advancePayout")`/payouts/${payoutId}/advance`
-      .setPayload(AdvancePayoutRequest)
-      .addSuccess(Payout)
-      .addError(NotFoundError)
-      .addError(ConflictError)
+    HttpApiEndpoint.post("advancePayout", "/payouts/:payoutId/advance", {
+      params: { payoutId: PayoutIdParam },
+      payload: AdvancePayoutRequest,
+      success: Payout,
+      error: [...groupErrors, NotFoundError, ConflictError]
+    })
       .annotate(OpenApi.Summary, "Move a payout forward (mock mode only)")
       .annotate(
         OpenApi.Description,
         "Moves a payout to a later status through the same state machine and events as the provider's webhooks (never backwards: 409). 404 in live mode."
-      )
-  )
-  .add(
-    HttpApiEndpoint.post("rejectKyc")`/kyc/${userAddress}/reject`
-      .addSuccess(KycCustomer)
-      .addError(NotFoundError)
-      .addError(ConflictError)
+      ),
+    HttpApiEndpoint.post("rejectKyc", "/kyc/:userAddress/reject", {
+      params: { userAddress: UserAddressParam },
+      success: KycCustomer,
+      error: [...groupErrors, NotFoundError, ConflictError]
+    })
       .annotate(OpenApi.Summary, "Reject a customer's KYC (mock mode only)")
       .annotate(OpenApi.Description, "Marks a customer's KYC as rejected, emitting `kyc.rejected`. 404 in live mode.")
   )
   .middleware(Authentication)
-  .addError(BadRequestError)
-  .addError(TooManyRequestsError)
   .prefix("/api/integrations/test-helpers")
   .annotate(OpenApi.Title, "Test helpers")
   .annotate(

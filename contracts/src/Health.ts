@@ -1,30 +1,25 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { ServiceUnavailableError } from "./Errors.ts"
 
 export const Health = Schema.Struct({
   status: Schema.Literal("ok"),
-  mode: Schema.Literal("mock", "live"),
+  mode: Schema.Literals(["mock", "live"]),
   version: Schema.String
-}).annotations({ identifier: "Health" })
+}).annotate({ identifier: "Health" })
 export type Health = typeof Health.Type
 
-export const Readiness = Schema.Struct({ status: Schema.Literal("ready") }).annotations({ identifier: "Readiness" })
+export const Readiness = Schema.Struct({ status: Schema.Literal("ready") }).annotate({ identifier: "Readiness" })
 
 export class HealthGroup extends HttpApiGroup.make("health", { topLevel: true })
   .add(
-    HttpApiEndpoint.get("healthz", "/healthz")
-      .addSuccess(Health)
+    HttpApiEndpoint.get("healthz", "/healthz", { success: Health })
       .annotate(OpenApi.Summary, "Liveness")
       .annotate(
         OpenApi.Description,
         "200 while the process serves HTTP; does not touch the database. `mode` tells mock and live deployments apart."
-      )
-  )
-  .add(
-    HttpApiEndpoint.get("readyz", "/readyz")
-      .addSuccess(Readiness)
-      .addError(ServiceUnavailableError)
+      ),
+    HttpApiEndpoint.get("readyz", "/readyz", { success: Readiness, error: ServiceUnavailableError })
       .annotate(OpenApi.Summary, "Readiness")
       .annotate(
         OpenApi.Description,

@@ -1,74 +1,32 @@
 import { ErrorCode } from "./Errors.ts"
+import { ListLimitJsonSchema } from "./Payout.ts"
 
 type Json = unknown
 type JsonObject = Record<string, Json>
 
 const isObject = (node: Json): node is JsonObject => typeof node === "object" && node !== null && !Array.isArray(node)
 
-const decodeErrorRefs = new Set([
-  "#/components/schemas/HttpApiDecodeError",
-  "#/components/schemas/Issue",
-  "#/components/schemas/PropertyKey"
-])
-
-const isDecodeErrorRef = (node: Json): boolean =>
-  isObject(node) && typeof node["$ref"] === "string" && decodeErrorRefs.has(node["$ref"])
-
-/**
- * The platform adds its own `HttpApiDecodeError` to every 400 response; this service answers
- * validation failures with ErrorBody instead (see src/http/DecodeErrors.ts), so the document says so.
- */
-const withoutPlatformDecodeError = (node: Json): Json => {
-  if (Array.isArray(node)) return node.filter((item) => !isDecodeErrorRef(item)).map(withoutPlatformDecodeError)
-  if (!isObject(node)) return node
-  const out: JsonObject = {}
-  for (const [key, value] of Object.entries(node)) {
-    if (key === "anyOf" && Array.isArray(value)) {
-      const kept = value.filter((item) => !isDecodeErrorRef(item)).map(withoutPlatformDecodeError)
-      if (kept.length === 1) Object.assign(out, kept[0])
-      else out[key] = kept
-    } else {
-      out[key] = withoutPlatformDecodeError(value)
-    }
-  }
-  return out
-}
-
 const DATA_KEYWORDS = new Set(["examples", "example", "default", "enum", "const"])
 
-/** Effect's own labels: titles such as `maxLength(64)` or `never`, descriptions such as `a string at most 64 character(s) long`. */
-const isEffectLabel = (key: string, value: Json) =>
-  (key === "title" && typeof value === "string" && (/^[A-Za-z]+\(.*\)$/s.test(value) || /^[a-z]+$/.test(value))) ||
-  (key === "description" && typeof value === "string" &&
-    /^(a string (at most|at least|matching)|an integer$)/.test(value)) ||
-  (key === "$id" && value === "/schemas/never")
-
 /**
- * Drops Effect's generated labels, and the `{ not: {} }` ("never") property a code-less error declares for `errorCode`:
- * `additionalProperties: false` already forbids it, and every such subschema carried the same `$id`, which JSON
- * Schema tools refuse.
+ * Drops the `{ not: {} }` ("never") property a code-less error declares for `errorCode`: `additionalProperties: false`
+ * already forbids it (the class's schema keeps it so a body with a code never decodes as a code-less error).
  */
-const withoutEffectLabels = (node: Json): Json => {
-  if (Array.isArray(node)) return node.map(withoutEffectLabels)
+const withoutNeverProperties = (node: Json): Json => {
+  if (Array.isArray(node)) return node.map(withoutNeverProperties)
   if (!isObject(node)) return node
   const out: JsonObject = {}
   for (const [key, value] of Object.entries(node)) {
     if (DATA_KEYWORDS.has(key)) {
       out[key] = value // instance data, not schema: kept as written
-      continue
-    }
-    if (isEffectLabel(key, value)) continue
-    if (key === "properties" && isObject(value)) {
+    } else if (key === "properties" && isObject(value)) {
       out[key] = Object.fromEntries(
-        Object.entries(value).filter(([, schema]) => !(isObject(schema) && isObject(schema["not"]))).map((
-          [name, schema]
-        ) => [
-          name,
-          withoutEffectLabels(schema)
-        ])
+        Object.entries(value)
+          .filter(([, schema]) => !(isObject(schema) && isObject(schema["not"])))
+          .map(([name, schema]) => [name, withoutNeverProperties(schema)])
       )
     } else {
-      out[key] = withoutEffectLabels(value)
+      out[key] = withoutNeverProperties(value)
     }
   }
   return out
@@ -190,7 +148,18 @@ type Operation = JsonObject & {
 
 const HEALTH_PATHS = new Set(["/healthz", "/readyz"])
 
+/**
+ * A parameter says what its schema says (as v3 wrote it, and as viewers show it beside the name); `limit` is
+ * documented as the integer it decodes to, not as the digits it is sent as (see ListLimitJsonSchema).
+ */
+const finishParameter = (parameter: JsonObject) => {
+  if (parameter["in"] === "query" && parameter["name"] === "limit") parameter["schema"] = { ...ListLimitJsonSchema }
+  const schema = parameter["schema"]
+  if (isObject(schema) && typeof schema["description"] === "string") parameter["description"] ??= schema["description"]
+}
+
 const finishOperation = (spec: JsonObject, path: string, operation: Operation) => {
+  for (const parameter of operation.parameters ?? []) finishParameter(parameter)
   const responses = operation.responses
   // Probes take no input: nothing they are sent can be invalid.
   if (HEALTH_PATHS.has(path)) delete responses["400"]
@@ -229,13 +198,9 @@ const conventions = [
 
 /** Registered on the Api as its `OpenApi.Transform`, so every generator (file, /openapi.json, /docs) agrees. */
 export const finishOpenApiDocument = (generated: Record<string, unknown>): Record<string, unknown> => {
-  const spec = withoutEffectLabels(withoutPlatformDecodeError(generated)) as JsonObject
+  const spec = withoutNeverProperties(generated) as JsonObject
   const components = spec["components"] as JsonObject
-  const schemas = { ...(components["schemas"] as JsonObject) }
-  delete schemas["HttpApiDecodeError"]
-  delete schemas["Issue"]
-  delete schemas["PropertyKey"]
-  schemas["ErrorBody"] = errorBodySchema
+  const schemas = { ...(components["schemas"] as JsonObject), ErrorBody: errorBodySchema }
   const info = spec["info"] as JsonObject
   const description = typeof info["description"] === "string" ? info["description"] : ""
   const finished: JsonObject = {

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Schema, SchemaTransformation } from "effect"
 import { PAYOUT_EXAMPLE } from "./Examples.ts"
 import { IntegrationId, PayoutId } from "./Ids.ts"
 import {
@@ -8,27 +8,27 @@ import {
   DecimalString,
   FundingToken,
   IsoTimestamp,
+  matching,
   NonEmptyText,
-  RejectUnknownFields,
   TxHash
 } from "./Primitives.ts"
 
-export const FeeLegCode = Schema.Literal("swap", "bridge_fx", "bridge", "copby").annotations({
+export const FeeLegCode = Schema.Literals(["swap", "bridge_fx", "bridge", "copby"]).annotate({
   identifier: "FeeLegCode",
   description:
     "`swap` token swap, `bridge_fx` provider FX spread vs mid-market, `bridge` provider developer fee (0.5%), `copby` service fee (1%, paid onchain)"
 })
-export const FeeLegStatus = Schema.Literal("quoted", "verified", "pending").annotations({ identifier: "FeeLegStatus" })
+export const FeeLegStatus = Schema.Literals(["quoted", "verified", "pending"]).annotate({ identifier: "FeeLegStatus" })
 
 export const FeeLeg = Schema.Struct({
   code: FeeLegCode,
   amountUsd: DecimalString,
   to: Schema.NullOr(Schema.String),
   status: FeeLegStatus
-}).annotations({ identifier: "FeeLeg" })
+}).annotate({ identifier: "FeeLeg" })
 export type FeeLeg = typeof FeeLeg.Type
 
-export const PayoutStatus = Schema.Literal(
+export const PayoutStatus = Schema.Literals([
   "awaiting_deposit",
   "deposit_confirmed",
   "processing",
@@ -36,7 +36,7 @@ export const PayoutStatus = Schema.Literal(
   "expired",
   "failed",
   "refunded"
-).annotations({
+]).annotate({
   identifier: "PayoutStatus",
   description:
     "awaiting_deposit → deposit_confirmed → processing → completed; side exits expired, failed, refunded. Only moves forward; an expired payout whose funds the provider reports arriving late moves on through deposit_confirmed."
@@ -48,10 +48,12 @@ export const PreparedTx = Schema.Struct({
   to: Schema.String,
   data: Schema.String,
   value: Schema.String
-}).annotations({ identifier: "PreparedTx", description: "Transaction for the user to sign in their own wallet" })
+}).annotate({ identifier: "PreparedTx", description: "Transaction for the user to sign in their own wallet" })
 export type PreparedTx = typeof PreparedTx.Type
 
-export const RateDisplay = Schema.String.pipe(Schema.pattern(/^1 USD = [0-9]+(\.[0-9]+)? COP$/)).annotations({
+export const RateDisplay = Schema.String.check(
+  matching(/^1 USD = [0-9]+(\.[0-9]+)? COP$/)
+).annotate({
   identifier: "RateDisplay",
   description: "Text of the form `1 USD = <rate> COP`"
 })
@@ -59,7 +61,7 @@ export const RateDisplay = Schema.String.pipe(Schema.pattern(/^1 USD = [0-9]+(\.
 export const PayoutQuote = Schema.Struct({
   display: Schema.NullOr(RateDisplay),
   effectiveUsdCop: Schema.NullOr(DecimalString)
-}).annotations({ identifier: "PayoutQuote" })
+}).annotate({ identifier: "PayoutQuote" })
 
 export const PayoutReceipt = Schema.Struct({
   title: Schema.String,
@@ -67,26 +69,26 @@ export const PayoutReceipt = Schema.Struct({
   completedAt: Schema.NullOr(IsoTimestamp),
   transactionType: Schema.Literal("withdrawal"),
   payoutId: PayoutId,
-  breBKey: Schema.NullOr(Schema.String).annotations({ description: "Masked: only the last 4 characters shown" }),
+  breBKey: Schema.NullOr(Schema.String).annotate({ description: "Masked: only the last 4 characters shown" }),
   breBKeyLast4: Schema.NullOr(Schema.String),
   beneficiaryName: Schema.NullOr(Schema.String),
   totalPaid: Schema.Struct({ amount: DecimalString, currency: Schema.Literal("USD") }),
   exchangeRate: Schema.Struct({
     display: Schema.NullOr(RateDisplay),
     effectiveUsdCop: Schema.NullOr(DecimalString),
-    sellRateUsdCop: Schema.NullOr(DecimalString).annotations({
+    sellRateUsdCop: Schema.NullOr(DecimalString).annotate({
       description: "Wholesale rate for operations; hide in consumer interfaces"
     })
   }),
   commission: Schema.Struct({
     mode: Schema.Literal("included_in_rate"),
     displayAmount: DecimalString,
-    displayCurrency: Schema.Literal("COP", "USD"),
+    displayCurrency: Schema.Literals(["COP", "USD"]),
     note: Schema.String
   }),
   totalReceived: Schema.Struct({ amount: DecimalString, currency: Schema.Literal("COP") }),
   feesItemized: Schema.Array(FeeLeg)
-}).annotations({
+}).annotate({
   identifier: "PayoutReceipt",
   description: "Consumer receipt (REQ-INT-RCPT-01). Fees are included in exchangeRate.effectiveUsdCop."
 })
@@ -120,7 +122,7 @@ export const Payout = Schema.Struct({
   createdAt: IsoTimestamp,
   updatedAt: IsoTimestamp,
   expiresAt: IsoTimestamp
-}).annotations({
+}).annotate({
   identifier: "Payout",
   description: "A prepared or progressing Bre-B payout",
   examples: [PAYOUT_EXAMPLE]
@@ -131,55 +133,64 @@ export const CreatePayoutRequest = Schema.Struct({
   userAddress: Address,
   destinationCop: CopAmount,
   breBKey: BreBKey,
-  accountOwnerName: NonEmptyText(140).annotations({
+  accountOwnerName: NonEmptyText(140).annotate({
     description:
       "The Bre-B account holder's name as their bank has it (at most 140 characters); checked against the key's owner"
   }),
-  fromToken: Schema.optionalWith(FundingToken, { exact: true }),
-  quoteId: Schema.optionalWith(NonEmptyText(64).pipe(Schema.brand("QuoteId")), { exact: true })
-}).annotations({ identifier: "CreatePayoutRequest", ...RejectUnknownFields })
+  fromToken: Schema.optionalKey(FundingToken),
+  quoteId: Schema.optionalKey(NonEmptyText(64).pipe(Schema.brand("QuoteId")))
+}).annotate({ identifier: "CreatePayoutRequest" })
 export type CreatePayoutRequest = typeof CreatePayoutRequest.Type
 
 export const ConfirmPayoutRequest = Schema.Struct({
   txHash: TxHash,
-  feeTxHash: Schema.optionalWith(TxHash, { exact: true })
-}).annotations({ identifier: "ConfirmPayoutRequest", ...RejectUnknownFields })
+  feeTxHash: Schema.optionalKey(TxHash)
+}).annotate({ identifier: "ConfirmPayoutRequest" })
 export type ConfirmPayoutRequest = typeof ConfirmPayoutRequest.Type
 
 export const PayoutList = Schema.Struct({
   integrationId: IntegrationId,
   items: Schema.Array(Payout),
   nextCursor: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "PayoutList" })
+}).annotate({ identifier: "PayoutList" })
 export type PayoutList = typeof PayoutList.Type
 
-/** Digits only: `Number()` would also take `1e2`, `0x10` or ` 100`. */
-const LimitDigits = Schema.String.pipe(
-  Schema.pattern(/^(0|[1-9][0-9]*)$/, {
-    message: () => "must be an integer in plain decimal digits (no sign, exponent, hex prefix, leading zeros or spaces)"
-  })
-).annotations({ description: "Page size: an integer from 1 to 500 in plain decimal digits (default 50)" })
+/** Digits only: `Number()` would also take `1e2`, `0x10` or ` 100`, and turns `abc` into NaN. */
+const LimitDigits = Schema.String.check(
+  matching(
+    /^(0|[1-9][0-9]*)$/,
+    "must be an integer in plain decimal digits (no sign, exponent, hex prefix, leading zeros or spaces)"
+  )
+).annotate({ description: "Page size: an integer from 1 to 500 in plain decimal digits (default 50)" })
 
-export const ListLimit = Schema.compose(LimitDigits, Schema.NumberFromString).pipe(
-  Schema.between(1, 500, { message: () => "must be between 1 and 500" })
-).annotations({
-  // A query value is text on the wire; documented as the integer it is, so generated clients take a number.
-  jsonSchema: {
-    type: "integer",
-    minimum: 1,
-    maximum: 500,
-    default: 50,
-    description: "Page size, 1 to 500 (default 50)"
-  }
-})
+/** `limit`: the page size, text on the wire (digits only), a number in code. */
+export const ListLimit = LimitDigits.pipe(
+  Schema.decodeTo(
+    Schema.Number.check(Schema.isBetween({ minimum: 1, maximum: 500 }, { message: "must be between 1 and 500" })),
+    SchemaTransformation.numberFromString
+  )
+)
+
+/**
+ * How the document shows `limit`: a query value is text on the wire, documented as the integer it is, so generated
+ * clients take a number. JSON Schema generation describes the wire text and has no per-schema override, so the
+ * document's finishing step (OpenApiDocument.ts) puts this on every `limit` query parameter.
+ */
+export const ListLimitJsonSchema = {
+  type: "integer",
+  minimum: 1,
+  maximum: 500,
+  default: 50,
+  description: "Page size, 1 to 500 (default 50)"
+} as const
 
 /** `cursor`: the previous page's `nextCursor`, passed back unchanged. */
-export const ListCursor = Schema.String.pipe(Schema.maxLength(512)).annotations({
+export const ListCursor = Schema.String.check(Schema.isMaxLength(512)).annotate({
   description: "The previous page's `nextCursor`, unchanged (opaque; omit it for the first page)"
 })
 
 export const ListPayoutsParams = Schema.Struct({
-  createdFrom: Schema.optionalWith(IsoTimestamp, { exact: true }),
-  limit: Schema.optionalWith(ListLimit, { exact: true }),
-  cursor: Schema.optionalWith(ListCursor, { exact: true })
+  createdFrom: Schema.optionalKey(IsoTimestamp),
+  limit: Schema.optionalKey(ListLimit),
+  cursor: Schema.optionalKey(ListCursor)
 })

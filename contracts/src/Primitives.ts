@@ -1,57 +1,87 @@
 import { Schema } from "effect"
 import { checksumAddress, isAddress } from "./Evm.ts"
 
+/**
+ * A check on a string's form, documented in JSON Schema as `pattern`. Schema's own `isPattern` exports the pattern only
+ * for a RegExp with the `u` flag (it cannot carry other flags), and adding `u` would change what ours match (code
+ * points instead of UTF-16 units), so each says its pattern itself. Like v3's `Schema.pattern`, a failed check stops
+ * the checks after it.
+ */
+export const matching = (regExp: RegExp, message?: string) =>
+  Schema.isPattern(regExp, {
+    ...(message === undefined ? {} : { message }),
+    toJsonSchema: () => ({ pattern: regExp.source })
+  }).abort()
+
+/**
+ * A check JSON Schema cannot express, left out of the document (an approximation, so annotations on it still show).
+ * A failed check stops the checks after it, as v3's `Schema.filter` did.
+ */
+export const rule = <T>(predicate: (value: T) => boolean, message: string) =>
+  Schema.makeFilter<T>((value) => predicate(value), { message, toJsonSchema: () => [{}, true] }).abort()
+
+/** At most `max` characters, documented as `maxLength`. */
+export const atMost = (max: number, message?: string) =>
+  Schema.isMaxLength(max, message === undefined ? undefined : { message }).abort()
+
+/** At least `min` characters, documented as `minLength`. */
+export const atLeast = (min: number, message?: string) =>
+  Schema.isMinLength(min, message === undefined ? undefined : { message }).abort()
+
+/**
+ * `schema` for one use that describes it its own way, documented inline instead of as its named component (the
+ * form v3 gave a re-annotated schema, which the published document keeps).
+ */
+export const unnamed = <S extends Schema.Top>(
+  schema: S,
+  annotations: Schema.Annotations.Bottom<S["Type"], readonly []> = {}
+) => schema.annotate({ ...annotations, identifier: undefined })
+
 const isChecksummed = (value: string): boolean => isAddress(value) && checksumAddress(value) === value
 
 // eslint-disable-next-line no-control-regex -- control characters are what it looks for
 const hasControlCharacters = (value: string) => /[\u0000-\u001f\u007f]/.test(value)
 
 /** Printable text: control characters (NUL, newlines, …) are never valid in names, keys or ids. */
-export const PrintableText = Schema.String.pipe(
-  Schema.filter((value) => !hasControlCharacters(value), { message: () => "must not contain control characters" })
+export const PrintableText = Schema.String.check(
+  rule((value: string) => !hasControlCharacters(value), "must not contain control characters")
 )
 
-/** A user's wallet address as a request names it. `brand` drops an identifier given before it, so that comes last. */
-export const Address = Schema.String.pipe(
-  Schema.pattern(/^0x[0-9a-fA-F]{40}$/, {
-    message: () => "must be a 0x-prefixed 20-byte hex address"
-  }),
-  Schema.filter(isChecksummed, {
-    message: () => "must be an EIP-55 checksummed address (mixed case, correct checksum)",
-    jsonSchema: {}
-  })
-).annotations({
+/** A user's wallet address as a request names it. */
+export const Address = Schema.String.check(
+  matching(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address"),
+  rule(isChecksummed, "must be an EIP-55 checksummed address (mixed case, correct checksum)")
+).annotate({
+  identifier: "Address",
   description: "EIP-55 checksummed EVM address",
   examples: ["0x52908400098527886E0F7030069857D2E4169EE7"]
-}).pipe(Schema.brand("UserAddress")).annotations({ identifier: "Address" })
+}).pipe(Schema.brand("UserAddress"))
 
-export const TxHash = Schema.String.pipe(
-  Schema.pattern(/^0x[a-fA-F0-9]{64}$/, { message: () => "must match ^0x[a-fA-F0-9]{64}$" }),
-  Schema.brand("TxHash")
-).annotations({
+export const TxHash = Schema.String.check(
+  matching(/^0x[a-fA-F0-9]{64}$/, "must match ^0x[a-fA-F0-9]{64}$")
+).annotate({
   identifier: "TxHash",
   description: "Transaction hash: 0x followed by 64 hexadecimal characters"
-})
+}).pipe(Schema.brand("TxHash"))
 export type TxHash = typeof TxHash.Type
 
 /** The one spelling a hash is stored and compared in: lower case (any case names the same transaction). */
 export const lowerCaseTxHash = (hash: TxHash): TxHash => TxHash.make(hash.toLowerCase())
 
-export const DecimalString = Schema.String.pipe(
-  Schema.pattern(/^(0|[1-9][0-9]*)(\.[0-9]+)?$/, {
-    message: () => "must be a plain non-negative decimal string (no sign, exponent or spaces)"
-  })
-).annotations({
+export const DecimalString = Schema.String.check(
+  matching(/^(0|[1-9][0-9]*)(\.[0-9]+)?$/, "must be a plain non-negative decimal string (no sign, exponent or spaces)")
+).annotate({
   identifier: "DecimalString",
   description: "Exact decimal amount as a string, e.g. \"63.291140\""
 })
 
-export const CopAmount = Schema.String.pipe(
-  Schema.pattern(/^(0|[1-9][0-9]*)(\.[0-9]{1,2})?$/, {
-    message: () => "must be a plain decimal string with at most 2 decimals (no sign, exponent or spaces)"
-  }),
-  Schema.filter((value) => /[1-9]/.test(value), { message: () => "must be greater than 0", jsonSchema: {} })
-).annotations({
+export const CopAmount = Schema.String.check(
+  matching(
+    /^(0|[1-9][0-9]*)(\.[0-9]{1,2})?$/,
+    "must be a plain decimal string with at most 2 decimals (no sign, exponent or spaces)"
+  ),
+  rule((value: string) => /[1-9]/.test(value), "must be greater than 0")
+).annotate({
   identifier: "CopAmount",
   description: "Positive COP amount as a decimal string with at most 2 decimals",
   examples: ["250000", "4000.50"]
@@ -72,23 +102,22 @@ const breBKeyForms = [
   /^[0-9]{4,10}-?[A-Za-z0-9]{0,4}$/ // merchant code
 ] as const
 
-export const BreBKey = PrintableText.pipe(
-  Schema.maxLength(254, { message: () => "must be at most 254 characters" }),
-  Schema.filter((value) => breBKeyForms.some((form) => form.test(value)), {
-    message: () =>
-      "must be a Bre-B key: alias (@ + 1-19 alphanumerics), mobile (10 digits starting with 3, optional +57), e-mail, document (5-15 digits) or merchant code",
-    jsonSchema: {}
-  })
-).annotations({
+export const BreBKey = PrintableText.check(
+  atMost(254, "must be at most 254 characters"),
+  rule(
+    (value: string) => breBKeyForms.some((form) => form.test(value)),
+    "must be a Bre-B key: alias (@ + 1-19 alphanumerics), mobile (10 digits starting with 3, optional +57), e-mail, document (5-15 digits) or merchant code"
+  )
+).annotate({
   identifier: "BreBKey",
   description: "Bre-B key (llave) of the beneficiary",
   examples: ["@maria2024", "3001234567", "maria@example.com"]
 })
 
-export const Email = PrintableText.pipe(
-  Schema.maxLength(254, { message: () => "must be at most 254 characters" }),
-  Schema.pattern(emailAddress, { message: () => "must be an e-mail address (local-part@host.tld)" })
-).annotations({ identifier: "Email", description: "E-mail address" })
+export const Email = PrintableText.check(
+  atMost(254, "must be at most 254 characters"),
+  matching(emailAddress, "must be an e-mail address (local-part@host.tld)")
+).annotate({ identifier: "Email", description: "E-mail address" })
 
 const isoTimestampPattern =
   /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/
@@ -109,35 +138,34 @@ const isCalendarDateTime = (value: string): boolean => {
     second <= 59 && offsetHours <= 23 && offsetMinutes <= 59
 }
 
-export const IsoTimestamp = Schema.String.pipe(
-  Schema.pattern(isoTimestampPattern, {
-    message: () => "must be an ISO 8601 timestamp with a time zone, e.g. 2026-11-22T03:19:32.123Z"
-  }),
-  Schema.filter(isCalendarDateTime, {
-    message: () =>
-      "must be a real calendar date and time (month 01-12, a day the month has, hour 00-23, minute and second 00-59)",
-    jsonSchema: {}
-  })
-).annotations({
+export const IsoTimestamp = Schema.String.check(
+  matching(isoTimestampPattern, "must be an ISO 8601 timestamp with a time zone, e.g. 2026-11-22T03:19:32.123Z"),
+  rule(
+    isCalendarDateTime,
+    "must be a real calendar date and time (month 01-12, a day the month has, hour 00-23, minute and second 00-59)"
+  )
+).annotate({
   identifier: "IsoTimestamp",
   description: "ISO 8601 timestamp with a time zone; the service answers in UTC with milliseconds",
   examples: ["2026-11-22T03:19:32.123Z"]
 })
 
-export const FundingToken = Schema.Literal("USDC", "COPm").annotations({
+export const FundingToken = Schema.Literals(["USDC", "COPm"]).annotate({
   identifier: "FundingToken",
   description:
     "Token the user funds a payout from: `USDC` (a transfer to the deposit address), or the COP stablecoin `COPm` (a router swap whose USDC output goes to the deposit address)"
 })
 
 export const NonEmptyText = (max: number) =>
-  PrintableText.pipe(
-    Schema.filter((value) => value.trim().length > 0, { message: () => "must not be empty" }),
-    Schema.maxLength(max, { message: () => `must be at most ${max} characters` })
+  PrintableText.check(
+    rule((value: string) => value.trim().length > 0, "must not be empty"),
+    atMost(max, `must be at most ${max} characters`)
   )
 
 /**
  * For request bodies: a field the contract does not define is a 400 naming it (a misspelled `quoteID` must not
- * create a payout without its rate lock), as the document's `additionalProperties: false` says.
+ * create a payout without its rate lock), as the document's `additionalProperties: false` says. v4 has no per-schema
+ * parse options: IntegrationsApi sets these as its `HttpApi.PayloadParseOptions`, so every request body gets them;
+ * decode a body elsewhere with `Schema.decodeUnknownEffect(schema)(input, RejectUnknownFields)`.
  */
-export const RejectUnknownFields = { parseOptions: { onExcessProperty: "error" } } as const
+export const RejectUnknownFields = { onExcessProperty: "error" } as const

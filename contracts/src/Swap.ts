@@ -1,26 +1,24 @@
 import { Schema } from "effect"
 import { IntegrationId, SwapId } from "./Ids.ts"
 import { FeeLeg, ListPayoutsParams, PreparedTx } from "./Payout.ts"
-import { Address, DecimalString, IsoTimestamp, RejectUnknownFields, TxHash } from "./Primitives.ts"
+import { Address, DecimalString, IsoTimestamp, TxHash, unnamed } from "./Primitives.ts"
 
-export const SwapToken = Schema.Literal("USDC", "COPm").annotations({
+export const SwapToken = Schema.Literals(["USDC", "COPm"]).annotate({
   identifier: "SwapToken",
   description: "`COPm` the COP stablecoin (18 decimals), `USDC` (6 decimals); one side of a swap must be COPm"
 })
 export type SwapToken = typeof SwapToken.Type
 
-export const SwapStatus = Schema.Literal("prepared", "confirmed", "failed", "expired").annotations({
+export const SwapStatus = Schema.Literals(["prepared", "confirmed", "failed", "expired"]).annotate({
   identifier: "SwapStatus",
   description: "prepared → confirmed | failed | expired. Only moves forward."
 })
 export type SwapStatus = typeof SwapStatus.Type
 
-export const SlippageBps = Schema.Int.pipe(
-  Schema.between(1, 500, { message: () => "must be an integer from 1 to 500 (basis points)" })
-).annotations({
-  description: "Largest accepted shortfall of the output, in basis points (default 50)",
-  jsonSchema: { type: "integer", minimum: 1, maximum: 500, default: 50 }
-})
+/** Largest accepted shortfall of the output, in basis points (default 50). */
+export const SlippageBps = Schema.Int.check(
+  Schema.isBetween({ minimum: 1, maximum: 500 }, { message: "must be an integer from 1 to 500 (basis points)" })
+).annotate({ default: 50 })
 
 export const SwapIntent = Schema.Struct({
   intentId: SwapId,
@@ -31,7 +29,7 @@ export const SwapIntent = Schema.Struct({
   amountIn: DecimalString,
   expectedAmountOut: DecimalString,
   minAmountOut: DecimalString,
-  slippageBps: Schema.Number,
+  slippageBps: Schema.Finite,
   fees: Schema.Array(FeeLeg),
   transaction: PreparedTx,
   approvalTransaction: Schema.NullOr(PreparedTx),
@@ -39,7 +37,7 @@ export const SwapIntent = Schema.Struct({
   createdAt: IsoTimestamp,
   updatedAt: IsoTimestamp,
   expiresAt: IsoTimestamp
-}).annotations({
+}).annotate({
   identifier: "SwapIntent",
   description:
     "A swap of the COP stablecoin. `transaction` is the swap to sign (its approvalTarget is the spender the router pulls amountIn through); `approvalTransaction`, when the user's allowance is short, is the ERC-20 approve to send first; `minAmountOut` is expectedAmountOut less slippageBps, rounded down."
@@ -50,24 +48,24 @@ export const PrepareSwapRequest = Schema.Struct({
   userAddress: Address,
   fromToken: SwapToken,
   toToken: SwapToken,
-  amountIn: DecimalString.annotations({
+  amountIn: unnamed(DecimalString, {
     description:
       "Amount of fromToken to sell, at most the token's decimals; at least 1 COPm (less is 409 `below_minimum`: its output would round to 0 USDC)"
   }),
-  slippageBps: Schema.optionalWith(SlippageBps, { exact: true })
-}).annotations({ identifier: "PrepareSwapRequest", ...RejectUnknownFields })
+  slippageBps: Schema.optionalKey(SlippageBps)
+}).annotate({ identifier: "PrepareSwapRequest" })
 export type PrepareSwapRequest = typeof PrepareSwapRequest.Type
 
 export const ConfirmSwapRequest = Schema.Struct({
   txHash: TxHash
-}).annotations({ identifier: "ConfirmSwapRequest", ...RejectUnknownFields })
+}).annotate({ identifier: "ConfirmSwapRequest" })
 export type ConfirmSwapRequest = typeof ConfirmSwapRequest.Type
 
 export const SwapList = Schema.Struct({
   integrationId: IntegrationId,
   items: Schema.Array(SwapIntent),
   nextCursor: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "SwapList" })
+}).annotate({ identifier: "SwapList" })
 export type SwapList = typeof SwapList.Type
 
 export const ListSwapsParams = ListPayoutsParams

@@ -1,5 +1,5 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { BadRequestError, InvalidWebhookSignatureError } from "./Errors.ts"
 
 /** Envelope of a provider (Bridge-style) webhook event. The raw body is what the signature covers. */
@@ -9,22 +9,22 @@ export const ProviderWebhookEvent = Schema.Struct({
   event_type: Schema.String,
   event_object_id: Schema.optional(Schema.String),
   event_object_status: Schema.optional(Schema.NullOr(Schema.String)),
-  event_object: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  event_object: Schema.Record(Schema.String, Schema.Unknown),
   event_created_at: Schema.String
-}).annotations({ identifier: "ProviderWebhookEvent" })
+}).annotate({ identifier: "ProviderWebhookEvent" })
 export type ProviderWebhookEvent = typeof ProviderWebhookEvent.Type
 
 export const WebhookAck = Schema.Struct({
   received: Schema.Literal(true),
   duplicate: Schema.Boolean
-}).annotations({ identifier: "WebhookAck" })
+}).annotate({ identifier: "WebhookAck" })
 
 export class WebhooksGroup extends HttpApiGroup.make("webhooks")
   .add(
-    HttpApiEndpoint.post("provider", "/provider")
-      .addSuccess(WebhookAck)
-      .addError(InvalidWebhookSignatureError)
-      .addError(BadRequestError)
+    HttpApiEndpoint.post("provider", "/provider", {
+      success: WebhookAck,
+      error: [InvalidWebhookSignatureError, BadRequestError]
+    })
       .annotate(OpenApi.Summary, "Payout provider callback")
       .annotate(
         OpenApi.Description,

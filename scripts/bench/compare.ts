@@ -163,7 +163,7 @@ export const compareWithBaselines = async (started: Service, databaseUrl: string
       )
     }
     console.log(
-      `\n## side by side with Fastify 5 + pg sending the pre-#10 statements (${PAIRS} alternating pairs of ${SECONDS} s per cell)`
+      `\n## side by side with Fastify 5 + pg doing the same work (key, validation, pricing, access line) and sending the pre-#10 statements (${PAIRS} alternating pairs of ${SECONDS} s per cell)`
     )
     printRows(rows)
     const [small, large] = [list500.get(SEEDED), list500.get(MILLION)]

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { startThrowawayPostgres } from "../../src/db/EmbeddedPostgres.ts"
 import { compareWithBaselines } from "./compare.ts"
+import { compareWithRef } from "./compareRefs.ts"
 import { percentile } from "./load.ts"
 import { approvedCustomer, json, npmStartArgs, payoutBody, root, startService, stopService } from "./service.ts"
 import { countStatements } from "./statements.ts"
@@ -144,6 +145,17 @@ console.log(
     given !== "" ? "DATABASE_URL" : "a throw-away embedded PostgreSQL (durable: fsync on)"
   }; ${process.version}`
 )
+const compareAt = process.argv.indexOf("--compare")
+if (compareAt !== -1) {
+  const ref = process.argv[compareAt + 1]
+  if (ref === undefined || ref.startsWith("-")) throw new Error("--compare needs a git ref, e.g. --compare main")
+  try {
+    await compareWithRef(ref, database.url)
+  } finally {
+    await database.stop()
+  }
+  process.exit(0)
+}
 try {
   // First on the empty database: statements per request (it prints the demo key, which the next start reuses).
   const counted = await countStatements(database.url, { showSql: process.env["BENCH_SHOW_SQL"] === "1" })

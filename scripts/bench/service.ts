@@ -19,12 +19,18 @@ export interface Service {
 }
 
 /** The node arguments of `npm start` (`exec node <args>` in package.json), so the bench runs what partners run. */
-export const npmStartArgs = (): Array<string> => {
+export const npmStartArgs = (tree = root): Array<string> => {
   const start =
-    (JSON.parse(readFileSync(`${root}/package.json`, "utf8")) as { scripts: { start: string } }).scripts.start
+    (JSON.parse(readFileSync(`${tree}/package.json`, "utf8")) as { scripts: { start: string } }).scripts.start
   const args = /^exec node (.+)$/.exec(start)?.[1]
   if (args === undefined) throw new Error(`package.json's start script is not "exec node ...": ${start}`)
   return args.split(" ")
+}
+
+/** Where a service runs from: a checkout (the working tree, or another ref's worktree) and the node binary it runs on. */
+export interface Tree {
+  readonly dir: string
+  readonly node: string
 }
 
 /**
@@ -34,12 +40,13 @@ export const npmStartArgs = (): Array<string> => {
 export const startService = async (
   env: Record<string, string>,
   needsKey = true,
-  nodeArgs = npmStartArgs()
+  nodeArgs = npmStartArgs(),
+  tree: Tree = { dir: root, node: process.execPath }
 ): Promise<Service> => {
   const started = performance.now()
   // The default log level: the access log is part of the cost.
-  const child = spawn(process.execPath, nodeArgs, {
-    cwd: root,
+  const child = spawn(tree.node, nodeArgs, {
+    cwd: tree.dir,
     env: { ...process.env, PORT: "0", RATE_LIMIT_PER_SECOND: "100000", RATE_LIMIT_BURST: "100000", ...env }
   })
   let out = ""

@@ -7,7 +7,7 @@
  * No vitest import here: a property answers a violation message, or undefined when the case keeps the rule.
  */
 import type { FeeLeg, PreparedTx } from "@cop-integrations/contracts"
-import { BigDecimal, Effect, Either } from "effect"
+import { BigDecimal, Effect, Result } from "effect"
 import * as fc from "fast-check"
 import { decodeFunctionData, erc20Abi, getAddress } from "viem"
 import type { TokenInfo } from "../../src/chain/Tokens.ts"
@@ -156,9 +156,9 @@ const priceWithService = (c: MoneyCase, quotedSwapSellAmount: bigint | undefined
       SwapRouter.of({ quote: (request) => Effect.sync(() => mockRouteQuote(route, request)) })
     )
   )
-  return Either.match(Effect.runSync(Effect.either(program)), {
-    onLeft: (error) => ({ _tag: "Refused", error }),
-    onRight: ({ funding, price }) => ({ _tag: "Priced", price, funding })
+  return Result.match(Effect.runSync(Effect.result(program)), {
+    onFailure: (error) => ({ _tag: "Refused", error }),
+    onSuccess: ({ funding, price }) => ({ _tag: "Priced", price, funding })
   })
 }
 

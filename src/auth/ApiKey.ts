@@ -29,13 +29,27 @@ export type ParsedKey =
   | { readonly _tag: "Valid"; readonly kind: KeyKind; readonly hash: string }
   | { readonly _tag: "Malformed" }
 
-export const parseApiKey = (key: string): ParsedKey => {
+/** A key's parts, when it has the shape of one (its checksum not yet checked). */
+export interface KeyShape {
+  readonly kind: KeyKind
+  readonly body: string
+  readonly sum: string
+}
+
+export const keyShape = (key: string): KeyShape | undefined => {
   const match = keyPattern.exec(key)
-  if (match === null) return { _tag: "Malformed" }
+  if (match === null) return undefined
   // The pattern matched: its three groups are there, the first `test` or `live` (RegExp types them loosely).
   const [, kind, body, sum] = match as unknown as [string, KeyKind, string, string]
-  if (checksum(`cop_${kind}_pk_`, body) !== sum) return { _tag: "Malformed" }
-  return { _tag: "Valid", kind, hash: hashApiKey(key) }
+  return { kind, body, sum }
+}
+
+export const hasValidChecksum = ({ body, kind, sum }: KeyShape): boolean => checksum(`cop_${kind}_pk_`, body) === sum
+
+export const parseApiKey = (key: string): ParsedKey => {
+  const shape = keyShape(key)
+  if (shape === undefined || !hasValidChecksum(shape)) return { _tag: "Malformed" }
+  return { _tag: "Valid", kind: shape.kind, hash: hashApiKey(key) }
 }
 
 /** Keys carry 256 random bits, so a plain SHA-256 is enough at rest (no slow KDF needed). */

@@ -1,10 +1,10 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
 import { IntegrationId, KeyId } from "@cop-integrations/contracts"
-import { Effect, Option, Schema } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { newId } from "../base/ids.ts"
 import { generateApiKey, hashApiKey, type KeyKind, last4 } from "./ApiKey.ts"
 
-const KeyKindSchema = Schema.Literal("test", "live")
+const KeyKindSchema = Schema.Literals(["test", "live"])
 
 export const ApiKeyRow = Schema.Struct({
   id: KeyId,
@@ -12,10 +12,10 @@ export const ApiKeyRow = Schema.Struct({
   integration_name: Schema.String,
   kind: KeyKindSchema,
   last4: Schema.String,
-  created_at: Schema.DateFromSelf,
-  revoked_at: Schema.NullOr(Schema.DateFromSelf),
-  expires_at: Schema.NullOr(Schema.DateFromSelf),
-  last_used_at: Schema.NullOr(Schema.DateFromSelf),
+  created_at: Schema.Date,
+  revoked_at: Schema.NullOr(Schema.Date),
+  expires_at: Schema.NullOr(Schema.Date),
+  last_used_at: Schema.NullOr(Schema.Date),
   replaced_by: Schema.NullOr(Schema.String)
 })
 export type ApiKeyRow = typeof ApiKeyRow.Type
@@ -30,8 +30,8 @@ export interface IssuedKey {
   readonly expiresAt: Date | null
 }
 
-export class ApiKeyRepo extends Effect.Service<ApiKeyRepo>()("ApiKeyRepo", {
-  effect: Effect.gen(function*() {
+export class ApiKeyRepo extends Context.Service<ApiKeyRepo>()("ApiKeyRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const columns = sql`k.id, k.integration_id, i.name AS integration_name, k.kind, k.last4, k.created_at, k.revoked_at,
                         k.expires_at, k.last_used_at, k.replaced_by`
@@ -40,7 +40,7 @@ export class ApiKeyRepo extends Effect.Service<ApiKeyRepo>()("ApiKeyRepo", {
      * The active key with this hash, noting its use: `last_used_at` is written at most once a minute per key, in
      * the same statement (a lookup that finds nothing, or a key used within the minute, writes nothing).
      */
-    const findActiveByHash = SqlSchema.findOne({
+    const findActiveByHash = SqlSchema.findOneOption({
       Request: Schema.String,
       Result: ApiKeyRow,
       execute: (hash) =>
@@ -62,27 +62,27 @@ export class ApiKeyRepo extends Effect.Service<ApiKeyRepo>()("ApiKeyRepo", {
             ORDER BY k.created_at, k.id`
     })
 
-    const revoke = SqlSchema.findOne({
+    const revoke = SqlSchema.findOneOption({
       Request: Schema.String,
       Result: Schema.Struct({ id: Schema.String }),
       execute: (id) => sql`UPDATE api_keys SET revoked_at = now() WHERE id = ${id} AND revoked_at IS NULL RETURNING id`
     })
 
-    const lockActive = SqlSchema.findOne({
+    const lockActive = SqlSchema.findOneOption({
       Request: Schema.String,
       Result: Schema.Struct({
         integration_id: IntegrationId,
         kind: KeyKindSchema,
-        expires_at: Schema.NullOr(Schema.DateFromSelf)
+        expires_at: Schema.NullOr(Schema.Date)
       }),
       execute: (id) =>
         sql`SELECT integration_id, kind, expires_at FROM api_keys
             WHERE id = ${id} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) FOR UPDATE`
     })
 
-    const expireReplaced = SqlSchema.single({
+    const expireReplaced = SqlSchema.findOne({
       Request: Schema.Struct({ id: Schema.String, replacedBy: Schema.String, overlapMs: Schema.Number }),
-      Result: Schema.Struct({ expires_at: Schema.DateFromSelf }),
+      Result: Schema.Struct({ expires_at: Schema.Date }),
       execute: ({ id, overlapMs, replacedBy }) =>
         sql`UPDATE api_keys SET replaced_by = ${replacedBy},
                    expires_at = LEAST(COALESCE(expires_at, 'infinity'), now() + ${overlapMs} * interval '1 millisecond')
@@ -135,4 +135,6 @@ export class ApiKeyRepo extends Effect.Service<ApiKeyRepo>()("ApiKeyRepo", {
       revoke: (id: string) => revoke(id).pipe(Effect.orDie)
     } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(this, this.make)
+}

@@ -6,7 +6,7 @@ import type { KeyKind } from "./ApiKey.ts"
  * What the deployment says about itself: its mode (reported by /healthz, the start-up banner and the request's
  * CurrentIntegration) and the one kind of API key it accepts. Provided by App.ts; nothing branches on the mode.
  */
-export class Deployment extends Context.Tag("Deployment")<Deployment, {
+export class Deployment extends Context.Service<Deployment, {
   readonly mode: ApiMode
   readonly keyKind: KeyKind
-}>() {}
+}>()("Deployment") {}

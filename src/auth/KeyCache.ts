@@ -16,17 +16,24 @@ export const cachedKeyLookup = <E, R>(
   currentTimeMillis: Effect.Effect<number> = Clock.currentTimeMillis
 ) => {
   const entries = new Map<string, { readonly row: ApiKeyRow; readonly until: number }>()
-  return (keyHash: string): Effect.Effect<Option.Option<ApiKeyRow>, E, R> =>
+  const find = (keyHash: string): Effect.Effect<Option.Option<ApiKeyRow>, E, R> =>
     Effect.flatMap(currentTimeMillis, (now) => {
       const hit = entries.get(keyHash)
       if (hit !== undefined && hit.until > now) return Effect.succeed(Option.some(hit.row))
       entries.delete(keyHash)
-      return Effect.tap(lookup(keyHash), (found) => {
-        if (ttlMs <= 0 || Option.isNone(found)) return
-        const oldest = entries.keys().next()
-        if (entries.size >= MAX_ENTRIES && oldest.done !== true) entries.delete(oldest.value)
-        const expiry = found.value.expires_at?.getTime() ?? Number.POSITIVE_INFINITY
-        entries.set(keyHash, { row: found.value, until: Math.min(now + ttlMs, expiry) })
-      })
+      return Effect.tap(lookup(keyHash), (found) =>
+        Effect.sync(() => {
+          if (ttlMs <= 0 || Option.isNone(found)) return
+          const oldest = entries.keys().next()
+          if (entries.size >= MAX_ENTRIES && oldest.done !== true) entries.delete(oldest.value)
+          const expiry = found.value.expires_at?.getTime() ?? Number.POSITIVE_INFINITY
+          entries.set(keyHash, { row: found.value, until: Math.min(now + ttlMs, expiry) })
+        }))
     })
+  /** The key remembered as active at `now` (milliseconds, the clock `currentTimeMillis` reads), without a lookup. */
+  const cached = (keyHash: string, now: number): ApiKeyRow | undefined => {
+    const hit = entries.get(keyHash)
+    return hit !== undefined && hit.until > now ? hit.row : undefined
+  }
+  return Object.assign(find, { cached })
 }

@@ -7,19 +7,19 @@ import { Clock, Duration, Effect, Schedule } from "effect"
  * `tryOnce` gets the time its try may take; failures that `retryable` accepts are tried again, up to `retries` times.
  */
 export const boundedTries = <A, E>(options: {
-  readonly timeout: Duration.DurationInput
+  readonly timeout: Duration.Input
   readonly retries: number
-  readonly retryBase?: Duration.DurationInput
+  readonly retryBase?: Duration.Input
   readonly tryOnce: (limit: Duration.Duration) => Effect.Effect<A, E>
   readonly retryable: (error: E) => boolean
   /** The failure when the whole call ran out of time. */
   readonly outOfTime: () => E
 }): Effect.Effect<A, E> => {
   const totalMillis = Math.max(1, Math.round(Duration.toMillis(options.timeout)))
-  const policy = Schedule.exponential(options.retryBase ?? Duration.millis(200)).pipe(
-    Schedule.jittered,
-    Schedule.intersect(Schedule.recurs(options.retries))
-  )
+  const policy = Schedule.max([
+    Schedule.exponential(options.retryBase ?? Duration.millis(200)).pipe(Schedule.jittered),
+    Schedule.recurs(options.retries)
+  ])
   return Effect.gen(function*() {
     const deadline = (yield* Clock.currentTimeMillis) + totalMillis
     let triesLeft = options.retries + 1
@@ -29,5 +29,7 @@ export const boundedTries = <A, E>(options: {
       return options.tryOnce(Duration.millis(triesLeft > 0 ? Math.ceil(left / 2) : left))
     })
     return yield* Effect.retry(nextTry, { schedule: policy, while: options.retryable })
-  }).pipe(Effect.timeoutFail({ duration: Duration.millis(totalMillis), onTimeout: options.outOfTime }))
+  }).pipe(
+    Effect.timeoutOrElse({ duration: Duration.millis(totalMillis), orElse: () => Effect.fail(options.outOfTime()) })
+  )
 }

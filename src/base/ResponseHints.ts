@@ -4,10 +4,10 @@ import { Context, Effect, Option } from "effect"
  * Per-request notes from handlers to the outer middleware: headers that typed error responses cannot carry
  * (`Retry-After` on 429s), and the authenticated integration for the access log line.
  */
-export class ResponseHints extends Context.Tag("ResponseHints")<ResponseHints, {
+export class ResponseHints extends Context.Service<ResponseHints, {
   retryAfterSeconds: number | undefined
   integrationId: string | undefined
-}>() {}
+}>()("ResponseHints") {}
 
 /** Writes a note when the request has hints (outside a request, nothing). */
 const note = (write: (hints: typeof ResponseHints.Service) => void) =>

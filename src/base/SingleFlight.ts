@@ -1,4 +1,4 @@
-import { Cause, Deferred, Effect, Exit, FiberId } from "effect"
+import { Cause, Deferred, Effect, Exit } from "effect"
 
 export interface Flight<A> {
   readonly value: A
@@ -34,14 +34,14 @@ export const singleFlight = <Args extends ReadonlyArray<unknown>, A, E>(options:
         if (inFlight !== undefined) {
           return Effect.flatMap(restore(Effect.exit(Deferred.await(inFlight))), (outcome) =>
             options.whenStarterInterrupted === "handOver" && Exit.isFailure(outcome) &&
-              Cause.isInterruptedOnly(outcome.cause)
+              Cause.hasInterruptsOnly(outcome.cause)
               ? restore(call(...args))
               : Effect.map(outcome, (value): Flight<A> => ({ value, leader: false })))
         }
-        const flight = Deferred.unsafeMake<A, E>(FiberId.none)
+        const flight = Deferred.makeUnsafe<A, E>()
         running.set(key, flight)
         const settle = (exit: Exit.Exit<A, E>) =>
-          Effect.zipRight(
+          Effect.andThen(
             Effect.sync(() =>
               running.delete(key)
             ),
@@ -50,8 +50,8 @@ export const singleFlight = <Args extends ReadonlyArray<unknown>, A, E>(options:
         const run = restore(options.run(...args))
         const led = options.whenStarterInterrupted === "handOver"
           ? Effect.onExit(run, settle)
-          : Effect.zipRight(
-            Effect.forkDaemon(Effect.flatMap(Effect.exit(run), settle)),
+          : Effect.andThen(
+            Effect.forkDetach(Effect.flatMap(Effect.exit(run), settle)),
             restore(Deferred.await(flight))
           )
         return Effect.map(led, (value): Flight<A> => ({ value, leader: true }))

@@ -1,6 +1,6 @@
-import { HttpServerError } from "@effect/platform"
-import { SqlError } from "@effect/sql"
-import { Cause, ConfigError, Option } from "effect"
+import { Cause, Config, Option, Schema, SchemaIssue } from "effect"
+import { HttpServerError } from "effect/http"
+import { SqlError } from "effect/sql"
 
 /** Codes a failed connection or listen carries, in words an operator can act on. */
 const REASONS: Record<string, string> = {
@@ -32,16 +32,20 @@ const reasonOf = (cause: unknown) => {
   return message === "" ? "unknown reason" : message
 }
 
-/** `NAME: what is wrong` for each variable at fault ("Invalid data at NAME: \"...\"" is Effect's rendering). */
-const describeConfigError = (error: ConfigError.ConfigError): string => {
-  switch (error._op) {
-    case "And":
-      return `${describeConfigError(error.left)}; ${describeConfigError(error.right)}`
-    case "Or":
-      return `${describeConfigError(error.left)} (or ${describeConfigError(error.right)})`
-    default:
-      return `${error.path.length === 0 ? "configuration" : error.path.join(".")}: ${error.message}`
-  }
+/** A configuration error at the variable `path` names (e.g. ["PORT"]) saying `message`. */
+export const configError = (path: ReadonlyArray<string>, message: string): Config.ConfigError =>
+  new Config.ConfigError(
+    new Schema.SchemaError(new SchemaIssue.Pointer(path, new SchemaIssue.InvalidValue({ message })))
+  )
+
+const issuesOf = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** `NAME: what is wrong` for each variable at fault, `; `-separated. */
+const describeConfigError = (error: Config.ConfigError): string => {
+  if (!Schema.isSchemaError(error.cause)) return `configuration: ${error.cause.message}`
+  return issuesOf(error.cause.issue).issues.map(({ message, path }) =>
+    `${path === undefined || path.length === 0 ? "configuration" : path.map(String).join(".")}: ${message}`
+  ).join("; ")
 }
 
 const isConnectFailure = (error: SqlError.SqlError) => error.message.startsWith("PgClient: ")
@@ -70,15 +74,17 @@ const listenLine = (error: HttpServerError.ServeError) => {
  * where the service was connecting ("DATABASE_URL (PostgreSQL host:5432/db)"; see describeDatabase).
  */
 export const startupFailureLine = (cause: Cause.Cause<unknown>, database?: string): Option.Option<string> => {
-  const failure = Cause.failureOption(cause)
+  const failure = Cause.findErrorOption(cause)
   if (Option.isNone(failure)) return Option.none()
   const error = failure.value
-  if (ConfigError.isConfigError(error)) return Option.some(`configuration error: ${describeConfigError(error)}`)
+  if (error instanceof Config.ConfigError) return Option.some(`configuration error: ${describeConfigError(error)}`)
   if (error instanceof SqlError.SqlError) {
+    // The driver's error is the reason's cause.
+    const driverError = error.reason.cause
     if (isConnectFailure(error) && database !== undefined) {
-      return Option.some(`database error: cannot connect to ${database}: ${reasonOf(error.cause)}`)
+      return Option.some(`database error: cannot connect to ${database}: ${reasonOf(driverError)}`)
     }
-    const detail = messageOf(error.cause)
+    const detail = messageOf(driverError)
     return Option.some(`database error: ${error.message}${detail === "" ? "" : `: ${detail}`}`)
   }
   if (error instanceof HttpServerError.ServeError) return Option.some(listenLine(error))

@@ -34,7 +34,7 @@ export interface VerifiedTransfer {
 export class ChainUnavailable extends Data.TaggedError("ChainUnavailable")<{ readonly reason: string }> {}
 
 /** The EVM chain: its token registry, onchain verification of users' transfers, and allowances. */
-export class Chain extends Context.Tag("Chain")<Chain, {
+export class Chain extends Context.Service<Chain, {
   readonly tokens: ReadonlyArray<TokenInfo>
   readonly token: (symbol: TokenSymbol) => TokenInfo
   readonly verifyTransfer: (check: TransferCheck) => Effect.Effect<VerifiedTransfer, DepositNotVerified>
@@ -44,4 +44,4 @@ export class Chain extends Context.Tag("Chain")<Chain, {
     readonly owner: string
     readonly spender: string
   }) => Effect.Effect<bigint, ChainUnavailable>
-}>() {}
+}>()("Chain") {}

@@ -1,4 +1,4 @@
-import { ConfigError, Effect, Layer, Option, Redacted } from "effect"
+import { Effect, Layer, Option, Redacted } from "effect"
 import {
   createPublicClient,
   erc20Abi,
@@ -8,6 +8,7 @@ import {
   parseEventLogs,
   TransactionReceiptNotFoundError
 } from "viem"
+import { configError } from "../base/StartupFailure.ts"
 import { AppConfig } from "../config/Config.ts"
 import { Chain, ChainUnavailable, DepositNotVerified, type NotVerifiedKind, type TransferCheck } from "./Chain.ts"
 import { type TokenInfo, tokenLookup, tokensFromConfig } from "./Tokens.ts"
@@ -21,6 +22,9 @@ export interface ChainLiveOptions {
 }
 
 const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase()
+
+/** A start-up refusal naming the setting at fault, as the configuration's own errors do. */
+const invalidSetting = (name: string, message: string) => configError([name], message)
 
 /**
  * The chain through a JSON-RPC node (viem). A deposit is verified when its receipt exists, succeeded, was sent
@@ -105,16 +109,16 @@ export const makeChainLive = (options: ChainLiveOptions) => {
     Effect.tryPromise({
       try: () => client.readContract({ address: token.address, abi: erc20Abi, functionName: "decimals" }),
       catch: () =>
-        ConfigError.InvalidData(
-          ["CHAIN_RPC_URL"],
+        invalidSetting(
+          "CHAIN_RPC_URL",
           `the ${options.chainName} node did not answer decimals() of ${token.symbol} ${token.address}`
         )
     }).pipe(
       Effect.filterOrFail(
         (decimals) => decimals === token.decimals,
         (decimals) =>
-          ConfigError.InvalidData(
-            [token.symbol === "USDC" ? "TOKEN_DECIMALS" : "COP_TOKEN_DECIMALS"],
+          invalidSetting(
+            token.symbol === "USDC" ? "TOKEN_DECIMALS" : "COP_TOKEN_DECIMALS",
             `the token ${token.symbol} ${token.address} has ${decimals} decimals onchain, not ${token.decimals}`
           )
       )
@@ -147,7 +151,7 @@ export const ChainLive = Layer.effect(
   Effect.gen(function*() {
     const config = yield* AppConfig
     const rpcUrl = yield* Option.match(config.chainRpcUrl, {
-      onNone: () => Effect.fail(ConfigError.MissingData(["CHAIN_RPC_URL"], "the live chain needs a JSON-RPC URL")),
+      onNone: () => Effect.fail(invalidSetting("CHAIN_RPC_URL", "the live chain needs a JSON-RPC URL")),
       onSome: Effect.succeed
     })
     const live = makeChainLive({
@@ -161,11 +165,11 @@ export const ChainLive = Layer.effect(
       const expected = config.chainId.value
       const actual = yield* Effect.tryPromise({
         try: () => createPublicClient({ transport: http(Redacted.value(rpcUrl), { timeout: 10_000 }) }).getChainId(),
-        catch: () => ConfigError.InvalidData(["CHAIN_RPC_URL"], "the node did not answer eth_chainId")
+        catch: () => invalidSetting("CHAIN_RPC_URL", "the node did not answer eth_chainId")
       })
       if (actual !== expected) {
         return yield* Effect.fail(
-          ConfigError.InvalidData(["CHAIN_ID"], `the node at CHAIN_RPC_URL is chain ${actual}, not ${expected}`)
+          invalidSetting("CHAIN_ID", `the node at CHAIN_RPC_URL is chain ${actual}, not ${expected}`)
         )
       }
     }

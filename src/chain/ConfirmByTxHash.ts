@@ -32,7 +32,12 @@ export const confirmByTxHash = <Row, A, E1, R1, E2, R2>(flow: {
   })
 
 /** Step 2's first move: marks the hashes `claimed`, or 409 when any was released meanwhile (the confirm took too long). */
-export const keepClaims = (claims: TxHashClaims, kind: ClaimKind, resourceId: string, hashes: ReadonlyArray<string>) =>
+export const keepClaims = (
+  claims: TxHashClaims["Service"],
+  kind: ClaimKind,
+  resourceId: string,
+  hashes: ReadonlyArray<string>
+) =>
   Effect.flatMap(claims.markClaimed(kind, resourceId, hashes), (kept) =>
     kept === hashes.length
       ? Effect.void

@@ -1,5 +1,5 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
 
 /** What a transaction hash confirms: one hash, one use, across payouts and swaps (compared lower-cased). */
 export type ClaimKind = "payout" | "swap"
@@ -16,8 +16,8 @@ const ReleasedClaim = Schema.Struct({
  * chain outside any transaction, then marks it `claimed` or releases it. The primary key makes a hash claimable once;
  * the reconciler releases `verifying` claims a crash left behind.
  */
-export class TxHashClaims extends Effect.Service<TxHashClaims>()("TxHashClaims", {
-  effect: Effect.gen(function*() {
+export class TxHashClaims extends Context.Service<TxHashClaims>()("TxHashClaims", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
     /** False when the hash is already claimed (by anything). */
@@ -31,7 +31,7 @@ export class TxHashClaims extends Effect.Service<TxHashClaims>()("TxHashClaims",
     const verifyingOf = (kind: ClaimKind, resourceId: string) =>
       sql`SELECT tx_hash FROM tx_hash_claims
           WHERE resource_kind = ${kind} AND resource_id = ${resourceId} AND state = 'verifying'`.pipe(
-        Effect.flatMap(Schema.decodeUnknown(Schema.Array(ClaimedHash))),
+        Effect.flatMap(Schema.decodeUnknownEffect(Schema.Array(ClaimedHash))),
         Effect.orDie,
         Effect.map((rows) => rows.map((row) => row.tx_hash))
       )
@@ -48,14 +48,14 @@ export class TxHashClaims extends Effect.Service<TxHashClaims>()("TxHashClaims",
           WHERE tx_hash IN ${sql.in(hashes)} AND resource_kind = ${kind} AND resource_id = ${resourceId}
             AND state = 'verifying'`.pipe(
         Effect.asVoid,
-        Effect.catchAllCause((cause) =>
+        Effect.catchCause((cause) =>
           Effect.logWarning("could not release a txHash claim; the reconciler will", { kind, resourceId, cause })
         )
       )
 
     /** Deletes the `verifying` claims made before `cutoff` (their confirm crashed); answers them. */
     const releaseStale = SqlSchema.findAll({
-      Request: Schema.DateFromSelf,
+      Request: Schema.Date,
       Result: ReleasedClaim,
       execute: (cutoff) =>
         sql`DELETE FROM tx_hash_claims WHERE state = 'verifying' AND claimed_at < ${cutoff}
@@ -64,4 +64,6 @@ export class TxHashClaims extends Effect.Service<TxHashClaims>()("TxHashClaims",
 
     return { claim, verifyingOf, markClaimed, release, releaseStale } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(this, this.make)
+}

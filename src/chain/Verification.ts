@@ -6,13 +6,13 @@ import { type Chain, DepositNotVerified, type TransferCheck, type VerifiedTransf
  * How long one onchain check may take and how often a check the node could not answer is asked again. The
  * defaults bound a confirm's wait for the chain to about half a minute (3 attempts of at most 10 s).
  */
-export class ChainVerifyPolicy extends Context.Reference<ChainVerifyPolicy>()("ChainVerifyPolicy", {
-  defaultValue: (): {
-    readonly attemptTimeout: Duration.DurationInput
-    readonly retries: number
-    readonly backoff: Duration.DurationInput
-  } => ({ attemptTimeout: Duration.seconds(10), retries: 2, backoff: Duration.millis(250) })
-}) {}
+export const ChainVerifyPolicy = Context.Reference<{
+  readonly attemptTimeout: Duration.Input
+  readonly retries: number
+  readonly backoff: Duration.Input
+}>("ChainVerifyPolicy", {
+  defaultValue: () => ({ attemptTimeout: Duration.seconds(10), retries: 2, backoff: Duration.millis(250) })
+})
 
 /**
  * `chain.verifyTransfer` with a timeout per attempt and a bounded, jittered exponential retry, only while the
@@ -20,18 +20,22 @@ export class ChainVerifyPolicy extends Context.Reference<ChainVerifyPolicy>()("C
  * short of confirmations is an answer: reported at once.
  */
 export const verifyWithRetry = (
-  chain: Chain["Type"],
+  chain: Chain["Service"],
   check: TransferCheck
 ): Effect.Effect<VerifiedTransfer, DepositNotVerified> =>
   Effect.flatMap(ChainVerifyPolicy, (policy) =>
     chain.verifyTransfer(check).pipe(
-      Effect.timeoutFail({
+      Effect.timeoutOrElse({
         duration: policy.attemptTimeout,
-        onTimeout: () =>
-          new DepositNotVerified({
-            kind: "unreachable",
-            reason: `the chain node did not answer within ${Duration.format(policy.attemptTimeout)}; retry later`
-          })
+        orElse: () =>
+          Effect.fail(
+            new DepositNotVerified({
+              kind: "unreachable",
+              reason: `the chain node did not answer within ${
+                Duration.format(Duration.fromInputUnsafe(policy.attemptTimeout))
+              }; retry later`
+            })
+          )
       }),
       Effect.retry({
         schedule: Schedule.jittered(Schedule.exponential(policy.backoff)),

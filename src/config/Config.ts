@@ -1,36 +1,35 @@
-import { BigDecimal, Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted } from "effect"
+import { BigDecimal, Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import type { ApiMode } from "@cop-integrations/contracts"
+import { configError } from "../base/StartupFailure.ts"
 import { parseMarketHoursConfig } from "../market/MarketHours.ts"
 
-/** Like Config.validate, but the error names the variable (validate's own error has an empty path). */
+/** Checks a value; the error names the variable. */
 const check = <A>(name: string, message: string, valid: (value: A) => boolean) =>
-  Config.mapOrFail((
-    value: A
-  ) => (valid(value) ? Either.right(value) : Either.left(ConfigError.InvalidData([name], message))))
+  Config.mapEffect((value: A) => (valid(value) ? Effect.succeed(value) : Effect.fail(configError([name], message))))
 
 /** An optional secret; set but blank counts as unset. */
 const optionalSecret = (name: string) =>
-  Config.option(Config.redacted(name)).pipe(Config.map(Option.filter((value) => Redacted.value(value).trim() !== "")))
+  Config.option(Config.Redacted(name)).pipe(Config.map(Option.filter((value) => Redacted.value(value).trim() !== "")))
 
 const decimal = (name: string, fallback: string) =>
-  Config.string(name).pipe(
+  Config.String(name).pipe(
     Config.withDefault(fallback),
-    Config.mapOrFail((raw) =>
+    Config.mapEffect((raw) =>
       Option.match(Option.filter(BigDecimal.fromString(raw.trim()), BigDecimal.isPositive), {
-        onNone: () => Either.left(ConfigError.InvalidData([name], "must be a positive decimal number")),
-        onSome: Either.right
+        onNone: () => Effect.fail(configError([name], "must be a positive decimal number")),
+        onSome: Effect.succeed
       })
     )
   )
 
 const address = (name: string, fallback: string) =>
-  Config.string(name).pipe(
+  Config.String(name).pipe(
     Config.withDefault(fallback),
     check(name, "must be a 0x-prefixed 20-byte address", (s: string) => /^0x[0-9a-fA-F]{40}$/.test(s))
   )
 
 const positiveInt = (name: string, fallback: number) =>
-  Config.integer(name).pipe(
+  Config.Int(name).pipe(
     Config.withDefault(fallback),
     check(name, "must be a positive integer", (n: number) => n > 0)
   )
@@ -46,9 +45,9 @@ const isPostgresUrl = (value: string) => {
 export const PLACEHOLDER_FEE_WALLET = "0x1111111111111111111111111111111111111111"
 
 export const AppConfigShape = Config.all({
-  mode: Config.literal("mock", "live")("APP_MODE").pipe(Config.withDefault<ApiMode>("mock")),
-  host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
-  port: Config.integer("PORT").pipe(
+  mode: Config.Literals(["mock", "live"], "APP_MODE").pipe(Config.withDefault<ApiMode>("mock")),
+  host: Config.String("HOST").pipe(Config.withDefault("127.0.0.1")),
+  port: Config.Int("PORT").pipe(
     Config.withDefault(8787),
     check("PORT", "must be 0 (any free port) to 65535", (n: number) => n >= 0 && n <= 65535)
   ),
@@ -59,9 +58,9 @@ export const AppConfigShape = Config.all({
       (url: Option.Option<Redacted.Redacted<string>>) => Option.isNone(url) || isPostgresUrl(Redacted.value(url.value))
     )
   ),
-  embeddedDataDir: Config.string("EMBEDDED_DATA_DIR").pipe(Config.withDefault(".data/postgres")),
-  databasePreparedStatements: Config.boolean("DATABASE_PREPARED_STATEMENTS").pipe(Config.withDefault(true)),
-  mockOtpDebugCode: Config.string("MOCK_OTP_DEBUG_CODE").pipe(
+  embeddedDataDir: Config.String("EMBEDDED_DATA_DIR").pipe(Config.withDefault(".data/postgres")),
+  databasePreparedStatements: Config.Boolean("DATABASE_PREPARED_STATEMENTS").pipe(Config.withDefault(true)),
+  mockOtpDebugCode: Config.String("MOCK_OTP_DEBUG_CODE").pipe(
     Config.withDefault("123456"),
     check("MOCK_OTP_DEBUG_CODE", "must be 6 digits", (s: string) => /^[0-9]{6}$/.test(s))
   ),
@@ -70,8 +69,8 @@ export const AppConfigShape = Config.all({
   mockLifecycleDelayMs: positiveInt("MOCK_LIFECYCLE_DELAY_MS", 2000),
   rateCacheTtlSeconds: positiveInt("RATE_CACHE_TTL_SECONDS", 30),
   quoteTtlSeconds: positiveInt("QUOTE_TTL_SECONDS", 120),
-  requoteToleranceBps: Config.integer("REQUOTE_TOLERANCE_BPS").pipe(Config.withDefault(50)),
-  rateBufferBps: Config.integer("RATE_BUFFER_BPS").pipe(
+  requoteToleranceBps: Config.Int("REQUOTE_TOLERANCE_BPS").pipe(Config.withDefault(50)),
+  rateBufferBps: Config.Int("RATE_BUFFER_BPS").pipe(
     Config.withDefault(0),
     check("RATE_BUFFER_BPS", "must be 0 to 500", (n: number) => n >= 0 && n <= 500)
   ),
@@ -79,14 +78,14 @@ export const AppConfigShape = Config.all({
   brebMaxCop: decimal("BREB_MAX_COP", "11552000"),
   rateLimitPerSecond: positiveInt("RATE_LIMIT_PER_SECOND", 100),
   rateLimitBurst: positiveInt("RATE_LIMIT_BURST", 200),
-  apiKeyCacheMs: Config.integer("API_KEY_CACHE_MS").pipe(
+  apiKeyCacheMs: Config.Int("API_KEY_CACHE_MS").pipe(
     Config.withDefault(5000),
     check("API_KEY_CACHE_MS", "must be 0 (no cache) or a positive number of milliseconds", (n: number) => n >= 0)
   ),
-  chainName: Config.string("CHAIN_NAME").pipe(Config.withDefault("celo")),
+  chainName: Config.String("CHAIN_NAME").pipe(Config.withDefault("celo")),
   chainRpcUrl: optionalSecret("CHAIN_RPC_URL"),
   chainId: Config.option(
-    Config.integer("CHAIN_ID").pipe(check("CHAIN_ID", "must be a positive integer", (n: number) => n > 0))
+    Config.Int("CHAIN_ID").pipe(check("CHAIN_ID", "must be a positive integer", (n: number) => n > 0))
   ),
   chainConfirmations: positiveInt("CHAIN_CONFIRMATIONS", 1),
   tokenAddress: address("TOKEN_ADDRESS", "0xcebA9300f2b948710d2653dD7B07f33A8B32118C"),
@@ -94,12 +93,12 @@ export const AppConfigShape = Config.all({
   copTokenAddress: address("COP_TOKEN_ADDRESS", "0x8A567e2aE79CA692Bd748aB832081C45de4041eA"),
   copTokenDecimals: positiveInt("COP_TOKEN_DECIMALS", 18),
   swapRouterAddress: address("SWAP_ROUTER_ADDRESS", "0x5555555555555555555555555555555555555555"),
-  mockSwapFeeBps: Config.integer("MOCK_SWAP_FEE_BPS").pipe(
+  mockSwapFeeBps: Config.Int("MOCK_SWAP_FEE_BPS").pipe(
     Config.withDefault(32),
     check("MOCK_SWAP_FEE_BPS", "must be 0 to 1000", (n: number) => n >= 0 && n <= 1000)
   ),
   swapTtlSeconds: positiveInt("SWAP_TTL_SECONDS", 300),
-  swapApiUrl: Config.string("SWAP_API_URL").pipe(
+  swapApiUrl: Config.String("SWAP_API_URL").pipe(
     Config.withDefault("https://api.0x.org"),
     check(
       "SWAP_API_URL",
@@ -110,7 +109,7 @@ export const AppConfigShape = Config.all({
   swapApiKey: optionalSecret("SWAP_API_KEY"),
   feeWalletAddress: address("FEE_WALLET_ADDRESS", PLACEHOLDER_FEE_WALLET),
   providerWebhookPublicKey: optionalSecret("PROVIDER_WEBHOOK_PUBLIC_KEY"),
-  providerApiUrl: Config.string("PROVIDER_API_URL").pipe(
+  providerApiUrl: Config.String("PROVIDER_API_URL").pipe(
     Config.withDefault("https://api.bridge.xyz/v0"),
     check(
       "PROVIDER_API_URL",
@@ -119,15 +118,15 @@ export const AppConfigShape = Config.all({
     )
   ),
   providerApiKey: optionalSecret("PROVIDER_API_KEY"),
-  providerSourceRail: Config.option(Config.string("PROVIDER_SOURCE_RAIL")),
-  providerDestinationRail: Config.string("PROVIDER_DESTINATION_RAIL").pipe(Config.withDefault("breb")),
+  providerSourceRail: Config.option(Config.String("PROVIDER_SOURCE_RAIL")),
+  providerDestinationRail: Config.String("PROVIDER_DESTINATION_RAIL").pipe(Config.withDefault("breb")),
   providerTimeoutMs: positiveInt("PROVIDER_TIMEOUT_MS", 10000),
-  providerRetries: Config.integer("PROVIDER_RETRIES").pipe(
+  providerRetries: Config.Int("PROVIDER_RETRIES").pipe(
     Config.withDefault(3),
     check("PROVIDER_RETRIES", "must be 0 to 10", (n: number) => n >= 0 && n <= 10)
   ),
   emailApiKey: optionalSecret("EMAIL_API_KEY"),
-  emailApiUrl: Config.string("EMAIL_API_URL").pipe(
+  emailApiUrl: Config.String("EMAIL_API_URL").pipe(
     Config.withDefault("https://api.resend.com"),
     check(
       "EMAIL_API_URL",
@@ -135,11 +134,11 @@ export const AppConfigShape = Config.all({
       (s: string) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol)
     )
   ),
-  emailFrom: Config.string("EMAIL_FROM").pipe(Config.withDefault("Integrations API <no-reply@example.com>")),
+  emailFrom: Config.String("EMAIL_FROM").pipe(Config.withDefault("Integrations API <no-reply@example.com>")),
   jobsPollIntervalMs: positiveInt("JOBS_POLL_INTERVAL_MS", 200),
   jobsIdleIntervalMs: positiveInt("JOBS_IDLE_INTERVAL_MS", 2000),
-  rateCacheInMemory: Config.boolean("RATE_CACHE_IN_MEMORY").pipe(Config.withDefault(true)),
-  workerEnabled: Config.boolean("WORKER_ENABLED").pipe(Config.withDefault(true)),
+  rateCacheInMemory: Config.Boolean("RATE_CACHE_IN_MEMORY").pipe(Config.withDefault(true)),
+  workerEnabled: Config.Boolean("WORKER_ENABLED").pipe(Config.withDefault(true)),
   jobsMaxAttempts: positiveInt("JOBS_MAX_ATTEMPTS", 10),
   expirySweepIntervalMs: positiveInt("EXPIRY_SWEEP_INTERVAL_MS", 5000),
   housekeepingIntervalMs: positiveInt("HOUSEKEEPING_INTERVAL_MS", 60 * 60 * 1000),
@@ -155,17 +154,17 @@ export const AppConfigShape = Config.all({
   webhookRetryBaseMs: positiveInt("WEBHOOK_RETRY_BASE_MS", 5_000),
   webhookRetryWindowSeconds: positiveInt("WEBHOOK_RETRY_WINDOW_SECONDS", 3 * 24 * 60 * 60),
   marketHours: Config.all({
-    timeZone: Config.string("MARKET_TIME_ZONE").pipe(Config.withDefault(undefined)),
-    sessions: Config.string("MARKET_SESSION").pipe(Config.withDefault(undefined)),
-    holidays: Config.string("MARKET_HOLIDAYS").pipe(Config.withDefault(undefined)),
-    closedDates: Config.string("MARKET_CLOSED_DATES").pipe(Config.withDefault(undefined)),
-    openDates: Config.string("MARKET_OPEN_DATES").pipe(Config.withDefault(undefined))
-  }).pipe(Config.mapOrFail(parseMarketHoursConfig))
+    timeZone: Config.String("MARKET_TIME_ZONE").pipe(Config.withDefault(undefined)),
+    sessions: Config.String("MARKET_SESSION").pipe(Config.withDefault(undefined)),
+    holidays: Config.String("MARKET_HOLIDAYS").pipe(Config.withDefault(undefined)),
+    closedDates: Config.String("MARKET_CLOSED_DATES").pipe(Config.withDefault(undefined)),
+    openDates: Config.String("MARKET_OPEN_DATES").pipe(Config.withDefault(undefined))
+  }).pipe(Config.mapEffect(parseMarketHoursConfig))
 })
 
-export type AppConfigShape = Config.Config.Success<typeof AppConfigShape>
+export type AppConfigShape = Config.Success<typeof AppConfigShape>
 
-export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShape>() {
+export class AppConfig extends Context.Service<AppConfig, AppConfigShape>()("AppConfig") {
   static readonly layer = Layer.effect(AppConfig, AppConfigShape)
   static readonly layerWith = (overrides: Partial<AppConfigShape>) =>
     Layer.effect(AppConfig, Effect.map(AppConfigShape, (config) => ({ ...config, ...overrides })))

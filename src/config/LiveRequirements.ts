@@ -1,5 +1,6 @@
 import { createPublicKey } from "node:crypto"
-import { ConfigError, Option, Redacted } from "effect"
+import { type Config, Option, Redacted } from "effect"
+import { configError } from "../base/StartupFailure.ts"
 import { type AppConfigShape, PLACEHOLDER_FEE_WALLET } from "./Config.ts"
 
 const isPublicKeyPem = (pem: string) => {
@@ -34,9 +35,9 @@ export const liveConfigProblems = (config: AppConfigShape): ReadonlyArray<string
 ]
 
 /** One configuration error naming every problem, or none. */
-export const liveConfigError = (config: AppConfigShape): Option.Option<ConfigError.ConfigError> => {
+export const liveConfigError = (config: AppConfigShape): Option.Option<Config.ConfigError> => {
   const problems = liveConfigProblems(config)
   return problems.length === 0
     ? Option.none()
-    : Option.some(ConfigError.InvalidData(["APP_MODE"], `live mode cannot start: ${problems.join("; ")}`))
+    : Option.some(configError(["APP_MODE"], `live mode cannot start: ${problems.join("; ")}`))
 }

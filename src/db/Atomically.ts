@@ -1,6 +1,6 @@
-import { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option } from "effect"
+import type { SqlClient } from "effect/sql"
+import type { SqlError } from "effect/sql/SqlError"
 
 /**
  * Runs `effect` in a transaction: the caller's, when it is already in one, else a new one. Unlike a nested
@@ -11,6 +11,6 @@ import { Effect, Option } from "effect"
 export const atomically =
   (sql: SqlClient.SqlClient) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R> =>
     Effect.flatMap(
-      Effect.serviceOption(SqlClient.TransactionConnection),
+      Effect.serviceOption(sql.transactionService),
       (outer) => Option.isSome(outer) ? effect : sql.withTransaction(effect)
     )

@@ -4,35 +4,36 @@
  * transforms: columns are snake_case and mapped explicitly), over a pool whose every wait is bounded
  * (src/db/PgPool.ts), so a failing database turns into quick errors (503 at the HTTP edge), not hangs.
  */
-import type { SqlClient } from "@effect/sql"
-import { SqlError } from "@effect/sql/SqlError"
-import { PgClient } from "@effect/sql-pg"
+import type { PgClient } from "@effect/sql-pg"
 import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+import type { SqlClient } from "effect/sql"
+import { ConnectionError, SqlError } from "effect/sql/SqlError"
 import { resolve } from "node:path"
 import { startEmbeddedPostgres } from "./EmbeddedPostgres.ts"
 import { makePool } from "./PgPool.ts"
+import { layerFromPool, pgError } from "./PgSqlClient.ts"
 
 export const POOL_SIZE = 10
 const APPLICATION_NAME = "cop-integrations"
 
 export interface DatabaseTimeoutsShape {
   /** Opening a connection, and waiting for a free one when the pool is busy. */
-  readonly connect: Duration.DurationInput
+  readonly connect: Duration.Input
   /** One statement on the server (statement_timeout). Longer than the Idempotency-Key wait (10 s). */
-  readonly statement: Duration.DurationInput
+  readonly statement: Duration.Input
   /** Waiting for a lock (lock_timeout); the Idempotency-Key claim sets its own wait. */
-  readonly lock: Duration.DurationInput
+  readonly lock: Duration.Input
   /** A transaction left idle this long is ended by the server (idle_in_transaction_session_timeout). */
-  readonly idleInTransaction: Duration.DurationInput
+  readonly idleInTransaction: Duration.Input
   /** No answer at all for this long (a stalled connection): the statement fails, the connection is dropped. */
-  readonly query: Duration.DurationInput
+  readonly query: Duration.Input
   /** First TCP keepalive probe on an idle socket. */
-  readonly keepAliveDelay: Duration.DurationInput
+  readonly keepAliveDelay: Duration.Input
 }
 
 /** The database timeouts; tests provide shorter ones. */
-export class DatabaseTimeouts extends Context.Reference<DatabaseTimeouts>()("DatabaseTimeouts", {
-  defaultValue: (): DatabaseTimeoutsShape => ({
+export const DatabaseTimeouts = Context.Reference<DatabaseTimeoutsShape>("DatabaseTimeouts", {
+  defaultValue: () => ({
     connect: "5 seconds",
     statement: "15 seconds",
     lock: "5 seconds",
@@ -40,7 +41,7 @@ export class DatabaseTimeouts extends Context.Reference<DatabaseTimeouts>()("Dat
     query: "20 seconds",
     keepAliveDelay: "10 seconds"
   })
-}) {}
+})
 
 export interface DatabaseOptions {
   readonly url: Option.Option<Redacted.Redacted<string>>
@@ -77,7 +78,7 @@ export const describeDatabase = (info: DatabaseInfo): string =>
     ? `database: postgres at ${info.target}`
     : `database: embedded PostgreSQL (data dir ${info.target})`
 
-const millis = (duration: Duration.DurationInput) => Math.max(1, Math.round(Duration.toMillis(duration)))
+const millis = (duration: Duration.Input) => Math.max(1, Math.round(Duration.toMillis(duration)))
 
 /** A new pool (ended with the scope) that has answered one query within the connect timeout. */
 const acquirePool = (url: Redacted.Redacted<string>, prepare: boolean) =>
@@ -102,28 +103,36 @@ const acquirePool = (url: Redacted.Redacted<string>, prepare: boolean) =>
     )
     yield* Effect.tryPromise({
       try: () => pool.query("SELECT 1"),
-      catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
+      catch: (cause) => pgError(cause, "PgClient: Failed to connect", "connect")
     }).pipe(
-      Effect.timeoutFail({
+      Effect.timeoutOrElse({
         duration: timeouts.connect,
-        onTimeout: () =>
-          new SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" })
+        orElse: () =>
+          Effect.fail(
+            new SqlError({
+              reason: new ConnectionError({
+                cause: new Error("Connection timed out"),
+                message: "PgClient: Connection timed out",
+                operation: "connect"
+              })
+            })
+          )
       })
     )
     return pool
   })
 
 const clientLayer = (url: Redacted.Redacted<string>, prepare: boolean) =>
-  PgClient.layerFromPool({ acquire: acquirePool(url, prepare), applicationName: APPLICATION_NAME })
+  layerFromPool(acquirePool(url, prepare), { applicationName: APPLICATION_NAME })
 
 /** The pool is closed before the server is stopped (finalizers run in reverse order). */
 const embeddedLayer = (dataDir: string, prepare: boolean) =>
-  Layer.unwrapScoped(
+  Layer.unwrap(
     Effect.gen(function*() {
       const server = yield* Effect.acquireRelease(
         Effect.tryPromise({
           try: () => startEmbeddedPostgres(dataDir),
-          catch: (cause) => new SqlError({ cause, message: "Failed to start the embedded PostgreSQL" })
+          catch: (cause) => pgError(cause, "Failed to start the embedded PostgreSQL", "connect")
         }),
         (server) => Effect.promise(server.stop)
       )

@@ -6,7 +6,7 @@
  * stable across versions, not by their messages. Two kinds of failure carry no SQLSTATE: the driver's socket
  * errors (an errno code) and a few messages of `pg` itself for a connection it lost or could not open.
  */
-import { SqlError } from "@effect/sql/SqlError"
+import { SqlError } from "effect/sql/SqlError"
 import { failedWhileOpening } from "./PgPool.ts"
 
 /**
@@ -79,15 +79,19 @@ const codeOf = (cause: unknown): string | undefined => {
 
 const messageOf = (cause: unknown): string => (cause instanceof Error ? cause.message : "")
 
+/** The driver's error under an SqlError (its reason's cause). */
+const driverErrorOf = (error: SqlError): unknown => error.reason.cause
+
 /** What kind of failure `error` is; only an SqlError can be the database's. */
 export const classifyDatabaseFailure = (error: unknown): DatabaseFailure => {
   if (!(error instanceof SqlError)) return "bug"
-  const code = codeOf(error.cause)
+  const cause = driverErrorOf(error)
+  const code = codeOf(cause)
   if (code !== undefined && NETWORK_CODES.has(code)) return "lost"
   if (code !== undefined && isSqlState(code)) {
-    return failedWhileOpening(error.cause) && REFUSED_AT_CONNECT.has(code.slice(0, 2)) ? "lost" : classifySqlState(code)
+    return failedWhileOpening(cause) && REFUSED_AT_CONNECT.has(code.slice(0, 2)) ? "lost" : classifySqlState(code)
   }
-  const message = messageOf(error.cause)
+  const message = messageOf(cause)
   if (CONNECTION_MESSAGES.has(message)) return "lost"
   return message === QUERY_READ_TIMEOUT ? "busy" : "bug"
 }
@@ -103,7 +107,7 @@ export const isDatabaseUnavailable = (error: unknown): boolean => classifyDataba
  * a stack (the stack says nothing about a database that is down, and one is written per request).
  */
 export const describeDatabaseFailure = (error: unknown): string => {
-  const cause = error instanceof SqlError ? error.cause : error
+  const cause = error instanceof SqlError ? driverErrorOf(error) : error
   const code = codeOf(cause)
   const message = messageOf(cause).replace(/\s+/g, " ").slice(0, 200)
   return code === undefined ? message : `${code} ${message}`

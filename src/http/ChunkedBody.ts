@@ -1,19 +1,14 @@
 /**
- * A chunked body (no Content-Length) is read here, not by the platform: its size limit destroys the socket as soon
- * as the limit is crossed, so the client never sees the 413.
+ * Request bodies the app does not read to the end: a chunked one (no Content-Length) is read here, up to the limit,
+ * and whatever is left of any body is read and thrown away before the answer is written, so that the connection stays
+ * usable for the client's next request.
  */
-import { HttpServerError, HttpServerRequest } from "@effect/platform"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import * as NodeStream from "@effect/platform-node/NodeStream"
 import { Effect, Option, Stream } from "effect"
-import { IncomingMessage } from "node:http"
+import { HttpServerRequest } from "effect/http"
+import { IncomingMessage, type ServerResponse } from "node:http"
+import { finished } from "node:stream"
 import { MAX_BODY_BYTES } from "./BodyLimits.ts"
-
-/**
- * Bodies without Content-Length (chunked) are read up to this much before the 413; past it, Node discards
- * the rest while the 413 is written, and a web-handler request's stream is cancelled.
- */
-const MAX_DRAINED_BYTES = 1024 * 1024
 
 /** The Node request under `request`, when it is served by Node (not through the web handler). */
 const nodeRequestOf = (request: HttpServerRequest.HttpServerRequest): Option.Option<IncomingMessage> => {
@@ -22,57 +17,65 @@ const nodeRequestOf = (request: HttpServerRequest.HttpServerRequest): Option.Opt
 }
 
 /**
- * The body as a stream. On Node, stopping early must not destroy the request (that resets the connection
- * before the 413 is written): the rest is discarded instead, as Node does for a body a handler never read.
+ * Sends the `100 Continue` a client that asked for it waits for before sending its body, unless it was sent already
+ * (the platform sends it when the app reads the body).
  */
-const chunkedBodyStream = (request: HttpServerRequest.HttpServerRequest) =>
-  Option.match(nodeRequestOf(request), {
-    onNone: () => request.stream,
-    onSome: (incoming) =>
-      NodeStream.fromReadable<HttpServerError.RequestError, Uint8Array>(
-        () => incoming,
-        (cause) => new HttpServerError.RequestError({ request, reason: "Decode", cause }),
-        { closeOnDone: false }
-      )
-  })
-
-/** Reads and throws away what is left of a body over the limit, on Node (bounded by the server's request timeout). */
-export const discardRestOfBody = (request: HttpServerRequest.HttpServerRequest) =>
-  Effect.sync(() => Option.map(nodeRequestOf(request), (incoming) => incoming.resume()))
+const letBodyCome = (request: HttpServerRequest.HttpServerRequest, incoming: IncomingMessage) => {
+  if (incoming.headers.expect?.toLowerCase() !== "100-continue") return
+  // Node's own (untyped) record of a 100 Continue written on this response.
+  const response = NodeHttpServerRequest.toServerResponse(request) as ServerResponse & { _sent100?: boolean }
+  if (response._sent100 !== true && !response.headersSent) response.writeContinue()
+}
 
 /**
- * The request with its chunked body read: up to 64 KiB is kept and handed on as the request body (none when the
- * body is over the limit); beyond that the rest is read and discarded (see MAX_DRAINED_BYTES) so the 413 can be
- * written.
+ * Reads and throws away what is left of the request body, until it has all arrived (bounded by the server's request
+ * timeout), on Node; through the web handler there is nothing to do. Run before an answer is written: the platform's
+ * Node server reads at most 256 KiB of a body left unread after the answer and then closes the connection (Effect 3's
+ * let Node read it all and kept the connection open, and so does this).
+ */
+export const discardRestOfBody = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<void> =>
+  Option.match(nodeRequestOf(request), {
+    onNone: () => Effect.void,
+    onSome: (incoming) =>
+      incoming.complete || incoming.destroyed || incoming.readableEnded
+        ? Effect.void
+        : Effect.callback<void>((resume) => {
+          const stop = finished(incoming, { readable: true, writable: false }, () => {
+            stop()
+            resume(Effect.void)
+          })
+          letBodyCome(request, incoming)
+          incoming.resume()
+          return Effect.sync(stop)
+        })
+  })
+
+/**
+ * The request with its chunked body read and handed on as the request body, or none when the body is over the
+ * limit (then reading stops there; the rest is discarded before the 413 is written).
  */
 export const bufferChunkedBody = (request: HttpServerRequest.HttpServerRequest) =>
-  Effect.map(
-    Stream.runFoldWhile(
-      chunkedBodyStream(request),
-      { chunks: new Array<Uint8Array>(), bytes: 0 },
-      (acc) => acc.bytes <= MAX_DRAINED_BYTES,
-      (acc, chunk) => {
-        acc.bytes += chunk.length
-        if (acc.bytes <= MAX_BODY_BYTES) acc.chunks.push(chunk)
-        return acc
+  Effect.suspend(() => {
+    const read = { chunks: new Array<Uint8Array>(), bytes: 0 }
+    return Effect.map(
+      Stream.runForEachWhile(request.stream, (chunk) =>
+        Effect.sync(() => {
+          read.bytes += chunk.length
+          if (read.bytes <= MAX_BODY_BYTES) read.chunks.push(chunk)
+          return read.bytes <= MAX_BODY_BYTES
+        })),
+      () => {
+        if (read.bytes > MAX_BODY_BYTES) return Option.none()
+        const body = Buffer.concat(read.chunks)
+        const headers = new Headers()
+        for (const [name, value] of Object.entries(request.headers)) {
+          if (name !== "transfer-encoding") headers.set(name, value)
+        }
+        headers.set("content-length", String(body.length))
+        const buffered = HttpServerRequest.fromWeb(
+          new Request(new URL(request.url, "http://localhost"), { method: request.method, headers, body })
+        )
+        return Option.some(buffered.modify({ remoteAddress: request.remoteAddress }))
       }
-    ),
-    ({ bytes, chunks }) => {
-      if (bytes > MAX_BODY_BYTES) return Option.none()
-      const body = Buffer.concat(chunks)
-      const headers = new Headers()
-      for (const [name, value] of Object.entries(request.headers)) {
-        if (name !== "transfer-encoding") headers.set(name, value)
-      }
-      headers.set("content-length", String(body.length))
-      const buffered = HttpServerRequest.fromWeb(
-        new Request(new URL(request.url, "http://localhost"), { method: request.method, headers, body })
-      )
-      return Option.some(
-        Option.match(request.remoteAddress, {
-          onNone: () => buffered,
-          onSome: (remoteAddress) => buffered.modify({ remoteAddress })
-        })
-      )
-    }
-  )
+    )
+  })

@@ -1,4 +1,4 @@
-import type { HttpServerRequest } from "@effect/platform"
+import type { HttpServerRequest } from "effect/http"
 import { errorResponse } from "./ErrorResponse.ts"
 
 const jsonMethods = new Set(["POST", "PUT", "PATCH"])

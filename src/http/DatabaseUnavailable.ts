@@ -3,7 +3,7 @@
  * is run once more, and what still fails because the database is unavailable is a 503 ErrorBody with
  * Retry-After, never a 500.
  */
-import { Cause, Effect, Option } from "effect"
+import { Cause, Effect, Result } from "effect"
 import { describeDatabaseFailure, isConnectionLost } from "../db/DatabaseFailures.ts"
 import { errorResponse } from "./ErrorResponse.ts"
 
@@ -24,11 +24,14 @@ export const answerDatabaseUnavailable = (error: unknown) =>
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"])
 
-const lostConnection = (cause: Cause.Cause<unknown>) => Option.exists(Cause.dieOption(cause), isConnectionLost)
+const lostConnection = (cause: Cause.Cause<unknown>) => {
+  const defect = Cause.findDefect(cause)
+  return Result.isSuccess(defect) && isConnectionLost(defect.success)
+}
 
 /** A read whose database connection was lost runs once more, on a fresh connection: it has no effect to repeat. */
 export const retryReadsOnLostConnection =
   (method: string) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     SAFE_METHODS.has(method)
-      ? Effect.catchAllCause(self, (cause) => (lostConnection(cause) ? self : Effect.failCause(cause)))
+      ? Effect.catchCause(self, (cause) => (lostConnection(cause) ? self : Effect.failCause(cause)))
       : self

@@ -1,6 +1,7 @@
-import { HttpApi, HttpApiBuilder, HttpApiScalar, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { openApiDocument } from "@cop-integrations/contracts"
 import { Effect, Layer } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApi, HttpApiScalar } from "effect/http-api"
 import { createHash } from "node:crypto"
 import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib"
 
@@ -55,34 +56,25 @@ const serveAsset = (asset: Asset) =>
   })
 
 /**
- * Scalar's standalone bundle (@scalar/api-reference 1.39), as @effect/platform ships it: taken from the page its
- * public HttpApiScalar route serves (an empty API's, rendered once here, where the bundle is the last inline script),
- * so neither the platform's internals nor a second copy of Scalar are needed. Built on first use, so it is not in
+ * Scalar's standalone bundle (@scalar/api-reference), as effect ships it: taken from the page its public HttpApiScalar
+ * route serves (an empty API's, rendered once here, where the bundle is the inline script before the last one, which
+ * mounts it), so neither effect's internals nor a second copy of Scalar are needed. Built on first use, so it is not in
  * memory until someone opens the page.
  */
 const loadScalar = Effect.gen(function*() {
-  const router = yield* HttpApiBuilder.Router.router
-  const response = yield* Effect.provideService(
-    router,
-    HttpServerRequest.HttpServerRequest,
-    HttpServerRequest.fromWeb(new Request("http://localhost/docs"))
+  const html = yield* Effect.acquireUseRelease(
+    Effect.sync(() => HttpRouter.toWebHandler(HttpApiScalar.layer(HttpApi.make("scalar")), { disableLogger: true })),
+    ({ handler }) => Effect.promise(() => handler(new Request("http://localhost/docs")).then((page) => page.text())),
+    ({ dispose }) => Effect.promise(dispose)
   )
-  const html = response.body._tag === "Uint8Array" ? new TextDecoder().decode(response.body.body) : ""
-  const start = html.lastIndexOf("<script>") + "<script>".length
-  const end = html.lastIndexOf("</script>")
-  if (start < "<script>".length || end < start) {
-    return yield* Effect.dieMessage("HttpApiScalar's page has no inline script")
+  const mount = html.lastIndexOf("<script>")
+  const end = html.lastIndexOf("</script>", mount)
+  const start = html.lastIndexOf("<script>", end) + "<script>".length
+  if (mount < 0 || end < 0 || start < "<script>".length) {
+    return yield* Effect.die(new Error("HttpApiScalar's page has no inline Scalar bundle"))
   }
   return html.slice(start, end)
-}).pipe(
-  Effect.scoped,
-  Effect.provide(
-    HttpApiScalar.layer().pipe(
-      Layer.provideMerge(HttpApiBuilder.Router.Live),
-      Layer.provide(HttpApiBuilder.api(HttpApi.make("scalar")))
-    )
-  )
-)
+})
 
 /**
  * The document the page shows: the contract's, without the mock-only `x-mock-scenario` header parameter (Scalar's
@@ -122,7 +114,7 @@ const scalarConfiguration = {
   _integration: "html",
   withDefaultFonts: false,
   hideClientButton: true,
-  showToolbar: "never", // "Developer Tools": share to and generate SDKs on Scalar's cloud
+  showDeveloperTools: "never", // share to and generate SDKs on Scalar's cloud
   telemetry: false,
   hideTestRequestButton: false,
   defaultHttpClient: { targetKey: "shell", clientKey: "curl" },
@@ -191,14 +183,22 @@ const makeDocsAssets = Effect.map(loadScalar, (scalar) => {
 })
 
 /** `/docs`, an offline API reference. */
-const DocsPageLive = HttpApiBuilder.Router.use((router) =>
+const DocsPageLive = HttpRouter.use((router) =>
   Effect.gen(function*() {
     // Built (and compressed) by the first request for the page or its script, then kept.
     const assets = yield* Effect.cached(makeDocsAssets)
-    yield* router.get(DOCS_PATH, Effect.flatMap(assets, ({ page }) => serveAsset(page)))
-    yield* router.get(DOCS_SCRIPT_PATH, Effect.flatMap(assets, ({ script }) => serveAsset(script)))
+    yield* router.add("GET", DOCS_PATH, Effect.flatMap(assets, ({ page }) => serveAsset(page)))
+    yield* router.add("GET", DOCS_SCRIPT_PATH, Effect.flatMap(assets, ({ script }) => serveAsset(script)))
   })
 )
 
-/** `/openapi.json` (the platform's route: the same document as contracts/openapi.json) and `/docs`. */
-export const DocsLive = Layer.merge(HttpApiBuilder.middlewareOpenApi({ path: OPENAPI_PATH }), DocsPageLive)
+/** `/openapi.json`: the contract's document (the same as contracts/openapi.json), serialized once. */
+const OpenApiLive = HttpRouter.use((router) =>
+  Effect.gen(function*() {
+    const document = HttpServerResponse.jsonUnsafe(openApiDocument())
+    yield* router.add("GET", OPENAPI_PATH, Effect.succeed(document))
+  })
+)
+
+/** `/openapi.json` and `/docs`. */
+export const DocsLive = Layer.merge(OpenApiLive, DocsPageLive)

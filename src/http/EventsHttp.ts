@@ -1,4 +1,5 @@
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
 import { CurrentIntegration, type IntegrationId, IntegrationsApi } from "@cop-integrations/contracts"
 import { Effect } from "effect"
 import { PartnerEvents } from "../partnerEvents/PartnerEvents.ts"
@@ -18,25 +19,31 @@ export const EventsHttpLive = HttpApiBuilder.group(IntegrationsApi, "events", (h
     return handlers
       .handle("createWebhookEndpoint", ({ payload }) => withIntegration((id) => endpoints.create(id, payload)))
       .handle("listWebhookEndpoints", () => withIntegration(endpoints.list))
-      .handle("getWebhookEndpoint", ({ path }) => withIntegration((id) => endpoints.get(id, path.endpointId)))
-      .handle("deleteWebhookEndpoint", ({ path }) => withIntegration((id) => endpoints.remove(id, path.endpointId)))
-      .handle("rotateWebhookSecret", ({ path }) => withIntegration((id) => endpoints.rotateSecret(id, path.endpointId)))
-      .handle("pingWebhookEndpoint", ({ path }) =>
-        withIntegration((id) => Effect.map(endpoints.ping(id, path.endpointId), rawJson(202))))
-      .handle("listEvents", ({ urlParams }) =>
+      .handle("getWebhookEndpoint", ({ params }) => withIntegration((id) => endpoints.get(id, params.endpointId)))
+      .handle("deleteWebhookEndpoint", ({ params }) => withIntegration((id) => endpoints.remove(id, params.endpointId)))
+      .handle("rotateWebhookSecret", ({ params }) =>
+        withIntegration((id) => endpoints.rotateSecret(id, params.endpointId)))
+      .handle("pingWebhookEndpoint", ({ params }) =>
+        withIntegration((id) =>
+          Effect.map(endpoints.ping(id, params.endpointId), rawJson(202))
+        ))
+      .handle("listEvents", ({ query }) =>
         withIntegration((integrationId) =>
           Effect.map(
             events.list({
               integrationId,
-              type: urlParams.type,
-              createdFrom: urlParams.createdFrom,
-              limit: urlParams.limit,
-              cursor: urlParams.cursor
+              type: query.type,
+              createdFrom: query.createdFrom,
+              limit: query.limit,
+              cursor: query.cursor
             }),
             rawJson(200)
           )
         ))
-      .handle("getEvent", ({ path }) =>
-        withIntegration((id) => Effect.map(events.get(id, path.eventId), rawJson(200))))
-      .handle("redeliverEvent", ({ path }) => withIntegration((id) => events.redeliver(id, path.eventId)))
+      .handle("getEvent", ({ params }) =>
+        withIntegration((id) =>
+          Effect.map(events.get(id, params.eventId), rawJson(200))
+        ))
+      .handle("redeliverEvent", ({ params }) =>
+        withIntegration((id) => events.redeliver(id, params.eventId)))
   }))

@@ -39,6 +39,16 @@ export const makeFailedAuthLimit = (burst = FAILED_AUTH_BURST, perSecond = FAILE
     recordFailure: (address: string) => budgets.take(address),
 
     /**
+     * Whether the key has authenticated before (as `guardLookup` would find it, spending nothing), noting that it was
+     * used again; for a key authenticated without a lookup (remembered as active), with what `guardLookup` does then.
+     */
+    passTrusted: (keyHash: string): boolean => {
+      if (!trusted.has(keyHash)) return false
+      trust(keyHash)
+      return true
+    },
+
+    /**
      * Looks a key up unless its address is over budget. An untrusted key spends one failure up front, given
      * back if it is found, so concurrent guesses cannot get more lookups than the budget.
      */

@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { Duplex } from "node:stream"
 import type { ErrorBody } from "@cop-integrations/contracts"
 
@@ -84,11 +84,14 @@ export const createHttpServer = (): Server => {
     connectionsCheckingInterval: 1_000
   })
   server.on("clientError", answerClientError)
-  server.on("request", (request, response) => {
+  const noteEarlyAnswer = (request: IncomingMessage, response: ServerResponse) => {
     response.once("finish", () => {
       if (!request.complete) answeredEarly.add(request.socket)
     })
     request.once("end", () => answeredEarly.delete(request.socket))
-  })
+  }
+  server.on("request", noteEarlyAnswer)
+  // A request with `Expect: 100-continue` is not a `request` event once the platform listens for this one.
+  server.on("checkContinue", noteEarlyAnswer)
   return server
 }

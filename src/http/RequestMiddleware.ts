@@ -1,13 +1,13 @@
 /**
- * API-level middleware around every route, one concern per module, in the order a request meets them: its id
- * (RequestId), unserved paths (UnservedPaths: 404 whatever the request), the 64 KiB body limit (BodyLimits,
- * ChunkedBody), content-type (ContentType), one JSON access-log line per request (AccessLog: never headers, so never
- * a key), Retry-After on 503s (ServiceUnavailable, DatabaseUnavailable) and an ErrorBody for unhandled failures
- * (UnhandledFailures, RouteMiss). Headers are added in a pre-response handler so they also reach responses encoded
- * by the API layer.
+ * The middleware around the whole app (routes and route misses alike), one concern per module, in the order a request
+ * meets them: its id (RequestId), unserved paths (UnservedPaths: 404 whatever the request), the 64 KiB body limit
+ * (BodyLimits, ChunkedBody), content-type (ContentType), one JSON access-log line per request (AccessLog: never
+ * headers, so never a key), Retry-After on 503s (ServiceUnavailable, DatabaseUnavailable) and an ErrorBody for
+ * unhandled failures (UnhandledFailures, RouteMiss). Headers are added in a pre-response handler so they also reach
+ * responses encoded by the API layer; there too the rest of a body the app did not read is discarded (ChunkedBody).
  */
-import { HttpApiBuilder, HttpApp, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Option } from "effect"
+import { ByteSize, Effect, Option, Result } from "effect"
+import { HttpEffect, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { ResponseHints } from "../base/ResponseHints.ts"
 import { errorCodeOf, logAccess } from "./AccessLog.ts"
 import { declaresTooLargeBody, MAX_BODY_BYTES, tooLarge } from "./BodyLimits.ts"
@@ -20,30 +20,40 @@ import { retryAfterFor } from "./ServiceUnavailable.ts"
 import { answerUnhandled } from "./UnhandledFailures.ts"
 import { type UnservedPath, unservedAt, UnservedPaths } from "./UnservedPaths.ts"
 
-const requestMiddleware = (unserved: ReadonlyArray<UnservedPath>) => (app: HttpApp.Default): HttpApp.Default =>
+const maxBodySize = ByteSize.bytes(MAX_BODY_BYTES)
+
+const requestMiddleware = (unserved: ReadonlyArray<UnservedPath>) =>
+<E, R>(
+  app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R | HttpServerRequest.HttpServerRequest> =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const requestId = requestIdOf(request.headers["x-request-id"])
     const hints: typeof ResponseHints.Service = { retryAfterSeconds: undefined, integrationId: undefined }
     const started = performance.now()
 
-    yield* HttpApp.appendPreResponseHandler((_, response) =>
-      Effect.gen(function*() {
-        yield* logAccess({
-          requestId,
-          method: request.method,
-          path: pathOf(request),
-          status: response.status,
-          durationMs: Math.round(performance.now() - started),
-          integrationId: hints.integrationId,
-          errorCode: errorCodeOf(response)
-        })
-        const withId = HttpServerResponse.setHeader(response, "x-request-id", requestId)
-        const retryAfter = retryAfterFor(response, hints)
-        return retryAfter === undefined
-          ? withId
-          : HttpServerResponse.setHeader(withId, "retry-after", String(retryAfter))
-      })
+    yield* HttpEffect.appendPreResponseHandler((_, response) =>
+      Effect.map(
+        Effect.andThen(
+          discardRestOfBody(request),
+          logAccess({
+            requestId,
+            method: request.method,
+            path: pathOf(request),
+            status: response.status,
+            durationMs: Math.round(performance.now() - started),
+            integrationId: hints.integrationId,
+            errorCode: errorCodeOf(response)
+          })
+        ),
+        () => {
+          const withId = HttpServerResponse.setHeader(response, "x-request-id", requestId)
+          const retryAfter = retryAfterFor(response, hints)
+          return retryAfter === undefined
+            ? withId
+            : HttpServerResponse.setHeader(withId, "retry-after", String(retryAfter))
+        }
+      )
     )
 
     const hidden = unservedAt(unserved, request)
@@ -52,20 +62,20 @@ const requestMiddleware = (unserved: ReadonlyArray<UnservedPath>) => (app: HttpA
     if (isUnsupportedMediaType(request)) return unsupportedMediaType()
     let forwarded = request
     if (takesJsonBody(request) && request.headers["content-length"] === undefined) {
-      const buffered = yield* Effect.either(bufferChunkedBody(request))
-      if (buffered._tag === "Left") return errorResponse(400, { error: "request body could not be read" })
-      if (Option.isNone(buffered.right)) return yield* Effect.as(discardRestOfBody(request), tooLarge())
-      forwarded = buffered.right.value
+      const buffered = yield* Effect.result(bufferChunkedBody(request))
+      if (Result.isFailure(buffered)) return errorResponse(400, { error: "request body could not be read" })
+      if (Option.isNone(buffered.success)) return tooLarge()
+      forwarded = buffered.success.value
     }
     return yield* app.pipe(
       Effect.provideService(HttpServerRequest.HttpServerRequest, forwarded),
-      HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
+      Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
       Effect.provideService(ResponseHints, hints),
       retryReadsOnLostConnection(request.method),
-      Effect.catchAllCause(answerUnhandled(request, requestId)),
+      Effect.catchCause(answerUnhandled(request, requestId)),
       Effect.annotateLogs("requestId", requestId)
     )
-    // The requirements left are the platform's own (the request, its scope), which HttpApp.Default leaves implicit.
-  }) as HttpApp.Default
+  })
 
-export const RequestMiddlewareLive = HttpApiBuilder.middleware(Effect.map(UnservedPaths, requestMiddleware))
+/** The middleware, over the paths this deployment does not serve. */
+export const RequestMiddleware = Effect.map(UnservedPaths, requestMiddleware)

@@ -1,4 +1,4 @@
-import type { HttpServerRequest } from "@effect/platform"
+import type { HttpServerRequest } from "effect/http"
 import { errorResponse, pathOf } from "./ErrorResponse.ts"
 import { allowedMethods } from "./Routes.ts"
 

@@ -1,4 +1,4 @@
-import { HttpApi } from "@effect/platform"
+import { HttpApi } from "effect/http-api"
 import { IntegrationsApi } from "@cop-integrations/contracts"
 import { DOCS_PATH, DOCS_SCRIPT_PATH, OPENAPI_PATH } from "./Docs.ts"
 

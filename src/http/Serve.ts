@@ -1,22 +1,20 @@
-import { Etag, FileSystem, HttpApiBuilder, HttpPlatform, HttpServer, Path } from "@effect/platform"
-import { Context, Effect, Layer, Scope } from "effect"
-
-type PlatformServices = Scope.Scope | HttpPlatform.HttpPlatform | Etag.Generator | FileSystem.FileSystem | Path.Path
-
-const platformOnly = (context: Context.Context<PlatformServices>): Context.Context<PlatformServices> =>
-  Context.pick(Scope.Scope, HttpPlatform.HttpPlatform, Etag.Generator, FileSystem.FileSystem, Path.Path)(context)
+import { Effect, Layer } from "effect"
+import { HttpRouter, HttpServer } from "effect/http"
+import { RequestMiddleware } from "./RequestMiddleware.ts"
 
 /**
- * `HttpApiBuilder.serve()`, except that each request's fiber starts in a context holding only the platform's own
- * services, not every service of the application. The handlers took what they use when they were built (the
- * platform merges that in per group), and the app needs nothing else (`HttpApiBuilder.httpApp` requires only
- * per-request services). The platform copies the context on every `provideService` of a request and compares it
- * on every change: with the application's ~50 services in it that was a large share of each request's CPU.
+ * Serves the router's routes behind the request middleware (which answers for route misses too) on the HttpServer
+ * provided. The routes and the router's own middleware must be registered before this is built.
+ *
+ * Each request's fiber starts from this layer's context (every service of the application): in Effect 4 a context
+ * is layered, so adding the request's services to it does not copy it (Effect 3's did, which is why the service once
+ * served with the platform's services only).
  */
-export const serveApi = Layer.scopedDiscard(
+export const serveApi = Layer.effectDiscard(
   Effect.gen(function*() {
-    const app = yield* HttpApiBuilder.httpApp
+    const router = yield* HttpRouter.HttpRouter
+    const middleware = yield* RequestMiddleware
     const server = yield* HttpServer.HttpServer
-    yield* server.serve(app).pipe(Effect.mapInputContext(platformOnly))
+    yield* server.serve(middleware(router.asHttpEffect()))
   })
-).pipe(Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]))
+)

@@ -79,7 +79,17 @@ export const manageLifecycle = (server: Server): ServeLifecycle => {
       turnAway(request, response)
     } else if (server.listenerCount("request") <= listenersWithoutApp) answerUnavailable(response, STARTING)
   }
+  /**
+   * A request with `Expect: 100-continue` arrives here instead of as a `request` once anyone listens for it (the
+   * platform's Node server does, and sends the 100 when the app reads the body). Starting or draining, nothing else
+   * will: the 100 is sent, as Node does for a server with no such listener, and the request is taken as any other.
+   */
+  const onCheckContinue = (request: IncomingMessage, response: ServerResponse) => {
+    if (draining || server.listenerCount("request") <= listenersWithoutApp) response.writeContinue()
+    onRequest(request, response)
+  }
   server.prependListener("request", onRequest)
+  server.prependListener("checkContinue", onCheckContinue)
   server.on("connection", () => (connectionsSeen += 1))
 
   const idle = () =>
@@ -137,9 +147,11 @@ export const manageLifecycle = (server: Server): ServeLifecycle => {
     // Node writes keep-alive unless told otherwise; a request in flight is the last on its connection.
     for (const response of active) if (!response.headersSent) response.setHeader("connection", "close")
     // From now on only this lifecycle answers new requests (503); the app finishes what it has.
-    for (const listener of server.listeners("request")) {
-      // `listeners` answers Function[]; they were added as request listeners.
-      if (listener !== onRequest) server.removeListener("request", listener as (...args: Array<unknown>) => void)
+    for (const [event, own] of [["request", onRequest], ["checkContinue", onCheckContinue]] as const) {
+      for (const listener of server.listeners(event)) {
+        // `listeners` answers Function[]; they were added as listeners of this event.
+        if (listener !== own) server.removeListener(event, listener as (...args: Array<unknown>) => void)
+      }
     }
     const stoppedAccepting = closePort(deadline)
     return { stoppedAccepting, outcome: stoppedAccepting.then(() => finish(deadline, inFlightAtStart)) }

@@ -1,4 +1,4 @@
-import type { HttpServerResponse } from "@effect/platform"
+import type { HttpServerResponse } from "effect/http"
 import type { ResponseHints } from "../base/ResponseHints.ts"
 
 /**

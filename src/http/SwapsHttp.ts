@@ -1,4 +1,5 @@
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
 import { CurrentIntegration, IntegrationsApi } from "@cop-integrations/contracts"
 import { Effect } from "effect"
 import { SwapService } from "../swaps/SwapService.ts"
@@ -15,23 +16,24 @@ export const SwapsHttpLive = HttpApiBuilder.group(IntegrationsApi, "swaps", (han
           ),
           // The stored body is returned as is, so a replay is byte-for-byte the first response.
           Effect.map((outcome) =>
-            HttpServerResponse.unsafeJson(outcome.body, {
+            HttpServerResponse.jsonUnsafe(outcome.body, {
               status: outcome.status,
               headers: outcome.replayed ? { "idempotent-replayed": "true" } : {}
             })
           )
         ))
-      .handle("getSwap", ({ path }) =>
-        Effect.flatMap(CurrentIntegration, ({ integrationId }) => swaps.get(integrationId, path.intentId)))
-      .handle("confirmSwap", ({ path, payload }) =>
+      .handle("getSwap", ({ params }) =>
         Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
-          swaps.confirm({ integrationId, intentId: path.intentId, request: payload })))
-      .handle("listSwaps", ({ urlParams }) =>
+          swaps.get(integrationId, params.intentId)))
+      .handle("confirmSwap", ({ params, payload }) =>
+        Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
+          swaps.confirm({ integrationId, intentId: params.intentId, request: payload })))
+      .handle("listSwaps", ({ query }) =>
         Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
           swaps.list({
             integrationId,
-            createdFrom: urlParams.createdFrom,
-            limit: urlParams.limit,
-            cursor: urlParams.cursor
+            createdFrom: query.createdFrom,
+            limit: query.limit,
+            cursor: query.cursor
           })))
   }))

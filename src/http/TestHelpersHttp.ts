@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import { CurrentIntegration, IntegrationsApi } from "@cop-integrations/contracts"
 import { Effect, Layer } from "effect"
 import { TEST_HELPERS_ABSENT, TestHelpers } from "../testHelpers/TestHelpers.ts"
@@ -15,15 +15,15 @@ export const TestHelpersHttpLive = HttpApiBuilder.group(
       return handlers
         .handle(
           "advancePayout",
-          ({ path, payload }) =>
+          ({ params, payload }) =>
             Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
-              helpers.advancePayout(integrationId, path.payoutId, payload.to))
+              helpers.advancePayout(integrationId, params.payoutId, payload.to))
         )
         .handle(
           "rejectKyc",
-          ({ path }) =>
+          ({ params }) =>
             Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
-              helpers.rejectKyc(integrationId, path.userAddress))
+              helpers.rejectKyc(integrationId, params.userAddress))
         )
     })
 )

@@ -1,36 +1,39 @@
 /**
- * What the typed API layer cannot answer itself (route misses, unreadable bodies, defects) becomes an ErrorBody
- * here; typed failures pass through to the API's own error encoding.
+ * What the typed API layer cannot answer itself (route misses, unreadable bodies, requests that do not decode,
+ * defects) becomes an ErrorBody here; the API answers its typed failures itself.
  */
-import { HttpServerError, type HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Option } from "effect"
-import { isBodyTooLarge, tooLarge } from "./BodyLimits.ts"
+import { HttpServerError, type HttpServerRequest, type HttpServerResponse } from "effect/http"
+import { HttpApiError } from "effect/http-api"
 import { isDatabaseUnavailable } from "../db/DatabaseFailures.ts"
+import { isBodyTooLarge, tooLarge } from "./BodyLimits.ts"
 import { answerDatabaseUnavailable } from "./DatabaseUnavailable.ts"
+import { answerDecodeError, isNestedTooDeeply } from "./DecodeErrors.ts"
 import { errorResponse } from "./ErrorResponse.ts"
 import { routeMiss } from "./RouteMiss.ts"
 
 /** An SQL error on text PostgreSQL cannot store (a NUL character from the request): the input is at fault. */
 const isUnstorableText = (error: unknown) => {
-  // An SqlError wraps pg's error as its cause, which carries PostgreSQL's SQLSTATE as `code`; anything else has none.
-  const code = (error as { cause?: { code?: unknown } } | undefined)?.cause?.code
+  // An SqlError carries the driver's error under its reason, with PostgreSQL's SQLSTATE as `code`; anything else has none.
+  const code = (error as { reason?: { cause?: { code?: unknown } } } | undefined)?.reason?.cause?.code
   return code === "22021" || code === "22P05"
 }
 
-// The platform formats the offending value of a decode failure recursively: a deeply nested JSON body
-// overflows the stack there. The input is at fault, not the service.
-const isNestedTooDeeply = (error: unknown) => error instanceof RangeError && error.message.includes("call stack")
+const isServerError = (error: unknown): error is HttpServerError.HttpServerError =>
+  HttpServerError.isHttpServerError(error)
 
 export const answerUnhandled = (request: HttpServerRequest.HttpServerRequest, requestId: string) =>
 (
   cause: Cause.Cause<unknown>
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown> => {
-  const failure = Cause.failureOption(cause)
-  if (Option.isSome(failure) && !HttpServerError.isServerError(failure.value)) return Effect.failCause(cause)
-  if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+  const failure = Cause.findErrorOption(cause)
+  if (Option.isSome(failure) && !isServerError(failure.value)) return Effect.failCause(cause)
+  if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
   const error = Cause.squash(cause)
-  if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") return Effect.succeed(routeMiss(request))
-  if (HttpServerError.isServerError(error) && error._tag === "RequestError") {
+  if (isServerError(error) && error.reason._tag === "RouteNotFound") return Effect.succeed(routeMiss(request))
+  const invalid = HttpApiError.HttpApiSchemaError.is(error) ? answerDecodeError(error) : undefined
+  if (invalid !== undefined) return Effect.succeed(invalid)
+  if (isServerError(error) && error.reason._tag === "RequestParseError") {
     return Effect.succeed(
       isBodyTooLarge(error) ? tooLarge() : errorResponse(400, { error: "request body is not valid JSON" })
     )
@@ -42,6 +45,7 @@ export const answerUnhandled = (request: HttpServerRequest.HttpServerRequest, re
     return Effect.succeed(errorResponse(400, { error: "request contains characters that are not allowed (NUL)" }))
   }
   if (isDatabaseUnavailable(error)) return answerDatabaseUnavailable(error)
+  // Anything else (a response that did not encode included) is the service's fault.
   return Effect.as(
     Effect.logError("unhandled failure", cause),
     errorResponse(500, { error: `internal error (request id ${requestId})` })

@@ -3,7 +3,7 @@
  * (src/http/RequestMiddleware.ts), whatever the method, body, content type or key, so no other answer tells a prober that
  * a route is there. A live deployment's test helpers are one (src/http/TestHelpersHttp.ts).
  */
-import type { HttpServerRequest } from "@effect/platform"
+import type { HttpServerRequest } from "effect/http"
 import { Context } from "effect"
 
 /** A path this deployment does not serve, with everything below it, and the 404 message for it. */
@@ -13,9 +13,9 @@ export interface UnservedPath {
 }
 
 /** The paths this deployment does not serve; none by default. */
-export class UnservedPaths extends Context.Reference<UnservedPaths>()("UnservedPaths", {
-  defaultValue: (): ReadonlyArray<UnservedPath> => []
-}) {}
+export const UnservedPaths = Context.Reference<ReadonlyArray<UnservedPath>>("UnservedPaths", {
+  defaultValue: () => []
+})
 
 /**
  * The path as the router matches it (find-my-way: an absolute URL's scheme and host dropped, duplicate slashes

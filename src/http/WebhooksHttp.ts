@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import { IntegrationsApi } from "@cop-integrations/contracts"
 import { Effect } from "effect"
 import { ProviderWebhook } from "../providerWebhooks/ProviderWebhook.ts"

@@ -1,17 +1,21 @@
 import { createHash, randomUUID } from "node:crypto"
-import { SqlSchema } from "@effect/sql"
-import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { Conflict, IdempotencyKeyReused, IntegrationId } from "@cop-integrations/contracts"
-import { Clock, Context, Data, Duration, Effect, Exit, Option, Schedule, Schema } from "effect"
+import { Clock, Context, Data, Duration, Effect, Exit, Layer, Option, Schedule, Schema } from "effect"
+import { SqlSchema } from "effect/sql"
+import { SqlError } from "effect/sql/SqlError"
 
 export interface StoredResponse {
   readonly status: number
   readonly body: unknown
+  /** `JSON.stringify(body)`, when the caller has it already (it is stored as is instead of serialising again). */
+  readonly bodyJson?: string
   readonly resourceId: string
 }
 
 export interface IdempotentResult extends StoredResponse {
+  /** The answer's JSON text: the first response's bytes, which a replay repeats. */
+  readonly bodyJson: string
   readonly replayed: boolean
 }
 
@@ -30,7 +34,7 @@ export const requestFingerprint = (method: string, path: string, body: unknown):
 
 const KeyRow = Schema.Struct({
   request_hash: Schema.String,
-  state: Schema.Literal("started", "done"),
+  state: Schema.Literals(["started", "done"]),
   response_status: Schema.Number,
   response_body: Schema.Unknown,
   resource_id: Schema.String,
@@ -45,31 +49,36 @@ type KeyRow = typeof KeyRow.Type
  * The body is kept as its JSON text (a jsonb string): a jsonb object would come back with its keys
  * reordered, and a replay must be byte for byte the first response.
  */
-const storedBody = (stored: unknown): unknown => (typeof stored === "string" ? JSON.parse(stored) : stored)
+const storedJson = (stored: unknown): string => (typeof stored === "string" ? stored : JSON.stringify(stored))
 
-const replayOf = (row: KeyRow): IdempotentResult => ({
-  status: row.response_status,
-  body: storedBody(row.response_body),
-  resourceId: row.resource_id,
-  replayed: true
-})
+const replayOf = (row: KeyRow): IdempotentResult => {
+  const bodyJson = storedJson(row.response_body)
+  return {
+    status: row.response_status,
+    body: JSON.parse(bodyJson),
+    bodyJson,
+    resourceId: row.resource_id,
+    replayed: true
+  }
+}
 
 /** How long a duplicate waits for the request that holds its key (DESIGN §3: 10 s), polling the key's row. */
-export class IdempotencyWait extends Context.Reference<IdempotencyWait>()("IdempotencyWait", {
+export const IdempotencyWait = Context.Reference<Duration.Duration>("IdempotencyWait", {
   defaultValue: () => Duration.seconds(10)
-}) {}
+})
 
 /**
  * How long a `started` row may go without a sign of life from its request before the next request with the same key
  * and body takes it over: its request is presumed dead (a crash between the provider call and the database write,
  * or a failure whose clean-up could not reach the database); a row its request handed back after a failure is
- * taken over at once. A request refreshes its row's `started_at` every third of this while it works (rarely enough
- * not to crowd the pool under load). A takeover while the first request still lives is safe anyway: same resource
- * id, same provider key, and the write step lets only one of them write.
+ * taken over at once. The rows a process's requests hold are refreshed (`started_at`) every third of this while
+ * they work, all in one statement (rarely enough not to crowd the pool under load). A takeover while the first
+ * request still lives is safe anyway: same resource id, same provider key, and the write step lets only one of them
+ * write.
  */
-export class IdempotencyStale extends Context.Reference<IdempotencyStale>()("IdempotencyStale", {
+export const IdempotencyStale = Context.Reference<Duration.Duration>("IdempotencyStale", {
   defaultValue: () => Duration.seconds(30)
-}) {}
+})
 
 /** The resource a request creates under its key: its id, allocated before any outside call, and the provider's key. */
 export interface Claim {
@@ -117,8 +126,8 @@ const MAX_POLL_MS = 250
  * is 409. A `started` row without a sign of life for IdempotencyStale is taken over the same way. Times are the
  * database's clock, the same for every replica.
  */
-export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("IdempotencyStore", {
-  effect: Effect.gen(function*() {
+export class IdempotencyStore extends Context.Service<IdempotencyStore>()("IdempotencyStore", {
+  make: Effect.gen(function*() {
     const sql = yield* PgClient.PgClient
     const waitMillis = Math.max(1, Math.round(Duration.toMillis(yield* IdempotencyWait)))
     const staleMillis = Math.max(1, Math.round(Duration.toMillis(yield* IdempotencyStale)))
@@ -126,7 +135,7 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Idempo
 
     const Key = Schema.Struct({ integrationId: IntegrationId, key: Schema.String })
 
-    const findRow = SqlSchema.findOne({
+    const findRow = SqlSchema.findOneOption({
       Request: Key,
       Result: KeyRow,
       execute: ({ integrationId, key }) =>
@@ -135,7 +144,7 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Idempo
             FROM idempotency_keys WHERE integration_id = ${integrationId} AND idempotency_key = ${key}`
     })
 
-    const lockRow = SqlSchema.findOne({
+    const lockRow = SqlSchema.findOneOption({
       Request: Key,
       Result: KeyRow,
       execute: ({ integrationId, key }) =>
@@ -231,13 +240,34 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Idempo
         }
       })
 
-    /** The holder's sign of life while it works; a missed beat only brings a (safe) takeover closer. */
-    const keepAlive = (input: Input, attempt: string) =>
-      sql`UPDATE idempotency_keys SET started_at = now() WHERE ${whereMine(input, attempt)}`.pipe(
-        Effect.ignore,
-        Effect.delay(heartbeat),
-        Effect.forever
+    /**
+     * The `started` rows this process's requests hold, by attempt. One loop per process refreshes all of them every
+     * heartbeat, in one statement: a request costs no fiber or timer of its own, and each row still shows a sign of
+     * life at most a heartbeat after its claim and after every beat (as a beat per request would). A missed beat
+     * only brings a (safe) takeover closer. A row locked by another transaction is skipped rather than waited for:
+     * its holder is finishing it (or taking it over), and a skipped row is refreshed on the next beat.
+     */
+    const held = new Map<string, Input>()
+    const refreshHeld = Effect.suspend((): Effect.Effect<unknown, SqlError> => {
+      if (held.size === 0) return Effect.void
+      const mine = Array.from(
+        held,
+        ([attempt, input]) =>
+          sql`(integration_id = ${input.integrationId} AND idempotency_key = ${input.key} AND attempt = ${attempt})`
       )
+      return sql`UPDATE idempotency_keys k SET started_at = now()
+                 FROM (SELECT integration_id, idempotency_key FROM idempotency_keys
+                       WHERE state = 'started' AND ${sql.or(mine)} FOR UPDATE SKIP LOCKED) alive
+                 WHERE k.integration_id = alive.integration_id AND k.idempotency_key = alive.idempotency_key`
+    }).pipe(Effect.ignoreCause)
+    yield* refreshHeld.pipe(Effect.delay(heartbeat), Effect.forever, Effect.forkScoped)
+
+    /** Keeps this attempt's row alive while `effect` runs. */
+    const keepingAlive = <A, E, R>(input: Input, attempt: string, effect: Effect.Effect<A, E, R>) =>
+      Effect.suspend(() => {
+        held.set(attempt, input)
+        return Effect.ensuring(effect, Effect.sync(() => held.delete(attempt)))
+      })
 
     /** Writes the resource and marks the key `done`, in one transaction; a row already `done` is replayed. */
     const finish = <E, R>(input: Input, persist: Effect.Effect<StoredResponse, E, R>) =>
@@ -245,14 +275,15 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Idempo
         const locked = yield* Effect.orDie(lockRow(input))
         if (Option.isSome(locked) && locked.value.state === "done") return replayOf(locked.value)
         const created = yield* persist
+        const bodyJson = created.bodyJson ?? JSON.stringify(created.body)
         yield* Effect.orDie(sql`INSERT INTO idempotency_keys
                      (integration_id, idempotency_key, request_hash, state, response_status, response_body, resource_id)
                    VALUES (${input.integrationId}, ${input.key}, ${input.fingerprint}, 'done', ${created.status},
-                           ${JSON.stringify(JSON.stringify(created.body))}::jsonb, ${created.resourceId})
+                           ${JSON.stringify(bodyJson)}::jsonb, ${created.resourceId})
                    ON CONFLICT (integration_id, idempotency_key) DO UPDATE
                    SET state = 'done', response_status = EXCLUDED.response_status,
                        response_body = EXCLUDED.response_body, resource_id = EXCLUDED.resource_id`)
-        return { ...created, replayed: false }
+        return { ...created, bodyJson, replayed: false }
       }).pipe(sql.withTransaction)
 
     const record = (input: Input, attempt: string) => (intent: unknown) =>
@@ -272,8 +303,8 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Idempo
       (mayHaveActed
         ? sql`UPDATE idempotency_keys SET attempt = NULL WHERE ${whereMine(input, attempt)}`
         : sql`DELETE FROM idempotency_keys WHERE ${whereMine(input, attempt)}`).pipe(
-          Effect.retry(Schedule.intersect(Schedule.spaced("100 millis"), Schedule.recurs(3))),
-          Effect.catchAll((error) =>
+          Effect.retry(Schedule.max([Schedule.spaced("100 millis"), Schedule.recurs(3)])),
+          Effect.catch((error) =>
             Effect.logWarning(
               "could not release an Idempotency-Key after a failed request; the next request takes it over"
             ).pipe(
@@ -304,9 +335,12 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Idempo
         const acquired = yield* acquire(input, attempt)
         if (acquired._tag === "Replay") return acquired.result
         mayHaveActed = acquired.claim.takenOver
-        return yield* work({ ...acquired.claim, record: record(input, attempt), outsideCall }).pipe(
-          Effect.flatMap((prepared) => finish(input, persist(prepared))),
-          Effect.raceFirst(keepAlive(input, attempt))
+        return yield* keepingAlive(
+          input,
+          attempt,
+          work({ ...acquired.claim, record: record(input, attempt), outsideCall }).pipe(
+            Effect.flatMap((prepared) => finish(input, persist(prepared)))
+          )
         )
       }).pipe(
         Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : release(input, attempt, mayHaveActed))),
@@ -316,4 +350,6 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Idempo
 
     return { run } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(this, this.make)
+}

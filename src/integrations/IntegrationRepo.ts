@@ -1,26 +1,26 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
 import { IntegrationId } from "@cop-integrations/contracts"
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { newId } from "../base/ids.ts"
 
 export const IntegrationRow = Schema.Struct({
   id: IntegrationId,
   name: Schema.String,
-  created_at: Schema.DateFromSelf
+  created_at: Schema.Date
 })
 export type IntegrationRow = typeof IntegrationRow.Type
 
-export class IntegrationRepo extends Effect.Service<IntegrationRepo>()("IntegrationRepo", {
-  effect: Effect.gen(function*() {
+export class IntegrationRepo extends Context.Service<IntegrationRepo>()("IntegrationRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const findByName = SqlSchema.findOne({
+    const findByName = SqlSchema.findOneOption({
       Request: Schema.String,
       Result: IntegrationRow,
       execute: (name) => sql`SELECT id, name, created_at FROM integrations WHERE name = ${name}`
     })
 
-    const insert = SqlSchema.single({
+    const insert = SqlSchema.findOne({
       Request: Schema.Struct({ id: IntegrationId, name: Schema.String }),
       Result: IntegrationRow,
       execute: (row) =>
@@ -28,7 +28,7 @@ export class IntegrationRepo extends Effect.Service<IntegrationRepo>()("Integrat
             RETURNING id, name, created_at`
     })
 
-    const count = SqlSchema.single({
+    const count = SqlSchema.findOne({
       Request: Schema.Void,
       Result: Schema.Struct({ n: Schema.NumberFromString }),
       execute: () => sql`SELECT count(*)::text AS n FROM integrations`
@@ -41,4 +41,6 @@ export class IntegrationRepo extends Effect.Service<IntegrationRepo>()("Integrat
       isEmpty: count(undefined).pipe(Effect.map(({ n }) => n === 0), Effect.orDie)
     } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(this, this.make)
+}

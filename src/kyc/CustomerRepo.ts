@@ -1,6 +1,6 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { IntegrationId, KycStatus } from "@cop-integrations/contracts"
-import { Effect, Option, Schema } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { getAddress } from "viem"
 import { atomically } from "../db/Atomically.ts"
 import { Outbox } from "../outbox/Outbox.ts"
@@ -37,15 +37,15 @@ const KycChange = Schema.Struct({
  * Customers are keyed by (integration, lower-cased wallet address): one integration never sees another's. A write
  * that decides a customer's KYC (approved or rejected) records `kyc.approved` / `kyc.rejected` in its transaction.
  */
-export class CustomerRepo extends Effect.Service<CustomerRepo>()("CustomerRepo", {
-  effect: Effect.gen(function*() {
+export class CustomerRepo extends Context.Service<CustomerRepo>()("CustomerRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const outbox = yield* Outbox
 
     const recordDecisions = (changes: ReadonlyArray<unknown>, at: Date) =>
       Effect.forEach(changes, (raw) =>
         Effect.gen(function*() {
-          const change = yield* Schema.decodeUnknown(KycChange)(raw)
+          const change = yield* Schema.decodeUnknownEffect(KycChange)(raw)
           if (change.kyc_status === change.previous_status) return
           if (change.kyc_status !== "approved" && change.kyc_status !== "rejected") return
           const userAddress = getAddress(change.user_address)
@@ -58,7 +58,7 @@ export class CustomerRepo extends Effect.Service<CustomerRepo>()("CustomerRepo",
           })
         }))
 
-    const find = SqlSchema.findOne({
+    const find = SqlSchema.findOneOption({
       Request: Owner,
       Result: CustomerRow,
       execute: ({ integrationId, userAddress }) =>
@@ -114,4 +114,6 @@ export class CustomerRepo extends Effect.Service<CustomerRepo>()("CustomerRepo",
         )
     } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(this, this.make)
+}

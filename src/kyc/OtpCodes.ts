@@ -8,9 +8,9 @@ export interface OtpCode {
 }
 
 /** Where a new OTP code comes from. */
-export class OtpCodes extends Context.Tag("OtpCodes")<OtpCodes, {
+export class OtpCodes extends Context.Service<OtpCodes, {
   readonly next: Effect.Effect<OtpCode>
-}>() {}
+}>()("OtpCodes") {}
 
 /** Live: 6 digits from a CSPRNG, never revealed (they reach the user only by e-mail). */
 export const OtpCodesLive = Layer.succeed(

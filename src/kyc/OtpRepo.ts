@@ -1,19 +1,19 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { IntegrationId } from "@cop-integrations/contracts"
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 
 const ChallengeRow = Schema.Struct({
   id: Schema.String,
   code_hash: Schema.String,
   attempts: Schema.Number,
-  expires_at: Schema.DateFromSelf
+  expires_at: Schema.Date
 })
 
 const SendStats = Schema.Struct({
   sends_today: Schema.NumberFromString,
-  last_sent_at: Schema.NullOr(Schema.DateFromSelf),
+  last_sent_at: Schema.NullOr(Schema.Date),
   /** The send that, once it leaves the rolling 24 h window, brings the count under the daily limit. */
-  limiting_sent_at: Schema.NullOr(Schema.DateFromSelf)
+  limiting_sent_at: Schema.NullOr(Schema.Date)
 })
 export type SendStats = typeof SendStats.Type
 
@@ -29,16 +29,16 @@ const NewChallenge = Schema.Struct({
   user_address: Schema.String,
   email: Schema.String,
   code_hash: Schema.String,
-  created_at: Schema.DateFromSelf,
-  expires_at: Schema.DateFromSelf
+  created_at: Schema.Date,
+  expires_at: Schema.Date
 })
 
 /**
  * OTP challenges, keyed by (integration, lower-cased wallet address): every query names the integration. The caller
  * holds the transaction: `lockOwner` serialises sends and verifies of one user within it.
  */
-export class OtpRepo extends Effect.Service<OtpRepo>()("OtpRepo", {
-  effect: Effect.gen(function*() {
+export class OtpRepo extends Context.Service<OtpRepo>()("OtpRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
     // One advisory lock per (integration, address) serialises sends and verifies of the same user.
@@ -48,8 +48,8 @@ export class OtpRepo extends Effect.Service<OtpRepo>()("OtpRepo", {
         sql`SELECT pg_advisory_xact_lock(hashtext(${`otp:${integrationId}:${userAddress}`}))`
     })
 
-    const sendStats = SqlSchema.single({
-      Request: Schema.Struct({ ...Owner.fields, since: Schema.DateFromSelf, dailyLimit: Schema.Number }),
+    const sendStats = SqlSchema.findOne({
+      Request: Schema.Struct({ ...Owner.fields, since: Schema.Date, dailyLimit: Schema.Number }),
       Result: SendStats,
       execute: ({ dailyLimit, integrationId, since, userAddress }) =>
         sql`SELECT count(*)::text AS sends_today, max(created_at) AS last_sent_at,
@@ -60,7 +60,7 @@ export class OtpRepo extends Effect.Service<OtpRepo>()("OtpRepo", {
             WHERE integration_id = ${integrationId} AND user_address = ${userAddress} AND created_at > ${since}`
     })
 
-    const activeChallenge = SqlSchema.findOne({
+    const activeChallenge = SqlSchema.findOneOption({
       Request: Owner,
       Result: ChallengeRow,
       execute: ({ integrationId, userAddress }) =>
@@ -70,7 +70,7 @@ export class OtpRepo extends Effect.Service<OtpRepo>()("OtpRepo", {
     })
 
     const supersede = SqlSchema.findAll({
-      Request: Schema.Struct({ ...Owner.fields, at: Schema.DateFromSelf }),
+      Request: Schema.Struct({ ...Owner.fields, at: Schema.Date }),
       Result: IdRow,
       execute: ({ at, integrationId, userAddress }) =>
         sql`
@@ -101,7 +101,7 @@ export class OtpRepo extends Effect.Service<OtpRepo>()("OtpRepo", {
     })
 
     const restoreConsumed = SqlSchema.void({
-      Request: Schema.Struct({ ...Owner.fields, challengeId: Schema.String, consumedAt: Schema.DateFromSelf }),
+      Request: Schema.Struct({ ...Owner.fields, challengeId: Schema.String, consumedAt: Schema.Date }),
       execute: ({ challengeId, consumedAt, integrationId, userAddress }) =>
         sql`UPDATE otp_challenges SET consumed_at = NULL
           WHERE id = ${challengeId} AND consumed_at = ${consumedAt}
@@ -116,7 +116,7 @@ export class OtpRepo extends Effect.Service<OtpRepo>()("OtpRepo", {
     })
 
     const consume = SqlSchema.void({
-      Request: Schema.Struct({ id: Schema.String, at: Schema.DateFromSelf }),
+      Request: Schema.Struct({ id: Schema.String, at: Schema.Date }),
       execute: ({ at, id }) => sql`UPDATE otp_challenges SET consumed_at = ${at} WHERE id = ${id}`
     })
 
@@ -144,4 +144,6 @@ export class OtpRepo extends Effect.Service<OtpRepo>()("OtpRepo", {
       consume: (id: string, at: Date) => consume({ id, at }).pipe(Effect.orDie)
     } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(this, this.make)
+}

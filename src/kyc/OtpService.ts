@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto"
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import {
   type IntegrationId,
   OtpInvalid,
@@ -8,7 +8,7 @@ import {
   ServiceUnavailable,
   TooManyRequests
 } from "@cop-integrations/contracts"
-import { Data, Effect, Option } from "effect"
+import { Context, Data, Effect, Layer, Option } from "effect"
 import { addSeconds, now } from "../base/Clock.ts"
 import { setRetryAfter } from "../base/ResponseHints.ts"
 import { newInternalId } from "../base/ids.ts"
@@ -76,8 +76,8 @@ type VerifyOutcome = Data.TaggedEnum<{
 }>
 const VerifyOutcome = Data.taggedEnum<VerifyOutcome>()
 
-export class OtpService extends Effect.Service<OtpService>()("OtpService", {
-  effect: Effect.gen(function*() {
+export class OtpService extends Context.Service<OtpService>()("OtpService", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const otps = yield* OtpRepo
     const codes = yield* OtpCodes
@@ -86,7 +86,7 @@ export class OtpService extends Effect.Service<OtpService>()("OtpService", {
     const provider = yield* PayoutProvider
 
     const tooMany = (error: string, retryAfterSeconds: number) =>
-      Effect.zipRight(setRetryAfter(retryAfterSeconds), Effect.fail(new TooManyRequests({ error })))
+      Effect.andThen(setRetryAfter(retryAfterSeconds), Effect.fail(new TooManyRequests({ error })))
 
     /**
      * The send's bookkeeping, in one short transaction under the user's advisory lock: the limits, the older
@@ -144,7 +144,7 @@ export class OtpService extends Effect.Service<OtpService>()("OtpService", {
         // Outside any transaction (MailerHttp has its own timeout). On failure the send is undone and answered 503.
         yield* mailer.sendOtp({ to: input.email, code: pending.code }).pipe(
           Effect.catchTag("MailerUnavailable", () =>
-            Effect.zipRight(
+            Effect.andThen(
               undoChallenge(input, userAddress, pending),
               Effect.fail(new ServiceUnavailable({ error: "the OTP e-mail could not be sent; retry later" }))
             ))
@@ -224,7 +224,7 @@ export class OtpService extends Effect.Service<OtpService>()("OtpService", {
           idempotencyKey: providerIdempotencyKey("kyc_link", owner.integrationId, owner.userAddress, email),
           email,
           userAddress: input.userAddress
-        }).pipe(Effect.catchAll((error) => Effect.zipRight(restoreCode(owner, outcome), providerFailure(error))))
+        }).pipe(Effect.catch((error) => Effect.andThen(restoreCode(owner, outcome), providerFailure(error))))
         const kycStatus = yield* customers.setKyc(
           owner,
           { providerCustomerId: kyc.customerId, kycStatus: kyc.kycStatus, kycUrl: kyc.kycUrl },
@@ -236,4 +236,6 @@ export class OtpService extends Effect.Service<OtpService>()("OtpService", {
 
     return { send, verify } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(this, this.make)
+}

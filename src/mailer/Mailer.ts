@@ -7,9 +7,9 @@ export interface OtpEmail {
 
 export class MailerUnavailable extends Data.TaggedError("MailerUnavailable")<{ readonly reason: string }> {}
 
-export class Mailer extends Context.Tag("Mailer")<Mailer, {
+export class Mailer extends Context.Service<Mailer, {
   readonly sendOtp: (email: OtpEmail) => Effect.Effect<void, MailerUnavailable>
-}>() {}
+}>()("Mailer") {}
 
 /** Without an e-mail delivery key nothing is sent; the log line never carries the code or the full address. */
 export const MailerDisabled = Layer.succeed(

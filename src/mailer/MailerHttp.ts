@@ -1,5 +1,5 @@
-import { FetchHttpClient, HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import { Duration, Effect, Layer, Redacted, Schema } from "effect"
+import { FetchHttpClient, HttpClient, HttpClientRequest, HttpIncomingMessage } from "effect/http"
 import { AppConfig } from "../config/Config.ts"
 import { Mailer, MailerUnavailable, maskEmail } from "./Mailer.ts"
 
@@ -31,15 +31,14 @@ export const MailerHttp = (apiKey: Redacted.Redacted<string>) =>
                 `Your verification code is ${code}. It is valid for 10 minutes. If you did not ask for it, ignore this e-mail.`
             }),
             Effect.flatMap(client.execute),
-            Effect.flatMap(HttpClientResponse.schemaBodyJson(Accepted)),
-            Effect.scoped,
+            Effect.flatMap(HttpIncomingMessage.schemaBodyJson(Accepted)),
             Effect.timeout(Duration.seconds(10)),
             Effect.tap(({ id }) =>
               Effect.logInfo("OTP e-mail sent").pipe(Effect.annotateLogs({ email: maskEmail(to), messageId: id }))
             ),
             Effect.asVoid,
-            Effect.catchAll((error) =>
-              Effect.zipRight(
+            Effect.catch((error) =>
+              Effect.andThen(
                 Effect.logWarning("OTP e-mail failed").pipe(
                   Effect.annotateLogs({ email: maskEmail(to), reason: error._tag })
                 ),

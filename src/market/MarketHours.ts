@@ -12,7 +12,8 @@
  * An open date lifts holidays only; it does not create a session (the parser rejects one on a weekday
  * without a session, so it can never silently do nothing).
  */
-import { ConfigError, Either } from "effect"
+import { type Config, Effect, Result } from "effect"
+import { configError } from "../base/StartupFailure.ts"
 import Holidays from "date-holidays"
 
 /** The environment variables the parser's messages name (src/config/Config.ts reads them). */
@@ -196,15 +197,15 @@ const catalogueOf = () => (catalogue ??= new Holidays())
  * before a Saturday Independence Day) for a country (`CO`) or a country subdivision (`US-NY`), or an
  * error when date-holidays does not know it. Holidays are computed per year on first use and kept.
  */
-export const holidayCalendar = (code: string): Either.Either<HolidayCalendar, string> => {
+export const holidayCalendar = (code: string): Result.Result<HolidayCalendar, string> => {
   const [country = "", state, ...rest] = code.trim().toUpperCase().split("-")
   if (rest.length > 0 || !Object.hasOwn(catalogueOf().getCountries(), country)) {
-    return Either.left(
+    return Result.fail(
       `unknown holiday calendar "${code.trim()}" (a country code such as CO or US, optionally with a subdivision such as US-NY)`
     )
   }
   if (state !== undefined && !Object.hasOwn(catalogueOf().getStates(country) ?? {}, state)) {
-    return Either.left(`unknown subdivision "${code.trim()}" of ${country}`)
+    return Result.fail(`unknown subdivision "${code.trim()}" of ${country}`)
   }
   const source = state === undefined ? new Holidays(country) : new Holidays(country, state)
   const years = new Map<number, ReadonlyMap<string, string>>()
@@ -223,7 +224,7 @@ export const holidayCalendar = (code: string): Either.Either<HolidayCalendar, st
     return days
   }
   const normalised = state === undefined ? country : `${country}-${state}`
-  return Either.right({ code: normalised, holidayOn: (date) => yearOf(Number(date.slice(0, 4))).get(date) })
+  return Result.succeed({ code: normalised, holidayOn: (date) => yearOf(Number(date.slice(0, 4))).get(date) })
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -247,10 +248,10 @@ interface Invalid {
   readonly message: string
 }
 
-type Parsed<A> = Either.Either<A, Invalid>
+type Parsed<A> = Result.Result<A, Invalid>
 
 const invalid = (setting: keyof typeof MARKET_SETTINGS, message: string): Parsed<never> =>
-  Either.left({ setting: MARKET_SETTINGS[setting], message })
+  Result.fail({ setting: MARKET_SETTINGS[setting], message })
 
 /** Unset and blank both mean "use the default". */
 const orDefault = (
@@ -260,7 +261,7 @@ const orDefault = (
 
 const parseTimeZone = (raw: string): Parsed<string> => {
   try {
-    return Either.right(new Intl.DateTimeFormat("en-US", { timeZone: raw }).resolvedOptions().timeZone)
+    return Result.succeed(new Intl.DateTimeFormat("en-US", { timeZone: raw }).resolvedOptions().timeZone)
   } catch {
     return invalid("timeZone", `not an IANA time zone: "${raw}" (e.g. America/Bogota)`)
   }
@@ -302,14 +303,14 @@ const parseDays = (raw: string, session: string): Parsed<ReadonlyArray<Weekday>>
       if (day === last) break
     }
   }
-  return Either.right([...days].sort((a, b) => a - b))
+  return Result.succeed([...days].sort((a, b) => a - b))
 }
 
 const parseSession = (raw: string): Parsed<Session> => {
   const match = /^(.+?)\s+([0-9:]+)\s*-\s*([0-9:]+)$/.exec(raw)
   if (match === null) return invalid("sessions", `sessions must look like ${SESSION_SHAPE}; got "${raw}"`)
   const [, dayList = "", openText = "", closeText = ""] = match
-  return Either.flatMap(parseDays(dayList, raw), (days): Parsed<Session> => {
+  return Result.flatMap(parseDays(dayList, raw), (days): Parsed<Session> => {
     const opens = parseClock(openText)
     const closes = parseClock(closeText)
     if (opens === undefined || closes === undefined) {
@@ -321,7 +322,7 @@ const parseSession = (raw: string): Parsed<Session> => {
         `the session must close after it opens, in "${raw}" (across midnight: split it in two)`
       )
     }
-    return Either.right({ days, opens, closes })
+    return Result.succeed({ days, opens, closes })
   })
 }
 
@@ -330,18 +331,18 @@ const parseSessions = (raw: string): Parsed<ReadonlyArray<Session>> => {
   if (items.some((item) => item === "")) {
     return invalid("sessions", `empty session in "${raw}"; expected ${SESSION_SHAPE}`)
   }
-  return Either.all(items.map(parseSession))
+  return Result.all(items.map(parseSession))
 }
 
 const parseHolidays = (raw: string): Parsed<ReadonlyArray<HolidayCalendar>> => {
-  if (raw.toLowerCase() === "none") return Either.right([])
+  if (raw.toLowerCase() === "none") return Result.succeed([])
   const codes = [...new Set(raw.split(",").map((code) => code.trim().toUpperCase()))]
   if (codes.some((code) => code === "")) {
     return invalid("holidays", `empty entry in "${raw}"; expected codes such as CO,US, or none`)
   }
-  return Either.all(
+  return Result.all(
     codes.map((code) =>
-      Either.mapLeft(holidayCalendar(code), (message) => ({ setting: MARKET_SETTINGS.holidays, message }))
+      Result.mapError(holidayCalendar(code), (message) => ({ setting: MARKET_SETTINGS.holidays, message }))
     )
   )
 }
@@ -358,11 +359,11 @@ const parseDates = (setting: "closedDates" | "openDates", raw: string | undefine
     if (!valid) return invalid(setting, `not a date: "${item}" (expected a comma-separated list of YYYY-MM-DD dates)`)
     dates.add(item)
   }
-  return Either.right(dates)
+  return Result.succeed(dates)
 }
 
 const parseSettings = (raw: MarketHoursSettings): Parsed<MarketHours> =>
-  Either.gen(function*() {
+  Result.gen(function*() {
     const timeZone = yield* parseTimeZone(orDefault(raw.timeZone, MARKET_DEFAULTS.timeZone))
     const sessions = yield* parseSessions(orDefault(raw.sessions, MARKET_DEFAULTS.sessions))
     const holidays = yield* parseHolidays(orDefault(raw.holidays, MARKET_DEFAULTS.holidays))
@@ -392,15 +393,18 @@ const parseSettings = (raw: MarketHoursSettings): Parsed<MarketHours> =>
  * The market hours from the MARKET_* settings (unset or blank: the defaults), or a message that starts with
  * the name of the setting at fault, e.g. `MARKET_SESSION: unknown day "Fry" in "Mon-Fry 08:00-13:00" (…)`.
  */
-export const parseMarketHours = (raw: MarketHoursSettings): Either.Either<MarketHours, string> =>
-  Either.mapLeft(parseSettings(raw), ({ message, setting }) => `${setting}: ${message}`)
+export const parseMarketHours = (raw: MarketHoursSettings): Result.Result<MarketHours, string> =>
+  Result.mapError(parseSettings(raw), ({ message, setting }) => `${setting}: ${message}`)
 
-/** The same, for `Config.mapOrFail`: the ConfigError's path is the setting at fault. */
-export const parseMarketHoursConfig = (raw: MarketHoursSettings): Either.Either<MarketHours, ConfigError.ConfigError> =>
-  Either.mapLeft(parseSettings(raw), ({ message, setting }) => ConfigError.InvalidData([setting], message))
+/** The same, for `Config.mapEffect`: the ConfigError's path is the setting at fault. */
+export const parseMarketHoursConfig = (raw: MarketHoursSettings): Effect.Effect<MarketHours, Config.ConfigError> =>
+  Result.match(parseSettings(raw), {
+    onFailure: ({ message, setting }) => Effect.fail(configError([setting], message)),
+    onSuccess: Effect.succeed
+  })
 
 /** The defaults: Mon–Fri 08:00–13:00 America/Bogota, closed on CO and US holidays. */
-export const defaultMarketHours: MarketHours = Either.getOrThrowWith(
+export const defaultMarketHours: MarketHours = Result.getOrThrowWith(
   parseMarketHours({}),
   (message) => new Error(message)
 )

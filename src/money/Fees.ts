@@ -123,7 +123,7 @@ export const computePayout = (input: PayoutInput): PayoutAmounts => {
   )
   const providerFee = roundUp(BigDecimal.multiply(deposit, PROVIDER_DEVELOPER_FEE_RATE), decimals)
   // (X − fee) × (1 − S/M) = (X − fee) × (M − S) / M, rounded once.
-  const providerFx = BigDecimal.greaterThanOrEqualTo(S, M)
+  const providerFx = BigDecimal.isGreaterThanOrEqualTo(S, M)
     ? BigDecimal.make(0n, decimals)
     : divideRounded(
       BigDecimal.multiply(BigDecimal.subtract(deposit, providerFee), BigDecimal.subtract(M, S)),
@@ -136,9 +136,9 @@ export const computePayout = (input: PayoutInput): PayoutAmounts => {
   const effectiveUsdCop = divideRounded(D, totalPaid, EFFECTIVE_RATE_DECIMALS, "down")
   const commissionUsd = BigDecimal.sumAll([providerFee, providerFx, serviceFee])
 
-  const belowMinimum: BelowMinimum | undefined = BigDecimal.lessThan(D, MINIMUM_PAYOUT_COP)
+  const belowMinimum: BelowMinimum | undefined = BigDecimal.isLessThan(D, MINIMUM_PAYOUT_COP)
     ? "destination"
-    : BigDecimal.lessThan(deposit, MINIMUM_PROVIDER_DEPOSIT_USD)
+    : BigDecimal.isLessThan(deposit, MINIMUM_PROVIDER_DEPOSIT_USD)
     ? "provider"
     : undefined
 

@@ -1,6 +1,6 @@
-import { SqlClient } from "@effect/sql"
 import type { EndpointId, EventType, IntegrationId } from "@cop-integrations/contracts"
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
 import { newEventId } from "./EventIds.ts"
 
 export interface NewEvent {
@@ -10,6 +10,8 @@ export interface NewEvent {
   readonly resourceId: string
   /** The resource as the API returns it at this moment. */
   readonly object: unknown
+  /** `JSON.stringify(object)`, when the caller has it already (the body then embeds it instead of serialising again). */
+  readonly objectJson?: string
   readonly at: Date
 }
 
@@ -18,18 +20,18 @@ export interface NewEvent {
  * one pending delivery per enabled endpoint subscribed to its type, in one statement (so the pair is atomic on its
  * own too). The body is stored as sent, so every delivery and redelivery is the same bytes.
  */
-export class Outbox extends Effect.Service<Outbox>()("Outbox", {
-  effect: Effect.gen(function*() {
+export class Outbox extends Context.Service<Outbox>()("Outbox", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
     const stored = (event: NewEvent) => {
       const id = newEventId(event.at.getTime())
-      const body = JSON.stringify({
-        id,
-        type: event.type,
-        createdAt: event.at.toISOString(),
-        data: { object: event.object }
-      })
+      // JSON.stringify composes: the object's own JSON spliced in is the same bytes as serialising it in place.
+      const body = event.objectJson === undefined
+        ? JSON.stringify({ id, type: event.type, createdAt: event.at.toISOString(), data: { object: event.object } })
+        : `{"id":${JSON.stringify(id)},"type":${JSON.stringify(event.type)},"createdAt":${
+          JSON.stringify(event.at.toISOString())
+        },"data":{"object":${event.objectJson}}}`
       return { id, body }
     }
 
@@ -66,4 +68,6 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
 
     return { record, recordFor } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(this, this.make)
+}

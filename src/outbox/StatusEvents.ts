@@ -1,5 +1,5 @@
-import type { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import type { SqlClient } from "effect/sql"
 import { atomically } from "../db/Atomically.ts"
 
 /** Added to an UPDATE's RETURNING: the status the row had before the statement (read from its snapshot). */

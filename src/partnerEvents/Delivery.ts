@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
-import { Cause, Effect, Either, Option, type Redacted, Ref } from "effect"
+import { SqlClient } from "effect/sql"
+import { Cause, Effect, Option, type Redacted, Ref, Result } from "effect"
 import { now } from "../base/Clock.ts"
 import { AppConfig } from "../config/Config.ts"
 import { type Claimed, DeliveryRepo } from "./DeliveryRepo.ts"
@@ -72,9 +72,10 @@ export const makeDelivery = Effect.gen(function*() {
   const send = (delivery: Claimed) =>
     Effect.gen(function*() {
       const startedAt = yield* now
-      const outcome: SendOutcome = yield* Either.match(targets.checkStatic(delivery.url), {
-        onLeft: (reason) => Effect.succeed<SendOutcome>({ ok: false, status: null, error: `refused: url ${reason}` }),
-        onRight: (url) =>
+      const outcome: SendOutcome = yield* Result.match(targets.checkStatic(delivery.url), {
+        onFailure: (reason) =>
+          Effect.succeed<SendOutcome>({ ok: false, status: null, error: `refused: url ${reason}` }),
+        onSuccess: (url) =>
           postWebhook({
             url,
             body: delivery.body,
@@ -89,7 +90,7 @@ export const makeDelivery = Effect.gen(function*() {
           })
       })
       const at = yield* now
-      yield* Effect.zipRight(
+      yield* Effect.andThen(
         deliveries.recordAttempt(delivery, startedAt, at.getTime() - startedAt.getTime(), outcome),
         outcome.ok ? deliveries.succeeded(delivery, at) : failed(delivery, at, outcome.error)
       ).pipe(sql.withTransaction)
@@ -118,13 +119,13 @@ export const makeDelivery = Effect.gen(function*() {
     for (const delivery of due) {
       yield* send(delivery).pipe(
         // Unrecorded (the database failed): the lease runs out and the delivery is claimed again.
-        Effect.catchAllCause((cause) =>
+        Effect.catchCause((cause) =>
           Effect.logWarning(`webhook delivery not recorded: ${String(Cause.squash(cause))}`.slice(0, 300)).pipe(
             Effect.annotateLogs({ eventId: delivery.event_id, endpointId: delivery.endpoint_id })
           )
         ),
         // A finished delivery frees a slot and may unblock the next event of its resource: look again now.
-        Effect.ensuring(Effect.zipRight(Ref.update(inFlight, (n) => n - 1), signal.wake)),
+        Effect.ensuring(Effect.andThen(Ref.update(inFlight, (n) => n - 1), signal.wake)),
         Effect.forkIn(scope)
       )
     }

@@ -1,6 +1,6 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { EndpointId, EventId } from "@cop-integrations/contracts"
-import { Effect, Option, Schema } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import type { SendOutcome } from "./Sender.ts"
 
 /** Claims take turns on this lock, so each counts the leases the one before it took (on any replica). */
@@ -12,17 +12,17 @@ const Claimed = Schema.Struct({
   endpoint_id: EndpointId,
   event_id: EventId,
   body: Schema.String,
-  event_created_at: Schema.DateFromSelf,
+  event_created_at: Schema.Date,
   url: Schema.String,
-  secret: Schema.Redacted(Schema.String),
-  previous_secret: Schema.NullOr(Schema.Redacted(Schema.String)),
-  previous_secret_expires_at: Schema.NullOr(Schema.DateFromSelf)
+  secret: Schema.RedactedFromValue(Schema.String),
+  previous_secret: Schema.NullOr(Schema.RedactedFromValue(Schema.String)),
+  previous_secret_expires_at: Schema.NullOr(Schema.Date)
 })
 export type Claimed = typeof Claimed.Type
 
 const ClaimRequest = Schema.Struct({
-  at: Schema.DateFromSelf,
-  leasedUntil: Schema.DateFromSelf,
+  at: Schema.Date,
+  leasedUntil: Schema.Date,
   limit: Schema.Number,
   /** Leases at once to one endpoint, and to the endpoints of one integration, over every replica. */
   perEndpoint: Schema.Number,
@@ -32,22 +32,22 @@ const ClaimRequest = Schema.Struct({
 const Attempt = Schema.Struct({
   eventId: EventId,
   endpointId: EndpointId,
-  at: Schema.DateFromSelf,
+  at: Schema.Date,
   durationMs: Schema.Number,
   status: Schema.NullOr(Schema.Number),
   error: Schema.NullOr(Schema.String),
   succeeded: Schema.Boolean
 })
 
-const Finished = Schema.Struct({ seq: Schema.String, at: Schema.DateFromSelf })
-const EndpointAt = Schema.Struct({ endpointId: EndpointId, at: Schema.DateFromSelf })
+const Finished = Schema.Struct({ seq: Schema.String, at: Schema.Date })
+const EndpointAt = Schema.Struct({ endpointId: EndpointId, at: Schema.Date })
 
 /**
  * The outbound deliveries of partner events (`event_deliveries`, their attempts, and the delivery state of
  * `webhook_endpoints`). Updates of a delivery apply only while it is `pending`.
  */
-export class DeliveryRepo extends Effect.Service<DeliveryRepo>()("DeliveryRepo", {
-  effect: Effect.gen(function*() {
+export class DeliveryRepo extends Context.Service<DeliveryRepo>()("DeliveryRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
     /**
@@ -138,15 +138,15 @@ export class DeliveryRepo extends Effect.Service<DeliveryRepo>()("DeliveryRepo",
     })
 
     const retryAt = SqlSchema.void({
-      Request: Schema.Struct({ seq: Schema.String, nextAt: Schema.DateFromSelf }),
+      Request: Schema.Struct({ seq: Schema.String, nextAt: Schema.Date }),
       execute: ({ nextAt, seq }) =>
         sql`UPDATE event_deliveries SET next_attempt_at = ${nextAt}, leased_until = NULL
               WHERE seq = ${seq} AND state = 'pending'`
     })
 
-    const markFailing = SqlSchema.findOne({
+    const markFailing = SqlSchema.findOneOption({
       Request: EndpointAt,
-      Result: Schema.Struct({ failing_since: Schema.DateFromSelf }),
+      Result: Schema.Struct({ failing_since: Schema.Date }),
       execute: ({ at, endpointId }) =>
         sql`
         UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, ${at})
@@ -168,9 +168,9 @@ export class DeliveryRepo extends Effect.Service<DeliveryRepo>()("DeliveryRepo",
     })
 
     /** When the earliest pending delivery can be claimed (its next attempt, or the end of its lease). */
-    const nextDue = SqlSchema.single({
+    const nextDue = SqlSchema.findOne({
       Request: Schema.Void,
-      Result: Schema.Struct({ next: Schema.NullOr(Schema.DateFromSelf) }),
+      Result: Schema.Struct({ next: Schema.NullOr(Schema.Date) }),
       execute: () =>
         sql`SELECT min(GREATEST(next_attempt_at, COALESCE(leased_until, next_attempt_at))) AS next
           FROM event_deliveries WHERE state = 'pending'`
@@ -179,7 +179,7 @@ export class DeliveryRepo extends Effect.Service<DeliveryRepo>()("DeliveryRepo",
     return {
       /** Leases due deliveries within the caps, in a transaction of its own that takes turns with other claims. */
       claim: (request: typeof ClaimRequest.Type) =>
-        Effect.zipRight(lockClaims(undefined), claimWithinCaps(request)).pipe(sql.withTransaction),
+        Effect.andThen(lockClaims(undefined), claimWithinCaps(request)).pipe(sql.withTransaction),
       recordAttempt: (delivery: Claimed, at: Date, durationMs: number, outcome: SendOutcome) =>
         recordAttempt({
           eventId: delivery.event_id,
@@ -192,7 +192,7 @@ export class DeliveryRepo extends Effect.Service<DeliveryRepo>()("DeliveryRepo",
         }),
       /** The delivery is done, and its endpoint no longer failing. */
       succeeded: (delivery: Claimed, at: Date) =>
-        Effect.zipRight(markDelivered({ seq: delivery.seq, at }), clearFailing(delivery.endpoint_id)),
+        Effect.andThen(markDelivered({ seq: delivery.seq, at }), clearFailing(delivery.endpoint_id)),
       /** The delivery is given up. */
       markFailed: (seq: string, at: Date) => markFailed({ seq, at }),
       retryAt: (seq: string, nextAt: Date) => retryAt({ seq, nextAt }),
@@ -206,4 +206,6 @@ export class DeliveryRepo extends Effect.Service<DeliveryRepo>()("DeliveryRepo",
       nextDue: nextDue(undefined).pipe(Effect.map(({ next }) => next))
     } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(this, this.make)
+}

@@ -1,19 +1,19 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { EndpointId, EventSubscription, IntegrationId, WebhookEndpointStatus } from "@cop-integrations/contracts"
-import { Effect, type Option, Schema } from "effect"
+import { Context, Effect, Layer, type Option, Schema } from "effect"
 
 export const EndpointRow = Schema.Struct({
   id: EndpointId,
   integration_id: IntegrationId,
   url: Schema.String,
   events: Schema.Array(EventSubscription),
-  secret: Schema.Redacted(Schema.String),
-  previous_secret: Schema.NullOr(Schema.Redacted(Schema.String)),
-  previous_secret_expires_at: Schema.NullOr(Schema.DateFromSelf),
+  secret: Schema.RedactedFromValue(Schema.String),
+  previous_secret: Schema.NullOr(Schema.RedactedFromValue(Schema.String)),
+  previous_secret_expires_at: Schema.NullOr(Schema.Date),
   status: WebhookEndpointStatus,
   disabled_reason: Schema.NullOr(Schema.String),
-  created_at: Schema.DateFromSelf,
-  updated_at: Schema.DateFromSelf
+  created_at: Schema.Date,
+  updated_at: Schema.Date
 })
 export type EndpointRow = typeof EndpointRow.Type
 
@@ -23,13 +23,13 @@ const COLUMNS =
 const Owned = Schema.Struct({ integrationId: IntegrationId, endpointId: EndpointId })
 
 /** Webhook endpoints of an integration; a deleted one is kept (its deliveries reference it) but never found. */
-export class EndpointRepo extends Effect.Service<EndpointRepo>()("EndpointRepo", {
-  effect: Effect.gen(function*() {
+export class EndpointRepo extends Context.Service<EndpointRepo>()("EndpointRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(COLUMNS)
 
     /** Inserts unless the integration already has `max` endpoints (none: it has). */
-    const insertBelow = SqlSchema.findOne({
+    const insertBelow = SqlSchema.findOneOption({
       Request: Schema.Struct({ row: EndpointRow, max: Schema.Number }),
       Result: EndpointRow,
       execute: ({ max, row }) =>
@@ -49,7 +49,7 @@ export class EndpointRepo extends Effect.Service<EndpointRepo>()("EndpointRepo",
      * leaves the foreign-key checks of other tables' inserts free.
      */
     const insertWithinCap = (row: EndpointRow, max: number) =>
-      Effect.zipRight(
+      Effect.andThen(
         sql`SELECT 1 FROM integrations WHERE id = ${row.integration_id} FOR NO KEY UPDATE`,
         insertBelow({ row, max })
       ).pipe(sql.withTransaction)
@@ -62,7 +62,7 @@ export class EndpointRepo extends Effect.Service<EndpointRepo>()("EndpointRepo",
             ORDER BY created_at, id`
     })
 
-    const findOwned = SqlSchema.findOne({
+    const findOwned = SqlSchema.findOneOption({
       Request: Owned,
       Result: EndpointRow,
       execute: ({ endpointId, integrationId }) =>
@@ -70,12 +70,12 @@ export class EndpointRepo extends Effect.Service<EndpointRepo>()("EndpointRepo",
             WHERE id = ${endpointId} AND integration_id = ${integrationId} AND deleted_at IS NULL`
     })
 
-    const rotate = SqlSchema.findOne({
+    const rotate = SqlSchema.findOneOption({
       Request: Schema.Struct({
         ...Owned.fields,
-        secret: Schema.Redacted(Schema.String),
-        at: Schema.DateFromSelf,
-        overlapUntil: Schema.DateFromSelf
+        secret: Schema.RedactedFromValue(Schema.String),
+        at: Schema.Date,
+        overlapUntil: Schema.Date
       }),
       Result: EndpointRow,
       execute: ({ at, endpointId, integrationId, overlapUntil, secret }) =>
@@ -109,4 +109,6 @@ export class EndpointRepo extends Effect.Service<EndpointRepo>()("EndpointRepo",
         remove(integrationId, endpointId, at).pipe(Effect.orDie)
     } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(this, this.make)
+}

@@ -1,6 +1,6 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { EndpointId, EventId, EventType, IntegrationId } from "@cop-integrations/contracts"
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { PageRequest } from "../db/Pagination.ts"
 
 export const EventRow = Schema.Struct({
@@ -8,13 +8,13 @@ export const EventRow = Schema.Struct({
   type: EventType,
   resource_id: Schema.String,
   body: Schema.String,
-  created_at: Schema.DateFromSelf
+  created_at: Schema.Date
 })
 export type EventRow = typeof EventRow.Type
 
 export const AttemptRow = Schema.Struct({
   endpoint_id: EndpointId,
-  attempted_at: Schema.DateFromSelf,
+  attempted_at: Schema.Date,
   duration_ms: Schema.Number,
   response_status: Schema.NullOr(Schema.Number),
   error: Schema.NullOr(Schema.String),
@@ -27,8 +27,8 @@ const EventPage = Schema.Struct({ ...PageRequest.fields, type: Schema.NullOr(Sch
 const Owned = Schema.Struct({ integrationId: IntegrationId, eventId: EventId })
 
 /** An integration's events (the outbox rows) and their delivery attempts; another integration's are not found. */
-export class EventRepo extends Effect.Service<EventRepo>()("EventRepo", {
-  effect: Effect.gen(function*() {
+export class EventRepo extends Context.Service<EventRepo>()("EventRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
     const page = SqlSchema.findAll({
@@ -44,7 +44,7 @@ export class EventRepo extends Effect.Service<EventRepo>()("EventRepo", {
             LIMIT ${limit}`
     })
 
-    const findOwned = SqlSchema.findOne({
+    const findOwned = SqlSchema.findOneOption({
       Request: Owned,
       Result: EventRow,
       execute: ({ eventId, integrationId }) =>
@@ -64,7 +64,7 @@ export class EventRepo extends Effect.Service<EventRepo>()("EventRepo", {
      * endpoint it pinged. Earlier deliveries keep their attempts; the new ones queue behind the resource's others.
      */
     const redeliver = SqlSchema.findAll({
-      Request: Schema.Struct({ ...Owned.fields, at: Schema.DateFromSelf }),
+      Request: Schema.Struct({ ...Owned.fields, at: Schema.Date }),
       Result: Schema.Struct({ endpoint_id: EndpointId }),
       execute: ({ at, eventId, integrationId }) =>
         sql`INSERT INTO event_deliveries (event_id, endpoint_id, resource_id, state, next_attempt_at, created_at)
@@ -90,4 +90,6 @@ export class EventRepo extends Effect.Service<EventRepo>()("EventRepo", {
         )
     } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(this, this.make)
+}

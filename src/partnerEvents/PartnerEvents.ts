@@ -5,7 +5,7 @@ import {
   NotFound,
   type Redelivery
 } from "@cop-integrations/contracts"
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { now } from "../base/Clock.ts"
 import { PageBudget } from "../db/PageBudget.ts"
 import { keysetPage } from "../db/Pagination.ts"
@@ -24,8 +24,8 @@ export interface EventListRequest {
  * The events API. Events are answered with the bytes that were (or will be) delivered: the stored body, spliced
  * into the JSON answer as is, so what a partner lists is exactly what its endpoint received.
  */
-export class PartnerEvents extends Effect.Service<PartnerEvents>()("PartnerEvents", {
-  effect: Effect.gen(function*() {
+export class PartnerEvents extends Context.Service<PartnerEvents>()("PartnerEvents", {
+  make: Effect.gen(function*() {
     const events = yield* EventRepo
     const pageBudget = yield* PageBudget
 
@@ -59,4 +59,6 @@ export class PartnerEvents extends Effect.Service<PartnerEvents>()("PartnerEvent
 
     return { list, get, redeliver } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(this, this.make)
+}

@@ -34,7 +34,7 @@ const describe = (error: NodeJS.ErrnoException): string => {
  * request hangs, and then nothing ends the attempt (a receiver that never answered held a delivery slot for good).
  */
 export const postWebhook = (post: WebhookPost): Effect.Effect<SendOutcome> =>
-  Effect.async<SendOutcome>((resume) => {
+  Effect.callback<SendOutcome>((resume) => {
     const request = (post.url.protocol === "https:" ? httpsRequest : httpRequest)(post.url, {
       method: "POST",
       headers: {

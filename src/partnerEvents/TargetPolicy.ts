@@ -1,5 +1,5 @@
 import { BlockList, isIP } from "node:net"
-import { Either, Option } from "effect"
+import { Option, Result } from "effect"
 
 type Subnets = ReadonlyArray<readonly [network: string, prefix: number]>
 
@@ -88,7 +88,7 @@ const EMBEDDINGS: ReadonlyArray<
 
 const embeddedIpv4 = (bytes: Uint8Array): Option.Option<ReadonlyArray<string>> =>
   Option.map(
-    Option.fromNullable(EMBEDDINGS.find(({ prefix }) => prefix.every((byte, i) => bytes[i] === byte))),
+    Option.fromNullishOr(EMBEDDINGS.find(({ prefix }) => prefix.every((byte, i) => bytes[i] === byte))),
     (embedding) => embedding.ipv4(bytes)
   )
 
@@ -119,23 +119,23 @@ export interface UrlRules {
 
 /**
  * The checks that need no DNS: an absolute http(s) URL without credentials; in strict mode `https`, no IP literal
- * or local name that points inside the network. Left: the refusal, worded for a 400 on `url`.
+ * or local name that points inside the network. Failure: the refusal, worded for a 400 on `url`.
  */
-export const checkUrl = (text: string, rules: UrlRules): Either.Either<URL, string> => {
-  if (!URL.canParse(text)) return Either.left("must be an absolute URL, e.g. https://example.com/webhooks")
+export const checkUrl = (text: string, rules: UrlRules): Result.Result<URL, string> => {
+  if (!URL.canParse(text)) return Result.fail("must be an absolute URL, e.g. https://example.com/webhooks")
   const url = new URL(text)
-  if (url.protocol !== "https:" && url.protocol !== "http:") return Either.left("must use https")
-  if (url.username !== "" || url.password !== "") return Either.left("must not contain credentials")
-  if (url.hash !== "") return Either.left("must not contain a fragment")
-  if (!rules.strict) return Either.right(url)
-  if (url.protocol !== "https:") return Either.left("must use https in live mode")
+  if (url.protocol !== "https:" && url.protocol !== "http:") return Result.fail("must use https")
+  if (url.username !== "" || url.password !== "") return Result.fail("must not contain credentials")
+  if (url.hash !== "") return Result.fail("must not contain a fragment")
+  if (!rules.strict) return Result.succeed(url)
+  if (url.protocol !== "https:") return Result.fail("must use https in live mode")
   const host = url.hostname.replace(/^\[|\]$/g, "")
   if (isIP(host) !== 0) {
     const reason = forbiddenAddress(host)
     return Option.isSome(reason)
-      ? Either.left(`must not point to a ${reason.value} address (${host})`)
-      : Either.right(url)
+      ? Result.fail(`must not point to a ${reason.value} address (${host})`)
+      : Result.succeed(url)
   }
-  if (!host.includes(".") || LOCAL_NAMES.test(host)) return Either.left(`must name a public host (${host} is local)`)
-  return Either.right(url)
+  if (!host.includes(".") || LOCAL_NAMES.test(host)) return Result.fail(`must name a public host (${host} is local)`)
+  return Result.succeed(url)
 }

@@ -6,7 +6,7 @@ import {
   NotFound,
   type WebhookEndpointWithSecret
 } from "@cop-integrations/contracts"
-import { Effect, Option, Redacted } from "effect"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { now } from "../base/Clock.ts"
 import { newId } from "../base/ids.ts"
 import type { EndpointRow } from "./EndpointRepo.ts"
@@ -29,8 +29,8 @@ const withSecret = (row: EndpointRow): WebhookEndpointWithSecret => ({
 })
 
 /** Registering, rotating, pinging and deleting an integration's webhook endpoints. */
-export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("WebhookEndpoints", {
-  effect: Effect.gen(function*() {
+export class WebhookEndpoints extends Context.Service<WebhookEndpoints>()("WebhookEndpoints", {
+  make: Effect.gen(function*() {
     const endpoints = yield* EndpointRepo
     const targets = yield* WebhookTargets
     const outbox = yield* Outbox
@@ -123,4 +123,6 @@ export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("Webhoo
       remove
     } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(this, this.make)
+}

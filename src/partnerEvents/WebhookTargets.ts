@@ -1,7 +1,7 @@
 import { BadRequest } from "@cop-integrations/contracts"
 import type { LookupFunction } from "node:net"
 import { lookup as dnsLookup } from "node:dns/promises"
-import { Context, Effect, Either, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Result } from "effect"
 import { checkUrl, forbiddenAddress, type UrlRules } from "./TargetPolicy.ts"
 
 export interface ResolvedAddress {
@@ -13,14 +13,14 @@ export interface ResolvedAddress {
 export type Resolver = (hostname: string) => Promise<ReadonlyArray<ResolvedAddress>>
 
 /** Where webhooks may go: checked at registration, and again, after DNS resolution, for every connection. */
-export class WebhookTargets extends Context.Tag("WebhookTargets")<WebhookTargets, {
+export class WebhookTargets extends Context.Service<WebhookTargets, {
   /** The URL, or a 400 naming the rule it breaks. */
   readonly check: (url: string) => Effect.Effect<URL, BadRequest>
   /** Checks without DNS, at delivery time (an endpoint registered under other rules is refused too). */
-  readonly checkStatic: (url: string) => Either.Either<URL, string>
+  readonly checkStatic: (url: string) => Result.Result<URL, string>
   /** The `lookup` every delivery connects through: it refuses forbidden addresses (none: the system resolver). */
   readonly lookup: LookupFunction | undefined
-}>() {}
+}>()("WebhookTargets") {}
 
 const badUrl = (reason: string) => new BadRequest({ error: `url: ${reason}` })
 
@@ -56,7 +56,7 @@ export const guardedLookup = (resolve: Resolver): LookupFunction => (hostname, o
   )
 }
 
-const systemResolver: Resolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true })
+const systemResolver: Resolver = (hostname) => dnsLookup(hostname, { all: true, order: "verbatim" })
 
 const rules = (strict: boolean): UrlRules => ({ strict })
 
@@ -65,9 +65,9 @@ export const WebhookTargetsStrict = (resolve: Resolver = systemResolver) =>
   Layer.succeed(WebhookTargets, {
     checkStatic: (url) => checkUrl(url, rules(true)),
     check: (text) =>
-      Either.match(checkUrl(text, rules(true)), {
-        onLeft: (reason) => Effect.fail(badUrl(reason)),
-        onRight: (url) =>
+      Result.match(checkUrl(text, rules(true)), {
+        onFailure: (reason) => Effect.fail(badUrl(reason)),
+        onSuccess: (url) =>
           Effect.tryPromise(() => resolve(url.hostname.replace(/^\[|\]$/g, ""))).pipe(
             Effect.orElseSucceed((): ReadonlyArray<ResolvedAddress> => []),
             Effect.flatMap((addresses) =>
@@ -85,9 +85,9 @@ export const WebhookTargetsStrict = (resolve: Resolver = systemResolver) =>
 export const WebhookTargetsOpen = Layer.succeed(WebhookTargets, {
   checkStatic: (url) => checkUrl(url, rules(false)),
   check: (text) =>
-    Either.match(checkUrl(text, rules(false)), {
-      onLeft: (reason) => Effect.fail(badUrl(reason)),
-      onRight: Effect.succeed
+    Result.match(checkUrl(text, rules(false)), {
+      onFailure: (reason) => Effect.fail(badUrl(reason)),
+      onSuccess: Effect.succeed
     }),
   lookup: undefined
 })

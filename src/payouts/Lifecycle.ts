@@ -1,5 +1,5 @@
 import type { FeeLeg, PayoutStatus, TxHash } from "@cop-integrations/contracts"
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { now } from "../base/Clock.ts"
 import { PayoutRepo } from "./PayoutRepo.ts"
 import type { PayoutRow } from "./PayoutRow.ts"
@@ -64,7 +64,7 @@ const TRANSFER_STATES: ReadonlyMap<string, { readonly status: PayoutStatus; read
 
 /** Provider transfer state → payout status; states with no payout meaning map to none. */
 export const statusForTransferState = (state: string): Option.Option<PayoutStatus> =>
-  Option.map(Option.fromNullable(TRANSFER_STATES.get(state)), (meaning) => meaning.status)
+  Option.map(Option.fromNullishOr(TRANSFER_STATES.get(state)), (meaning) => meaning.status)
 
 /**
  * The statuses a provider transfer state moves a payout through (empty: it does not move it). An expired payout
@@ -139,8 +139,8 @@ export const confirmByPartner = (row: PayoutRow, input: {
  * The one place a payout's status changes after confirmation: provider webhooks and the mock
  * lifecycle both come through here. Call inside a transaction (the row is locked).
  */
-export class Lifecycle extends Effect.Service<Lifecycle>()("Lifecycle", {
-  effect: Effect.gen(function*() {
+export class Lifecycle extends Context.Service<Lifecycle>()("Lifecycle", {
+  make: Effect.gen(function*() {
     const payouts = yield* PayoutRepo
 
     /** The reported COP amount, normalised to 2 decimals; none when absent or unreadable (logged, without its text). */
@@ -192,4 +192,6 @@ export class Lifecycle extends Effect.Service<Lifecycle>()("Lifecycle", {
 
     return { applyTransferState } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(this, this.make)
+}

@@ -1,5 +1,5 @@
 import { PgClient } from "@effect/sql-pg"
-import { SqlError } from "@effect/sql/SqlError"
+import { SqlError } from "effect/sql"
 import {
   BadRequest,
   Conflict,
@@ -12,7 +12,7 @@ import {
   type TxHash,
   TxHashReused
 } from "@cop-integrations/contracts"
-import { BigDecimal, Context, Data, Duration, Effect, Option, Schedule } from "effect"
+import { BigDecimal, Context, Data, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { Chain } from "../chain/Chain.ts"
 import { confirmByTxHash, keepClaims } from "../chain/ConfirmByTxHash.ts"
 import { isTokenSymbol } from "../chain/Tokens.ts"
@@ -31,9 +31,9 @@ import { RequoteGuard } from "../quotes/RequoteGuard.ts"
  * How long a confirm waits for a confirmation of the same payout with the same txHash that is still being
  * verified (then it answers with that result); past it, 409. Like a duplicate Idempotency-Key (DESIGN §3).
  */
-export class ConfirmWait extends Context.Reference<ConfirmWait>()("ConfirmWait", {
+export const ConfirmWait = Context.Reference<Duration.Duration>("ConfirmWait", {
   defaultValue: () => Duration.seconds(10)
-}) {}
+})
 
 /** What the first, short transaction decided. */
 type Intent = Data.TaggedEnum<{
@@ -54,8 +54,8 @@ class StillVerifying extends Data.TaggedError("StillVerifying") {}
  * transaction (timeout, bounded retry while unreachable); the claims are kept and the confirmation recorded, or
  * the claims are released.
  */
-export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfirm", {
-  effect: Effect.gen(function*() {
+export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfirm", {
+  make: Effect.gen(function*() {
     const sql = yield* PgClient.PgClient
     const config = yield* AppConfig
     const chain = yield* Chain
@@ -123,9 +123,8 @@ export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfir
             () => new StillVerifying()
           ),
           Effect.retry({
-            schedule: Schedule.exponential("10 millis").pipe(
-              Schedule.union(Schedule.spaced("200 millis")),
-              Schedule.upTo(wait)
+            schedule: Schedule.min([Schedule.exponential("10 millis"), Schedule.spaced("200 millis")]).pipe(
+              Schedule.upTo({ duration: wait })
             ),
             while: (error) => error._tag === "StillVerifying"
           }),
@@ -149,7 +148,7 @@ export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfir
         txHash,
         from: row.user_address,
         to: row.deposit_address,
-        minAmountBaseUnits: toBaseUnits(BigDecimal.unsafeFromString(row.deposit_amount), usdc.decimals)
+        minAmountBaseUnits: toBaseUnits(BigDecimal.fromStringUnsafe(row.deposit_amount), usdc.decimals)
       }).pipe(Effect.mapError((error) => notVerifiedError("txHash", error)))
       const fee = feeTxHash === undefined
         ? Effect.succeed("pending" as const)
@@ -158,7 +157,7 @@ export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfir
           txHash: feeTxHash,
           from: row.user_address,
           to: config.feeWalletAddress,
-          minAmountBaseUnits: toBaseUnits(BigDecimal.unsafeFromString(row.service_fee), feeToken.decimals)
+          minAmountBaseUnits: toBaseUnits(BigDecimal.fromStringUnsafe(row.service_fee), feeToken.decimals)
         }).pipe(Effect.match({ onFailure: () => "pending" as const, onSuccess: () => "verified" as const }))
       return Effect.all([deposit, fee], { concurrency: 2 })
     }
@@ -226,8 +225,10 @@ export class PayoutConfirm extends Effect.Service<PayoutConfirm>()("PayoutConfir
             }),
           release: (row, hashes) => release(row.id, hashes)
         })
-      }).pipe(Effect.catchIf((e): e is SqlError => e instanceof SqlError, Effect.die))
+      }).pipe(Effect.catchIf(SqlError.isSqlError, Effect.die))
 
     return { confirm } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(this, this.make)
+}

@@ -1,6 +1,6 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { type EventType, IntegrationId, PayoutId } from "@cop-integrations/contracts"
-import { Effect, Option, Schema } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
+import { type EventType, IntegrationId, type Payout, PayoutId } from "@cop-integrations/contracts"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { atomically } from "../db/Atomically.ts"
 import { ownedTable } from "../db/OwnedTable.ts"
 import { Outbox } from "../outbox/Outbox.ts"
@@ -10,18 +10,28 @@ import { presentPayout } from "./Present.ts"
 
 const Owned = Schema.Struct({ integrationId: IntegrationId, payoutId: PayoutId })
 
+/** A payout row through its schema's type side: what decoding the row once stored gives back. */
+const asStored = Schema.encodeEffect(Schema.toType(PayoutRow))
+
+/** A payout just written: its row, its presentation, and the presentation's JSON. */
+export interface InsertedPayout {
+  readonly row: PayoutRow
+  readonly payout: Payout
+  readonly json: string
+}
+
 const eventTypeOf = (row: PayoutRow): EventType =>
   row.status === "awaiting_deposit" ? "payout.created" : `payout.${row.status}`
 
-const UpdatedRow = Schema.extend(PayoutRow, PreviousStatus)
-const DepositSeen = Schema.Struct({ provider_deposit_seen_at: Schema.NullOr(Schema.DateFromSelf) })
+const UpdatedRow = Schema.Struct({ ...PayoutRow.fields, ...PreviousStatus.fields })
+const DepositSeen = Schema.Struct({ provider_deposit_seen_at: Schema.NullOr(Schema.Date) })
 const PickedPayout = Schema.Struct({ id: PayoutId, provider_transfer_id: Schema.String })
 /** A payout the reconciler asks the provider about. */
 export type PickedPayout = typeof PickedPayout.Type
 const StaleRequest = Schema.Struct({
-  at: Schema.DateFromSelf,
-  cutoff: Schema.DateFromSelf,
-  expiredSince: Schema.DateFromSelf,
+  at: Schema.Date,
+  cutoff: Schema.Date,
+  expiredSince: Schema.Date,
   limit: Schema.Number
 })
 
@@ -30,8 +40,8 @@ const StaleRequest = Schema.Struct({
  * payout or changes its status records the matching event in the same transaction (the outbox): no status without
  * its event, no event without its status.
  */
-export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
-  effect: Effect.gen(function*() {
+export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const outbox = yield* Outbox
 
@@ -46,35 +56,58 @@ export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
 
     const owned = ownedTable(sql, { table: "payouts", Row: PayoutRow, Id: PayoutId, expiresWhile: "awaiting_deposit" })
 
-    const lockForConfirm = SqlSchema.findOne({
+    const lockForConfirm = SqlSchema.findOneOption({
       Request: Owned,
-      Result: Schema.extend(PayoutRow, DepositSeen),
+      Result: Schema.Struct({ ...PayoutRow.fields, ...DepositSeen.fields }),
       execute: ({ integrationId, payoutId }) =>
         sql`SELECT * FROM payouts WHERE id = ${payoutId} AND integration_id = ${integrationId} FOR UPDATE`
     })
 
-    const lockByTransfer = SqlSchema.findOne({
+    const lockByTransfer = SqlSchema.findOneOption({
       Request: Schema.String,
       Result: PayoutRow,
       execute: (transferId) => sql`SELECT * FROM payouts WHERE provider_transfer_id = ${transferId} FOR UPDATE`
     })
 
-    const insert = SqlSchema.single({
-      Request: PayoutRow,
-      Result: PayoutRow,
-      execute: (row) =>
-        sql`INSERT INTO payouts ${
+    /**
+     * A new payout, written, with its `payout.created` event; answers the row as a read of it would decode it, its
+     * presentation and that presentation's JSON (serialised once: the response, the idempotency replay and the event
+     * body carry these very bytes). The row is not read back (`RETURNING *`): every column is ours, no default or
+     * trigger sets one, and the row is run through its schema's type side first (its checks; nested objects in the
+     * schema's key order, unknown keys dropped; the optional columns as the NULL a read gives), which is exactly what
+     * decoding the stored row would give.
+     */
+    const insert = (built: PayoutRow) =>
+      Effect.gen(function*() {
+        const checked = yield* asStored(built)
+        const row: PayoutRow = {
+          ...checked,
+          total_received_cop: checked.total_received_cop ?? null,
+          source_amount: checked.source_amount ?? null
+        }
+        yield* sql`INSERT INTO payouts ${
           sql.insert({
             ...row,
             fee_legs: JSON.stringify(row.fee_legs),
             transaction: JSON.stringify(row.transaction),
             fee_transaction: JSON.stringify(row.fee_transaction)
           })
-        } RETURNING *`
-    })
+        }`
+        const payout = presentPayout(row)
+        const json = JSON.stringify(payout)
+        yield* outbox.record({
+          integrationId: row.integration_id,
+          type: eventTypeOf(row),
+          resourceId: row.id,
+          object: payout,
+          objectJson: json,
+          at: row.updated_at
+        })
+        return { row, payout, json } satisfies InsertedPayout
+      }).pipe(atomically(sql), Effect.orDie)
 
     // `previous` reads the row as it was before this statement's change (its snapshot), so the status change is known.
-    const update = SqlSchema.single({
+    const update = SqlSchema.findOne({
       Request: PayoutRow,
       Result: UpdatedRow,
       execute: (row) =>
@@ -129,7 +162,7 @@ export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
         ),
       lockByTransfer: (transferId: string) => lockByTransfer(transferId).pipe(Effect.orDie),
       page: owned.page,
-      insert: (row: PayoutRow) => insert(row).pipe(Effect.tap(recordEvent), atomically(sql), Effect.orDie),
+      insert,
       update: updateRecorded,
       markDepositSeen: (id: string, at: Date) => markDepositSeen(id, at).pipe(Effect.orDie, Effect.asVoid),
       expireOverdue: owned.expireOverdue(recordEvent),
@@ -140,4 +173,6 @@ export class PayoutRepo extends Effect.Service<PayoutRepo>()("PayoutRepo", {
       pickStale
     } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(this, this.make)
+}

@@ -38,10 +38,10 @@ export const PayoutRow = Schema.Struct({
   provider_transfer_id: Schema.String,
   tx_hash: Schema.NullOr(TxHash),
   fee_tx_hash: Schema.NullOr(TxHash),
-  created_at: Schema.DateFromSelf,
-  updated_at: Schema.DateFromSelf,
-  expires_at: Schema.DateFromSelf,
-  completed_at: Schema.NullOr(Schema.DateFromSelf),
+  created_at: Schema.Date,
+  updated_at: Schema.Date,
+  expires_at: Schema.Date,
+  completed_at: Schema.NullOr(Schema.Date),
   /** COP the provider reports it delivered (receipt `final_amount`, 2 decimals); null until it does. */
   total_received_cop: Schema.optional(Schema.NullOr(Schema.String)),
   /** What the user pays in fromToken when it is not the USD total (a payout funded from COPm); null: total_paid. */

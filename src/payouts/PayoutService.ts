@@ -9,7 +9,7 @@ import {
   PayoutId,
   type PayoutList
 } from "@cop-integrations/contracts"
-import { BigDecimal, Effect, Option, Schema } from "effect"
+import { BigDecimal, Context, Effect, Layer, Option, Schema } from "effect"
 import { getAddress } from "viem"
 import { Chain } from "../chain/Chain.ts"
 import { addSeconds, now } from "../base/Clock.ts"
@@ -26,6 +26,7 @@ import { orProviderFailure } from "../provider/ProviderErrors.ts"
 import { marketClosed, QuoteService } from "../quotes/QuoteService.ts"
 import { RateCache } from "../quotes/RateCache.ts"
 import { routerFailure } from "../router/RouterErrors.ts"
+import { SwapRouter } from "../router/SwapRouter.ts"
 import { keysetPage, type ListRequest, rowsFetched } from "../db/Pagination.ts"
 import { fundPayout } from "./Funding.ts"
 import { PayoutRepo } from "./PayoutRepo.ts"
@@ -41,19 +42,21 @@ export const PAYOUTS_PATH = "/api/integrations/breb/payouts"
  * firm COPm quote's swap amount (COPm base units), so a retry that takes the key over charges what the first try did.
  */
 const PinnedTerms = Schema.Struct({
-  sellRate: Schema.BigDecimal,
-  midRate: Schema.BigDecimal,
-  swapSellAmount: Schema.optional(Schema.BigInt)
+  sellRate: Schema.BigDecimalFromString,
+  midRate: Schema.BigDecimalFromString,
+  swapSellAmount: Schema.optional(Schema.BigIntFromString)
 })
 
 export interface CreateOutcome {
   readonly status: number
   readonly body: unknown
+  /** `JSON.stringify(body)`: the first response's bytes (a replay's are the same), serialised once. */
+  readonly bodyJson: string
   readonly replayed: boolean
 }
 
-export class PayoutService extends Effect.Service<PayoutService>()("PayoutService", {
-  effect: Effect.gen(function*() {
+export class PayoutService extends Context.Service<PayoutService>()("PayoutService", {
+  make: Effect.gen(function*() {
     const config = yield* AppConfig
     const customers = yield* CustomerRepo
     const market = yield* Market
@@ -65,6 +68,8 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
     const idempotency = yield* IdempotencyStore
     const requoteGuard = yield* RequoteGuard
     const pageBudget = yield* PageBudget
+    // Taken at construction: pricing and funding from COPm use it, so the methods require no SwapRouter of their own.
+    const router = yield* SwapRouter
 
     /**
      * Everything a payout needs before it is written: checks, price, and the provider's external account and
@@ -133,7 +138,7 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
           rateBufferBps: config.rateBufferBps,
           swapTaker: getAddress(request.userAddress),
           quotedSwapSellAmount: terms.swapSellAmount
-        })
+        }).pipe(Effect.provideService(SwapRouter, router))
         const priced = price.usd
 
         if (Option.isNone(pinned)) {
@@ -147,7 +152,7 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
         }
 
         const providerCustomerId = Option.getOrNull(
-          Option.flatMap(customer, (row) => Option.fromNullable(row.provider_customer_id))
+          Option.flatMap(customer, (row) => Option.fromNullishOr(row.provider_customer_id))
         )
         const destination = yield* orProviderFailure(provider.createExternalAccount({
           idempotencyKey: providerIdempotencyKey(
@@ -192,7 +197,7 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
           user: getAddress(request.userAddress),
           depositAddress: transfer.depositAddress,
           feeWallet: config.feeWalletAddress
-        }).pipe(Effect.mapError((error) => routerFailure(error)))
+        }).pipe(Effect.provideService(SwapRouter, router), Effect.mapError((error) => routerFailure(error)))
         const row: PayoutRow = {
           id: payoutId,
           integration_id: integrationId,
@@ -232,10 +237,11 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
 
     /** The write after the provider calls: one INSERT (inside the idempotency store's finishing transaction). */
     const persist = (row: PayoutRow) =>
-      Effect.map(payouts.insert(row), (stored) => ({
+      Effect.map(payouts.insert(row), (inserted) => ({
         status: 201,
-        body: presentPayout(stored),
-        resourceId: stored.id
+        body: inserted.payout,
+        bodyJson: inserted.json,
+        resourceId: inserted.row.id
       }))
 
     /**
@@ -260,7 +266,12 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
             outsideCall: (call) => call
           })
           const created = yield* persist(row)
-          return { status: created.status, body: created.body, replayed: false } satisfies CreateOutcome
+          return {
+            status: created.status,
+            body: created.body,
+            bodyJson: created.bodyJson,
+            replayed: false
+          } satisfies CreateOutcome
         }
         const result = yield* idempotency.run(
           {
@@ -281,7 +292,12 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
             }),
           persist
         )
-        return { status: result.status, body: result.body, replayed: result.replayed } satisfies CreateOutcome
+        return {
+          status: result.status,
+          body: result.body,
+          bodyJson: result.bodyJson,
+          replayed: result.replayed
+        } satisfies CreateOutcome
       })
 
     const get = (integrationId: IntegrationId, payoutId: PayoutId) =>
@@ -296,6 +312,8 @@ export class PayoutService extends Effect.Service<PayoutService>()("PayoutServic
 
     return { create, get, list } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(this, this.make)
+}
 
 export type { Payout }

@@ -1,4 +1,4 @@
-import { BigDecimal, Option, ParseResult, Schema } from "effect"
+import { BigDecimal, Effect, Option, Schema, SchemaGetter, SchemaIssue } from "effect"
 import { DESTINATION_COP_DECIMALS, formatFixed } from "../money/index.ts"
 
 const PLAIN_DECIMAL = /^(0|[1-9][0-9]*)(?:\.([0-9]+))?$/
@@ -19,12 +19,17 @@ export const normalizeCop = (text: string): Option.Option<string> => {
 }
 
 /** `normalizeCop` as a Schema (decode only): a string that is not such an amount fails to decode. */
-export const ReportedCop = Schema.transformOrFail(Schema.String, Schema.String, {
-  strict: true,
-  decode: (text, _, ast) =>
-    Option.match(normalizeCop(text), {
-      onNone: () => ParseResult.fail(new ParseResult.Type(ast, text, "a plain COP amount with at most 2 decimals")),
-      onSome: ParseResult.succeed
-    }),
-  encode: ParseResult.succeed
-})
+export const ReportedCop = Schema.String.pipe(
+  Schema.decodeTo(Schema.String, {
+    decode: SchemaGetter.transformEffect((text: string, options) =>
+      Option.match(normalizeCop(text), {
+        onNone: () =>
+          Effect.fail(
+            new SchemaIssue.InvalidValue({ message: "a plain COP amount with at most 2 decimals" }, text, options)
+          ),
+        onSome: Effect.succeed
+      })
+    ),
+    encode: SchemaGetter.passthrough()
+  })
+)

@@ -136,11 +136,11 @@ export const priceFromCopm = (input: {
     const totalPaidUsd = BigDecimal.sumAll([
       input.amounts.deposit,
       input.amounts.serviceFee,
-      BigDecimal.unsafeFromString(swapUsd)
+      BigDecimal.fromStringUnsafe(swapUsd)
     ])
     const effective = divideRounded(input.destinationCop, totalPaidUsd, EFFECTIVE_RATE_DECIMALS, "down")
     const commission = BigDecimal.sumAll([
-      BigDecimal.unsafeFromString(swapUsd),
+      BigDecimal.fromStringUnsafe(swapUsd),
       input.amounts.providerFee,
       input.amounts.providerFx,
       input.amounts.serviceFee
@@ -215,7 +215,7 @@ export const fundFromCopm = (input: {
       feeTransaction: erc20Transfer(
         input.copm.address,
         input.feeWallet,
-        toBaseUnits(BigDecimal.unsafeFromString(input.price.serviceFee), input.copm.decimals)
+        toBaseUnits(BigDecimal.fromStringUnsafe(input.price.serviceFee), input.copm.decimals)
       )
     } satisfies { readonly transaction: PreparedTx; readonly feeTransaction: PreparedTx }
   })

@@ -12,7 +12,7 @@ export const parseDestinationCop = (raw: string, cap: BigDecimal.BigDecimal) =>
     onNone: () =>
       Effect.fail(new BadRequest({ error: "destinationCop: must be a plain decimal string with at most 2 decimals" })),
     onSome: (value) =>
-      BigDecimal.greaterThan(value, cap)
+      BigDecimal.isGreaterThan(value, cap)
         ? Effect.fail(
           new BadRequest({
             error: `destinationCop: must be at most ${BigDecimal.format(cap)} COP (Bre-B per-transfer cap)`

@@ -71,7 +71,7 @@ export interface TransferStatus {
  * idempotency key that the caller derives from something it has already stored, so a retry after a crash
  * reaches the same provider object.
  */
-export class PayoutProvider extends Context.Tag("PayoutProvider")<PayoutProvider, {
+export class PayoutProvider extends Context.Service<PayoutProvider, {
   readonly usdCopRates: Effect.Effect<UsdCopRates, ProviderFailure>
   readonly createKycLink: (input: {
     readonly idempotencyKey: string
@@ -94,4 +94,4 @@ export class PayoutProvider extends Context.Tag("PayoutProvider")<PayoutProvider
     readonly externalAccountId: string
   }) => Effect.Effect<ProviderTransfer, ProviderFailure>
   readonly getTransfer: (transferId: string) => Effect.Effect<TransferStatus, ProviderFailure>
-}>() {}
+}>()("PayoutProvider") {}

@@ -5,9 +5,15 @@
  * call, retries included, within the configured timeout), and
  * every answer decoded with Schema: an answer we cannot read is `ProviderBadResponse` (502), logged without secrets.
  */
-import { FetchHttpClient, HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import type { KycStatus } from "@cop-integrations/contracts"
-import { Duration, Effect, Layer, Option, ParseResult, Redacted, Schema } from "effect"
+import { Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
+import {
+  FetchHttpClient,
+  HttpClient,
+  type HttpClientError,
+  HttpClientRequest,
+  type HttpClientResponse
+} from "effect/http"
 import { boundedTries } from "../base/BoundedCall.ts"
 import { getAddress } from "viem"
 import {
@@ -28,20 +34,20 @@ export interface ProviderLiveOptions {
   /** Bridge's `payment_rail` for Bre-B payouts. */
   readonly destinationRail: string
   /** The limit of a whole call: its tries and the backoff between them. */
-  readonly timeout: Duration.DurationInput
+  readonly timeout: Duration.Input
   /** Retries after the first attempt, for failures that may pass, within `timeout`. */
   readonly retries: number
-  readonly retryBase?: Duration.DurationInput
+  readonly retryBase?: Duration.Input
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // Bridge's answers (only the fields we use; others are tolerated)
 
-const DecimalString = Schema.String.pipe(Schema.pattern(/^[0-9]+(\.[0-9]+)?$/))
+const DecimalString = Schema.String.check(Schema.isPattern(/^[0-9]+(\.[0-9]+)?$/))
 
 const ExchangeRates = Schema.Struct({
-  midmarket_rate: Schema.compose(DecimalString, Schema.BigDecimal),
-  sell_rate: Schema.compose(DecimalString, Schema.BigDecimal)
+  midmarket_rate: DecimalString.pipe(Schema.decodeTo(Schema.BigDecimalFromString)),
+  sell_rate: DecimalString.pipe(Schema.decodeTo(Schema.BigDecimalFromString))
 })
 
 const KycLinkAnswer = Schema.Struct({
@@ -58,7 +64,7 @@ const ExternalAccountAnswer = Schema.Struct({
   breb: Schema.optional(Schema.NullishOr(Schema.Struct({ document_last_4: Schema.NullishOr(Schema.String) })))
 })
 
-const Address = Schema.String.pipe(Schema.pattern(/^0x[0-9a-fA-F]{40}$/))
+const Address = Schema.String.check(Schema.isPattern(/^0x[0-9a-fA-F]{40}$/))
 
 const TransferAnswer = Schema.Struct({
   id: Schema.String,
@@ -97,6 +103,10 @@ type Answer = { readonly status: number; readonly body: unknown }
 
 const isRetryable = (status: number) => status >= 500 || status === 429 || status === 408
 
+/** Why a request got no answer, in the words of the log and the 503 ("unreachable", "Decode", …). */
+const failureReason = (error: HttpClientError.HttpClientError) =>
+  error.reason._tag === "TransportError" ? "unreachable" : error.reason._tag.replace(/Error$/, "")
+
 export const makeProviderLive = (options: ProviderLiveOptions) =>
   Effect.gen(function*() {
     const client = (yield* HttpClient.HttpClient).pipe(
@@ -109,25 +119,22 @@ export const makeProviderLive = (options: ProviderLiveOptions) =>
       )
     )
     const readBody = (response: HttpClientResponse.HttpClientResponse) =>
-      response.json.pipe(Effect.catchAll(() => Effect.succeed<unknown>(undefined)))
+      response.json.pipe(Effect.catch(() => Effect.succeed<unknown>(undefined)))
 
     /** One try, cut at `limit`; 5xx/429/408, no answer in time and transport errors are ProviderUnavailable. */
     const tryOnce = (what: string, request: HttpClientRequest.HttpClientRequest, limit: Duration.Duration) =>
       client.execute(request).pipe(
         Effect.flatMap((response) => Effect.map(readBody(response), (body) => ({ status: response.status, body }))),
-        Effect.scoped,
-        Effect.timeoutFail({
+        Effect.timeoutOrElse({
           duration: limit,
-          onTimeout: () => new ProviderUnavailable({ reason: `${what}: no answer within ${Duration.format(limit)}` })
+          orElse: () =>
+            Effect.fail(new ProviderUnavailable({ reason: `${what}: no answer within ${Duration.format(limit)}` }))
         }),
-        Effect.catchTag("RequestError", "ResponseError", (error) =>
-          Effect.fail(
-            new ProviderUnavailable({
-              reason: `${what}: ${error.reason === "Transport" ? "unreachable" : error.reason}`
-            })
-          )),
+        Effect.catchTag("HttpClientError", (error) =>
+          Effect.fail(new ProviderUnavailable({ reason: `${what}: ${failureReason(error)}` }))),
         Effect.filterOrFail(
-          (answer) => !isRetryable(answer.status),
+          (answer) =>
+            !isRetryable(answer.status),
           (answer) => new ProviderUnavailable({ reason: `${what}: HTTP ${answer.status}` })
         )
       )
@@ -145,7 +152,9 @@ export const makeProviderLive = (options: ProviderLiveOptions) =>
         retryable: (error) => error._tag === "ProviderUnavailable",
         outOfTime: () =>
           new ProviderUnavailable({
-            reason: `${what}: no answer within ${Duration.format(options.timeout)}, retries included`
+            reason: `${what}: no answer within ${
+              Duration.format(Duration.fromInputUnsafe(options.timeout))
+            }, retries included`
           })
       }).pipe(
         Effect.tapError((error) =>
@@ -154,16 +163,16 @@ export const makeProviderLive = (options: ProviderLiveOptions) =>
       )
 
     const badResponse = (what: string, detail: string, refused = false) =>
-      Effect.zipRight(
+      Effect.andThen(
         Effect.logError("payout provider answered unexpectedly").pipe(Effect.annotateLogs({ call: what, detail })),
         Effect.fail(new ProviderBadResponse({ reason: `${what}: ${detail}`, refused }))
       )
 
     /** A 2xx answer decoded with `schema`; anything else is a bad response. */
-    const decoded = <A, I>(what: string, schema: Schema.Schema<A, I>, answer: Answer) =>
+    const decoded = <A>(what: string, schema: Schema.ConstraintDecoder<A>, answer: Answer) =>
       answer.status >= 200 && answer.status < 300
-        ? Schema.decodeUnknown(schema)(answer.body).pipe(
-          Effect.catchTag("ParseError", (error) => badResponse(what, ParseResult.TreeFormatter.formatErrorSync(error)))
+        ? Schema.decodeUnknownEffect(schema)(answer.body).pipe(
+          Effect.catchTag("SchemaError", (error) => badResponse(what, error.message))
         )
         : badResponse(
           what,
@@ -187,7 +196,7 @@ export const makeProviderLive = (options: ProviderLiveOptions) =>
         what,
         HttpClientRequest.post(path).pipe(
           HttpClientRequest.setHeader("Idempotency-Key", idempotencyKey),
-          HttpClientRequest.bodyUnsafeJson(body)
+          HttpClientRequest.bodyJsonUnsafe(body)
         )
       )
 

@@ -6,7 +6,7 @@ import { PayoutProvider, ProviderUnavailable } from "./PayoutProvider.ts"
 
 /** Under `X-Mock-Scenario: provider_unavailable` the provider cannot be reached. */
 export const unlessUnavailable = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.zipRight(
+  Effect.andThen(
     Effect.flatMap(isScenario("provider_unavailable"), (down) =>
       down ? Effect.fail(new ProviderUnavailable({ reason: "mock scenario provider_unavailable" })) : Effect.void),
     effect

@@ -30,7 +30,7 @@ export const TransferLifecycleMock = Layer.effect(
 
     const progress = (payoutId: string, at: Date) => {
       const transferId = mockTransferId(payoutId)
-      return Effect.zipRight(
+      return Effect.andThen(
         jobs.enqueue({ _tag: "ProviderTransferState", transferId, state: "payment_submitted" }, addSeconds(at, step)),
         jobs.enqueue(
           { _tag: "ProviderTransferState", transferId, state: "payment_processed" },
@@ -39,7 +39,7 @@ export const TransferLifecycleMock = Layer.effect(
       )
     }
 
-    return Outbox.make({
+    return Outbox.of({
       recordFor: outbox.recordFor,
       record: (event) =>
         Effect.tap(

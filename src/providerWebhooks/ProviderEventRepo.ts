@@ -1,9 +1,9 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
+import { Context, Effect, Layer, Schema } from "effect"
 
 /** The provider's webhook events received, kept (for a retention period) to de-duplicate redeliveries. */
-export class ProviderEventRepo extends Effect.Service<ProviderEventRepo>()("ProviderEventRepo", {
-  effect: Effect.gen(function*() {
+export class ProviderEventRepo extends Context.Service<ProviderEventRepo>()("ProviderEventRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
     const insertNew = SqlSchema.findAll({
@@ -20,4 +20,6 @@ export class ProviderEventRepo extends Effect.Service<ProviderEventRepo>()("Prov
         insertNew({ eventId, category }).pipe(Effect.orDie, Effect.map((rows) => rows.length > 0))
     } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(this, this.make)
+}

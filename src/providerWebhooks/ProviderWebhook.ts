@@ -1,7 +1,7 @@
 import { PgClient } from "@effect/sql-pg"
-import { SqlError } from "@effect/sql/SqlError"
+import { SqlError } from "effect/sql"
 import { BadRequest, InvalidWebhookSignature, type KycStatus, ProviderWebhookEvent } from "@cop-integrations/contracts"
-import { Clock, Effect, Either, Option, Redacted, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Option, Redacted, Result, Schema } from "effect"
 import { AppConfig } from "../config/Config.ts"
 import { CustomerRepo } from "../kyc/CustomerRepo.ts"
 import { Lifecycle } from "../payouts/Lifecycle.ts"
@@ -21,7 +21,7 @@ const TransferObject = Schema.Struct({
  * Every other receipt field is the provider's business and may be missing.
  */
 const TransferReceipt = Schema.Struct({ final_amount: Schema.optional(Schema.NullOr(ReportedCop)) })
-const decodeReceipt = Schema.decodeUnknownEither(TransferReceipt)
+const decodeReceipt = Schema.decodeUnknownResult(TransferReceipt)
 
 /**
  * The COP amount a transfer's receipt reports, if any. An unreadable receipt or amount is logged (never its
@@ -29,15 +29,15 @@ const decodeReceipt = Schema.decodeUnknownEither(TransferReceipt)
  */
 const reportedFinalAmount = (transferId: string, receipt: unknown) => {
   if (receipt === undefined || receipt === null) return Effect.succeed(null)
-  return Either.match(decodeReceipt(receipt), {
-    onLeft: () =>
+  return Result.match(decodeReceipt(receipt), {
+    onFailure: () =>
       Effect.as(
         Effect.logWarning("provider transfer event: receipt.final_amount is not a COP amount; ignored").pipe(
           Effect.annotateLogs({ transferId })
         ),
         null
       ),
-    onRight: (read) => Effect.succeed(read.final_amount ?? null)
+    onSuccess: (read) => Effect.succeed(read.final_amount ?? null)
   })
 }
 
@@ -45,20 +45,20 @@ const reportedFinalAmount = (transferId: string, receipt: unknown) => {
  * A KYC update, from a `customer` event (the customer: `id`, `kyc_status`) or a `kyc_link` event (the link:
  * `customer_id`, `kyc_status`). Other fields are the provider's business; unknown statuses are tolerated.
  */
-const KycObject = Schema.Union(
+const KycObject = Schema.Union([
   Schema.Struct({ customer_id: Schema.String, kyc_status: Schema.String }),
   Schema.Struct({ id: Schema.String, kyc_status: Schema.String })
-)
+])
 
 /** The provider's KYC states in ours: approved and rejected are decisions, everything else is still pending. */
 const kycStatusOf = (providerStatus: string): KycStatus =>
   providerStatus === "approved" ? "approved" : providerStatus === "rejected" ? "rejected" : "pending"
 
-const decodeEvent = Schema.decodeUnknownEither(Schema.parseJson(ProviderWebhookEvent))
+const decodeEvent = Schema.decodeUnknownResult(Schema.fromJsonString(ProviderWebhookEvent))
 
 /** Provider callbacks: signature first, then de-duplication on `event_id`, then the state change. */
-export class ProviderWebhook extends Effect.Service<ProviderWebhook>()("ProviderWebhook", {
-  effect: Effect.gen(function*() {
+export class ProviderWebhook extends Context.Service<ProviderWebhook>()("ProviderWebhook", {
+  make: Effect.gen(function*() {
     const sql = yield* PgClient.PgClient
     const config = yield* AppConfig
     const lifecycle = yield* Lifecycle
@@ -87,10 +87,10 @@ export class ProviderWebhook extends Effect.Service<ProviderWebhook>()("Provider
           )
         }
         const event = decodeEvent(input.rawBody)
-        if (Either.isLeft(event)) {
+        if (Result.isFailure(event)) {
           return yield* Effect.fail(new BadRequest({ error: "webhook body is not a provider event envelope" }))
         }
-        const { event_category, event_id, event_object } = event.right
+        const { event_category, event_id, event_object } = event.success
         if (!(yield* providerEvents.recordFirst(event_id, event_category))) {
           return { received: true, duplicate: true } as const
         }
@@ -114,8 +114,10 @@ export class ProviderWebhook extends Effect.Service<ProviderWebhook>()("Provider
           }
         }
         return { received: true, duplicate: false } as const
-      }).pipe(sql.withTransaction, Effect.catchIf((e): e is SqlError => e instanceof SqlError, Effect.die))
+      }).pipe(sql.withTransaction, Effect.catchIf(SqlError.isSqlError, Effect.die))
 
     return { receive } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(this, this.make)
+}

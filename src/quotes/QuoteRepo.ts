@@ -1,15 +1,15 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { IntegrationId, QuoteId } from "@cop-integrations/contracts"
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 
 const QuoteRow = Schema.Struct({
   id: QuoteId,
   from_token: Schema.String,
-  sell_rate: Schema.BigDecimal,
-  mid_rate: Schema.BigDecimal,
-  destination_cop: Schema.NullOr(Schema.BigDecimal),
-  swap_sell_amount: Schema.NullOr(Schema.BigDecimal),
-  expires_at: Schema.DateFromSelf
+  sell_rate: Schema.BigDecimalFromString,
+  mid_rate: Schema.BigDecimalFromString,
+  destination_cop: Schema.NullOr(Schema.BigDecimalFromString),
+  swap_sell_amount: Schema.NullOr(Schema.BigDecimalFromString),
+  expires_at: Schema.Date
 })
 
 /** What a quote stores when it is given (decimals as their text). */
@@ -21,18 +21,18 @@ const NewQuote = Schema.Struct({
   mid_rate: Schema.String,
   destination_cop: Schema.NullOr(Schema.String),
   swap_sell_amount: Schema.NullOr(Schema.String),
-  created_at: Schema.DateFromSelf,
-  expires_at: Schema.DateFromSelf
+  created_at: Schema.Date,
+  expires_at: Schema.Date
 })
 
 const Owned = Schema.Struct({ integrationId: IntegrationId, quoteId: QuoteId })
 
 /** Quotes given to an integration; another integration's quote is simply not found. */
-export class QuoteRepo extends Effect.Service<QuoteRepo>()("QuoteRepo", {
-  effect: Effect.gen(function*() {
+export class QuoteRepo extends Context.Service<QuoteRepo>()("QuoteRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const findOwned = SqlSchema.findOne({
+    const findOwned = SqlSchema.findOneOption({
       Request: Owned,
       Result: QuoteRow,
       execute: ({ integrationId, quoteId }) =>
@@ -51,4 +51,6 @@ export class QuoteRepo extends Effect.Service<QuoteRepo>()("QuoteRepo", {
       insert: (row: typeof NewQuote.Type) => insert(row).pipe(Effect.orDie)
     } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(this, this.make)
+}

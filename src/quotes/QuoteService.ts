@@ -6,7 +6,7 @@ import {
   type QuoteId,
   Requote
 } from "@cop-integrations/contracts"
-import { BigDecimal, Effect, Option } from "effect"
+import { BigDecimal, Context, Effect, Layer, Option } from "effect"
 import { getAddress } from "viem"
 import { Chain, type TokenSymbol } from "../chain/Chain.ts"
 import { addSeconds, now } from "../base/Clock.ts"
@@ -17,6 +17,7 @@ import { parseDestinationCop, pricePayout } from "../pricing/Pricing.ts"
 import { Market } from "../market/Market.ts"
 import type { UsdCopRates } from "../provider/PayoutProvider.ts"
 import { orProviderFailure } from "../provider/ProviderErrors.ts"
+import { SwapRouter } from "../router/SwapRouter.ts"
 import { QuoteRepo } from "./QuoteRepo.ts"
 import { RateCache } from "./RateCache.ts"
 
@@ -32,13 +33,15 @@ export interface QuotedTerms {
 
 const requote = (error: string) => Effect.fail(new Requote({ error }))
 
-export class QuoteService extends Effect.Service<QuoteService>()("QuoteService", {
-  effect: Effect.gen(function*() {
+export class QuoteService extends Context.Service<QuoteService>()("QuoteService", {
+  make: Effect.gen(function*() {
     const quotes = yield* QuoteRepo
     const config = yield* AppConfig
     const rateCache = yield* RateCache
     const market = yield* Market
     const chain = yield* Chain
+    // Taken at construction: pricing a COPm quote uses it, so the methods require no SwapRouter of their own.
+    const router = yield* SwapRouter
 
     const quote = (input: {
       readonly integrationId: IntegrationId
@@ -79,7 +82,10 @@ export class QuoteService extends Effect.Service<QuoteService>()("QuoteService",
             rateBufferBps: config.rateBufferBps,
             swapTaker: getAddress(config.feeWalletAddress),
             quotedSwapSellAmount: undefined
-          }).pipe(Effect.catchTag("Requote", Effect.die)) // only a quoted swap can fall short, and a quote has none
+          }).pipe(
+            Effect.provideService(SwapRouter, router),
+            Effect.catchTag("Requote", Effect.die) // only a quoted swap can fall short, and a quote has none
+          )
           if (price.copm !== undefined) {
             swapSellAmount = formatFixed(fromBaseUnits(price.copm.sellAmount, token.decimals), token.decimals)
           }
@@ -148,7 +154,7 @@ export class QuoteService extends Effect.Service<QuoteService>()("QuoteService",
           quote.sell_rate,
           BigDecimal.subtract(BigDecimal.fromBigInt(1n), BigDecimal.make(BigInt(config.requoteToleranceBps), 4))
         )
-        if (BigDecimal.lessThan(input.current.sellRate, floor)) {
+        if (BigDecimal.isLessThan(input.current.sellRate, floor)) {
           return yield* requote("the rate moved against the user beyond tolerance: quote again")
         }
         return {
@@ -161,4 +167,6 @@ export class QuoteService extends Effect.Service<QuoteService>()("QuoteService",
 
     return { quote, termsFor } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(this, this.make)
+}

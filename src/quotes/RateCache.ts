@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
+import { SqlClient } from "effect/sql"
+import { Context, Effect, Layer, Option } from "effect"
 import { AppConfig } from "../config/Config.ts"
 import { now } from "../base/Clock.ts"
 import { singleFlight } from "../base/SingleFlight.ts"
@@ -20,8 +20,8 @@ export interface CachedRates extends UsdCopRates {
  * a process share one refresh (single flight), and replicas take turns on a transaction-scoped advisory lock,
  * so whoever waited finds the fresh row instead of calling the provider again.
  */
-export class RateCache extends Effect.Service<RateCache>()("RateCache", {
-  effect: Effect.gen(function*() {
+export class RateCache extends Context.Service<RateCache>()("RateCache", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* RateRepo
     const provider = yield* PayoutProvider
@@ -78,6 +78,7 @@ export class RateCache extends Effect.Service<RateCache>()("RateCache", {
     })
 
     return { usdCopRates } as const
-  }),
-  dependencies: [RateRepo.Default]
-}) {}
+  })
+}) {
+  static readonly Default = Layer.effect(this, this.make).pipe(Layer.provide(RateRepo.Default))
+}

@@ -8,5 +8,5 @@ import { RateCache } from "./RateCache.ts"
  */
 export const RateCacheMock = Layer.effect(
   RateCache,
-  Effect.map(RateCache, (cache) => RateCache.make({ usdCopRates: unlessUnavailable(cache.usdCopRates) }))
+  Effect.map(RateCache, (cache) => RateCache.of({ usdCopRates: unlessUnavailable(cache.usdCopRates) }))
 ).pipe(Layer.provide(RateCache.Default))

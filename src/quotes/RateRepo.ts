@@ -1,27 +1,27 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { BigDecimal, Effect, Schema } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
+import { BigDecimal, Context, Effect, Layer, Schema } from "effect"
 import type { UsdCopRates } from "../provider/PayoutProvider.ts"
 
 export const PAIR = "USD_COP"
 
-const BigDecimalFromText = Schema.BigDecimal
+const BigDecimalFromText = Schema.BigDecimalFromString
 
 const RateRow = Schema.Struct({
   sell_rate: BigDecimalFromText,
   mid_rate: BigDecimalFromText,
-  fetched_at: Schema.DateFromSelf
+  fetched_at: Schema.Date
 })
 export type RateRow = typeof RateRow.Type
 
-const StoredRates = Schema.Struct({ sellRate: Schema.String, midRate: Schema.String, fetchedAt: Schema.DateFromSelf })
+const StoredRates = Schema.Struct({ sellRate: Schema.String, midRate: Schema.String, fetchedAt: Schema.Date })
 
 /** The shared USD/COP rate cache: one row per pair, read by every replica. */
-export class RateRepo extends Effect.Service<RateRepo>()("RateRepo", {
-  effect: Effect.gen(function*() {
+export class RateRepo extends Context.Service<RateRepo>()("RateRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const findFresh = SqlSchema.findOne({
-      Request: Schema.DateFromSelf,
+    const findFresh = SqlSchema.findOneOption({
+      Request: Schema.Date,
       Result: RateRow,
       execute: (freshAfter) =>
         sql`SELECT sell_rate, mid_rate, fetched_at FROM rate_cache WHERE pair = ${PAIR} AND fetched_at > ${freshAfter}`
@@ -53,4 +53,6 @@ export class RateRepo extends Effect.Service<RateRepo>()("RateRepo", {
       lockRefresh: lockRefresh(undefined).pipe(Effect.orDie)
     } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(this, this.make)
+}

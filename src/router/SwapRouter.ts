@@ -33,6 +33,6 @@ export interface SwapQuote {
 }
 
 /** Swap routes: mock (deterministic rate from config, no network) or live (a 0x Swap API v2-compatible aggregator). */
-export class SwapRouter extends Context.Tag("SwapRouter")<SwapRouter, {
+export class SwapRouter extends Context.Service<SwapRouter, {
   readonly quote: (request: SwapQuoteRequest) => Effect.Effect<SwapQuote, SwapRouterFailure>
-}>() {}
+}>()("SwapRouter") {}

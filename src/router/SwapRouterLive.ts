@@ -4,8 +4,8 @@
  * (409); an answer we cannot read is a bad response (502); 5xx, 429, timeouts and network errors are retried a few
  * times, all within the configured timeout, then unavailable (503).
  */
-import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
-import { Duration, Effect, Layer, ParseResult, Redacted, Schema } from "effect"
+import { Duration, Effect, Layer, Redacted, Schema } from "effect"
+import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { boundedTries } from "../base/BoundedCall.ts"
 import { getAddress } from "viem"
 import { NoSwapRoute, SwapRouter, SwapRouterBadResponse, SwapRouterUnavailable } from "./SwapRouter.ts"
@@ -14,13 +14,13 @@ export interface SwapRouterLiveOptions {
   readonly baseUrl: string
   readonly apiKey: Redacted.Redacted<string>
   readonly chainId: number
-  readonly timeout: Duration.DurationInput
+  readonly timeout: Duration.Input
   readonly retries: number
 }
 
-const Units = Schema.String.pipe(Schema.pattern(/^[0-9]{1,78}$/))
-const Address = Schema.String.pipe(Schema.pattern(/^0x[0-9a-fA-F]{40}$/))
-const Hex = Schema.TemplateLiteral("0x", Schema.String).pipe(Schema.pattern(/^0x([0-9a-fA-F]{2})*$/))
+const Units = Schema.String.check(Schema.isPattern(/^[0-9]{1,78}$/))
+const Address = Schema.String.check(Schema.isPattern(/^0x[0-9a-fA-F]{40}$/))
+const Hex = Schema.TemplateLiteral(["0x", Schema.String]).check(Schema.isPattern(/^0x([0-9a-fA-F]{2})*$/))
 
 const NoLiquidity = Schema.Struct({ liquidityAvailable: Schema.Literal(false) })
 
@@ -50,7 +50,7 @@ export const makeSwapRouterLive = (options: SwapRouterLiveOptions) =>
       )
     )
     const bad = (detail: string) =>
-      Effect.zipRight(
+      Effect.andThen(
         Effect.logError("swap router answered unexpectedly").pipe(Effect.annotateLogs({ detail })),
         Effect.fail(new SwapRouterBadResponse({ reason: detail }))
       )
@@ -77,14 +77,18 @@ export const makeSwapRouterLive = (options: SwapRouterLiveOptions) =>
                   (body) => ({ status: response.status, body })
                 )
               ),
-              Effect.scoped,
-              Effect.timeoutFail({
+              Effect.timeoutOrElse({
                 duration: limit,
-                onTimeout: () => new SwapRouterUnavailable({ reason: `no answer within ${Duration.format(limit)}` })
+                orElse: () =>
+                  Effect.fail(new SwapRouterUnavailable({ reason: `no answer within ${Duration.format(limit)}` }))
               }),
-              Effect.catchTag("RequestError", "ResponseError", (error) =>
+              Effect.catchTag("HttpClientError", (error) =>
                 Effect.fail(
-                  new SwapRouterUnavailable({ reason: error.reason === "Transport" ? "unreachable" : error.reason })
+                  new SwapRouterUnavailable({
+                    reason: error.reason._tag === "TransportError"
+                      ? "unreachable"
+                      : error.reason._tag.replace(/Error$/, "")
+                  })
                 )),
               Effect.filterOrFail(
                 (answer) => !isRetryable(answer.status),
@@ -98,7 +102,9 @@ export const makeSwapRouterLive = (options: SwapRouterLiveOptions) =>
             retryable: (error): boolean => error._tag === "SwapRouterUnavailable",
             outOfTime: () =>
               new SwapRouterUnavailable({
-                reason: `no answer within ${Duration.format(options.timeout)}, retries included`
+                reason: `no answer within ${
+                  Duration.format(Duration.fromInputUnsafe(options.timeout))
+                }, retries included`
               })
           })
           if (answer.status < 200 || answer.status >= 300) return yield* bad(`HTTP ${answer.status}`)
@@ -107,8 +113,8 @@ export const makeSwapRouterLive = (options: SwapRouterLiveOptions) =>
               new NoSwapRoute({ reason: "the aggregator has no liquidity for this pair and amount" })
             )
           }
-          const quote = yield* Schema.decodeUnknown(Quote)(answer.body).pipe(
-            Effect.catchTag("ParseError", (error) => bad(ParseResult.TreeFormatter.formatErrorSync(error)))
+          const quote = yield* Schema.decodeUnknownEffect(Quote)(answer.body).pipe(
+            Effect.catchTag("SchemaError", (error) => bad(error.message))
           )
           // With the allowance-holder flow the spender is the transaction's target unless the quote names another.
           const spender = quote.issues?.allowance?.spender ?? quote.allowanceTarget ?? quote.transaction.to

@@ -1,20 +1,20 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { type EventType, SwapId } from "@cop-integrations/contracts"
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { Outbox } from "../outbox/Outbox.ts"
 import { PreviousStatus, recordingStatusChanges } from "../outbox/StatusEvents.ts"
 import { ownedTable } from "../db/OwnedTable.ts"
 import { presentSwap } from "./Present.ts"
 import { SwapRow } from "./SwapRow.ts"
 
-const UpdatedRow = Schema.extend(SwapRow, PreviousStatus)
+const UpdatedRow = Schema.Struct({ ...SwapRow.fields, ...PreviousStatus.fields })
 
 /**
  * Every query names the integration: another integration's swap is simply not found. A swap that reaches
  * `confirmed`, `failed` or `expired` records its event in the same transaction (the outbox).
  */
-export class SwapRepo extends Effect.Service<SwapRepo>()("SwapRepo", {
-  effect: Effect.gen(function*() {
+export class SwapRepo extends Context.Service<SwapRepo>()("SwapRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const outbox = yield* Outbox
 
@@ -29,7 +29,7 @@ export class SwapRepo extends Effect.Service<SwapRepo>()("SwapRepo", {
 
     const owned = ownedTable(sql, { table: "swap_intents", Row: SwapRow, Id: SwapId, expiresWhile: "prepared" })
 
-    const insert = SqlSchema.single({
+    const insert = SqlSchema.findOne({
       Request: SwapRow,
       Result: SwapRow,
       execute: (row) =>
@@ -43,7 +43,7 @@ export class SwapRepo extends Effect.Service<SwapRepo>()("SwapRepo", {
         } RETURNING *`
     })
 
-    const update = SqlSchema.single({
+    const update = SqlSchema.findOne({
       Request: SwapRow,
       Result: UpdatedRow,
       execute: (row) =>
@@ -67,4 +67,6 @@ export class SwapRepo extends Effect.Service<SwapRepo>()("SwapRepo", {
       expireOverdue: owned.expireOverdue(recordEvent)
     } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(this, this.make)
+}

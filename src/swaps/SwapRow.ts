@@ -25,8 +25,8 @@ export const SwapRow = Schema.Struct({
   transaction: PreparedTx,
   approval_transaction: Schema.NullOr(PreparedTx),
   tx_hash: Schema.NullOr(TxHash),
-  created_at: Schema.DateFromSelf,
-  updated_at: Schema.DateFromSelf,
-  expires_at: Schema.DateFromSelf
+  created_at: Schema.Date,
+  updated_at: Schema.Date,
+  expires_at: Schema.Date
 })
 export type SwapRow = typeof SwapRow.Type

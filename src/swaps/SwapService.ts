@@ -17,8 +17,8 @@ import {
   UserAddress
 } from "@cop-integrations/contracts"
 import { PgClient } from "@effect/sql-pg"
-import { SqlError } from "@effect/sql/SqlError"
-import { BigDecimal, Data, Effect, Either, Option } from "effect"
+import { SqlError } from "effect/sql"
+import { BigDecimal, Context, Data, Effect, Layer, Option, Result } from "effect"
 import { encodeFunctionData, erc20Abi, getAddress } from "viem"
 import { Chain } from "../chain/Chain.ts"
 import { confirmByTxHash, keepClaims } from "../chain/ConfirmByTxHash.ts"
@@ -54,8 +54,8 @@ const Begin = Data.taggedEnum<Begin>()
  * The Swaps group: prepare a swap of the COP stablecoin (the router's route, its calldata, an approval when the
  * allowance is short), get, list, and confirm by txHash (claimed like a payout's: one hash, one use).
  */
-export class SwapService extends Effect.Service<SwapService>()("SwapService", {
-  effect: Effect.gen(function*() {
+export class SwapService extends Context.Service<SwapService>()("SwapService", {
+  make: Effect.gen(function*() {
     const sql = yield* PgClient.PgClient
     const config = yield* AppConfig
     const chain = yield* Chain
@@ -87,7 +87,7 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
         const sellAmount = toBaseUnits(amount.value, from.decimals)
         if (sellAmount === 0n) return yield* badRequest("amountIn: must be greater than 0")
         const minimum = MINIMUM_AMOUNT_IN[from.symbol]
-        if (BigDecimal.lessThan(amount.value, minimum)) {
+        if (BigDecimal.isLessThan(amount.value, minimum)) {
           return yield* Effect.fail(
             new BelowMinimum({
               error: `amountIn: must be at least ${
@@ -292,28 +292,30 @@ export class SwapService extends Effect.Service<SwapService>()("SwapService", {
           finish: (row) =>
             Effect.gen(function*() {
               const to = chain.token(row.to_token)
-              const verified = yield* Effect.either(verifyWithRetry(chain, {
+              const verified = yield* Effect.result(verifyWithRetry(chain, {
                 token: to.address,
                 txHash,
                 from: row.user_address,
                 to: row.user_address,
-                minAmountBaseUnits: toBaseUnits(BigDecimal.unsafeFromString(row.min_amount_out), to.decimals)
+                minAmountBaseUnits: toBaseUnits(BigDecimal.fromStringUnsafe(row.min_amount_out), to.decimals)
               }))
-              if (Either.isRight(verified)) {
-                return yield* finalize(input.integrationId, input.intentId, txHash, verified.right.minedAt)
+              if (Result.isSuccess(verified)) {
+                return yield* finalize(input.integrationId, input.intentId, txHash, verified.success.minedAt)
               }
-              if (verified.left.kind === "reverted") {
+              if (verified.failure.kind === "reverted") {
                 return yield* markFailed(input.integrationId, input.intentId, txHash)
               }
-              return yield* Effect.fail(notVerifiedError("txHash", verified.left))
+              return yield* Effect.fail(notVerifiedError("txHash", verified.failure))
             }),
           release: (row, hashes) => claims.release("swap", row.id, hashes)
         })
-      }).pipe(Effect.catchIf((e): e is SqlError => e instanceof SqlError, Effect.die))
+      }).pipe(Effect.catchIf(SqlError.isSqlError, Effect.die))
 
     const list = (request: ListRequest): Effect.Effect<SwapList, BadRequest> =>
       keysetPage(request, swaps.page, presentSwap).pipe(pageBudget.withRows(rowsFetched(request.limit)))
 
     return { prepare, create, get, confirm, list } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(this, this.make)
+}

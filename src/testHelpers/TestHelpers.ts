@@ -10,7 +10,7 @@ import { NotFound } from "@cop-integrations/contracts"
 import { Context, Effect, Layer } from "effect"
 
 /** Sandbox controls: produce every payout and KYC outcome on demand (mock mode); a live deployment has none. */
-export class TestHelpers extends Context.Tag("TestHelpers")<TestHelpers, {
+export class TestHelpers extends Context.Service<TestHelpers, {
   /** False in a live deployment: nothing under the helpers' path is served (src/http/TestHelpersHttp.ts). */
   readonly served: boolean
   readonly advancePayout: (
@@ -22,7 +22,7 @@ export class TestHelpers extends Context.Tag("TestHelpers")<TestHelpers, {
     integrationId: IntegrationId,
     userAddress: string
   ) => Effect.Effect<KycCustomer, NotFound | Conflict>
-}>() {}
+}>()("TestHelpers") {}
 
 export const TEST_HELPERS_ABSENT = "test helpers exist only in mock (sandbox) deployments"
 

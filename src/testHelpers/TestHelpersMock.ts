@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Conflict, type IntegrationId, NotFound, type PayoutId } from "@cop-integrations/contracts"
 import { Effect, Layer, Option } from "effect"
 import { getAddress } from "viem"

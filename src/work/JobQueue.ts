@@ -1,5 +1,5 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
 
 /** Simulated provider progress on a transfer (mock mode), applied like a provider webhook. */
 export const ProviderTransferStateJob = Schema.TaggedStruct("ProviderTransferState", {
@@ -7,7 +7,7 @@ export const ProviderTransferStateJob = Schema.TaggedStruct("ProviderTransferSta
   state: Schema.String
 })
 
-export const Job = Schema.Union(ProviderTransferStateJob)
+export const Job = Schema.Union([ProviderTransferStateJob])
 export type Job = typeof Job.Type
 
 /** The kinds this version can run (the record type makes it list every one); a newer replica's are left for it. */
@@ -27,12 +27,12 @@ export type DueJob = typeof DueJob.Type
  * (claimed with FOR UPDATE SKIP LOCKED) and a restart loses nothing. A job is pending, done (`done_at`) or,
  * after its last allowed attempt failed, dead (`dead_at`: kept for inspection, never claimed again).
  */
-export class JobQueue extends Effect.Service<JobQueue>()("JobQueue", {
-  effect: Effect.gen(function*() {
+export class JobQueue extends Context.Service<JobQueue>()("JobQueue", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const claimDue = SqlSchema.findOne({
-      Request: Schema.DateFromSelf,
+    const claimDue = SqlSchema.findOneOption({
+      Request: Schema.Date,
       Result: DueJob,
       execute: (at) =>
         sql`SELECT id::text AS id, kind, payload, attempts FROM jobs
@@ -40,15 +40,18 @@ export class JobQueue extends Effect.Service<JobQueue>()("JobQueue", {
             ORDER BY run_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`
     })
 
-    const nextRunAt = SqlSchema.single({
+    const nextRunAt = SqlSchema.findOne({
       Request: Schema.Void,
-      Result: Schema.Struct({ next: Schema.NullOr(Schema.DateFromSelf) }),
+      Result: Schema.Struct({ next: Schema.NullOr(Schema.Date) }),
       execute: () => sql`SELECT min(run_at) AS next FROM jobs WHERE done_at IS NULL AND dead_at IS NULL`
     })
 
     return {
       /** When the earliest unfinished job is due (null: none). */
-      nextRunAt: nextRunAt(undefined).pipe(Effect.map((row) => row.next), Effect.catchTag("ParseError", Effect.die)),
+      nextRunAt: nextRunAt(undefined).pipe(
+        Effect.map((row) => row.next),
+        Effect.catchTags({ SchemaError: Effect.die, NoSuchElementError: Effect.die })
+      ),
       enqueue: (job: Job, runAt: Date) =>
         sql`INSERT INTO jobs (kind, payload, run_at) VALUES (${job._tag}, ${JSON.stringify(job)}::jsonb, ${runAt})`
           .pipe(
@@ -56,7 +59,7 @@ export class JobQueue extends Effect.Service<JobQueue>()("JobQueue", {
             Effect.asVoid
           ),
       /** Must run inside a transaction: the row stays locked until the caller commits. */
-      claimDue: (at: Date) => claimDue(at).pipe(Effect.catchTag("ParseError", Effect.die)),
+      claimDue: (at: Date) => claimDue(at).pipe(Effect.catchTag("SchemaError", Effect.die)),
       markDone: (id: string, at: Date) => sql`UPDATE jobs SET done_at = ${at} WHERE id = ${id}`,
       markFailed: (id: string, error: string, retryAt: Date) =>
         sql`UPDATE jobs SET attempts = attempts + 1, last_error = ${error}, run_at = ${retryAt} WHERE id = ${id}`,
@@ -64,4 +67,6 @@ export class JobQueue extends Effect.Service<JobQueue>()("JobQueue", {
         sql`UPDATE jobs SET attempts = attempts + 1, last_error = ${error}, dead_at = ${at} WHERE id = ${id}`
     } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(this, this.make)
+}

@@ -1,5 +1,5 @@
-import type { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
+import type { SqlClient } from "effect/sql"
 
 const LockTaken = Schema.Struct({ taken: Schema.Boolean })
 
@@ -10,6 +10,6 @@ const LockTaken = Schema.Struct({ taken: Schema.Boolean })
 export const onOneReplica = (sql: SqlClient.SqlClient, name: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
     const [lock] = yield* sql`SELECT pg_try_advisory_xact_lock(hashtext(${name})) AS taken`
-    if (!(yield* Schema.decodeUnknown(LockTaken)(lock)).taken) return Option.none<A>()
+    if (!(yield* Schema.decodeUnknownEffect(LockTaken)(lock)).taken) return Option.none<A>()
     return Option.some(yield* effect)
   }).pipe(sql.withTransaction)

@@ -66,5 +66,8 @@ export const pollWithBackoff = <E, R>(
       yield* Effect.sleep(delayAfter(failures + 1, options))
       return failures + 1
     })
-  return Effect.iterate(0, { while: () => true, body: round }).pipe(Effect.zipRight(Effect.never))
+  return Effect.gen(function*() {
+    let failures = 0
+    while (true) failures = yield* round(failures)
+  })
 }

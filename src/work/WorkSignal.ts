@@ -1,5 +1,5 @@
 import { PgClient } from "@effect/sql-pg"
-import { Deferred, Effect, Ref, Schedule, Stream } from "effect"
+import { Context, Deferred, Effect, Layer, Queue, Ref, Schedule } from "effect"
 
 /** The channel a commit that added jobs or webhook deliveries notifies (migration 0012). */
 export const WORK_CHANNEL = "work_available"
@@ -10,8 +10,8 @@ export const WORK_CHANNEL = "work_available"
  * interval stays the fallback: a lost listening connection, or work that becomes due later (a retry's time), is
  * found by the next idle poll.
  */
-export class WorkSignal extends Effect.Service<WorkSignal>()("WorkSignal", {
-  scoped: Effect.gen(function*() {
+export class WorkSignal extends Context.Service<WorkSignal>()("WorkSignal", {
+  make: Effect.gen(function*() {
     const sql = yield* PgClient.PgClient
     const current = yield* Ref.make(yield* Deferred.make<void>())
 
@@ -22,15 +22,21 @@ export class WorkSignal extends Effect.Service<WorkSignal>()("WorkSignal", {
 
     // One WARN line per outage: later retries log at DEBUG until a notification shows listening works again.
     const failing = yield* Ref.make(false)
-    yield* sql.listen(WORK_CHANNEL).pipe(
-      Stream.runForEach(() => Effect.zipRight(Ref.set(failing, false), wakeAll)),
+    const listening = Effect.scoped(
+      Effect.flatMap(
+        sql.listen(WORK_CHANNEL),
+        (notifications) =>
+          Effect.forever(Effect.andThen(Queue.take(notifications), Effect.andThen(Ref.set(failing, false), wakeAll)))
+      )
+    )
+    yield* listening.pipe(
       Effect.tapError((error) =>
         Effect.flatMap(Ref.getAndSet(failing, true), (already) => {
           const line = `work notifications: listening failed (${error.message}); polling only until it recovers`
           return already ? Effect.logDebug(line) : Effect.logWarning(line)
         })
       ),
-      Effect.retry(Schedule.exponential("1 second").pipe(Schedule.union(Schedule.spaced("30 seconds")))),
+      Effect.retry(Schedule.min([Schedule.exponential("1 second"), Schedule.spaced("30 seconds")])),
       Effect.forkScoped
     )
 
@@ -46,4 +52,6 @@ export class WorkSignal extends Effect.Service<WorkSignal>()("WorkSignal", {
       wake: Effect.asVoid(wakeAll)
     } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(this, this.make)
+}

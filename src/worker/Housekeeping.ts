@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect, Option } from "effect"
 import { now } from "../base/Clock.ts"
 import { AppConfig } from "../config/Config.ts"
@@ -24,10 +24,14 @@ export const makeHousekeeping = Effect.gen(function*() {
 
   /** Deletes batch after batch until one comes back short. */
   const purge = <E>(deleteBatch: (limit: number) => Effect.Effect<number, E>) =>
-    Effect.iterate(HOUSEKEEPING_BATCH, {
-      while: (deleted) => deleted === HOUSEKEEPING_BATCH,
-      body: () =>
-        deleteBatch(HOUSEKEEPING_BATCH).pipe(onOneReplica(sql, "housekeeping"), Effect.map(Option.getOrElse(() => 0)))
+    Effect.gen(function*() {
+      let deleted = HOUSEKEEPING_BATCH
+      while (deleted === HOUSEKEEPING_BATCH) {
+        deleted = yield* deleteBatch(HOUSEKEEPING_BATCH).pipe(
+          onOneReplica(sql, "housekeeping"),
+          Effect.map(Option.getOrElse(() => 0))
+        )
+      }
     })
 
   return Effect.gen(function*() {

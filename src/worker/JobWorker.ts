@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Cause, Effect, Layer, Option, Schema } from "effect"
 import { addSeconds, now } from "../base/Clock.ts"
 import { AppConfig } from "../config/Config.ts"
@@ -19,7 +19,7 @@ export const MAX_TICK_BACKOFF_MS = 30_000
 /** Delay before a failed job's next attempt: 2^attempts seconds, at most 5 minutes. */
 const retryDelaySeconds = (attempts: number) => Math.min(300, 2 ** attempts)
 
-const decodeJob = Schema.decodeUnknown(Job)
+const decodeJob = Schema.decodeUnknownEffect(Job)
 
 /**
  * Runs due jobs, one per transaction. A job's work runs in a savepoint, so a failure (an unreadable payload
@@ -44,7 +44,7 @@ const makeJobRunner = Effect.gen(function*() {
     if (attempts < config.jobsMaxAttempts) {
       return queue.markFailed(job.id, error, addSeconds(at, retryDelaySeconds(job.attempts)))
     }
-    return Effect.zipRight(
+    return Effect.andThen(
       queue.markDead(job.id, error, at),
       Effect.logWarning(
         `job ${job.id} (${job.kind}) is dead after ${attempts} failed attempts; its last error is in jobs.last_error`
@@ -82,7 +82,7 @@ const makeExpirySweep = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const payouts = yield* PayoutRepo
   const swaps = yield* SwapRepo
-  const expire = (at: Date) => Effect.zipRight(payouts.expireOverdue(at), swaps.expireOverdue(at))
+  const expire = (at: Date) => Effect.andThen(payouts.expireOverdue(at), swaps.expireOverdue(at))
   return Effect.flatMap(now, expire).pipe(onOneReplica(sql, "payouts:expiry-sweep"))
 })
 
@@ -92,7 +92,7 @@ const makeExpirySweep = Effect.gen(function*() {
  * off while the database fails. The jobs and deliveries loops poll every JOBS_POLL_INTERVAL_MS while they find work;
  * idle, they wait for a commit that adds work (WorkSignal) or JOBS_IDLE_INTERVAL_MS, whichever comes first.
  */
-export const JobWorkerLive = Layer.scopedDiscard(
+export const JobWorkerLive = Layer.effectDiscard(
   Effect.gen(function*() {
     const config = yield* AppConfig
     const runner = yield* makeJobRunner

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Duration, Effect, Option } from "effect"
 import { now } from "../base/Clock.ts"
 import { TxHashClaims } from "../chain/TxHashClaims.ts"
@@ -70,10 +70,12 @@ export const makeReconciler = Effect.gen(function*() {
   /** Asks the provider about one payout's transfer and applies the answer; Some(moved), or None when it could not. */
   const reconcileOne = (payout: PickedPayout) =>
     provider.getTransfer(payout.provider_transfer_id).pipe(
-      Effect.timeoutFail({
+      Effect.timeoutOrElse({
         duration: PROVIDER_ANSWER_TIMEOUT,
-        onTimeout: () =>
-          new ProviderUnavailable({ reason: `no answer within ${Duration.format(PROVIDER_ANSWER_TIMEOUT)}` })
+        orElse: () =>
+          Effect.fail(
+            new ProviderUnavailable({ reason: `no answer within ${Duration.format(PROVIDER_ANSWER_TIMEOUT)}` })
+          )
       }),
       Effect.flatMap((transfer) =>
         sql.withTransaction(lifecycle.applyTransferState({

@@ -1,4 +1,4 @@
-import { SqlClient, type Statement } from "@effect/sql"
+import { SqlClient, type Statement } from "effect/sql"
 import { Effect, Schema } from "effect"
 
 const Deleted = Schema.Struct({ deleted: Schema.Number })
@@ -14,7 +14,7 @@ export const makeRetentionRepo = Effect.gen(function*() {
     sql`WITH gone AS (DELETE FROM ${sql(table)} WHERE ${sql(key)} IN (
           SELECT ${sql(key)} FROM ${sql(table)} WHERE ${condition} LIMIT ${limit}) RETURNING 1)
         SELECT count(*)::int AS deleted FROM gone`.pipe(
-      Effect.flatMap(([row]) => Schema.decodeUnknown(Deleted)(row)),
+      Effect.flatMap(([row]) => Schema.decodeUnknownEffect(Deleted)(row)),
       Effect.map((batch) => batch.deleted)
     )
 

@@ -3,7 +3,7 @@
  * user, and carries a Transfer of at least the expected amount of the configured token to the expected
  * address. Each mismatch fails with a reason that names it.
  */
-import { ConfigProvider, Effect, Either, Layer, Option, Redacted } from "effect"
+import { ConfigProvider, Effect, Layer, Option, Redacted, Result } from "effect"
 import { erc20Abi, parseEther } from "viem"
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -16,7 +16,7 @@ import { newAddress, newTxHash } from "../support/flows.ts"
 let anvil: Anvil
 let token: `0x${string}`
 let otherToken: `0x${string}`
-let chain: Chain["Type"]
+let chain: Chain["Service"]
 
 const DEPOSIT = 63_448_556n
 
@@ -55,20 +55,20 @@ const newUser = async (units: bigint) => {
 /** A check of the configured token (`token`), unless it names another. */
 type Check = Omit<TransferCheck, "token"> & { readonly token?: `0x${string}` }
 
-const verify = (check: Check, on: Chain["Type"] = chain) =>
-  Effect.runPromise(Effect.either(on.verifyTransfer({ token, ...check })))
+const verify = (check: Check, on: Chain["Service"] = chain) =>
+  Effect.runPromise(Effect.result(on.verifyTransfer({ token, ...check })))
 
-const reasonOf = async (check: Check, on?: Chain["Type"]) => {
+const reasonOf = async (check: Check, on?: Chain["Service"]) => {
   const result = await verify(check, on)
-  if (Either.isRight(result)) throw new Error("expected the deposit not to verify")
-  return result.left.reason
+  if (Result.isSuccess(result)) throw new Error("expected the deposit not to verify")
+  return result.failure.reason
 }
 
 /** Which kind of failure: only `unreachable` is asked again by the confirm. */
-const kindOf = async (check: Check, on?: Chain["Type"]) => {
+const kindOf = async (check: Check, on?: Chain["Service"]) => {
   const result = await verify(check, on)
-  if (Either.isRight(result)) throw new Error("expected the deposit not to verify")
-  return result.left.kind
+  if (Result.isSuccess(result)) throw new Error("expected the deposit not to verify")
+  return result.failure.kind
 }
 
 describe("ChainLive.verifyTransfer on anvil", () => {
@@ -80,7 +80,7 @@ describe("ChainLive.verifyTransfer on anvil", () => {
       const receipt = await anvil.client.getTransactionReceipt({ hash: txHash })
       const block = await anvil.client.getBlock({ blockNumber: receipt.blockNumber })
       expect(await verify({ txHash, from: user.address, to: depositAddress, minAmountBaseUnits: DEPOSIT }))
-        .toEqual(Either.right({ minedAt: new Date(Number(block.timestamp) * 1000) }))
+        .toEqual(Result.succeed({ minedAt: new Date(Number(block.timestamp) * 1000) }))
     }
   })
 
@@ -94,7 +94,7 @@ describe("ChainLive.verifyTransfer on anvil", () => {
       to: depositAddress.toLowerCase(),
       minAmountBaseUnits: DEPOSIT
     }
-    expect(Either.isRight(await verify(check))).toBe(true)
+    expect(Result.isSuccess(await verify(check))).toBe(true)
   })
 
   it("rejects one base unit less than the deposit, naming both amounts", async () => {
@@ -183,13 +183,15 @@ describe("ChainLive confirmations", () => {
     )
     expect(await kindOf(check, threeDeep)).toBe("unconfirmed")
     await anvil.client.mine({ blocks: 2 })
-    expect(Either.isRight(await verify(check, threeDeep))).toBe(true)
+    expect(Result.isSuccess(await verify(check, threeDeep))).toBe(true)
   })
 })
 
 describe("ChainLive layer", () => {
   const configWith = (env: Record<string, string>) =>
-    Effect.runSync(Effect.withConfigProvider(AppConfigShape, ConfigProvider.fromMap(new Map(Object.entries(env)))))
+    Effect.runSync(
+      Effect.provideService(AppConfigShape, ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env }))
+    )
 
   it("is a configuration error without CHAIN_RPC_URL", async () => {
     const exit = await Effect.runPromiseExit(

@@ -4,7 +4,7 @@
  * the refusals here come from a server on a real socket that answers the pool's start-up message with an
  * ErrorResponse, as PostgreSQL does for a database that is not accepting connections.
  */
-import { SqlError } from "@effect/sql/SqlError"
+import { SqlError, UnknownError } from "effect/sql/SqlError"
 import { once } from "node:events"
 import { createServer, type Server } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -16,7 +16,8 @@ import {
 import { makePool } from "../../src/db/PgPool.ts"
 
 const withCode = (code: string, message = "boom") => Object.assign(new Error(message), { code })
-const sqlError = (cause: unknown) => new SqlError({ cause, message: "Failed to execute statement" })
+const sqlError = (cause: unknown) =>
+  new SqlError({ reason: new UnknownError({ cause, message: "Failed to execute statement" }) })
 
 /** A PostgreSQL ErrorResponse message ('E'): severity, SQLSTATE and message fields. */
 const errorResponse = (code: string, message: string) => {
@@ -66,7 +67,7 @@ const refusedAtConnect = async (code: string, message: string) => {
   try {
     const cause = await pool.connect().then(() => undefined, (error: unknown) => error)
     expect(cause).toMatchObject({ code, message })
-    return new SqlError({ cause, message: "Failed to acquire connection" })
+    return new SqlError({ reason: new UnknownError({ cause, message: "Failed to acquire connection" }) })
   } finally {
     await pool.end()
   }

@@ -3,10 +3,10 @@
  * package, on loopback, password-protected, its data on disk, joined (not reopened) by a second
  * process on the same data directory. Runs whatever TEST_DATABASE_URL says.
  */
-import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
 import { readFile, stat } from "node:fs/promises"
 import { join } from "node:path"
 import { makeSqlLayer } from "../../src/db/Database.ts"
@@ -69,7 +69,7 @@ describe("embedded PostgreSQL", () => {
     expect(second.url).toBe(server.url)
     await query(
       server.url,
-      (sql) => Effect.zipRight(sql`CREATE TABLE joined (v text)`, sql`INSERT INTO joined VALUES ('seen by both')`)
+      (sql) => Effect.andThen(sql`CREATE TABLE joined (v text)`, sql`INSERT INTO joined VALUES ('seen by both')`)
     )
     expect(await query(second.url, (sql) => sql`SELECT v FROM joined`)).toEqual([{ v: "seen by both" }])
     await second.stop() // not the owner: leaves the server running
@@ -78,9 +78,10 @@ describe("embedded PostgreSQL", () => {
 
   it("runs transactions concurrently (row locks, not one backend)", async () => {
     // Two transactions each hold a lock the other one wants: a deadlock only a real server can detect.
+    // One statement per query: @effect/sql-pg 4's own driver sends every text as a prepared statement.
     await query(
       server.url,
-      (sql) => sql`CREATE TABLE locks (id int PRIMARY KEY); INSERT INTO locks VALUES (1), (2)`.raw
+      (sql) => Effect.andThen(sql`CREATE TABLE locks (id int PRIMARY KEY)`, sql`INSERT INTO locks VALUES (1), (2)`)
     )
     const layer = PgClient.layer({ url: Redacted.make(server.url), maxConnections: 2 })
     const lockBoth = (first: number, second: number) => (sql: SqlClient.SqlClient) =>
@@ -93,13 +94,13 @@ describe("embedded PostgreSQL", () => {
       Effect.flatMap(
         SqlClient.SqlClient,
         (sql) =>
-          Effect.all([Effect.either(lockBoth(1, 2)(sql)), Effect.either(lockBoth(2, 1)(sql))], { concurrency: 2 })
+          Effect.all([Effect.result(lockBoth(1, 2)(sql)), Effect.result(lockBoth(2, 1)(sql))], { concurrency: 2 })
       ).pipe(
         Effect.provide(layer),
         Effect.scoped
       )
     )
-    expect(outcomes.filter((outcome) => outcome._tag === "Left")).toHaveLength(1)
+    expect(outcomes.filter((outcome) => outcome._tag === "Failure")).toHaveLength(1)
   })
 })
 
@@ -112,7 +113,7 @@ describe("embedded PostgreSQL through the app's SQL layer", () => {
     await Effect.runPromise(
       Effect.flatMap(
         SqlClient.SqlClient,
-        (sql) => Effect.zipRight(sql`CREATE TABLE kept (v text)`, sql`INSERT INTO kept (v) VALUES (${"still here"})`)
+        (sql) => Effect.andThen(sql`CREATE TABLE kept (v text)`, sql`INSERT INTO kept (v) VALUES (${"still here"})`)
       ).pipe(
         Effect.provide(appLayer)
       )

@@ -4,14 +4,22 @@
  * their rows; once every page's fiber is suspended (on the gate or on the budget), the number inside is the bound.
  * Without the budget all of them would be inside.
  */
-import { Deferred, Effect, Fiber, FiberStatus, Ref } from "effect"
+import { Deferred, Effect, Fiber, Ref } from "effect"
 import { describe, expect, it } from "vitest"
 import { PAGE_ROWS_IN_FLIGHT, PageBudget } from "../../src/db/PageBudget.ts"
 import { rowsFetched } from "../../src/db/Pagination.ts"
 
-const settle = (fibers: ReadonlyArray<Fiber.RuntimeFiber<unknown, unknown>>) =>
+/** v4 shows no fiber's suspended status: yields until no page has entered for 50 yields (every fiber is parked). */
+const settle = (entered: Ref.Ref<number>) =>
   Effect.gen(function*() {
-    while (!(yield* Effect.forEach(fibers, Fiber.status)).every(FiberStatus.isSuspended)) yield* Effect.yieldNow()
+    let quiet = 0
+    let last = -1
+    while (quiet < 50) {
+      yield* Effect.yieldNow
+      const now = yield* Ref.get(entered)
+      quiet = now === last ? quiet + 1 : 0
+      last = now
+    }
   })
 
 const run = <A>(effect: Effect.Effect<A, never, PageBudget>) =>
@@ -33,8 +41,8 @@ describe("list pages in flight", () => {
         yield* Deferred.await(gate)
         yield* Ref.update(inside, (n) => n - 1)
       }).pipe(budget.withRows(rowsFetched(500)))
-      const fibers = yield* Effect.forEach(Array.from({ length: pages }), () => Effect.fork(page))
-      yield* settle(fibers)
+      const fibers = yield* Effect.forEach(Array.from({ length: pages }), () => Effect.forkChild(page))
+      yield* settle(entered)
       const enteredBeforeRelease = yield* Ref.get(entered)
       yield* Deferred.succeed(gate, undefined)
       yield* Fiber.joinAll(fibers)

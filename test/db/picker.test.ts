@@ -1,6 +1,6 @@
-import { SqlClient, type SqlError } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { SqlClient, type SqlError } from "effect/sql"
 import { TestDatabaseInfo, TestDatabaseLive } from "../support/database.ts"
 
 // excludeTestServices: real clock, so the PgClient connect timeout really fires; `it.effect` then runs live.
@@ -53,7 +53,7 @@ layer(TestDatabaseLive, { timeout: "60 seconds", excludeTestServices: true })("t
       const sql = yield* SqlClient.SqlClient
       yield* sql`CREATE TABLE picker_rollback (id integer PRIMARY KEY)`
       const failed = yield* sql.withTransaction(
-        Effect.zipRight(sql`INSERT INTO picker_rollback (id) VALUES (1)`, Effect.fail("boom" as const))
+        Effect.andThen(sql`INSERT INTO picker_rollback (id) VALUES (1)`, Effect.fail("boom" as const))
       ).pipe(Effect.flip)
       expect(failed).toBe("boom")
       const rows = yield* sql`SELECT id FROM picker_rollback`

@@ -5,10 +5,10 @@
  * finish their check before any inserts: the interleaving that claimants sharing one connection
  * can never produce.
  */
-import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Deferred, Effect, Either, Redacted } from "effect"
+import { Deferred, Effect, Redacted, Result } from "effect"
+import { SqlClient } from "effect/sql"
 import { readFileSync } from "node:fs"
 import { runMigrations } from "../../src/db/Migrations.ts"
 import { acquireTestDatabase, type TestDatabase } from "../support/database.ts"
@@ -27,7 +27,7 @@ type Claim = (
 const PRODUCTION_CLAIM = "ON CONFLICT DO NOTHING RETURNING tx_hash"
 
 const insertOnConflict: Claim = (sql, hash, id, checked) =>
-  Effect.zipRight(
+  Effect.andThen(
     checked,
     Effect.map(
       sql`INSERT INTO tx_hash_claims (tx_hash, resource_kind, resource_id) VALUES (${hash}, 'payout', ${id})
@@ -61,18 +61,18 @@ const race = (database: TestDatabase, claim: Claim) =>
     const checked = Effect.suspend(() => {
       checkedCount += 1
       return checkedCount === CLAIMANTS ? Deferred.succeed(allChecked, undefined) : Effect.void
-    }).pipe(Effect.zipRight(Deferred.await(allChecked)))
+    }).pipe(Effect.andThen(Deferred.await(allChecked)))
     const results = yield* Effect.forEach(
       Array.from({ length: CLAIMANTS }, (_, i) => `payout-${i}`),
-      (id) => Effect.either(sql.withTransaction(claim(sql, hash, id, checked))),
+      (id) => Effect.result(sql.withTransaction(claim(sql, hash, id, checked))),
       { concurrency: "unbounded" }
     )
     const rows = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM tx_hash_claims WHERE tx_hash = ${hash}`
     expect(rows[0]?.n).toBe(1)
     return {
-      winners: results.filter((r) => Either.isRight(r) && r.right).length,
-      losers: results.filter((r) => Either.isRight(r) && !r.right).length,
-      errors: results.filter(Either.isLeft).length
+      winners: results.filter((r) => Result.isSuccess(r) && r.success).length,
+      losers: results.filter((r) => Result.isSuccess(r) && !r.success).length,
+      errors: results.filter(Result.isFailure).length
     } satisfies Outcome
   }).pipe(
     Effect.provide(PgClient.layer({ url: Redacted.make(database.url), maxConnections: CLAIMANTS })),

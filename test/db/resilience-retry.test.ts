@@ -2,14 +2,15 @@
  * Which database failures are 503 (retry) rather than 500 (bug), and which requests the service retries
  * itself: a read whose connection was lost runs once more; a write, or a timeout, does not.
  */
-import { SqlError } from "@effect/sql/SqlError"
+import { SqlError, UnknownError } from "effect/sql/SqlError"
 import { Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
 import { isConnectionLost, isDatabaseUnavailable } from "../../src/db/DatabaseFailures.ts"
 import { retryReadsOnLostConnection } from "../../src/http/DatabaseUnavailable.ts"
 
 const withCode = (code: string, message = "boom") => Object.assign(new Error(message), { code })
-const sqlError = (cause: unknown) => new SqlError({ cause, message: "Failed to execute statement" })
+const sqlError = (cause: unknown) =>
+  new SqlError({ reason: new UnknownError({ cause, message: "Failed to execute statement" }) })
 
 const lost = [
   sqlError(withCode("ECONNREFUSED", "connect ECONNREFUSED 127.0.0.1:5432")),

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto"
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Unauthorized } from "@cop-integrations/contracts"
 import { Effect, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -121,7 +121,7 @@ describe("authentication", () => {
     const exit = await clientExit(
       server.baseUrl,
       flipLastChar(apiKey),
-      (client) => client.breb.listPayouts({ urlParams: {} })
+      (client) => client.breb.listPayouts({ query: {} })
     )
     expect(failureOf(exit)).toBeInstanceOf(Unauthorized)
   })

@@ -6,7 +6,7 @@ import { TestHelpersNone } from "../../src/testHelpers/TestHelpers.ts"
  * short transaction records the confirmation or releases the claim. The app runs over a test Chain whose
  * verifyTransfer each test scripts (by default the mock chain's: mined now, no receipt check).
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Deferred, Duration, Effect, Layer } from "effect"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { serverLayerFor } from "../../src/App.ts"
@@ -42,7 +42,7 @@ import {
 } from "../support/flows.ts"
 import { startTestServer, type TestServer } from "../support/server.ts"
 
-type Verify = (check: TransferCheck, mock: Chain["Type"]) => Effect.Effect<VerifiedTransfer, DepositNotVerified>
+type Verify = (check: TransferCheck, mock: Chain["Service"]) => Effect.Effect<VerifiedTransfer, DepositNotVerified>
 
 const mockVerify: Verify = (check, mock) => mock.verifyTransfer(check)
 let verify: Verify = mockVerify
@@ -142,8 +142,8 @@ describe("confirm: the chain is asked outside any transaction", () => {
     const gate = Effect.runSync(Deferred.make<void>())
     verify = (check, mock) =>
       Deferred.succeed(started, undefined).pipe(
-        Effect.zipRight(Deferred.await(gate)),
-        Effect.zipRight(mock.verifyTransfer(check))
+        Effect.andThen(Deferred.await(gate)),
+        Effect.andThen(mock.verifyTransfer(check))
       )
 
     const first = partner.confirm(payout.payoutId, { txHash })
@@ -156,7 +156,7 @@ describe("confirm: the chain is asked outside any transaction", () => {
         (q) =>
           q.withTransaction(q<{ id: string }>`SELECT id FROM payouts WHERE id = ${payout.payoutId} FOR UPDATE NOWAIT`)
             .pipe(
-              Effect.catchAll((error) =>
+              Effect.catch((error) =>
                 Effect.succeed(`the payout row is locked during the chain check: ${String(error.cause)}`)
               )
             )

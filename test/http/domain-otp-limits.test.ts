@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto"
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { BREB, call, expectErrorBody, newAddress } from "../support/http.ts"

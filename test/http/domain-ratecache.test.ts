@@ -2,9 +2,9 @@
  * The shared rate cache under concurrency, at the service level: a counting provider stands in for the
  * payout provider, and each "replica" is its own RateCache over the same fresh database.
  */
-import type { SqlClient } from "@effect/sql"
+import type { SqlClient } from "effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { BigDecimal, ConfigProvider, Effect, Either, Layer, Option, Ref } from "effect"
+import { BigDecimal, ConfigProvider, Effect, Layer, Option, Ref, Result } from "effect"
 import { AppConfig, AppConfigShape } from "../../src/config/Config.ts"
 import { runMigrations } from "../../src/db/Migrations.ts"
 import { currentMockScenario } from "../../src/base/MockScenario.ts"
@@ -18,7 +18,10 @@ const CONCURRENT_REQUESTS = 20
 /** The provider answers slowly, so every concurrent miss (each first reads the cache row, slower under a loaded suite) is in flight at once. */
 const PROVIDER_LATENCY = "600 millis"
 
-const config = Layer.effect(AppConfig, Effect.withConfigProvider(AppConfigShape, ConfigProvider.fromMap(new Map())))
+const config = Layer.effect(
+  AppConfig,
+  Effect.provideService(AppConfigShape, ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env: {} }))
+)
   .pipe(
     Layer.orDie
   )
@@ -31,14 +34,14 @@ const countingProvider = (calls: Ref.Ref<number>, down: Ref.Ref<boolean>) =>
     PayoutProvider,
     PayoutProvider.of({
       usdCopRates: Ref.update(calls, (n) => n + 1).pipe(
-        Effect.zipRight(Effect.sleep(PROVIDER_LATENCY)),
-        Effect.zipRight(Ref.get(down)),
+        Effect.andThen(Effect.sleep(PROVIDER_LATENCY)),
+        Effect.andThen(Ref.get(down)),
         Effect.flatMap((isDown) =>
           isDown
             ? Effect.fail(new ProviderUnavailable({ reason: "down" }))
             : Effect.succeed({
-              sellRate: BigDecimal.unsafeFromString("3960.00"),
-              midRate: BigDecimal.unsafeFromString("4000.00")
+              sellRate: BigDecimal.fromStringUnsafe("3960.00"),
+              midRate: BigDecimal.fromStringUnsafe("4000.00")
             })
         )
       ),
@@ -56,7 +59,7 @@ const replica = (
 ) => RateCache.pipe(Effect.provide(cache.pipe(Layer.provide(Layer.mergeAll(provider, config)))))
 
 const concurrently = <A, E>(n: number, effect: Effect.Effect<A, E>) =>
-  Effect.all(Array.from({ length: n }, () => Effect.either(effect)), { concurrency: "unbounded" })
+  Effect.all(Array.from({ length: n }, () => Effect.result(effect)), { concurrency: "unbounded" })
 
 describe("RateCache single flight", () => {
   it.live("concurrent misses in one process share one provider call", () =>
@@ -66,7 +69,7 @@ describe("RateCache single flight", () => {
       const cache = yield* replica(countingProvider(calls, yield* Ref.make(false)))
       const results = yield* concurrently(CONCURRENT_REQUESTS, cache.usdCopRates)
       expect(yield* Ref.get(calls)).toBe(1)
-      const rates = results.map((result) => Either.getOrThrow(result))
+      const rates = results.map((result) => Result.getOrThrow(result))
       expect(rates.filter((r) => !r.cached)).toHaveLength(1)
       expect(new Set(rates.map((r) => r.fetchedAt.getTime())).size).toBe(1)
     }).pipe(Effect.provide(TestDatabaseLive)), 60_000)
@@ -82,7 +85,7 @@ describe("RateCache single flight", () => {
         { concurrency: "unbounded" }
       )
       expect(yield* Ref.get(calls)).toBe(1)
-      expect(results.flat().every(Either.isRight)).toBe(true)
+      expect(results.flat().every(Result.isSuccess)).toBe(true)
     }).pipe(Effect.provide(TestDatabaseLive)), 60_000)
 
   it.live(
@@ -95,7 +98,7 @@ describe("RateCache single flight", () => {
         const cache = yield* replica(countingProvider(calls, down))
         const failed = yield* concurrently(CONCURRENT_REQUESTS, cache.usdCopRates)
         expect(yield* Ref.get(calls)).toBe(1)
-        expect(failed.map((result) => Either.isLeft(result) && result.left._tag)).toEqual(
+        expect(failed.map((result) => Result.isFailure(result) && result.failure._tag)).toEqual(
           Array.from({ length: CONCURRENT_REQUESTS }, () => "ProviderUnavailable")
         )
         yield* Ref.set(down, false)
@@ -114,7 +117,11 @@ describe("RateCache in mock mode", () => {
       const cache = yield* replica(ProviderMock.pipe(Layer.provide(config)), RateCacheMock)
       expect((yield* cache.usdCopRates).cached).toBe(false)
       expect((yield* cache.usdCopRates).cached).toBe(true)
-      const down = yield* Effect.locally(cache.usdCopRates, currentMockScenario, Option.some("provider_unavailable"))
+      const down = yield* Effect.provideService(
+        cache.usdCopRates,
+        currentMockScenario,
+        Option.some("provider_unavailable")
+      )
         .pipe(Effect.flip)
       expect(down).toBeInstanceOf(ProviderUnavailable)
       expect((yield* cache.usdCopRates).cached).toBe(true)

@@ -5,10 +5,10 @@
  * here, over raw sockets, so the wire bytes are what is checked.
  */
 import { connect } from "node:net"
-import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { ErrorBody } from "@cop-integrations/contracts"
-import { ConfigProvider, Context, Effect, Exit, Layer, Logger, LogLevel, Option, Redacted, Schema, Scope } from "effect"
+import { ConfigProvider, Context, Effect, Exit, Layer, Option, Redacted, References, Schema, Scope } from "effect"
+import { HttpServer } from "effect/http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { serverLayer } from "../../src/App.ts"
 import { ApiKeyRepo } from "../../src/auth/ApiKeyRepo.ts"
@@ -20,23 +20,25 @@ import { acquireTestDatabase, type TestDatabase } from "../support/database.ts"
 const SEND_OTP = "/api/integrations/breb/kyc/otp/send"
 
 let database: TestDatabase
-let scope: Scope.CloseableScope
+let scope: Scope.Closeable
 let port: number
 let apiKey: string
 
 /** The app's own server layer on `createHttpServer()`, as main.ts serves it, on a random loopback port. */
 beforeAll(async () => {
   database = await acquireTestDatabase()
-  const loaded = await Effect.runPromise(Effect.withConfigProvider(AppConfigShape, ConfigProvider.fromMap(new Map())))
+  const loaded = await Effect.runPromise(
+    Effect.provideService(AppConfigShape, ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env: {} }))
+  )
   const config = { ...loaded, databaseUrl: Option.some(Redacted.make(database.url)), port: 0 }
   const layer = serverLayer(config).pipe(
     Layer.provideMerge(NodeHttpServer.layer(createHttpServer, { port: 0, host: "127.0.0.1" })),
-    Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+    Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn"))
   )
   scope = Effect.runSync(Scope.make())
-  const context = await Effect.runPromise(Scope.extend(Layer.build(layer), scope))
+  const context = await Effect.runPromise(Scope.provide(Layer.build(layer), scope))
   const address = Context.get(context, HttpServer.HttpServer).address
-  if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
+  if (address._tag === "UnixPathAddress") throw new Error("expected a TCP address")
   port = address.port
   apiKey = await Effect.runPromise(
     Effect.gen(function*() {

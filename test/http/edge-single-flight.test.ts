@@ -34,8 +34,8 @@ describe("singleFlight that finishes (the key lookup)", () => {
     Effect.runPromise(Effect.gen(function*() {
       const { lookup, release, runs, started } = yield* blockedLookup()
       const shared = sharedLookup(lookup)
-      const callers = yield* Effect.forEach(Array.from({ length: 100 }), () => Effect.fork(shared("k")))
-      const other = yield* Effect.fork(shared("other"))
+      const callers = yield* Effect.forEach(Array.from({ length: 100 }), () => Effect.forkChild(shared("k")))
+      const other = yield* Effect.forkChild(shared("other"))
       yield* Deferred.await(started)
       yield* Deferred.succeed(release, "found")
       expect(yield* Effect.forEach(callers, Fiber.join)).toEqual(Array.from({ length: 100 }, () => "k:found"))
@@ -50,9 +50,10 @@ describe("singleFlight that finishes (the key lookup)", () => {
     Effect.runPromise(Effect.gen(function*() {
       const { lookup, release, runs, started } = yield* blockedLookup()
       const shared = sharedLookup(lookup)
-      const first = yield* Effect.fork(shared("k"))
+      const first = yield* Effect.forkChild(shared("k"))
       yield* Deferred.await(started)
-      const second = yield* Effect.fork(shared("k"))
+      // started at once: Effect 4 interrupts `first` without yielding to queued fibers, which Effect 3 did
+      const second = yield* Effect.forkChild(shared("k"), { startImmediately: true })
       yield* Fiber.interrupt(first)
       yield* Deferred.succeed(release, "found")
       expect(yield* Fiber.join(second)).toBe("k:found")
@@ -61,14 +62,14 @@ describe("singleFlight that finishes (the key lookup)", () => {
 })
 
 describe("singleFlight that hands over (the rate cache's refresh)", () => {
-  /** Yields until `fiber` is parked (bounded). */
-  const untilSuspended = (fiber: Fiber.RuntimeFiber<unknown, unknown>) =>
+  /**
+   * Yields until `fiber` is parked. Effect 4 has no public fiber status: a forked fiber runs as soon as we yield and
+   * goes on until it parks (nothing here comes near its run budget), so after yielding it has parked unless it ended.
+   */
+  const untilSuspended = (fiber: Fiber.Fiber<unknown, unknown>) =>
     Effect.gen(function*() {
-      for (let i = 0; i < 1000; i++) {
-        if ((yield* Fiber.status(fiber))._tag === "Suspended") return
-        yield* Effect.yieldNow()
-      }
-      throw new Error("fiber never suspended")
+      for (let i = 0; i < 10; i++) yield* Effect.yieldNow
+      if (fiber.pollUnsafe() !== undefined) throw new Error("fiber finished instead of suspending")
     })
 
   it.effect("a waiting caller takes over when the running caller is interrupted", () =>
@@ -80,9 +81,9 @@ describe("singleFlight that hands over (the rate cache's refresh)", () => {
         (n) => (n === 1 ? Effect.never : Effect.succeed(n))
       )
       const shared = singleFlight({ key: () => "rates", run: () => work, whenStarterInterrupted: "handOver" })
-      const first = yield* Effect.fork(shared())
+      const first = yield* Effect.forkChild(shared())
       yield* untilSuspended(first)
-      const second = yield* Effect.fork(shared())
+      const second = yield* Effect.forkChild(shared())
       yield* untilSuspended(second)
       expect(yield* Ref.get(runs)).toBe(1)
       yield* Fiber.interrupt(first)

@@ -2,7 +2,7 @@
  * The conformance kit checks the unknown-field rule (DESIGN §3 Errors) in every run: each generated body
  * sample carries a misspelled copy of a field (`quoteId` → `quoteID`), which the contract rejects.
  */
-import { ConfirmPayoutRequest, CreatePayoutRequest } from "@cop-integrations/contracts"
+import { ConfirmPayoutRequest, CreatePayoutRequest, RejectUnknownFields } from "@cop-integrations/contracts"
 import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { generateCases, isInvalid, type Surface } from "../../testkit/src/generate/negative.ts"
@@ -10,7 +10,9 @@ import { random } from "../../testkit/src/generate/random.ts"
 
 const payoutSurface: Surface = {
   location: "body",
-  schema: Schema.make<unknown>(CreatePayoutRequest.ast),
+  schema: Schema.make<Surface["schema"]>(CreatePayoutRequest.ast),
+  // a v4 schema carries no parse options: the API decodes bodies with these
+  parseOptions: RejectUnknownFields,
   base: {
     userAddress: "0x52908400098527886E0F7030069857D2E4169EE7",
     destinationCop: "150000",
@@ -35,7 +37,8 @@ describe("generated negative bodies: unknown fields", () => {
   it("misspell the last field of other bodies too", () => {
     const surface: Surface = {
       location: "body",
-      schema: Schema.make<unknown>(ConfirmPayoutRequest.ast),
+      schema: Schema.make<Surface["schema"]>(ConfirmPayoutRequest.ast),
+      parseOptions: RejectUnknownFields,
       base: { txHash: `0x${"a".repeat(64)}` }
     }
     const fields = generateCases(surface, random(1, "x"), 1).cases.map((item) => item.field)

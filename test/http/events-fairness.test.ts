@@ -6,7 +6,7 @@
  * two app instances on one database, both woken by the commit that adds the backlog.
  */
 import { WebhookEndpointWithSecret } from "@cop-integrations/contracts"
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DELIVERY_PER_ENDPOINT, DELIVERY_PER_INTEGRATION } from "../../src/partnerEvents/Delivery.ts"

@@ -11,7 +11,7 @@ import {
   WebhookEndpoint,
   WebhookEndpointWithSecret
 } from "@cop-integrations/contracts"
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect, Schema } from "effect"
 import { Webhook } from "standardwebhooks"
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"

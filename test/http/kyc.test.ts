@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { OtpInvalid, OtpSendResponse, OtpVerifyResponse, UserAddress } from "@cop-integrations/contracts"
 import { Effect, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

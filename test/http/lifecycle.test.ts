@@ -1,5 +1,5 @@
 import type { Payout, PayoutStatus } from "@cop-integrations/contracts"
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { Lifecycle } from "../../src/payouts/Lifecycle.ts"

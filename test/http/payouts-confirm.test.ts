@@ -38,7 +38,7 @@ const confirmed = async (payoutId: string, body: Record<string, string>, owner: 
 }
 
 const failureOf = <A, E>(exit: Exit.Exit<A, E>): E | undefined =>
-  Exit.isFailure(exit) ? Option.getOrUndefined(Cause.failureOption(exit.cause)) : undefined
+  Exit.isFailure(exit) ? Option.getOrUndefined(Cause.findErrorOption(exit.cause)) : undefined
 
 const legStatus = (payout: { readonly fees: ReadonlyArray<{ readonly code: string; readonly status: string }> }) =>
   Object.fromEntries(payout.fees.map((leg) => [leg.code, leg.status]))
@@ -201,7 +201,7 @@ describe("payouts of other integrations", () => {
       partner.apiKey,
       (client) =>
         client.breb.confirmPayout({
-          path: { payoutId: other.payoutId },
+          params: { payoutId: other.payoutId },
           payload: { txHash: TxHash.make(txHash) },
           headers: {}
         })
@@ -210,7 +210,7 @@ describe("payouts of other integrations", () => {
     const missing = await clientExit(
       server.baseUrl,
       partner.apiKey,
-      (client) => client.breb.getPayout({ path: { payoutId: PayoutId.make("po_nope") } })
+      (client) => client.breb.getPayout({ params: { payoutId: PayoutId.make("po_nope") } })
     )
     expect(failureOf(missing)).toBeInstanceOf(NotFound)
   })

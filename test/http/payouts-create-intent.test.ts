@@ -8,7 +8,7 @@
  * does: the same key returns the same transfer, the same key with another amount is refused) and can hold or fail
  * `createTransfer` on demand.
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import type { Quote } from "@cop-integrations/contracts"
 import { BigDecimal, ConfigProvider, Deferred, Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
@@ -63,7 +63,7 @@ const TestProvider = Layer.effect(
     PayoutProvider.of({
       ...base,
       createExternalAccount: (input) =>
-        Effect.zipRight(Effect.sync(() => void provider.externalAccountCalls++), base.createExternalAccount(input)),
+        Effect.andThen(Effect.sync(() => void provider.externalAccountCalls++), base.createExternalAccount(input)),
       createTransfer: (input) =>
         Effect.gen(function*() {
           provider.transferCalls.push(input.idempotencyKey)
@@ -352,8 +352,8 @@ describe("failures and crashes around the provider call", () => {
     // provider, then died.
     const pinned = { sellRate: "3940.00", midRate: "4000.00" }
     const deposit = expectedPayout(body.destinationCop, {
-      mockSellRate: BigDecimal.unsafeFromString(pinned.sellRate),
-      mockMidRate: BigDecimal.unsafeFromString(pinned.midRate),
+      mockSellRate: BigDecimal.fromStringUnsafe(pinned.sellRate),
+      mockMidRate: BigDecimal.fromStringUnsafe(pinned.midRate),
       tokenDecimals: server.config.tokenDecimals
     }).wire.deposit
     await sql(
@@ -385,8 +385,8 @@ describe("failures and crashes around the provider call", () => {
     expect(payout.payoutId).toBe(payoutId)
     expect(payout.deposit.address).toBe(before.depositAddress)
     expect(payout.deposit.amount).toBe(deposit)
-    const priced = BigDecimal.unsafeFromString(payout.receipt.exchangeRate.sellRateUsdCop ?? "")
-    expect(BigDecimal.equals(priced, BigDecimal.unsafeFromString(pinned.sellRate))).toBe(true)
+    const priced = BigDecimal.fromStringUnsafe(payout.receipt.exchangeRate.sellRateUsdCop ?? "")
+    expect(BigDecimal.equals(priced, BigDecimal.fromStringUnsafe(pinned.sellRate))).toBe(true)
     expect(await countPayouts(server, other.integrationId)).toBe(1)
     expect(await keyRows(key)).toEqual([{ state: "done", resource_id: payoutId }])
 
@@ -421,7 +421,10 @@ describe("failures and crashes around the provider call", () => {
   })
 })
 
-const appConfig = Layer.effect(AppConfig, Effect.withConfigProvider(AppConfigShape, ConfigProvider.fromMap(new Map())))
+const appConfig = Layer.effect(
+  AppConfig,
+  Effect.provideService(AppConfigShape, ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env: {} }))
+)
   .pipe(
     Layer.orDie
   )

@@ -78,7 +78,7 @@ describe("POST /payouts: the prepared payout", () => {
       expect(payout.receipt.exchangeRate.effectiveUsdCop).toBe(payout.quote.effectiveUsdCop)
       expect(payout.receipt.exchangeRate.display).toBe(payout.quote.display)
       const sell = payout.receipt.exchangeRate.sellRateUsdCop ?? ""
-      expect(BigDecimal.equals(BigDecimal.unsafeFromString(sell), server.config.mockSellRate)).toBe(true)
+      expect(BigDecimal.equals(BigDecimal.fromStringUnsafe(sell), server.config.mockSellRate)).toBe(true)
 
       expect(payout.receipt.commission.displayCurrency).toBe("USD")
       expect(payout.receipt.commission.displayAmount).toBe(expected.wire.commissionDisplayAmount)

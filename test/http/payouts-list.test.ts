@@ -169,7 +169,7 @@ describe("GET /payouts", () => {
     const page = await withClient(
       server.baseUrl,
       partner.apiKey,
-      (client) => client.breb.listPayouts({ urlParams: { limit: 3 } })
+      (client) => client.breb.listPayouts({ query: { limit: 3 } })
     )
     expect(page.integrationId).toBe(partner.integrationId)
     expect(ids(page.items)).toEqual(ids([...mine].sort(byCreatedThenId)).slice(0, 3))

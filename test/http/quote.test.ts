@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { MercadoCerrado, Quote, ServiceUnavailable } from "@cop-integrations/contracts"
 import { Effect, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -156,7 +156,7 @@ describe("GET quote", () => {
     const body = await withClient(
       server.baseUrl,
       apiKey,
-      (client) => client.breb.quote({ urlParams: { destinationCop: "250000" }, headers: {} })
+      (client) => client.breb.quote({ query: { destinationCop: "250000" }, headers: {} })
     )
     expect(body.sourceAmount).toBe(fixed(expectedPricing("250000").total, TOKEN_DECIMALS))
   })
@@ -203,7 +203,7 @@ describe("mock scenarios on quote", () => {
     const exit = await clientExit(
       server.baseUrl,
       apiKey,
-      (client) => client.breb.quote({ urlParams: {}, headers: { "x-mock-scenario": "market_closed" } })
+      (client) => client.breb.quote({ query: {}, headers: { "x-mock-scenario": "market_closed" } })
     )
     expect(failureOf(exit)).toBeInstanceOf(MercadoCerrado)
   })
@@ -220,7 +220,7 @@ describe("mock scenarios on quote", () => {
       apiKey,
       (client) =>
         client.breb.quote({
-          urlParams: { destinationCop: "250000" },
+          query: { destinationCop: "250000" },
           headers: { "x-mock-scenario": "provider_unavailable" }
         })
     )

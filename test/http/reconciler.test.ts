@@ -205,7 +205,8 @@ describe("reconciler: payouts a lost webhook left behind", () => {
 
 describe("reconciler: expired payouts whose funds may arrive late (DESIGN §3)", () => {
   /** Expired `hoursAgo` (its window closed then), swept, and untouched since (past RECONCILE_STALE_AFTER_MS). */
-  const expiredHoursAgo = async (hoursAgo: number) => {
+  /** The provider's word on the transfer is scripted before the payout becomes one the reconciler asks about. */
+  const expiredHoursAgo = async (hoursAgo: number, providerSays: string) => {
     const payout = await partner.payout(user)
     await sql(
       server,
@@ -214,13 +215,14 @@ describe("reconciler: expired payouts whose funds may arrive late (DESIGN §3)",
         WHERE id = ${payout.payoutId} RETURNING id`
     )
     await pollPayout(partner, payout.payoutId, (p) => p.status === "expired", 10_000)
+    const transferId = await transferOf(payout.payoutId)
+    transferStates.set(transferId, providerSays)
     await ageOneHour(payout.payoutId)
-    return { payout, transferId: await transferOf(payout.payoutId) }
+    return { payout, transferId }
   }
 
   it("asks about a payout expired less than 24 h ago and moves it on the provider's word that the funds came", async () => {
-    const paid = await expiredHoursAgo(23)
-    transferStates.set(paid.transferId, "payment_processed")
+    const paid = await expiredHoursAgo(23, "payment_processed")
 
     const { payout: done } = await pollPayout(partner, paid.payout.payoutId, (p) => p.status === "completed", 10_000)
     expect(Object.fromEntries(done.fees.map((leg) => [leg.code, leg.status])))
@@ -229,8 +231,7 @@ describe("reconciler: expired payouts whose funds may arrive late (DESIGN §3)",
   })
 
   it("leaves an expired payout whose transfer was canceled (no funds) expired, stamped as asked (asked again after RECONCILE_STALE_AFTER_MS)", async () => {
-    const canceled = await expiredHoursAgo(0)
-    transferStates.set(canceled.transferId, "canceled")
+    const canceled = await expiredHoursAgo(0, "canceled")
 
     await vi.waitFor(() => expect(asked).toContain(canceled.transferId), { timeout: 10_000, interval: 25 })
     expect(decodePayout((await partner.getPayout(canceled.payout.payoutId)).json).status).toBe("expired")
@@ -242,11 +243,9 @@ describe("reconciler: expired payouts whose funds may arrive late (DESIGN §3)",
   })
 
   it("does not ask about a payout expired more than 24 h ago", async () => {
-    const old = await expiredHoursAgo(25)
-    transferStates.set(old.transferId, "payment_processed")
+    const old = await expiredHoursAgo(25, "payment_processed")
     // a payout asked about after it bounds the time the reconciler had
-    const witness = await expiredHoursAgo(1)
-    transferStates.set(witness.transferId, "payment_processed")
+    const witness = await expiredHoursAgo(1, "payment_processed")
 
     await pollPayout(partner, witness.payout.payoutId, (p) => p.status === "completed", 10_000)
     await reconcileOnce()

@@ -15,7 +15,7 @@ describe("smoke", () => {
     const quote = await withClient(
       server.baseUrl,
       apiKey,
-      (client) => client.breb.quote({ urlParams: {}, headers: {} })
+      (client) => client.breb.quote({ query: {}, headers: {} })
     )
     expect(quote.cached).toBe(false)
   })

@@ -10,7 +10,9 @@ describe("the web-standard handler ((Request) => Promise<Response>)", () => {
 
   beforeAll(async () => {
     database = await acquireTestDatabase()
-    const config = await Effect.runPromise(Effect.withConfigProvider(AppConfigShape, ConfigProvider.fromMap(new Map())))
+    const config = await Effect.runPromise(
+      Effect.provideService(AppConfigShape, ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env: {} }))
+    )
     app = webHandler({ ...config, databaseUrl: Option.some(Redacted.make(database.url)) })
   })
   afterAll(async () => {

@@ -3,7 +3,7 @@
  * rejected (and payout creation follows); undecided states never undo a decision; unknown customers and
  * unknown statuses are acknowledged and change nothing.
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { BREB, call, expectErrorBody } from "../support/http.ts"

@@ -4,7 +4,7 @@
  * destinationCop. Provider fee legs (`bridge`, `bridge_fx`) are `verified` once the transfer settles; `copby`
  * keeps its own status. An unreadable receipt or amount is logged and ignored, never a 500.
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import type { Payout } from "@cop-integrations/contracts"
 import { Effect, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

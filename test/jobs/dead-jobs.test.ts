@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { SqlClient } from "effect/sql"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { startTestServer, type TestServer } from "../support/server.ts"
 
@@ -31,7 +31,7 @@ const stateOf = (id: string) =>
   query((sql) =>
     Effect.flatMap(
       sql`SELECT attempts, dead_at IS NOT NULL AS dead, done_at IS NOT NULL AS done FROM jobs WHERE id = ${id}`,
-      ([row]) => Schema.decodeUnknown(JobState)(row)
+      ([row]) => Schema.decodeUnknownEffect(JobState)(row)
     )
   )
 

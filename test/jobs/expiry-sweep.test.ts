@@ -1,6 +1,6 @@
-import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import { runMigrations } from "../../src/db/Migrations.ts"
 import { TestDatabaseLive } from "../support/database.ts"
 

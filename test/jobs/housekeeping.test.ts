@@ -3,10 +3,10 @@
  * and the database itself refuses a payout status outside the contract's list.
  */
 import { randomUUID } from "node:crypto"
-import { SqlClient } from "@effect/sql"
 import { PayoutStatus } from "@cop-integrations/contracts"
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Schema } from "effect"
+import { SqlClient } from "effect/sql"
 import { AppConfig, AppConfigShape } from "../../src/config/Config.ts"
 import { runMigrations } from "../../src/db/Migrations.ts"
 import { HOUSEKEEPING_BATCH, makeHousekeeping } from "../../src/worker/Housekeeping.ts"
@@ -18,14 +18,12 @@ const WEBHOOK_RETENTION_DAYS = 90
 
 const config = Layer.effect(
   AppConfig,
-  Effect.withConfigProvider(
+  Effect.provideService(
     AppConfigShape,
-    ConfigProvider.fromMap(
-      new Map([["RETENTION_DAYS", String(RETENTION_DAYS)], [
-        "WEBHOOK_EVENT_RETENTION_DAYS",
-        String(WEBHOOK_RETENTION_DAYS)
-      ]])
-    )
+    ConfigProvider.ConfigProvider,
+    ConfigProvider.fromEnv({
+      env: { RETENTION_DAYS: String(RETENTION_DAYS), WEBHOOK_EVENT_RETENTION_DAYS: String(WEBHOOK_RETENTION_DAYS) }
+    })
   )
 ).pipe(Layer.orDie)
 
@@ -155,6 +153,7 @@ describe("payouts.status", () => {
           expires_at: new Date()
         })
       }`)
-      expect(attempt.cause).toMatchObject({ code: "23514", constraint: "payouts_status_allowed" }) // check_violation
+      // v4: the driver's error is the SqlError's reason's cause
+      expect(attempt.reason.cause).toMatchObject({ code: "23514", constraint: "payouts_status_allowed" }) // check_violation
     }).pipe(Effect.provide(TestDatabaseLive)), 60_000)
 })

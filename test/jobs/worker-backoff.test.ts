@@ -6,12 +6,13 @@ import { TxHashClaims } from "../../src/chain/TxHashClaims.ts"
  * The job worker while the database is down, driven by the TestClock: every query of a SqlClient whose
  * connections cannot be acquired fails at once, so the worker's loops run deterministically.
  */
-import { Reactivity } from "@effect/experimental"
-import { SqlClient } from "@effect/sql"
-import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, ConfigProvider, Effect, Layer, Logger, LogLevel, Ref, TestClock, TestContext } from "effect"
+import { ConfigProvider, Effect, Layer, Logger, LogLevel, Ref } from "effect"
+import * as Reactivity from "effect/reactivity/Reactivity"
+import { SqlClient } from "effect/sql"
+import { SqlError, UnknownError } from "effect/sql/SqlError"
+import { TestClock } from "effect/testing"
 import { AppConfig, AppConfigShape } from "../../src/config/Config.ts"
 import { JobQueue } from "../../src/work/JobQueue.ts"
 import { JobWorkerLive, MAX_TICK_BACKOFF_MS } from "../../src/worker/JobWorker.ts"
@@ -23,13 +24,13 @@ import { ProviderMock } from "../../src/provider/ProviderMock.ts"
 
 // Explicit, not left to `it.scoped`: with vitest's isolate:false another file's @effect/vitest `layer()` can
 // replace the environment `it.scoped` provides (it mutates the shared `it`), and this test needs the TestClock.
-const withTestClock = Effect.provide(TestContext.TestContext)
+const withTestClock = Effect.provide(TestClock.layer())
 
 const POLL_MS = 200
 /** No LISTEN connection without a database: the loops fall back to their idle interval. */
 const noWorkNotifications = Layer.succeed(
   WorkSignal,
-  WorkSignal.make({ armed: Effect.succeed(Effect.never), wake: Effect.void })
+  WorkSignal.of({ armed: Effect.succeed(Effect.never), wake: Effect.void })
 )
 /** The worker's polling loops: jobs, the expiry sweep, housekeeping and the reconciler, each at least POLL_MS apart. */
 const LOOPS = 5
@@ -49,36 +50,42 @@ interface Logged {
 }
 
 describe("job worker with the database down", () => {
-  it.scoped("backs off exponentially and logs one short line per loop, without a stack", () =>
+  it.effect("backs off exponentially and logs one short line per loop, without a stack", () =>
     Effect.gen(function*() {
       const attempts = yield* Ref.make(0)
       const logged: Array<Logged> = []
       const databaseDown = Layer.effect(
         SqlClient.SqlClient,
         SqlClient.make({
-          acquirer: Effect.zipRight(
+          acquirer: Effect.andThen(
             Ref.update(attempts, (n) => n + 1),
             Effect.fail(
-              new SqlError({ message: "Failed to acquire connection", cause: new Error("connect ECONNREFUSED") })
+              new SqlError({
+                reason: new UnknownError({
+                  message: "Failed to acquire connection",
+                  cause: new Error("connect ECONNREFUSED")
+                })
+              })
             )
           ),
           compiler: PgClient.makeCompiler(),
+          driver: "pg",
           spanAttributes: []
         })
       ).pipe(Layer.provide(Reactivity.layer))
       const config = Layer.effect(
         AppConfig,
-        Effect.withConfigProvider(
+        Effect.provideService(
           AppConfigShape,
-          ConfigProvider.fromMap(new Map([["JOBS_POLL_INTERVAL_MS", String(POLL_MS)]]))
+          ConfigProvider.ConfigProvider,
+          ConfigProvider.fromEnv({ env: { JOBS_POLL_INTERVAL_MS: String(POLL_MS) } })
         )
       ).pipe(Layer.orDie)
-      const capture = Logger.replace(
-        Logger.defaultLogger,
+      const capture = Logger.layer([
         Logger.make(({ cause, logLevel, message }) =>
-          void logged.push({ level: logLevel, message: [message].flat().join(" "), hasCause: !Cause.isEmpty(cause) })
+          void logged.push({ level: logLevel, message: [message].flat().join(" "), hasCause: cause.reasons.length > 0 })
         )
-      )
+      ])
       const worker = JobWorkerLive.pipe(
         Layer.provide(Layer.mergeAll(ProviderMock, WebhookTargetsOpen, noWorkNotifications)),
         Layer.provide(
@@ -100,7 +107,7 @@ describe("job worker with the database down", () => {
       // without backoff the jobs loop alone would try WINDOW_MS / POLL_MS times
       expect(tried).toBeLessThanOrEqual(LOOPS * attemptsWithin(WINDOW_MS, POLL_MS, MAX_TICK_BACKOFF_MS))
       expect(tried).toBeLessThan(WINDOW_MS / POLL_MS / 10)
-      const warnings = logged.filter((entry) => LogLevel.greaterThanEqual(entry.level, LogLevel.Warning))
+      const warnings = logged.filter((entry) => LogLevel.isGreaterThanOrEqualTo(entry.level, "Warn"))
       expect(warnings.length).toBeGreaterThanOrEqual(1)
       expect(warnings.length).toBeLessThanOrEqual(LOOPS)
       for (const entry of logged) {

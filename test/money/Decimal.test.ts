@@ -13,7 +13,7 @@ import {
 } from "../../src/money/index.ts"
 import { expectDecimal, pow10 } from "./exact.ts"
 
-const dec = BigDecimal.unsafeFromString
+const dec = BigDecimal.fromStringUnsafe
 
 describe("parsePlainDecimal", () => {
   it.each([
@@ -148,17 +148,17 @@ describe("divideRounded", () => {
         const up = divideRounded(a, b, scale, "up")
         const halfUp = divideRounded(a, b, scale, "halfUp")
         // floor: down·b ≤ a < (down + ulp)·b
-        expect(BigDecimal.lessThanOrEqualTo(BigDecimal.multiply(down, b), a)).toBe(true)
-        expect(BigDecimal.lessThan(a, BigDecimal.multiply(BigDecimal.sum(down, ulp), b))).toBe(true)
+        expect(BigDecimal.isLessThanOrEqualTo(BigDecimal.multiply(down, b), a)).toBe(true)
+        expect(BigDecimal.isLessThan(a, BigDecimal.multiply(BigDecimal.sum(down, ulp), b))).toBe(true)
         // ceil: (up − ulp)·b < a ≤ up·b
-        expect(BigDecimal.lessThan(BigDecimal.multiply(BigDecimal.subtract(up, ulp), b), a)).toBe(true)
-        expect(BigDecimal.lessThanOrEqualTo(a, BigDecimal.multiply(up, b))).toBe(true)
+        expect(BigDecimal.isLessThan(BigDecimal.multiply(BigDecimal.subtract(up, ulp), b), a)).toBe(true)
+        expect(BigDecimal.isLessThanOrEqualTo(a, BigDecimal.multiply(up, b))).toBe(true)
         // half-up: (halfUp − ulp/2)·b ≤ a < (halfUp + ulp/2)·b
         const halfUlp = BigDecimal.make(5n, scale + 1)
-        expect(BigDecimal.lessThanOrEqualTo(BigDecimal.multiply(BigDecimal.subtract(halfUp, halfUlp), b), a)).toBe(
+        expect(BigDecimal.isLessThanOrEqualTo(BigDecimal.multiply(BigDecimal.subtract(halfUp, halfUlp), b), a)).toBe(
           true
         )
-        expect(BigDecimal.lessThan(a, BigDecimal.multiply(BigDecimal.sum(halfUp, halfUlp), b))).toBe(true)
+        expect(BigDecimal.isLessThan(a, BigDecimal.multiply(BigDecimal.sum(halfUp, halfUlp), b))).toBe(true)
       }),
       { numRuns: 500 }
     )

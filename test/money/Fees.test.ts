@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest"
 import { computePayout, formatPayoutAmounts, quoteWithoutAmount } from "../../src/money/index.ts"
 import { ceilDiv, expectDecimal, fixedOfUnits, floorDiv, halfUpDiv, pow10, referencePayout } from "./exact.ts"
 
-const dec = BigDecimal.unsafeFromString
+const dec = BigDecimal.fromStringUnsafe
 
 describe("computePayout worked examples", () => {
   it("D = 250000, S = 3950.5, M = 4000.12, 6 decimals", () => {

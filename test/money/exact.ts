@@ -33,7 +33,7 @@ export const fixedOfUnits = (units: bigint, decimals: number): string => {
 
 export const expectDecimal = (actual: BigDecimal.BigDecimal, expected: string): void => {
   expect(
-    BigDecimal.equals(actual, BigDecimal.unsafeFromString(expected)),
+    BigDecimal.equals(actual, BigDecimal.fromStringUnsafe(expected)),
     `expected ${BigDecimal.format(actual)} to equal ${expected}`
   ).toBe(true)
 }

@@ -6,8 +6,8 @@
  *   answer what arrives meanwhile on an open connection 503 with `Connection: close` (never a reset); then close
  *   the pool and exit 0, with nothing half-written and no other 5xx.
  */
-import { SqlClient } from "@effect/sql"
 import { Effect, ManagedRuntime } from "effect"
+import { SqlClient } from "effect/sql"
 import { request } from "node:http"
 import { connect, createServer } from "node:net"
 import { once } from "node:events"

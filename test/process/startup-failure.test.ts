@@ -3,16 +3,18 @@
  * (resolving one would leave the machine), a refused login, a missing database. The error objects are the shapes
  * node and PostgreSQL give (a `code` on the cause); the line must name DATABASE_URL and the reason, no stack.
  */
-import { SqlError } from "@effect/sql"
 import { Cause, Option } from "effect"
+import { SqlError, UnknownError } from "effect/sql/SqlError"
 import { describe, expect, it } from "vitest"
 import { startupFailureLine } from "../../src/base/StartupFailure.ts"
 
 const connectFailure = (code: string, message: string) =>
   Cause.fail(
-    new SqlError.SqlError({
-      cause: Object.assign(new Error(message), { code }),
-      message: "PgClient: Failed to connect"
+    new SqlError({
+      reason: new UnknownError({
+        cause: Object.assign(new Error(message), { code }),
+        message: "PgClient: Failed to connect"
+      })
     })
   )
 

@@ -5,7 +5,8 @@
  * Instants are written in UTC with their Bogotá wall time beside them (America/Bogota is UTC-5 all year).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Config, ConfigProvider, Effect, Either, TestClock, TestContext } from "effect"
+import { Clock, Config, ConfigProvider, Effect, Result } from "effect"
+import { TestClock } from "effect/testing"
 import { Market } from "../../src/market/Market.ts"
 import {
   defaultMarketHours,
@@ -23,10 +24,10 @@ import { MarketLive } from "../../src/market/MarketLive.ts"
 
 // Explicit, not left to `it.effect`: with vitest's isolate:false another file's @effect/vitest `layer()` can
 // replace the environment `it.effect` provides, and these tests need the TestClock.
-const withTestClock = Effect.provide(TestContext.TestContext)
+const withTestClock = Effect.provide(TestClock.layer())
 
 const hoursOf = (settings: MarketHoursSettings): MarketHours =>
-  Either.getOrThrowWith(parseMarketHours(settings), (message) => new Error(message))
+  Result.getOrThrowWith(parseMarketHours(settings), (message) => new Error(message))
 
 const at = (iso: string) => new Date(iso)
 
@@ -37,9 +38,9 @@ const reasonAt = (iso: string, hours: MarketHours = defaultMarketHours) => {
 }
 
 const errorOf = (settings: MarketHoursSettings): string =>
-  Either.match(parseMarketHours(settings), {
-    onLeft: (message) => message,
-    onRight: (hours) => `parsed, unexpectedly: ${describeMarketHours(hours)}`
+  Result.match(parseMarketHours(settings), {
+    onFailure: (message) => message,
+    onSuccess: (hours) => `parsed, unexpectedly: ${describeMarketHours(hours)}`
   })
 
 describe("market hours: the default session (Mon–Fri 08:00–13:00 America/Bogota, CO + US holidays)", () => {
@@ -109,8 +110,8 @@ describe("market hours: the default session (Mon–Fri 08:00–13:00 America/Bog
 
 describe("market hours: holidays", () => {
   it("date-holidays knows the 2026 dates these tests use", () => {
-    const co = Either.getOrThrow(holidayCalendar("CO"))
-    const us = Either.getOrThrow(holidayCalendar("US"))
+    const co = Result.getOrThrow(holidayCalendar("CO"))
+    const us = Result.getOrThrow(holidayCalendar("US"))
     expect(co.holidayOn("2026-01-12")).toMatch(/Reyes Magos/) // 6 January moved to Monday (Ley Emiliani)
     expect(co.holidayOn("2026-01-06")).toBeUndefined()
     expect(us.holidayOn("2026-07-03")).toMatch(/Independence Day \(substitute day\)/) // 4 July is a Saturday
@@ -240,32 +241,34 @@ describe("market hours: parseMarketHours", () => {
     expect(errorOf({ openDates: "2026-07-04" })).toBe(
       "MARKET_OPEN_DATES: 2026-07-04 is a Sat, which has no session in MARKET_SESSION; an open date only lifts a holiday"
     )
-    expect(Either.isRight(parseMarketHours({ sessions: "Mon-Sat 08:00-13:00", openDates: "2026-07-04" }))).toBe(true)
+    expect(Result.isSuccess(parseMarketHours({ sessions: "Mon-Sat 08:00-13:00", openDates: "2026-07-04" }))).toBe(true)
   })
 
   it("as Config (the snippet for src/config/Config.ts): the error's path is the setting at fault", () => {
     // keep in step with the snippet handed over for src/config/Config.ts
     const marketHours = Config.all({
-      timeZone: Config.string("MARKET_TIME_ZONE").pipe(Config.withDefault(undefined)),
-      sessions: Config.string("MARKET_SESSION").pipe(Config.withDefault(undefined)),
-      holidays: Config.string("MARKET_HOLIDAYS").pipe(Config.withDefault(undefined)),
-      closedDates: Config.string("MARKET_CLOSED_DATES").pipe(Config.withDefault(undefined)),
-      openDates: Config.string("MARKET_OPEN_DATES").pipe(Config.withDefault(undefined))
-    }).pipe(Config.mapOrFail(parseMarketHoursConfig))
+      timeZone: Config.String("MARKET_TIME_ZONE").pipe(Config.withDefault(undefined)),
+      sessions: Config.String("MARKET_SESSION").pipe(Config.withDefault(undefined)),
+      holidays: Config.String("MARKET_HOLIDAYS").pipe(Config.withDefault(undefined)),
+      closedDates: Config.String("MARKET_CLOSED_DATES").pipe(Config.withDefault(undefined)),
+      openDates: Config.String("MARKET_OPEN_DATES").pipe(Config.withDefault(undefined))
+    }).pipe(Config.mapEffect(parseMarketHoursConfig))
     const load = (env: Record<string, string>) =>
       Effect.runSync(
-        Effect.either(Effect.withConfigProvider(marketHours, ConfigProvider.fromMap(new Map(Object.entries(env)))))
+        Effect.result(
+          Effect.provideService(marketHours, ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env }))
+        )
       )
 
     const loaded = load({ MARKET_SESSION: "Mon-Fri 09:00-12:00", MARKET_CLOSED_DATES: "2026-12-24" })
-    expect(Either.map(loaded, describeMarketHours)).toEqual(
-      Either.right("Mon,Tue,Wed,Thu,Fri 09:00-12:00 America/Bogota; holidays CO,US; 1 closed date(s), 0 open date(s)")
+    expect(Result.map(loaded, describeMarketHours)).toEqual(
+      Result.succeed("Mon,Tue,Wed,Thu,Fri 09:00-12:00 America/Bogota; holidays CO,US; 1 closed date(s), 0 open date(s)")
     )
-    expect(Either.map(load({}), describeMarketHours)).toEqual(Either.right(describeMarketHours(defaultMarketHours)))
+    expect(Result.map(load({}), describeMarketHours)).toEqual(Result.succeed(describeMarketHours(defaultMarketHours)))
     const failed = load({ MARKET_SESSION: "Mon-Fry 08:00-13:00" })
-    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- ConfigError renders itself; its type does not say so
-    expect(Either.isLeft(failed) && String(failed.left)).toMatch(
-      /^\(Invalid data at MARKET_SESSION: "unknown day "Fry" in "Mon-Fry 08:00-13:00"/
+    // v4 renders a ConfigError as its SchemaError, the path at fault last (v3: `(Invalid data at PATH: "message")`)
+    expect(Result.isFailure(failed) && String(failed.failure)).toMatch(
+      /^ConfigError\(SchemaError\(unknown day "Fry" in "Mon-Fry 08:00-13:00"[^]*\n {2}at \["MARKET_SESSION"\]\)\)$/
     )
   })
 })

@@ -38,12 +38,12 @@ const options = (overrides: Partial<ProviderLiveOptions> = {}): ProviderLiveOpti
 })
 
 const withProvider = <A, E>(
-  use: (provider: PayoutProvider["Type"]) => Effect.Effect<A, E>,
+  use: (provider: PayoutProvider["Service"]) => Effect.Effect<A, E>,
   overrides?: Partial<ProviderLiveOptions>
 ) => Effect.runPromise(Effect.flatMap(PayoutProvider, use).pipe(Effect.provide(ProviderLive(options(overrides)))))
 
 const withProviderExit = <A, E>(
-  use: (provider: PayoutProvider["Type"]) => Effect.Effect<A, E>,
+  use: (provider: PayoutProvider["Service"]) => Effect.Effect<A, E>,
   overrides?: Partial<ProviderLiveOptions>
 ) => Effect.runPromiseExit(Effect.flatMap(PayoutProvider, use).pipe(Effect.provide(ProviderLive(options(overrides)))))
 

@@ -2,7 +2,7 @@
  * The 30 s rate is kept in the replica's memory until the shared row's own expiry: a fresh rate costs no round trip
  * (shown by deleting the row: the replica still answers from memory), and past the TTL the replica asks again.
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { newPartner, type Partner } from "../support/flows.ts"

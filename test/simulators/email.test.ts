@@ -240,20 +240,18 @@ describe("the service's MailerHttp", () => {
       yield* mailer.sendOtp({ to, code })
     }).pipe(
       Effect.provide(MailerHttp(Redacted.make(apiKey)).pipe(Layer.provide(AppConfig.layer))),
-      Effect.withConfigProvider(ConfigProvider.fromMap(
-        new Map([
-          ["EMAIL_API_URL", capture.url],
-          ["EMAIL_FROM", "Codes <codes@example.com>"]
-        ])
-      )),
-      Effect.either,
+      Effect.provideService(
+        ConfigProvider.ConfigProvider,
+        ConfigProvider.fromEnv({ env: { EMAIL_API_URL: capture.url, EMAIL_FROM: "Codes <codes@example.com>" } })
+      ),
+      Effect.result,
       Effect.runPromise
     )
 
   it("delivers an OTP e-mail into the capture server; a wrong key is MailerUnavailable", async () => {
     const waiting = capture.waitFor((m) => m.to.includes("lucia@example.com"), 10_000)
     const sent = await deliver(API_KEY, "lucia@example.com", "482913")
-    expect(sent._tag).toBe("Right")
+    expect(sent._tag).toBe("Success")
     const message = await waiting
     expect(message.from).toBe("Codes <codes@example.com>")
     expect(message.to).toEqual(["lucia@example.com"])
@@ -261,8 +259,8 @@ describe("the service's MailerHttp", () => {
     expect(message.text).toContain("482913")
 
     const refused = await deliver("re_wrong", "lucia@example.com", "111111")
-    expect(refused._tag).toBe("Left")
-    expect(refused._tag === "Left" && refused.left._tag).toBe("MailerUnavailable")
+    expect(refused._tag).toBe("Failure")
+    expect(refused._tag === "Failure" && refused.failure._tag).toBe("MailerUnavailable")
     expect(capture.messages()).toHaveLength(1)
   })
 })

@@ -9,9 +9,9 @@
  * `url` is always a real connection URL, so tests can also start the app in other processes against
  * the same database.
  */
-import type { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
+import type { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { makeSqlLayer } from "../../src/db/Database.ts"
 import { startThrowawayPostgres } from "../../src/db/EmbeddedPostgres.ts"
@@ -98,10 +98,10 @@ export const acquireTestDatabase = async (): Promise<TestDatabase> => {
 }
 
 /** What the picked database is, for tests that need the URL (e.g. to start the app in another process). */
-export class TestDatabaseInfo extends Context.Tag("test/TestDatabaseInfo")<
+export class TestDatabaseInfo extends Context.Service<
   TestDatabaseInfo,
   { readonly url: string; readonly kind: TestDatabaseKind }
->() {}
+>()("test/TestDatabaseInfo") {}
 
 /**
  * Scoped flavour for @effect/vitest: `layer(TestDatabaseLive)(...)` or
@@ -109,7 +109,7 @@ export class TestDatabaseInfo extends Context.Tag("test/TestDatabaseInfo")<
  * The pool is closed before the database is released.
  */
 export const TestDatabaseLive: Layer.Layer<TestDatabaseInfo | PgClient.PgClient | SqlClient.SqlClient> = Layer
-  .unwrapScoped(
+  .unwrap(
     Effect.acquireRelease(
       Effect.promise(acquireTestDatabase),
       (database) => Effect.promise(database.release)

@@ -4,7 +4,7 @@
  * plain bigint arithmetic from the DESIGN §3 formulas.
  */
 import { randomBytes } from "node:crypto"
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { ErrorBody, type IntegrationId, Payout, PayoutList } from "@cop-integrations/contracts"
 import { type BigDecimal, Effect, Schema } from "effect"
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts"

@@ -125,4 +125,4 @@ export const createConfirmedPayout = async (server: Pick<TestServer, "baseUrl">,
 
 /** The typed failure of a typed-client call, if it failed with one. */
 export const failureOf = <A, E>(exit: Exit.Exit<A, E>): E | undefined =>
-  Exit.isFailure(exit) ? Option.getOrUndefined(Cause.failureOption(exit.cause)) : undefined
+  Exit.isFailure(exit) ? Option.getOrUndefined(Cause.findErrorOption(exit.cause)) : undefined

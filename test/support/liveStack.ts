@@ -3,9 +3,9 @@
  * ERC-20, the provider simulator (Bridge's HTTP API, RSA-signed webhooks, deposits watched on anvil), the e-mail
  * capture server (Resend's API) and the service in live mode over real HTTP, on a fresh test database.
  */
-import { SqlClient } from "@effect/sql"
 import type { PreparedTx } from "@cop-integrations/contracts"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import { type Hex, parseEther, type TransactionReceipt } from "viem"
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts"
 import { type EmailCapture, startEmailCapture } from "../../scripts/simulators/email/server.ts"

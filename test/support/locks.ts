@@ -2,8 +2,8 @@
  * Locks held from outside the app, to make its requests wait deterministically, and a probe for the
  * backends that are waiting on a lock.
  */
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 
 export interface HeldLock {
   /** Commits the holding transaction (the lock is gone when this resolves). */
@@ -24,8 +24,8 @@ export const holdLock = async (run: Run, statement: string): Promise<HeldLock> =
   const holding = run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.withTransaction(
       sql.unsafe(statement).pipe(
-        Effect.zipRight(Effect.sync(() => markHeld())),
-        Effect.zipRight(Effect.promise(() => done))
+        Effect.andThen(Effect.sync(() => markHeld())),
+        Effect.andThen(Effect.promise(() => done))
       )
     )))
   await Promise.race([held, holding.then(() => Promise.reject(new Error("the lock holder ended before holding")))])

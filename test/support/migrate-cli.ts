@@ -3,7 +3,7 @@
  * migrations in a separate process and prints the applied ones as JSON on
  * stdout. Used by tests that start several processes against one database.
  */
-import { Effect, Logger, LogLevel, Option, Redacted } from "effect"
+import { Effect, Option, Redacted, References } from "effect"
 import { makeSqlLayer } from "../../src/db/Database.ts"
 import { runMigrations } from "../../src/db/Migrations.ts"
 
@@ -13,7 +13,7 @@ if (!url) throw new Error("usage: migrate-cli.ts <database-url>")
 const applied = await Effect.runPromise(
   runMigrations.pipe(
     Effect.provide(makeSqlLayer({ url: Option.some(Redacted.make(url)), embeddedDataDir: "unused" })),
-    Logger.withMinimumLogLevel(LogLevel.Warning)
+    Effect.provideService(References.MinimumLogLevel, "Warn")
   )
 )
 process.stdout.write(`${JSON.stringify(applied)}\n`)

@@ -1,4 +1,4 @@
-import { openApiDocument } from "@cop-integrations/contracts"
+import { renderOpenApi } from "../../scripts/openapi.ts"
 
-/** Same rendering as scripts/openapi.ts. */
-export const renderOpenApiForTest = (): string => `${JSON.stringify(openApiDocument(), null, 2)}\n`
+/** Same rendering as scripts/openapi.ts (`npm run openapi`). */
+export const renderOpenApiForTest = (): string => renderOpenApi()

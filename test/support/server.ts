@@ -3,20 +3,22 @@
  * database from the picker (test/support/database.ts). Tests talk to it over real HTTP, with
  * `fetch` for raw wire checks and the typed client derived from the contract.
  */
-import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
-import type { SqlClient } from "@effect/sql"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { type IntegrationId, IntegrationsApi } from "@cop-integrations/contracts"
-import { ConfigProvider, Effect, Exit, Layer, Logger, LogLevel, Option, Redacted, Scope } from "effect"
+import { ConfigProvider, Context, Effect, Exit, Layer, Logger, Option, Redacted, References, Scope } from "effect"
+import { FetchHttpClient, HttpClient, HttpClientRequest, HttpServer } from "effect/http"
+import { HttpApiClient } from "effect/http-api"
+import type { SqlClient } from "effect/sql"
 import { serverLayer } from "../../src/App.ts"
 import { ApiKeyRepo } from "../../src/auth/ApiKeyRepo.ts"
 import type { KeyKind } from "../../src/auth/ApiKey.ts"
+import { jsonLogger } from "../../src/base/Logging.ts"
 import { AppConfigShape } from "../../src/config/Config.ts"
 import { createHttpServer } from "../../src/http/NodeServer.ts"
 import { IntegrationRepo } from "../../src/integrations/IntegrationRepo.ts"
 import { acquireTestDatabase, type TestDatabase } from "./database.ts"
 
-export type AppConfig = Effect.Effect.Success<typeof AppConfigShape>
+export type AppConfig = AppConfigShape
 
 export interface TestServerOptions {
   /** Environment variables as the service would read them (e.g. `{ MOCK_OTP_DEBUG_CODE: "654321" }`). */
@@ -77,18 +79,20 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
 
 const serveOn = async (
   database: TestDatabase,
-  scope: Scope.CloseableScope,
+  scope: Scope.Closeable,
   close: () => Promise<void>,
   options: TestServerOptions
 ): Promise<TestServer> => {
-  const env = new Map(Object.entries({ ...testDefaults, ...options.env }))
-  const loaded = await Effect.runPromise(Effect.withConfigProvider(AppConfigShape, ConfigProvider.fromMap(env)))
+  const env = { ...testDefaults, ...options.env }
+  const loaded = await Effect.runPromise(
+    Effect.provideService(AppConfigShape, ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env }))
+  )
   const appUrl = (await options.appDatabaseUrl?.(database.url)) ?? database.url
   const config: AppConfig = { ...loaded, databaseUrl: Option.some(Redacted.make(appUrl)), port: 0 }
   const logs: Array<string> = []
   const logging = options.captureLogs === true
-    ? Logger.replace(Logger.defaultLogger, Logger.map(Logger.jsonLogger, (line) => void logs.push(line)))
-    : Logger.minimumLogLevel(LogLevel.Warning)
+    ? Logger.layer([Logger.map(jsonLogger, (line) => void logs.push(line))])
+    : Layer.succeed(References.MinimumLogLevel, "Warn")
 
   const layer = (options.app ?? serverLayer)(config).pipe(
     Layer.provideMerge(NodeHttpServer.layer(createHttpServer, { port: 0, host: "127.0.0.1" })),
@@ -96,12 +100,12 @@ const serveOn = async (
     Layer.provide(logging)
   )
   // Closed last (scopes close their finalizers in reverse): the direct pool outlives the app's.
-  const directRuntime = await Effect.runPromise(Scope.extend(Layer.toRuntime(database.layer), scope))
-  const runtime = await Effect.runPromise(Scope.extend(Layer.toRuntime(layer), scope))
-  const run = <A, E>(effect: Effect.Effect<A, E, Layer.Layer.Success<typeof layer>>) =>
-    Effect.runPromise(Effect.provide(effect, runtime))
-  const address = await run(HttpServer.addressWith(Effect.succeed))
-  if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
+  const directContext = await Effect.runPromise(Layer.buildWithScope(database.layer, scope))
+  const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
+  const run = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient | ApiKeyRepo | IntegrationRepo>) =>
+    Effect.runPromise(Effect.provideContext(effect, context))
+  const { address } = Context.get(context, HttpServer.HttpServer)
+  if (address._tag === "UnixPathAddress") throw new Error("expected a TCP address")
 
   return {
     baseUrl: `http://127.0.0.1:${address.port}`,
@@ -117,7 +121,7 @@ const serveOn = async (
         return { integrationId: integration.id, apiKey: issued.key }
       })),
     run,
-    direct: (effect) => Effect.runPromise(Effect.provide(effect, directRuntime)),
+    direct: (effect) => Effect.runPromise(Effect.provideContext(effect, directContext)),
     close
   }
 }
@@ -133,7 +137,7 @@ export const typedClient = (baseUrl: string, apiKey: string) =>
 export const withClient = <A, E>(
   baseUrl: string,
   apiKey: string,
-  f: (client: Effect.Effect.Success<ReturnType<typeof typedClient>>) => Effect.Effect<A, E>
+  f: (client: Effect.Success<ReturnType<typeof typedClient>>) => Effect.Effect<A, E>
 ): Promise<A> =>
   Effect.runPromise(Effect.flatMap(typedClient(baseUrl, apiKey), f).pipe(Effect.provide(FetchHttpClient.layer)))
 
@@ -141,5 +145,5 @@ export const withClient = <A, E>(
 export const clientExit = <A, E>(
   baseUrl: string,
   apiKey: string,
-  f: (client: Effect.Effect.Success<ReturnType<typeof typedClient>>) => Effect.Effect<A, E>
+  f: (client: Effect.Success<ReturnType<typeof typedClient>>) => Effect.Effect<A, E>
 ) => Effect.runPromiseExit(Effect.flatMap(typedClient(baseUrl, apiKey), f).pipe(Effect.provide(FetchHttpClient.layer)))

@@ -1,10 +1,10 @@
 /** The one line an operator sees when the service cannot start, computed in-process (no process per case). */
-import { NodeHttpServer } from "@effect/platform-node"
-import { ConfigProvider, Effect, Exit, Layer, Logger, LogLevel, Option } from "effect"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { ConfigProvider, Effect, Exit, Layer, Option, References } from "effect"
 import { serverLayer } from "../../src/App.ts"
+import { startupFailureLine } from "../../src/base/StartupFailure.ts"
 import { AppConfigShape, databaseTarget } from "../../src/config/Config.ts"
 import { createHttpServer } from "../../src/http/NodeServer.ts"
-import { startupFailureLine } from "../../src/base/StartupFailure.ts"
 
 /** Builds the app from `env` (PORT 0) and answers its start-up failure line, or "started". */
 export const startupFailure = async (env: Record<string, string>) => {
@@ -17,8 +17,8 @@ export const startupFailure = async (env: Record<string, string>) => {
       )
     }).pipe(
       Effect.scoped,
-      Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({ PORT: "0", ...env })))),
-      Effect.provide(Logger.minimumLogLevel(LogLevel.None))
+      Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env: { PORT: "0", ...env } })),
+      Effect.provideService(References.MinimumLogLevel, "None")
     )
   )
   return Exit.isFailure(exit) ? Option.getOrUndefined(startupFailureLine(exit.cause, database)) : "started"

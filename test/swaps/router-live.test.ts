@@ -3,8 +3,8 @@
  * provider does (issue #18 item 2): with a timeout per try, four tries against an aggregator that never answered
  * stretched a swap's 503 to four timeouts and the backoff between them.
  */
-import { FetchHttpClient } from "@effect/platform"
 import { Duration, Effect, Exit, Redacted } from "effect"
+import { FetchHttpClient } from "effect/http"
 import { createServer, type IncomingMessage, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

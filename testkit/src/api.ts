@@ -5,7 +5,7 @@
  * contract does not know is a compatible addition (DESIGN §4): a warning on the scenario, a failure with --strict.
  */
 import type { ErrorBody } from "@cop-integrations/contracts"
-import { Effect, Either, type Schema } from "effect"
+import { Effect, Result, type Schema } from "effect"
 import {
   checkResponse,
   decodeErrorBody,
@@ -14,7 +14,6 @@ import {
   endpoint,
   type EndpointName,
   pathOf,
-  successSchemas,
   type SuccessOf
 } from "./contract.ts"
 import { failure, type ScenarioFailure, show } from "./failure.ts"
@@ -80,12 +79,16 @@ export const makeCall = (http: Http, policy: CallPolicy): Call => (name, input =
       policy.warn(unknownFieldsWarning(`${spec.method} ${spec.path}`, checked.unknownFields), exchange)
     }
     if (response.status === spec.successStatus) {
-      // TypeScript cannot narrow the schema table by a generic key; the table maps each name to its schema.
-      const schema = successSchemas[name] as unknown as Schema.Schema<SuccessOf<typeof name>, unknown>
-      const value = Either.getOrThrow(decodeResource(schema, response.json, policy.strict)).value
+      // The endpoint's wire codec of its success schema: TypeScript cannot narrow the schema table by a generic key,
+      // and the contract declares each name's success with that name's schema (testkit/test/contract.test.ts holds it).
+      const schema = spec.success as Schema.Decoder<SuccessOf<typeof name>>
+      const value = Result.getOrThrowWith(
+        decodeResource(schema, response.json, policy.strict),
+        ({ problem }) => new Error(problem)
+      ).value
       return { _tag: "Success", status: response.status, value, exchange } as const
     }
-    const error = Either.getOrThrow(decodeErrorBody(response.json))
+    const error = Result.getOrThrowWith(decodeErrorBody(response.json), (problem) => new Error(problem))
     return { _tag: "Rejected", status: response.status, error, exchange } as const
   })
 

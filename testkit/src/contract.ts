@@ -3,7 +3,6 @@
  * schema of its success, the statuses and schemas of its declared errors), reflected from the HttpApi
  * definition itself, and the check every response of a run goes through.
  */
-import { HttpApi } from "@effect/platform"
 import {
   Authentication,
   ErrorBody,
@@ -27,8 +26,9 @@ import {
   WebhookEndpointList,
   WebhookEndpointWithSecret
 } from "@cop-integrations/contracts"
-import { Either, Option, ParseResult, Schema } from "effect"
-import type { AST } from "effect/SchemaAST"
+import { Context, Result, Schema, SchemaIssue, SchemaParser } from "effect"
+import { HttpApi, type HttpApiEndpoint, HttpApiSchema } from "effect/http-api"
+import type { AST, ParseOptions } from "effect/SchemaAST"
 
 /** The success body of each endpoint, by the contract's endpoint name. */
 export const successSchemas = {
@@ -60,7 +60,10 @@ export const successSchemas = {
 } as const
 
 export type EndpointName = keyof typeof successSchemas
-export type SuccessOf<E extends EndpointName> = Schema.Schema.Type<(typeof successSchemas)[E]>
+export type SuccessOf<E extends EndpointName> = (typeof successSchemas)[E]["Type"]
+
+/** A schema read from the contract at run time: it decodes wire values and needs no service. */
+export type WireSchema = Schema.Decoder<unknown>
 
 export interface EndpointSpec {
   readonly name: EndpointName
@@ -69,43 +72,79 @@ export interface EndpointSpec {
   readonly path: string
   readonly authenticated: boolean
   readonly successStatus: number
+  /** The endpoint's wire codec of its success body, and its AST. */
+  readonly success: WireSchema
   readonly successAst: AST
   /** Declared error statuses; the AST is the union of the error bodies allowed at that status. */
   readonly errors: ReadonlyMap<number, AST | undefined>
-  readonly payload: Schema.Schema<unknown> | undefined
-  readonly urlParams: Schema.Schema<unknown> | undefined
-  readonly headers: Schema.Schema<unknown> | undefined
-  readonly pathParams: Schema.Schema<unknown> | undefined
+  readonly payload: WireSchema | undefined
+  readonly urlParams: WireSchema | undefined
+  readonly headers: WireSchema | undefined
+  readonly pathParams: WireSchema | undefined
+  /** How the deployment decodes each input: the contract sets it on the API (request bodies refuse unknown fields). */
+  readonly parseOptions: InputParseOptions
+}
+
+export interface InputParseOptions {
+  readonly payload: ParseOptions | undefined
+  readonly urlParams: ParseOptions | undefined
+  readonly headers: ParseOptions | undefined
+  readonly pathParams: ParseOptions | undefined
+}
+
+/** Each input's parse options among an endpoint's annotations (its own, its group's, the API's), as the server reads them. */
+const inputParseOptions = (annotations: Context.Context<never>): InputParseOptions => {
+  const fallback = Context.getOrUndefined(annotations, HttpApi.ParseOptions)
+  return {
+    payload: Context.getOrUndefined(annotations, HttpApi.PayloadParseOptions) ?? fallback,
+    urlParams: Context.getOrUndefined(annotations, HttpApi.QueryParseOptions) ?? fallback,
+    headers: Context.getOrUndefined(annotations, HttpApi.HeadersParseOptions) ?? fallback,
+    pathParams: Context.getOrUndefined(annotations, HttpApi.ParamsParseOptions) ?? fallback
+  }
 }
 
 const isEndpointName = (name: string): name is EndpointName => Object.hasOwn(successSchemas, name)
 
-const optionalSchema = (schema: Option.Option<{ readonly ast: AST }>): Schema.Schema<unknown> | undefined =>
-  Option.match(schema, { onNone: () => undefined, onSome: (s) => Schema.make<unknown>(s.ast) })
+/** The schema of an AST the contract declares (the endpoint's wire codec): it has no service to ask for. */
+const wireSchema = (ast: AST): WireSchema => Schema.make<WireSchema>(ast)
+
+const optionalSchema = (schema: { readonly ast: AST } | undefined): WireSchema | undefined =>
+  schema === undefined ? undefined : wireSchema(schema.ast)
+
+/** One AST for the schemas declared at one status: the schema itself, or the union of them. */
+const astOf = (schemas: readonly [Schema.Top, ...Array<Schema.Top>]): AST =>
+  schemas.length === 1 ? schemas[0].ast : Schema.Union(schemas).ast
+
+/** The JSON body an endpoint reads (none for GET and DELETE, whose inputs are the query and the path). */
+const jsonPayload = (endpoint: HttpApiEndpoint.Top): AST | undefined => {
+  const entry = endpoint.payload.get("application/json")
+  return entry === undefined ? undefined : astOf(entry.schemas)
+}
 
 const reflectEndpoints = (): ReadonlyMap<EndpointName, EndpointSpec> => {
   const specs = new Map<EndpointName, EndpointSpec>()
   HttpApi.reflect(IntegrationsApi, {
     onGroup: () => {},
-    onEndpoint: ({ endpoint, errors, middleware, successes }) => {
-      if (!isEndpointName(endpoint.name)) throw new Error(`the kit does not know endpoint ${endpoint.name}`)
-      const [successStatus, success] = [...successes.entries()][0] ?? [200, undefined]
-      specs.set(endpoint.name, {
-        name: endpoint.name,
+    onEndpoint: ({ endpoint, errors, mergedAnnotations, middleware, successes }) => {
+      if (!isEndpointName(endpoint.identifier)) throw new Error(`the kit does not know endpoint ${endpoint.identifier}`)
+      const [successStatus, success] = [...successes.entries()][0] ?? [204, [Schema.Void]]
+      const payload = jsonPayload(endpoint)
+      const successAst = astOf(success)
+      specs.set(endpoint.identifier, {
+        name: endpoint.identifier,
         method: endpoint.method,
         path: endpoint.path,
         authenticated: (middleware as ReadonlySet<unknown>).has(Authentication),
         successStatus,
-        // No success schema: a 204 answers no body (void); anything else is not checked further.
-        successAst: Option.getOrElse(
-          success?.ast ?? Option.none(),
-          () => (successStatus === 204 ? Schema.Void.ast : Schema.Unknown.ast)
-        ),
-        errors: new Map([...errors.entries()].map(([status, error]) => [status, Option.getOrUndefined(error.ast)])),
-        payload: optionalSchema(endpoint.payloadSchema),
-        urlParams: optionalSchema(endpoint.urlParamsSchema),
-        headers: optionalSchema(endpoint.headersSchema),
-        pathParams: optionalSchema(endpoint.pathSchema)
+        // No content: the answer has no body at all (void), not the JSON null the codec writes for void.
+        success: HttpApiSchema.isNoContent(successAst) ? Schema.Void : wireSchema(successAst),
+        successAst,
+        errors: new Map([...errors.entries()].map(([status, schemas]) => [status, astOf(schemas)])),
+        payload: payload === undefined ? undefined : wireSchema(payload),
+        urlParams: optionalSchema(endpoint.query),
+        headers: optionalSchema(endpoint.headers),
+        pathParams: optionalSchema(endpoint.params),
+        parseOptions: inputParseOptions(mergedAnnotations)
       })
     }
   })
@@ -127,24 +166,73 @@ export const pathOf = (spec: EndpointSpec, params: Readonly<Record<string, strin
 /** Statuses every endpoint with a body may answer before the contract's own decoding runs (DESIGN §3 Limits). */
 const transportStatuses = new Set([413, 415])
 
-const exact = { onExcessProperty: "error", errors: "all" } as const
-const lenient = { onExcessProperty: "ignore", errors: "all" } as const
+/** Every issue, each naming the value it refused (the problem says what came back; the key leaves the values out). */
+const exact = { onExcessProperty: "error", errors: "all", reportInput: true } as const
+const lenient = { onExcessProperty: "ignore", errors: "all", reportInput: true } as const
 
-const issuesOf = (error: ParseResult.ParseError) => ParseResult.ArrayFormatter.formatErrorSync(error)
+/** One thing wrong with a value: where, how (the kind of check, named as reports have always named it) and why. */
+interface FlatIssue {
+  readonly path: ReadonlyArray<PropertyKey>
+  /** "Type", "Refinement", "Transformation", "Missing", "Unexpected" or "Forbidden". */
+  readonly kind: string
+  readonly message: string
+}
 
-/** "path: message; path: message" for a parse error. */
-export const describeParseError = (error: ParseResult.ParseError): string =>
-  issuesOf(error)
+const standardIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/**
+ * The kind of every leaf of an issue, in the order the standard formatter lists the leaves (the same walk): a value
+ * of the wrong type, a failed check (Refinement), a failed transformation, a missing or unexpected key.
+ */
+const leafKinds = (issue: SchemaIssue.Issue, around: "Refinement" | "Transformation" | undefined): Array<string> => {
+  switch (issue._tag) {
+    case "Filter":
+      return leafKinds(issue.issue, around ?? "Refinement")
+    case "Encoding":
+      return leafKinds(issue.issue, around ?? "Transformation")
+    case "Pointer":
+      return leafKinds(issue.issue, around)
+    case "Composite":
+    case "AnyOf":
+      if (issue._tag === "Composite" || issue.issues.length > 0) {
+        return issue.issues.flatMap((inner) => leafKinds(inner, around))
+      }
+      return [around ?? "Type"]
+    case "MissingKey":
+      return ["Missing"]
+    case "UnexpectedKey":
+      return ["Unexpected"]
+    case "Forbidden":
+      return ["Forbidden"]
+    case "InvalidType":
+    case "InvalidValue":
+    case "OneOf":
+      return [around ?? "Type"]
+  }
+}
+
+const issuesOf = (issue: SchemaIssue.Issue): ReadonlyArray<FlatIssue> => {
+  const kinds = leafKinds(issue, undefined)
+  return standardIssues(issue).issues.map((flat, index) => ({
+    path: (flat.path ?? []).map((part) => (typeof part === "object" ? part.key : part)),
+    kind: kinds[index] ?? "Type",
+    message: flat.message
+  }))
+}
+
+/** "path: message; path: message" for a schema issue. */
+export const describeParseError = (issue: SchemaIssue.Issue): string =>
+  issuesOf(issue)
     .slice(0, 6)
-    .map((issue) => (issue.path.length === 0 ? issue.message : `${issue.path.join(".")}: ${issue.message}`))
+    .map((flat) => (flat.path.length === 0 ? flat.message : `${flat.path.map(String).join(".")}: ${flat.message}`))
     .join("; ")
 
 /** Where and how a value breaks a schema, without the values: "receipt.totalPaid Type; feeLegs.0.code Type". */
-const parseErrorKey = (error: ParseResult.ParseError): string =>
+const parseErrorKey = (issue: SchemaIssue.Issue): string =>
   [
     ...new Set(
-      issuesOf(error).map((issue) =>
-        `${issue.path.map((part) => (typeof part === "number" ? "*" : String(part))).join(".")} ${issue._tag}`
+      issuesOf(issue).map((flat) =>
+        `${flat.path.map((part) => (typeof part === "number" ? "*" : String(part))).join(".")} ${flat.kind}`
       )
     )
   ]
@@ -152,8 +240,8 @@ const parseErrorKey = (error: ParseResult.ParseError): string =>
     .join("; ")
 
 /** Exactly the schema: a field it does not know is an error. For ErrorBody, and for resources under --strict. */
-export const decodeStrict = <A, I>(schema: Schema.Schema<A, I>, value: unknown): Either.Either<A, string> =>
-  Either.mapLeft(Schema.decodeUnknownEither(schema, exact)(value), describeParseError)
+export const decodeStrict = <A>(schema: Schema.Decoder<A>, value: unknown): Result.Result<A, string> =>
+  Result.mapError(SchemaParser.decodeUnknownResult(schema, exact)(value), describeParseError)
 
 export interface Decoded<A> {
   readonly value: A
@@ -171,29 +259,32 @@ export interface DecodeProblem {
  * A resource as the contract reads it (DESIGN §4 Compatibility): an added field is a compatible change, so it is
  * returned in `unknownFields` rather than refused, unless `strict`. Anything else that breaks the schema is a problem.
  */
-export const decodeResource = <A, I>(
-  schema: Schema.Schema<A, I>,
+export const decodeResource = <A>(
+  schema: Schema.Decoder<A>,
   value: unknown,
   strict: boolean
-): Either.Either<Decoded<A>, DecodeProblem> => {
-  const exactly = Schema.decodeUnknownEither(schema, exact)(value)
-  if (Either.isRight(exactly)) return Either.right({ value: exactly.right, unknownFields: [] })
-  const unknownFields = issuesOf(exactly.left).filter((issue) => issue._tag === "Unexpected").map((issue) =>
-    issue.path.join(".")
+): Result.Result<Decoded<A>, DecodeProblem> => {
+  const exactly = SchemaParser.decodeUnknownResult(schema, exact)(value)
+  if (Result.isSuccess(exactly)) return Result.succeed({ value: exactly.success, unknownFields: [] })
+  const issues = issuesOf(exactly.failure)
+  const unknownFields = issues.filter((issue) => issue.kind === "Unexpected").map((issue) =>
+    issue.path.map(String).join(".")
   )
-  const ignoring = strict ? undefined : Schema.decodeUnknownEither(schema, lenient)(value)
-  if (ignoring !== undefined && Either.isRight(ignoring)) return Either.right({ value: ignoring.right, unknownFields })
-  const onlyUnknown = unknownFields.length > 0 && issuesOf(exactly.left).every((issue) => issue._tag === "Unexpected")
-  return Either.left({
+  const ignoring = strict ? undefined : SchemaParser.decodeUnknownResult(schema, lenient)(value)
+  if (ignoring !== undefined && Result.isSuccess(ignoring)) {
+    return Result.succeed({ value: ignoring.success, unknownFields })
+  }
+  const onlyUnknown = unknownFields.length > 0 && issues.every((issue) => issue.kind === "Unexpected")
+  return Result.fail({
     problem: onlyUnknown
       ? `fields the contract does not know (--strict): ${unknownFields.join(", ")}`
-      : describeParseError(exactly.left),
-    key: parseErrorKey(exactly.left)
+      : describeParseError(exactly.failure),
+    key: parseErrorKey(exactly.failure)
   })
 }
 
-export const decodeErrorBody = (value: unknown): Either.Either<ErrorBody, string> =>
-  Either.mapLeft(
+export const decodeErrorBody = (value: unknown): Result.Result<ErrorBody, string> =>
+  Result.mapError(
     decodeStrict(ErrorBody, value),
     (problem) => `not an ErrorBody {error, errorCode?} with a documented errorCode: ${problem}`
   )
@@ -237,19 +328,19 @@ export const checkResponse = (spec: EndpointSpec, response: ContractResponse, st
     )
   }
   if (response.status === spec.successStatus) {
-    return Either.match(decodeResource(Schema.make(spec.successAst), response.json, strict), {
-      onLeft: ({ key, problem }) =>
+    return Result.match(decodeResource(spec.success, response.json, strict), {
+      onFailure: ({ key, problem }) =>
         broken(
           `the ${response.status} body does not match the contract's success schema: ${problem}`,
           `${response.status} success schema: ${key}`
         ),
-      onRight: ({ unknownFields }) => ({ ...kept, unknownFields })
+      onSuccess: ({ unknownFields }) => ({ ...kept, unknownFields })
     })
   }
   const errorBody = decodeErrorBody(response.json)
   const transport = transportStatuses.has(response.status) && spec.payload !== undefined
   if (!spec.errors.has(response.status) && !transport) {
-    const body = Either.isLeft(errorBody) ? `, and the body is ${errorBody.left}` : ""
+    const body = Result.isFailure(errorBody) ? `, and the body is ${errorBody.failure}` : ""
     return broken(
       `status ${response.status} is not one the contract declares for ${spec.method} ${spec.path} (${
         declaredStatuses(spec).join(", ")
@@ -257,20 +348,20 @@ export const checkResponse = (spec: EndpointSpec, response: ContractResponse, st
       `status ${response.status} not declared`
     )
   }
-  if (Either.isLeft(errorBody)) {
-    return broken(`the ${response.status} body is ${errorBody.left}`, `${response.status} not an ErrorBody`)
+  if (Result.isFailure(errorBody)) {
+    return broken(`the ${response.status} body is ${errorBody.failure}`, `${response.status} not an ErrorBody`)
   }
   const errorAst = spec.errors.get(response.status)
   if (errorAst === undefined) return kept
-  return Either.match(decodeStrict(Schema.make(errorAst), response.json), {
-    onLeft: () =>
+  return Result.match(decodeStrict(wireSchema(errorAst), response.json), {
+    onFailure: () =>
       broken(
         `errorCode ${
-          JSON.stringify(errorBody.right.errorCode ?? null)
+          JSON.stringify(errorBody.success.errorCode ?? null)
         } is not one the contract declares with status ${response.status} for ${spec.method} ${spec.path}`,
-        `${response.status} errorCode ${errorBody.right.errorCode ?? "(none)"} not declared`
+        `${response.status} errorCode ${errorBody.success.errorCode ?? "(none)"} not declared`
       ),
-    onRight: () => kept
+    onSuccess: () => kept
   })
 }
 

@@ -186,7 +186,7 @@ export const makeHttp = (config: HttpConfig, record: (exchange: Exchange) => voi
         bodyBytes: prepared.body?.length ?? 0
       }
       const curl = toCurl({ method: request.method, url: prepared.url, headers: prepared.shown, body: prepared.body })
-      const outcome = yield* Effect.either(Effect.tryPromise({
+      const outcome = yield* Effect.result(Effect.tryPromise({
         try: (interrupted) =>
           withTimeout(config.requestTimeoutMs, interrupted, (signal) =>
             config.fetch(prepared.url, {
@@ -200,8 +200,8 @@ export const makeHttp = (config: HttpConfig, record: (exchange: Exchange) => voi
       }))
       const exchange: Exchange = {
         request: recorded,
-        response: outcome._tag === "Right" ? outcome.right : undefined,
-        error: outcome._tag === "Left" ? outcome.left : undefined,
+        response: outcome._tag === "Success" ? outcome.success : undefined,
+        error: outcome._tag === "Failure" ? outcome.failure : undefined,
         startedAt: startedAt.toISOString(),
         durationMs: Date.now() - startedAt.getTime(),
         curl

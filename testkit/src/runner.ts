@@ -306,7 +306,7 @@ const resultOf = (
     warnings
   }
   if (Exit.isSuccess(exit)) return { ...base, status: "passed", failure: undefined, evidence: [] }
-  const failed = Cause.failureOption(exit.cause)
+  const failed = Cause.findErrorOption(exit.cause)
   if (Option.isNone(failed)) {
     const defect = describeDefect(exit.cause)
     const message = `the kit itself failed: ${defect.split("\n")[0]}`
@@ -343,9 +343,9 @@ const runScenario = (scenario: Scenario, context: RunContext): Effect.Effect<Sce
     const startedAt = Date.now()
     const exit = yield* Effect.exit(
       scenario.run(makeKit(context, recorder, startedAt)).pipe(
-        Effect.timeoutFail({
+        Effect.timeoutOrElse({
           duration: Duration.millis(context.timeoutMs),
-          onTimeout: () => timedOut(context.timeoutMs, recorder.evidence.at(-1))
+          orElse: () => Effect.fail(timedOut(context.timeoutMs, recorder.evidence.at(-1)))
         })
       )
     )

@@ -1,6 +1,7 @@
-import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { IntegrationsApi } from "@cop-integrations/contracts"
 import { Effect } from "effect"
+import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
+import { HttpApiClient } from "effect/http-api"
 
 /** The client derived from the contract (`HttpApiClient.make(IntegrationsApi)`), as partners would use it. */
 export const makeTypedClient = (
@@ -11,4 +12,4 @@ export const makeTypedClient = (
     transformClient: HttpClient.mapRequest(HttpClientRequest.bearerToken(options.apiKey))
   }).pipe(Effect.provide(FetchHttpClient.layer), Effect.provideService(FetchHttpClient.Fetch, options.fetch))
 
-export type TypedClient = Effect.Effect.Success<ReturnType<typeof makeTypedClient>>
+export type TypedClient = Effect.Success<ReturnType<typeof makeTypedClient>>

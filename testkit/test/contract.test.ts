@@ -1,6 +1,6 @@
-import { HttpApi } from "@effect/platform"
 import { IntegrationsApi } from "@cop-integrations/contracts"
 import { SchemaAST } from "effect"
+import { HttpApi } from "effect/http-api"
 import { describe, expect, it } from "vitest"
 import { contractProblem, endpoint, endpoints, successSchemas } from "../src/contract.ts"
 import { allScenarios } from "../src/scenarios/index.ts"
@@ -10,16 +10,19 @@ import packageJson from "../package.json" with { type: "json" }
 describe("the kit reads the contract", () => {
   it("knows every endpoint of IntegrationsApi, with the contract's own success schema", () => {
     const names: Array<string> = []
-    HttpApi.reflect(IntegrationsApi, { onGroup: () => {}, onEndpoint: ({ endpoint: e }) => void names.push(e.name) })
+    HttpApi.reflect(IntegrationsApi, {
+      onGroup: () => {},
+      onEndpoint: ({ endpoint: e }) => void names.push(e.identifier)
+    })
     expect([...endpoints.keys()].sort()).toEqual(names.sort())
     // The contract may re-annotate a schema (e.g. with its status): the fields (of each member of a union) are the
     // same objects; a 204 has no body (void).
     const members = (ast: SchemaAST.AST): ReadonlyArray<unknown> =>
-      SchemaAST.isTypeLiteral(ast)
+      SchemaAST.isObjects(ast)
         ? [ast.propertySignatures]
         : SchemaAST.isUnion(ast)
         ? ast.types.flatMap(members)
-        : SchemaAST.isVoidKeyword(ast)
+        : SchemaAST.isVoid(ast)
         ? ["void"]
         : []
     for (const [name, schema] of Object.entries(successSchemas)) {

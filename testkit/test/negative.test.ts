@@ -1,12 +1,14 @@
-import { CreatePayoutRequest, ListPayoutsParams } from "@cop-integrations/contracts"
+import { CreatePayoutRequest, ListPayoutsParams, RejectUnknownFields } from "@cop-integrations/contracts"
 import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
+import type { WireSchema } from "../src/contract.ts"
 import { fieldsOf, generateCases, isInvalid, showInput, simplerInputs, type Surface } from "../src/generate/negative.ts"
 import { random } from "../src/generate/random.ts"
 
 const payoutSurface: Surface = {
   location: "body",
-  schema: Schema.make<unknown>(CreatePayoutRequest.ast),
+  schema: Schema.make<WireSchema>(CreatePayoutRequest.ast),
+  parseOptions: RejectUnknownFields,
   base: {
     userAddress: "0x52908400098527886E0F7030069857D2E4169EE7",
     destinationCop: "150000",
@@ -63,7 +65,7 @@ describe("generated negative inputs", () => {
   it("reads a repeated query parameter as the server does: a list, so invalid", () => {
     const surface: Surface = {
       location: "query",
-      schema: Schema.make<unknown>(ListPayoutsParams.ast),
+      schema: Schema.make<WireSchema>(ListPayoutsParams.ast),
       base: { limit: "10" }
     }
     expect(isInvalid(surface, { kind: "query", query: "limit=10" })).toBe(false)

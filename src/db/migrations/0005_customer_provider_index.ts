@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 /** KYC webhooks name the provider's customer: find ours by it, and never give one provider customer to two of ours. */

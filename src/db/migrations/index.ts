@@ -2,7 +2,7 @@
  * All migrations, keyed `<id>_<name>` (the Migrator sorts by the numeric id).
  * Add a migration: create `NNNN_name.ts` exporting a default Effect, then list it here.
  */
-import type { SqlClient } from "@effect/sql"
+import type { SqlClient } from "effect/sql"
 import type { Effect } from "effect"
 import init from "./0001_init.ts"
 import providerDepositSeen from "./0002_provider_deposit_seen.ts"

@@ -5,7 +5,9 @@
  * encoded; or the whole body malformed), and the contract's own schema is the oracle: a case is kept
  * only if the schema rejects it, so every kept case must be answered with a 4xx ErrorBody.
  */
-import { Either, JSONSchema, Schema } from "effect"
+import { Result, Schema, SchemaParser } from "effect"
+import type { ParseOptions } from "effect/SchemaAST"
+import type { WireSchema } from "../contract.ts"
 import type { Random } from "./random.ts"
 
 export type Input =
@@ -26,7 +28,9 @@ export interface NegativeCase {
 export interface Surface {
   readonly location: "body" | "query" | "path"
   /** The contract's schema of this surface (payload, url params or path params). */
-  readonly schema: Schema.Schema<unknown>
+  readonly schema: WireSchema
+  /** How the deployment decodes the surface (the contract's parse options for it; Schema's defaults when none). */
+  readonly parseOptions?: ParseOptions | undefined
   /** A valid input: every field as its wire string. */
   readonly base: Readonly<Record<string, string>>
 }
@@ -42,23 +46,24 @@ type Json = Readonly<Record<string, unknown>>
 
 const isRecord = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value)
 
-/** Follows `$ref`s into `$defs`. */
-const resolve = (root: Json, node: unknown): Json => {
+/** Follows `$ref`s into the document's definitions. */
+const resolve = (definitions: Json, node: unknown): Json => {
   if (!isRecord(node)) return {}
   const ref = node["$ref"]
   if (typeof ref !== "string") return node
-  const defs = isRecord(root["$defs"]) ? root["$defs"] : {}
-  return resolve(root, defs[ref.replace("#/$defs/", "")])
+  return resolve(definitions, definitions[ref.replace("#/$defs/", "")])
 }
 
 /** The fields of a struct schema with the constraints its JSON Schema states. */
-export const fieldsOf = (schema: Schema.Schema<unknown>): ReadonlyArray<FieldInfo> => {
-  const root = JSONSchema.make(schema) as unknown as Json
-  const object = resolve(root, root)
+export const fieldsOf = (schema: WireSchema): ReadonlyArray<FieldInfo> => {
+  const document = Schema.toJsonSchemaDocument(schema)
+  const root = document.schema
+  const definitions: Json = document.definitions
+  const object = resolve(definitions, root)
   const properties = isRecord(object["properties"]) ? object["properties"] : {}
   const required = Array.isArray(object["required"]) ? object["required"] : []
   return Object.entries(properties).map(([name, node]) => {
-    const field = resolve(root, node)
+    const field = resolve(definitions, node)
     return {
       name,
       required: required.includes(name),
@@ -242,11 +247,11 @@ const pathCases = (surface: Surface, fields: ReadonlyArray<FieldInfo>): Array<Ne
     }))
   })
 
-const parseJsonBytes = (bytes: Uint8Array): Either.Either<unknown, string> => {
+const parseJsonBytes = (bytes: Uint8Array): Result.Result<unknown, string> => {
   try {
-    return Either.right(JSON.parse(new TextDecoder().decode(bytes)))
+    return Result.succeed(JSON.parse(new TextDecoder().decode(bytes)))
   } catch {
-    return Either.left("not JSON")
+    return Result.fail("not JSON")
   }
 }
 
@@ -260,28 +265,29 @@ const parseQuery = (query: string): Record<string, string | ReadonlyArray<string
   return out
 }
 
-const decodeSegment = (segment: string): Either.Either<string, string> => {
+const decodeSegment = (segment: string): Result.Result<string, string> => {
   try {
-    return Either.right(decodeURIComponent(segment))
+    return Result.succeed(decodeURIComponent(segment))
   } catch {
-    return Either.left("not a valid percent-encoding")
+    return Result.fail("not a valid percent-encoding")
   }
 }
 
 /** The oracle: would the contract's schema reject this input? (Its request bodies reject excess properties.) */
 export const isInvalid = (surface: Surface, input: Input, pathParam = "payoutId"): boolean => {
-  const decodes = (value: unknown) => Either.isRight(Schema.decodeUnknownEither(surface.schema)(value))
+  const decode = SchemaParser.decodeUnknownResult(surface.schema, surface.parseOptions)
+  const decodes = (value: unknown) => Result.isSuccess(decode(value))
   switch (input.kind) {
     case "json":
       return !decodes(input.value)
     case "raw":
-      return Either.match(parseJsonBytes(input.bytes), { onLeft: () => true, onRight: (value) => !decodes(value) })
+      return Result.match(parseJsonBytes(input.bytes), { onFailure: () => true, onSuccess: (value) => !decodes(value) })
     case "query":
       return !decodes(parseQuery(input.query))
     case "path":
-      return Either.match(decodeSegment(input.segment), {
-        onLeft: () => true,
-        onRight: (value) => !decodes({ [pathParam]: value })
+      return Result.match(decodeSegment(input.segment), {
+        onFailure: () => true,
+        onSuccess: (value) => !decodes({ [pathParam]: value })
       })
   }
 }

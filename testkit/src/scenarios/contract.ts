@@ -68,18 +68,18 @@ export const contractScenarios = [
           expected: kit.mode,
           actual: health.mode
         })
-        yield* attempt("a quote", client.breb.quote({ urlParams: { destinationCop: "100000" }, headers: {} }))
-        yield* attempt("a page of payouts", client.breb.listPayouts({ urlParams: { limit: 5 } }))
+        yield* attempt("a quote", client.breb.quote({ query: { destinationCop: "100000" }, headers: {} }))
+        yield* attempt("a page of payouts", client.breb.listPayouts({ query: { limit: 5 } }))
         if (kit.mode !== "mock") return
-        const closed = yield* Effect.either(
-          client.breb.quote({ urlParams: {}, headers: { "x-mock-scenario": "market_closed" } })
+        const closed = yield* Effect.result(
+          client.breb.quote({ query: {}, headers: { "x-mock-scenario": "market_closed" } })
         )
         yield* check(
-          closed._tag === "Left" && closed.left._tag === "MercadoCerrado",
+          closed._tag === "Failure" && closed.failure._tag === "MercadoCerrado",
           "a 409 mercado_cerrado decodes as the contract's MercadoCerrado error",
           {
             expected: "the typed client to fail with MercadoCerrado",
-            actual: closed._tag === "Left" ? describeError(closed.left) : `a quote: ${show(closed.right)}`
+            actual: closed._tag === "Failure" ? describeError(closed.failure) : `a quote: ${show(closed.success)}`
           }
         )
       })

@@ -1,4 +1,4 @@
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import { rejected } from "../api.ts"
 import { check, checkNamesField } from "../check.ts"
 import { decodeErrorBody } from "../contract.ts"
@@ -15,9 +15,9 @@ export const errorBodyWithout = (
 ): Effect.Effect<void, ScenarioFailure> => {
   const { response } = exchange
   const expected = `${statuses.join(" or ")} with an ErrorBody {error} (no errorCode)`
-  const body = response.isJson ? decodeErrorBody(response.json) : Either.left("the body is not JSON")
-  if (!statuses.includes(response.status) || Either.isLeft(body) || body.right.errorCode !== undefined) {
-    const problem = Either.isLeft(body) ? ` (${body.left})` : ""
+  const body = response.isJson ? decodeErrorBody(response.json) : Result.fail("the body is not JSON")
+  if (!statuses.includes(response.status) || Result.isFailure(body) || body.success.errorCode !== undefined) {
+    const problem = Result.isFailure(body) ? ` (${body.failure})` : ""
     return Effect.fail(failure(rule, { expected, actual: `${response.status} ${response.body}${problem}`, exchange }))
   }
   return Effect.void

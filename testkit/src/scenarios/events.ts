@@ -4,7 +4,7 @@
  * payout, rotation, redelivery and the events API.
  */
 import { Event, type EventWithAttempts, type WebhookEndpointWithSecret } from "@cop-integrations/contracts"
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import { ok, rejected, unknownFieldsWarning } from "../api.ts"
 import { check, checkEqual, checkNamesField, pollUntil, sameJson } from "../check.ts"
 import { decodeResource } from "../contract.ts"
@@ -84,11 +84,11 @@ const checkSigned = (kit: Kit, secret: string, delivery: ReceivedDelivery) =>
       actual: `${problem}; headers ${show(delivery)}`
     })
     const event = decodeResource(Event, delivery.json, kit.strict)
-    yield* check(Either.isRight(event), DELIVERY_RULE, {
+    yield* check(Result.isSuccess(event), DELIVERY_RULE, {
       expected: "the body to be an Event of the contract",
-      actual: Either.isLeft(event) ? `${event.left.problem}: ${delivery.body.slice(0, 400)}` : ""
+      actual: Result.isFailure(event) ? `${event.failure.problem}: ${delivery.body.slice(0, 400)}` : ""
     })
-    const decoded = Either.getOrThrow(event)
+    const decoded = Result.getOrThrowWith(event, ({ problem }) => new Error(problem))
     if (decoded.unknownFields.length > 0) kit.warn(unknownFieldsWarning("a webhook delivery", decoded.unknownFields))
     yield* checkEqual("webhook-id is the event id (receivers dedupe on it)", delivery.id, decoded.value.id)
     return decoded.value

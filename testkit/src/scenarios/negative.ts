@@ -120,9 +120,10 @@ const targets: ReadonlyArray<Target> = [
 ]
 
 const surfaceSchema = (spec: EndpointSpec, location: Surface["location"]) => {
-  const schema = location === "body" ? spec.payload : location === "query" ? spec.urlParams : spec.pathParams
+  const input = location === "body" ? "payload" : location === "query" ? "urlParams" : "pathParams"
+  const schema = spec[input]
   if (schema === undefined) throw new Error(`${spec.name} has no ${location} schema in the contract`)
-  return schema
+  return { schema, parseOptions: spec.parseOptions[input] }
 }
 
 const requestFor = (spec: EndpointSpec, input: Input): HttpRequest => {
@@ -222,7 +223,7 @@ const negativeScenario = (target: Target) => {
         const rng = random(kit.seed, target.id)
         const surface: Surface = {
           location: target.location,
-          schema: surfaceSchema(spec, target.location),
+          ...surfaceSchema(spec, target.location),
           base: target.base(rng)
         }
         const generated = generateCases(surface, rng, kit.negativeCases)

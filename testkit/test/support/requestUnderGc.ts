@@ -17,7 +17,7 @@ const http = makeHttp(
   { baseUrl, apiKey: "k", secondApiKey: undefined, fetch, requestTimeoutMs: Number(timeoutMs) },
   (exchange) => errors.push(exchange.error)
 )
-await Effect.runPromise(Effect.either(http.send({ method: "GET", path: "/hang" })))
+await Effect.runPromise(Effect.result(http.send({ method: "GET", path: "/hang" })))
 clearInterval(collector)
 process.stdout.write(`${JSON.stringify({ error: errors[0], elapsedMs: Date.now() - startedAt })}\n`)
 process.exit(0)

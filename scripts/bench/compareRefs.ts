@@ -1,0 +1,182 @@
+/**
+ * `npm run bench -- --compare <git-ref>`: the working tree against another commit, in one run. The ref is checked out
+ * into a temporary worktree, installed (`npm ci`) and built there; both services then run side by side, each on its
+ * own fresh database of the same PostgreSQL, and every workload alternates ref, working tree, ref, … so drift in the
+ * machine's load hits both. Each side runs on the node its own `npm start` would: the tree's `node_modules/.bin/node`
+ * when it ships one, else the first `node` on PATH outside node_modules (BENCH_COMPARE_NODE overrides the ref's).
+ * Prints req/s, p50/p99 and CPU ms per request of each side and the ratio working tree / ref, start-up to the first
+ * 200, and RSS after the runs.
+ */
+import { execFileSync } from "node:child_process"
+import { existsSync, mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { delimiter, join } from "node:path"
+import pg from "pg"
+import { fastifyWorkloads } from "./fastifyCells.ts"
+import { type LoadRequest, type LoadResult, runLoad } from "./load.ts"
+import { rssMb } from "./proc.ts"
+import {
+  API,
+  approvedCustomer,
+  json,
+  npmStartArgs,
+  payoutBody,
+  root,
+  type Service,
+  startService,
+  stopService,
+  type Tree
+} from "./service.ts"
+
+const PAIRS = Number(process.env["BENCH_PAIRS"] ?? "3")
+const SECONDS = Number(process.env["BENCH_SECONDS"] ?? "5")
+const CONNECTIONS = Number(process.env["BENCH_CONCURRENCY"] ?? "16")
+
+/** The node `npm start` would run in `dir`: its own node_modules/.bin/node, else PATH's first outside node_modules. */
+const nodeOf = (dir: string): string => {
+  const shipped = join(dir, "node_modules", ".bin", "node")
+  if (existsSync(shipped)) return shipped
+  const onPath = (process.env["PATH"] ?? "").split(delimiter)
+    .filter((entry) => entry !== "" && !entry.includes("node_modules"))
+    .map((entry) => join(entry, "node"))
+    .find((candidate) => existsSync(candidate))
+  return onPath ?? process.execPath
+}
+
+const versionOf = (node: string) => execFileSync(node, ["--version"], { encoding: "utf8" }).trim()
+
+const run = (command: string, args: ReadonlyArray<string>, cwd: string) =>
+  execFileSync(command, args, { cwd, stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" })
+
+/** A worktree of `ref`, installed and built as CI would; removed by the returned function. */
+const checkout = (ref: string) => {
+  const dir = mkdtempSync(join(tmpdir(), "bench-ref-"))
+  run("git", ["worktree", "add", "--detach", dir, ref], root)
+  const remove = () => {
+    run("git", ["worktree", "remove", "--force", dir], root)
+    rmSync(dir, { recursive: true, force: true })
+  }
+  try {
+    console.log(`bench: installing ${ref} in ${dir} (npm ci) …`)
+    run("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], dir)
+    run("npm", ["run", "-s", "build"], dir)
+    return { dir, remove }
+  } catch (error) {
+    remove()
+    throw error
+  }
+}
+
+/** A fresh database named `name` on the server at `serverUrl`; its URL. */
+const createDatabase = async (serverUrl: string, name: string) => {
+  const admin = new pg.Client({ connectionString: serverUrl })
+  await admin.connect()
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${name}`)
+    await admin.query(`CREATE DATABASE ${name}`)
+  } finally {
+    await admin.end()
+  }
+  const url = new URL(serverUrl)
+  url.pathname = `/${name}`
+  return url.toString()
+}
+
+interface Side {
+  readonly label: string
+  readonly tree: Tree
+  readonly service: Service
+  readonly workloads: ReadonlyArray<{ readonly name: string; readonly request: LoadRequest }>
+}
+
+const workloadsFor = async (service: Service) => {
+  const userAddress = await approvedCustomer(service)
+  const work = fastifyWorkloads({ userAddress }, service.auth)
+  const one = await fetch(`${service.baseUrl}${API}/payouts`, {
+    method: "POST",
+    headers: { ...service.auth, ...json, "idempotency-key": `compare-${Date.now()}` },
+    body: payoutBody(userAddress)
+  }).then((r) => r.json() as Promise<{ payoutId: string }>)
+  return [
+    { name: "GET /healthz", request: { path: "/healthz" } },
+    { name: "cached quote", request: work.quote },
+    { name: "POST payouts (Idempotency-Key)", request: work.create("cmp") },
+    { name: "GET one payout", request: { path: `${API}/payouts/${one.payoutId}`, headers: service.auth } },
+    { name: "GET payouts?limit=50", request: work.list(50) }
+  ]
+}
+
+const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
+
+const startSide = async (label: string, tree: Tree, databaseUrl: string): Promise<Side> => {
+  const service = await startService({ DATABASE_URL: databaseUrl }, true, npmStartArgs(tree.dir), tree)
+  return { label, tree, service, workloads: await workloadsFor(service) }
+}
+
+export const compareWithRef = async (ref: string, serverUrl: string) => {
+  const sha = run("git", ["rev-parse", "--short", ref], root).trim()
+  const head = run("git", ["rev-parse", "--short", "HEAD"], root).trim()
+  const dirty = run("git", ["status", "--porcelain", "--untracked-files=no"], root).trim() !== ""
+  const checkedOut = checkout(ref)
+  try {
+    const refTree: Tree = { dir: checkedOut.dir, node: process.env["BENCH_COMPARE_NODE"] ?? nodeOf(checkedOut.dir) }
+    const workTree: Tree = { dir: root, node: nodeOf(root) }
+    const before = await startSide(`${ref} (${sha})`, refTree, await createDatabase(serverUrl, "bench_compare_ref"))
+    const after = await startSide(
+      `working tree (${head}${dirty ? "+changes" : ""})`,
+      workTree,
+      await createDatabase(serverUrl, "bench_compare_work")
+    )
+    try {
+      console.log(
+        `\n## --compare ${ref}: ${PAIRS} alternating pairs of ${SECONDS} s per workload, ${CONNECTIONS} connections`
+      )
+      console.log(
+        `ref: ${before.label} on node ${versionOf(refTree.node)}; working tree: ${after.label} on node ${
+          versionOf(workTree.node)
+        }`
+      )
+      console.log(
+        `start-up to first 200: ref ${Math.round(before.service.startupMs)} ms, working tree ${
+          Math.round(after.service.startupMs)
+        } ms`
+      )
+      const rows = []
+      for (const [index, workload] of before.workloads.entries()) {
+        const theirs = after.workloads[index]!
+        const refRuns: Array<LoadResult> = []
+        const workRuns: Array<LoadResult> = []
+        for (let pair = 0; pair < PAIRS; pair++) {
+          const options = { connections: CONNECTIONS, seconds: SECONDS }
+          refRuns.push(await runLoad(before.service.baseUrl, before.service.pid, workload.request, options))
+          workRuns.push(await runLoad(after.service.baseUrl, after.service.pid, theirs.request, options))
+        }
+        const failed = [...refRuns, ...workRuns].reduce((n, r) => n + r.non2xx + r.errors, 0)
+        rows.push({
+          workload: workload.name,
+          "req/s ref": median(refRuns.map((r) => r.rps)),
+          "req/s work": median(workRuns.map((r) => r.rps)),
+          "req/s ratio": (median(workRuns.map((r) => r.rps)) / median(refRuns.map((r) => r.rps))).toFixed(2),
+          "CPU ms/req ref": median(refRuns.map((r) => r.cpuMsPerRequest)),
+          "CPU ms/req work": median(workRuns.map((r) => r.cpuMsPerRequest)),
+          "p50/p99 ms ref": `${median(refRuns.map((r) => r.p50))}/${median(refRuns.map((r) => r.p99))}`,
+          "p50/p99 ms work": `${median(workRuns.map((r) => r.p50))}/${median(workRuns.map((r) => r.p99))}`,
+          "non-2xx": failed
+        })
+      }
+      console.table(rows)
+      console.log(
+        `RSS after the runs: ref ${rssMb(before.service.pid)} MB, working tree ${rssMb(after.service.pid)} MB`
+      )
+      const failed = rows.reduce((n, row) => n + row["non-2xx"], 0)
+      if (failed > 0) {
+        throw new Error(`${failed} requests were not answered 2xx: the figures above do not measure the workloads`)
+      }
+    } finally {
+      await stopService(before.service.child)
+      await stopService(after.service.child)
+    }
+  } finally {
+    checkedOut.remove()
+  }
+}

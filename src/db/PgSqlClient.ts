@@ -1,0 +1,300 @@
+/**
+ * effect/sql's client over a `pg` pool (src/db/PgPool.ts), the way @effect/sql-pg built it before its 4.0 driver.
+ *
+ * @effect/sql-pg 4 speaks the wire protocol itself, and cannot give what PgPool.ts does with `pg`: a client-side read
+ * timeout that fails a statement left unanswered and drops its connection, an error remembered as raised while a
+ * session was opening (failedWhileOpening), and `pg`'s own row parsing (Date for timestamptz, text for int8 and
+ * numeric), which every repository's schema reads. So the driver stays `pg` and only the Effect side is v4.
+ *
+ * A statement outside a transaction borrows a pool client for its one round trip (no scope per statement); an
+ * interrupted statement is cancelled on the server (best effort, `pg_cancel_backend`) before its client goes back,
+ * and PgPool.ts drops a client released with an unanswered query. A transaction holds one client until it ends.
+ */
+import { PgClient } from "@effect/sql-pg"
+import type { Notification } from "@effect/sql-pg/PgConnection"
+import { Cause, Context, Effect, Layer, Queue, Scope, Stream } from "effect"
+import * as Reactivity from "effect/reactivity/Reactivity"
+import { SqlClient, type SqlConnection, Statement } from "effect/sql"
+import {
+  AuthenticationError,
+  AuthorizationError,
+  ConnectionError,
+  ConstraintError,
+  DeadlockError,
+  LockTimeoutError,
+  SerializationError,
+  SqlError,
+  type SqlErrorReason,
+  SqlSyntaxError,
+  StatementTimeoutError,
+  UniqueViolation,
+  UnknownError
+} from "effect/sql/SqlError"
+import { Client, escapeIdentifier, type Pool, type PoolClient, type QueryResult } from "pg"
+import { failedWhileOpening } from "./PgPool.ts"
+
+const codeOf = (cause: unknown): string | undefined =>
+  typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string"
+    ? cause.code
+    : undefined
+
+/** The v4 reason for a `pg` error, by SQLSTATE as @effect/sql-pg classifies them; a failed open is a ConnectionError. */
+const reasonFor = (cause: unknown, message: string, operation: string): SqlErrorReason => {
+  const props = { cause, message, operation }
+  const code = codeOf(cause) ?? ""
+  if (code.startsWith("28")) return new AuthenticationError(props)
+  // A session that could not open, SQLSTATE class 08, or a socket's errno (ECONNRESET …).
+  if (failedWhileOpening(cause) || code.startsWith("08") || /^E[A-Z]+$/.test(code)) return new ConnectionError(props)
+  if (code === "42501") return new AuthorizationError(props)
+  if (code.startsWith("42")) return new SqlSyntaxError(props)
+  if (code === "23505") {
+    const constraint = typeof cause === "object" && cause !== null && "constraint" in cause
+      ? cause.constraint
+      : undefined
+    return new UniqueViolation({ ...props, constraint: typeof constraint === "string" ? constraint : "unknown" })
+  }
+  if (code.startsWith("23")) return new ConstraintError(props)
+  if (code === "40P01") return new DeadlockError(props)
+  if (code === "40001") return new SerializationError(props)
+  if (code === "55P03") return new LockTimeoutError(props)
+  if (code === "57014") return new StatementTimeoutError(props)
+  return new UnknownError(props)
+}
+
+/** An SqlError for a failure of `pg`; the driver's error is `reason.cause`. */
+export const pgError = (cause: unknown, message: string, operation: string): SqlError =>
+  new SqlError({ reason: reasonFor(cause, message, operation) })
+
+type Resume<A> = (effect: Effect.Effect<A, SqlError>) => void
+/** Sends one query on `client`; calls back once with its outcome. */
+type Send<A> = (client: PoolClient, resume: Resume<A>) => void
+
+/** Cancels what `client` is running (best effort: a cancel that cannot reach the server within 5 s is given up). */
+const cancelOn = (pool: Pool, client: PoolClient): Effect.Effect<void> => {
+  // pg keeps the backend's pid on the client without declaring it.
+  const processId = (client as unknown as { readonly processID?: number }).processID
+  if (processId === undefined) return Effect.void
+  return Effect.callback<void>((resume) => {
+    if (pool.ending) return resume(Effect.void)
+    pool.query(`SELECT pg_cancel_backend(${processId})`, () => resume(Effect.void))
+  }).pipe(Effect.interruptible, Effect.timeoutOption("5 seconds"), Effect.asVoid)
+}
+
+/** One statement on a client of the pool, checked out for it alone. */
+const onPoolClient = <A>(pool: Pool, send: Send<A>): Effect.Effect<A, SqlError> =>
+  Effect.callback<A, SqlError>((resume) => {
+    let client: PoolClient | undefined
+    let done = false
+    const finish = (error?: Error) => {
+      if (done) return
+      done = true
+      client?.off("error", onError)
+      client?.release(error)
+    }
+    function onError(cause: Error) {
+      finish(cause)
+      resume(Effect.fail(pgError(cause, "Connection error", "execute")))
+    }
+    pool.connect((cause, checkedOut) => {
+      if (cause !== undefined && cause !== null) {
+        return resume(Effect.fail(pgError(cause, "Failed to acquire connection", "acquireConnection")))
+      }
+      if (checkedOut === undefined) return
+      if (done) return checkedOut.release()
+      client = checkedOut
+      client.once("error", onError)
+      send(checkedOut, (outcome) => {
+        finish()
+        resume(outcome)
+      })
+    })
+    return Effect.suspend(() => {
+      if (client === undefined || done) {
+        done = true
+        return Effect.void
+      }
+      return Effect.ensuring(cancelOn(pool, client), Effect.sync(() => finish()))
+    })
+  })
+
+/** One statement on a client the caller holds (a transaction's). */
+const onHeldClient = <A>(pool: Pool, client: PoolClient, send: Send<A>): Effect.Effect<A, SqlError> =>
+  Effect.callback<A, SqlError>((resume) => {
+    send(client, resume)
+    return cancelOn(pool, client)
+  })
+
+const rowsOf = (result: QueryResult<object> | Array<QueryResult<object>>): ReadonlyArray<object> =>
+  // A text of several statements (no parameters) answers one result per statement.
+  Array.isArray(result) ? result.map((each) => each.rows) : result.rows
+
+const query =
+  (text: string, params: ReadonlyArray<unknown>): Send<QueryResult<object> | Array<QueryResult<object>>> =>
+  (client, resume) =>
+    // pg's overloads take a mutable array and declare one result; a text of several statements answers an array.
+    client.query(
+      text,
+      params as Array<unknown>,
+      (error: Error | null, result: QueryResult<object> | Array<QueryResult<object>>) =>
+        resume(error ? Effect.fail(pgError(error, "Failed to execute statement", "execute")) : Effect.succeed(result))
+    )
+
+const queryValues =
+  (text: string, params: ReadonlyArray<unknown>): Send<ReadonlyArray<ReadonlyArray<unknown>>> => (client, resume) =>
+    // pg's query config takes a mutable array of values.
+    client.query<Array<unknown>>(
+      { text, values: params as Array<unknown>, rowMode: "array" },
+      (error, result) =>
+        resume(
+          error ? Effect.fail(pgError(error, "Failed to execute statement", "execute")) : Effect.succeed(result.rows)
+        )
+    )
+
+type Run = <A>(send: Send<A>) => Effect.Effect<A, SqlError>
+
+const connection = (run: Run): SqlConnection.Connection => {
+  const rows = (text: string, params: ReadonlyArray<unknown>) => Effect.map(run(query(text, params)), rowsOf)
+  const transformed = (
+    text: string,
+    params: ReadonlyArray<unknown>,
+    transformRows: (<A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
+  ) => (transformRows === undefined ? rows(text, params) : Effect.map(rows(text, params), transformRows))
+  return {
+    execute: transformed,
+    executeUnprepared: transformed,
+    executeRaw: (text, params) => run(query(text, params)),
+    executeValues: (text, params) => run(queryValues(text, params)),
+    executeValuesUnprepared: (text, params) => run(queryValues(text, params)),
+    // The service streams nothing: a stream is the whole result, read at once.
+    executeStream: (text, params, transformRows) => Stream.fromIterableEffect(transformed(text, params, transformRows))
+  }
+}
+
+/** A client of the pool held until the scope closes (a transaction), released with the error it met, if any. */
+const reserveClient = (pool: Pool): Effect.Effect<PoolClient, SqlError, Scope.Scope> =>
+  Effect.flatMap(Scope.Scope, (scope) =>
+    Effect.callback<PoolClient, SqlError>((resume) => {
+      let abandoned = false
+      pool.connect((cause, client, release) => {
+        if (cause !== undefined && cause !== null) {
+          return resume(
+            Effect.fail(pgError(cause, "Failed to acquire connection for transaction", "acquireConnection"))
+          )
+        }
+        if (client === undefined) return
+        // The transaction was interrupted while it waited for a client: give it straight back.
+        if (abandoned) return release()
+        let failure: Error | undefined
+        const onError = (error: Error) => {
+          failure = error
+        }
+        client.on("error", onError)
+        resume(Effect.as(
+          Scope.addFinalizer(
+            scope,
+            Effect.sync(() => {
+              client.off("error", onError)
+              release(failure)
+            })
+          ),
+          client
+        ))
+      })
+      return Effect.sync(() => {
+        abandoned = true
+      })
+    }))
+
+/** `LISTEN` on a connection of its own (the pool's settings), held until the scope closes. */
+const listenOn = (pool: Pool) => (channel: string) =>
+  Effect.gen(function*() {
+    const queue = yield* Effect.acquireRelease(Queue.unbounded<Notification, SqlError>(), Queue.shutdown)
+    const lost = (cause: unknown) =>
+      Queue.failCauseUnsafe(queue, Cause.fail(pgError(cause, "Listening connection lost", "listen")))
+    const client = yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: async () => {
+          const client = new Client(pool.options)
+          client.on("error", lost)
+          client.on("end", () => lost(new Error("Connection terminated")))
+          await client.connect()
+          return client
+        },
+        catch: (cause) => pgError(cause, "Failed to acquire connection for listen", "listen")
+      }),
+      (client) =>
+        Effect.promise(() => {
+          client.removeAllListeners("end")
+          return client.end()
+        }).pipe(Effect.timeoutOption("1 second"))
+    )
+    client.on("notification", (message) => {
+      Queue.offerUnsafe(queue, {
+        processId: message.processId,
+        channel: message.channel,
+        payload: message.payload ?? ""
+      })
+    })
+    yield* Effect.tryPromise({
+      try: () => client.query(`LISTEN ${escapeIdentifier(channel)}`),
+      catch: (cause) => pgError(cause, "Failed to listen", "listen")
+    })
+    return queue
+  })
+
+type PgJson = Statement.Custom<"PgJson", unknown>
+const PgJson = Statement.custom<PgJson>("PgJson")
+
+const escape = Statement.defaultEscape("\"")
+
+/** PostgreSQL's dialect, as @effect/sql-pg compiles it; a `json` fragment is bound as its JSON text. */
+const compiler = Statement.makeCompiler<PgJson>({
+  dialect: "pg",
+  placeholder: (index) => `$${index}`,
+  onIdentifier: escape,
+  onRecordUpdate: (placeholders, valueAlias, valueColumns, values, returning) => [
+    `(values ${placeholders}) AS ${valueAlias}${valueColumns}${returning ? ` RETURNING ${returning[0]}` : ""}`,
+    returning ? values.flat().concat(returning[1]) : values.flat()
+  ],
+  onCustom: (custom, placeholder) => [placeholder(undefined), [JSON.stringify(custom.paramA)]]
+})
+
+/** The client over `pool`; the pool itself belongs to the caller. */
+export const makePgSqlClient = (
+  pool: Pool,
+  options: { readonly applicationName: string }
+): Effect.Effect<PgClient.PgClient, never, Reactivity.Reactivity> =>
+  Effect.gen(function*() {
+    const perStatement = connection((send) => onPoolClient(pool, send))
+    const client = yield* SqlClient.make({
+      acquirer: Effect.succeed(perStatement),
+      borrower: (f) => f(perStatement),
+      transactionAcquirer: Effect.map(reserveClient(pool), (held) =>
+        connection((send) => onHeldClient(pool, held, send))),
+      compiler,
+      driver: "pg",
+      spanAttributes: [["db.system.name", "postgresql"]]
+    })
+    const pgClient: PgClient.PgClient = Object.assign(client, {
+      [PgClient.TypeId]: PgClient.TypeId,
+      config: { applicationName: options.applicationName },
+      json: (value: unknown) =>
+        Statement.fragment([PgJson(value, undefined, undefined)]),
+      listen: listenOn(pool),
+      notify: (channel: string, payload: string) => Effect.asVoid(client`SELECT pg_notify(${channel}, ${payload})`)
+    })
+    return pgClient
+  })
+
+/** `PgClient` and `SqlClient` (the same client) over the pool `acquire` opens. */
+export const layerFromPool = <E, R>(
+  acquire: Effect.Effect<Pool, E, R>,
+  options: { readonly applicationName: string }
+): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, E, Exclude<R, Scope.Scope>> =>
+  Layer.effectContext(
+    Effect.gen(function*() {
+      const pool = yield* acquire
+      const client = yield* makePgSqlClient(pool, options)
+      return Context.make(PgClient.PgClient, client).pipe(Context.add(SqlClient.SqlClient, client))
+    })
+  ).pipe(Layer.provide(Reactivity.layer))
