@@ -44,6 +44,15 @@ const isPostgresUrl = (value: string) => {
 /** The sandbox's fee wallet: fine for mock mode, refused by live mode (fees would be lost). */
 export const PLACEHOLDER_FEE_WALLET = "0x1111111111111111111111111111111111111111"
 
+/** The USD/COP market's hours from MARKET_* (each optional: the defaults are the Colombian FX market's). */
+export const MarketHoursConfig = Config.all({
+  timeZone: Config.String("MARKET_TIME_ZONE").pipe(Config.withDefault(undefined)),
+  sessions: Config.String("MARKET_SESSION").pipe(Config.withDefault(undefined)),
+  holidays: Config.String("MARKET_HOLIDAYS").pipe(Config.withDefault(undefined)),
+  closedDates: Config.String("MARKET_CLOSED_DATES").pipe(Config.withDefault(undefined)),
+  openDates: Config.String("MARKET_OPEN_DATES").pipe(Config.withDefault(undefined))
+}).pipe(Config.mapEffect(parseMarketHoursConfig))
+
 export const AppConfigShape = Config.all({
   mode: Config.Literals(["mock", "live"], "APP_MODE").pipe(Config.withDefault<ApiMode>("mock")),
   host: Config.String("HOST").pipe(Config.withDefault("127.0.0.1")),
@@ -153,13 +162,7 @@ export const AppConfigShape = Config.all({
   webhookTimeoutMs: positiveInt("WEBHOOK_TIMEOUT_MS", 10_000),
   webhookRetryBaseMs: positiveInt("WEBHOOK_RETRY_BASE_MS", 5_000),
   webhookRetryWindowSeconds: positiveInt("WEBHOOK_RETRY_WINDOW_SECONDS", 3 * 24 * 60 * 60),
-  marketHours: Config.all({
-    timeZone: Config.String("MARKET_TIME_ZONE").pipe(Config.withDefault(undefined)),
-    sessions: Config.String("MARKET_SESSION").pipe(Config.withDefault(undefined)),
-    holidays: Config.String("MARKET_HOLIDAYS").pipe(Config.withDefault(undefined)),
-    closedDates: Config.String("MARKET_CLOSED_DATES").pipe(Config.withDefault(undefined)),
-    openDates: Config.String("MARKET_OPEN_DATES").pipe(Config.withDefault(undefined))
-  }).pipe(Config.mapEffect(parseMarketHoursConfig))
+  marketHours: MarketHoursConfig
 })
 
 export type AppConfigShape = Config.Success<typeof AppConfigShape>

@@ -5,7 +5,7 @@
  * Instants are written in UTC with their Bogotá wall time beside them (America/Bogota is UTC-5 all year).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Config, ConfigProvider, Effect, Result } from "effect"
+import { Clock, ConfigProvider, Effect, Result } from "effect"
 import { TestClock } from "effect/testing"
 import { Market } from "../../src/market/Market.ts"
 import {
@@ -17,10 +17,10 @@ import {
   type MarketHours,
   type MarketHoursSettings,
   marketStatus,
-  parseMarketHours,
-  parseMarketHoursConfig
+  parseMarketHours
 } from "../../src/market/MarketHours.ts"
 import { MarketLive } from "../../src/market/MarketLive.ts"
+import { MarketHoursConfig } from "../../src/config/Config.ts"
 
 // Explicit, not left to `it.effect`: with vitest's isolate:false another file's @effect/vitest `layer()` can
 // replace the environment `it.effect` provides, and these tests need the TestClock.
@@ -244,15 +244,8 @@ describe("market hours: parseMarketHours", () => {
     expect(Result.isSuccess(parseMarketHours({ sessions: "Mon-Sat 08:00-13:00", openDates: "2026-07-04" }))).toBe(true)
   })
 
-  it("as Config (the snippet for src/config/Config.ts): the error's path is the setting at fault", () => {
-    // keep in step with the snippet handed over for src/config/Config.ts
-    const marketHours = Config.all({
-      timeZone: Config.String("MARKET_TIME_ZONE").pipe(Config.withDefault(undefined)),
-      sessions: Config.String("MARKET_SESSION").pipe(Config.withDefault(undefined)),
-      holidays: Config.String("MARKET_HOLIDAYS").pipe(Config.withDefault(undefined)),
-      closedDates: Config.String("MARKET_CLOSED_DATES").pipe(Config.withDefault(undefined)),
-      openDates: Config.String("MARKET_OPEN_DATES").pipe(Config.withDefault(undefined))
-    }).pipe(Config.mapEffect(parseMarketHoursConfig))
+  it("as the app's Config (MarketHoursConfig): the error's path is the setting at fault", () => {
+    const marketHours = MarketHoursConfig
     const load = (env: Record<string, string>) =>
       Effect.runSync(
         Effect.result(
