@@ -319,6 +319,52 @@ describe("listen", () => {
     }
   })
 
+  it("waits out a 429 as Retry-After says, then forwards the listed bytes as they are", async () => {
+    // a deployment that rate limits the first poll after start, then lists one event written unlike JSON.stringify
+    const body = `{ "id": "evt_fake1", "type": "payout.created", "createdAt": "${
+      new Date().toISOString()
+    }", "data": {"object": {"name": "Pe\\u00f1a €"}} }`
+    const polls: Array<{ readonly at: number; readonly status: number }> = []
+    const fake = createServer((request, response) => {
+      const url = new URL(request.url ?? "/", "http://fake")
+      const page = (items: ReadonlyArray<string>) =>
+        response.writeHead(200, { "content-type": "application/json" }).end(
+          `{"integrationId":"int_fake","items":[${items.join(",")}],"nextCursor":null}`
+        )
+      if (url.pathname !== EVENTS) return response.writeHead(404).end()
+      if (url.searchParams.get("limit") === "1" && !url.searchParams.has("createdFrom")) return page([])
+      const status = polls.length === 1 ? 429 : 200
+      polls.push({ at: performance.now(), status })
+      if (status === 429) return response.writeHead(429, { "retry-after": "1" }).end("{\"error\":\"slow down\"}")
+      page(polls.length >= 3 ? [body] : [])
+    })
+    fake.listen(0, "127.0.0.1")
+    await once(fake, "listening")
+    const local = await startLocalReceiver()
+    const listener = startListen([
+      "--base-url",
+      `http://127.0.0.1:${(fake.address() as AddressInfo).port}`,
+      "--api-key",
+      "cop_test_pk_fake0000000000000000",
+      "--forward-to",
+      local.url,
+      "--interval",
+      "0.05"
+    ])
+    const secret = await printedSecret(listener)
+    const arrival = await local.arrival((a) => a.headers["webhook-id"] === "evt_fake1")
+
+    expect(arrival.body.toString("utf8")).toBe(body)
+    expect(new Webhook(secret).verify(arrival.body, arrival.headers)).toMatchObject({ id: "evt_fake1" })
+    await listener.line(/listen: rate limited; waiting 1 s/)
+    const [, limited, after] = polls
+    expect(limited?.status).toBe(429)
+    expect((after?.at ?? 0) - (limited?.at ?? 0)).toBeGreaterThanOrEqual(1000)
+    expect(await listener.interrupt()).toBe(0)
+    fake.closeAllConnections()
+    await Promise.all([local.close(), new Promise((resolve) => fake.close(resolve))])
+  })
+
   it("cuts each listed event out of the page byte for byte, whatever its strings hold", () => {
     // spacing and escapes JSON.stringify would not write: only the bytes as given are the bytes that were signed
     const items = [
