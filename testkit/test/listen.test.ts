@@ -319,24 +319,39 @@ describe("listen", () => {
     }
   })
 
-  it("waits out a 429 as Retry-After says, then forwards the listed bytes as they are", async () => {
-    // a deployment that rate limits the first poll after start, then lists one event written unlike JSON.stringify
-    const body = `{ "id": "evt_fake1", "type": "payout.created", "createdAt": "${
-      new Date().toISOString()
-    }", "data": {"object": {"name": "Pe\\u00f1a €"}} }`
-    const polls: Array<{ readonly at: number; readonly status: number }> = []
+  it("against a deployment that rate limits and commits an event late: waits as told, forwards each event once, as listed", async () => {
+    // what the fake deployment lists, filtered by createdFrom; bodies written unlike JSON.stringify would write them
+    const listed: Array<{ readonly createdAt: string; readonly body: string }> = []
+    const publish = (id: string, createdAtMs: number) => {
+      const createdAt = new Date(createdAtMs).toISOString()
+      const body =
+        `{ "id": "${id}", "type": "payout.created", "createdAt": "${createdAt}", "data": {"object": {"name": "Pe\\u00f1a €"}} }`
+      listed.push({ createdAt, body })
+      listed.sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+      return body
+    }
+    let newer = ""
+    const polls: Array<{ readonly at: number; readonly status: number; readonly createdFrom: string }> = []
     const fake = createServer((request, response) => {
       const url = new URL(request.url ?? "/", "http://fake")
-      const page = (items: ReadonlyArray<string>) =>
-        response.writeHead(200, { "content-type": "application/json" }).end(
-          `{"integrationId":"int_fake","items":[${items.join(",")}],"nextCursor":null}`
-        )
       if (url.pathname !== EVENTS) return response.writeHead(404).end()
-      if (url.searchParams.get("limit") === "1" && !url.searchParams.has("createdFrom")) return page([])
-      const status = polls.length === 1 ? 429 : 200
-      polls.push({ at: performance.now(), status })
-      if (status === 429) return response.writeHead(429, { "retry-after": "1" }).end("{\"error\":\"slow down\"}")
-      page(polls.length >= 3 ? [body] : [])
+      const createdFrom = url.searchParams.get("createdFrom")
+      if (createdFrom !== null) {
+        // the first poll after start is rate limited; the next lists a new event; the one after finds an event
+        // 2 s older than it (its transaction committed late) and a new one
+        const status = polls.length === 1 ? 429 : 200
+        polls.push({ at: performance.now(), status, createdFrom })
+        if (status === 429) return response.writeHead(429, { "retry-after": "1" }).end("{\"error\":\"slow down\"}")
+        if (polls.length === 3) newer = publish("evt_newer", Date.now())
+        if (polls.length === 4) {
+          publish("evt_late", Date.parse(JSON.parse(newer).createdAt) - 2_000)
+          publish("evt_marker", Date.now())
+        }
+      }
+      const items = listed.filter((event) => createdFrom === null || event.createdAt >= createdFrom)
+      response.writeHead(200, { "content-type": "application/json" }).end(
+        `{"integrationId":"int_fake","items":[${items.map((event) => event.body).join(",")}],"nextCursor":null}`
+      )
     })
     fake.listen(0, "127.0.0.1")
     await once(fake, "listening")
@@ -352,10 +367,17 @@ describe("listen", () => {
       "0.05"
     ])
     const secret = await printedSecret(listener)
-    const arrival = await local.arrival((a) => a.headers["webhook-id"] === "evt_fake1")
+    await local.arrival((a) => a.headers["webhook-id"] === "evt_marker")
 
-    expect(arrival.body.toString("utf8")).toBe(body)
-    expect(new Webhook(secret).verify(arrival.body, arrival.headers)).toMatchObject({ id: "evt_fake1" })
+    // the late event is found by reading again behind the newest; evt_newer, listed again, is not sent twice
+    expect(local.arrivals.map((a) => a.headers["webhook-id"])).toEqual(["evt_newer", "evt_late", "evt_marker"])
+    const [first] = local.arrivals
+    expect(first?.body.toString("utf8")).toBe(newer)
+    for (const arrival of local.arrivals) {
+      expect(new Webhook(secret).verify(arrival.body, arrival.headers)).toMatchObject({
+        id: arrival.headers["webhook-id"]
+      })
+    }
     await listener.line(/listen: rate limited; waiting 1 s/)
     const [, limited, after] = polls
     expect(limited?.status).toBe(429)
