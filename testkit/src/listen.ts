@@ -398,6 +398,16 @@ class Position {
   }
 }
 
+const decodedPage = (bytes: Buffer) => {
+  try {
+    return decodeEventPage(bytes)
+  } catch (error) {
+    throw new ListenError(
+      `GET ${EVENTS_PATH} did not answer an events page (${describeError(error)}): is --base-url this API?`
+    )
+  }
+}
+
 /** Every page of events from `createdFrom` on, oldest first, each handed to `onPage` before the next is read. */
 const listFrom = async (
   api: Deployment,
@@ -408,7 +418,7 @@ const listFrom = async (
   do {
     const query: Record<string, string> = { createdFrom, limit: `${PAGE_SIZE}` }
     if (cursor !== null) query["cursor"] = cursor
-    const page = decodeEventPage((await api.get(EVENTS_PATH, query)).bytes)
+    const page = decodedPage((await api.get(EVENTS_PATH, query)).bytes)
     await onPage(page.events)
     cursor = page.nextCursor
   } while (cursor !== null)

@@ -291,10 +291,16 @@ describe("listen", () => {
     await local.close()
   })
 
-  it("refuses, in one line and exit 2, what cannot work: a key that does not authenticate, a wrong base path", async () => {
+  it("refuses, in one line and exit 2, what cannot work: an unknown key, a wrong base path, a server that is not this API", async () => {
     const forward = ["--forward-to", "http://127.0.0.1:9/hooks"]
     const unknownKey = "cop_test_pk_0000000000000000000000000000"
-    const [badKey, badPath, noTarget, help] = await Promise.all([
+    const notTheApi = createServer((_, response) =>
+      response.writeHead(200, { "content-type": "text/html" }).end("<html>")
+    )
+    notTheApi.listen(0, "127.0.0.1")
+    await once(notTheApi, "listening")
+    const notTheApiUrl = `http://127.0.0.1:${(notTheApi.address() as AddressInfo).port}`
+    const [badKey, badPath, otherServer, noTarget, help] = await Promise.all([
       runListen(["--base-url", server.baseUrl, "--api-key", unknownKey, ...forward]),
       runListen([
         "--base-url",
@@ -303,6 +309,7 @@ describe("listen", () => {
         (await server.newIntegration()).apiKey,
         ...forward
       ]),
+      runListen(["--base-url", notTheApiUrl, "--api-key", unknownKey, ...forward]),
       runListen(["--base-url", server.baseUrl, "--api-key", unknownKey]),
       runListen(["--help"])
     ])
@@ -311,6 +318,9 @@ describe("listen", () => {
     expect(badKey.stderr).not.toContain(unknownKey)
     expect(badPath.code).toBe(2)
     expect(badPath.stderr).toMatch(/answered 404: is --base-url the deployment's root/)
+    expect(otherServer.code).toBe(2)
+    expect(otherServer.stderr).toMatch(/did not answer an events page \(.*\): is --base-url this API\?/)
+    notTheApi.close()
     expect(noTarget.code).toBe(2)
     expect(noTarget.stderr).toMatch(/--forward-to <url> is required/)
     expect(help.code).toBe(0)
