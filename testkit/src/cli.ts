@@ -21,6 +21,8 @@ const loadRunner = () => import("./runner.ts")
 const HELP = `integrations-conformance ${KIT_VERSION}: does this deployment keep the Integrations API contract?
 
 Usage: integrations-conformance --base-url <url> --api-key <key> [options]
+       integrations-conformance listen --base-url <url> --api-key <key> --forward-to <url>
+                            (a deployment's events, signed, to a receiver on this machine; listen --help)
 
   --base-url <url>          the deployment (env CONFORMANCE_BASE_URL)
   --api-key <key>           an API key of one integration (env ${KEY_VARIABLES.primary})
@@ -137,6 +139,7 @@ const listing = async (grep: ReadonlyArray<string>) =>
   ).join("\n")
 
 const main = async (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promise<number> => {
+  if (argv[0] === "listen") return (await import("./listen.ts")).listen(argv.slice(1), env)
   const values = parse(argv)
   const grep = (values.grep ?? []).flatMap((term) => term.split(",")).map((term) => term.trim()).filter((term) =>
     term !== ""
