@@ -94,14 +94,13 @@ export const startServiceProcess = async (
   }
 }
 
-/** Runs a script to completion and returns its exit code and output. */
-export const runScript = async (
-  args: ReadonlyArray<string>,
+/** Runs node with `nodeArgs` to completion and returns its exit code and output. */
+const runNode = async (
+  nodeArgs: ReadonlyArray<string>,
   env: Record<string, string>,
   options: { readonly cwd?: string } = {}
 ) => {
-  const [command, nodeArgs] = nodeWithTsx(args)
-  const child = spawn(command, nodeArgs, { cwd: options.cwd ?? repoRoot, env: { ...process.env, ...env } })
+  const child = spawn(process.execPath, nodeArgs, { cwd: options.cwd ?? repoRoot, env: { ...process.env, ...env } })
   let stdout = ""
   let stderr = ""
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")))
@@ -109,6 +108,17 @@ export const runScript = async (
   const [code] = (await once(child, "exit")) as [number | null]
   return { code, stdout, stderr }
 }
+
+/** Runs a script to completion and returns its exit code and output. */
+export const runScript = (
+  args: ReadonlyArray<string>,
+  env: Record<string, string>,
+  options: { readonly cwd?: string } = {}
+) => runNode(nodeWithTsx(args)[1], env, options)
+
+/** The keys CLI as `npm run -s keys -- …` runs it: from its cached bundle (scripts/run-bundled.mjs), not through tsx. */
+export const runKeysCli = (args: ReadonlyArray<string>, env: Record<string, string>) =>
+  runNode(["scripts/run-bundled.mjs", "keys", ...args], env)
 
 /** The README's walkthrough block, run with bash against a service, as a reader would paste it. */
 export const runWalkthrough = async (baseUrl: string, key: string) => {
