@@ -7,7 +7,14 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { startEmbeddedPostgres } from "../../src/db/EmbeddedPostgres.ts"
 import { renderOpenApiForTest } from "../support/openapi.ts"
 import { startupFailure } from "../support/startup.ts"
-import { repoRoot, runKeysCli, runScript, runWalkthrough, type StartedProcess, startServiceProcess } from "../support/process.ts"
+import {
+  repoRoot,
+  runKeysCli,
+  runScript,
+  runWalkthrough,
+  type StartedProcess,
+  startServiceProcess
+} from "../support/process.ts"
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` })
 const lastLine = (text: string) => text.trim().split("\n").at(-1)?.trim() ?? ""
@@ -65,12 +72,20 @@ describe("npm start on the embedded PostgreSQL (no DATABASE_URL)", () => {
     expect(logLines.some((line) => line.includes("\"requestId\""))).toBe(true)
   })
 
-  it("runs the README walkthrough as written, to a completed payout", async () => {
-    const outcome = await runWalkthrough(service.baseUrl, demoKey())
+  it("runs the README walkthrough as written, to a completed payout, printing JSON; the receiver's registration curl works after it in the same shell", async () => {
+    const readme = readFileSync(join(repoRoot, "README.md"), "utf8")
+    const registration = /A receiver in 20 lines(?:(?!```)[\s\S])*```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? "false"
+    const outcome = await runWalkthrough(service.baseUrl, demoKey(), registration)
     expect(outcome.output).toContain("status: completed")
     expect(outcome.code, outcome.output).toBe(0)
     expect(outcome.output).toMatch(/"display":"1 USD = \d+\.\d{2} COP"/)
     expect(outcome.output).toContain("\"kycStatus\":\"approved\"")
+    // step 6 prints the page as JSON, not Node's dump of an array ("[ {", "payoutId: '…'")
+    expect(outcome.output).toMatch(/\{"integrationId":"int_\w+","items":\[\{"payoutId":"po_\w+"/)
+    expect(outcome.output).not.toMatch(/payoutId: '/)
+    // then the webhook endpoint is registered under /api/integrations, its secret shown
+    expect(outcome.output).toMatch(/"url":"http:\/\/127\.0\.0\.1:4000\/hooks"/)
+    expect(outcome.output).toMatch(/"secret":"whsec_/)
   })
 
   it("keys CLI joins the running server: issue needs --create for a new name, the key works at once, list shows only its last 4 and its last use, revoke disables it; an unknown command exits 2", async () => {
