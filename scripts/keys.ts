@@ -6,7 +6,7 @@
  * such integration or active key. Running servers honour a revocation or an expiry within API_KEY_CACHE_MS.
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { Cause, Console, Effect, Fiber, Layer, Option, References } from "effect"
+import { type Cause, Console, Effect, Fiber, Layer, Option, References } from "effect"
 import { parseArgs } from "node:util"
 import { keyKindForMode } from "../src/auth/ApiKey.ts"
 import { ApiKeyRepo, type ApiKeyRow, keyState } from "../src/auth/ApiKeyRepo.ts"
@@ -228,15 +228,16 @@ const command = (parsed: CommandLine) =>
 
 /**
  * One line on stderr while the database is not there yet: at once for the embedded one (it may have to be started,
- * which takes seconds), after a second for DATABASE_URL (normally there by then).
+ * which takes seconds), after a second for DATABASE_URL (normally there by then). Yields what withdraws a line not
+ * said yet, for once the database answered.
  */
-const sayConnecting = (config: AppConfigShape) =>
-  Option.isNone(config.databaseUrl)
-    ? Console.error(`keys: connecting to ${databaseTarget(config)}, starting it unless a server runs there…`).pipe(
-      Effect.as(Effect.void)
-    )
-    : Effect.forkChild(Console.error(`keys: connecting to ${databaseTarget(config)}…`).pipe(Effect.delay("1 second")))
-      .pipe(Effect.map(Fiber.interrupt))
+const sayConnecting = (config: AppConfigShape) => {
+  const line = `keys: connecting to ${databaseTarget(config)}`
+  if (Option.isNone(config.databaseUrl)) {
+    return Effect.as(Console.error(`${line}, starting it unless a server runs there…`), Effect.void)
+  }
+  return Effect.map(Effect.forkChild(Effect.delay(Console.error(`${line}…`), "1 second")), Fiber.interrupt)
+}
 
 /** A database or configuration failure is one plain line and exit code 1, as for the service; anything else as is. */
 const reportFailure = (cause: Cause.Cause<unknown>, database: string) =>
@@ -256,8 +257,8 @@ const program = (parsed: CommandLine) =>
     const services = Layer.mergeAll(ApiKeyRepo.Default, IntegrationRepo.Default).pipe(
       Layer.provideMerge(MigrationsLive.pipe(Layer.provideMerge(sql)))
     )
-    const connected = yield* sayConnecting(config)
-    yield* Effect.provide(Effect.andThen(connected, command(parsed)), services).pipe(
+    const stopSaying = yield* sayConnecting(config)
+    yield* Effect.provide(Effect.andThen(stopSaying, command(parsed)), services).pipe(
       Effect.catchCause((cause) => reportFailure(cause, databaseTarget(config)))
     )
   })

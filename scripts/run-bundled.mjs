@@ -25,7 +25,8 @@ const stamp = (file) => {
 }
 
 /** Each input file (relative to the repository) with its size and modification time, this script included. */
-const stampsOf = (inputs) => Object.fromEntries([...inputs, relative(root, self)].map((file) => [file, stamp(join(root, file))]))
+const stampsOf = (inputs) =>
+  Object.fromEntries([...inputs, relative(root, self)].map((file) => [file, stamp(join(root, file))]))
 
 const upToDate = (bundle, stampsFile) => {
   if (!existsSync(bundle) || !existsSync(stampsFile)) return false

@@ -13,8 +13,7 @@ beforeAll(async () => {
 })
 afterAll(() => database?.release())
 
-const keys = (...args: Array<string>) =>
-  runKeysCli([...args], { DATABASE_URL: database.url, APP_MODE: "mock" })
+const keys = (...args: Array<string>) => runKeysCli([...args], { DATABASE_URL: database.url, APP_MODE: "mock" })
 
 const listed = async () => {
   const result = await keys("list", "--json")
