@@ -22,12 +22,12 @@ live API key, signs and sends its transaction and feeTransaction on anvil (an ap
 has an approvalTarget), then confirms the payout with their hashes. The payout's userAddress must be the test
 wallet. live:local's session file: LIVE_LOCAL_DATA_DIR/session.json (default .data/live/session.json).`
 
-const Hex32 = Schema.String.check(Schema.isPattern(/^0x[0-9a-fA-F]*$/))
+const HexString = Schema.String.check(Schema.isPattern(/^0x[0-9a-fA-F]*$/))
 
 const PreparedTx = Schema.Struct({
-  approvalTarget: Schema.NullOr(Hex32),
-  to: Hex32,
-  data: Hex32,
+  approvalTarget: Schema.NullOr(HexString),
+  to: HexString,
+  data: HexString,
   value: Schema.String
 })
 
@@ -59,7 +59,9 @@ const pay = async (payoutId: string, dataDir: string) => {
   const api = `${session.base}/api/integrations/breb/payouts/${encodeURIComponent(payoutId)}`
   const headers = { authorization: `Bearer ${session.apiKey}`, "content-type": "application/json" }
 
-  const answer = await fetch(api, { headers })
+  const answer = await fetch(api, { headers }).catch(() => {
+    throw new Refusal(`cannot reach live:local's service at ${session.base}: is \`npm run live:local\` still running?`)
+  })
   if (!answer.ok) throw new Refusal(`GET payout ${payoutId}: ${answer.status} ${await answer.text()}`)
   const payout = Schema.decodeUnknownSync(PayoutToPay)(await answer.json())
   const account = privateKeyToAccount(session.wallet.privateKey as Hex)
