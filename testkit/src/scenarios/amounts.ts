@@ -22,7 +22,7 @@ export interface ShownAmounts {
   readonly display: string
 }
 
-const MONEY_RULE = "amounts follow from D, the sell rate S and the token decimals (DESIGN §3 Money math)"
+const MONEY_RULE = "amounts follow from D, the sell rate S and the token decimals"
 
 export const legAmount = (fees: ReadonlyArray<FeeLeg>, code: FeeLeg["code"]): string | undefined =>
   fees.find((leg) => leg.code === code)?.amountUsd

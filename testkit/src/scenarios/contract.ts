@@ -23,7 +23,7 @@ export const contractScenarios = [
   scenario({
     id: "CONTRACT-001",
     title: "GET /openapi.json is the contract's document: version 0.1.0 and every operation",
-    rule: "DESIGN §1 (contracts/openapi.json generated from the contract), seed §9 (version 0.1.0)",
+    rules: ["R-CONTRACT-1"],
     tags: ["contract", "read-only"],
     run: (kit) =>
       Effect.gen(function*() {
@@ -52,7 +52,7 @@ export const contractScenarios = [
     id: "CONTRACT-002",
     title:
       "the typed client derived from the contract reads the deployment and decodes its errors into the contract's classes",
-    rule: "DESIGN §1 (the testkit derives its client from the contract: HttpApiClient.make)",
+    rules: ["R-CONTRACT-2"],
     tags: ["contract", "read-only"],
     run: (kit) =>
       Effect.gen(function*() {

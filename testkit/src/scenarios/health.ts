@@ -9,7 +9,7 @@ export const healthScenarios = [
   scenario({
     id: "HEALTH-001",
     title: "GET /healthz tells status, mode and the interface version, without a key",
-    rule: "DESIGN §3 Cross-cutting (healthz), seed §9 (version 0.1.0)",
+    rules: ["R-HEALTH-1"],
     tags: ["health", "read-only"],
     run: (kit) =>
       Effect.gen(function*() {
@@ -30,7 +30,7 @@ export const healthScenarios = [
   scenario({
     id: "HEALTH-002",
     title: "GET /readyz answers ready when the database is reachable",
-    rule: "DESIGN §3 Cross-cutting (readyz)",
+    rules: ["R-HEALTH-2"],
     tags: ["health", "read-only"],
     run: (kit) => Effect.flatMap(kit.call("readyz"), (reply) => ok(reply, "200 Readiness"))
   })
