@@ -4,6 +4,7 @@ import { check } from "../check.ts"
 import { endpoints } from "../contract.ts"
 import { failure, show } from "../failure.ts"
 import { scenario } from "../scenario.ts"
+import { acceptedVersions, laterVersionWarning, versionFit } from "../versioning.ts"
 
 interface OpenApiShape {
   readonly info?: { readonly version?: unknown }
@@ -22,22 +23,22 @@ const describeError = (error: unknown): string =>
 export const contractScenarios = [
   scenario({
     id: "CONTRACT-001",
-    title: "GET /openapi.json is the contract's document: version 0.1.0 and every operation",
+    title:
+      `GET /openapi.json is the contract's document: version ${INTERFACE_VERSION} (or a later one of its line) and every operation`,
     rules: ["R-CONTRACT-1"],
     tags: ["contract", "read-only"],
     run: (kit) =>
       Effect.gen(function*() {
         const exchange = yield* kit.send({ method: "GET", path: "/openapi.json", auth: "none" })
         const document = (exchange.response.isJson ? exchange.response.json : {}) as OpenApiShape
+        const version = document.info?.version
+        const fit = versionFit(version)
         yield* check(
-          document.info?.version === INTERFACE_VERSION,
-          "the served OpenAPI document carries the interface version",
-          {
-            expected: `info.version ${INTERFACE_VERSION}`,
-            actual: show(document.info?.version),
-            exchange
-          }
+          fit === "same" || fit === "later",
+          "the served OpenAPI document carries a version of the kit's compatibility line",
+          { expected: `info.version ${acceptedVersions()}`, actual: `${show(version)} (${fit})`, exchange }
         )
+        if (fit === "later") kit.warn(laterVersionWarning("GET /openapi.json", String(version)), exchange)
         const missing = [...endpoints.values()]
           .filter((spec) => document.paths?.[openApiPath(spec.path)]?.[spec.method.toLowerCase()] === undefined)
           .map((spec) => `${spec.method} ${spec.path}`)

@@ -1,14 +1,15 @@
-import { INTERFACE_VERSION } from "@cop-integrations/contracts"
 import { Effect } from "effect"
 import { ok } from "../api.ts"
 import { check } from "../check.ts"
 import { show } from "../failure.ts"
 import { scenario } from "../scenario.ts"
+import { acceptedVersions, laterVersionWarning, versionFit } from "../versioning.ts"
 
 export const healthScenarios = [
   scenario({
     id: "HEALTH-001",
-    title: "GET /healthz tells status, mode and the interface version, without a key",
+    title:
+      "GET /healthz tells status, mode and the interface version (the kit's or a later one of its line), without a key",
     rules: ["R-HEALTH-1"],
     tags: ["health", "read-only"],
     run: (kit) =>
@@ -20,11 +21,13 @@ export const healthScenarios = [
           actual: show(health),
           exchange: reply.exchange
         })
-        yield* check(health.version === INTERFACE_VERSION, "healthz reports the interface version", {
-          expected: `version ${INTERFACE_VERSION}`,
-          actual: show(health.version),
+        const fit = versionFit(health.version)
+        yield* check(fit === "same" || fit === "later", "healthz reports a version of the kit's compatibility line", {
+          expected: `version ${acceptedVersions()}`,
+          actual: `${show(health.version)} (${fit})`,
           exchange: reply.exchange
         })
+        if (fit === "later") kit.warn(laterVersionWarning("GET /healthz", health.version), reply.exchange)
       })
   }),
   scenario({
