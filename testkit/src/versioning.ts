@@ -47,10 +47,14 @@ export const versionFit = (deployment: unknown, contract: string = INTERFACE_VER
   return compared === 0 ? "same" : compared > 0 ? "later" : "earlier"
 }
 
-/** What the kit accepts: the contract's version or a later one of its line. */
-export const acceptedVersions = (contract: string = INTERFACE_VERSION): string =>
-  `${contract} or a later ${compatibilityLine(contract)}.x (${POLICY})`
+/** Whether the kit checks a deployment of this fit: its own version, or a later one of its line unless `strict`. */
+export const acceptsVersion = (fit: VersionFit, strict: boolean): boolean =>
+  fit === "same" || (fit === "later" && !strict)
+
+/** What the kit accepts: the contract's version or (unless `strict`) a later one of its line. */
+export const acceptedVersions = (strict: boolean, contract: string = INTERFACE_VERSION): string =>
+  strict ? `${contract} (--strict)` : `${contract} or a later ${compatibilityLine(contract)}.x (${POLICY})`
 
 /** The warning for a deployment of a later version of the kit's line. */
 export const laterVersionWarning = (where: string, deployment: string, contract: string = INTERFACE_VERSION): string =>
-  `${where} reports version ${deployment}, later than this kit's ${contract}: what it added since is not checked (a later version of the line only adds, ${POLICY})`
+  `${where} reports version ${deployment}, later than this kit's ${contract}: what it added since is not checked (${additionNote})`

@@ -100,9 +100,17 @@ describe("a deployment that added to the contract, as a later version of the lin
       ["CONTRACT-001", "passed"]
     ])
     expect(warningsOf(report)).toEqual([
-      "HEALTH-001: GET /healthz reports version 0.1.7, later than this kit's 0.1.0: what it added since is not checked (a later version of the line only adds, README#versioning)",
-      "CONTRACT-001: GET /openapi.json reports version 0.1.7, later than this kit's 0.1.0: what it added since is not checked (a later version of the line only adds, README#versioning)"
+      "HEALTH-001: GET /healthz reports version 0.1.7, later than this kit's 0.1.0: what it added since is not checked (additive under the versioning policy (README#versioning); --strict fails on it)",
+      "CONTRACT-001: GET /openapi.json reports version 0.1.7, later than this kit's 0.1.0: what it added since is not checked (additive under the versioning policy (README#versioning); --strict fails on it)"
     ])
+  }, 60_000)
+
+  it("with --strict a later version fails them, as every addition does", async () => {
+    const proxy = await through(reporting("0.1.7"))
+    const grep = ["HEALTH-001", "CONTRACT-001"]
+    const report = await runConformance({ baseUrl: proxy.baseUrl, apiKey, grep, strict: true })
+    expect(report.scenarios.map((result) => result.status)).toEqual(["failed", "failed"])
+    expect(report.scenarios[0]?.failure?.expected).toBe("version 0.1.0 (--strict)")
   }, 60_000)
 
   it("another line fails them", async () => {

@@ -4,7 +4,7 @@ import { check } from "../check.ts"
 import { endpoints } from "../contract.ts"
 import { failure, show } from "../failure.ts"
 import { scenario } from "../scenario.ts"
-import { acceptedVersions, laterVersionWarning, versionFit } from "../versioning.ts"
+import { acceptedVersions, acceptsVersion, laterVersionWarning, versionFit } from "../versioning.ts"
 
 interface OpenApiShape {
   readonly info?: { readonly version?: unknown }
@@ -34,9 +34,9 @@ export const contractScenarios = [
         const version = document.info?.version
         const fit = versionFit(version)
         yield* check(
-          fit === "same" || fit === "later",
+          acceptsVersion(fit, kit.strict),
           "the served OpenAPI document carries a version of the kit's compatibility line",
-          { expected: `info.version ${acceptedVersions()}`, actual: `${show(version)} (${fit})`, exchange }
+          { expected: `info.version ${acceptedVersions(kit.strict)}`, actual: `${show(version)} (${fit})`, exchange }
         )
         if (fit === "later") kit.warn(laterVersionWarning("GET /openapi.json", String(version)), exchange)
         const missing = [...endpoints.values()]

@@ -3,7 +3,7 @@ import { ok } from "../api.ts"
 import { check } from "../check.ts"
 import { show } from "../failure.ts"
 import { scenario } from "../scenario.ts"
-import { acceptedVersions, laterVersionWarning, versionFit } from "../versioning.ts"
+import { acceptedVersions, acceptsVersion, laterVersionWarning, versionFit } from "../versioning.ts"
 
 export const healthScenarios = [
   scenario({
@@ -22,8 +22,8 @@ export const healthScenarios = [
           exchange: reply.exchange
         })
         const fit = versionFit(health.version)
-        yield* check(fit === "same" || fit === "later", "healthz reports a version of the kit's compatibility line", {
-          expected: `version ${acceptedVersions()}`,
+        yield* check(acceptsVersion(fit, kit.strict), "healthz reports a version of the kit's compatibility line", {
+          expected: `version ${acceptedVersions(kit.strict)}`,
           actual: `${show(health.version)} (${fit})`,
           exchange: reply.exchange
         })
