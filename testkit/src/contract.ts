@@ -164,7 +164,7 @@ export const endpoint = (name: EndpointName): EndpointSpec => {
 export const pathOf = (spec: EndpointSpec, params: Readonly<Record<string, string>> = {}): string =>
   spec.path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => encodeURIComponent(params[name] ?? ""))
 
-/** Statuses every endpoint with a body may answer before the contract's own decoding runs (DESIGN §3 Limits). */
+/** Statuses every endpoint with a body may answer before the contract's own decoding runs (R-ERR-3). */
 const transportStatuses = new Set([413, 415])
 
 /** Every issue, each naming the value it refused (the problem says what came back; the key leaves the values out). */
@@ -257,7 +257,7 @@ export interface DecodeProblem {
 }
 
 /**
- * A resource as the contract reads it (DESIGN §4 Compatibility): an added field is a compatible change, so it is
+ * A resource as the contract reads it (README#versioning): an added field is an addition, so it is
  * returned in `unknownFields` rather than refused, unless `strict`. Anything else that breaks the schema is a problem.
  */
 export const decodeResource = <A>(

@@ -55,6 +55,22 @@ describe("an event type the contract does not know, listed by GET events", () =>
   })
 })
 
+it("a new value of a closed set (an enum, an errorCode) is no addition: it breaks the contract", () => {
+  const healthz = endpoint("healthz")
+  expect(checkResponse(healthz, { status: 200, isJson: true, json: { status: "ok", mode: "mock", version: "0.1.9" } }))
+    .toMatchObject({ problem: undefined })
+  expect(
+    checkResponse(healthz, { status: 200, isJson: true, json: { status: "ok", mode: "staging", version: "0.1.0" } })
+      .problem
+  )
+    .toMatch(/success schema: mode/)
+  expect(
+    checkResponse(endpoint("createPayout"), { status: 409, isJson: true, json: { error: "x", errorCode: "on_hold" } })
+      .problem
+  )
+    .toMatch(/not an ErrorBody .*errorCode|errorCode "on_hold" is not one the contract declares/)
+})
+
 it("the warning for an added field cites the versioning policy", () => {
   expect(unknownFieldsWarning("GET /x", ["riskScore"])).toBe(
     "GET /x answered fields the contract does not know: riskScore (additive under the versioning policy (README#versioning); --strict fails on it)"

@@ -1,6 +1,6 @@
 /**
  * The money checks shared by quotes and payouts: every amount the deployment shows must follow from its
- * own sell rate, the destination amount and the token's decimals (DESIGN §3 Money math).
+ * own sell rate, the destination amount and the token's decimals (R-MONEY-1).
  */
 import type { FeeLeg } from "@cop-integrations/contracts"
 import { Effect } from "effect"

@@ -19,7 +19,7 @@ const otherKind = (kit: Kit) => (kit.mode === "mock" ? "live" : "test")
 const unauthorizedQuote = (kit: Kit, auth: Auth, rule: string) =>
   Effect.flatMap(kit.call("quote", { auth }), (reply) => rejected(reply, 401, "none", rule))
 
-/** A live deployment has no test helpers: every request there is 404, a missing key included (DESIGN §3). */
+/** A live deployment has no test helpers: every request there is 404, a missing key included (R-EVT-5). */
 const absentInLive = (kit: Kit, path: string) =>
   kit.mode === "live" && path.startsWith("/api/integrations/test-helpers/")
 

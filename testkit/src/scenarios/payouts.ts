@@ -30,7 +30,7 @@ const created = (kit: Kit, request: PayoutRequest) =>
 const randomDigits = (count: number): string =>
   Array.from(crypto.getRandomValues(new Uint8Array(count)), (byte) => String(byte % 10)).join("")
 
-/** One key of each Bre-B form (DESIGN §3 Validation), fresh per call. */
+/** One key of each Bre-B form (R-PAYOUT-8), fresh per call. */
 const keyForms = (): ReadonlyArray<readonly [string, string]> => [
   ["alias", `@conf${uniqueSuffix()}`],
   ["mobile", `3${randomDigits(9)}`],
@@ -39,7 +39,7 @@ const keyForms = (): ReadonlyArray<readonly [string, string]> => [
   ["document", `1${randomDigits(9)}`]
 ]
 
-/** An approved user's payout under an `X-Mock-Scenario` is rejected as that scenario says (DESIGN §3 Cross-cutting). */
+/** An approved user's payout under an `X-Mock-Scenario` is rejected as that scenario says (R-MOCK-1). */
 const mockScenarioRejection = (
   id: string,
   title: string,

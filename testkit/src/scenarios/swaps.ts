@@ -1,5 +1,5 @@
 /**
- * The Swaps group (DESIGN §3 Swaps group; issue #8): prepare (shape, exact amounts, slippage bound, pair and amount
+ * The Swaps group (R-SWAP-1 to R-SWAP-6): prepare (shape, exact amounts, slippage bound, pair and amount
  * rules), get, list, ownership, Idempotency-Key, and confirm (the txHash is shared with payouts).
  */
 import type { SwapIntent } from "@cop-integrations/contracts"

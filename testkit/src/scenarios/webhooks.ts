@@ -4,7 +4,7 @@ import { uniqueSuffix } from "../fixtures.ts"
 import type { Auth } from "../http.ts"
 import { type Kit, scenario } from "../scenario.ts"
 
-/** A provider event envelope (DESIGN §3 Webhooks) that would complete a transfer if it were accepted. */
+/** A provider event envelope (R-PROVIDER-1) that would complete a transfer if it were accepted. */
 const event = (): string =>
   JSON.stringify({
     event_id: `evt_conformance_${uniqueSuffix()}`,
