@@ -20,6 +20,8 @@ export {
   runConformance,
   selectScenarios
 } from "./runner.ts"
+export { describeRule, type Reference, type Rule, type RuleId, ruleIds, RULES } from "./rules.ts"
 export type { Mode, Requirements, Scenario } from "./scenario.ts"
 export { allScenarios } from "./scenarios/index.ts"
 export { KIT_NAME, KIT_VERSION } from "./version.ts"
+export { compatibilityLine, type VersionFit, versionFit } from "./versioning.ts"
