@@ -12,4 +12,6 @@ if (refusal !== undefined) {
 }
 
 export const { ConformanceFailure, describeConformance, suiteGrep } = await import("./describeConformance.ts")
+/** The error a failed scenario's test throws (the class above, as a type). */
+export type ConformanceFailure = InstanceType<typeof ConformanceFailure>
 export type { SuiteOptions } from "./describeConformance.ts"

@@ -224,7 +224,8 @@ describe("the packed kit, installed into an empty project", () => {
         join(alone, "use.ts"),
         [
           `import { allScenarios, runConformance, type ConformanceReport, type ScenarioInfo } from "@cop-integrations/testkit"`,
-          `import { describeConformance, type SuiteOptions } from "@cop-integrations/testkit/vitest"`,
+          `import { ConformanceFailure, describeConformance, type SuiteOptions } from "@cop-integrations/testkit/vitest"`,
+          `export const isFailure = (error: unknown): error is ConformanceFailure => error instanceof ConformanceFailure`,
           `const report: Promise<ConformanceReport> = runConformance({ baseUrl: "http://localhost:8787", apiKey: "k" })`,
           `const first: ScenarioInfo | undefined = allScenarios[0]`,
           `const suite: SuiteOptions = { grep: ["HEALTH-001"] }`,
