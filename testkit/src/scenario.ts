@@ -4,20 +4,10 @@ import type { ScenarioFailure } from "./failure.ts"
 import type { Exchange, Http } from "./http.ts"
 import type { WebhookReceiver } from "./receiver.ts"
 import { describeRules, type RuleId } from "./rules.ts"
+import type { Mode, Requirements } from "./scenarioInfo.ts"
 import type { TypedClient } from "./typedClient.ts"
 
-export type Mode = "mock" | "live"
-
-export interface Requirements {
-  /** Relies on mock-mode behaviour: `debugCode`, `mismatch` names, `X-Mock-Scenario`, the mock lifecycle. */
-  readonly mock?: boolean
-  /** Creates or confirms payouts or sends OTPs: refused against a live deployment without --allow-live. */
-  readonly moneyMoving?: boolean
-  /** Needs a key of a second integration (--second-api-key). */
-  readonly secondKey?: boolean
-  /** Needs a webhook receiver the deployment can reach (--webhook-receiver, or a loopback mock deployment). */
-  readonly receiver?: boolean
-}
+export type { Mode, Requirements } from "./scenarioInfo.ts"
 
 /** What a scenario gets to work with. */
 export interface Kit {
