@@ -51,7 +51,7 @@ describe.skipIf(chromiumBinary === undefined)("the /docs addresses rules cite, i
             : false
         },
         fragment,
-        { timeout: 5000 }
+        { timeout: 15_000 } // generous: under a loaded CI the page scrolls late; only the made-up address waits it out
       ).then((handle) => handle.jsonValue() as Promise<string>, () => "(not shown)")
       shown[fragment] = inView
     }
