@@ -112,7 +112,7 @@ describe("licence and source of both packages", () => {
 
   it("no README tells to install them from the registry (they are not published): they install from the tarballs", async () => {
     const tarballs = [
-      ["README.md", "contracts"],
+      ["README.md", "testkit"], // the kit alone: the contract is bundled into it
       ["contracts/README.md", "contracts"],
       ["testkit/README.md", "testkit"] // the kit alone: the contract is bundled into it
     ] as const
