@@ -1,5 +1,6 @@
 import { ErrorCode } from "./Errors.ts"
 import { ListLimitJsonSchema } from "./Payout.ts"
+import { WEBHOOKS_GUIDE, webhooksSection } from "./WebhooksSection.ts"
 
 type Json = unknown
 type JsonObject = Record<string, Json>
@@ -196,18 +197,45 @@ const conventions = [
   "Conventions: amounts are exact decimal strings; every answer carries `X-Request-Id`; a method a path does not serve answers 405 with `Allow` listing the ones it does; POSTs take an optional `Idempotency-Key`; 429 and 503 answers carry `Retry-After`."
 ].join("\n")
 
+/** The same JSON, whatever the order of object keys. */
+const sameJson = (a: Json, b: Json): boolean => {
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((item, i) => sameJson(item, b[i]))
+  if (!isObject(a) || !isObject(b)) return a === b
+  const keys = Object.keys(a)
+  return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && sameJson(a[key], b[key]))
+}
+
+/**
+ * The paths' component schemas with the ones the webhooks' bodies refer to. Both are compiled from the same Effect
+ * schemas, so a name in both is the same schema; a difference would be two schemas under one name, refused here.
+ */
+const withWebhookSchemas = (schemas: JsonObject, webhookSchemas: JsonObject): JsonObject => {
+  const merged = { ...schemas }
+  for (const [name, schema] of Object.entries(webhookSchemas)) {
+    if (merged[name] !== undefined && !sameJson(merged[name], schema)) {
+      throw new Error(`The webhooks' component schema ${name} differs from the paths' one of the same name`)
+    }
+    merged[name] = schema
+  }
+  return merged
+}
+
 /** Registered on the Api as its `OpenApi.Transform`, so every generator (file, /openapi.json, /docs) agrees. */
 export const finishOpenApiDocument = (generated: Record<string, unknown>): Record<string, unknown> => {
   const spec = withoutNeverProperties(generated) as JsonObject
   const components = spec["components"] as JsonObject
-  const schemas = { ...(components["schemas"] as JsonObject), ErrorBody: errorBodySchema }
+  const { webhooks, schemas: webhookSchemas } = webhooksSection(withoutNeverProperties)
+  const schemas = {
+    ...withWebhookSchemas(components["schemas"] as JsonObject, webhookSchemas),
+    ErrorBody: errorBodySchema
+  }
   const info = spec["info"] as JsonObject
   const description = typeof info["description"] === "string" ? info["description"] : ""
   const finished: JsonObject = {
     ...spec,
     info: {
       ...info,
-      description: `${description}${conventions}`,
+      description: `${description}${conventions}${WEBHOOKS_GUIDE}`,
       license: { name: "Apache 2.0", identifier: "Apache-2.0" },
       contact: {
         name: "Integrations API maintainers",
@@ -215,6 +243,7 @@ export const finishOpenApiDocument = (generated: Record<string, unknown>): Recor
       }
     },
     servers,
+    webhooks,
     components: { ...components, schemas, headers }
   }
   for (const [path, item] of Object.entries(finished["paths"] as Record<string, Record<string, Operation>>)) {
