@@ -1,4 +1,5 @@
 import { ErrorCode } from "./Errors.ts"
+import { IDEMPOTENCY_KEY_EXAMPLES, REQUEST_BODY_EXAMPLES } from "./Examples.ts"
 import { ListLimitJsonSchema } from "./Payout.ts"
 import { WEBHOOKS_GUIDE, webhooksSection } from "./WebhooksSection.ts"
 
@@ -149,18 +150,33 @@ type Operation = JsonObject & {
 
 const HEALTH_PATHS = new Set(["/healthz", "/readyz"])
 
+/** Pre-filled by the docs page, which would otherwise send an empty (refused) key. */
+const idempotencyKeyExample = (operationId: string): string => {
+  const example = IDEMPOTENCY_KEY_EXAMPLES[operationId]
+  if (example === undefined) {
+    throw new Error(`${operationId} takes an Idempotency-Key: give it an example in Examples.ts`)
+  }
+  return example
+}
+
 /**
  * A parameter says what its schema says (as v3 wrote it, and as viewers show it beside the name); `limit` is
  * documented as the integer it decodes to, not as the digits it is sent as (see ListLimitJsonSchema).
  */
-const finishParameter = (parameter: JsonObject) => {
+const finishParameter = (operationId: string, parameter: JsonObject) => {
   if (parameter["in"] === "query" && parameter["name"] === "limit") parameter["schema"] = { ...ListLimitJsonSchema }
+  if (parameter["name"] === "idempotency-key") {
+    // The page's snippets read the parameter's example, its request editor the schema's.
+    const example = idempotencyKeyExample(operationId)
+    parameter["example"] = example
+    parameter["schema"] = { ...(parameter["schema"] as JsonObject), examples: [example] }
+  }
   const schema = parameter["schema"]
   if (isObject(schema) && typeof schema["description"] === "string") parameter["description"] ??= schema["description"]
 }
 
 const finishOperation = (spec: JsonObject, path: string, operation: Operation) => {
-  for (const parameter of operation.parameters ?? []) finishParameter(parameter)
+  for (const parameter of operation.parameters ?? []) finishParameter(String(operation["operationId"]), parameter)
   const responses = operation.responses
   // Probes take no input: nothing they are sent can be invalid.
   if (HEALTH_PATHS.has(path)) delete responses["400"]
@@ -220,13 +236,24 @@ const withWebhookSchemas = (schemas: JsonObject, webhookSchemas: JsonObject): Js
   return merged
 }
 
+/** Each request body's example on its schema (Examples.ts), where viewers take the body they pre-fill from. */
+const withRequestExamples = (schemas: JsonObject): JsonObject => {
+  const out = { ...schemas }
+  for (const [name, example] of Object.entries(REQUEST_BODY_EXAMPLES)) {
+    const schema = out[name]
+    if (!isObject(schema)) throw new Error(`Examples.ts has an example for ${name}, which the document does not have`)
+    out[name] = { ...schema, examples: [example] }
+  }
+  return out
+}
+
 /** Registered on the Api as its `OpenApi.Transform`, so every generator (file, /openapi.json, /docs) agrees. */
 export const finishOpenApiDocument = (generated: Record<string, unknown>): Record<string, unknown> => {
   const spec = withoutNeverProperties(generated) as JsonObject
   const components = spec["components"] as JsonObject
   const { webhooks, schemas: webhookSchemas } = webhooksSection(withoutNeverProperties)
   const schemas = {
-    ...withWebhookSchemas(components["schemas"] as JsonObject, webhookSchemas),
+    ...withRequestExamples(withWebhookSchemas(components["schemas"] as JsonObject, webhookSchemas)),
     ErrorBody: errorBodySchema
   }
   const info = spec["info"] as JsonObject

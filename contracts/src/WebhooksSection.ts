@@ -4,7 +4,7 @@
  * event's literal, compiled by the same generator as the paths (OpenApi.fromApi of a small API declaring each event
  * as an endpoint's payload), so the schemas cannot drift from what is delivered.
  */
-import { Schema } from "effect"
+import { Array as Arr, Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { EventType, KycEvent, PayoutEvent, PingEvent, SwapEvent } from "./Event.ts"
 import { EventId } from "./Ids.ts"
@@ -64,8 +64,9 @@ const RETRIED =
   "Not delivered: any other status (redirects included), no answer within 10 seconds, or no connection. Retried with exponential backoff and jitter (5 s, 10 s, 20 s … capped at 6 hours) for 3 days; an endpoint whose deliveries all fail for 3 days is `disabled`, with `disabledReason`. `GET events/{eventId}` lists every attempt."
 
 const deliveries = HttpApiGroup.make("webhooks").add(
-  ...EventType.literals.map((type) =>
-    HttpApiEndpoint.post(type, `/${type}`, { payload: envelopeOf(type), headers: WebhookDeliveryHeaders })
+  ...Arr.map(
+    EventType.literals,
+    (type) => HttpApiEndpoint.post(type, `/${type}`, { payload: envelopeOf(type), headers: WebhookDeliveryHeaders })
   )
 )
 
