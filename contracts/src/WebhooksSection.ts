@@ -18,7 +18,11 @@ const envelopeOf = (type: EventType) => {
   const envelope = [PayoutEvent, KycEvent, SwapEvent, PingEvent].find((candidate) =>
     Schema.is(candidate.fields.type)(type)
   )!
-  return Schema.Struct({ ...envelope.fields, type: Schema.Literal(type) })
+  return Schema.Struct({
+    ...envelope.fields,
+    id: envelope.fields.id.annotate({ examples: [EventId.make("evt_01KAZ6QX1M8B3V5N7R9T2W4Y6C")] }),
+    type: Schema.Literal(type)
+  })
 }
 
 /** What each event reports; the object is the resource as the API returned it at that moment. */
