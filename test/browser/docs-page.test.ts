@@ -41,7 +41,6 @@ interface Operation {
 }
 interface Document {
   readonly paths: Record<string, Record<string, Operation>>
-  readonly webhooks: Record<string, { readonly post: Operation }>
 }
 
 /**
