@@ -1,5 +1,7 @@
 import { ErrorCode } from "./Errors.ts"
+import { IDEMPOTENCY_KEY_EXAMPLES, REQUEST_BODY_EXAMPLES } from "./Examples.ts"
 import { ListLimitJsonSchema } from "./Payout.ts"
+import { WEBHOOKS_GUIDE, webhooksSection } from "./WebhooksSection.ts"
 
 type Json = unknown
 type JsonObject = Record<string, Json>
@@ -148,18 +150,33 @@ type Operation = JsonObject & {
 
 const HEALTH_PATHS = new Set(["/healthz", "/readyz"])
 
+/** Pre-filled by the docs page, which would otherwise send an empty (refused) key. */
+const idempotencyKeyExample = (operationId: string): string => {
+  const example = IDEMPOTENCY_KEY_EXAMPLES[operationId]
+  if (example === undefined) {
+    throw new Error(`${operationId} takes an Idempotency-Key: give it an example in Examples.ts`)
+  }
+  return example
+}
+
 /**
  * A parameter says what its schema says (as v3 wrote it, and as viewers show it beside the name); `limit` is
  * documented as the integer it decodes to, not as the digits it is sent as (see ListLimitJsonSchema).
  */
-const finishParameter = (parameter: JsonObject) => {
+const finishParameter = (operationId: string, parameter: JsonObject) => {
   if (parameter["in"] === "query" && parameter["name"] === "limit") parameter["schema"] = { ...ListLimitJsonSchema }
+  if (parameter["name"] === "idempotency-key") {
+    // The page's snippets read the parameter's example, its request editor the schema's.
+    const example = idempotencyKeyExample(operationId)
+    parameter["example"] = example
+    parameter["schema"] = { ...(parameter["schema"] as JsonObject), examples: [example] }
+  }
   const schema = parameter["schema"]
   if (isObject(schema) && typeof schema["description"] === "string") parameter["description"] ??= schema["description"]
 }
 
 const finishOperation = (spec: JsonObject, path: string, operation: Operation) => {
-  for (const parameter of operation.parameters ?? []) finishParameter(parameter)
+  for (const parameter of operation.parameters ?? []) finishParameter(String(operation["operationId"]), parameter)
   const responses = operation.responses
   // Probes take no input: nothing they are sent can be invalid.
   if (HEALTH_PATHS.has(path)) delete responses["400"]
@@ -196,18 +213,56 @@ const conventions = [
   "Conventions: amounts are exact decimal strings; every answer carries `X-Request-Id`; a method a path does not serve answers 405 with `Allow` listing the ones it does; POSTs take an optional `Idempotency-Key`; 429 and 503 answers carry `Retry-After`."
 ].join("\n")
 
+/** The same JSON, whatever the order of object keys. */
+const sameJson = (a: Json, b: Json): boolean => {
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((item, i) => sameJson(item, b[i]))
+  if (!isObject(a) || !isObject(b)) return a === b
+  const keys = Object.keys(a)
+  return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && sameJson(a[key], b[key]))
+}
+
+/**
+ * The paths' component schemas with the ones the webhooks' bodies refer to. Both are compiled from the same Effect
+ * schemas, so a name in both is the same schema; a difference would be two schemas under one name, refused here.
+ */
+const withWebhookSchemas = (schemas: JsonObject, webhookSchemas: JsonObject): JsonObject => {
+  const merged = { ...schemas }
+  for (const [name, schema] of Object.entries(webhookSchemas)) {
+    if (merged[name] !== undefined && !sameJson(merged[name], schema)) {
+      throw new Error(`The webhooks' component schema ${name} differs from the paths' one of the same name`)
+    }
+    merged[name] = schema
+  }
+  return merged
+}
+
+/** Each request body's example on its schema (Examples.ts), where viewers take the body they pre-fill from. */
+const withRequestExamples = (schemas: JsonObject): JsonObject => {
+  const out = { ...schemas }
+  for (const [name, example] of Object.entries(REQUEST_BODY_EXAMPLES)) {
+    const schema = out[name]
+    if (!isObject(schema)) throw new Error(`Examples.ts has an example for ${name}, which the document does not have`)
+    out[name] = { ...schema, examples: [example] }
+  }
+  return out
+}
+
 /** Registered on the Api as its `OpenApi.Transform`, so every generator (file, /openapi.json, /docs) agrees. */
 export const finishOpenApiDocument = (generated: Record<string, unknown>): Record<string, unknown> => {
   const spec = withoutNeverProperties(generated) as JsonObject
   const components = spec["components"] as JsonObject
-  const schemas = { ...(components["schemas"] as JsonObject), ErrorBody: errorBodySchema }
+  const { webhooks, schemas: webhookSchemas } = webhooksSection(withoutNeverProperties)
+  const schemas = {
+    ...withRequestExamples(withWebhookSchemas(components["schemas"] as JsonObject, webhookSchemas)),
+    ErrorBody: errorBodySchema
+  }
   const info = spec["info"] as JsonObject
   const description = typeof info["description"] === "string" ? info["description"] : ""
   const finished: JsonObject = {
     ...spec,
     info: {
       ...info,
-      description: `${description}${conventions}`,
+      description: `${description}${conventions}${WEBHOOKS_GUIDE}`,
       license: { name: "Apache 2.0", identifier: "Apache-2.0" },
       contact: {
         name: "Integrations API maintainers",
@@ -215,6 +270,7 @@ export const finishOpenApiDocument = (generated: Record<string, unknown>): Recor
       }
     },
     servers,
+    webhooks,
     components: { ...components, schemas, headers }
   }
   for (const [path, item] of Object.entries(finished["paths"] as Record<string, Record<string, Operation>>)) {
