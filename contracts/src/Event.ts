@@ -68,8 +68,8 @@ export const CreateWebhookEndpointRequest = Schema.Struct({
   }),
   events: Schema.optionalKey(
     Schema.Array(EventSubscription).check(
-      atLeast(1, "must list at least one event type (or omit it for all)"),
-      atMost(32, "must list at most 32 event types")
+      Schema.isMinLength(1, { message: "must list at least one event type (or omit it for all)" }).abort(),
+      Schema.isMaxLength(32, { message: "must list at most 32 event types" }).abort()
     ).annotate({ description: "Event types to receive (default `[\"*\"]`: all)" })
   )
 }).annotate({ identifier: "CreateWebhookEndpointRequest" })

@@ -17,13 +17,13 @@ import {
 } from "./Event.ts"
 import { KycCustomer } from "./Kyc.ts"
 import { Payout } from "./Payout.ts"
-import { Address, PrintableText, unnamed } from "./Primitives.ts"
+import { Address, atMost, PrintableText, unnamed } from "./Primitives.ts"
 
-const EndpointIdParam = PrintableText.check(Schema.isMaxLength(64)).annotate({
+const EndpointIdParam = PrintableText.check(atMost(64)).annotate({
   description: "The webhook endpoint's id (`we_…`)"
 }).pipe(Schema.brand("EndpointId"))
 
-const EventIdParam = PrintableText.check(Schema.isMaxLength(64)).annotate({
+const EventIdParam = PrintableText.check(atMost(64)).annotate({
   description: "The event's id (`evt_…`), also its `webhook-id` header"
 }).pipe(Schema.brand("EventId"))
 
@@ -120,7 +120,7 @@ export class EventsGroup extends HttpApiGroup.make("events")
   )
 {}
 
-const PayoutIdParam = PrintableText.check(Schema.isMaxLength(64)).annotate({
+const PayoutIdParam = PrintableText.check(atMost(64)).annotate({
   description: "The payout's id (`po_…`)"
 }).pipe(Schema.brand("PayoutId"))
 

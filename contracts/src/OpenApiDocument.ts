@@ -1,3 +1,4 @@
+import { MOCK_SCENARIOS } from "./Breb.ts"
 import { ErrorCode } from "./Errors.ts"
 import { ListLimitJsonSchema } from "./Payout.ts"
 
@@ -29,6 +30,34 @@ const withoutNeverProperties = (node: Json): Json => {
       out[key] = withoutNeverProperties(value)
     }
   }
+  return out
+}
+
+const ANNOTATIONS = ["title", "description", "default", "examples"]
+
+/**
+ * Puts a schema's description and examples on the schema itself: Effect writes them on its last check, which is an
+ * `allOf` member when that check's keyword is already taken (a second `pattern`), where viewers and tools miss them.
+ */
+const withAnnotationsOnTop = (node: Json): Json => {
+  if (Array.isArray(node)) return node.map(withAnnotationsOnTop)
+  if (!isObject(node)) return node
+  const out: JsonObject = {}
+  for (const [key, value] of Object.entries(node)) {
+    out[key] = DATA_KEYWORDS.has(key) ? value : withAnnotationsOnTop(value)
+  }
+  if (!Array.isArray(out["allOf"]) || out["$ref"] !== undefined) return out
+  const members = (out["allOf"] as Array<Json>).map((member) => {
+    if (!isObject(member) || member["$ref"] !== undefined) return member
+    const rest: JsonObject = {}
+    for (const [key, value] of Object.entries(member)) {
+      if (ANNOTATIONS.includes(key) && out[key] === undefined) out[key] = value
+      else rest[key] = value
+    }
+    return rest
+  }).filter((member) => !isObject(member) || Object.keys(member).length > 0)
+  if (members.length === 0) delete out["allOf"]
+  else out["allOf"] = members
   return out
 }
 
@@ -150,10 +179,14 @@ const HEALTH_PATHS = new Set(["/healthz", "/readyz"])
 
 /**
  * A parameter says what its schema says (as v3 wrote it, and as viewers show it beside the name); `limit` is
- * documented as the integer it decodes to, not as the digits it is sent as (see ListLimitJsonSchema).
+ * documented as the integer it decodes to, not as the digits it is sent as (see ListLimitJsonSchema), and
+ * `x-mock-scenario` with the values a mock deployment takes (the contract decodes any short text: live ignores it).
  */
 const finishParameter = (parameter: JsonObject) => {
   if (parameter["in"] === "query" && parameter["name"] === "limit") parameter["schema"] = { ...ListLimitJsonSchema }
+  if (parameter["in"] === "header" && parameter["name"] === "x-mock-scenario" && isObject(parameter["schema"])) {
+    parameter["schema"] = { ...parameter["schema"], enum: [...MOCK_SCENARIOS] }
+  }
   const schema = parameter["schema"]
   if (isObject(schema) && typeof schema["description"] === "string") parameter["description"] ??= schema["description"]
 }
@@ -198,7 +231,7 @@ const conventions = [
 
 /** Registered on the Api as its `OpenApi.Transform`, so every generator (file, /openapi.json, /docs) agrees. */
 export const finishOpenApiDocument = (generated: Record<string, unknown>): Record<string, unknown> => {
-  const spec = withoutNeverProperties(generated) as JsonObject
+  const spec = withAnnotationsOnTop(withoutNeverProperties(generated)) as JsonObject
   const components = spec["components"] as JsonObject
   const schemas = { ...(components["schemas"] as JsonObject), ErrorBody: errorBodySchema }
   const info = spec["info"] as JsonObject
