@@ -17,7 +17,7 @@ import {
   TooManyRequestsError,
   TxHashReusedError
 } from "./Errors.ts"
-import { atLeast, atMost, PrintableText, unnamed } from "./Primitives.ts"
+import { atLeast, atMost, PrintableText } from "./Primitives.ts"
 import { OtpSendRequest, OtpSendResponse, OtpVerifyRequest, OtpVerifyResponse } from "./Kyc.ts"
 import { ConfirmPayoutRequest, CreatePayoutRequest, ListPayoutsParams, Payout, PayoutList } from "./Payout.ts"
 import { Quote, QuoteParams } from "./Quote.ts"
@@ -97,7 +97,7 @@ export class BrebGroup extends HttpApiGroup.make("breb")
     HttpApiEndpoint.post("createPayout", "/payouts", {
       payload: CreatePayoutRequest,
       headers: CreatePayoutHeaders,
-      success: unnamed(Payout).pipe(HttpApiSchema.status(201)),
+      success: Payout.pipe(HttpApiSchema.status(201)),
       error: [
         ...groupErrors,
         IdempotencyKeyReusedError,

@@ -118,16 +118,13 @@ export type DeliveryAttempt = typeof DeliveryAttempt.Type
 
 const withAttempts = Schema.fieldsAssign({ attempts: Schema.Array(DeliveryAttempt) })
 
-/**
- * An event with every delivery attempt of it, oldest first. Unnamed: the document has always written it out where
- * it is used.
- */
+/** An event with every delivery attempt of it, oldest first. */
 export const EventWithAttempts = Schema.Union([
   PayoutEvent.pipe(withAttempts),
   KycEvent.pipe(withAttempts),
   SwapEvent.pipe(withAttempts),
   PingEvent.pipe(withAttempts)
-])
+]).annotate({ identifier: "EventWithAttempts", description: "An event and every delivery attempt of it, oldest first" })
 export type EventWithAttempts = typeof EventWithAttempts.Type
 
 export const EventList = Schema.Struct({

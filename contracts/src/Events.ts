@@ -32,7 +32,7 @@ export class EventsGroup extends HttpApiGroup.make("events")
   .add(
     HttpApiEndpoint.post("createWebhookEndpoint", "/webhook-endpoints", {
       payload: CreateWebhookEndpointRequest,
-      success: unnamed(WebhookEndpointWithSecret).pipe(HttpApiSchema.status(201)),
+      success: WebhookEndpointWithSecret.pipe(HttpApiSchema.status(201)),
       error: [...groupErrors, ConflictError]
     })
       .annotate(OpenApi.Summary, "Register a webhook endpoint")
@@ -72,7 +72,7 @@ export class EventsGroup extends HttpApiGroup.make("events")
       ),
     HttpApiEndpoint.post("pingWebhookEndpoint", "/webhook-endpoints/:endpointId/ping", {
       params: { endpointId: EndpointIdParam },
-      success: unnamed(PingEvent).pipe(HttpApiSchema.status(202)),
+      success: PingEvent.pipe(HttpApiSchema.status(202)),
       error: [...groupErrors, NotFoundError, ConflictError]
     })
       .annotate(OpenApi.Summary, "Send an `endpoint.ping` event to this endpoint")
@@ -102,7 +102,7 @@ export class EventsGroup extends HttpApiGroup.make("events")
       ),
     HttpApiEndpoint.post("redeliverEvent", "/events/:eventId/redeliver", {
       params: { eventId: EventIdParam },
-      success: unnamed(Redelivery).pipe(HttpApiSchema.status(202)),
+      success: Redelivery.pipe(HttpApiSchema.status(202)),
       error: [...groupErrors, NotFoundError]
     })
       .annotate(OpenApi.Summary, "Send an event again to every enabled endpoint subscribed to its type")

@@ -9,12 +9,20 @@ const isObject = (node: Json): node is JsonObject => typeof node === "object" &&
 
 const DATA_KEYWORDS = new Set(["examples", "example", "default", "enum", "const"])
 
+/** `{ not: {} }`: the schema no value matches. */
+const isNever = (schema: Json) =>
+  isObject(schema) && Object.keys(schema).length === 1 && isObject(schema["not"]) &&
+  Object.keys(schema["not"]).length === 0
+
 /**
- * Drops the `{ not: {} }` ("never") property a code-less error declares for `errorCode`: `additionalProperties: false`
- * already forbids it (the class's schema keeps it so a body with a code never decodes as a code-less error).
+ * Keeps the "never" `errorCode` (`{ not: {} }`) a code-less error declares, described: every error body then has an
+ * `errorCode` property, so client code can test `error.errorCode === "needs_kyc"` on a union of them without
+ * `"errorCode" in error` (openapi-typescript types it `unknown`; `false`, typed `never`, would narrow further, but
+ * openapi-fetch 0.17 drops never-typed keys from `error`). The class's schema has it so a body with a code never
+ * decodes as a code-less error.
  */
-const withoutNeverProperties = (node: Json): Json => {
-  if (Array.isArray(node)) return node.map(withoutNeverProperties)
+const withNeverDescribed = (node: Json): Json => {
+  if (Array.isArray(node)) return node.map(withNeverDescribed)
   if (!isObject(node)) return node
   const out: JsonObject = {}
   for (const [key, value] of Object.entries(node)) {
@@ -22,12 +30,15 @@ const withoutNeverProperties = (node: Json): Json => {
       out[key] = value // instance data, not schema: kept as written
     } else if (key === "properties" && isObject(value)) {
       out[key] = Object.fromEntries(
-        Object.entries(value)
-          .filter(([, schema]) => !(isObject(schema) && isObject(schema["not"])))
-          .map(([name, schema]) => [name, withoutNeverProperties(schema)])
+        Object.entries(value).map((
+          [name, schema]
+        ) => [
+          name,
+          isNever(schema) ? { not: {}, description: "Never present on this error" } : withNeverDescribed(schema)
+        ])
       )
     } else {
-      out[key] = withoutNeverProperties(value)
+      out[key] = withNeverDescribed(value)
     }
   }
   return out
@@ -231,7 +242,7 @@ const conventions = [
 
 /** Registered on the Api as its `OpenApi.Transform`, so every generator (file, /openapi.json, /docs) agrees. */
 export const finishOpenApiDocument = (generated: Record<string, unknown>): Record<string, unknown> => {
-  const spec = withAnnotationsOnTop(withoutNeverProperties(generated)) as JsonObject
+  const spec = withAnnotationsOnTop(withNeverDescribed(generated)) as JsonObject
   const components = spec["components"] as JsonObject
   const schemas = { ...(components["schemas"] as JsonObject), ErrorBody: errorBodySchema }
   const info = spec["info"] as JsonObject

@@ -98,7 +98,7 @@ export type PayoutReceipt = typeof PayoutReceipt.Type
 export const Payout = Schema.Struct({
   payoutId: PayoutId,
   status: PayoutStatus,
-  fromToken: Schema.String,
+  fromToken: FundingToken,
   sourceAmount: DecimalString,
   destinationCop: DecimalString,
   userAddress: Schema.String,

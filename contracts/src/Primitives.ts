@@ -204,6 +204,7 @@ export const FundingToken = Schema.Literals(["USDC", "COPm"]).annotate({
   description:
     "Token the user funds a payout from: `USDC` (a transfer to the deposit address), or the COP stablecoin `COPm` (a router swap whose USDC output goes to the deposit address)"
 })
+export type FundingToken = typeof FundingToken.Type
 
 /** Text with something in it besides white space (`\\s` is the set `trim` removes), at most `max` characters. */
 export const NonEmptyText = (max: number) =>

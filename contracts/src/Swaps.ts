@@ -12,7 +12,7 @@ import {
   ServiceUnavailableError,
   TxHashReusedError
 } from "./Errors.ts"
-import { atMost, PrintableText, unnamed } from "./Primitives.ts"
+import { atMost, PrintableText } from "./Primitives.ts"
 import { ConfirmSwapRequest, ListSwapsParams, PrepareSwapRequest, SwapIntent, SwapList } from "./Swap.ts"
 
 const IntentIdParam = PrintableText.check(atMost(64)).annotate({
@@ -24,7 +24,7 @@ export class SwapsGroup extends HttpApiGroup.make("swaps")
     HttpApiEndpoint.post("prepareSwap", "/", {
       payload: PrepareSwapRequest,
       headers: CreatePayoutHeaders,
-      success: unnamed(SwapIntent).pipe(HttpApiSchema.status(201)),
+      success: SwapIntent.pipe(HttpApiSchema.status(201)),
       error: [
         ...groupErrors,
         IdempotencyKeyReusedError,
