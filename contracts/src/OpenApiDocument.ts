@@ -62,7 +62,7 @@ const withAnnotationsOnTop = (node: Json): Json => {
     if (!isObject(member) || member["$ref"] !== undefined) return member
     const rest: JsonObject = {}
     for (const [key, value] of Object.entries(member)) {
-      if (ANNOTATIONS.includes(key) && out[key] === undefined) out[key] = value
+      if (ANNOTATIONS.includes(key)) out[key] = value // a later check's, so it wins, as a later annotation does
       else rest[key] = value
     }
     return rest

@@ -102,12 +102,17 @@ export const DecimalString = Schema.String.check(
   description: "Exact decimal amount as a string, e.g. \"63.291140\""
 })
 
+/** A decimal string (digits and at most one dot, checked before) with a digit other than 0 in it. */
+export const greaterThanZero = rule((value: string) => /[1-9]/.test(value), "must be greater than 0", {
+  not: { pattern: "^[0.]*$" }
+})
+
 export const CopAmount = Schema.String.check(
   matching(
     /^(0|[1-9][0-9]*)(\.[0-9]{1,2})?$/,
     "must be a plain decimal string with at most 2 decimals (no sign, exponent or spaces)"
   ),
-  rule((value: string) => /[1-9]/.test(value), "must be greater than 0", { not: { pattern: "^[0.]*$" } })
+  greaterThanZero
 ).annotate({
   identifier: "CopAmount",
   description: "Positive COP amount as a decimal string with at most 2 decimals",

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { IntegrationId, SwapId } from "./Ids.ts"
 import { FeeLeg, ListPayoutsParams, PreparedTx } from "./Payout.ts"
-import { Address, DecimalString, IsoTimestamp, TxHash, unnamed } from "./Primitives.ts"
+import { Address, DecimalString, greaterThanZero, IsoTimestamp, TxHash, unnamed } from "./Primitives.ts"
 
 export const SwapToken = Schema.Literals(["USDC", "COPm"]).annotate({
   identifier: "SwapToken",
@@ -48,7 +48,7 @@ export const PrepareSwapRequest = Schema.Struct({
   userAddress: Address,
   fromToken: SwapToken,
   toToken: SwapToken,
-  amountIn: unnamed(DecimalString, {
+  amountIn: unnamed(DecimalString.check(greaterThanZero), {
     description:
       "Amount of fromToken to sell, at most the token's decimals; at least 1 COPm (less is 409 `below_minimum`: its output would round to 0 USDC)"
   }),

@@ -184,6 +184,7 @@ const refused: ReadonlyArray<Case> = [
   prepareSwap("amountIn empty", { amountIn: "" }),
   prepareSwap("amountIn with a trailing dot", { amountIn: "1." }),
   prepareSwap("amountIn negative", { amountIn: "-1" }),
+  prepareSwap("amountIn zero", { amountIn: "0.000" }),
   prepareSwap("slippageBps 0", { slippageBps: 0 }),
   prepareSwap("slippageBps 501", { slippageBps: 501 }),
   prepareSwap("slippageBps not an integer", { slippageBps: 1.5 }),
