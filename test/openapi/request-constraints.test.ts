@@ -189,6 +189,7 @@ const refused: ReadonlyArray<Case> = [
   prepareSwap("slippageBps 501", { slippageBps: 501 }),
   prepareSwap("slippageBps not an integer", { slippageBps: 1.5 }),
   prepareSwap("fromToken unknown", { fromToken: "DAI" }),
+  prepareSwap("toToken the same as fromToken", { fromToken: "COPm", toToken: "COPm" }),
   body("webhook url empty", ENDPOINTS, { url: "" }),
   body("webhook url with a newline", ENDPOINTS, { url: "http://127.0.0.1:9/\nhooks" }),
   body("webhook url 2049 characters", ENDPOINTS, { url: `http://127.0.0.1:9/${"a".repeat(2030)}` }),
@@ -244,6 +245,7 @@ const accepted: ReadonlyArray<Case> = [
   createPayout("breBKey mobile with +57", { breBKey: "+573001234567", destinationCop: "4000.50" }),
   createPayout("breBKey merchant code", { breBKey: "12345-AB" }),
   prepareSwap("a valid swap body", { slippageBps: 500 }),
+  prepareSwap("a swap from COPm", { fromToken: "COPm", toToken: "USDC", amountIn: "5000" }),
   body("a valid OTP send", `${BREB}/kyc/otp/send`, { email: "maria.perez+co@example.com.co", userAddress: user }),
   body("a webhook endpoint", ENDPOINTS, { url: "http://127.0.0.1:9/hooks", events: ["payout.completed"] }),
   header("Idempotency-Key of 255 characters", PAYOUTS, "idempotency-key", "k".repeat(255), { body: payout({}) }),
@@ -281,9 +283,10 @@ describe("the document's request schemas refuse what the service refuses", () =>
     const lowercase = newAddress().toLowerCase()
     const beyondJsonSchema: ReadonlyArray<readonly [Case, string]> = [
       [createPayout("userAddress in lower case", { userAddress: lowercase }), "an EIP-55 checksum needs Keccak-256"],
-      [prepareSwap("fromToken equal to toToken", { toToken: "USDC" }), "a rule across two fields, in the service"],
       [prepareSwap("amountIn with more decimals than USDC has", { amountIn: "1.1234567" }), "depends on the token"],
-      [createPayout("destinationCop above the Bre-B cap", { destinationCop: "1000000000" }), "the cap is configured"]
+      [createPayout("destinationCop above the Bre-B cap", { destinationCop: "1000000000" }), "the cap is configured"],
+      [body("webhook url not a URL", ENDPOINTS, { url: "not a url" }), "URL rules differ by mode (https only live)"],
+      [query("cursor not one this API gave", PAYOUTS, "cursor", "abc"), "a cursor is opaque"]
     ]
     for (const [c, why] of beyondJsonSchema) {
       const answer = await send(c)
