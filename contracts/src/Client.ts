@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { HttpClientResponse } from "effect/http"
+import type { HttpClient, HttpClientResponse } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
 import { IntegrationsApi } from "./Api.ts"
 
@@ -9,9 +9,12 @@ import { IntegrationsApi } from "./Api.ts"
  *
  * Effect's client asks for `headers` whenever an endpoint declares any, optional or not, and no schema can change
  * that; so each call here fills in `headers: {}` and `query: {}` when left out, which is what sending none means (an
- * endpoint without a query ignores the `query`). What goes on the wire is the same.
+ * endpoint without a query ignores the `query`). What goes on the wire is the same. It needs an `HttpClient` only: the
+ * API has no client-side middleware (tsc would say so here if one came).
  */
-export const makeIntegrationsClient = (options?: Parameters<typeof HttpApiClient.make>[1]) =>
+export const makeIntegrationsClient = (
+  options?: Parameters<typeof HttpApiClient.make>[1]
+): Effect.Effect<IntegrationsClient, never, HttpClient.HttpClient> =>
   HttpApiClient.make(IntegrationsApi, options).pipe(Effect.map(withOptionalParts))
 
 /** The client `makeIntegrationsClient` gives. */
