@@ -15,22 +15,12 @@ export const matching = (regExp: RegExp, message?: string) =>
 
 /**
  * A check as a predicate, documented in JSON Schema as `documented`: keywords that accept exactly what the predicate
- * accepts, so a validator generated from the document refuses what the service refuses. Only a check JSON Schema
- * cannot express (the EIP-55 checksum needs Keccak-256) passes `notInJsonSchema`; its schema's description says it
- * instead. A failed check stops the checks after it, as v3's `Schema.filter` did.
+ * accepts, so a validator generated from the document refuses what the service refuses (the one check JSON Schema
+ * cannot express, Address's EIP-55 checksum, is written out below). A failed check stops the checks after it, as v3's
+ * `Schema.filter` did.
  */
-export const rule = <T>(
-  predicate: (value: T) => boolean,
-  message: string,
-  documented: JsonSchema.JsonSchema | typeof notInJsonSchema
-) =>
-  Schema.makeFilter<T>((value) => predicate(value), {
-    message,
-    toJsonSchema: () => documented === notInJsonSchema ? [{}, true] : documented
-  }).abort()
-
-/** For `rule`: this check is left out of the document (an approximation, so annotations on it still show). */
-export const notInJsonSchema = "not in JSON Schema" as const
+export const rule = <T>(predicate: (value: T) => boolean, message: string, documented: JsonSchema.JsonSchema) =>
+  Schema.makeFilter<T>((value) => predicate(value), { message, toJsonSchema: () => documented }).abort()
 
 /**
  * At most `max` characters, counted as JSON Schema's `maxLength` counts them (code points, not UTF-16 units: an emoji
@@ -75,7 +65,8 @@ const checksumFailure = (value: string): string | undefined => {
 /** A user's wallet address as a request names it. */
 export const Address = Schema.String.check(
   matching(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address"),
-  // The message is the predicate's own (with its hint), so the filter carries none; Keccak-256 is beyond JSON Schema.
+  // The message is the predicate's own (with its hint), so the filter carries none. Keccak-256 is beyond JSON Schema:
+  // left out of the document (`[{}, true]`: an approximation), the description says it.
   Schema.makeFilter<string>((value) => checksumFailure(value) ?? true, { toJsonSchema: () => [{}, true] }).abort()
 ).annotate({
   identifier: "Address",
