@@ -1,3 +1,4 @@
+import { MOCK_SCENARIOS } from "./Breb.ts"
 import { ErrorCode } from "./Errors.ts"
 import { IDEMPOTENCY_KEY_EXAMPLES, REQUEST_BODY_EXAMPLES } from "./Examples.ts"
 import { ListLimitJsonSchema } from "./Payout.ts"
@@ -10,12 +11,20 @@ const isObject = (node: Json): node is JsonObject => typeof node === "object" &&
 
 const DATA_KEYWORDS = new Set(["examples", "example", "default", "enum", "const"])
 
+/** `{ not: {} }`: the schema no value matches. */
+const isNever = (schema: Json) =>
+  isObject(schema) && Object.keys(schema).length === 1 && isObject(schema["not"]) &&
+  Object.keys(schema["not"]).length === 0
+
 /**
- * Drops the `{ not: {} }` ("never") property a code-less error declares for `errorCode`: `additionalProperties: false`
- * already forbids it (the class's schema keeps it so a body with a code never decodes as a code-less error).
+ * Keeps the "never" `errorCode` (`{ not: {} }`) a code-less error declares, described: every error body then has an
+ * `errorCode` property, so client code can test `error.errorCode === "needs_kyc"` on a union of them without
+ * `"errorCode" in error` (openapi-typescript types it `unknown`; `false`, typed `never`, would narrow further, but
+ * openapi-fetch 0.17 drops never-typed keys from `error`). The class's schema has it so a body with a code never
+ * decodes as a code-less error.
  */
-const withoutNeverProperties = (node: Json): Json => {
-  if (Array.isArray(node)) return node.map(withoutNeverProperties)
+const withNeverDescribed = (node: Json): Json => {
+  if (Array.isArray(node)) return node.map(withNeverDescribed)
   if (!isObject(node)) return node
   const out: JsonObject = {}
   for (const [key, value] of Object.entries(node)) {
@@ -23,14 +32,45 @@ const withoutNeverProperties = (node: Json): Json => {
       out[key] = value // instance data, not schema: kept as written
     } else if (key === "properties" && isObject(value)) {
       out[key] = Object.fromEntries(
-        Object.entries(value)
-          .filter(([, schema]) => !(isObject(schema) && isObject(schema["not"])))
-          .map(([name, schema]) => [name, withoutNeverProperties(schema)])
+        Object.entries(value).map((
+          [name, schema]
+        ) => [
+          name,
+          isNever(schema) ? { not: {}, description: "Never present on this error" } : withNeverDescribed(schema)
+        ])
       )
     } else {
-      out[key] = withoutNeverProperties(value)
+      out[key] = withNeverDescribed(value)
     }
   }
+  return out
+}
+
+const ANNOTATIONS = ["title", "description", "default", "examples"]
+
+/**
+ * Puts a schema's description and examples on the schema itself: Effect writes them on its last check, which is an
+ * `allOf` member when that check's keyword is already taken (a second `pattern`), where viewers and tools miss them.
+ */
+const withAnnotationsOnTop = (node: Json): Json => {
+  if (Array.isArray(node)) return node.map(withAnnotationsOnTop)
+  if (!isObject(node)) return node
+  const out: JsonObject = {}
+  for (const [key, value] of Object.entries(node)) {
+    out[key] = DATA_KEYWORDS.has(key) ? value : withAnnotationsOnTop(value)
+  }
+  if (!Array.isArray(out["allOf"]) || out["$ref"] !== undefined) return out
+  const members = (out["allOf"] as Array<Json>).map((member) => {
+    if (!isObject(member) || member["$ref"] !== undefined) return member
+    const rest: JsonObject = {}
+    for (const [key, value] of Object.entries(member)) {
+      if (ANNOTATIONS.includes(key)) out[key] = value // a later check's, so it wins, as a later annotation does
+      else rest[key] = value
+    }
+    return rest
+  }).filter((member) => !isObject(member) || Object.keys(member).length > 0)
+  if (members.length === 0) delete out["allOf"]
+  else out["allOf"] = members
   return out
 }
 
@@ -161,7 +201,8 @@ const idempotencyKeyExample = (operationId: string): string => {
 
 /**
  * A parameter says what its schema says (as v3 wrote it, and as viewers show it beside the name); `limit` is
- * documented as the integer it decodes to, not as the digits it is sent as (see ListLimitJsonSchema).
+ * documented as the integer it decodes to, not as the digits it is sent as (see ListLimitJsonSchema), and
+ * `x-mock-scenario` with the values a mock deployment takes (the contract decodes any short text: live ignores it).
  */
 const finishParameter = (operationId: string, parameter: JsonObject) => {
   if (parameter["in"] === "query" && parameter["name"] === "limit") parameter["schema"] = { ...ListLimitJsonSchema }
@@ -170,6 +211,9 @@ const finishParameter = (operationId: string, parameter: JsonObject) => {
     const example = idempotencyKeyExample(operationId)
     parameter["example"] = example
     parameter["schema"] = { ...(parameter["schema"] as JsonObject), examples: [example] }
+  }
+  if (parameter["in"] === "header" && parameter["name"] === "x-mock-scenario" && isObject(parameter["schema"])) {
+    parameter["schema"] = { ...parameter["schema"], enum: [...MOCK_SCENARIOS] }
   }
   const schema = parameter["schema"]
   if (isObject(schema) && typeof schema["description"] === "string") parameter["description"] ??= schema["description"]
@@ -249,9 +293,9 @@ const withRequestExamples = (schemas: JsonObject): JsonObject => {
 
 /** Registered on the Api as its `OpenApi.Transform`, so every generator (file, /openapi.json, /docs) agrees. */
 export const finishOpenApiDocument = (generated: Record<string, unknown>): Record<string, unknown> => {
-  const spec = withoutNeverProperties(generated) as JsonObject
+  const spec = withAnnotationsOnTop(withNeverDescribed(generated)) as JsonObject
   const components = spec["components"] as JsonObject
-  const { webhooks, schemas: webhookSchemas } = webhooksSection(withoutNeverProperties)
+  const { webhooks, schemas: webhookSchemas } = webhooksSection((node) => withAnnotationsOnTop(withNeverDescribed(node)))
   const schemas = {
     ...withRequestExamples(withWebhookSchemas(components["schemas"] as JsonObject, webhookSchemas)),
     ErrorBody: errorBodySchema
