@@ -295,7 +295,9 @@ const withRequestExamples = (schemas: JsonObject): JsonObject => {
 export const finishOpenApiDocument = (generated: Record<string, unknown>): Record<string, unknown> => {
   const spec = withAnnotationsOnTop(withNeverDescribed(generated)) as JsonObject
   const components = spec["components"] as JsonObject
-  const { webhooks, schemas: webhookSchemas } = webhooksSection((node) => withAnnotationsOnTop(withNeverDescribed(node)))
+  const { webhooks, schemas: webhookSchemas } = webhooksSection((node) =>
+    withAnnotationsOnTop(withNeverDescribed(node))
+  )
   const schemas = {
     ...withRequestExamples(withWebhookSchemas(components["schemas"] as JsonObject, webhookSchemas)),
     ErrorBody: errorBodySchema
