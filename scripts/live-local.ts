@@ -3,7 +3,8 @@
  *   anvil (a real EVM node) with a 6-decimal test USDC deployed, the provider simulator (Bridge's API, signed
  *   webhooks, deposits watched on anvil), the e-mail capture server (Resend's API), a 0x-style swap aggregator over
  *   a test router with COPm/USDC liquidity, and the service.
- * Prints the live API key (before the service answers), a funded test wallet and the steps of the partner flow;
+ * Prints the live API key (before the service answers), a funded test wallet and the steps of the partner flow, and
+ * writes LIVE_LOCAL_DATA_DIR/session.json for `npm run -s live:pay -- <payoutId>` (the test wallet pays a payout);
  * Ctrl-C stops everything, the embedded PostgreSQL included.
  * Environment (all optional): PORT (the service's, default 8788; 0 = any free port; LIVE_LOCAL_PORT is its older
  * name), DATABASE_URL (else an embedded PostgreSQL in LIVE_LOCAL_DATA_DIR/postgres, started and stopped here),
@@ -24,6 +25,7 @@ import { IntegrationRepo } from "../src/integrations/IntegrationRepo.ts"
 import { issueKeyFor } from "./issueKey.ts"
 import { startAggregator } from "./localStack/aggregator.ts"
 import { startAnvil, testUsdArtifact } from "./localStack/anvil.ts"
+import { removeSession, writeSession } from "./localStack/session.ts"
 import { deploySwapFixtures } from "./localStack/swapFixtures.ts"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
@@ -88,6 +90,7 @@ const stopAll = async (code: number) => {
   if (stopping) return
   stopping = true
   say("live:local: stopping")
+  removeSession(dataDir)
   // The service first (it drains), then what it talks to, then the database.
   for (const child of [...children].reverse()) {
     if (child.exitCode !== null || child.signalCode !== null) continue
@@ -193,6 +196,20 @@ const main = async () => {
     args: [user]
   })
 
+  writeSession(dataDir, {
+    base,
+    apiKey,
+    rpcUrl: anvil.rpcUrl,
+    chainId: 31337,
+    wallet: { address: user, privateKey: userKey },
+    tokens: { USDC: token, COPm: copToken }
+  })
+  // live:pay finds the session in the default data directory; another one must be named on its command line
+  const livePay = process.env["LIVE_LOCAL_DATA_DIR"]
+    ? `LIVE_LOCAL_DATA_DIR=${dataDir} npm run -s live:pay`
+    : "npm run -s live:pay"
+  const json = `-H "authorization: Bearer $KEY" -H 'content-type: application/json'`
+
   say([
     "",
     "live:local is up (APP_MODE=live; every part on 127.0.0.1):",
@@ -205,16 +222,18 @@ const main = async () => {
     `  provider sim   ${simUrl}   (control: ${simUrl}/__sim/...)`,
     `  e-mails        ${mailUrl}/__mail/messages`,
     "",
-    "The partner flow:",
-    `  export BASE=${base} KEY=${apiKey} USER=${user}`,
-    `  curl -s -X POST $BASE/api/integrations/breb/kyc/otp/send -H "authorization: Bearer $KEY" -H 'content-type: application/json' -d '{"email":"ana@example.com","userAddress":"'$USER'"}'`,
+    `The partner flow, in another terminal in ${root.replace(/\/$/, "")}:`,
+    `  export BASE=${base} KEY=${apiKey} USER_ADDRESS=${user}`,
+    `  curl -s -X POST $BASE/api/integrations/breb/kyc/otp/send ${json} -d '{"email":"ana@example.com","userAddress":"'$USER_ADDRESS'"}'`,
     `  curl -s '${mailUrl}/__mail/messages/latest?to=ana@example.com'          # the code is in the e-mail`,
-    `  curl -s -X POST $BASE/api/integrations/breb/kyc/otp/verify -H "authorization: Bearer $KEY" -H 'content-type: application/json' -d '{"userAddress":"'$USER'","code":"<code>"}'`,
-    `  # approve KYC as the provider would (its signed webhook reaches the service): the customer id is the kyc link's customer_id`,
-    `  curl -s ${simUrl}/v0/kyc_links/<link id from kycUrl> -H 'api-key: ${simApiKey}'; curl -s -X POST ${simUrl}/__sim/customers/<customer_id>/approve`,
-    `  curl -s -X POST $BASE/api/integrations/breb/payouts -H "authorization: Bearer $KEY" -H 'content-type: application/json' -d '{"userAddress":"'$USER'","destinationCop":"250000","breBKey":"@camila2024","accountOwnerName":"Camila Rojas"}'`,
-    "  # sign and send the payout's transaction and feeTransaction from the test wallet (e.g. cast send), then",
-    `  curl -s -X POST $BASE/api/integrations/breb/payouts/<payoutId>/confirm -H "authorization: Bearer $KEY" -H 'content-type: application/json' -d '{"txHash":"0x…","feeTxHash":"0x…"}'`,
+    `  curl -s -X POST $BASE/api/integrations/breb/kyc/otp/verify ${json} -d '{"userAddress":"'$USER_ADDRESS'","code":"<code>"}'`,
+    "  # approve KYC as the provider would (its signed webhook reaches the service):",
+    `  curl -s ${simUrl}/v0/kyc_links/<link id: the end of kycUrl> -H 'api-key: ${simApiKey}'          # its customer_id`,
+    `  curl -s -X POST ${simUrl}/__sim/customers/<customer_id>/approve`,
+    `  curl -s -X POST $BASE/api/integrations/breb/payouts ${json} -d '{"userAddress":"'$USER_ADDRESS'","destinationCop":"250000","breBKey":"@camila2024","accountOwnerName":"Camila Rojas"}'`,
+    "  # the test wallet signs and sends the payout's transaction and feeTransaction on anvil, then confirms with their hashes:",
+    `  ${livePay} -- <payoutId>`,
+    `  curl -s $BASE/api/integrations/breb/payouts/<payoutId> -H "authorization: Bearer $KEY"          # processing, then completed`,
     "",
     `Conformance: npx integrations-conformance --base-url ${base} --api-key ${apiKey} --mode live --allow-live`,
     "Ctrl-C stops everything.",

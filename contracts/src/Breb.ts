@@ -17,13 +17,16 @@ import {
   TooManyRequestsError,
   TxHashReusedError
 } from "./Errors.ts"
-import { atLeast, atMost, PrintableText, unnamed } from "./Primitives.ts"
+import { atLeast, atMost, PrintableText } from "./Primitives.ts"
 import { OtpSendRequest, OtpSendResponse, OtpVerifyRequest, OtpVerifyResponse } from "./Kyc.ts"
 import { ConfirmPayoutRequest, CreatePayoutRequest, ListPayoutsParams, Payout, PayoutList } from "./Payout.ts"
 import { Quote, QuoteParams } from "./Quote.ts"
 
+/** What `X-Mock-Scenario` can ask a mock deployment for (any other value is 400 there; live mode ignores it). */
+export const MOCK_SCENARIOS = ["market_closed", "requote", "provider_unavailable"] as const
+
 const MockScenario = Schema.optionalKey(
-  Schema.String.check(Schema.isMaxLength(64)).annotate({
+  Schema.String.check(atMost(64)).annotate({
     description: "Mock mode only (ignored live): `market_closed`, `requote` or `provider_unavailable`"
   })
 )
@@ -45,7 +48,7 @@ export const CreatePayoutHeaders = Schema.Struct({
 /** The errors every endpoint of an authenticated group can answer besides its own (listed first, as v3 did). */
 export const groupErrors = [BadRequestError, TooManyRequestsError] as const
 
-const PayoutIdParam = PrintableText.check(Schema.isMaxLength(64)).annotate({
+const PayoutIdParam = PrintableText.check(atMost(64)).annotate({
   description: "The payout's id (`po_…`)",
   examples: ["po_3kTMd9Qv7xWc2LpZ8hR1sA"]
 }).pipe(Schema.brand("PayoutId"))
@@ -94,7 +97,7 @@ export class BrebGroup extends HttpApiGroup.make("breb")
     HttpApiEndpoint.post("createPayout", "/payouts", {
       payload: CreatePayoutRequest,
       headers: CreatePayoutHeaders,
-      success: unnamed(Payout).pipe(HttpApiSchema.status(201)),
+      success: Payout.pipe(HttpApiSchema.status(201)),
       error: [
         ...groupErrors,
         IdempotencyKeyReusedError,

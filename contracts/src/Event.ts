@@ -68,8 +68,8 @@ export const CreateWebhookEndpointRequest = Schema.Struct({
   }),
   events: Schema.optionalKey(
     Schema.Array(EventSubscription).check(
-      atLeast(1, "must list at least one event type (or omit it for all)"),
-      atMost(32, "must list at most 32 event types")
+      Schema.isMinLength(1, { message: "must list at least one event type (or omit it for all)" }).abort(),
+      Schema.isMaxLength(32, { message: "must list at most 32 event types" }).abort()
     ).annotate({ description: "Event types to receive (default `[\"*\"]`: all)" })
   )
 }).annotate({ identifier: "CreateWebhookEndpointRequest" })
@@ -118,16 +118,13 @@ export type DeliveryAttempt = typeof DeliveryAttempt.Type
 
 const withAttempts = Schema.fieldsAssign({ attempts: Schema.Array(DeliveryAttempt) })
 
-/**
- * An event with every delivery attempt of it, oldest first. Unnamed: the document has always written it out where
- * it is used.
- */
+/** An event with every delivery attempt of it, oldest first. */
 export const EventWithAttempts = Schema.Union([
   PayoutEvent.pipe(withAttempts),
   KycEvent.pipe(withAttempts),
   SwapEvent.pipe(withAttempts),
   PingEvent.pipe(withAttempts)
-])
+]).annotate({ identifier: "EventWithAttempts", description: "An event and every delivery attempt of it, oldest first" })
 export type EventWithAttempts = typeof EventWithAttempts.Type
 
 export const EventList = Schema.Struct({

@@ -17,13 +17,13 @@ import {
 } from "./Event.ts"
 import { KycCustomer } from "./Kyc.ts"
 import { Payout } from "./Payout.ts"
-import { Address, PrintableText, unnamed } from "./Primitives.ts"
+import { Address, atMost, PrintableText, unnamed } from "./Primitives.ts"
 
-const EndpointIdParam = PrintableText.check(Schema.isMaxLength(64)).annotate({
+const EndpointIdParam = PrintableText.check(atMost(64)).annotate({
   description: "The webhook endpoint's id (`we_…`)"
 }).pipe(Schema.brand("EndpointId"))
 
-const EventIdParam = PrintableText.check(Schema.isMaxLength(64)).annotate({
+const EventIdParam = PrintableText.check(atMost(64)).annotate({
   description: "The event's id (`evt_…`), also its `webhook-id` header"
 }).pipe(Schema.brand("EventId"))
 
@@ -32,7 +32,7 @@ export class EventsGroup extends HttpApiGroup.make("events")
   .add(
     HttpApiEndpoint.post("createWebhookEndpoint", "/webhook-endpoints", {
       payload: CreateWebhookEndpointRequest,
-      success: unnamed(WebhookEndpointWithSecret).pipe(HttpApiSchema.status(201)),
+      success: WebhookEndpointWithSecret.pipe(HttpApiSchema.status(201)),
       error: [...groupErrors, ConflictError]
     })
       .annotate(OpenApi.Summary, "Register a webhook endpoint")
@@ -72,7 +72,7 @@ export class EventsGroup extends HttpApiGroup.make("events")
       ),
     HttpApiEndpoint.post("pingWebhookEndpoint", "/webhook-endpoints/:endpointId/ping", {
       params: { endpointId: EndpointIdParam },
-      success: unnamed(PingEvent).pipe(HttpApiSchema.status(202)),
+      success: PingEvent.pipe(HttpApiSchema.status(202)),
       error: [...groupErrors, NotFoundError, ConflictError]
     })
       .annotate(OpenApi.Summary, "Send an `endpoint.ping` event to this endpoint")
@@ -102,7 +102,7 @@ export class EventsGroup extends HttpApiGroup.make("events")
       ),
     HttpApiEndpoint.post("redeliverEvent", "/events/:eventId/redeliver", {
       params: { eventId: EventIdParam },
-      success: unnamed(Redelivery).pipe(HttpApiSchema.status(202)),
+      success: Redelivery.pipe(HttpApiSchema.status(202)),
       error: [...groupErrors, NotFoundError]
     })
       .annotate(OpenApi.Summary, "Send an event again to every enabled endpoint subscribed to its type")
@@ -120,7 +120,7 @@ export class EventsGroup extends HttpApiGroup.make("events")
   )
 {}
 
-const PayoutIdParam = PrintableText.check(Schema.isMaxLength(64)).annotate({
+const PayoutIdParam = PrintableText.check(atMost(64)).annotate({
   description: "The payout's id (`po_…`)"
 }).pipe(Schema.brand("PayoutId"))
 

@@ -2,7 +2,11 @@
  * Realistic examples for the OpenAPI document, taken from a mock-mode run (quote and payout of 250,000 COP at a
  * 3,960 COP sell rate). A test validates each against its schema in the document.
  */
+import type { AdvancePayoutRequest, CreateWebhookEndpointRequest } from "./Event.ts"
 import { PayoutId, QuoteId } from "./Ids.ts"
+import type { OtpSendRequest, OtpVerifyRequest } from "./Kyc.ts"
+import type { ConfirmPayoutRequest, CreatePayoutRequest } from "./Payout.ts"
+import type { ConfirmSwapRequest, PrepareSwapRequest } from "./Swap.ts"
 
 const FEES_EXAMPLE = [
   {
@@ -111,3 +115,54 @@ export const PAYOUT_EXAMPLE = {
   "updatedAt": "2026-11-25T04:21:10.903Z",
   "expiresAt": "2026-11-25T04:51:10.903Z"
 } as const
+
+/** The wallet every request example names: the customer whose KYC the OTP examples approve, then paid out to. */
+const EXAMPLE_USER = "0x52908400098527886E0F7030069857D2E4169EE7"
+
+/**
+ * One example per request body, by component name: in mock mode, sent in this order (OTP send, verify, payout,
+ * confirm, advance, swap prepare, confirm, webhook endpoint), each is answered 2xx, so the docs page's "Test Request"
+ * works as pre-filled. The OTP code is mock mode's (MOCK_OTP_DEBUG_CODE, default 123456); no `quoteId` (a quote's
+ * lock expires). The document's finishing step (OpenApiDocument.ts) puts each on its schema; a test decodes each
+ * with the contract's schema.
+ */
+export const REQUEST_BODY_EXAMPLES = {
+  OtpSendRequest: { email: "maria@example.com", userAddress: EXAMPLE_USER },
+  OtpVerifyRequest: { userAddress: EXAMPLE_USER, code: "123456" },
+  CreatePayoutRequest: {
+    userAddress: EXAMPLE_USER,
+    destinationCop: "250000",
+    breBKey: "@maria2024",
+    accountOwnerName: "Maria Gomez",
+    fromToken: "USDC"
+  },
+  ConfirmPayoutRequest: { txHash: "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060" },
+  AdvancePayoutRequest: { to: "completed" },
+  PrepareSwapRequest: {
+    userAddress: EXAMPLE_USER,
+    fromToken: "USDC",
+    toToken: "COPm",
+    amountIn: "10",
+    slippageBps: 50
+  },
+  ConfirmSwapRequest: { txHash: "0x9e4f2a3d1c7b8e6f5a4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a29" },
+  CreateWebhookEndpointRequest: { url: "http://127.0.0.1:4000/hooks", events: ["*"] }
+} as const satisfies {
+  readonly OtpSendRequest: typeof OtpSendRequest.Encoded
+  readonly OtpVerifyRequest: typeof OtpVerifyRequest.Encoded
+  readonly CreatePayoutRequest: typeof CreatePayoutRequest.Encoded
+  readonly ConfirmPayoutRequest: typeof ConfirmPayoutRequest.Encoded
+  readonly AdvancePayoutRequest: typeof AdvancePayoutRequest.Encoded
+  readonly PrepareSwapRequest: typeof PrepareSwapRequest.Encoded
+  readonly ConfirmSwapRequest: typeof ConfirmSwapRequest.Encoded
+  readonly CreateWebhookEndpointRequest: typeof CreateWebhookEndpointRequest.Encoded
+}
+
+/**
+ * `Idempotency-Key` examples, by operationId: one per operation, since a key reused on another operation is 422
+ * (keys are per integration); reused on the same operation with the same body, it replays the first answer.
+ */
+export const IDEMPOTENCY_KEY_EXAMPLES: Record<string, string> = {
+  "breb.createPayout": "payout-2026-11-0001",
+  "swaps.prepareSwap": "swap-2026-11-0001"
+}

@@ -1,5 +1,8 @@
+import { MOCK_SCENARIOS } from "./Breb.ts"
 import { ErrorCode } from "./Errors.ts"
+import { IDEMPOTENCY_KEY_EXAMPLES, REQUEST_BODY_EXAMPLES } from "./Examples.ts"
 import { ListLimitJsonSchema } from "./Payout.ts"
+import { WEBHOOKS_GUIDE, webhooksSection } from "./WebhooksSection.ts"
 
 type Json = unknown
 type JsonObject = Record<string, Json>
@@ -8,12 +11,20 @@ const isObject = (node: Json): node is JsonObject => typeof node === "object" &&
 
 const DATA_KEYWORDS = new Set(["examples", "example", "default", "enum", "const"])
 
+/** `{ not: {} }`: the schema no value matches. */
+const isNever = (schema: Json) =>
+  isObject(schema) && Object.keys(schema).length === 1 && isObject(schema["not"]) &&
+  Object.keys(schema["not"]).length === 0
+
 /**
- * Drops the `{ not: {} }` ("never") property a code-less error declares for `errorCode`: `additionalProperties: false`
- * already forbids it (the class's schema keeps it so a body with a code never decodes as a code-less error).
+ * Keeps the "never" `errorCode` (`{ not: {} }`) a code-less error declares, described: every error body then has an
+ * `errorCode` property, so client code can test `error.errorCode === "needs_kyc"` on a union of them without
+ * `"errorCode" in error` (openapi-typescript types it `unknown`; `false`, typed `never`, would narrow further, but
+ * openapi-fetch 0.17 drops never-typed keys from `error`). The class's schema has it so a body with a code never
+ * decodes as a code-less error.
  */
-const withoutNeverProperties = (node: Json): Json => {
-  if (Array.isArray(node)) return node.map(withoutNeverProperties)
+const withNeverDescribed = (node: Json): Json => {
+  if (Array.isArray(node)) return node.map(withNeverDescribed)
   if (!isObject(node)) return node
   const out: JsonObject = {}
   for (const [key, value] of Object.entries(node)) {
@@ -21,14 +32,45 @@ const withoutNeverProperties = (node: Json): Json => {
       out[key] = value // instance data, not schema: kept as written
     } else if (key === "properties" && isObject(value)) {
       out[key] = Object.fromEntries(
-        Object.entries(value)
-          .filter(([, schema]) => !(isObject(schema) && isObject(schema["not"])))
-          .map(([name, schema]) => [name, withoutNeverProperties(schema)])
+        Object.entries(value).map((
+          [name, schema]
+        ) => [
+          name,
+          isNever(schema) ? { not: {}, description: "Never present on this error" } : withNeverDescribed(schema)
+        ])
       )
     } else {
-      out[key] = withoutNeverProperties(value)
+      out[key] = withNeverDescribed(value)
     }
   }
+  return out
+}
+
+const ANNOTATIONS = ["title", "description", "default", "examples"]
+
+/**
+ * Puts a schema's description and examples on the schema itself: Effect writes them on its last check, which is an
+ * `allOf` member when that check's keyword is already taken (a second `pattern`), where viewers and tools miss them.
+ */
+const withAnnotationsOnTop = (node: Json): Json => {
+  if (Array.isArray(node)) return node.map(withAnnotationsOnTop)
+  if (!isObject(node)) return node
+  const out: JsonObject = {}
+  for (const [key, value] of Object.entries(node)) {
+    out[key] = DATA_KEYWORDS.has(key) ? value : withAnnotationsOnTop(value)
+  }
+  if (!Array.isArray(out["allOf"]) || out["$ref"] !== undefined) return out
+  const members = (out["allOf"] as Array<Json>).map((member) => {
+    if (!isObject(member) || member["$ref"] !== undefined) return member
+    const rest: JsonObject = {}
+    for (const [key, value] of Object.entries(member)) {
+      if (ANNOTATIONS.includes(key)) out[key] = value // a later check's, so it wins, as a later annotation does
+      else rest[key] = value
+    }
+    return rest
+  }).filter((member) => !isObject(member) || Object.keys(member).length > 0)
+  if (members.length === 0) delete out["allOf"]
+  else out["allOf"] = members
   return out
 }
 
@@ -148,18 +190,37 @@ type Operation = JsonObject & {
 
 const HEALTH_PATHS = new Set(["/healthz", "/readyz"])
 
+/** Pre-filled by the docs page, which would otherwise send an empty (refused) key. */
+const idempotencyKeyExample = (operationId: string): string => {
+  const example = IDEMPOTENCY_KEY_EXAMPLES[operationId]
+  if (example === undefined) {
+    throw new Error(`${operationId} takes an Idempotency-Key: give it an example in Examples.ts`)
+  }
+  return example
+}
+
 /**
  * A parameter says what its schema says (as v3 wrote it, and as viewers show it beside the name); `limit` is
- * documented as the integer it decodes to, not as the digits it is sent as (see ListLimitJsonSchema).
+ * documented as the integer it decodes to, not as the digits it is sent as (see ListLimitJsonSchema), and
+ * `x-mock-scenario` with the values a mock deployment takes (the contract decodes any short text: live ignores it).
  */
-const finishParameter = (parameter: JsonObject) => {
+const finishParameter = (operationId: string, parameter: JsonObject) => {
   if (parameter["in"] === "query" && parameter["name"] === "limit") parameter["schema"] = { ...ListLimitJsonSchema }
+  if (parameter["name"] === "idempotency-key") {
+    // The page's snippets read the parameter's example, its request editor the schema's.
+    const example = idempotencyKeyExample(operationId)
+    parameter["example"] = example
+    parameter["schema"] = { ...(parameter["schema"] as JsonObject), examples: [example] }
+  }
+  if (parameter["in"] === "header" && parameter["name"] === "x-mock-scenario" && isObject(parameter["schema"])) {
+    parameter["schema"] = { ...parameter["schema"], enum: [...MOCK_SCENARIOS] }
+  }
   const schema = parameter["schema"]
   if (isObject(schema) && typeof schema["description"] === "string") parameter["description"] ??= schema["description"]
 }
 
 const finishOperation = (spec: JsonObject, path: string, operation: Operation) => {
-  for (const parameter of operation.parameters ?? []) finishParameter(parameter)
+  for (const parameter of operation.parameters ?? []) finishParameter(String(operation["operationId"]), parameter)
   const responses = operation.responses
   // Probes take no input: nothing they are sent can be invalid.
   if (HEALTH_PATHS.has(path)) delete responses["400"]
@@ -196,18 +257,58 @@ const conventions = [
   "Conventions: amounts are exact decimal strings; every answer carries `X-Request-Id`; a method a path does not serve answers 405 with `Allow` listing the ones it does; POSTs take an optional `Idempotency-Key`; 429 and 503 answers carry `Retry-After`."
 ].join("\n")
 
+/** The same JSON, whatever the order of object keys. */
+const sameJson = (a: Json, b: Json): boolean => {
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((item, i) => sameJson(item, b[i]))
+  if (!isObject(a) || !isObject(b)) return a === b
+  const keys = Object.keys(a)
+  return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && sameJson(a[key], b[key]))
+}
+
+/**
+ * The paths' component schemas with the ones the webhooks' bodies refer to. Both are compiled from the same Effect
+ * schemas, so a name in both is the same schema; a difference would be two schemas under one name, refused here.
+ */
+const withWebhookSchemas = (schemas: JsonObject, webhookSchemas: JsonObject): JsonObject => {
+  const merged = { ...schemas }
+  for (const [name, schema] of Object.entries(webhookSchemas)) {
+    if (merged[name] !== undefined && !sameJson(merged[name], schema)) {
+      throw new Error(`The webhooks' component schema ${name} differs from the paths' one of the same name`)
+    }
+    merged[name] = schema
+  }
+  return merged
+}
+
+/** Each request body's example on its schema (Examples.ts), where viewers take the body they pre-fill from. */
+const withRequestExamples = (schemas: JsonObject): JsonObject => {
+  const out = { ...schemas }
+  for (const [name, example] of Object.entries(REQUEST_BODY_EXAMPLES)) {
+    const schema = out[name]
+    if (!isObject(schema)) throw new Error(`Examples.ts has an example for ${name}, which the document does not have`)
+    out[name] = { ...schema, examples: [example] }
+  }
+  return out
+}
+
 /** Registered on the Api as its `OpenApi.Transform`, so every generator (file, /openapi.json, /docs) agrees. */
 export const finishOpenApiDocument = (generated: Record<string, unknown>): Record<string, unknown> => {
-  const spec = withoutNeverProperties(generated) as JsonObject
+  const spec = withAnnotationsOnTop(withNeverDescribed(generated)) as JsonObject
   const components = spec["components"] as JsonObject
-  const schemas = { ...(components["schemas"] as JsonObject), ErrorBody: errorBodySchema }
+  const { webhooks, schemas: webhookSchemas } = webhooksSection((node) =>
+    withAnnotationsOnTop(withNeverDescribed(node))
+  )
+  const schemas = {
+    ...withRequestExamples(withWebhookSchemas(components["schemas"] as JsonObject, webhookSchemas)),
+    ErrorBody: errorBodySchema
+  }
   const info = spec["info"] as JsonObject
   const description = typeof info["description"] === "string" ? info["description"] : ""
   const finished: JsonObject = {
     ...spec,
     info: {
       ...info,
-      description: `${description}${conventions}`,
+      description: `${description}${conventions}${WEBHOOKS_GUIDE}`,
       license: { name: "Apache 2.0", identifier: "Apache-2.0" },
       contact: {
         name: "Integrations API maintainers",
@@ -215,6 +316,7 @@ export const finishOpenApiDocument = (generated: Record<string, unknown>): Recor
       }
     },
     servers,
+    webhooks,
     components: { ...components, schemas, headers }
   }
   for (const [path, item] of Object.entries(finished["paths"] as Record<string, Record<string, Operation>>)) {

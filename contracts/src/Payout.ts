@@ -3,6 +3,7 @@ import { PAYOUT_EXAMPLE } from "./Examples.ts"
 import { IntegrationId, PayoutId } from "./Ids.ts"
 import {
   Address,
+  atMost,
   BreBKey,
   CopAmount,
   DecimalString,
@@ -97,7 +98,7 @@ export type PayoutReceipt = typeof PayoutReceipt.Type
 export const Payout = Schema.Struct({
   payoutId: PayoutId,
   status: PayoutStatus,
-  fromToken: Schema.String,
+  fromToken: FundingToken,
   sourceAmount: DecimalString,
   destinationCop: DecimalString,
   userAddress: Schema.String,
@@ -185,7 +186,7 @@ export const ListLimitJsonSchema = {
 } as const
 
 /** `cursor`: the previous page's `nextCursor`, passed back unchanged. */
-export const ListCursor = Schema.String.check(Schema.isMaxLength(512)).annotate({
+export const ListCursor = Schema.String.check(atMost(512)).annotate({
   description: "The previous page's `nextCursor`, unchanged (opaque; omit it for the first page)"
 })
 

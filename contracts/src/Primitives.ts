@@ -1,5 +1,5 @@
-import { Schema } from "effect"
-import { checksumAddress, isAddress } from "./Evm.ts"
+import { type JsonSchema, Schema } from "effect"
+import { checksumAddress } from "./Evm.ts"
 
 /**
  * A check on a string's form, documented in JSON Schema as `pattern`. Schema's own `isPattern` exports the pattern only
@@ -14,19 +14,24 @@ export const matching = (regExp: RegExp, message?: string) =>
   }).abort()
 
 /**
- * A check JSON Schema cannot express, left out of the document (an approximation, so annotations on it still show).
- * A failed check stops the checks after it, as v3's `Schema.filter` did.
+ * A check as a predicate, documented in JSON Schema as `documented`: keywords that accept exactly what the predicate
+ * accepts, so a validator generated from the document refuses what the service refuses (the one check JSON Schema
+ * cannot express, Address's EIP-55 checksum, is written out below). A failed check stops the checks after it, as v3's
+ * `Schema.filter` did.
  */
-export const rule = <T>(predicate: (value: T) => boolean, message: string) =>
-  Schema.makeFilter<T>((value) => predicate(value), { message, toJsonSchema: () => [{}, true] }).abort()
+export const rule = <T>(predicate: (value: T) => boolean, message: string, documented: JsonSchema.JsonSchema) =>
+  Schema.makeFilter<T>((value) => predicate(value), { message, toJsonSchema: () => documented }).abort()
 
-/** At most `max` characters, documented as `maxLength`. */
-export const atMost = (max: number, message?: string) =>
-  Schema.isMaxLength(max, message === undefined ? undefined : { message }).abort()
+/**
+ * At most `max` characters, counted as JSON Schema's `maxLength` counts them (code points, not UTF-16 units: an emoji
+ * is one), so the document states the limit exactly.
+ */
+export const atMost = (max: number, message = `must be at most ${max} characters`) =>
+  Schema.isMaxCodePoints(max, { message }).abort()
 
-/** At least `min` characters, documented as `minLength`. */
+/** At least `min` characters (code points), documented as `minLength`. */
 export const atLeast = (min: number, message?: string) =>
-  Schema.isMinLength(min, message === undefined ? undefined : { message }).abort()
+  Schema.isMinCodePoints(min, message === undefined ? undefined : { message }).abort()
 
 /**
  * `schema` for one use that describes it its own way, documented inline instead of as its named component (the
@@ -37,23 +42,36 @@ export const unnamed = <S extends Schema.Top>(
   annotations: Schema.Annotations.Bottom<S["Type"], readonly []> = {}
 ) => schema.annotate({ ...annotations, identifier: undefined })
 
-const isChecksummed = (value: string): boolean => isAddress(value) && checksumAddress(value) === value
-
-// eslint-disable-next-line no-control-regex -- control characters are what it looks for
-const hasControlCharacters = (value: string) => /[\u0000-\u001f\u007f]/.test(value)
+// eslint-disable-next-line no-control-regex -- control characters are what it refuses
+const printable = /^[^\u0000-\u001f\u007f]*$/
 
 /** Printable text: control characters (NUL, newlines, …) are never valid in names, keys or ids. */
-export const PrintableText = Schema.String.check(
-  rule((value: string) => !hasControlCharacters(value), "must not contain control characters")
-)
+export const PrintableText = Schema.String.check(matching(printable, "must not contain control characters"))
+
+const CHECKSUM_RULE = "must be an EIP-55 checksummed address (mixed case, correct checksum)"
+
+/**
+ * The EIP-55 rule's failure for an address whose hex digits are all one case (what many wallets hand over) names its
+ * checksummed form, in full to copy; a mixed-case address with a wrong checksum may be a typo, so it gets no guess.
+ */
+const checksumFailure = (value: string): string | undefined => {
+  const checksummed = checksumAddress(value)
+  if (checksummed === value) return undefined
+  const digits = value.slice(2)
+  const oneCase = digits === digits.toLowerCase() || digits === digits.toUpperCase()
+  return oneCase ? `${CHECKSUM_RULE}; did you mean ${checksummed}?` : CHECKSUM_RULE
+}
 
 /** A user's wallet address as a request names it. */
 export const Address = Schema.String.check(
   matching(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address"),
-  rule(isChecksummed, "must be an EIP-55 checksummed address (mixed case, correct checksum)")
+  // The message is the predicate's own (with its hint), so the filter carries none. Keccak-256 is beyond JSON Schema:
+  // left out of the document (`[{}, true]`: an approximation), the description says it.
+  Schema.makeFilter<string>((value) => checksumFailure(value) ?? true, { toJsonSchema: () => [{}, true] }).abort()
 ).annotate({
   identifier: "Address",
-  description: "EIP-55 checksummed EVM address",
+  description:
+    "EVM address in its EIP-55 checksummed form (mixed case, correct checksum; JSON Schema cannot check the checksum, the service does: an all-lowercase address is refused, naming its checksummed form)",
   examples: ["0x52908400098527886E0F7030069857D2E4169EE7"]
 }).pipe(Schema.brand("UserAddress"))
 
@@ -75,12 +93,17 @@ export const DecimalString = Schema.String.check(
   description: "Exact decimal amount as a string, e.g. \"63.291140\""
 })
 
+/** A decimal string (digits and at most one dot, checked before) with a digit other than 0 in it. */
+export const greaterThanZero = rule((value: string) => /[1-9]/.test(value), "must be greater than 0", {
+  not: { pattern: "^[0.]*$" }
+})
+
 export const CopAmount = Schema.String.check(
   matching(
     /^(0|[1-9][0-9]*)(\.[0-9]{1,2})?$/,
     "must be a plain decimal string with at most 2 decimals (no sign, exponent or spaces)"
   ),
-  rule((value: string) => /[1-9]/.test(value), "must be greater than 0")
+  greaterThanZero
 ).annotate({
   identifier: "CopAmount",
   description: "Positive COP amount as a decimal string with at most 2 decimals",
@@ -102,10 +125,13 @@ const breBKeyForms = [
   /^[0-9]{4,10}-?[A-Za-z0-9]{0,4}$/ // merchant code
 ] as const
 
+/** One pattern for all the forms, so the document carries the rule: each form is anchored, so this is `some(test)`. */
+const anyBreBKeyForm = new RegExp(`^(?:${breBKeyForms.map((form) => form.source.slice(1, -1)).join("|")})$`)
+
 export const BreBKey = PrintableText.check(
   atMost(254, "must be at most 254 characters"),
-  rule(
-    (value: string) => breBKeyForms.some((form) => form.test(value)),
+  matching(
+    anyBreBKeyForm,
     "must be a Bre-B key: alias (@ + 1-19 alphanumerics), mobile (10 digits starting with 3, optional +57), e-mail, document (5-15 digits) or merchant code"
   )
 ).annotate({
@@ -138,11 +164,30 @@ const isCalendarDateTime = (value: string): boolean => {
     second <= 59 && offsetHours <= 23 && offsetMinutes <= 59
 }
 
+/**
+ * `isCalendarDateTime` as one pattern for the document (JSON Schema cannot compute): days 29-31 only in the months
+ * that have them, February 29 only in leap years (divisible by 4, and by 400 at a century). Held equal to the
+ * predicate by test/openapi/request-constraints.test.ts.
+ */
+const calendarDateTime = new RegExp(
+  [
+    "^(?:[0-9]{4}-(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])|(?:0[13-9]|1[0-2])-(?:29|30)|(?:0[13578]|1[02])-31)",
+    "|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)",
+    "T(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:\\.[0-9]{1,9})?)?",
+    "(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"
+  ].join("")
+)
+
 export const IsoTimestamp = Schema.String.check(
-  matching(isoTimestampPattern, "must be an ISO 8601 timestamp with a time zone, e.g. 2026-11-22T03:19:32.123Z"),
+  rule(
+    (value: string) => isoTimestampPattern.test(value),
+    "must be an ISO 8601 timestamp with a time zone, e.g. 2026-11-22T03:19:32.123Z",
+    {} // the calendar pattern below documents both: it accepts only what this one does
+  ),
   rule(
     isCalendarDateTime,
-    "must be a real calendar date and time (month 01-12, a day the month has, hour 00-23, minute and second 00-59)"
+    "must be a real calendar date and time (month 01-12, a day the month has, hour 00-23, minute and second 00-59)",
+    { pattern: calendarDateTime.source }
   )
 ).annotate({
   identifier: "IsoTimestamp",
@@ -155,10 +200,12 @@ export const FundingToken = Schema.Literals(["USDC", "COPm"]).annotate({
   description:
     "Token the user funds a payout from: `USDC` (a transfer to the deposit address), or the COP stablecoin `COPm` (a router swap whose USDC output goes to the deposit address)"
 })
+export type FundingToken = typeof FundingToken.Type
 
+/** Text with something in it besides white space (`\\s` is the set `trim` removes), at most `max` characters. */
 export const NonEmptyText = (max: number) =>
   PrintableText.check(
-    rule((value: string) => value.trim().length > 0, "must not be empty"),
+    rule((value: string) => value.trim().length > 0, "must not be empty", { minLength: 1, pattern: "\\S" }),
     atMost(max, `must be at most ${max} characters`)
   )
 

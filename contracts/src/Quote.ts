@@ -11,7 +11,7 @@ export const QuoteParams = Schema.Struct({
 
 export const Quote = Schema.Struct({
   quoteId: QuoteId,
-  fromToken: Schema.String,
+  fromToken: FundingToken,
   display: RateDisplay,
   effectiveUsdCop: DecimalString,
   sellRateUsdCop: DecimalString,

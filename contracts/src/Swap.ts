@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { IntegrationId, SwapId } from "./Ids.ts"
 import { FeeLeg, ListPayoutsParams, PreparedTx } from "./Payout.ts"
-import { Address, DecimalString, IsoTimestamp, TxHash, unnamed } from "./Primitives.ts"
+import { Address, DecimalString, greaterThanZero, IsoTimestamp, TxHash, unnamed } from "./Primitives.ts"
 
 export const SwapToken = Schema.Literals(["USDC", "COPm"]).annotate({
   identifier: "SwapToken",
@@ -44,16 +44,29 @@ export const SwapIntent = Schema.Struct({
 })
 export type SwapIntent = typeof SwapIntent.Type
 
+/** Every pair of two different tokens, as JSON Schema: what "toToken must differ from fromToken" allows. */
+const differentTokens = SwapToken.literals.flatMap((fromToken) =>
+  SwapToken.literals.filter((toToken) => toToken !== fromToken).map((toToken) => ({
+    type: "object",
+    properties: { fromToken: { const: fromToken }, toToken: { const: toToken } }
+  }))
+)
+
 export const PrepareSwapRequest = Schema.Struct({
   userAddress: Address,
   fromToken: SwapToken,
   toToken: SwapToken,
-  amountIn: unnamed(DecimalString, {
+  amountIn: unnamed(DecimalString.check(greaterThanZero), {
     description:
       "Amount of fromToken to sell, at most the token's decimals; at least 1 COPm (less is 409 `below_minimum`: its output would round to 0 USDC)"
   }),
   slippageBps: Schema.optionalKey(SlippageBps)
-}).annotate({ identifier: "PrepareSwapRequest" })
+}).check(
+  Schema.makeFilter<{ readonly fromToken: SwapToken; readonly toToken: SwapToken }>(
+    (request) => request.fromToken !== request.toToken || { path: ["toToken"], issue: "must differ from fromToken" },
+    { toJsonSchema: () => ({ anyOf: differentTokens }) }
+  ).abort()
+).annotate({ identifier: "PrepareSwapRequest" })
 export type PrepareSwapRequest = typeof PrepareSwapRequest.Type
 
 export const ConfirmSwapRequest = Schema.Struct({

@@ -12,10 +12,10 @@ import {
   ServiceUnavailableError,
   TxHashReusedError
 } from "./Errors.ts"
-import { PrintableText, unnamed } from "./Primitives.ts"
+import { atMost, PrintableText } from "./Primitives.ts"
 import { ConfirmSwapRequest, ListSwapsParams, PrepareSwapRequest, SwapIntent, SwapList } from "./Swap.ts"
 
-const IntentIdParam = PrintableText.check(Schema.isMaxLength(64)).annotate({
+const IntentIdParam = PrintableText.check(atMost(64)).annotate({
   description: "The swap intent's id (`sw_…`)"
 }).pipe(Schema.brand("SwapId"))
 
@@ -24,7 +24,7 @@ export class SwapsGroup extends HttpApiGroup.make("swaps")
     HttpApiEndpoint.post("prepareSwap", "/", {
       payload: PrepareSwapRequest,
       headers: CreatePayoutHeaders,
-      success: unnamed(SwapIntent).pipe(HttpApiSchema.status(201)),
+      success: SwapIntent.pipe(HttpApiSchema.status(201)),
       error: [
         ...groupErrors,
         IdempotencyKeyReusedError,

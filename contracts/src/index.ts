@@ -1,6 +1,7 @@
 export * from "./Api.ts"
 export * from "./Auth.ts"
 export * from "./Breb.ts"
+export * from "./Client.ts"
 export * from "./Errors.ts"
 export * from "./Event.ts"
 export * from "./Events.ts"

@@ -1,5 +1,6 @@
 import {
   FeeLeg,
+  FundingToken,
   IntegrationId,
   PayoutId,
   PayoutStatus,
@@ -14,7 +15,7 @@ export const PayoutRow = Schema.Struct({
   integration_id: IntegrationId,
   status: PayoutStatus,
   user_address: UserAddress,
-  from_token: Schema.String,
+  from_token: FundingToken,
   destination_cop: Schema.String,
   bre_b_key: Schema.String,
   account_owner_name: Schema.String,

@@ -1,14 +1,18 @@
 /**
  * The API reference page in a real browser: headless Chromium (Debian's `chromium`, or CHROMIUM_BIN) driven by
- * playwright-core against a running server. The page loads with no request to any host but the server, lists
- * every operation of the served document, and its "Test Request" of the quote, with a test key pasted into the
- * preselected bearer scheme, gets 200. A screenshot of that answer is kept in .artifacts/ (CI keeps it).
+ * playwright-core against a running mock-mode server. The page loads with no request to any host but the server,
+ * lists every operation and every event type of the served document, and shows how to verify a webhook. Its "Test
+ * Request", with the page's own pre-filled example and a test key pasted into the preselected bearer scheme, gets a
+ * 2xx on every operation that takes a body (and on the quote, with an amount), clicked in the order a partner
+ * follows; only path parameters are typed in, from the resources created before. Each operation's status is written
+ * to .artifacts/docs-try-it.json, and a screenshot of the last answer kept beside it (CI keeps both).
  * Where no Chromium binary exists the test is skipped, saying so loudly: it is never counted as passed.
  */
-import { existsSync, mkdirSync } from "node:fs"
+import { EventType } from "@cop-integrations/contracts"
+import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { type Browser, chromium } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Browser, chromium, type Page, type Response } from "playwright-core"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { repoRoot } from "../support/process.ts"
 import { startTestServer, type TestServer } from "../support/server.ts"
 
@@ -29,14 +33,49 @@ if (chromiumBinary === undefined) {
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"])
 const withoutZeroWidth = (text: string) => text.replace(/\u200b/g, "").replace(/\s+/g, " ").trim()
 
+interface Operation {
+  readonly summary: string
+  readonly operationId: string
+  readonly requestBody?: unknown
+  readonly parameters?: ReadonlyArray<{ readonly name: string; readonly in: string }>
+}
+interface Document {
+  readonly paths: Record<string, Record<string, Operation>>
+}
+
+/**
+ * One "Test Request": the operation as the document names it, the path parameters the test types in, and what a
+ * 201 answer gives the later steps.
+ */
+interface TryIt {
+  readonly method: "GET" | "POST"
+  readonly path: string
+  readonly pathParameters?: () => Record<string, string | undefined>
+  readonly creates?: (body: Record<string, unknown>) => { payoutId?: string; intentId?: string }
+}
+
+/** What each Try-it answered, for the report, and what was wrong with it (nothing when it worked). */
+interface TryItResult {
+  readonly operation: string
+  readonly status: number
+  readonly problems: ReadonlyArray<string>
+}
+
 describe.skipIf(chromiumBinary === undefined)("/docs in headless Chromium", () => {
   let server: TestServer
   let browser: Browser
   let apiKey: string
+  let document: Document
+  let page: Page
+  const elsewhere: Array<string> = []
+  const pageErrors: Array<string> = []
+  const loadFailures: Array<string> = []
 
   beforeAll(async () => {
-    server = await startTestServer()
+    // The test helpers move payouts in this test, not the mock lifecycle (which would complete it first).
+    server = await startTestServer({ env: { MOCK_LIFECYCLE_DELAY_MS: "3600000" } })
     ;({ apiKey } = await server.newIntegration())
+    document = await fetch(`${server.baseUrl}/openapi.json`).then((answer) => answer.json()) as Document
     browser = await chromium.launch({
       executablePath: chromiumBinary!,
       // As root Chromium needs --no-sandbox; the rest keeps it from calling Google's services at start.
@@ -49,15 +88,20 @@ describe.skipIf(chromiumBinary === undefined)("/docs in headless Chromium", () =
         "--no-first-run"
       ]
     })
+    page = await openDocs() // once: loading the page and opening its groups takes seconds
+  })
+  afterEach(() => {
+    expect(elsewhere).toEqual([])
+    expect(pageErrors).toEqual([])
   })
   afterAll(async () => {
     await browser?.close()
     await server?.close()
   })
 
-  it("loads from the server alone, lists every operation, and its Test Request of the quote with a test key gets 200", async () => {
+  /** /docs with every group open, recording requests elsewhere and page errors (checked after each test). */
+  const openDocs = async () => {
     const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } })
-    const elsewhere: Array<string> = []
     await context.route("**/*", (route) => {
       const url = new URL(route.request().url())
       if (url.protocol === "data:" || LOOPBACK.has(url.hostname)) return route.continue()
@@ -65,44 +109,169 @@ describe.skipIf(chromiumBinary === undefined)("/docs in headless Chromium", () =
       return route.abort()
     })
     const page = await context.newPage()
-    const failures: Array<string> = []
-    page.on("response", (response) => {
-      if (response.status() >= 400) failures.push(`${response.status()} ${response.url()}`)
-    })
-    page.on("pageerror", (error) => failures.push(`page error: ${error.message}`))
-
+    page.on("pageerror", (error) => pageErrors.push(`page error: ${error.message}`))
+    const onResponse = (response: Response) => {
+      if (response.status() >= 400) loadFailures.push(`${response.status()} ${response.url()}`)
+    }
+    page.on("response", onResponse)
     await page.goto(`${server.baseUrl}/docs`, { waitUntil: "networkidle" })
     const openGroups = page.getByRole("button", { name: /^Open Group/ })
     while ((await openGroups.count()) > 0) await openGroups.first().click()
+    page.off("response", onResponse)
+    return page
+  }
+
+  const writeArtifact = (name: string, write: (path: string) => unknown) => {
+    mkdirSync(join(repoRoot, ".artifacts"), { recursive: true })
+    return write(join(repoRoot, ".artifacts", name))
+  }
+
+  it("loads from the server alone, lists every operation and event type, and shows how to verify a webhook", async () => {
+    expect(loadFailures).toEqual([])
     const listed = new Set(
       (await page.getByRole("button").allInnerTexts()).map((text) => withoutZeroWidth(text.split("\n")[0] ?? ""))
     )
-    const document = await fetch(`${server.baseUrl}/openapi.json`).then((answer) => answer.json()) as {
-      paths: Record<string, Record<string, { summary: string }>>
-    }
     const summaries = Object.values(document.paths).flatMap((item) =>
       Object.values(item).map((operation) => operation.summary)
     )
     expect(summaries.length).toBeGreaterThan(20)
     expect(summaries.filter((summary) => !listed.has(withoutZeroWidth(summary)))).toEqual([])
-
-    await page.getByRole("button", { name: /^Get a BRE.*-B quote/ }).first().click()
-    await page.getByRole("button", { name: /Test Request/ }).first().click()
-    const token = page.locator("input[placeholder=\"Token\"][id^=\"scalar-client\"]")
-    await token.fill(apiKey)
-    const [quote] = await Promise.all([
-      page.waitForResponse((response) => new URL(response.url()).pathname === "/api/integrations/breb/quote"),
-      page.getByRole("button", { name: /Send get request to/ }).click()
-    ])
-    expect(quote.status()).toBe(200)
-    expect(quote.request().headers()["authorization"]).toBe(`Bearer ${apiKey}`)
-    expect(Object.keys(quote.request().headers())).not.toContain("x-mock-scenario")
-    await expect.poll(() => page.getByText("1 USD =").count()).toBeGreaterThan(0)
-
-    mkdirSync(join(repoRoot, ".artifacts"), { recursive: true })
-    await page.screenshot({ path: join(repoRoot, ".artifacts", "docs-try-it.png") })
-    expect(elsewhere).toEqual([])
-    expect(failures).toEqual([])
-    await context.close()
+    expect(EventType.literals.filter((type) => !listed.has(type))).toEqual([])
+    await expect.poll(() => page.getByText("webhook.verify(rawBody, headers)").count()).toBeGreaterThan(0)
   })
+
+  it(
+    "Test Request with the page's own example answers 2xx on every operation with a body, and on the quote",
+    async () => {
+      const created: { payoutId?: string; intentId?: string } = {}
+      const sequence = partnerSequence(created)
+      const withBody = Object.entries(document.paths).flatMap(([path, item]) =>
+        Object.entries(item).filter(([, operation]) => operation.requestBody !== undefined).map(([method]) =>
+          `${method.toUpperCase()} ${path}`
+        )
+      )
+      expect(withBody.filter((operation) => !sequence.some((step) => `${step.method} ${step.path}` === operation)))
+        .toEqual([])
+
+      const results: Array<TryItResult> = []
+      for (const step of sequence) {
+        const operation = document.paths[step.path]![step.method.toLowerCase()]!
+        const { body, result } = await tryIt(page, apiKey, operation, step)
+        results.push(result)
+        if (result.status === 201) Object.assign(created, step.creates?.(JSON.parse(body)))
+      }
+      await writeArtifact("docs-try-it.png", (path) => page.screenshot({ path }))
+      writeArtifact("docs-try-it.json", (path) => writeFileSync(path, `${JSON.stringify(results, null, 2)}\n`))
+      const lines = results.map(({ operation, problems, status }) =>
+        `  ${operation}: ${status}${problems.length > 0 ? ` (${problems.join("; ")})` : ""}`
+      )
+      console.log(`Try-it results per operation:\n${lines.join("\n")}`)
+      expect(results.filter((result) => result.problems.length > 0)).toEqual([])
+    },
+    240_000
+  )
 })
+
+/**
+ * What a partner tries in order: quote, KYC, a payout confirmed and moved on, a swap prepared and confirmed, a
+ * webhook endpoint. Path parameters name what an earlier step created.
+ */
+const partnerSequence = (created: { payoutId?: string; intentId?: string }): ReadonlyArray<TryIt> => [
+  { method: "GET", path: "/api/integrations/breb/quote" },
+  { method: "POST", path: "/api/integrations/breb/kyc/otp/send" },
+  { method: "POST", path: "/api/integrations/breb/kyc/otp/verify" },
+  {
+    method: "POST",
+    path: "/api/integrations/breb/payouts",
+    creates: (body) => ({ payoutId: String(body["payoutId"]) })
+  },
+  {
+    method: "POST",
+    path: "/api/integrations/breb/payouts/{payoutId}/confirm",
+    pathParameters: () => ({ payoutId: created.payoutId })
+  },
+  {
+    method: "POST",
+    path: "/api/integrations/test-helpers/payouts/{payoutId}/advance",
+    pathParameters: () => ({ payoutId: created.payoutId })
+  },
+  { method: "POST", path: "/api/integrations/swaps", creates: (body) => ({ intentId: String(body["intentId"]) }) },
+  {
+    method: "POST",
+    path: "/api/integrations/swaps/{intentId}/confirm",
+    pathParameters: () => ({ intentId: created.intentId })
+  },
+  { method: "POST", path: "/api/integrations/webhook-endpoints" }
+]
+
+/**
+ * Opens the operation's "Test Request", pastes the key (once: the page keeps it), types the path parameters and
+ * sends what the page pre-filled. Bounded: a request the page never sends is recorded as such.
+ */
+const tryIt = async (page: Page, apiKey: string, operation: Operation, step: TryIt) => {
+  const parameters = step.pathParameters?.() ?? {}
+  const missing = Object.entries(parameters).filter(([, value]) => value === undefined).map(([name]) => name)
+  const notSent = (why: string) => ({
+    body: "",
+    result: { operation: operation.operationId, status: 0, problems: [`not sent: ${why}`] }
+  })
+  if (missing.length > 0) return notSent(`no ${missing.join(", ")}`)
+  const section = page.locator(`section[id$="/${step.method}${step.path}"]`)
+  const snippet = await section.innerText() // the reference's own curl snippet, as a partner copies it
+  await section.getByRole("button", { name: /Test Request/ }).click()
+  const token = page.locator("input[placeholder=\"Token\"][id^=\"scalar-client\"]")
+  if ((await token.inputValue()) === "") await token.fill(apiKey)
+  for (const [name, value] of Object.entries(parameters)) await typePathParameter(page, name, value!)
+  const path = Object.entries(parameters).reduce((path, [name, value]) => path.replace(`{${name}}`, value!), step.path)
+  const send = page.getByRole("button", { name: new RegExp(`Send ${step.method.toLowerCase()} request to`) })
+  const [answer] = await Promise.all([
+    page.waitForResponse(
+      (response) => response.request().method() === step.method && new URL(response.url()).pathname === path,
+      { timeout: 20_000 }
+    ).catch(() => undefined),
+    send.click()
+  ])
+  // Closed once the page has taken the answer in (closed sooner, the next request's Send stays disabled).
+  await expect.poll(() => send.isEnabled(), { timeout: 20_000 }).toBe(true)
+  await page.keyboard.press("Escape")
+  if (answer === undefined) return notSent(`the page sent no request to ${path}`)
+  const body = await answer.text()
+  const status = answer.status()
+  return {
+    body,
+    result: { operation: operation.operationId, status, problems: problemsOf(apiKey, operation, answer, body, snippet) }
+  }
+}
+
+/** Everything wrong with one Try-it: its answer, or what the page sent or shows. */
+const problemsOf = (apiKey: string, operation: Operation, answer: Response, body: string, snippet: string) => {
+  const request = answer.request()
+  const headers = request.headers()
+  const takesKey = (operation.parameters ?? []).some((parameter) => parameter.name === "idempotency-key")
+  const amount = new URL(request.url()).searchParams.get("destinationCop") ?? ""
+  return [
+    ...(answer.status() >= 200 && answer.status() < 300 ? [] : [`answered ${body.slice(0, 200)}`]),
+    ...[...snippet.matchAll(/--header '([^':]+): '/g)].map((m) => `the page's curl snippet sends an empty ${m[1]}`),
+    ...Object.entries(headers).filter(([, value]) => value === "").map(([name]) => `sent an empty ${name} header`),
+    ...(takesKey && !headers["idempotency-key"] ? ["sent no idempotency-key"] : []),
+    ...(headers["authorization"] === `Bearer ${apiKey}` ? [] : ["sent without the pasted key"]),
+    ...(operation.operationId === "breb.quote" && !/^[1-9]/.test(amount) ? ["a quote without an amount"] : [])
+  ]
+}
+
+/**
+ * Types `value` into the open request's path parameter `name`: a parameter with examples is a menu (its "Add value"
+ * opens an input), one without is an editor cell. Tab leaves it (Enter would send the request at once).
+ */
+const typePathParameter = async (page: Page, name: string, value: string) => {
+  const row = page.locator(`tr#${name}`)
+  const menu = row.locator("button[aria-haspopup=menu]")
+  if ((await menu.count()) > 0) {
+    await menu.click()
+    await page.getByRole("menuitem", { name: "Add value" }).click()
+  } else {
+    await row.locator("td").nth(2).click()
+  }
+  await page.keyboard.type(value)
+  await page.keyboard.press("Tab")
+}

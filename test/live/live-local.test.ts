@@ -1,15 +1,17 @@
 /**
  * `npm run live:local` as a developer runs it: anvil, the provider simulator, the e-mail capture server and the
  * service in live mode, each its own process, on the PORT it is given; it prints a usable live key by the time the
- * service answers, and the conformance kit's CLI in `--mode live --allow-live` passes against it. Ctrl-C (SIGINT to
- * the whole process group, twice) stops every process it started, the embedded PostgreSQL included.
+ * service answers, the partner flow it prints runs as written in a shell (the test wallet paying through
+ * `npm run -s live:pay`), and the conformance kit's CLI in `--mode live --allow-live` passes against it. Ctrl-C
+ * (SIGINT to the whole process group, twice) stops every process it started, the embedded PostgreSQL included.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process"
 import { once } from "node:events"
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startEmbeddedPostgres } from "../../src/db/EmbeddedPostgres.ts"
 import { waitUntil } from "../simulators/support.ts"
@@ -99,6 +101,31 @@ const field = (pattern: RegExp) => {
   return value
 }
 
+/** The partner flow live:local printed: its `export` line, then one command a line (comments left out). */
+const printedFlow = () => {
+  const block = /The partner flow[^\n]*\n([\s\S]*?)\n\n/.exec(output)?.[1]
+  if (block === undefined) throw new Error(`no partner flow in the output:\n${output}`)
+  const lines = block.split("\n").map((line) => line.trim()).filter((line) => !line.startsWith("#"))
+  const [exports, ...commands] = lines
+  expect(exports).toMatch(/^export BASE=\S+ KEY=cop_live_pk_\S+ USER_ADDRESS=0x[0-9a-fA-F]{40}$/)
+  /** The printed command containing `marker`, with its `<placeholders>` filled in, run by bash after the export line. */
+  const run = async (marker: string, fill: Record<string, string> = {}) => {
+    const line = commands.find((command) => command.includes(marker))
+    if (line === undefined) throw new Error(`no printed command with ${marker} in:\n${block}`)
+    const filled = Object.entries(fill).reduce(
+      (text, [placeholder, value]) => text.replaceAll(placeholder, value),
+      line
+    )
+    expect(filled).not.toMatch(/<[a-z][^>]*>/)
+    const { stdout } = await promisify(execFile)("bash", ["-euo", "pipefail", "-c", `${exports}\n${filled}`], {
+      cwd: repoRoot,
+      env: { ...process.env, npm_config_update_notifier: "false" }
+    })
+    return stdout
+  }
+  return { block, run }
+}
+
 describe("npm run live:local", () => {
   it("serves live mode on PORT and has printed a live key that works by the time the service answers", async () => {
     expect(keyShownWhenServing, output).toBe(true)
@@ -111,6 +138,44 @@ describe("npm run live:local", () => {
     })
     expect(quote.status).toBe(200)
   })
+
+  it(
+    "prints a partner flow that runs as written, the test wallet paying the payout with npm run -s live:pay",
+    async () => {
+      const flow = printedFlow()
+      expect(flow.block).not.toMatch(/\bUSER=|\$USER\b/) // the shell's own $USER stays untouched
+      expect(flow.block).not.toContain("cast ")
+      await flow.run("kyc/otp/send")
+      const mail = await flow.run("__mail/messages/latest")
+      const code = /\b([0-9]{6})\b/.exec(mail)?.[1] ?? ""
+      const verified = JSON.parse(await flow.run("kyc/otp/verify", { "<code>": code })) as { kycUrl: string }
+      const linkId = verified.kycUrl.split("/").at(-1) ?? ""
+      const link = await flow.run("v0/kyc_links", { "<link id: the end of kycUrl>": linkId })
+      const customerId = (JSON.parse(link) as { customer_id: string }).customer_id
+      await flow.run("/approve", { "<customer_id>": customerId })
+      // the provider's approval reaches the service as a signed webhook: until then the payout is refused (needs_kyc)
+      const payout = await waitUntil("the payout created once KYC is approved", async () => {
+        const answer = JSON.parse(await flow.run("breb/payouts -H")) as { payoutId?: string; status?: string }
+        return answer.payoutId === undefined ? undefined : answer
+      }, { timeoutMs: 20_000, intervalMs: 200 })
+      expect(payout.status).toBe("awaiting_deposit")
+
+      const paid = await flow.run("live:pay", { "<payoutId>": payout.payoutId! })
+      expect(paid).toMatch(/transaction \(the deposit\) 0x[0-9a-f]{64} mined in block \d+/)
+      expect(paid).toMatch(/feeTransaction \(the service fee\) 0x[0-9a-f]{64} mined in block \d+/)
+      // the provider watches the chain too: by the time the confirm answers it may have moved the payout on
+      expect(paid).toMatch(
+        new RegExp(`confirmed: payout ${payout.payoutId!} is (deposit_confirmed|processing|completed);`)
+      )
+      await waitUntil("the payout completed by the provider", async () => {
+        const current = JSON.parse(await flow.run("payouts/<payoutId> -H", { "<payoutId>": payout.payoutId! })) as {
+          status: string
+        }
+        return current.status === "completed"
+      }, { timeoutMs: 30_000, intervalMs: 200 })
+    },
+    120_000
+  )
 
   it("passes the conformance kit in --mode live --allow-live", async () => {
     const base = field(/service\s+(http:\/\/127\.0\.0\.1:\d+)/)

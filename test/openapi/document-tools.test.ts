@@ -110,6 +110,23 @@ describe("the OpenAPI document in third-party tools", () => {
     expect(examplesChecked).toEqual(expect.arrayContaining(["Payout", "Quote", "ErrorBody", "Address", "CopAmount"]))
   })
 
+  it("every success body is a named component, so a generated client names its type (Payout, not an inline copy)", () => {
+    const inline: Array<string> = []
+    for (const [path, item] of Object.entries(document["paths"] as Record<string, Record<string, any>>)) {
+      for (const [method, operation] of Object.entries(item)) {
+        for (const [status, response] of Object.entries(operation["responses"] as Record<string, any>)) {
+          const schema = response["content"]?.["application/json"]?.["schema"]
+          if (status.startsWith("2") && schema !== undefined && schema["$ref"] === undefined) {
+            inline.push(`${method} ${path} ${status}`)
+          }
+        }
+      }
+    }
+    expect(inline).toEqual([])
+    const created = document["paths"]["/api/integrations/breb/payouts"]["post"]["responses"]["201"]
+    expect(created["content"]["application/json"]["schema"]).toEqual({ $ref: "#/components/schemas/Payout" })
+  })
+
   it("openapi-typescript types + openapi-fetch: a typed client type-checks with tsc and runs the payout flow", async () => {
     await run(bin("openapi-typescript"), [documentFile, "--output", join(workDir, "api.ts")], {
       env: quietEnv,
@@ -145,12 +162,22 @@ describe("the OpenAPI document in third-party tools", () => {
     const { apiKey } = await server.newIntegration()
     const { stdout } = await run(process.execPath, ["--import", "tsx", join(workDir, "typed-client.ts")], {
       cwd: workDir,
-      env: { ...quietEnv, BASE_URL: server.baseUrl, API_KEY: apiKey, USER_ADDRESS: newAddress(), TX_HASH: newTxHash() }
+      env: {
+        ...quietEnv,
+        BASE_URL: server.baseUrl,
+        API_KEY: apiKey,
+        USER_ADDRESS: newAddress(),
+        OTHER_USER_ADDRESS: newAddress(),
+        TX_HASH: newTxHash()
+      }
     })
     const seen = JSON.parse(stdout.trim().split("\n").at(-1)!)
     expect(seen).toMatchObject({
-      statuses: [200, 200, 200, 201, 200, 200, 200, 404],
+      statuses: [200, 200, 200, 201, 200, 200, 200, 404, 409],
       kycStatus: "approved",
+      fromToken: "USDC",
+      quoteToken: "USDC",
+      needsKyc: expect.stringContaining("KYC is not approved"),
       createdStatus: "awaiting_deposit",
       confirmedStatus: "deposit_confirmed",
       pageSize: 1

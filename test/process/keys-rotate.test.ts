@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { acquireTestDatabase, type TestDatabase } from "../support/database.ts"
-import { runScript } from "../support/process.ts"
+import { runKeysCli } from "../support/process.ts"
 
 let database: TestDatabase
 beforeAll(async () => {
@@ -13,8 +13,7 @@ beforeAll(async () => {
 })
 afterAll(() => database?.release())
 
-const keys = (...args: Array<string>) =>
-  runScript(["scripts/keys.ts", ...args], { DATABASE_URL: database.url, APP_MODE: "mock" })
+const keys = (...args: Array<string>) => runKeysCli([...args], { DATABASE_URL: database.url, APP_MODE: "mock" })
 
 const listed = async () => {
   const result = await keys("list", "--json")

@@ -22,7 +22,8 @@ import {
   type RawAnswer
 } from "../support/keepAlive.ts"
 import { holdLock, lockWaiters } from "../support/locks.ts"
-import { type StartedProcess, startServiceProcess } from "../support/process.ts"
+import { readFileSync } from "node:fs"
+import { repoRoot, type StartedProcess, startServiceProcess } from "../support/process.ts"
 
 interface Answer {
   readonly status: number
@@ -121,6 +122,27 @@ describe("npm start", () => {
     expect(await service.stop("SIGTERM")).toBe(0)
     expect(await send(port, "GET", "/healthz", {})).toBe("ECONNREFUSED")
   }, 60_000)
+
+  it(
+    "started as the README says for JSON-only stdout, writes nothing but JSON lines there (the banner and npm's lines elsewhere or not at all)",
+    async () => {
+      const readme = readFileSync(`${repoRoot}/README.md`, "utf8")
+      const [, args = ""] = /stdout carries only JSON log lines[^.]*?`npm start([^`]*)`/.exec(readme) ?? []
+      const database = await freshDatabase()
+      const service = await startServiceProcess({ DATABASE_URL: database.url }, {
+        via: "npm",
+        npmArgs: args.split(" ").filter((arg) => arg !== "")
+      })
+      const port = Number(new URL(service.baseUrl).port)
+      expect(isAnswer(await send(port, "GET", "/healthz", {}))).toBe(true)
+      expect(await service.stop("SIGTERM")).toBe(0)
+      const lines = service.streams().stdout.split("\n").filter((line) => line !== "")
+      expect(lines.length).toBeGreaterThan(0)
+      for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow()
+      expect(service.streams().stderr).toContain("listening on")
+    },
+    60_000
+  )
 })
 
 /** The service on a fresh database, with its demo key and a user whose KYC it approved (mock mode). */

@@ -1,12 +1,14 @@
 /**
  * The README's 20-line webhook receiver, run as a partner would paste it (its own node process, the
- * `standardwebhooks` package), receives and verifies a real delivery from the service; with the wrong secret it
- * answers 400 and the delivery is retried.
+ * `standardwebhooks` package), in the README's order: its registration curl first (the answer carries the secret),
+ * then the receiver started with that secret, which receives and verifies real deliveries from the service; with
+ * the wrong secret it answers 400 and the delivery is retried; without one it stops at once with one line.
  */
-import { spawn } from "node:child_process"
+import { execFile, spawn } from "node:child_process"
 import { once } from "node:events"
 import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { newPartner, type Partner } from "../support/flows.ts"
 import { repoRoot } from "../support/process.ts"
@@ -15,6 +17,8 @@ import { startTestServer, type TestServer } from "../support/server.ts"
 const API = "/api/integrations"
 const readme = readFileSync(join(repoRoot, "README.md"), "utf8")
 const receiverCode = /A receiver in 20 lines[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)?.[1]
+/** The README's curl that registers the receiver's URL, before the receiver's code. */
+const registerCommand = /A receiver in 20 lines(?:(?!```)[\s\S])*```sh\n([\s\S]*?)```/.exec(readme)?.[1]
 const file = join(repoRoot, `.readme-receiver-${process.pid}.mjs`)
 
 const freePort = async () => {
@@ -33,6 +37,7 @@ const runReceiver = async (port: number, secret: string) => {
     env: { ...process.env, PORT: String(port), WEBHOOK_SECRET: secret }
   })
   let out = ""
+  child.once("exit", (code) => (out += `receiver exited ${code}`))
   child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")))
   child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")))
   await vi.waitFor(async () => {
@@ -75,6 +80,39 @@ describe("the README's webhook receiver", () => {
     expect(ping.status, ping.text).toBe(202)
     return { receiver, eventId: (ping.json as { id: string }).id }
   }
+
+  it("runs in the README's order: its curl registers the endpoint and shows the secret, the receiver started with it logs a payout's events", async () => {
+    expect(registerCommand, "README.md has no registration curl before the receiver").toBeDefined()
+    const port = await freePort()
+    // the README's receiver listens on 4000 unless PORT says otherwise; this test's receiver on a free port
+    const register = registerCommand!.replaceAll("127.0.0.1:4000", `127.0.0.1:${port}`)
+    const { stdout } = await promisify(execFile)("bash", ["-euo", "pipefail", "-c", register], {
+      env: { ...process.env, BASE: server.baseUrl, KEY: partner.apiKey }
+    })
+    const { secret } = JSON.parse(stdout) as { secret: string }
+    expect(secret).toMatch(/^whsec_/)
+    const receiver = await runReceiver(port, secret)
+    stops.push(receiver.stop)
+
+    const payout = await partner.payout(await partner.approvedUser())
+    const advanced = await partner.post(`${API}/test-helpers/payouts/${payout.payoutId}/advance`, { to: "completed" })
+    expect(advanced.status, advanced.text).toBe(200)
+    await vi.waitFor(() => expect(receiver.output()).toContain(`payout.completed ${payout.payoutId}`), {
+      timeout: 10_000,
+      interval: 20
+    })
+    expect(receiver.output()).toContain(`payout.created ${payout.payoutId}`)
+  })
+
+  it("without WEBHOOK_SECRET stops at once with one line saying what to set", async () => {
+    const { WEBHOOK_SECRET: _, ...env } = process.env
+    const child = spawn(process.execPath, [file], { cwd: repoRoot, env: { ...env, PORT: String(await freePort()) } })
+    let stderr = ""
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")))
+    const [code] = (await once(child, "exit")) as [number | null]
+    expect(code).toBe(1)
+    expect(stderr).toBe("set WEBHOOK_SECRET to the endpoint's whsec_… secret\n")
+  })
 
   it("verifies a delivery and logs its type", async () => {
     const { receiver } = await receiverFor((secret) => secret)

@@ -7,7 +7,14 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { startEmbeddedPostgres } from "../../src/db/EmbeddedPostgres.ts"
 import { renderOpenApiForTest } from "../support/openapi.ts"
 import { startupFailure } from "../support/startup.ts"
-import { repoRoot, runScript, runWalkthrough, type StartedProcess, startServiceProcess } from "../support/process.ts"
+import {
+  repoRoot,
+  runKeysCli,
+  runScript,
+  runWalkthrough,
+  type StartedProcess,
+  startServiceProcess
+} from "../support/process.ts"
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` })
 const lastLine = (text: string) => text.trim().split("\n").at(-1)?.trim() ?? ""
@@ -65,37 +72,48 @@ describe("npm start on the embedded PostgreSQL (no DATABASE_URL)", () => {
     expect(logLines.some((line) => line.includes("\"requestId\""))).toBe(true)
   })
 
-  it("runs the README walkthrough as written, to a completed payout", async () => {
-    const outcome = await runWalkthrough(service.baseUrl, demoKey())
+  it("runs the README walkthrough as written, to a completed payout, printing JSON; the receiver's registration curl works after it in the same shell", async () => {
+    const readme = readFileSync(join(repoRoot, "README.md"), "utf8")
+    const registration = /A receiver in 20 lines(?:(?!```)[\s\S])*```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? "false"
+    const outcome = await runWalkthrough(service.baseUrl, demoKey(), registration)
     expect(outcome.output).toContain("status: completed")
     expect(outcome.code, outcome.output).toBe(0)
     expect(outcome.output).toMatch(/"display":"1 USD = \d+\.\d{2} COP"/)
     expect(outcome.output).toContain("\"kycStatus\":\"approved\"")
+    // step 6 prints the page as JSON, not Node's dump of an array ("[ {", "payoutId: '…'")
+    expect(outcome.output).toMatch(/\{"integrationId":"int_\w+","items":\[\{"payoutId":"po_\w+"/)
+    expect(outcome.output).not.toMatch(/payoutId: '/)
+    // then the webhook endpoint is registered under /api/integrations, its secret shown
+    expect(outcome.output).toMatch(/"url":"http:\/\/127\.0\.0\.1:4000\/hooks"/)
+    expect(outcome.output).toMatch(/"secret":"whsec_/)
   })
 
   it("keys CLI joins the running server: issue needs --create for a new name, the key works at once, list shows only its last 4 and its last use, revoke disables it; an unknown command exits 2", async () => {
     const [typo, unknown] = await Promise.all([
-      runScript(["scripts/keys.ts", "issue", "acme"], env()),
-      runScript(["scripts/keys.ts", "frobnicate"], env())
+      runKeysCli(["issue", "acme"], env()),
+      runKeysCli(["frobnicate"], env())
     ])
     expect(typo.code).toBe(2)
     expect(typo.stderr).toContain(`no integration named "acme": check the spelling, or pass --create to create it`)
     expect(unknown.code).toBe(2)
     expect(unknown.stderr).toContain("usage")
-    const issued = await runScript(["scripts/keys.ts", "issue", "acme", "--create"], env())
+    const issued = await runKeysCli(["issue", "acme", "--create"], env())
     expect(issued.code, issued.stderr).toBe(0)
+    expect(issued.stderr).toContain(
+      `keys: connecting to the embedded PostgreSQL (${dataDir}), starting it unless a server runs there…`
+    )
     const key = lastLine(issued.stdout)
     expect(key).toMatch(/^cop_test_pk_[0-9A-Za-z]{49}$/)
     const ok = await fetch(`${service.baseUrl}/api/integrations/breb/payouts`, { headers: bearer(key) })
     expect(ok.status).toBe(200)
 
-    const listed = await runScript(["scripts/keys.ts", "list"], env())
+    const listed = await runKeysCli(["list"], env())
     expect(listed.stdout).not.toContain(key)
     const row = listed.stdout.split("\n").find((line) => line.includes(" acme ") && line.includes(key.slice(-4)))
     expect(row).toMatch(/ last used \d{4}-\d{2}-\d{2}T/)
     const keyId = row!.split(/\s+/)[0]!
 
-    const revoked = await runScript(["scripts/keys.ts", "revoke", keyId], env())
+    const revoked = await runKeysCli(["revoke", keyId], env())
     expect(revoked.code).toBe(0)
     // the server remembers an active key for API_KEY_CACHE_MS (300 ms here): revocation applies within that bound
     const denied = await vi.waitFor(async () => {
@@ -108,12 +126,12 @@ describe("npm start on the embedded PostgreSQL (no DATABASE_URL)", () => {
 
   it("keys rotate: the new key works at once, the old one for the stated overlap (0: it stops within the cache bound); list --json tells", async () => {
     const keyOf = async (args: Array<string>) => {
-      const result = await runScript(["scripts/keys.ts", ...args], env())
+      const result = await runKeysCli([...args], env())
       expect(result.code, result.stderr).toBe(0)
       return lastLine(result.stdout)
     }
     const listJson = async () => {
-      const result = await runScript(["scripts/keys.ts", "list", "--json"], env())
+      const result = await runKeysCli(["list", "--json"], env())
       expect(result.code, result.stderr).toBe(0)
       return JSON.parse(result.stdout) as Array<Record<string, unknown>>
     }

@@ -22,10 +22,10 @@ export interface StartedProcess {
 
 const lineWith = (text: string, pattern: RegExp) => pattern.exec(text)?.[1]
 
-/** `npm start` itself, through the npm that runs this test when there is one. */
-const npmStart = (): readonly [string, ReadonlyArray<string>] => {
+/** `npm start` itself (with `npmArgs`, e.g. `--silent`), through the npm that runs this test when there is one. */
+const npmStart = (npmArgs: ReadonlyArray<string>): readonly [string, ReadonlyArray<string>] => {
   const npmCli = process.env["npm_execpath"]
-  return npmCli?.endsWith(".js") ? [process.execPath, [npmCli, "start"]] : ["npm", ["start"]]
+  return npmCli?.endsWith(".js") ? [process.execPath, [npmCli, "start", ...npmArgs]] : ["npm", ["start", ...npmArgs]]
 }
 
 /**
@@ -37,6 +37,8 @@ export const startServiceProcess = async (
   options: {
     readonly timeoutMs?: number
     readonly via?: "node" | "npm"
+    /** With `via: "npm"`: what follows `npm start` (e.g. `--silent`). */
+    readonly npmArgs?: ReadonlyArray<string>
     /** The project directory to start it in (default: this checkout). */
     readonly cwd?: string
     /** Its own process group, so a test can signal the group as a terminal's Ctrl-C does. */
@@ -44,7 +46,7 @@ export const startServiceProcess = async (
   } = {}
 ): Promise<StartedProcess> => {
   const timeoutMs = options.timeoutMs ?? 60_000
-  const [command, args] = options.via === "npm" ? npmStart() : nodeWithTsx(["src/main.ts"])
+  const [command, args] = options.via === "npm" ? npmStart(options.npmArgs ?? []) : nodeWithTsx(["src/main.ts"])
   const child = spawn(command, args, {
     cwd: options.cwd ?? repoRoot,
     detached: options.detached ?? false,
@@ -94,14 +96,13 @@ export const startServiceProcess = async (
   }
 }
 
-/** Runs a script to completion and returns its exit code and output. */
-export const runScript = async (
-  args: ReadonlyArray<string>,
+/** Runs node with `nodeArgs` to completion and returns its exit code and output. */
+const runNode = async (
+  nodeArgs: ReadonlyArray<string>,
   env: Record<string, string>,
   options: { readonly cwd?: string } = {}
 ) => {
-  const [command, nodeArgs] = nodeWithTsx(args)
-  const child = spawn(command, nodeArgs, { cwd: options.cwd ?? repoRoot, env: { ...process.env, ...env } })
+  const child = spawn(process.execPath, nodeArgs, { cwd: options.cwd ?? repoRoot, env: { ...process.env, ...env } })
   let stdout = ""
   let stderr = ""
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")))
@@ -110,12 +111,28 @@ export const runScript = async (
   return { code, stdout, stderr }
 }
 
-/** The README's walkthrough block, run with bash against a service, as a reader would paste it. */
-export const runWalkthrough = async (baseUrl: string, key: string) => {
+/** Runs a script to completion and returns its exit code and output. */
+export const runScript = (
+  args: ReadonlyArray<string>,
+  env: Record<string, string>,
+  options: { readonly cwd?: string } = {}
+) => runNode(nodeWithTsx(args)[1], env, options)
+
+/** The keys CLI as `npm run -s keys -- …` runs it: from its cached bundle (scripts/run-bundled.mjs), not through tsx. */
+export const runKeysCli = (args: ReadonlyArray<string>, env: Record<string, string>) =>
+  runNode(["scripts/run-bundled.mjs", "keys", ...args], env)
+
+/**
+ * The README's walkthrough block, run with bash against a service, as a reader would paste it; `then`: what the
+ * reader pastes next into the same shell.
+ */
+export const runWalkthrough = async (baseUrl: string, key: string, then = "") => {
   const readme = readFileSync(`${repoRoot}/README.md`, "utf8")
   const block = /<!-- walkthrough:start -->\s*```sh\n([\s\S]*?)```\s*<!-- walkthrough:end -->/.exec(readme)?.[1]
   if (block === undefined) throw new Error("README.md has no walkthrough block")
-  const child = spawn("bash", ["-euo", "pipefail", "-c", block], { env: { ...process.env, KEY: key, BASE: baseUrl } })
+  const child = spawn("bash", ["-euo", "pipefail", "-c", `${block}\n${then}`], {
+    env: { ...process.env, KEY: key, BASE: baseUrl }
+  })
   let output = ""
   child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
   child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))

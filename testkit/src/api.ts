@@ -2,7 +2,8 @@
  * Calls to the contract's endpoints. Every answer is checked against the contract before a scenario
  * sees it (declared status, JSON, the success schema or an exact ErrorBody whose errorCode the contract allows
  * at that status); a response that breaks it fails the scenario right there. A success body with a field the
- * contract does not know is a compatible addition (DESIGN §4): a warning on the scenario, a failure with --strict.
+ * contract does not know, or a listed event of a type it does not know, is an addition under the versioning policy
+ * (README#versioning): a warning on the scenario, a failure with --strict.
  */
 import type { ErrorBody } from "@cop-integrations/contracts"
 import { Effect, Result, type Schema } from "effect"
@@ -14,10 +15,12 @@ import {
   endpoint,
   type EndpointName,
   pathOf,
-  type SuccessOf
+  type SuccessOf,
+  withoutUnknownEvents
 } from "./contract.ts"
 import { failure, type ScenarioFailure, show } from "./failure.ts"
 import type { Answered, Auth, Http } from "./http.ts"
+import { additionNote } from "./versioning.ts"
 
 export interface CallInput {
   readonly path?: Readonly<Record<string, string>>
@@ -44,11 +47,13 @@ export interface CallPolicy {
   readonly warn: (message: string, exchange: Answered) => void
 }
 
-/** The warning for a resource with fields the contract does not know (DESIGN §4: a compatible change). */
+/** The warning for a resource with fields the contract does not know (README#versioning: an addition). */
 export const unknownFieldsWarning = (what: string, fields: ReadonlyArray<string>): string =>
-  `${what} answered fields the contract does not know: ${
-    fields.join(", ")
-  } (a compatible addition; --strict fails on it)`
+  `${what} answered fields the contract does not know: ${fields.join(", ")} (${additionNote})`
+
+/** The warning for events of types the contract does not know (README#versioning: an addition), skipped by the kit. */
+export const unknownEventTypesWarning = (what: string, types: ReadonlyArray<string>): string =>
+  `${what} carried event types the contract does not know, skipped: ${types.join(", ")} (${additionNote})`
 
 export const makeCall = (http: Http, policy: CallPolicy): Call => (name, input = {}) =>
   Effect.gen(function*() {
@@ -78,12 +83,15 @@ export const makeCall = (http: Http, policy: CallPolicy): Call => (name, input =
     if (checked.unknownFields.length > 0) {
       policy.warn(unknownFieldsWarning(`${spec.method} ${spec.path}`, checked.unknownFields), exchange)
     }
+    if (checked.unknownEventTypes.length > 0) {
+      policy.warn(unknownEventTypesWarning(`${spec.method} ${spec.path}`, checked.unknownEventTypes), exchange)
+    }
     if (response.status === spec.successStatus) {
       // The endpoint's wire codec of its success schema: TypeScript cannot narrow the schema table by a generic key,
       // and the contract declares each name's success with that name's schema (testkit/test/contract.test.ts holds it).
       const schema = spec.success as Schema.Decoder<SuccessOf<typeof name>>
       const value = Result.getOrThrowWith(
-        decodeResource(schema, response.json, policy.strict),
+        decodeResource(schema, withoutUnknownEvents(spec, response.json).json, policy.strict),
         ({ problem }) => new Error(problem)
       ).value
       return { _tag: "Success", status: response.status, value, exchange } as const

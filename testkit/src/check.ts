@@ -30,7 +30,7 @@ export const checkEqual = <A>(
 ): Effect.Effect<void, ScenarioFailure> =>
   check(sameJson(actual, expected), rule, { expected: show(expected), actual: show(actual), exchange })
 
-/** `2026-11-22T03:19:32.123Z`: ISO 8601 UTC with milliseconds (DESIGN §3). */
+/** `2026-11-22T03:19:32.123Z`: ISO 8601 UTC with milliseconds (R-CONTRACT-2). */
 export const isIsoMillisUtc = (text: string | null): boolean =>
   text !== null && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(text) && !Number.isNaN(Date.parse(text))
 
@@ -50,7 +50,7 @@ export const checkTimestamps = (
     { discard: true }
   )
 
-/** The error text names what was wrong: "400 {error} whose text names the field and the rule" (DESIGN §3). */
+/** The error text names what was wrong: "400 {error} whose text names the field and the rule" (R-ERR-2). */
 export const checkNamesField = (
   rule: string,
   error: { readonly error: string },

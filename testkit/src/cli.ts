@@ -2,7 +2,8 @@
 /**
  * integrations-conformance: runs the kit against a deployment and reports. The exit code follows the verdict line:
  * 0 CONFORMANT or PASSED, PARTIAL RUN (at least one scenario ran and every one that ran passed), 1 NOT CONFORMANT,
- * 2 the run could not start (options, an unreachable deployment, a key that does not authenticate) or NOTHING RAN.
+ * 2 the run could not start (options, an unreachable deployment or one that is not this API, a key that does not
+ * authenticate) or NOTHING RAN. `integrations-conformance` starts in ./bin.ts, which refuses an unsupported Node first.
  */
 import { mkdir, writeFile } from "node:fs/promises"
 import { dirname } from "node:path"
@@ -21,12 +22,14 @@ const loadRunner = () => import("./runner.ts")
 const HELP = `integrations-conformance ${KIT_VERSION}: does this deployment keep the Integrations API contract?
 
 Usage: integrations-conformance --base-url <url> --api-key <key> [options]
+       integrations-conformance listen --base-url <url> --api-key <key> --forward-to <url>
+                            (a deployment's events, signed, to a receiver on this machine; listen --help)
 
   --base-url <url>          the deployment (env CONFORMANCE_BASE_URL)
   --api-key <key>           an API key of one integration (env ${KEY_VARIABLES.primary})
   --second-api-key <key>    a key of a second integration, for cross-tenant checks; without it those
                             scenarios are not run (env ${KEY_VARIABLES.second})
-  --mode mock|live          default: what GET /healthz says, else mock; a mismatch refuses to run
+  --mode mock|live          default: what GET /healthz says; a mismatch refuses to run
   --allow-live              let money-moving scenarios (payouts, confirmations, OTPs) run against live
   --strict                  a resource field the contract does not know fails the scenario (default: it
                             is a compatible addition, reported as a warning)
@@ -49,7 +52,8 @@ Usage: integrations-conformance --base-url <url> --api-key <key> [options]
   --list                    list the scenarios and exit
   --version, --help
 
-Before any scenario, each key must authenticate (else exit 2). Failures are grouped by root cause, each
+Before any scenario, the target must be the Integrations API (GET /healthz and GET /openapi.json) and
+each key must authenticate, else one line says what was found (exit 2). Needs Node 22.12 or later. Failures are grouped by root cause, each
 with what was expected, what came back and a curl that reproduces it, preceded by the setup requests it
 depends on; the curls read the keys from ${KEY_VARIABLES.primary} and ${KEY_VARIABLES.second}.
 Exit code, as the verdict line says: 0 CONFORMANT or PASSED, PARTIAL RUN (every scenario that ran passed),
@@ -137,6 +141,7 @@ const listing = async (grep: ReadonlyArray<string>) =>
   ).join("\n")
 
 const main = async (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promise<number> => {
+  if (argv[0] === "listen") return (await import("./listen.ts")).listen(argv.slice(1), env)
   const values = parse(argv)
   const grep = (values.grep ?? []).flatMap((term) => term.split(",")).map((term) => term.trim()).filter((term) =>
     term !== ""

@@ -7,6 +7,7 @@ import {
   Authentication,
   ErrorBody,
   EventList,
+  EventType,
   EventWithAttempts,
   KycCustomer,
   Health,
@@ -163,7 +164,7 @@ export const endpoint = (name: EndpointName): EndpointSpec => {
 export const pathOf = (spec: EndpointSpec, params: Readonly<Record<string, string>> = {}): string =>
   spec.path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => encodeURIComponent(params[name] ?? ""))
 
-/** Statuses every endpoint with a body may answer before the contract's own decoding runs (DESIGN §3 Limits). */
+/** Statuses every endpoint with a body may answer before the contract's own decoding runs (R-ERR-3). */
 const transportStatuses = new Set([413, 415])
 
 /** Every issue, each naming the value it refused (the problem says what came back; the key leaves the values out). */
@@ -256,7 +257,7 @@ export interface DecodeProblem {
 }
 
 /**
- * A resource as the contract reads it (DESIGN §4 Compatibility): an added field is a compatible change, so it is
+ * A resource as the contract reads it (README#versioning): an added field is an addition, so it is
  * returned in `unknownFields` rather than refused, unless `strict`. Anything else that breaks the schema is a problem.
  */
 export const decodeResource = <A>(
@@ -308,10 +309,49 @@ export interface ResponseCheck {
   readonly key: string | undefined
   /** Fields of a success body the contract does not know: a warning (not a problem) unless strict. */
   readonly unknownFields: ReadonlyArray<string>
+  /** Types of listed events the contract does not know: a warning (not a problem) unless strict. */
+  readonly unknownEventTypes: ReadonlyArray<string>
 }
 
-const broken = (problem: string, key: string): ResponseCheck => ({ problem, key, unknownFields: [] })
-const kept: ResponseCheck = { problem: undefined, key: undefined, unknownFields: [] }
+const broken = (problem: string, key: string): ResponseCheck => ({
+  problem,
+  key,
+  unknownFields: [],
+  unknownEventTypes: []
+})
+const kept: ResponseCheck = { problem: undefined, key: undefined, unknownFields: [], unknownEventTypes: [] }
+
+const knownEventTypes: ReadonlySet<string> = new Set(EventType.literals)
+
+/**
+ * An event type of this contract. A later version of its line may add types (README#versioning: the one open set,
+ * since a `"*"` subscription takes the types to come), so an unknown one is skipped with a warning, not a failure.
+ */
+export const isKnownEventType = (type: unknown): boolean => typeof type === "string" && knownEventTypes.has(type)
+
+/**
+ * A success body without the listed events whose `type` (a string) the contract does not know, and those types. Only
+ * `GET events` lists events the kit did not ask for; any other body is returned as it is.
+ */
+export const withoutUnknownEvents = (
+  spec: Pick<EndpointSpec, "name">,
+  json: unknown
+): { readonly json: unknown; readonly unknownEventTypes: ReadonlyArray<string> } => {
+  const page = spec.name === "listEvents" && typeof json === "object" && json !== null && !Array.isArray(json)
+    ? json as Readonly<Record<string, unknown>>
+    : undefined
+  const items = page?.["items"]
+  if (page === undefined || !Array.isArray(items)) return { json, unknownEventTypes: [] }
+  const typeOf = (
+    item: unknown
+  ): unknown => (typeof item === "object" && item !== null && "type" in item ? item.type : undefined)
+  const unknown = items.filter((item) => typeof typeOf(item) === "string" && !isKnownEventType(typeOf(item)))
+  if (unknown.length === 0) return { json, unknownEventTypes: [] }
+  return {
+    json: { ...page, items: items.filter((item) => !unknown.includes(item)) },
+    unknownEventTypes: [...new Set(unknown.map((item) => String(typeOf(item))))]
+  }
+}
 
 /**
  * How a response keeps the contract of `spec`: a declared status, JSON, the success schema (fields it does not know
@@ -328,13 +368,22 @@ export const checkResponse = (spec: EndpointSpec, response: ContractResponse, st
     )
   }
   if (response.status === spec.successStatus) {
-    return Result.match(decodeResource(spec.success, response.json, strict), {
+    const { json, unknownEventTypes } = withoutUnknownEvents(spec, response.json)
+    if (strict && unknownEventTypes.length > 0) {
+      return broken(
+        `the ${response.status} body lists event types the contract does not know (--strict): ${
+          unknownEventTypes.join(", ")
+        }`,
+        `${response.status} unknown event types`
+      )
+    }
+    return Result.match(decodeResource(spec.success, json, strict), {
       onFailure: ({ key, problem }) =>
         broken(
           `the ${response.status} body does not match the contract's success schema: ${problem}`,
           `${response.status} success schema: ${key}`
         ),
-      onSuccess: ({ unknownFields }) => ({ ...kept, unknownFields })
+      onSuccess: ({ unknownFields }) => ({ ...kept, unknownFields, unknownEventTypes })
     })
   }
   const errorBody = decodeErrorBody(response.json)

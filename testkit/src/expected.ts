@@ -1,6 +1,6 @@
 /**
- * What the amounts of a payout must be, derived from what the deployment itself shows (DESIGN §3
- * "Money math"): with D = destinationCop, S = sellRateUsdCop and the token's decimals d,
+ * What the amounts of a payout must be, derived from what the deployment itself shows (R-MONEY-1,
+ * README#money): with D = destinationCop, S = sellRateUsdCop and the token's decimals d,
  *   X = D / (0.995 S) rounded up to d,  bridge = 0.5% X up,  F = copby = 1% X up,  T = X + F,
  *   E = D / T rounded down to 6,  display = "1 USD = <E down to 2> COP".
  */

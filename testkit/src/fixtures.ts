@@ -50,7 +50,7 @@ export const approvedUser = (kit: Kit, auth: Auth = "primary"): Effect.Effect<st
 export const debugCodeOf = (sent: OtpSendResponse, exchange: Answered): Effect.Effect<string, ScenarioFailure> =>
   sent.debugCode !== undefined && /^[0-9]{6}$/.test(sent.debugCode)
     ? Effect.succeed(sent.debugCode)
-    : Effect.fail(failure("a mock deployment returns the OTP in debugCode (seed §1, §4.2)", {
+    : Effect.fail(failure("a mock deployment returns the OTP in debugCode", {
       expected: "debugCode: a 6-digit string",
       actual: show(sent),
       exchange
@@ -63,7 +63,7 @@ export const approveUnder = (kit: Kit, userAddress: string, auth: Auth): Effect.
     const code = yield* debugCodeOf(yield* ok(sendReply, "an OTP send"), sendReply.exchange)
     const verifyReply = yield* kit.call("verifyOtp", { json: { userAddress, code }, auth })
     const verified = yield* ok(verifyReply, "verifying the debugCode")
-    yield* check(verified.kycStatus === "approved", "a valid OTP approves KYC in mock mode (seed §4.3)", {
+    yield* check(verified.kycStatus === "approved", "a valid OTP approves KYC in mock mode", {
       expected: "kycStatus approved",
       actual: show(verified),
       exchange: verifyReply.exchange

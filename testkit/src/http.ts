@@ -5,7 +5,10 @@
  */
 import { Duration, Effect } from "effect"
 import { KEY_VARIABLES, toCurl } from "./curl.ts"
+import type { Exchange, RecordedRequest, RecordedResponse } from "./exchange.ts"
 import { failure, type ScenarioFailure } from "./failure.ts"
+
+export type { Exchange, RecordedRequest, RecordedResponse } from "./exchange.ts"
 
 /** Which credentials a request carries: the run's keys, none, or a literal header (never a real key). */
 export type Auth = "primary" | "second" | "none" | { readonly authorization: string }
@@ -25,32 +28,6 @@ export interface HttpRequest {
   readonly auth?: Auth | undefined
   /** Default true: wait out a 429 with Retry-After and retry (at most 3 times). */
   readonly retryOn429?: boolean | undefined
-}
-
-export interface RecordedRequest {
-  readonly method: string
-  readonly url: string
-  readonly headers: Readonly<Record<string, string>>
-  readonly body: string | undefined
-  readonly bodyBytes: number
-}
-
-export interface RecordedResponse {
-  readonly status: number
-  readonly headers: Readonly<Record<string, string>>
-  readonly body: string
-  /** The parsed body when it is JSON. */
-  readonly json: unknown
-  readonly isJson: boolean
-}
-
-export interface Exchange {
-  readonly request: RecordedRequest
-  readonly response: RecordedResponse | undefined
-  readonly error: string | undefined
-  readonly startedAt: string
-  readonly durationMs: number
-  readonly curl: string
 }
 
 /** An exchange that got an HTTP response (what `send` returns). */

@@ -1,3 +1,6 @@
+import type { ScenarioInfo } from "./scenarioInfo.ts"
+import { allScenarios as scenarios } from "./scenarios/index.ts"
+
 export { consoleProgress, consoleSummary } from "./report/console.ts"
 export { toJson } from "./report/json.ts"
 export { toJUnit } from "./report/junit.ts"
@@ -20,6 +23,10 @@ export {
   runConformance,
   selectScenarios
 } from "./runner.ts"
-export type { Mode, Requirements, Scenario } from "./scenario.ts"
-export { allScenarios } from "./scenarios/index.ts"
+export { describeRule, type Reference, type Rule, type RuleId, ruleIds, RULES } from "./rules.ts"
+export type { Mode, Requirements, ScenarioInfo } from "./scenarioInfo.ts"
+
+/** Every scenario of the kit, as listed (id, title, rule, tags, requirements). */
+export const allScenarios: ReadonlyArray<ScenarioInfo> = scenarios
 export { KIT_NAME, KIT_VERSION } from "./version.ts"
+export { compatibilityLine, type VersionFit, versionFit } from "./versioning.ts"

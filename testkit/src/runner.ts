@@ -5,11 +5,11 @@
  */
 import { Cause, Duration, Effect, Exit, Option } from "effect"
 import { makeCall } from "./api.ts"
-import { endpoint, pathOf } from "./contract.ts"
-import { KEY_VARIABLES } from "./curl.ts"
 import { failure, rootCauseOf, type ScenarioFailure } from "./failure.ts"
 import { type Exchange, makeHttp } from "./http.ts"
 import { newSeed } from "./generate/random.ts"
+import { refusalOfNode } from "./nodeVersion.ts"
+import { ConfigurationError, preflight } from "./preflight.ts"
 import { startWebhookReceiver, type WebhookReceiver } from "./receiver.ts"
 import { reproduction } from "./reproduce.ts"
 import type {
@@ -20,7 +20,8 @@ import type {
   Verdict,
   WarningReport
 } from "./report/types.ts"
-import type { Kit, Mode, Scenario } from "./scenario.ts"
+import type { Kit, Scenario } from "./scenario.ts"
+import type { Mode, ScenarioInfo } from "./scenarioInfo.ts"
 import { allScenarios } from "./scenarios/index.ts"
 import { makeTypedClient } from "./typedClient.ts"
 import { KIT_NAME, KIT_VERSION } from "./version.ts"
@@ -30,7 +31,7 @@ export interface ConformanceOptions {
   readonly apiKey: string
   /** A key of a second integration, for the cross-tenant scenarios (not run without it). */
   readonly secondApiKey?: string | undefined
-  /** Default: the mode GET /healthz reports, else mock. */
+  /** Default: the mode GET /healthz reports (the preflight refuses a target that does not report one). */
   readonly mode?: Mode | undefined
   /** Scenario ids, id prefixes (PAYOUT-CONFIRM) or tags; any match selects. Empty: all. */
   readonly grep?: ReadonlyArray<string> | undefined
@@ -61,10 +62,7 @@ export interface ConformanceOptions {
   readonly onEvent?: ((event: RunEvent) => void) | undefined
 }
 
-/** The run cannot start (bad options, unreachable deployment, a mode mismatch): nothing was tested. */
-export class ConfigurationError extends Error {
-  override readonly name = "ConfigurationError"
-}
+export { ConfigurationError } from "./preflight.ts"
 
 const DEFAULTS = { timeoutMs: 30_000, concurrency: 4, negativeCases: 30 } as const
 const EVIDENCE_LIMIT = 12
@@ -74,19 +72,21 @@ const HISTORY_LIMIT = 300
 
 const normalise = (term: string) => term.trim().toLowerCase()
 
-export const matchesGrep = (scenario: Scenario, grep: ReadonlyArray<string>): boolean =>
+export const matchesGrep = (scenario: ScenarioInfo, grep: ReadonlyArray<string>): boolean =>
   grep.length === 0 ||
   grep.map(normalise).some((term) => {
     const id = scenario.id.toLowerCase()
     return id === term || id.startsWith(`${term}-`) || scenario.tags.includes(term)
   })
 
-/** Scenarios the grep terms select (all when none); an empty selection is a configuration error. */
-export const selectScenarios = (grep: ReadonlyArray<string> = []): ReadonlyArray<Scenario> => {
+const selectRunnable = (grep: ReadonlyArray<string>): ReadonlyArray<Scenario> => {
   const selected = allScenarios.filter((scenario) => matchesGrep(scenario, grep))
   if (selected.length === 0) throw new ConfigurationError(`no scenario matches --grep ${grep.join(", ")}`)
   return selected
 }
+
+/** Scenarios the grep terms select (all when none); an empty selection is a configuration error. */
+export const selectScenarios = (grep: ReadonlyArray<string> = []): ReadonlyArray<ScenarioInfo> => selectRunnable(grep)
 
 /** Why a selected scenario cannot run against this deployment with these options, if it cannot. */
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]", "::1"])
@@ -123,78 +123,7 @@ const notRunReason = (
   return undefined
 }
 
-const modeOf = async (
-  options: ConformanceOptions
-): Promise<{ mode: Mode; source: ConformanceReport["target"]["modeSource"] }> => {
-  const fetchFn = options.fetch ?? globalThis.fetch
-  let reported: unknown
-  try {
-    const response = await fetchFn(`${options.baseUrl.replace(/\/+$/, "")}/healthz`, {
-      signal: AbortSignal.timeout(10_000)
-    })
-    reported = response.ok ? ((await response.json().catch(() => ({}))) as { mode?: unknown }).mode : undefined
-  } catch (error) {
-    throw new ConfigurationError(
-      `cannot reach ${options.baseUrl}/healthz: ${error instanceof Error ? error.message : String(error)}`
-    )
-  }
-  const said = reported === "mock" || reported === "live" ? reported : undefined
-  if (options.mode !== undefined && said !== undefined && said !== options.mode) {
-    throw new ConfigurationError(
-      `--mode ${options.mode}, but the deployment says it is in ${said} mode (GET /healthz); refusing to run`
-    )
-  }
-  if (options.mode !== undefined) return { mode: options.mode, source: "option" }
-  return said === undefined ? { mode: "mock", source: "default" } : { mode: said, source: "healthz" }
-}
-
 const keyPrefix = (key: string) => /^cop_[a-z]+_pk_/.exec(key)?.[0] ?? `${key.slice(0, 4)}…`
-
-/**
- * Each key must authenticate before any scenario runs (DESIGN §4): a wrong key would otherwise fail dozens of
- * scenarios with 401s. The probe is a read (one payout, GET .../payouts?limit=1); only a 401 refuses the run, any
- * other answer is for the scenarios to judge.
- */
-const checkKeys = async (options: ConformanceOptions): Promise<void> => {
-  const fetchFn = options.fetch ?? globalThis.fetch
-  const path = `${pathOf(endpoint("listPayouts"))}?limit=1`
-  const keys = [
-    ["--api-key", KEY_VARIABLES.primary, options.apiKey],
-    ...(options.secondApiKey === undefined ? [] : [["--second-api-key", KEY_VARIABLES.second, options.secondApiKey]])
-  ] as const
-  for (const [option, variable, key] of keys) {
-    let status: number
-    let said: string
-    try {
-      const response = await fetchFn(`${options.baseUrl.replace(/\/+$/, "")}${path}`, {
-        headers: { authorization: `Bearer ${key}` },
-        signal: AbortSignal.timeout(10_000),
-        redirect: "manual"
-      })
-      status = response.status
-      const body = await response.text()
-      const error = (() => {
-        try {
-          return (JSON.parse(body) as { error?: unknown }).error
-        } catch {
-          return undefined
-        }
-      })()
-      said = typeof error === "string" ? `: ${JSON.stringify(error.slice(0, 120))}` : ""
-    } catch (error) {
-      throw new ConfigurationError(
-        `cannot reach ${options.baseUrl}${path}: ${error instanceof Error ? error.message : String(error)}`
-      )
-    }
-    if (status === 401) {
-      throw new ConfigurationError(
-        `the key of ${option} (${variable}, ${
-          keyPrefix(key).replace(/…?$/, "…")
-        }) does not authenticate: GET ${path} answered 401${said}; no scenario was run`
-      )
-    }
-  }
-}
 
 const describeDefect = (cause: Cause.Cause<unknown>): string => {
   const defect = Cause.squash(cause)
@@ -411,13 +340,17 @@ const claimOf = (results: ReadonlyArray<ScenarioResult>, filtered: boolean): { v
     : { verdict: "partial", text: `PASSED, PARTIAL RUN: not a full conformance claim (${gaps.join("; ")})` }
 }
 
-/** Runs the kit against `options.baseUrl`. Rejects with a ConfigurationError when the run cannot start. */
+/**
+ * Runs the kit against `options.baseUrl`. Rejects with a ConfigurationError when the run cannot start: an unsupported
+ * Node, options that select nothing, or a target the preflight refuses (./preflight.ts).
+ */
 export const runConformance = async (options: ConformanceOptions): Promise<ConformanceReport> => {
+  const tooOld = refusalOfNode(process.versions.node)
+  if (tooOld !== undefined) throw new ConfigurationError(tooOld)
   const startedAt = new Date()
   const grep = options.grep ?? []
-  const selected = selectScenarios(grep)
-  const { mode, source } = await modeOf(options)
-  await checkKeys(options)
+  const selected = selectRunnable(grep)
+  const { mode, modeSource } = await preflight(options)
   const plan = receiverPlan(mode, options)
   const noReceiver = typeof plan === "string" ? plan : undefined
   const needsReceiver = selected.some((scenario) =>
@@ -441,7 +374,7 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
     negativeCases: options.negativeCases ?? DEFAULTS.negativeCases
   }
   const concurrency = options.concurrency ?? DEFAULTS.concurrency
-  const target = { baseUrl: options.baseUrl, mode, modeSource: source }
+  const target = { baseUrl: options.baseUrl, mode, modeSource }
   options.onEvent?.({
     _tag: "RunStarted",
     target,

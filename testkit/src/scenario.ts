@@ -3,20 +3,11 @@ import type { Call } from "./api.ts"
 import type { ScenarioFailure } from "./failure.ts"
 import type { Exchange, Http } from "./http.ts"
 import type { WebhookReceiver } from "./receiver.ts"
+import { describeRules, type RuleId } from "./rules.ts"
+import type { Mode, Requirements } from "./scenarioInfo.ts"
 import type { TypedClient } from "./typedClient.ts"
 
-export type Mode = "mock" | "live"
-
-export interface Requirements {
-  /** Relies on mock-mode behaviour: `debugCode`, `mismatch` names, `X-Mock-Scenario`, the mock lifecycle. */
-  readonly mock?: boolean
-  /** Creates or confirms payouts or sends OTPs: refused against a live deployment without --allow-live. */
-  readonly moneyMoving?: boolean
-  /** Needs a key of a second integration (--second-api-key). */
-  readonly secondKey?: boolean
-  /** Needs a webhook receiver the deployment can reach (--webhook-receiver, or a loopback mock deployment). */
-  readonly receiver?: boolean
-}
+export type { Mode, Requirements } from "./scenarioInfo.ts"
 
 /** What a scenario gets to work with. */
 export interface Kit {
@@ -49,7 +40,9 @@ export interface Scenario {
   /** Stable id: AREA-NNN. */
   readonly id: string
   readonly title: string
-  /** Where the rule is written: "seed §4.4a", "DESIGN §3 Errors", ... */
+  /** The rules it checks (testkit/src/rules.ts, listed in testkit/RULES.md). */
+  readonly rules: ReadonlyArray<RuleId>
+  /** Those rules as reports show them: id, statement and where the API reference states it (see describeRules). */
   readonly rule: string
   readonly tags: ReadonlyArray<string>
   readonly requires: Requirements
@@ -61,7 +54,8 @@ export interface Scenario {
 export interface ScenarioDefinition {
   readonly id: string
   readonly title: string
-  readonly rule: string
+  /** At least one rule, by id: a typo is a type error. */
+  readonly rules: readonly [RuleId, ...Array<RuleId>]
   readonly tags: ReadonlyArray<string>
   readonly requires?: Requirements
   readonly runFirst?: boolean
@@ -76,5 +70,11 @@ export const scenario = (definition: ScenarioDefinition): Scenario => {
   if (requires.moneyMoving === true) tags.add("money-moving")
   if (requires.secondKey === true) tags.add("cross-tenant")
   if (requires.receiver === true) tags.add("webhook-receiver")
-  return { ...definition, requires, tags: [...tags], runFirst: definition.runFirst ?? false }
+  return {
+    ...definition,
+    rule: describeRules(definition.rules),
+    requires,
+    tags: [...tags],
+    runFirst: definition.runFirst ?? false
+  }
 }

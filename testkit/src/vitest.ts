@@ -1,62 +1,17 @@
 /**
- * The kit inside an integrator's vitest suite: one test per scenario.
- *
- *   import { describeConformance } from "@cop-integrations/testkit/vitest"
- *   describeConformance({ baseUrl: process.env.SANDBOX_URL!, apiKey: process.env.SANDBOX_KEY! })
- *
- * The whole run happens once in `beforeAll` (scenarios run a few at a time, as with the CLI); each test
- * then reports its scenario: passed, failed with the full failure (expected, actual, curl), or skipped
- * with the reason it did not run.
+ * `@cop-integrations/testkit/vitest`: describeConformance and its options (./describeConformance.ts). An unsupported
+ * Node is refused here, in one line, before vitest or the kit load: the line goes to stderr as well as into the error,
+ * because vitest 5 on Node 20 breaks while reporting errors (`Map.groupBy is not a function`).
  */
-import { beforeAll, describe, it } from "vitest"
-import { describeFailure } from "./report/text.ts"
-import type { ConformanceReport } from "./report/types.ts"
-import { type ConformanceOptions, runConformance, selectScenarios } from "./runner.ts"
+import { refusalOfNode } from "./nodeVersion.ts"
 
-export interface SuiteOptions {
-  /** The describe block's name. */
-  readonly name?: string
-  /**
-   * Scenario filter; it wins over the options' own `grep`. Needed when the options are a function: the tests are
-   * declared before it runs, so a `grep` it returns is not used.
-   */
-  readonly grep?: ReadonlyArray<string>
-  /** Time limit of the whole run (the beforeAll hook). Default 10 minutes. */
-  readonly runTimeoutMs?: number
-  /** Receives the whole report once the run is over (to write it out, or assert on the claim). */
-  readonly onReport?: (report: ConformanceReport) => void | Promise<void>
+const refusal = refusalOfNode(process.versions.node)
+if (refusal !== undefined) {
+  process.stderr.write(`@cop-integrations/testkit/vitest: ${refusal}\n`)
+  throw new Error(refusal)
 }
 
-export class ConformanceFailure extends Error {
-  override readonly name = "ConformanceFailure"
-}
-
-type Options = ConformanceOptions | (() => ConformanceOptions | Promise<ConformanceOptions>)
-
-/** The scenario filter of a suite: its own `grep`, else that of options given as an object. */
-export const suiteGrep = (options: Options, suite: SuiteOptions): ReadonlyArray<string> =>
-  suite.grep ?? (typeof options === "function" ? [] : options.grep ?? [])
-
-/** Declares one vitest test per selected scenario. `options` may be a function, e.g. to start a server first. */
-export const describeConformance = (options: Options, suite: SuiteOptions = {}): void => {
-  const grep = suiteGrep(options, suite)
-  describe(suite.name ?? "Integrations API conformance", () => {
-    let report: ConformanceReport | undefined
-    beforeAll(async () => {
-      const resolved = typeof options === "function" ? await options() : options
-      report = await runConformance({ ...resolved, grep })
-      await suite.onReport?.(report)
-    }, suite.runTimeoutMs ?? 600_000)
-
-    for (const scenario of selectScenarios(grep)) {
-      it(`${scenario.id} ${scenario.title}`, (context) => {
-        const result = report?.scenarios.find((candidate) => candidate.id === scenario.id)
-        if (result === undefined) {
-          throw new ConformanceFailure("the conformance run did not complete (see the beforeAll error)")
-        }
-        if (result.status === "not_run") context.skip(`not run: ${result.reason ?? ""}`)
-        if (result.status !== "passed") throw new ConformanceFailure(describeFailure(result))
-      })
-    }
-  })
-}
+export const { ConformanceFailure, describeConformance, suiteGrep } = await import("./describeConformance.ts")
+/** The error a failed scenario's test throws (the class above, as a type). */
+export type ConformanceFailure = InstanceType<typeof ConformanceFailure>
+export type { SuiteOptions } from "./describeConformance.ts"

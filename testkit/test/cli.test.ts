@@ -19,11 +19,12 @@ const cli = (args: ReadonlyArray<string>) =>
     )
   })
 
-/** A deployment that only says it is live. */
-const liveHealth = createServer((_, response) => {
-  response.writeHead(200, { "content-type": "application/json" }).end(
-    JSON.stringify({ status: "ok", mode: "live", version: "0.1.0" })
-  )
+/** A deployment that only says it is live (and serves the contract's title in /openapi.json, for the preflight). */
+const liveHealth = createServer((request, response) => {
+  const body = request.url === "/openapi.json"
+    ? { openapi: "3.1.0", info: { title: "Integrations API", version: "0.1.0" }, paths: {} }
+    : { status: "ok", mode: "live", version: "0.1.0" }
+  response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body))
 })
 let liveUrl = ""
 

@@ -116,24 +116,28 @@ describe("a key that does not authenticate (DESIGN §4)", () => {
   /** Shaped like a key, never issued. */
   const unknownKey = () => `${apiKey.slice(0, -6)}${apiKey.endsWith("zzzzzz") ? "yyyyyy" : "zzzzzz"}`
 
-  it("refuses the run before any scenario: only GET /healthz and the one probe reach the deployment", async () => {
-    const seen: Array<string> = []
-    const proxy = await through({
-      request: (request) => {
-        seen.push(`${request.method} ${request.url}`)
-        return request
-      }
-    })
-    await expect(runConformance({ baseUrl: proxy.baseUrl, apiKey: unknownKey(), seed: 1 })).rejects.toThrow(
-      ConfigurationError
-    )
-    expect(seen).toEqual(["GET /healthz", `GET ${PAYOUTS}?limit=1`])
-  }, 30_000)
+  it(
+    "refuses the run before any scenario: only the preflight's GET /healthz, GET /openapi.json and the one probe reach the deployment",
+    async () => {
+      const seen: Array<string> = []
+      const proxy = await through({
+        request: (request) => {
+          seen.push(`${request.method} ${request.url}`)
+          return request
+        }
+      })
+      await expect(runConformance({ baseUrl: proxy.baseUrl, apiKey: unknownKey(), seed: 1 })).rejects.toThrow(
+        ConfigurationError
+      )
+      expect(seen).toEqual(["GET /healthz", "GET /openapi.json", `GET ${PAYOUTS}?limit=1`])
+    },
+    30_000
+  )
 
   it("checks the second key too", async () => {
     await expect(runConformance({ baseUrl: server.baseUrl, apiKey, secondApiKey: unknownKey(), seed: 1 })).rejects
       .toThrow(
-        /the key of --second-api-key \(CONFORMANCE_SECOND_API_KEY, cop_test_pk_…\) does not authenticate/
+        /the API key cop_test_pk_…[0-9A-Za-z]{4} \(--second-api-key, CONFORMANCE_SECOND_API_KEY\) is unknown to this deployment/
       )
   }, 30_000)
 
@@ -143,7 +147,7 @@ describe("a key that does not authenticate (DESIGN §4)", () => {
     const lines = stderr.trim().split("\n")
     expect(lines).toHaveLength(1)
     expect(lines[0]).toMatch(
-      /^integrations-conformance: the key of --api-key \(CONFORMANCE_API_KEY, cop_test_pk_…\) does not authenticate: GET \/api\/integrations\/breb\/payouts\?limit=1 answered 401: ".+"; no scenario was run$/
+      /^integrations-conformance: the API key cop_test_pk_…[0-9A-Za-z]{4} \(--api-key, CONFORMANCE_API_KEY\) is unknown to this deployment \(never issued here, mistyped or revoked\): GET \/api\/integrations\/breb\/payouts\?limit=1 answered 401; no scenario was run$/
     )
     expect(stderr).not.toContain(unknownKey())
     expect(stdout).toBe("")

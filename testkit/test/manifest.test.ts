@@ -6,7 +6,8 @@
  */
 import { readdir, readFile } from "node:fs/promises"
 import { describe, expect, it } from "vitest"
-import { suiteGrep } from "../src/vitest.ts"
+import { suiteGrep } from "../src/describeConformance.ts"
+import { MINIMUM_NODE, refusalOfNode } from "../src/nodeVersion.ts"
 
 const repo = new URL("../../", import.meta.url)
 
@@ -67,7 +68,8 @@ describe("the kit's install footprint", () => {
     const pkg = (await manifest("testkit/package.json")) as Manifest & {
       readonly dependencies?: Record<string, string>
     }
-    expect(Object.keys(pkg.dependencies ?? {}).sort()).toEqual(["@cop-integrations/contracts", "effect"])
+    // none at all: effect and the contract are bundled into dist/ (scripts/build-kit.mjs; pack.test.ts checks the bundle)
+    expect(pkg.dependencies ?? {}).toEqual({})
     const sources = (await readdir(new URL("testkit/src/", repo), { recursive: true })).filter((file) =>
       file.endsWith(".ts")
     )
@@ -78,7 +80,8 @@ describe("the kit's install footprint", () => {
     const contract = (await manifest("contracts/package.json")) as Manifest & {
       readonly dependencies?: Record<string, string>
     }
-    expect(Object.keys(contract.dependencies ?? {}).sort()).toEqual(["effect"])
+    // the typed-client package uses the integrator's effect
+    expect([contract.dependencies ?? {}, contract.peerDependencies]).toEqual([{}, { effect: "^4.1.0" }])
     const contractSources = (await readdir(new URL("contracts/src/", repo))).filter((file) => file.endsWith(".ts"))
     for (const file of contractSources) {
       expect(await readFile(new URL(`contracts/src/${file}`, repo), "utf8"), file).not.toMatch(/from "viem/)
@@ -108,10 +111,15 @@ describe("licence and source of both packages", () => {
   }
 
   it("no README tells to install them from the registry (they are not published): they install from the tarballs", async () => {
-    for (const readme of ["README.md", "testkit/README.md", "contracts/README.md"]) {
+    const tarballs = [
+      ["README.md", "testkit"], // the kit alone: the contract is bundled into it
+      ["contracts/README.md", "contracts"],
+      ["testkit/README.md", "testkit"] // the kit alone: the contract is bundled into it
+    ] as const
+    for (const [readme, pkg] of tarballs) {
       const text = await readFile(new URL(readme, repo), "utf8")
       expect(text, readme).not.toMatch(/npm (?:install|i|add)\b[^\n`]*@cop-integrations\//)
-      expect(text, readme).toMatch(/npm install [^\n]*\.\/cop-integrations-contracts-0\.1\.0\.tgz/)
+      expect(text, readme).toMatch(new RegExp(`npm install [^\\n]*\\./cop-integrations-${pkg}-0\\.1\\.0\\.tgz`))
     }
   })
 
@@ -130,5 +138,18 @@ describe("describeConformance's scenario filter", () => {
   it("else the options' own grep, or none for options given as a function", () => {
     expect(suiteGrep(options, {})).toEqual(["AUTH"])
     expect(suiteGrep(() => options, {})).toEqual([])
+  })
+})
+
+describe("the kit's supported Node versions", () => {
+  it("engines says what src/nodeVersion.ts enforces", async () => {
+    const kit = (await manifest("testkit/package.json")) as Manifest & { readonly engines?: Record<string, string> }
+    expect(kit.engines).toEqual({ node: `>=${MINIMUM_NODE}` })
+    expect([refusalOfNode("v22.11.0") !== undefined, refusalOfNode("20.19.0") !== undefined]).toEqual([true, true])
+    expect([refusalOfNode("22.12.0"), refusalOfNode("v24.0.0"), refusalOfNode("26.1.0")]).toEqual([
+      undefined,
+      undefined,
+      undefined
+    ])
   })
 })

@@ -1,18 +1,21 @@
 /**
  * The published form: `npm pack` of contracts/ and testkit/, laid out in an empty project as `npm install`
- * would (the tarballs unpacked into node_modules, the `bin` linked, each declared dependency linked to the
- * very version the manifest pins, taken from this repo's node_modules: no registry, so `npm test` stays
- * off the network), answers `integrations-conformance --help`, type-checks against its declarations,
- * and runs the full kit against a started service, writing a JUnit file with one testcase per scenario.
+ * would (the tarballs unpacked into node_modules, the `bin` linked, each declared dependency or peer linked
+ * from this repo's node_modules: no registry, so `npm test` stays off the network), answers
+ * `integrations-conformance --help`, type-checks against its declarations, and runs the full kit against a
+ * started service, writing a JUnit file with one testcase per scenario. The kit is bundled
+ * (scripts/build-kit.mjs): no runtime dependency, no import but node: builtins and vitest, under 5 MB unpacked,
+ * its declarations checked without effect installed; an unsupported Node gets one line.
  *
  * The packages are packed from a copy of the workspace (pack swaps package.json for its published form
  * while it runs; the repo's own must not change under the other test files).
  */
-import { execFile } from "node:child_process"
+import { execFile, execFileSync } from "node:child_process"
 import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
+import { build } from "esbuild"
 import { XMLParser, XMLValidator } from "fast-xml-parser"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestServer, type TestServer } from "../../test/support/server.ts"
@@ -42,8 +45,14 @@ const expectSuccess = (outcome: Outcome, what: string) => {
   if (outcome.code !== 0) throw new Error(`${what} exited ${outcome.code}\n${outcome.stdout}\n${outcome.stderr}`)
 }
 
+interface PackResult {
+  readonly size: number
+  readonly unpackedSize: number
+}
+
 let work = ""
 let consumer = ""
+const packedSizes: Record<string, PackResult> = {}
 let server: TestServer | undefined
 
 /** contracts/ and testkit/ as they are in the repo, with the files their build reads. */
@@ -53,6 +62,7 @@ const stageWorkspace = async (stage: string) => {
     copy("tsconfig.json"),
     copy("LICENSE"),
     copy("scripts/pack-manifest.mjs"),
+    copy("scripts/build-kit.mjs"),
     ...["package.json", "tsconfig.build.json", "src", "openapi.json", "README.md"].map((file) =>
       copy(`contracts/${file}`).catch(() => undefined)
     ),
@@ -64,6 +74,7 @@ const stageWorkspace = async (stage: string) => {
 interface Manifest {
   readonly name: string
   readonly version: string
+  readonly engines?: Record<string, string>
   readonly bin?: Record<string, string>
   readonly dependencies?: Record<string, string>
   readonly peerDependencies?: Record<string, string>
@@ -112,7 +123,10 @@ beforeAll(async () => {
   await Promise.all([mkdir(stage), mkdir(tarballs), mkdir(consumer)])
   await stageWorkspace(stage)
   for (const pkg of ["contracts", "testkit"]) {
-    expectSuccess(await run("npm", ["pack", "--pack-destination", tarballs], join(stage, pkg)), `npm pack ${pkg}`)
+    const packed = await run("npm", ["pack", "--json", "--pack-destination", tarballs], join(stage, pkg))
+    expectSuccess(packed, `npm pack ${pkg}`)
+    const [{ size, unpackedSize }] = JSON.parse(packed.stdout.slice(packed.stdout.search(/^\[$/m))) as [PackResult]
+    packedSizes[pkg] = { size, unpackedSize }
   }
   await writeFile(
     join(consumer, "package.json"),
@@ -159,6 +173,94 @@ describe("the packed kit, installed into an empty project", () => {
       // pack-manifest.mjs copied the repository's LICENSE in for the pack only
       expect(await readdir(join(work, "workspace", pkg))).not.toContain("LICENSE")
     }
+  })
+
+  it("the kit has no runtime dependency: effect and the contract are bundled, vitest stays an optional peer", async () => {
+    const kit = await readManifest(join(consumer, "node_modules", "@cop-integrations", "testkit"))
+    expect(kit.dependencies ?? {}).toEqual({})
+    expect(Object.keys(kit.peerDependencies ?? {})).toEqual(["vitest"])
+    const contracts = await readManifest(join(consumer, "node_modules", "@cop-integrations", "contracts"))
+    expect([contracts.dependencies ?? {}, contracts.peerDependencies]).toEqual([{}, { effect: "^4.1.0" }])
+  })
+
+  it("the kit's JavaScript imports nothing but node: builtins and vitest (the integrator's)", async () => {
+    const installed = join(consumer, "node_modules", "@cop-integrations", "testkit")
+    const imported = new Set<string>()
+    // esbuild parses every import (static and dynamic) of the three entries and what they load, and keeps the bare ones.
+    await build({
+      entryPoints: ["dist/cli.js", "dist/index.js", "dist/vitest.js"].map((entry) => join(installed, entry)),
+      bundle: true,
+      write: false,
+      platform: "node",
+      format: "esm",
+      outdir: join(work, "imports"),
+      logLevel: "silent",
+      plugins: [{
+        name: "bare-imports",
+        setup: (esbuild) => {
+          esbuild.onResolve({ filter: /^[^./]/ }, (args) => {
+            imported.add(args.path)
+            return { path: args.path, external: true }
+          })
+        }
+      }]
+    })
+    expect([...imported].filter((specifier) => !specifier.startsWith("node:") && specifier !== "vitest")).toEqual([])
+    expect(imported).toContain("vitest")
+  })
+
+  it(
+    "the kit's declarations type-check without effect, the contract or vitest installed (skipLibCheck off)",
+    async () => {
+      const alone = join(work, "kit-alone")
+      await mkdir(join(alone, "node_modules", "@cop-integrations"), { recursive: true })
+      // a copy, not a link: from the link's real path "effect" would resolve to the consumer's (the contract's peer)
+      await cp(
+        join(consumer, "node_modules", "@cop-integrations", "testkit"),
+        join(alone, "node_modules", "@cop-integrations", "testkit"),
+        { recursive: true }
+      )
+      await writeFile(
+        join(alone, "use.ts"),
+        [
+          `import { allScenarios, runConformance, type ConformanceReport, type ScenarioInfo } from "@cop-integrations/testkit"`,
+          `import { ConformanceFailure, describeConformance, type SuiteOptions } from "@cop-integrations/testkit/vitest"`,
+          `export const isFailure = (error: unknown): error is ConformanceFailure => error instanceof ConformanceFailure`,
+          `const report: Promise<ConformanceReport> = runConformance({ baseUrl: "http://localhost:8787", apiKey: "k" })`,
+          `const first: ScenarioInfo | undefined = allScenarios[0]`,
+          `const suite: SuiteOptions = { grep: ["HEALTH-001"] }`,
+          `export const uses = [report, first, suite, describeConformance]`
+        ].join("\n")
+      )
+      await writeFile(
+        join(alone, "tsconfig.json"),
+        JSON.stringify({
+          compilerOptions: {
+            module: "NodeNext",
+            moduleResolution: "NodeNext",
+            target: "ES2022",
+            strict: true,
+            noEmit: true,
+            skipLibCheck: false,
+            types: []
+          },
+          files: ["use.ts"]
+        })
+      )
+      const outcome = await run(
+        process.execPath,
+        [join(repo, "node_modules", "typescript", "bin", "tsc"), "-p", "."],
+        alone
+      )
+      expectSuccess(outcome, "tsc of the kit alone")
+    },
+    60_000
+  )
+
+  it("the kit's tarball unpacks to less than 5 MB (it was 0.5 MB and pulled in 62 MB of effect and its platform)", () => {
+    const kit = packedSizes["testkit"]!
+    expect(kit.unpackedSize).toBeLessThan(5 * 1024 * 1024)
+    expect(kit.size).toBeLessThan(kit.unpackedSize)
   })
 
   it("answers integrations-conformance --help through the linked bin", async () => {
@@ -239,4 +341,37 @@ describe("the packed kit, installed into an empty project", () => {
     }
     expect(report.fullConformanceClaim).toBe(true)
   }, 180_000)
+})
+
+/** A Node older than the kit supports: the machine's own /usr/bin/node (v20 on this project's machines), if it is one. */
+const oldNode = (() => {
+  try {
+    const version = execFileSync("/usr/bin/node", ["--version"], { encoding: "utf8" }).trim()
+    const [major = 0, minor = 0] = version.slice(1).split(".").map(Number)
+    return major < 22 || (major === 22 && minor < 12) ? { path: "/usr/bin/node", version } : undefined
+  } catch {
+    return undefined
+  }
+})()
+
+describe.runIf(oldNode !== undefined)(`the packed kit on ${oldNode?.version ?? "an older Node"}`, () => {
+  const refusal = (version: string) =>
+    `Node ${version.slice(1)} is not supported: the conformance kit needs Node 22.12.0 or later (Node 22 or 24 LTS)`
+
+  it("the CLI refuses in one line, exit 2, before loading the kit", async () => {
+    const bin = join(consumer, "node_modules", "@cop-integrations", "testkit", "dist", "cli.js")
+    const outcome = await run(oldNode!.path, [bin, "--base-url", "http://127.0.0.1:9", "--api-key", "k"], consumer)
+    expect(outcome).toEqual({ code: 2, stdout: "", stderr: `integrations-conformance: ${refusal(oldNode!.version)}\n` })
+  })
+
+  it("the vitest entry says the same first, then throws it (vitest 5 on Node 20 fails while reporting errors)", async () => {
+    const outcome = await run(
+      oldNode!.path,
+      ["--input-type=module", "-e", `await import("@cop-integrations/testkit/vitest")`],
+      consumer
+    )
+    expect(outcome.code).not.toBe(0)
+    expect(outcome.stderr.split("\n")[0]).toBe(`@cop-integrations/testkit/vitest: ${refusal(oldNode!.version)}`)
+    expect(outcome.stderr).toContain(`Error: ${refusal(oldNode!.version)}`)
+  })
 })

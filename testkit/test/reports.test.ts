@@ -4,11 +4,12 @@ import { consoleSummary } from "../src/report/console.ts"
 import { toJson } from "../src/report/json.ts"
 import { toJUnit } from "../src/report/junit.ts"
 import type { ConformanceReport, ScenarioResult } from "../src/report/types.ts"
+import { describeRule, describeRules } from "../src/rules.ts"
 
 const result = (id: string, status: ScenarioResult["status"], extra: Partial<ScenarioResult> = {}): ScenarioResult => ({
   id,
   title: `title of ${id}`,
-  rule: "DESIGN §3",
+  rule: describeRules(["R-ERR-2", "R-CONTRACT-2"]),
   tags: ["test"],
   status,
   durationMs: 12,
@@ -130,7 +131,12 @@ describe("the JSON and console reports", () => {
 
   it("the console summary shows the failure in full and a closing count line", () => {
     const text = consoleSummary(report, { color: false })
-    expect(text).toContain("expected: 400 with an ErrorBody")
+    expect(text).toContain(
+      `\nrule:     ${describeRule("R-ERR-2")}\n          ${
+        describeRule("R-CONTRACT-2")
+      }\nexpected: 400 with an ErrorBody`
+    )
+    expect(describeRule("R-ERR-2")).toMatch(/^R-ERR-2: invalid input is 400 ErrorBody .* \(README#errors\)$/)
     expect(text).toContain("reproduce (with CONFORMANCE_API_KEY set):")
     expect(text).toContain("NOT CONFORMANT")
     expect(text.split("\n")).toContain("conformance: 1 passed, 1 failed, 1 skipped")

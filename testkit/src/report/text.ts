@@ -23,7 +23,7 @@ const reproduceLines = (failure: FailureReport): ReadonlyArray<string> => {
 
 /** Rule, expected, actual, details (seed, shrunk input) and the reproduction of a failure. */
 const failureBody = (result: ScenarioResult, failure: FailureReport): ReadonlyArray<string> => [
-  ...(failure.message === result.rule ? [] : [`rule:     ${result.rule}`]),
+  ...(failure.message === result.rule ? [] : [`rule:     ${indent(result.rule, "          ").trimStart()}`]),
   `expected: ${failure.expected}`,
   `actual:   ${failure.actual}`,
   ...(failure.details === undefined

@@ -1,5 +1,5 @@
-import type { Exchange } from "../http.ts"
-import type { Mode } from "../scenario.ts"
+import type { Exchange } from "../exchange.ts"
+import type { Mode } from "../scenarioInfo.ts"
 
 export type ScenarioStatus = "passed" | "failed" | "error" | "not_run"
 

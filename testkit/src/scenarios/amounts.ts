@@ -1,6 +1,6 @@
 /**
  * The money checks shared by quotes and payouts: every amount the deployment shows must follow from its
- * own sell rate, the destination amount and the token's decimals (DESIGN §3 Money math).
+ * own sell rate, the destination amount and the token's decimals (R-MONEY-1).
  */
 import type { FeeLeg } from "@cop-integrations/contracts"
 import { Effect } from "effect"
@@ -22,7 +22,7 @@ export interface ShownAmounts {
   readonly display: string
 }
 
-const MONEY_RULE = "amounts follow from D, the sell rate S and the token decimals (DESIGN §3 Money math)"
+const MONEY_RULE = "amounts follow from D, the sell rate S and the token decimals"
 
 export const legAmount = (fees: ReadonlyArray<FeeLeg>, code: FeeLeg["code"]): string | undefined =>
   fees.find((leg) => leg.code === code)?.amountUsd

@@ -19,7 +19,7 @@ const otherKind = (kit: Kit) => (kit.mode === "mock" ? "live" : "test")
 const unauthorizedQuote = (kit: Kit, auth: Auth, rule: string) =>
   Effect.flatMap(kit.call("quote", { auth }), (reply) => rejected(reply, 401, "none", rule))
 
-/** A live deployment has no test helpers: every request there is 404, a missing key included (DESIGN §3). */
+/** A live deployment has no test helpers: every request there is 404, a missing key included (R-EVT-5). */
 const absentInLive = (kit: Kit, path: string) =>
   kit.mode === "live" && path.startsWith("/api/integrations/test-helpers/")
 
@@ -27,7 +27,7 @@ export const authScenarios = [
   scenario({
     id: "AUTH-001",
     title: "every partner endpoint without a key is 401 ErrorBody, before any validation (live: the test helpers 404)",
-    rule: "seed §5, DESIGN §3 Authentication and precedence (401 → 400), Test helpers (404 in live mode)",
+    rules: ["R-AUTH-1", "R-EVT-5"],
     tags: ["auth", "errors", "read-only"],
     run: (kit) =>
       Effect.forEach(
@@ -61,7 +61,7 @@ export const authScenarios = [
   scenario({
     id: "AUTH-002",
     title: "a scheme other than Bearer is 401",
-    rule: "seed §5 (Authorization: Bearer <API_KEY>)",
+    rules: ["R-AUTH-1"],
     tags: ["auth", "read-only"],
     run: (kit) =>
       unauthorizedQuote(kit, { authorization: "Basic Y29uZm9ybWFuY2U6a2l0" }, "only the Bearer scheme authenticates")
@@ -69,7 +69,7 @@ export const authScenarios = [
   scenario({
     id: "AUTH-003",
     title: "a malformed key is 401",
-    rule: "seed §5, DESIGN §3 Authentication",
+    rules: ["R-AUTH-1"],
     tags: ["auth", "read-only"],
     run: (kit) =>
       unauthorizedQuote(kit, { authorization: `Bearer not-a-key-${uniqueSuffix()}` }, "a malformed key is 401")
@@ -77,7 +77,7 @@ export const authScenarios = [
   scenario({
     id: "AUTH-004",
     title: "a well-formed key the deployment never issued is 401",
-    rule: "DESIGN §3 Authentication (unknown key: 401)",
+    rules: ["R-AUTH-2"],
     tags: ["auth", "read-only"],
     run: (kit) =>
       unauthorizedQuote(
@@ -89,7 +89,7 @@ export const authScenarios = [
   scenario({
     id: "AUTH-005",
     title: "a key of the other kind (live key on a mock deployment, or test on live) is 401",
-    rule: "DESIGN §3 Authentication (a mock deployment accepts only test keys, a live one only live keys)",
+    rules: ["R-AUTH-3"],
     tags: ["auth", "read-only"],
     run: (kit) =>
       unauthorizedQuote(kit, { authorization: `Bearer ${forgedKey(otherKind(kit))}` }, "the other kind of key is 401")
@@ -97,7 +97,7 @@ export const authScenarios = [
   scenario({
     id: "AUTH-006",
     title: "the run's keys have the mode's prefix and are accepted",
-    rule: "DESIGN §3 Authentication (cop_test_pk_ / cop_live_pk_)",
+    rules: ["R-AUTH-3"],
     tags: ["auth", "read-only"],
     run: (kit) =>
       Effect.gen(function*() {
@@ -113,7 +113,7 @@ export const authScenarios = [
   scenario({
     id: "AUTH-007",
     title: "healthz, readyz, openapi.json and docs answer without a key",
-    rule: "DESIGN §3 Authentication (unauthenticated routes)",
+    rules: ["R-AUTH-4"],
     tags: ["auth", "health", "read-only"],
     run: (kit) =>
       Effect.forEach(

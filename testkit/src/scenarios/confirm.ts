@@ -23,8 +23,7 @@ const otherCase = (hash: string): string => `0x${hash.slice(2).toUpperCase()}`
 
 const sameHash = (a: string | null, b: string): boolean => a !== null && a.toLowerCase() === b.toLowerCase()
 
-const REUSE_RULE =
-  "a txHash confirms one payout only: a second payout with it is 409 tx_hash_reused (seed §4.4a rule 1)"
+const REUSE_RULE = "a txHash confirms one payout only: a second payout with it is 409 tx_hash_reused"
 
 const checkUnclaimed = (payout: Payout, exchange: Answered, rule: string) =>
   check(payout.status === "awaiting_deposit" && payout.txHash === null, rule, {
@@ -55,7 +54,7 @@ export const confirmScenarios = [
   scenario({
     id: "PAYOUT-CONFIRM-001",
     title: "confirming with a txHash answers 200 with the payout confirmed and the hash recorded",
-    rule: "seed §4.4a; DESIGN §3 POST payouts/{payoutId}/confirm",
+    rules: ["R-CONFIRM-1"],
     tags: ["confirm", "payout"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -84,7 +83,7 @@ export const confirmScenarios = [
         )
         yield* check(
           legsAfterConfirm,
-          "after confirmation provider legs are pending until settled, copby pending without a feeTxHash (DESIGN §3 Payout)",
+          "after confirmation provider legs are pending until settled, copby pending without a feeTxHash",
           {
             expected: "bridge_fx and bridge pending (or verified), copby pending",
             actual: confirmed.fees.map((leg) => `${leg.code}:${leg.status}`).join(", "),
@@ -96,7 +95,7 @@ export const confirmScenarios = [
   scenario({
     id: "PAYOUT-CONFIRM-002",
     title: "confirming again with the same txHash, in any letter case, answers the payout unchanged",
-    rule: "DESIGN §3 POST payouts/{payoutId}/confirm (idempotent)",
+    rules: ["R-CONFIRM-2"],
     tags: ["confirm", "payout", "idempotency"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -123,7 +122,7 @@ export const confirmScenarios = [
   scenario({
     id: "PAYOUT-CONFIRM-003",
     title: "a txHash that already confirms another payout is 409 tx_hash_reused",
-    rule: REUSE_RULE,
+    rules: ["R-TXHASH-1"],
     tags: ["confirm", "payout", "errors"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -138,7 +137,7 @@ export const confirmScenarios = [
   scenario({
     id: "PAYOUT-CONFIRM-004",
     title: "the same txHash in another letter case is also 409 tx_hash_reused",
-    rule: `${REUSE_RULE}; DESIGN §3 (compare case-insensitively)`,
+    rules: ["R-TXHASH-1"],
     tags: ["confirm", "payout", "errors"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -156,7 +155,7 @@ export const confirmScenarios = [
   scenario({
     id: "PAYOUT-CONFIRM-005",
     title: "after a rejected reuse the payout can still be confirmed with its own hash",
-    rule: "DESIGN §3 (a rejected confirmation does not claim the hash or change the payout)",
+    rules: ["R-CONFIRM-6", "R-TXHASH-1"],
     tags: ["confirm", "payout"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -170,7 +169,7 @@ export const confirmScenarios = [
   scenario({
     id: "PAYOUT-CONFIRM-006",
     title: "a txHash not matching ^0x[a-fA-F0-9]{64}$, or none, is 400 naming txHash",
-    rule: "seed §2 TxHash, §4.4a (txHash required, TxHash format)",
+    rules: ["R-CONFIRM-4"],
     tags: ["confirm", "validation", "read-only"],
     run: (kit) =>
       Effect.gen(function*() {
@@ -190,7 +189,7 @@ export const confirmScenarios = [
   scenario({
     id: "PAYOUT-CONFIRM-007",
     title: "confirming a confirmed payout with a different txHash is 409 and keeps the first hash",
-    rule: "seed §4.4a (errors: 409 ErrorBody); DESIGN §3 (transitions only move forward)",
+    rules: ["R-CONFIRM-3"],
     tags: ["confirm", "payout", "errors"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -213,7 +212,7 @@ export const confirmScenarios = [
   scenario({
     id: "PAYOUT-CONFIRM-008",
     title: "confirming a payout that does not exist is 404 ErrorBody",
-    rule: "DESIGN §3 (404 for a payout that is not this integration's)",
+    rules: ["R-TENANT-1"],
     tags: ["confirm", "errors", "read-only"],
     run: (kit) =>
       Effect.flatMap(
@@ -224,7 +223,7 @@ export const confirmScenarios = [
   scenario({
     id: "PAYOUT-CONFIRM-009",
     title: "a feeTxHash is recorded and, in mock mode, verifies the copby leg at confirmation",
-    rule: "DESIGN §3 Payout (copby verified when its fee transfer is verified; mock verifies it at confirm)",
+    rules: ["R-CONFIRM-5"],
     tags: ["confirm", "payout", "fees"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -251,7 +250,7 @@ export const confirmScenarios = [
   scenario({
     id: "PAYOUT-CONFIRM-010",
     title: "confirming after the deposit window closed is 409 requote",
-    rule: "seed §7; DESIGN §3 (confirm after the window → requote; X-Mock-Scenario: requote)",
+    rules: ["R-CONFIRM-6", "R-MOCK-1"],
     tags: ["confirm", "payout", "errors"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>

@@ -4,6 +4,7 @@ import { check } from "../check.ts"
 import { endpoints } from "../contract.ts"
 import { failure, show } from "../failure.ts"
 import { scenario } from "../scenario.ts"
+import { acceptedVersions, acceptsVersion, laterVersionWarning, versionFit } from "../versioning.ts"
 
 interface OpenApiShape {
   readonly info?: { readonly version?: unknown }
@@ -22,22 +23,22 @@ const describeError = (error: unknown): string =>
 export const contractScenarios = [
   scenario({
     id: "CONTRACT-001",
-    title: "GET /openapi.json is the contract's document: version 0.1.0 and every operation",
-    rule: "DESIGN §1 (contracts/openapi.json generated from the contract), seed §9 (version 0.1.0)",
+    title:
+      `GET /openapi.json is the contract's document: version ${INTERFACE_VERSION} (or a later one of its line) and every operation`,
+    rules: ["R-CONTRACT-1"],
     tags: ["contract", "read-only"],
     run: (kit) =>
       Effect.gen(function*() {
         const exchange = yield* kit.send({ method: "GET", path: "/openapi.json", auth: "none" })
         const document = (exchange.response.isJson ? exchange.response.json : {}) as OpenApiShape
+        const version = document.info?.version
+        const fit = versionFit(version)
         yield* check(
-          document.info?.version === INTERFACE_VERSION,
-          "the served OpenAPI document carries the interface version",
-          {
-            expected: `info.version ${INTERFACE_VERSION}`,
-            actual: show(document.info?.version),
-            exchange
-          }
+          acceptsVersion(fit, kit.strict),
+          "the served OpenAPI document carries a version of the kit's compatibility line",
+          { expected: `info.version ${acceptedVersions(kit.strict)}`, actual: `${show(version)} (${fit})`, exchange }
         )
+        if (fit === "later") kit.warn(laterVersionWarning("GET /openapi.json", String(version)), exchange)
         const missing = [...endpoints.values()]
           .filter((spec) => document.paths?.[openApiPath(spec.path)]?.[spec.method.toLowerCase()] === undefined)
           .map((spec) => `${spec.method} ${spec.path}`)
@@ -52,7 +53,7 @@ export const contractScenarios = [
     id: "CONTRACT-002",
     title:
       "the typed client derived from the contract reads the deployment and decodes its errors into the contract's classes",
-    rule: "DESIGN §1 (the testkit derives its client from the contract: HttpApiClient.make)",
+    rules: ["R-CONTRACT-2"],
     tags: ["contract", "read-only"],
     run: (kit) =>
       Effect.gen(function*() {

@@ -36,7 +36,7 @@ export const errorScenarios = [
   scenario({
     id: "ERR-001",
     title: "unknown routes are 404 ErrorBody, with or without a key",
-    rule: "DESIGN §3 Errors (every non-2xx body is ErrorBody, including 404)",
+    rules: ["R-ERR-1"],
     tags: ["errors", "read-only"],
     run: (kit) =>
       Effect.forEach(
@@ -56,7 +56,7 @@ export const errorScenarios = [
   scenario({
     id: "ERR-002",
     title: "a known path with a method it does not serve is 404 or 405 ErrorBody",
-    rule: "DESIGN §3 Errors (405 is an ErrorBody too)",
+    rules: ["R-ERR-1"],
     tags: ["errors", "read-only"],
     run: (kit) =>
       Effect.forEach([
@@ -72,7 +72,7 @@ export const errorScenarios = [
   scenario({
     id: "ERR-003",
     title: "a body that is not valid JSON is 400 ErrorBody on every POST endpoint",
-    rule: "DESIGN §3 Errors (validation failures: 400 {error})",
+    rules: ["R-ERR-2"],
     tags: ["errors", "validation", "read-only"],
     run: (kit) =>
       Effect.forEach(postBodies, ({ name, path }) =>
@@ -84,7 +84,7 @@ export const errorScenarios = [
   scenario({
     id: "ERR-004",
     title: "JSON that is not an object ([], \"text\", 42, null) is 400 ErrorBody",
-    rule: "DESIGN §3 Errors (validation failures: 400 {error})",
+    rules: ["R-ERR-2"],
     tags: ["errors", "validation", "read-only"],
     run: (kit) =>
       Effect.forEach(["[]", "\"text\"", "42", "null"], (body) =>
@@ -96,7 +96,7 @@ export const errorScenarios = [
   scenario({
     id: "ERR-005",
     title: "a body over 64 KiB is 413 ErrorBody, with a Content-Length or chunked",
-    rule: "DESIGN §3 Cross-cutting (request body ≤ 64 KiB, 413)",
+    rules: ["R-ERR-3"],
     tags: ["errors", "limits", "read-only"],
     run: (kit) =>
       Effect.forEach([false, true], (chunked) =>
@@ -114,7 +114,7 @@ export const errorScenarios = [
   scenario({
     id: "ERR-006",
     title: "a POST body that is not application/json is 415 ErrorBody",
-    rule: "DESIGN §3 (JSON in and out; 415 is an ErrorBody)",
+    rules: ["R-ERR-3"],
     tags: ["errors", "read-only"],
     run: (kit) =>
       Effect.forEach(["text/plain", "application/x-www-form-urlencoded"], (contentType) =>
@@ -131,7 +131,7 @@ export const errorScenarios = [
   scenario({
     id: "ERR-007",
     title: "a validation error names the field and the rule",
-    rule: "DESIGN §3 Errors (400 {error} whose text names the field and the rule)",
+    rules: ["R-ERR-2"],
     tags: ["errors", "validation", "read-only"],
     run: (kit) =>
       Effect.forEach(

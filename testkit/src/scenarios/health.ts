@@ -1,15 +1,16 @@
-import { INTERFACE_VERSION } from "@cop-integrations/contracts"
 import { Effect } from "effect"
 import { ok } from "../api.ts"
 import { check } from "../check.ts"
 import { show } from "../failure.ts"
 import { scenario } from "../scenario.ts"
+import { acceptedVersions, acceptsVersion, laterVersionWarning, versionFit } from "../versioning.ts"
 
 export const healthScenarios = [
   scenario({
     id: "HEALTH-001",
-    title: "GET /healthz tells status, mode and the interface version, without a key",
-    rule: "DESIGN §3 Cross-cutting (healthz), seed §9 (version 0.1.0)",
+    title:
+      "GET /healthz tells status, mode and the interface version (the kit's or a later one of its line), without a key",
+    rules: ["R-HEALTH-1"],
     tags: ["health", "read-only"],
     run: (kit) =>
       Effect.gen(function*() {
@@ -20,17 +21,19 @@ export const healthScenarios = [
           actual: show(health),
           exchange: reply.exchange
         })
-        yield* check(health.version === INTERFACE_VERSION, "healthz reports the interface version", {
-          expected: `version ${INTERFACE_VERSION}`,
-          actual: show(health.version),
+        const fit = versionFit(health.version)
+        yield* check(acceptsVersion(fit, kit.strict), "healthz reports a version of the kit's compatibility line", {
+          expected: `version ${acceptedVersions(kit.strict)}`,
+          actual: `${show(health.version)} (${fit})`,
           exchange: reply.exchange
         })
+        if (fit === "later") kit.warn(laterVersionWarning("GET /healthz", health.version), reply.exchange)
       })
   }),
   scenario({
     id: "HEALTH-002",
     title: "GET /readyz answers ready when the database is reachable",
-    rule: "DESIGN §3 Cross-cutting (readyz)",
+    rules: ["R-HEALTH-2"],
     tags: ["health", "read-only"],
     run: (kit) => Effect.flatMap(kit.call("readyz"), (reply) => ok(reply, "200 Readiness"))
   })

@@ -22,8 +22,7 @@ const createWithKey = (
   auth: Auth = "primary"
 ) => kit.call("createPayout", { json: request, headers: { "Idempotency-Key": key }, auth })
 
-const REPLAY_RULE =
-  "the same Idempotency-Key with the same body replays the same payout (seed §4.4; DESIGN §3 Cross-cutting)"
+const REPLAY_RULE = "the same Idempotency-Key with the same body replays the same payout"
 
 const PARALLEL_RETRIES = 6
 
@@ -41,7 +40,7 @@ export const idempotencyScenarios = [
     id: "IDEM-001",
     title:
       "a retry with the same Idempotency-Key and body replays the stored 201 and payout, marked Idempotent-Replayed",
-    rule: REPLAY_RULE,
+    rules: ["R-IDEM-1"],
     tags: ["idempotency", "payout"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -65,7 +64,7 @@ export const idempotencyScenarios = [
   scenario({
     id: "IDEM-002",
     title: "the same Idempotency-Key with a different body is 422, before any other check, and changes nothing",
-    rule: "DESIGN §3 Cross-cutting (same key + different body → 422) and precedence (idempotency before needs_kyc)",
+    rules: ["R-IDEM-2"],
     tags: ["idempotency", "payout", "errors"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -87,7 +86,7 @@ export const idempotencyScenarios = [
   scenario({
     id: "IDEM-003",
     title: "parallel retries with one Idempotency-Key create exactly one payout",
-    rule: "DESIGN §3 Cross-cutting (exactly one resource per key, under any concurrency)",
+    rules: ["R-IDEM-3"],
     tags: ["idempotency", "payout", "concurrency"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -127,7 +126,7 @@ export const idempotencyScenarios = [
   scenario({
     id: "IDEM-004",
     title: "Idempotency-Keys are scoped per integration: the same key under another key's integration is a new payout",
-    rule: "DESIGN §3 Cross-cutting (scoped per integration)",
+    rules: ["R-IDEM-4"],
     tags: ["idempotency", "payout", "isolation"],
     requires: { mock: true, moneyMoving: true, secondKey: true },
     run: (kit) =>
@@ -149,7 +148,7 @@ export const idempotencyScenarios = [
   scenario({
     id: "IDEM-005",
     title: "a request rejected by validation or a transient error does not use up its Idempotency-Key",
-    rule: "DESIGN §3 Cross-cutting (validation failures and transient errors are not stored)",
+    rules: ["R-IDEM-5"],
     tags: ["idempotency", "payout"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -173,7 +172,7 @@ export const idempotencyScenarios = [
   scenario({
     id: "IDEM-006",
     title: "an Idempotency-Key of 255 characters is accepted, a longer one is 400",
-    rule: "DESIGN §3 Cross-cutting (Idempotency-Key ≤ 255 chars)",
+    rules: ["R-IDEM-6"],
     tags: ["idempotency", "payout", "limits"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -194,7 +193,7 @@ export const idempotencyScenarios = [
   scenario({
     id: "IDEM-007",
     title: "the same body with its fields in another order is the same request: replayed",
-    rule: "DESIGN §3 Cross-cutting (same request = path + canonical JSON of the body)",
+    rules: ["R-IDEM-1"],
     tags: ["idempotency", "payout"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>

@@ -34,7 +34,7 @@ export const kycScenarios = [
   scenario({
     id: "OTP-001",
     title: "sending an OTP answers userAddress, expiresAt 10 minutes ahead, and debugCode only in mock mode",
-    rule: "seed §1, §4.2; DESIGN §3 kyc/otp/send",
+    rules: ["R-OTP-1"],
     tags: ["kyc", "otp"],
     requires: { moneyMoving: true },
     run: (kit) =>
@@ -68,7 +68,7 @@ export const kycScenarios = [
   scenario({
     id: "OTP-002",
     title: "verifying the debugCode approves KYC",
-    rule: "seed §1, §4.3 (mock: a valid code auto-approves KYC)",
+    rules: ["R-OTP-2"],
     tags: ["kyc", "otp"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -83,7 +83,7 @@ export const kycScenarios = [
   scenario({
     id: "OTP-003",
     title: "a wrong code is 400 otp_invalid, and the right code still works after it",
-    rule: "seed §4.3, §7; DESIGN §3 Errors (otp_invalid: 400)",
+    rules: ["R-OTP-3"],
     tags: ["kyc", "otp", "errors"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -103,7 +103,7 @@ export const kycScenarios = [
   scenario({
     id: "OTP-004",
     title: "after 5 wrong attempts the code is burnt: even the right one is otp_invalid",
-    rule: "DESIGN §3 kyc/otp/verify (at most 5 wrong attempts per code)",
+    rules: ["R-OTP-4"],
     tags: ["kyc", "otp", "errors", "limits"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -124,7 +124,7 @@ export const kycScenarios = [
   scenario({
     id: "OTP-005",
     title: "a second send within 30 s is 429 ErrorBody with Retry-After",
-    rule: "DESIGN §3 kyc/otp/send (resend cooldown 30 s, 429 with Retry-After)",
+    rules: ["R-OTP-5"],
     tags: ["kyc", "otp", "limits"],
     requires: { moneyMoving: true },
     run: (kit) =>
@@ -144,7 +144,7 @@ export const kycScenarios = [
   scenario({
     id: "OTP-007",
     title: "a code that is not 6 digits is 400 otp_invalid, and the right code still works after it",
-    rule: "seed §4.3 (an invalid code yields otp_invalid), §7",
+    rules: ["R-OTP-3"],
     tags: ["kyc", "otp", "errors"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -166,7 +166,7 @@ export const kycScenarios = [
   scenario({
     id: "OTP-008",
     title: "X-Mock-Scenario: provider_unavailable on verify is 503 ErrorBody, and the same code verifies afterwards",
-    rule: "DESIGN §3 Cross-cutting (provider_unavailable → 503 wherever the provider is called; verify starts KYC)",
+    rules: ["R-MOCK-1", "R-OTP-2"],
     tags: ["kyc", "otp", "errors"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -185,7 +185,7 @@ export const kycScenarios = [
   scenario({
     id: "OTP-006",
     title: "verifying when no OTP was sent is 400 otp_invalid",
-    rule: "seed §4.3, §7; DESIGN §3 Errors (otp_invalid)",
+    rules: ["R-OTP-3"],
     tags: ["kyc", "otp", "errors"],
     run: (kit) =>
       Effect.flatMap(

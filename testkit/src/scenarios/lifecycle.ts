@@ -9,8 +9,7 @@ import { type Kit, scenario } from "../scenario.ts"
 
 const FORWARD: ReadonlyArray<PayoutStatus> = ["awaiting_deposit", "deposit_confirmed", "processing", "completed"]
 
-const LIFECYCLE_RULE =
-  "mock mode moves a confirmed payout to processing, then completed, only ever forward (DESIGN §3 Payout status and mock lifecycle)"
+const LIFECYCLE_RULE = "mock mode moves a confirmed payout to processing, then completed, only ever forward"
 
 interface Observed {
   readonly payout: Payout
@@ -71,7 +70,7 @@ export const lifecycleScenarios = [
   scenario({
     id: "LIFECYCLE-001",
     title: "a confirmed payout reaches completed on its own; the receipt completes, provider and fee legs verify",
-    rule: LIFECYCLE_RULE,
+    rules: ["R-LIFECYCLE-1"],
     tags: ["lifecycle", "payout", "slow"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -93,7 +92,7 @@ export const lifecycleScenarios = [
         }, exchange)
         yield* check(
           payout.fees.every((leg) => leg.status === "verified"),
-          "once the provider settles its legs are verified; copby is verified by the mock at confirmation (DESIGN §3 Payout)",
+          "once the provider settles its legs are verified; copby is verified by the mock at confirmation",
           {
             expected: "every leg verified",
             actual: payout.fees.map((leg) => `${leg.code}:${leg.status}`).join(", "),
@@ -112,7 +111,7 @@ export const lifecycleScenarios = [
   scenario({
     id: "LIFECYCLE-002",
     title: "a completed payout stays completed: the same txHash answers it unchanged, another is 409",
-    rule: `${LIFECYCLE_RULE}; DESIGN §3 confirm (idempotent)`,
+    rules: ["R-LIFECYCLE-1", "R-CONFIRM-2", "R-CONFIRM-3"],
     tags: ["lifecycle", "confirm", "slow"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>

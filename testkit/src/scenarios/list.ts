@@ -39,7 +39,7 @@ export const listPages = (
       cursor = page.value.nextCursor
       if (pages.length >= MAX_PAGES) {
         return yield* Effect.fail(
-          failure("pagination ends: nextCursor is null on the last page (DESIGN §3 GET payouts)", {
+          failure("pagination ends: nextCursor is null on the last page", {
             expected: `the last page within ${MAX_PAGES} pages`,
             actual: `still a nextCursor after ${MAX_PAGES} pages`,
             exchange: page.exchange
@@ -56,7 +56,7 @@ export const listAll = (
   auth: Auth = "primary"
 ) => Effect.map(listPages(kit, query, auth), (pages) => pages.flatMap((page) => page.value.items))
 
-const ORDER_RULE = "payouts are listed by createdAt ascending, then payoutId (DESIGN §3 GET payouts)"
+const ORDER_RULE = "payouts are listed by createdAt ascending, then payoutId"
 
 /** (createdAt, payoutId) order; ids compare by their bytes (they are ASCII). */
 const inOrder = (before: Payout, after: Payout): boolean => {
@@ -94,7 +94,7 @@ export const listScenarios = [
   scenario({
     id: "LIST-001",
     title: "the list answers this integration's id, payouts in createdAt order, and a nextCursor",
-    rule: "seed §4.5, part 2 (Payout list response); DESIGN §3 GET payouts",
+    rules: ["R-LIST-1"],
     tags: ["list", "read-only"],
     run: (kit) =>
       Effect.gen(function*() {
@@ -115,7 +115,7 @@ export const listScenarios = [
   scenario({
     id: "LIST-002",
     title: "createdFrom is inclusive and exact at a returned createdAt, in any ISO 8601 offset",
-    rule: "seed §4.5 (inclusive ISO timestamp filter on createdAt); DESIGN §3 (timestamps stored to the millisecond)",
+    rules: ["R-LIST-2"],
     tags: ["list"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -152,7 +152,7 @@ export const listScenarios = [
   scenario({
     id: "LIST-003",
     title: "limit takes 1 to 500 (default 50); anything else is 400 naming limit",
-    rule: "seed §4.5, §8 (page size 1 ≤ x ≤ 500); DESIGN §3 GET payouts",
+    rules: ["R-LIST-2"],
     tags: ["list", "limits", "validation", "read-only"],
     run: (kit) =>
       Effect.gen(function*() {
@@ -174,7 +174,7 @@ export const listScenarios = [
   scenario({
     id: "LIST-004",
     title: "paging with nextCursor returns every payout once: no duplicates, no gaps, in order",
-    rule: "DESIGN §3 GET payouts (keyset pagination, nextCursor null on the last page)",
+    rules: ["R-LIST-1"],
     tags: ["list", "pagination"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -214,7 +214,7 @@ export const listScenarios = [
   scenario({
     id: "LIST-005",
     title: "a cursor the API did not issue, or a createdFrom that is no ISO 8601 timestamp, is 400",
-    rule: "DESIGN §3 GET payouts (createdFrom ISO 8601, cursor)",
+    rules: ["R-LIST-2"],
     tags: ["list", "validation", "read-only"],
     run: (kit) =>
       Effect.gen(function*() {

@@ -215,7 +215,7 @@ const negativeScenario = (target: Target) => {
     title: `generated invalid ${
       target.location === "body" ? "bodies" : target.location === "query" ? "queries" : "paths"
     } for ${spec.method} ${spec.path} are answered 4xx ErrorBody`,
-    rule: "DESIGN §3 Errors (validation failures: 400 {error} naming the field; never 5xx)",
+    rules: ["R-ERR-2"],
     tags: ["negative", "generated", "validation"],
     requires: { moneyMoving: target.moneyMoving },
     run: (kit) =>

@@ -1,4 +1,4 @@
-/** What a prepared payout must show: its receipt (REQ-INT-RCPT-01) and the calldata of its two transactions. */
+/** What a prepared payout must show: its receipt (R-PAYOUT-3) and the calldata of its two transactions (R-PAYOUT-4). */
 import { isAddress, type Payout } from "@cop-integrations/contracts"
 import { Effect } from "effect"
 import { decodeErc20Transfer, sameAddress } from "../calldata.ts"
@@ -17,9 +17,11 @@ import {
   subtract,
   toBaseUnits
 } from "../money.ts"
+import type { RuleId } from "../rules.ts"
 import { legAmount } from "./amounts.ts"
 
-export const RECEIPT_RULE = "receipt REQ-INT-RCPT-01 (seed §2 PayoutReceipt; DESIGN §3 Receipt)"
+/** The rule a receipt check belongs to, named in its failure message. */
+const RECEIPT_RULE = "R-PAYOUT-3" satisfies RuleId
 
 export const checkMaskedKey = (payout: Payout, key: string, exchange: Answered): Effect.Effect<void, ScenarioFailure> =>
   Effect.gen(function*() {
@@ -125,7 +127,7 @@ export const checkCalldata = (payout: Payout, exchange: Answered): Effect.Effect
       ["feeTransaction", payout.feeTransaction, feeWallet, serviceFee, "the copby fee"] as const
     ]
     for (const [name, tx, recipient, amount, what] of expectations) {
-      const rule = `${name} is an ERC-20 transfer of ${what} (DESIGN §3 transaction / feeTransaction)`
+      const rule = `${name} is an ERC-20 transfer of ${what}`
       const decoded = decodeErc20Transfer(tx.data)
       if ("problem" in decoded) {
         return yield* Effect.fail(

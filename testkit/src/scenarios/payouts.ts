@@ -16,7 +16,7 @@ import {
 import { compare, decimal, format, fractionDigits, sameValue } from "../money.ts"
 import { type Kit, scenario } from "../scenario.ts"
 import { checkAmounts } from "./amounts.ts"
-import { checkCalldata, checkMaskedKey, checkReceipt, RECEIPT_RULE } from "./payoutChecks.ts"
+import { checkCalldata, checkMaskedKey, checkReceipt } from "./payoutChecks.ts"
 
 const create = (kit: Kit, request: PayoutRequest | Record<string, unknown>, headers: Record<string, string> = {}) =>
   kit.call("createPayout", { json: request, headers })
@@ -30,7 +30,7 @@ const created = (kit: Kit, request: PayoutRequest) =>
 const randomDigits = (count: number): string =>
   Array.from(crypto.getRandomValues(new Uint8Array(count)), (byte) => String(byte % 10)).join("")
 
-/** One key of each Bre-B form (DESIGN §3 Validation), fresh per call. */
+/** One key of each Bre-B form (R-PAYOUT-8), fresh per call. */
 const keyForms = (): ReadonlyArray<readonly [string, string]> => [
   ["alias", `@conf${uniqueSuffix()}`],
   ["mobile", `3${randomDigits(9)}`],
@@ -39,7 +39,7 @@ const keyForms = (): ReadonlyArray<readonly [string, string]> => [
   ["document", `1${randomDigits(9)}`]
 ]
 
-/** An approved user's payout under an `X-Mock-Scenario` is rejected as that scenario says (DESIGN §3 Cross-cutting). */
+/** An approved user's payout under an `X-Mock-Scenario` is rejected as that scenario says (R-MOCK-1). */
 const mockScenarioRejection = (
   id: string,
   title: string,
@@ -50,9 +50,7 @@ const mockScenarioRejection = (
   scenario({
     id,
     title,
-    rule: `seed §7; DESIGN §3 Cross-cutting (X-Mock-Scenario: ${mockScenario} → ${status}${
-      errorCode === "none" ? ", no code" : ` ${errorCode}`
-    })`,
+    rules: ["R-MOCK-1"],
     tags: ["payout", "errors"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -66,7 +64,7 @@ export const payoutScenarios = [
   scenario({
     id: "PAYOUT-001",
     title: "creating a payout answers 201 with a prepared payout awaiting deposit",
-    rule: "seed §4.4; DESIGN §3 POST payouts and Payout",
+    rules: ["R-PAYOUT-1"],
     tags: ["payout"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -117,7 +115,7 @@ export const payoutScenarios = [
   scenario({
     id: "PAYOUT-002",
     title: "fees are the bridge_fx, bridge and copby legs, quoted, itemized identically on the receipt",
-    rule: "seed §2 FeeLeg; DESIGN §3 Payout (FeeLeg codes and statuses)",
+    rules: ["R-PAYOUT-2"],
     tags: ["payout", "fees"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -150,7 +148,7 @@ export const payoutScenarios = [
   scenario({
     id: "PAYOUT-003",
     title: "amounts are consistent: X minimal for D at S, F = 1% X, T = X + F, E = D / T, display, commission",
-    rule: "DESIGN §3 Money math",
+    rules: ["R-MONEY-1"],
     tags: ["payout", "money"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -178,7 +176,7 @@ export const payoutScenarios = [
   scenario({
     id: "PAYOUT-004",
     title: "the receipt masks the Bre-B key to its last 4, states currencies, included_in_rate and totals",
-    rule: RECEIPT_RULE,
+    rules: ["R-PAYOUT-3"],
     tags: ["payout", "receipt"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -195,7 +193,7 @@ export const payoutScenarios = [
   scenario({
     id: "PAYOUT-005",
     title: "both prepared transactions decode as ERC-20 transfers of the deposit and of the copby fee",
-    rule: "DESIGN §3 transaction / feeTransaction",
+    rules: ["R-PAYOUT-4"],
     tags: ["payout", "calldata"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -210,7 +208,7 @@ export const payoutScenarios = [
   scenario({
     id: "PAYOUT-006",
     title: "GET payouts/{payoutId} answers the payout as created",
-    rule: "DESIGN §3 GET payouts/{payoutId}",
+    rules: ["R-PAYOUT-1"],
     tags: ["payout"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -228,7 +226,7 @@ export const payoutScenarios = [
   scenario({
     id: "PAYOUT-007",
     title: "a payout created with a fresh quoteId is accepted",
-    rule: "DESIGN §3 POST payouts (optional quoteId)",
+    rules: ["R-QUOTE-3"],
     tags: ["payout", "quote"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -242,8 +240,7 @@ export const payoutScenarios = [
     id: "PAYOUT-021",
     title:
       "a quote with destinationCop binds it and its fromToken: another amount or token is 409 requote naming both; a quote without an amount fixes only the rate",
-    rule:
-      "DESIGN §3 BRE-B group (a quote asked with destinationCop binds that amount; a quote without an amount fixes the rate only)",
+    rules: ["R-QUOTE-3"],
     tags: ["payout", "quote", "errors"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -283,7 +280,7 @@ export const payoutScenarios = [
   scenario({
     id: "PAYOUT-008",
     title: "a payout for an address without approved KYC is 409 needs_kyc (never sent, or sent but not verified)",
-    rule: "seed §4.4, §7; DESIGN §3 Errors (needs_kyc)",
+    rules: ["R-PAYOUT-5"],
     tags: ["payout", "errors", "kyc"],
     requires: { moneyMoving: true },
     run: (kit) =>
@@ -310,7 +307,7 @@ export const payoutScenarios = [
   scenario({
     id: "PAYOUT-009",
     title: "an owner name containing `mismatch`, in any letter case, is 409 destination_mismatch",
-    rule: "seed §1, §4.4; DESIGN §3 POST payouts (`mismatch` in any case)",
+    rules: ["R-PAYOUT-6"],
     tags: ["payout", "errors"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -330,7 +327,7 @@ export const payoutScenarios = [
   scenario({
     id: "PAYOUT-010",
     title: "a payout below 4000 COP is 409 below_minimum",
-    rule: "seed §1, §8; DESIGN §3 Errors (below_minimum)",
+    rules: ["R-MONEY-2"],
     tags: ["payout", "errors", "limits"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -342,7 +339,7 @@ export const payoutScenarios = [
   scenario({
     id: "PAYOUT-011",
     title: "a payout that would send the provider less than 2 USD is 409 below_minimum",
-    rule: "seed §1, §8 (minimum sent to the payout provider: 2 USD)",
+    rules: ["R-MONEY-2"],
     tags: ["payout", "errors", "limits"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -381,7 +378,7 @@ export const payoutScenarios = [
   scenario({
     id: "PAYOUT-015",
     title: "errors take precedence: 400 → needs_kyc → mercado_cerrado → requote → below_minimum → destination_mismatch",
-    rule: "DESIGN §3 Errors (precedence on payout creation)",
+    rules: ["R-PAYOUT-7"],
     tags: ["payout", "errors"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -421,7 +418,7 @@ export const payoutScenarios = [
   scenario({
     id: "PAYOUT-016",
     title: "every Bre-B key form is accepted; anything else is 400 naming breBKey",
-    rule: "DESIGN §3 Validation (breBKey forms)",
+    rules: ["R-PAYOUT-8"],
     tags: ["payout", "validation"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -441,7 +438,7 @@ export const payoutScenarios = [
   scenario({
     id: "PAYOUT-017",
     title: "a userAddress that is not EIP-55 checksummed is 400 naming userAddress",
-    rule: "DESIGN §3 Validation (lower-case or wrong checksum → 400)",
+    rules: ["R-PAYOUT-8"],
     tags: ["payout", "validation", "read-only"],
     run: (kit) =>
       Effect.gen(function*() {
@@ -461,7 +458,7 @@ export const payoutScenarios = [
   scenario({
     id: "PAYOUT-018",
     title: "destinationCop must be a plain positive decimal with at most 2 decimals",
-    rule: "DESIGN §3 Validation (destinationCop)",
+    rules: ["R-MONEY-3"],
     tags: ["payout", "validation", "read-only"],
     run: (kit) =>
       Effect.forEach(
@@ -483,7 +480,7 @@ export const payoutScenarios = [
   scenario({
     id: "PAYOUT-019",
     title: "the four body fields are required: a missing one is 400 naming it",
-    rule: "seed §4.4 body; DESIGN §3 POST payouts (all required)",
+    rules: ["R-PAYOUT-8", "R-ERR-2"],
     tags: ["payout", "validation", "read-only"],
     run: (kit) =>
       Effect.forEach(
@@ -501,7 +498,7 @@ export const payoutScenarios = [
   scenario({
     id: "PAYOUT-020",
     title: "GET of a payout that does not exist is 404 ErrorBody",
-    rule: "DESIGN §3 GET payouts/{payoutId} (404)",
+    rules: ["R-TENANT-1"],
     tags: ["payout", "errors", "read-only"],
     run: (kit) =>
       Effect.flatMap(

@@ -17,7 +17,7 @@ const quoteValue = (kit: Kit, query: Readonly<Record<string, string>> = {}) =>
   Effect.flatMap(quote(kit, query), (reply) => Effect.map(ok(reply, "200 Quote"), (value) => ({ value, reply })))
 
 const CACHE_RULE =
-  "cached is false when the call fetched the rate, true when served from the cache; a first call is false (seed §1, §4.1; DESIGN §3)"
+  "cached is false when the call fetched the rate, true when served from the cache; a first call is false"
 
 const LEG_CODES = ["bridge", "bridge_fx", "copby"]
 
@@ -25,7 +25,7 @@ export const quoteScenarios = [
   scenario({
     id: "QUOTE-001",
     title: "a first quote call is cached:false, and the call right after it is served from the cache",
-    rule: CACHE_RULE,
+    rules: ["R-QUOTE-1"],
     tags: ["quote", "cache", "read-only"],
     runFirst: true,
     run: (kit) =>
@@ -59,7 +59,7 @@ export const quoteScenarios = [
   scenario({
     id: "QUOTE-002",
     title: "a quote without an amount shows the rate every amount gets: E = S × 0.995 / 1.01, display E to 2 decimals",
-    rule: "seed §4.1; DESIGN §3 BRE-B quote and Money math",
+    rules: ["R-MONEY-1"],
     tags: ["quote", "money", "read-only"],
     run: (kit) =>
       Effect.gen(function*() {
@@ -103,7 +103,7 @@ export const quoteScenarios = [
   scenario({
     id: "QUOTE-003",
     title: "a quote with destinationCop prices it: sourceAmount T, the fee legs, E and display consistent with S",
-    rule: "DESIGN §3 BRE-B quote and Money math",
+    rules: ["R-MONEY-1", "R-PAYOUT-2"],
     tags: ["quote", "money", "read-only"],
     run: (kit) =>
       Effect.gen(function*() {
@@ -138,7 +138,7 @@ export const quoteScenarios = [
   scenario({
     id: "QUOTE-004",
     title: "a quote below the 4000 COP minimum is 409 below_minimum",
-    rule: "seed §1, §8 (minimum payout 4000 COP); DESIGN §3 Errors",
+    rules: ["R-MONEY-2"],
     tags: ["quote", "errors", "limits", "read-only"],
     run: (kit) =>
       Effect.flatMap(
@@ -149,7 +149,7 @@ export const quoteScenarios = [
   scenario({
     id: "QUOTE-005",
     title: "a quote that would send the provider less than 2 USD is 409 below_minimum; 2 USD is enough",
-    rule: "seed §1, §8 (minimum sent to the payout provider: 2 units of a USD stablecoin)",
+    rules: ["R-MONEY-2"],
     tags: ["quote", "errors", "limits", "read-only"],
     run: (kit) =>
       Effect.gen(function*() {
@@ -173,7 +173,7 @@ export const quoteScenarios = [
   scenario({
     id: "QUOTE-006",
     title: "with the market closed a quote with an amount is 409 mercado_cerrado",
-    rule: "seed §7; DESIGN §3 Errors (mercado_cerrado: quote with an amount) and X-Mock-Scenario: market_closed",
+    rules: ["R-MOCK-1"],
     tags: ["quote", "errors"],
     requires: { mock: true },
     run: (kit) =>
@@ -185,7 +185,7 @@ export const quoteScenarios = [
   scenario({
     id: "QUOTE-007",
     title: "a quote above the Bre-B per-transfer cap is 400 naming destinationCop",
-    rule: "DESIGN §3 Validation (above the per-transfer cap → 400)",
+    rules: ["R-MONEY-3"],
     tags: ["quote", "validation", "limits", "read-only"],
     run: (kit) =>
       Effect.gen(function*() {
@@ -197,7 +197,7 @@ export const quoteScenarios = [
   scenario({
     id: "QUOTE-008",
     title: "fromToken USDC is accepted explicitly; an unsupported token is 400",
-    rule: "DESIGN §3 BRE-B quote (fromToken, default USDC)",
+    rules: ["R-QUOTE-2"],
     tags: ["quote", "validation", "read-only"],
     run: (kit) =>
       Effect.gen(function*() {

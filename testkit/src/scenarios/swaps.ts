@@ -1,5 +1,5 @@
 /**
- * The Swaps group (DESIGN §3 Swaps group; issue #8): prepare (shape, exact amounts, slippage bound, pair and amount
+ * The Swaps group (R-SWAP-1 to R-SWAP-6): prepare (shape, exact amounts, slippage bound, pair and amount
  * rules), get, list, ownership, Idempotency-Key, and confirm (the txHash is shared with payouts).
  */
 import type { SwapIntent } from "@cop-integrations/contracts"
@@ -23,11 +23,10 @@ import { type Kit, scenario } from "../scenario.ts"
 const DECIMALS = { USDC: 6, COPm: 18 } as const
 type Token = keyof typeof DECIMALS
 
-const SHAPE_RULE = "DESIGN §3 Swaps group (SwapIntent, statuses prepared → confirmed | failed | expired; issue #8)"
+const SHAPE_RULE = "a SwapIntent as the contract describes it (statuses prepared → confirmed, failed or expired)"
 const MONEY_RULE =
-  "issue #8: slippageBps bounds minAmountOut = expectedAmountOut × (10000 − slippageBps) / 10000, rounded down in base units"
-const HASH_RULE =
-  "DESIGN §3 Swaps group: txHash uniqueness is shared with payouts (one hash, one use, case-insensitive)"
+  "slippageBps bounds minAmountOut = expectedAmountOut × (10000 − slippageBps) / 10000, rounded down in base units"
+const HASH_RULE = "txHash uniqueness is shared with payouts (one hash, one use, case-insensitive)"
 
 interface SwapRequest {
   readonly userAddress: string
@@ -120,7 +119,7 @@ export const swapScenarios = [
     id: "SWAP-001",
     title:
       "prepare answers 201 with a prepared SwapIntent: the pair, amountIn, a quoted swap leg, approvalTarget, expiresAt",
-    rule: SHAPE_RULE,
+    rules: ["R-SWAP-1"],
     tags: ["swaps"],
     run: (kit) =>
       Effect.forEach(
@@ -132,7 +131,7 @@ export const swapScenarios = [
   scenario({
     id: "SWAP-002",
     title: "minAmountOut is expectedAmountOut less slippageBps, rounded down in base units, for every slippage",
-    rule: MONEY_RULE,
+    rules: ["R-SWAP-2"],
     tags: ["swaps", "money"],
     run: (kit) =>
       Effect.forEach(
@@ -150,7 +149,7 @@ export const swapScenarios = [
     id: "SWAP-003",
     title:
       "one side must be COPm, amountIn has at most the token's decimals and is positive, slippageBps is 1..500: 400 naming the field",
-    rule: "issue #8 Pairs (400 naming the rule); DESIGN §3 Errors (400 names the field)",
+    rules: ["R-SWAP-3"],
     tags: ["swaps", "errors"],
     run: (kit) =>
       Effect.forEach(
@@ -176,7 +175,7 @@ export const swapScenarios = [
   scenario({
     id: "SWAP-004",
     title: "GET returns the swap as prepare answered it; another integration's swap is 404 on GET and on confirm",
-    rule: "DESIGN §3 Swaps group and Authentication (another integration's resource is 404)",
+    rules: ["R-SWAP-1", "R-TENANT-1"],
     tags: ["swaps", "isolation"],
     requires: { secondKey: true },
     run: (kit) =>
@@ -209,7 +208,7 @@ export const swapScenarios = [
   scenario({
     id: "SWAP-005",
     title: "the swap list pages this integration's swaps in createdAt order without gaps or duplicates",
-    rule: "issue #8 (list with the same createdFrom/limit/cursor semantics as payouts)",
+    rules: ["R-LIST-1", "R-TENANT-2"],
     tags: ["swaps", "list"],
     run: (kit) =>
       Effect.gen(function*() {
@@ -240,7 +239,7 @@ export const swapScenarios = [
   scenario({
     id: "SWAP-006",
     title: "prepare with an Idempotency-Key replays the same intent for the same body and is 422 for another",
-    rule: "issue #8 (Idempotency-Key with the same semantics as payouts); DESIGN §3 Cross-cutting",
+    rules: ["R-IDEM-1", "R-IDEM-2"],
     tags: ["swaps", "idempotency"],
     run: (kit) =>
       Effect.gen(function*() {
@@ -271,7 +270,7 @@ export const swapScenarios = [
     id: "SWAP-007",
     title:
       "confirm (mock: no receipt check) confirms with the txHash lower-cased and the swap leg verified; again is the same; another hash is 409",
-    rule: SHAPE_RULE,
+    rules: ["R-SWAP-4"],
     tags: ["swaps", "confirm"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -307,7 +306,7 @@ export const swapScenarios = [
     id: "SWAP-008",
     title:
       "a txHash confirms one thing: reused across two swaps, or between a swap and a payout either way, in any case, is 409 tx_hash_reused",
-    rule: HASH_RULE,
+    rules: ["R-TXHASH-1"],
     tags: ["swaps", "confirm", "payout"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -336,7 +335,7 @@ export const swapScenarios = [
   scenario({
     id: "SWAP-009",
     title: "X-Mock-Scenario: requote makes a swap confirm 409 requote",
-    rule: "DESIGN §3 Cross-cutting (requote on confirm) and issue #8 (quote expiry → requote on confirm)",
+    rules: ["R-SWAP-4", "R-MOCK-1"],
     tags: ["swaps", "confirm", "errors"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -354,7 +353,7 @@ export const swapScenarios = [
     id: "SWAP-010",
     title:
       "a payout funded from COPm: the same USDC deposit X as from USDC, a swap leg first, the router swap with approvalTarget, totalPaid = X + F + swap leg",
-    rule: "issue #8 item 5 (payouts from the COP stablecoin); DESIGN §3 Payout money math",
+    rules: ["R-SWAP-6"],
     tags: ["swaps", "payout", "money"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -397,8 +396,7 @@ export const swapScenarios = [
     id: "SWAP-011",
     title:
       "GET quote?fromToken=COPm with an amount prices the payout from COPm exactly: the payout created with its quoteId carries the same sourceAmount (COPm), legs, E and display",
-    rule:
-      "DESIGN §3 BRE-B group (GET quote prices every fromToken that payouts accept, exactly as payout creation would)",
+    rules: ["R-QUOTE-2"],
     tags: ["swaps", "payout", "quote", "money"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
@@ -440,8 +438,7 @@ export const swapScenarios = [
   scenario({
     id: "SWAP-012",
     title: "a COPm amountIn below 1 COPm is 409 below_minimum naming amountIn and the minimum",
-    rule:
-      "issue #18 item 5: a swap whose output would round to nothing is below_minimum (409, as for payouts), not a 502",
+    rules: ["R-SWAP-5"],
     tags: ["swaps", "errors", "limits"],
     run: (kit) =>
       Effect.forEach(["0.000001", "0.999999999999999999"], (amountIn) =>

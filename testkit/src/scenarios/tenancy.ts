@@ -5,8 +5,7 @@ import { approvedUser, confirmPayout, payoutRequest, preparedPayout, randomTxHas
 import { scenario } from "../scenario.ts"
 import { listPages } from "./list.ts"
 
-const ISOLATION_RULE =
-  "each payout is owned by its integration; another integration's resource is 404, never 403 (seed §5; DESIGN §3 Authentication)"
+const ISOLATION_RULE = "each payout is owned by its integration; another integration's resource is 404, never 403"
 
 const crossTenant = { mock: true, moneyMoving: true, secondKey: true } as const
 
@@ -14,7 +13,7 @@ export const tenancyScenarios = [
   scenario({
     id: "TENANT-001",
     title: "another integration's payout is 404 on GET, never 403 or the payout",
-    rule: ISOLATION_RULE,
+    rules: ["R-TENANT-1"],
     tags: ["isolation", "payout"],
     requires: crossTenant,
     run: (kit) =>
@@ -27,7 +26,7 @@ export const tenancyScenarios = [
   scenario({
     id: "TENANT-002",
     title: "another integration cannot confirm this integration's payout: 404, and the payout is unchanged",
-    rule: ISOLATION_RULE,
+    rules: ["R-TENANT-1"],
     tags: ["isolation", "confirm"],
     requires: crossTenant,
     run: (kit) =>
@@ -51,7 +50,7 @@ export const tenancyScenarios = [
   scenario({
     id: "TENANT-003",
     title: "the list holds only the caller's payouts, under the caller's integrationId",
-    rule: "seed §4.5, §5 (the list returns only the payouts owned by the calling key)",
+    rules: ["R-TENANT-2"],
     tags: ["isolation", "list"],
     requires: crossTenant,
     run: (kit) =>
@@ -86,8 +85,7 @@ export const tenancyScenarios = [
     id: "TENANT-004",
     title:
       "KYC belongs to the integration: approved by one, an address is needs_kyc for another, which may send it an OTP at once",
-    rule:
-      "DESIGN §3 Authentication (the integration owns its customers), kyc/otp/send (cooldown per integration and address); seed §4.4",
+    rules: ["R-TENANT-1", "R-PAYOUT-5", "R-OTP-5"],
     tags: ["isolation", "kyc"],
     requires: crossTenant,
     run: (kit) =>
@@ -106,7 +104,7 @@ export const tenancyScenarios = [
   scenario({
     id: "TENANT-005",
     title: "a txHash is unique across integrations: reusing another integration's is 409 tx_hash_reused",
-    rule: "seed §4.4a rule 1 (txHash unique across payouts); DESIGN §3 (one hash, one use)",
+    rules: ["R-TXHASH-1"],
     tags: ["isolation", "confirm", "errors"],
     requires: crossTenant,
     run: (kit) =>

@@ -4,7 +4,7 @@ import { uniqueSuffix } from "../fixtures.ts"
 import type { Auth } from "../http.ts"
 import { type Kit, scenario } from "../scenario.ts"
 
-/** A provider event envelope (DESIGN §3 Webhooks) that would complete a transfer if it were accepted. */
+/** A provider event envelope (R-PROVIDER-1) that would complete a transfer if it were accepted. */
 const event = (): string =>
   JSON.stringify({
     event_id: `evt_conformance_${uniqueSuffix()}`,
@@ -36,21 +36,21 @@ export const webhookScenarios = [
   scenario({
     id: "WEBHOOK-001",
     title: "an unsigned provider callback is 401 invalid_webhook_signature",
-    rule: "seed §5, §7; DESIGN §3 Webhooks",
+    rules: ["R-PROVIDER-1"],
     tags: ["webhooks", "errors", "read-only"],
     run: (kit) => rejectedWebhook(kit, "an unsigned callback is rejected", undefined)
   }),
   scenario({
     id: "WEBHOOK-002",
     title: "a callback with a signature that does not verify is 401 invalid_webhook_signature",
-    rule: "seed §5, §7; DESIGN §3 Webhooks (RSA-SHA256 over <t>.<raw body>)",
+    rules: ["R-PROVIDER-1"],
     tags: ["webhooks", "errors", "read-only"],
     run: (kit) => rejectedWebhook(kit, "a bad signature is rejected", `t=${Date.now()},v0=${randomSignature()}`)
   }),
   scenario({
     id: "WEBHOOK-003",
     title: "a callback signed more than 10 minutes ago is 401 invalid_webhook_signature",
-    rule: "DESIGN §3 Webhooks (older than 10 min → rejected)",
+    rules: ["R-PROVIDER-1"],
     tags: ["webhooks", "errors", "read-only"],
     run: (kit) =>
       rejectedWebhook(
@@ -62,14 +62,14 @@ export const webhookScenarios = [
   scenario({
     id: "WEBHOOK-004",
     title: "a malformed X-Webhook-Signature header is 401 invalid_webhook_signature",
-    rule: "DESIGN §3 Webhooks (header t=<ms>,v0=<base64>)",
+    rules: ["R-PROVIDER-1"],
     tags: ["webhooks", "errors", "read-only"],
     run: (kit) => rejectedWebhook(kit, "a malformed signature header is rejected", "sha256=deadbeef")
   }),
   scenario({
     id: "WEBHOOK-005",
     title: "a partner API key does not authenticate a provider callback",
-    rule: "seed §5 (the Webhooks group is not authenticated with a partner key)",
+    rules: ["R-PROVIDER-1"],
     tags: ["webhooks", "auth", "read-only"],
     run: (kit) => rejectedWebhook(kit, "a partner key is no webhook signature", undefined, "primary")
   })

@@ -1,0 +1,184 @@
+/**
+ * The document's `webhooks` say what a partner's endpoint receives. Every event type has an entry; its body schema
+ * (Ajv, JSON Schema 2020-12, strict) accepts the real bodies of that type, as delivered to a receiver and as
+ * `GET events` lists them, and refuses a body of another type; its header parameters match the delivered
+ * Standard Webhooks headers, which `standardwebhooks` verifies. The events come from a running server driven the
+ * way a partner's sandbox is: payouts, KYC, swaps, the test helpers and a ping (the swap's revert from a chain
+ * stand-in, since mock mode has no reverting chain).
+ */
+import { EventType } from "@cop-integrations/contracts"
+import Ajv2020 from "ajv/dist/2020.js"
+import addFormats from "ajv-formats"
+import { Effect, Layer } from "effect"
+import { Webhook } from "standardwebhooks"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { mockMode, serverLayerFor } from "../../src/App.ts"
+import { Chain, DepositNotVerified } from "../../src/chain/Chain.ts"
+import { ChainMock } from "../../src/chain/ChainMock.ts"
+import { expirePayoutWindow, newPartner, newTxHash, type Partner, sql } from "../support/flows.ts"
+import { startTestServer, type TestServer } from "../support/server.ts"
+import { type Delivery, type Receiver, startReceiver } from "../support/webhookReceiver.ts"
+
+const API = "/api/integrations"
+
+/** The one hash the chain stand-in reports as a reverted transaction (the user's swap failed onchain). */
+const REVERTED_TX = newTxHash()
+const RevertingChain = Layer.effect(
+  Chain,
+  Effect.map(Chain, (mock) =>
+    Chain.of({
+      ...mock,
+      verifyTransfer: (check) =>
+        check.txHash === REVERTED_TX
+          ? Effect.fail(new DepositNotVerified({ kind: "reverted", reason: "status 0" }))
+          : mock.verifyTransfer(check)
+    }))
+).pipe(Layer.provide(ChainMock))
+
+type JsonObject = Record<string, any>
+
+let server: TestServer
+let partner: Partner
+let receiver: Receiver
+let secret: string
+let document: JsonObject
+
+beforeAll(async () => {
+  server = await startTestServer({
+    // outcomes come from the test helpers, not the mock lifecycle
+    env: { MOCK_LIFECYCLE_DELAY_MS: "3600000", WEBHOOK_RETRY_BASE_MS: "20" },
+    app: (config) => {
+      const mode = mockMode(config)
+      return serverLayerFor(config, { ...mode, ports: Layer.merge(mode.ports, RevertingChain) })
+    }
+  })
+  document = await fetch(`${server.baseUrl}/openapi.json`).then((answer) => answer.json())
+  partner = await newPartner(server)
+  receiver = await startReceiver()
+  const endpoint = await partner.post(`${API}/webhook-endpoints`, { url: receiver.url })
+  expect(endpoint.status, endpoint.text).toBe(201)
+  secret = (endpoint.json as { secret: string }).secret
+})
+afterAll(async () => {
+  await receiver?.close()
+  await server?.close()
+})
+
+const expectStatus = async (wire: Promise<{ status: number; text: string; json: unknown }>, status: number) => {
+  const answer = await wire
+  expect(answer.status, answer.text).toBe(status)
+  return answer.json as JsonObject
+}
+
+const advance = (payoutId: string, to: string) =>
+  expectStatus(partner.post(`${API}/test-helpers/payouts/${payoutId}/advance`, { to }), 200)
+
+const prepareSwap = async (userAddress: string) =>
+  (await expectStatus(
+    partner.post(`${API}/swaps`, { userAddress, fromToken: "USDC", toToken: "COPm", amountIn: "10" }),
+    201
+  ))["intentId"] as string
+
+/** Every event type, produced through the API as a partner's sandbox produces it. */
+const produceEveryEventType = async () => {
+  const user = await partner.approvedUser() // kyc.approved
+  const completed = await partner.payout(user) // payout.created
+  await expectStatus(partner.confirm(completed.payoutId, { txHash: newTxHash() }), 200) // payout.deposit_confirmed
+  await advance(completed.payoutId, "processing")
+  await advance(completed.payoutId, "completed")
+  const refunded = await partner.payout(user)
+  await advance(refunded.payoutId, "failed")
+  await advance(refunded.payoutId, "refunded")
+  const expired = await partner.payout(user)
+  await expirePayoutWindow(server, expired.payoutId) // the expiry sweep writes payout.expired
+
+  const confirmedSwap = await prepareSwap(user)
+  await expectStatus(partner.post(`${API}/swaps/${confirmedSwap}/confirm`, { txHash: newTxHash() }), 200)
+  const failedSwap = await prepareSwap(user)
+  await expectStatus(partner.post(`${API}/swaps/${failedSwap}/confirm`, { txHash: REVERTED_TX }), 200)
+  const expiredSwap = await prepareSwap(user)
+  await sql(
+    server,
+    (q) => q`UPDATE swap_intents SET expires_at = now() - interval '1 minute' WHERE id = ${expiredSwap} RETURNING id`
+  )
+
+  await expectStatus(partner.post(`${API}/test-helpers/kyc/${user}/reject`, {}), 200) // kyc.rejected
+  const [endpoint] = (await expectStatus(partner.get(`${API}/webhook-endpoints`), 200))["items"]
+  await expectStatus(partner.post(`${API}/webhook-endpoints/${endpoint.endpointId}/ping`, {}), 202)
+}
+
+/** One Ajv validator for a schema of the document, its component references made local. */
+const validatorFor = (schema: unknown) => {
+  const local = (node: unknown) => JSON.parse(JSON.stringify(node).replaceAll("#/components/schemas/", "#/$defs/"))
+  // Both are CommonJS modules whose `default` is the export (what an ES module import of them sees first).
+  const ajv = new Ajv2020.default({ strict: true, allErrors: true })
+  addFormats.default(ajv)
+  return ajv.compile({ ...local(schema), $defs: local(document["components"]["schemas"]) })
+}
+
+const bodySchemaOf = (type: string) =>
+  document["webhooks"]?.[type]?.post?.requestBody?.content?.["application/json"]
+    ?.schema
+
+describe("the document's webhooks", () => {
+  let listed: Array<JsonObject>
+  let delivered: Array<Delivery>
+
+  beforeAll(async () => {
+    await produceEveryEventType()
+    listed = await vi.waitFor(async () => {
+      const page = await expectStatus(partner.get(`${API}/events`, { limit: "500" }), 200)
+      const items = page["items"] as Array<JsonObject>
+      const missing = EventType.literals.filter((type) => !items.some((event) => event["type"] === type))
+      if (missing.length > 0) throw new Error(`no event yet of ${missing.join(", ")}`)
+      return items
+    }, { timeout: 15_000, interval: 20 })
+    delivered = [...await receiver.count((d) => d.answered === 200, listed.length)]
+  })
+
+  it("has one entry per event type, and no other", () => {
+    expect(Object.keys(document["webhooks"] ?? {}).sort()).toEqual([...EventType.literals].sort())
+  })
+
+  it.each(EventType.literals)("%s: its body schema accepts the bodies delivered and listed, and refuses other types", (
+    type
+  ) => {
+    const schema = bodySchemaOf(type)
+    expect(schema, `webhooks.${type} has a JSON body schema`).toBeDefined()
+    const validate = validatorFor(schema)
+    const bodies = [
+      ...delivered.filter((d) => d.event.type === type).map((d) => JSON.parse(d.body)),
+      ...listed.filter((event) => event["type"] === type)
+    ]
+    expect(bodies.length).toBeGreaterThanOrEqual(2) // at least one delivered and one listed
+    for (const body of bodies) expect(validate(body), JSON.stringify(validate.errors)).toBe(true)
+    const other = listed.find((event) => event["type"] !== type)!
+    expect(validate(other)).toBe(false)
+  })
+
+  it.each(EventType.literals)("%s: the delivered headers are the documented ones and verify", (type) => {
+    const parameters = (document["webhooks"]?.[type]?.post?.parameters ?? []) as Array<JsonObject>
+    expect(parameters.map((p) => `${p["in"]} ${p["name"]} ${p["required"]}`)).toEqual([
+      "header webhook-id true",
+      "header webhook-timestamp true",
+      "header webhook-signature true"
+    ])
+    for (const delivery of delivered.filter((d) => d.event.type === type)) {
+      for (const parameter of parameters) {
+        const validate = validatorFor(parameter["schema"])
+        const value = delivery.headers[parameter["name"]]
+        expect(validate(value), `${parameter["name"]}: ${value}`).toBe(true)
+      }
+      expect(new Webhook(secret).verify(delivery.body, delivery.headers)).toMatchObject({ id: delivery.id, type })
+    }
+  })
+
+  it("says how a delivery is answered: a 2xx within 10 s, anything else retried for 3 days", () => {
+    for (const type of EventType.literals) {
+      const responses = document["webhooks"]?.[type]?.post?.responses ?? {}
+      expect(Object.keys(responses)).toEqual(["2XX", "default"])
+      expect(responses["2XX"].description).toMatch(/10 seconds/)
+      expect(responses["default"].description).toMatch(/5 s, 10 s, 20 s … capped at 6 hours\) for 3 days/)
+    }
+  })
+})

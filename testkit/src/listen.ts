@@ -1,0 +1,557 @@
+/**
+ * `integrations-conformance listen`: a deployment's events on a developer's machine, like `stripe listen`. It follows
+ * `GET /api/integrations/events` and POSTs each new event to a local URL with the bytes the API keeps for it (the
+ * body its webhooks deliver), signed with Standard Webhooks headers under a secret of its own, printed at start. A
+ * receiver can so be developed against any deployment, remote sandboxes included, without exposing a port.
+ *
+ * Node builtins and `fetch` only: the kit's CLI is bundled into one file without dependencies.
+ */
+import { createHmac, randomBytes } from "node:crypto"
+import { setTimeout as sleep } from "node:timers/promises"
+import { parseArgs } from "node:util"
+import { KEY_VARIABLES } from "./curl.ts"
+import { KIT_VERSION } from "./version.ts"
+
+export const LISTEN_HELP =
+  `integrations-conformance listen: a deployment's events, forwarded to a receiver on this machine
+
+Usage: integrations-conformance listen --base-url <url> --api-key <key> --forward-to <url> [options]
+
+  --base-url <url>        the deployment (env CONFORMANCE_BASE_URL)
+  --api-key <key>         a key of the integration whose events to follow (env ${KEY_VARIABLES.primary})
+  --forward-to <url>      where each event is POSTed, e.g. http://localhost:3000/hooks
+  --secret <whsec_...>    the signing secret; default: a new one on every run, printed at start. Pass
+                          one to keep your receiver's configuration across runs
+  --since <time|evt_...>  first replay the events from this ISO time, or from this event on (it
+                          included), then follow
+  --interval <seconds>    between two polls of GET /api/integrations/events (default 1)
+  --help
+
+Follows GET /api/integrations/events from the moment it starts (or from --since) and POSTs each new
+event, oldest first, with the exact body the API keeps for it (the bytes its webhooks deliver), signed
+with Standard Webhooks headers: webhook-id (the event id), webhook-timestamp and webhook-signature,
+under the secret printed at start. That is listen's own secret, not the one of an endpoint registered
+on the deployment: give it to your receiver (e.g. WEBHOOK_SECRET=whsec_...).
+One line per event on stdout. A receiver error or non-2xx answer is retried after 1, 2 and 4 s, then
+the event is skipped (replay it with --since <its id>). A 429 from the deployment is waited out.
+Ctrl-C stops. Exit code: 0 when stopped, 2 when it cannot start or the key stops authenticating.
+`
+
+const EVENTS_PATH = "/api/integrations/events"
+const PAGE_SIZE = 100
+/** Each poll reads again this far behind the newest event seen: an event whose transaction commits late is not lost. */
+const LOOKBACK_MS = 5_000
+/** Waits between the attempts of one delivery; then the event is skipped. */
+const RETRY_DELAYS_MS = [1_000, 2_000, 4_000]
+const FORWARD_TIMEOUT_MS = 10_000
+const MAX_OUTAGE_WAIT_MS = 30_000
+
+// ------------------------------------------------------------------------------------------------ options
+
+class ListenError extends Error {}
+
+interface ListenOptions {
+  readonly baseUrl: string
+  readonly apiKey: string
+  readonly forwardTo: string
+  readonly secret: string
+  readonly secretGiven: boolean
+  readonly since: string | undefined
+  readonly intervalMs: number
+}
+
+const WHSEC = /^whsec_[A-Za-z0-9+/]+={0,2}$/
+
+/** `cop_test_pk_…f3a9`: enough to tell keys apart, never the key. */
+export const maskKey = (key: string): string => {
+  const prefix = key.slice(0, key.lastIndexOf("_") + 1)
+  return key.length - prefix.length >= 12 ? `${prefix}…${key.slice(-4)}` : `${prefix}…`
+}
+
+const httpUrl = (option: string, text: string | undefined): string => {
+  if (text === undefined || !URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol)) {
+    throw new ListenError(
+      `--${option} <url> is required: an http or https URL${text === undefined ? "" : `, got ${text}`}`
+    )
+  }
+  return text
+}
+
+const optionsOf = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv): ListenOptions | "help" => {
+  const { values } = parseArgs({
+    args: [...argv],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      "base-url": { type: "string" },
+      "api-key": { type: "string" },
+      "forward-to": { type: "string" },
+      secret: { type: "string" },
+      since: { type: "string" },
+      interval: { type: "string" },
+      help: { type: "boolean", short: "h" }
+    }
+  })
+  if (values.help === true) return "help"
+  const baseUrl = httpUrl("base-url", values["base-url"] ?? env["CONFORMANCE_BASE_URL"])
+  const apiKey = values["api-key"] ?? env[KEY_VARIABLES.primary]
+  if (apiKey === undefined || apiKey === "") {
+    throw new ListenError(`--api-key <key> is required (or ${KEY_VARIABLES.primary})`)
+  }
+  const forwardTo = httpUrl("forward-to", values["forward-to"])
+  const secret = values.secret ?? `whsec_${randomBytes(32).toString("base64")}`
+  if (!WHSEC.test(secret)) throw new ListenError("--secret must be whsec_ followed by base64 (the key bytes)")
+  const interval = Number(values.interval ?? "1")
+  if (!Number.isFinite(interval) || interval < 0.05 || interval > 3600) {
+    throw new ListenError(`--interval must be a number of seconds from 0.05 to 3600, got ${values.interval}`)
+  }
+  const since = values.since
+  if (since !== undefined && !since.startsWith("evt_") && !isIsoTime(since)) {
+    throw new ListenError(`--since must be an ISO time (2026-01-31T12:00:00Z) or an event id (evt_…), got ${since}`)
+  }
+  return {
+    baseUrl,
+    apiKey,
+    forwardTo,
+    secret,
+    secretGiven: values.secret !== undefined,
+    since,
+    intervalMs: Math.round(interval * 1000)
+  }
+}
+
+const isIsoTime = (text: string) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(text) && !Number.isNaN(Date.parse(text))
+
+// --------------------------------------------------------------------------- the events list, byte for byte
+
+/** One listed event: what identifies it, and its body exactly as the API answered it. */
+export interface ListedEvent {
+  readonly id: string
+  readonly type: string
+  readonly createdAtMs: number
+  readonly body: Buffer
+}
+
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+const OPENERS = new Set([0x7b, 0x5b])
+const CLOSERS = new Set([0x7d, 0x5d])
+
+/** The index just after the JSON string whose opening quote is at `start`. */
+const stringEnd = (bytes: Buffer, start: number): number => {
+  let i = start + 1
+  while (i < bytes.length && bytes[i] !== QUOTE) i += bytes[i] === BACKSLASH ? 2 : 1
+  return i + 1
+}
+
+/**
+ * The bytes of each element of the top-level `items` array of a JSON object the API answered (JSON.parse accepted
+ * it). Structural characters are ASCII, which never occurs inside a multi-byte UTF-8 character, so the answer is
+ * cut as bytes: each element is exactly the bytes the server spliced in.
+ */
+export const itemBytes = (bytes: Buffer): ReadonlyArray<Buffer> => {
+  const items: Array<Buffer> = []
+  let depth = 0
+  let lastKey = ""
+  let inItems = false
+  let itemStart = -1
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i] as number
+    if (byte === QUOTE) {
+      const end = stringEnd(bytes, i)
+      if (depth === 1) lastKey = bytes.subarray(i, end).toString("utf8")
+      i = end - 1
+    } else if (OPENERS.has(byte)) {
+      if (depth === 1 && byte === 0x5b && JSON.parse(lastKey) === "items") inItems = true
+      else if (inItems && depth === 2) itemStart = i
+      depth++
+    } else if (CLOSERS.has(byte)) {
+      depth--
+      if (inItems && depth === 2 && itemStart >= 0) {
+        items.push(bytes.subarray(itemStart, i + 1))
+        itemStart = -1
+      } else if (inItems && depth === 1) {
+        inItems = false
+      }
+    }
+  }
+  return items
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** An events page: its events with their exact bytes, and the cursor of the next page. */
+export const decodeEventPage = (bytes: Buffer) => {
+  const page: unknown = JSON.parse(bytes.toString("utf8"))
+  if (!isRecord(page) || !Array.isArray(page["items"])) throw new Error("not an events page: no items array")
+  const nextCursor = page["nextCursor"]
+  const raw = itemBytes(bytes)
+  if (raw.length !== page["items"].length) throw new Error("not an events page: items are not all objects")
+  const events = raw.map((body): ListedEvent => {
+    const event: unknown = JSON.parse(body.toString("utf8"))
+    if (
+      !isRecord(event) || typeof event["id"] !== "string" || typeof event["type"] !== "string" ||
+      typeof event["createdAt"] !== "string" || Number.isNaN(Date.parse(event["createdAt"]))
+    ) {
+      throw new Error("an event without a string id, type or createdAt")
+    }
+    return { id: event["id"], type: event["type"], createdAtMs: Date.parse(event["createdAt"]), body }
+  })
+  return {
+    integrationId: typeof page["integrationId"] === "string" ? page["integrationId"] : undefined,
+    events,
+    nextCursor: typeof nextCursor === "string" ? nextCursor : null
+  }
+}
+
+// ------------------------------------------------------------------------------------------ the deployment
+
+/** The deployment answered 429: wait this long. */
+class RateLimited extends Error {
+  readonly waitMs: number
+  constructor(waitMs: number) {
+    super(`rate limited; waiting ${Math.ceil(waitMs / 1000)} s`)
+    this.waitMs = waitMs
+  }
+}
+
+/** The deployment could not be reached or failed (5xx): try again later. */
+class Unavailable extends Error {}
+
+const retryAfterMs = (header: string | null): number => {
+  if (header === null) return 1_000
+  const seconds = Number(header)
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000)
+  const date = Date.parse(header)
+  return Number.isNaN(date) ? 1_000 : Math.max(0, date - Date.now())
+}
+
+const errorText = (text: string): string => {
+  try {
+    const body: unknown = JSON.parse(text)
+    if (isRecord(body) && typeof body["error"] === "string") return body["error"]
+  } catch {
+    // not JSON: the start of the text says enough
+  }
+  return text.slice(0, 200)
+}
+
+const describeError = (error: unknown): string => {
+  if (!(error instanceof Error)) return String(error)
+  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : ""
+  return `${error.message}${cause}`
+}
+
+interface Deployment {
+  /** GET of a path under the deployment: the body's bytes and the server's clock (its Date header). */
+  readonly get: (path: string, query: Record<string, string>) => Promise<{ bytes: Buffer; serverNowMs: number }>
+}
+
+/** A path under the base URL, as the kit's other requests: `--base-url …/api/integrations` is not silently fixed. */
+const urlOf = (baseUrl: string, path: string) => new URL(`${baseUrl.replace(/\/+$/, "")}${path}`)
+
+const deployment = (options: ListenOptions, signal: AbortSignal): Deployment => ({
+  get: async (path, query) => {
+    const url = urlOf(options.baseUrl, path)
+    for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value)
+    let response: Response
+    try {
+      response = await fetch(url, {
+        headers: {
+          authorization: `Bearer ${options.apiKey}`,
+          accept: "application/json",
+          "user-agent": `integrations-conformance-listen/${KIT_VERSION}`
+        },
+        signal: AbortSignal.any([signal, AbortSignal.timeout(30_000)])
+      })
+    } catch (error) {
+      if (signal.aborted) throw error
+      throw new Unavailable(`cannot reach ${url.origin}: ${describeError(error)}`)
+    }
+    const bytes = Buffer.from(await response.arrayBuffer())
+    if (response.status === 429) throw new RateLimited(retryAfterMs(response.headers.get("retry-after")))
+    if (response.status >= 500) throw new Unavailable(`GET ${url.pathname} answered ${response.status}`)
+    if (response.status === 401 || response.status === 403) {
+      throw new ListenError(
+        `the key ${maskKey(options.apiKey)} does not authenticate (${response.status}: ${errorText(bytes.toString())})`
+      )
+    }
+    if (response.status === 404 && path === EVENTS_PATH) {
+      throw new ListenError(
+        `GET ${url.href} answered 404: is --base-url the deployment's root (without /api/integrations)?`
+      )
+    }
+    if (response.status !== 200) {
+      throw new ListenError(`GET ${url.pathname} answered ${response.status}: ${errorText(bytes.toString())}`)
+    }
+    const date = Date.parse(response.headers.get("date") ?? "")
+    return { bytes, serverNowMs: Number.isNaN(date) ? Date.now() : date }
+  }
+})
+
+// ------------------------------------------------------------------------------------------- forwarding
+
+/** Standard Webhooks: `v1,` + base64 HMAC-SHA256, keyed with the base64 after `whsec_`, of "<id>.<timestamp>.<body>". */
+export const signature = (secret: string, id: string, timestamp: string, body: Buffer): string =>
+  `v1,${
+    createHmac("sha256", Buffer.from(secret.slice("whsec_".length), "base64"))
+      .update(`${id}.${timestamp}.`).update(body).digest("base64")
+  }`
+
+type Attempt = { readonly status: number; readonly ms: number } | { readonly error: string; readonly ms: number }
+
+const attemptOnce = async (options: ListenOptions, event: ListedEvent, signal: AbortSignal): Promise<Attempt> => {
+  const timestamp = Math.floor(Date.now() / 1000).toString()
+  const started = performance.now()
+  const elapsed = () => Math.round(performance.now() - started)
+  try {
+    const response = await fetch(options.forwardTo, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "user-agent": `integrations-conformance-listen/${KIT_VERSION}`,
+        "webhook-id": event.id,
+        "webhook-timestamp": timestamp,
+        "webhook-signature": signature(options.secret, event.id, timestamp, event.body)
+      },
+      body: new Uint8Array(event.body),
+      // as the deployment's own deliveries: a redirect is not a delivery
+      redirect: "manual",
+      signal: AbortSignal.any([signal, AbortSignal.timeout(FORWARD_TIMEOUT_MS)])
+    })
+    await response.arrayBuffer()
+    return { status: response.status, ms: elapsed() }
+  } catch (error) {
+    if (signal.aborted) throw error
+    return { error: describeError(error), ms: elapsed() }
+  }
+}
+
+const delivered = (attempt: Attempt) => "status" in attempt && attempt.status >= 200 && attempt.status < 300
+
+/** Sends one event until the receiver answers 2xx (true) or the retries run out (false), a line per attempt. */
+const forward = async (
+  options: ListenOptions,
+  event: ListedEvent,
+  out: Output,
+  signal: AbortSignal
+): Promise<boolean> => {
+  for (let retry = 0;; retry++) {
+    const attempt = await attemptOnce(options, event, signal)
+    const outcome = "status" in attempt ? `${attempt.status}` : `failed (${attempt.error})`
+    const line = `→ ${event.type} ${event.id} ${outcome} in ${attempt.ms} ms`
+    if (delivered(attempt)) {
+      out.event(line)
+      return true
+    }
+    const wait = RETRY_DELAYS_MS[retry]
+    if (wait === undefined) {
+      out.event(`${line}; gave up after ${retry + 1} attempts, moving on (replay it with --since ${event.id})`)
+      return false
+    }
+    out.event(`${line}; retrying in ${wait / 1000} s (${retry + 1}/${RETRY_DELAYS_MS.length})`)
+    await sleep(wait, undefined, { signal })
+  }
+}
+
+// --------------------------------------------------------------------------------------------- following
+
+interface Output {
+  /** A line on stdout: one per delivery attempt. */
+  readonly event: (line: string) => void
+  /** A line on stderr: what listen is doing. */
+  readonly note: (line: string) => void
+}
+
+interface Tally {
+  delivered: number
+  skipped: number
+}
+
+/**
+ * What has been handled. Each poll lists from `LOOKBACK_MS` before the newest event seen (never before `floorMs`),
+ * so `seen` only needs the events of that window.
+ */
+class Position {
+  private readonly seen = new Map<string, number>()
+  private readonly floorMs: number
+  private newestMs: number
+
+  constructor(floorMs: number) {
+    this.floorMs = floorMs
+    this.newestMs = floorMs
+  }
+
+  has = (event: ListedEvent) => this.seen.has(event.id)
+
+  add = (event: ListedEvent) => {
+    this.seen.set(event.id, event.createdAtMs)
+    this.newestMs = Math.max(this.newestMs, event.createdAtMs)
+  }
+
+  /** Where the next poll lists from; forgets what is before it. */
+  createdFrom = (): string => {
+    const fromMs = Math.max(this.floorMs, this.newestMs - LOOKBACK_MS)
+    for (const [id, createdAtMs] of this.seen) if (createdAtMs < fromMs) this.seen.delete(id)
+    return new Date(fromMs).toISOString()
+  }
+}
+
+const decodedPage = (bytes: Buffer) => {
+  try {
+    return decodeEventPage(bytes)
+  } catch (error) {
+    throw new ListenError(
+      `GET ${EVENTS_PATH} did not answer an events page (${describeError(error)}): is --base-url this API?`
+    )
+  }
+}
+
+/** Every page of events from `createdFrom` on, oldest first, each handed to `onPage` before the next is read. */
+const listFrom = async (
+  api: Deployment,
+  createdFrom: string,
+  onPage: (events: ReadonlyArray<ListedEvent>) => Promise<void>
+) => {
+  let cursor: string | null = null
+  do {
+    const query: Record<string, string> = { createdFrom, limit: `${PAGE_SIZE}` }
+    if (cursor !== null) query["cursor"] = cursor
+    const page = decodedPage((await api.get(EVENTS_PATH, query)).bytes)
+    await onPage(page.events)
+    cursor = page.nextCursor
+  } while (cursor !== null)
+}
+
+/** Where following starts: now on the deployment's clock (what exists then is not sent), or --since. */
+const startingPosition = async (options: ListenOptions, api: Deployment): Promise<Position> => {
+  const probe = await api.get(EVENTS_PATH, { limit: "1" })
+  if (options.since === undefined) {
+    const position = new Position(probe.serverNowMs - LOOKBACK_MS)
+    await listFrom(api, position.createdFrom(), async (events) => events.forEach(position.add))
+    return position
+  }
+  if (!options.since.startsWith("evt_")) return new Position(Date.parse(options.since))
+  const found = await api.get(`${EVENTS_PATH}/${encodeURIComponent(options.since)}`, {}).catch((error: unknown) => {
+    throw error instanceof ListenError ? new ListenError(`--since ${options.since}: ${error.message}`) : error
+  })
+  const event: unknown = JSON.parse(found.bytes.toString("utf8"))
+  const createdAt = isRecord(event) ? event["createdAt"] : undefined
+  if (typeof createdAt !== "string") throw new ListenError(`--since ${options.since}: the event has no createdAt`)
+  // Events of the same millisecond listed before it are not replayed: they come before it.
+  const position = new Position(Date.parse(createdAt))
+  let reached = false
+  await listFrom(api, position.createdFrom(), async (events) => {
+    for (const event of events) {
+      reached ||= event.id === options.since
+      if (reached) return
+      position.add(event)
+    }
+  })
+  return position
+}
+
+/** The deployment was rate limiting when listen started: wait as it says, then start. */
+const patiently = async <A>(out: Output, signal: AbortSignal, start: () => Promise<A>): Promise<A> => {
+  for (;;) {
+    try {
+      return await start()
+    } catch (error) {
+      if (!(error instanceof RateLimited)) throw error
+      out.note(error.message)
+      await sleep(error.waitMs, undefined, { signal })
+    }
+  }
+}
+
+/** Runs until `signal` aborts it (it never returns). */
+const follow = async (
+  options: ListenOptions,
+  api: Deployment,
+  out: Output,
+  tally: Tally,
+  signal: AbortSignal
+): Promise<never> => {
+  const position = await patiently(out, signal, () => startingPosition(options, api))
+  out.note(`ready: new events are forwarded to ${options.forwardTo}; Ctrl-C to stop`)
+  let outageSince: number | undefined
+  for (;;) {
+    let waitMs = options.intervalMs
+    try {
+      await listFrom(api, position.createdFrom(), async (events) => {
+        for (const event of events) {
+          if (position.has(event)) continue
+          if (await forward(options, event, out, signal)) tally.delivered++
+          else tally.skipped++
+          position.add(event)
+        }
+      })
+      if (outageSince !== undefined) out.note("the deployment answers again")
+      outageSince = undefined
+    } catch (error) {
+      if (error instanceof RateLimited) {
+        out.note(error.message)
+        waitMs = Math.max(waitMs, error.waitMs)
+      } else if (error instanceof Unavailable) {
+        if (outageSince === undefined) out.note(`${error.message}; trying again`)
+        outageSince ??= Date.now()
+        waitMs = Math.min(MAX_OUTAGE_WAIT_MS, Math.max(waitMs, Date.now() - outageSince))
+      } else {
+        throw error
+      }
+    }
+    await sleep(waitMs, undefined, { signal })
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------- main
+
+const isUsageProblem = (error: unknown) =>
+  error instanceof ListenError ||
+  (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"))
+
+/** `integrations-conformance listen …`: runs until Ctrl-C (0) or until it cannot go on (2). */
+export const listen = async (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promise<number> => {
+  const note = (line: string) => void process.stderr.write(`listen: ${line}\n`)
+  let options: ListenOptions
+  try {
+    const parsed = optionsOf(argv, env)
+    if (parsed === "help") {
+      process.stdout.write(LISTEN_HELP)
+      return 0
+    }
+    options = parsed
+  } catch (error) {
+    if (!isUsageProblem(error)) throw error
+    note(`${(error as Error).message} (see listen --help)`)
+    return 2
+  }
+
+  const stop = new AbortController()
+  const onSignal = () => stop.abort()
+  process.once("SIGINT", onSignal)
+  process.once("SIGTERM", onSignal)
+  const tally: Tally = { delivered: 0, skipped: 0 }
+  const out: Output = { event: (line) => void process.stdout.write(`${line}\n`), note }
+
+  note(`following ${urlOf(options.baseUrl, EVENTS_PATH).href} with the key ${maskKey(options.apiKey)}`)
+  note(
+    options.secretGiven
+      ? "signing with the secret given by --secret"
+      : `signing secret: ${options.secret}  (your receiver's WEBHOOK_SECRET; pass --secret to keep it across runs)`
+  )
+  try {
+    return await follow(options, deployment(options, stop.signal), out, tally, stop.signal)
+  } catch (error) {
+    if (stop.signal.aborted) {
+      note(`stopped: ${tally.delivered} delivered, ${tally.skipped} skipped`)
+      return 0
+    }
+    note(error instanceof ListenError || error instanceof Unavailable ? error.message : describeError(error))
+    return 2
+  } finally {
+    process.off("SIGINT", onSignal)
+    process.off("SIGTERM", onSignal)
+  }
+}

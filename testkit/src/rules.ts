@@ -1,0 +1,379 @@
+/**
+ * Every rule the kit checks, by a stable id (`R-<TOPIC>-<n>`), with its statement and where the API reference states
+ * it: a section of the Integrations API's README (`README#errors`) or an operation of the deployment's `/docs` page
+ * (`/docs#tag/bre-b/POST/api/integrations/breb/payouts`). Scenarios cite rules by id, so a typo is a type error;
+ * testkit/RULES.md lists them with the scenarios that check each (`npm run rules` writes it, a test keeps it current).
+ * Ids are never reused: a rule that goes away leaves a gap.
+ */
+import type { EndpointName } from "./contract.ts"
+
+/** Sections of the Integrations API's README, by their GitHub anchor (testkit/test/rules.test.ts checks each exists). */
+export type ReadmeSection =
+  | "walkthrough-curl"
+  | "endpoints"
+  | "errors"
+  | "payout-lifecycle-and-provider-events"
+  | "events-to-partners-webhooks"
+  | "operating-it"
+  | "live-mode"
+  | "money"
+  | "versioning"
+
+/** Where a rule is stated: a README section, or an operation of the contract (shown on `/docs`). */
+export type Reference = `README#${ReadmeSection}` | DocumentedEndpoint
+
+export interface Rule {
+  readonly statement: string
+  readonly see: readonly [Reference, ...Array<Reference>]
+}
+
+/**
+ * The `/docs` page (Scalar) addresses an operation as `#tag/<tag, lower case, spaces as ->/<METHOD><path>`, the path as
+ * the OpenAPI document writes it (checked against contracts/openapi.json by testkit/test/rules.test.ts).
+ */
+const DOCS_OPERATIONS = {
+  quote: "tag/bre-b/GET/api/integrations/breb/quote",
+  sendOtp: "tag/bre-b/POST/api/integrations/breb/kyc/otp/send",
+  verifyOtp: "tag/bre-b/POST/api/integrations/breb/kyc/otp/verify",
+  createPayout: "tag/bre-b/POST/api/integrations/breb/payouts",
+  listPayouts: "tag/bre-b/GET/api/integrations/breb/payouts",
+  getPayout: "tag/bre-b/GET/api/integrations/breb/payouts/{payoutId}",
+  confirmPayout: "tag/bre-b/POST/api/integrations/breb/payouts/{payoutId}/confirm",
+  prepareSwap: "tag/swaps/POST/api/integrations/swaps",
+  listSwaps: "tag/swaps/GET/api/integrations/swaps",
+  getSwap: "tag/swaps/GET/api/integrations/swaps/{intentId}",
+  confirmSwap: "tag/swaps/POST/api/integrations/swaps/{intentId}/confirm",
+  createWebhookEndpoint: "tag/events/POST/api/integrations/webhook-endpoints",
+  rotateWebhookSecret: "tag/events/POST/api/integrations/webhook-endpoints/{endpointId}/rotate-secret",
+  pingWebhookEndpoint: "tag/events/POST/api/integrations/webhook-endpoints/{endpointId}/ping",
+  listEvents: "tag/events/GET/api/integrations/events",
+  getEvent: "tag/events/GET/api/integrations/events/{eventId}",
+  redeliverEvent: "tag/events/POST/api/integrations/events/{eventId}/redeliver",
+  advancePayout: "tag/test-helpers/POST/api/integrations/test-helpers/payouts/{payoutId}/advance",
+  rejectKyc: "tag/test-helpers/POST/api/integrations/test-helpers/kyc/{userAddress}/reject",
+  provider: "tag/webhooks/POST/api/integrations/webhooks/provider",
+  healthz: "tag/health/GET/healthz",
+  readyz: "tag/health/GET/readyz"
+} as const satisfies Partial<Record<EndpointName, string>>
+
+export type DocumentedEndpoint = keyof typeof DOCS_OPERATIONS
+
+export const docsFragments: Readonly<Record<DocumentedEndpoint, string>> = DOCS_OPERATIONS
+
+export const RULES = {
+  "R-AUTH-1": {
+    statement:
+      "every partner endpoint needs `Authorization: Bearer <API key>`: without one, with another scheme or with a malformed key it is 401 ErrorBody, before any validation of the request",
+    see: ["README#endpoints", "README#errors"]
+  },
+  "R-AUTH-2": {
+    statement: "a well-formed key the deployment never issued (or revoked) is 401",
+    see: ["README#endpoints", "README#errors"]
+  },
+  "R-AUTH-3": {
+    statement:
+      "a mock deployment accepts only test keys (`cop_test_pk_…`), a live one only live keys (`cop_live_pk_…`); a key of the other kind is 401",
+    see: ["README#endpoints"]
+  },
+  "R-AUTH-4": {
+    statement: "`GET /healthz`, `/readyz`, `/openapi.json` and `/docs` answer without a key",
+    see: ["README#endpoints"]
+  },
+  "R-TENANT-1": {
+    statement:
+      "a payout, swap, KYC customer, webhook endpoint or event belongs to the integration that made it: one that does not exist or is another integration's is 404 ErrorBody, never 403, and is left unchanged",
+    see: ["README#endpoints", "getPayout"]
+  },
+  "R-TENANT-2": {
+    statement: "a list holds only the caller's resources, under the caller's `integrationId`",
+    see: ["README#endpoints", "listPayouts"]
+  },
+  "R-HEALTH-1": {
+    statement: "`GET /healthz` answers the status, the mode and the API version, without a key",
+    see: ["README#operating-it", "healthz"]
+  },
+  "R-HEALTH-2": {
+    statement: "`GET /readyz` answers 200 while the database answers (503 otherwise)",
+    see: ["README#operating-it", "readyz"]
+  },
+  "R-CONTRACT-1": {
+    statement:
+      "`GET /openapi.json` is the contract's OpenAPI document: its `info.version` is the API version and it lists every operation",
+    see: ["README#walkthrough-curl", "README#versioning"]
+  },
+  "R-CONTRACT-2": {
+    statement:
+      "every answer keeps the contract: a status the operation declares, JSON, the operation's schema (a field the contract does not know is an addition, see README#versioning), and for errors exactly ErrorBody with an errorCode the operation declares at that status; timestamps are ISO 8601 UTC with milliseconds",
+    see: ["README#errors", "README#versioning"]
+  },
+  "R-ERR-1": {
+    statement:
+      "every non-2xx body is ErrorBody `{ error, errorCode? }`, never a stack trace: an unknown route is 404, a method a path does not serve 405 (or 404)",
+    see: ["README#errors"]
+  },
+  "R-ERR-2": {
+    statement:
+      "invalid input is 400 ErrorBody whose `error` names the field and the rule (a body that is not JSON or not an object, a missing, malformed or unknown field), never a 5xx",
+    see: ["README#errors"]
+  },
+  "R-ERR-3": {
+    statement:
+      "a body over 64 KiB (chunked too) is 413, a POST body that is not `application/json` is 415, both ErrorBody",
+    see: ["README#errors"]
+  },
+  "R-MOCK-1": {
+    statement:
+      "in mock mode the `X-Mock-Scenario` header `market_closed`, `requote` or `provider_unavailable` forces 409 `mercado_cerrado`, 409 `requote` or 503 ErrorBody without errorCode wherever the outcome can happen",
+    see: ["README#errors"]
+  },
+  "R-QUOTE-1": {
+    statement:
+      "a quote's `cached` is false when the call fetched the rate and true when it came from the cache; a first call is false",
+    see: ["quote"]
+  },
+  "R-QUOTE-2": {
+    statement:
+      "`fromToken` is `USDC` (the default) or `COPm`; any other token is 400 naming fromToken; a quote prices every fromToken exactly as a payout created now from it",
+    see: ["README#endpoints", "quote"]
+  },
+  "R-QUOTE-3": {
+    statement:
+      "a quote asked with `destinationCop` binds that amount and its `fromToken`: a payout with its `quoteId` and another amount or token is 409 `requote` naming both; a quote without an amount fixes only the rate",
+    see: ["README#endpoints", "README#errors", "createPayout"]
+  },
+  "R-MONEY-1": {
+    statement:
+      "amounts follow from D = destinationCop, the sell rate S and the token's decimals: X = D / (0.995 S) rounded up, F = 1 % of X rounded up, T = X + F, E = D / T rounded down to 6 decimals, display `1 USD = <E rounded down to 2> COP`; a quote without an amount shows E = S × 0.995 / 1.01",
+    see: ["README#money", "quote"]
+  },
+  "R-MONEY-2": {
+    statement:
+      "`destinationCop` below 4000 COP, or an amount that would send the payout provider less than 2 USD, is 409 `below_minimum`",
+    see: ["README#errors", "README#money"]
+  },
+  "R-MONEY-3": {
+    statement:
+      "`destinationCop` is a plain positive decimal with at most 2 decimals, not above the Bre-B per-transfer cap; otherwise 400 naming destinationCop",
+    see: ["README#errors", "createPayout"]
+  },
+  "R-OTP-1": {
+    statement:
+      "sending an OTP answers the `userAddress` and `expiresAt` 10 minutes ahead; a mock deployment returns the code as `debugCode`, a live one never",
+    see: ["README#endpoints", "sendOtp"]
+  },
+  "R-OTP-2": {
+    statement: "in mock mode verifying a valid code approves the user's KYC",
+    see: ["README#endpoints", "verifyOtp"]
+  },
+  "R-OTP-3": {
+    statement:
+      "a wrong code, one that is not 6 digits, or a verify with no OTP sent is 400 `otp_invalid`; a wrong attempt leaves the right code usable",
+    see: ["README#errors", "verifyOtp"]
+  },
+  "R-OTP-4": {
+    statement: "5 wrong attempts burn a code: after them even the right one is `otp_invalid`",
+    see: ["README#endpoints", "verifyOtp"]
+  },
+  "R-OTP-5": {
+    statement:
+      "a second send to the same address by the same integration within 30 s is 429 ErrorBody with `Retry-After`",
+    see: ["README#endpoints", "README#errors", "sendOtp"]
+  },
+  "R-PAYOUT-1": {
+    statement:
+      "creating a payout answers 201 with a prepared Payout `awaiting_deposit` (deposit address and amount, `transaction`, `feeTransaction`, receipt); `GET payouts/{payoutId}` answers it as created",
+    see: ["README#endpoints", "createPayout", "getPayout"]
+  },
+  "R-PAYOUT-2": {
+    statement:
+      "a payout's fees are the `bridge_fx`, `bridge` and `copby` legs (and `swap` when funded from COPm), quoted, and itemized identically in `receipt.feesItemized`",
+    see: ["README#money", "createPayout"]
+  },
+  "R-PAYOUT-3": {
+    statement:
+      "the receipt masks the Bre-B key to its last 4 characters and states its currencies, `included_in_rate` and the totals",
+    see: ["createPayout"]
+  },
+  "R-PAYOUT-4": {
+    statement:
+      "`transaction` is an ERC-20 transfer of the deposit X to the deposit address; `feeTransaction` one of the service fee F to the fee wallet",
+    see: ["README#walkthrough-curl", "createPayout"]
+  },
+  "R-PAYOUT-5": {
+    statement: "a payout for a `userAddress` whose KYC this integration has not approved is 409 `needs_kyc`",
+    see: ["README#errors", "createPayout"]
+  },
+  "R-PAYOUT-6": {
+    statement:
+      "a Bre-B key whose holder does not match `accountOwnerName` is 409 `destination_mismatch` (mock: the name contains `mismatch` in any letter case)",
+    see: ["README#errors", "createPayout"]
+  },
+  "R-PAYOUT-7": {
+    statement:
+      "payout creation checks in this order: 400 (input), `needs_kyc`, `mercado_cerrado`, `requote`, `below_minimum`, `destination_mismatch`",
+    see: ["README#errors", "createPayout"]
+  },
+  "R-PAYOUT-8": {
+    statement:
+      "`userAddress`, `destinationCop`, `breBKey` and `accountOwnerName` are required; `userAddress` is EIP-55 checksummed and `breBKey` one of the Bre-B key forms; otherwise 400 naming the field",
+    see: ["README#errors", "createPayout"]
+  },
+  "R-CONFIRM-1": {
+    statement:
+      "confirming with a `txHash` answers 200 with the payout `deposit_confirmed` (or later) and the hash recorded; provider legs stay pending until the provider settles, `copby` until its fee transfer is verified",
+    see: ["README#endpoints", "confirmPayout"]
+  },
+  "R-CONFIRM-2": {
+    statement: "confirming again with the same `txHash`, in any letter case, answers the payout unchanged",
+    see: ["README#endpoints", "confirmPayout"]
+  },
+  "R-CONFIRM-3": {
+    statement: "a payout is confirmed once: another `txHash` for a confirmed payout is 409 and the first hash stays",
+    see: ["README#errors", "confirmPayout"]
+  },
+  "R-CONFIRM-4": {
+    statement: "`txHash` is required and matches `^0x[a-fA-F0-9]{64}$`; otherwise 400 naming txHash",
+    see: ["confirmPayout"]
+  },
+  "R-CONFIRM-5": {
+    statement: "a `feeTxHash` is recorded; in mock mode it verifies the `copby` leg at confirmation",
+    see: ["confirmPayout"]
+  },
+  "R-CONFIRM-6": {
+    statement:
+      "a confirmation after the deposit window is 409 `requote`; a rejected confirmation leaves the payout as it was and does not claim its hash",
+    see: ["README#errors", "confirmPayout"]
+  },
+  "R-TXHASH-1": {
+    statement:
+      "a `txHash` confirms one payout or swap only, across every integration and in any letter case: using it again is 409 `tx_hash_reused`",
+    see: ["README#errors", "confirmPayout", "confirmSwap"]
+  },
+  "R-LIFECYCLE-1": {
+    statement:
+      "a payout moves `awaiting_deposit` → `deposit_confirmed` → `processing` → `completed` (side exits `expired`, `failed`, `refunded`), only ever forward; in mock mode a confirmed payout completes on its own and its legs verify",
+    see: ["README#payout-lifecycle-and-provider-events"]
+  },
+  "R-LIST-1": {
+    statement:
+      "a list answers `{ integrationId, items, nextCursor }`, items ordered by `createdAt`, then id; paging with `nextCursor` returns every item once, and `nextCursor` is null on the last page",
+    see: ["README#endpoints", "listPayouts", "listSwaps"]
+  },
+  "R-LIST-2": {
+    statement:
+      "`createdFrom` is an inclusive ISO 8601 timestamp (any offset, exact to the millisecond), `limit` 1 to 500 (default 50), `cursor` one the API returned; anything else is 400 naming the parameter",
+    see: ["README#errors", "listPayouts"]
+  },
+  "R-IDEM-1": {
+    statement:
+      "the same `Idempotency-Key` with the same request (path and JSON body, in any field order) replays the stored 201 and its resource, with `Idempotent-Replayed: true`",
+    see: ["README#errors", "createPayout"]
+  },
+  "R-IDEM-2": {
+    statement: "the same `Idempotency-Key` with another body is 422, before any other check, and changes nothing",
+    see: ["README#errors", "createPayout"]
+  },
+  "R-IDEM-3": {
+    statement: "one `Idempotency-Key` creates exactly one resource, however many retries run at once",
+    see: ["README#errors"]
+  },
+  "R-IDEM-4": {
+    statement: "`Idempotency-Key`s are scoped per integration: another integration's same key is a new request",
+    see: ["README#errors"]
+  },
+  "R-IDEM-5": {
+    statement: "a request rejected by validation or a transient error does not use up its `Idempotency-Key`",
+    see: ["README#errors"]
+  },
+  "R-IDEM-6": {
+    statement: "an `Idempotency-Key` has at most 255 characters; a longer one is 400",
+    see: ["README#errors", "createPayout"]
+  },
+  "R-SWAP-1": {
+    statement:
+      "preparing a swap answers 201 with a SwapIntent `prepared` (the pair, `amountIn`, a quoted `swap` leg, `approvalTarget`, `expiresAt`) that moves only to `confirmed`, `failed` or `expired`; GET answers it as prepared",
+    see: ["README#endpoints", "prepareSwap", "getSwap"]
+  },
+  "R-SWAP-2": {
+    statement: "`minAmountOut` = `expectedAmountOut` × (10000 − `slippageBps`) / 10000, rounded down in base units",
+    see: ["README#money", "prepareSwap"]
+  },
+  "R-SWAP-3": {
+    statement:
+      "one side of a swap is COPm, `amountIn` is positive with at most the token's decimals, `slippageBps` is 1 to 500; otherwise 400 naming the field",
+    see: ["README#money", "prepareSwap"]
+  },
+  "R-SWAP-4": {
+    statement:
+      "confirming a swap answers 200 `confirmed` with the `txHash` (lower case) and the swap leg verified; the same hash again answers it unchanged, another is 409; after `expiresAt` it is 409 `requote`",
+    see: ["README#endpoints", "confirmSwap"]
+  },
+  "R-SWAP-5": {
+    statement: "a COPm `amountIn` below 1 COPm is 409 `below_minimum` naming amountIn and the minimum",
+    see: ["README#errors", "prepareSwap"]
+  },
+  "R-SWAP-6": {
+    statement:
+      "a payout funded from COPm has the same USDC deposit X as one from USDC, a `swap` leg, the router swap as `transaction` (with `approvalTarget`) and `receipt.totalPaid` = X + F + the swap leg",
+    see: ["README#money", "createPayout"]
+  },
+  "R-PROVIDER-1": {
+    statement:
+      "a payout provider callback needs a valid `X-Webhook-Signature` (`t=<ms>,v0=<base64 RSA-SHA256 over <t>.<raw body>>`, at most 10 minutes old), not a partner API key; otherwise 401 `invalid_webhook_signature`",
+    see: ["README#live-mode", "provider"]
+  },
+  "R-EVT-1": {
+    statement:
+      "a webhook endpoint is created 201 with its signing `secret` (`whsec_…`), shown only then and on rotation; `events` defaults to `[\"*\"]`; a bad `url` or `events` is 400 naming it; delete is 204, then 404",
+    see: ["README#events-to-partners-webhooks", "createWebhookEndpoint"]
+  },
+  "R-EVT-2": {
+    statement:
+      "deliveries are signed per Standard Webhooks (`webhook-id` = the event id, `webhook-timestamp`, `webhook-signature`) and their body is the event `{ id, type, createdAt, data: { object } }`",
+    see: ["README#events-to-partners-webhooks", "pingWebhookEndpoint"]
+  },
+  "R-EVT-3": {
+    statement:
+      "rotating an endpoint's secret answers a new one; for 24 h deliveries carry two signatures, the old and the new secret's",
+    see: ["README#events-to-partners-webhooks", "rotateWebhookSecret"]
+  },
+  "R-EVT-4": {
+    statement: "events are delivered at least once, in order per resource",
+    see: ["README#events-to-partners-webhooks"]
+  },
+  "R-EVT-5": {
+    statement:
+      "the test helpers (mock only; 404 in live mode) move a payout only forward (409 otherwise) and reject a KYC, through the provider's state machine and event path",
+    see: ["README#events-to-partners-webhooks", "advancePayout", "rejectKyc"]
+  },
+  "R-EVT-6": {
+    statement:
+      "redelivering an event answers 202 naming the endpoint, and the same bytes arrive under the same `webhook-id`",
+    see: ["README#events-to-partners-webhooks", "redeliverEvent"]
+  },
+  "R-EVT-7": {
+    statement:
+      "`GET events/{eventId}` answers the event with its delivery attempts; `GET events` lists oldest first and filters by `type`",
+    see: ["README#events-to-partners-webhooks", "listEvents", "getEvent"]
+  }
+} as const satisfies Record<string, Rule>
+
+export type RuleId = keyof typeof RULES
+
+export const ruleIds: ReadonlyArray<RuleId> = Object.keys(RULES) as Array<RuleId>
+
+/** The README the references point into: the Integrations API's, as its repository shows it. */
+export const README_URL = "https://github.com/cop-integrations/integrations-api/blob/main/README.md"
+
+/** `README#errors`, or the `/docs` page's address of an operation. */
+export const referenceText = (reference: Reference): string =>
+  reference.startsWith("README#") ? reference : `/docs#${docsFragments[reference as DocumentedEndpoint]}`
+
+/** One line per rule, as failures show it: `R-TXHASH-1: <statement> (README#errors, /docs#…)`. */
+export const describeRule = (id: RuleId): string => {
+  const rule: Rule = RULES[id]
+  return `${id}: ${rule.statement} (${rule.see.map(referenceText).join(", ")})`
+}
+
+/** What a scenario's `rule` says: each rule it checks, one a line. */
+export const describeRules = (ids: ReadonlyArray<RuleId>): string => ids.map(describeRule).join("\n")
