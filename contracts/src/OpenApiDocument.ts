@@ -219,12 +219,14 @@ const finishParameter = (operationId: string, parameter: JsonObject) => {
   if (isObject(schema) && typeof schema["description"] === "string") parameter["description"] ??= schema["description"]
 }
 
-const finishOperation = (spec: JsonObject, path: string, operation: Operation) => {
+const finishOperation = (spec: JsonObject, path: string, method: string, operation: Operation) => {
   for (const parameter of operation.parameters ?? []) finishParameter(String(operation["operationId"]), parameter)
   const responses = operation.responses
   // Probes take no input: nothing they are sent can be invalid.
   if (HEALTH_PATHS.has(path)) delete responses["400"]
-  if (operation["requestBody"] !== undefined) {
+  // Every POST reads a body if one is sent: one that takes none answers a non-empty one that is too large or not JSON
+  // as the others do (an empty body, whatever its Content-Type, is no body).
+  if (operation["requestBody"] !== undefined || method === "post") {
     responses["413"] ??= errorResponse("413")
     responses["415"] ??= errorResponse("415")
   }
@@ -320,7 +322,7 @@ export const finishOpenApiDocument = (generated: Record<string, unknown>): Recor
     components: { ...components, schemas, headers }
   }
   for (const [path, item] of Object.entries(finished["paths"] as Record<string, Record<string, Operation>>)) {
-    for (const operation of Object.values(item)) finishOperation(finished, path, operation)
+    for (const [method, operation] of Object.entries(item)) finishOperation(finished, path, method, operation)
   }
   return finished
 }

@@ -67,10 +67,8 @@ export const AuthenticationLive = Layer.effect(
       whenStarterInterrupted: "finish"
     })
 
-    const rejectWithoutLookup = (address: string, error: string): Authenticated => {
-      const { allowed, retryAfterSeconds } = failedAuth.recordFailure(address)
-      return allowed ? Effect.fail(new Unauthorized({ error })) : tooManyFailures(retryAfterSeconds)
-    }
+    /** Refused without a lookup, so without spending the address's budget of failures (see FailedAuthLimit). */
+    const rejectWithoutLookup = (error: string): Authenticated => Effect.fail(new Unauthorized({ error }))
 
     type Authenticated = Effect.Effect<typeof CurrentIntegration.Service, Unauthorized | TooManyRequests>
 
@@ -103,12 +101,12 @@ export const AuthenticationLive = Layer.effect(
       const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
       const address = Option.getOrElse(request.remoteAddress, () => "unknown")
       const bearer = readBearerKey(request.headers["authorization"])
-      if (Result.isFailure(bearer)) return rejectWithoutLookup(address, bearer.failure)
+      if (Result.isFailure(bearer)) return rejectWithoutLookup(bearer.failure)
       const { hash, shape } = bearer.success
       const remembered = findActive.cached(hash, fiber.getRef(Clock.Clock).currentTimeMillisUnsafe())
       if (remembered !== undefined && failedAuth.passTrusted(hash)) return admit(remembered)
       const invalid = invalidKey(shape, deployment)
-      return invalid === undefined ? lookUp(address, hash) : rejectWithoutLookup(address, invalid)
+      return invalid === undefined ? lookUp(address, hash) : rejectWithoutLookup(invalid)
     })
 
     return Authentication.of({

@@ -17,6 +17,11 @@ export type GuardedLookup<A> =
  * rate limit), so guessing keys costs the database at most the budget: after it, attempts get 429 with
  * Retry-After and no lookup.
  *
+ * What counts: only a lookup that found nothing. A request refused without a lookup (no Authorization header,
+ * another scheme, a malformed key, a bad checksum, the other kind of key) costs nothing, so it spends nothing and
+ * is always answered 401: a conformance kit run against a shared sandbox sends many of them on purpose, run after
+ * run. A guess is a well-formed key with a valid checksum, and only those reach the database.
+ *
  * The behaviour chosen for a payments API: only failures spend the budget, and a key this replica has seen
  * authenticate is always looked up, so a partner's traffic is never blocked because something else behind
  * the same address (a NAT, a proxy, a stale deployment of theirs) keeps failing; it is limited only by its
@@ -35,9 +40,6 @@ export const makeFailedAuthLimit = (burst = FAILED_AUTH_BURST, perSecond = FAILE
   }
 
   return {
-    /** A failure decided without a lookup (no key, another scheme, a malformed key or the wrong kind). */
-    recordFailure: (address: string) => budgets.take(address),
-
     /**
      * Whether the key has authenticated before (as `guardLookup` would find it, spending nothing), noting that it was
      * used again; for a key authenticated without a lookup (remembered as active), with what `guardLookup` does then.

@@ -12,7 +12,7 @@ import { ResponseHints } from "../base/ResponseHints.ts"
 import { errorCodeOf, logAccess } from "./AccessLog.ts"
 import { declaresTooLargeBody, MAX_BODY_BYTES, tooLarge } from "./BodyLimits.ts"
 import { bufferChunkedBody, discardRestOfBody } from "./ChunkedBody.ts"
-import { isUnsupportedMediaType, takesJsonBody, unsupportedMediaType } from "./ContentType.ts"
+import { isUnsupportedMediaType, takesJsonBody, unsupportedMediaType, withoutTypeOfEmptyBody } from "./ContentType.ts"
 import { retryReadsOnLostConnection } from "./DatabaseUnavailable.ts"
 import { errorResponse, pathOf } from "./ErrorResponse.ts"
 import { requestIdOf } from "./RequestId.ts"
@@ -60,7 +60,7 @@ const requestMiddleware = (unserved: ReadonlyArray<UnservedPath>) =>
     if (hidden !== undefined) return errorResponse(404, { error: hidden.error })
     if (declaresTooLargeBody(request)) return tooLarge()
     if (isUnsupportedMediaType(request)) return unsupportedMediaType()
-    let forwarded = request
+    let forwarded = withoutTypeOfEmptyBody(request)
     if (takesJsonBody(request) && request.headers["content-length"] === undefined) {
       const buffered = yield* Effect.result(bufferChunkedBody(request))
       if (Result.isFailure(buffered)) return errorResponse(400, { error: "request body could not be read" })

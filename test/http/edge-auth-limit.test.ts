@@ -1,7 +1,8 @@
 /**
  * Failed authentications are limited per client address: a flood of unknown keys is answered 429 (with
  * Retry-After) after a small budget, without a database lookup per attempt, while a partner key that has
- * authenticated keeps working from the same address. All requests here come from 127.0.0.1.
+ * authenticated keeps working from the same address. Requests refused without a lookup (no key, a malformed key)
+ * cost nothing and spend nothing: they stay 401 and never bring on a 429. All requests here come from 127.0.0.1.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { generateApiKey } from "../../src/auth/ApiKey.ts"
@@ -47,12 +48,20 @@ describe("failed authentications per client address", () => {
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
   })
 
-  it("refuses other attempts from the address while it is over budget, malformed or not yet seen keys alike", async () => {
-    for (const attempt of [() => list(unusedKey), () => list("not-a-key"), () => call(server, LIST)]) {
-      const answer = await attempt()
-      expectErrorBody(answer, 429)
-      expect(answer.headers.get("retry-after")).toMatch(/^[1-9]\d*$/)
-    }
+  it("refuses other unseen keys from the address while it is over budget", async () => {
+    const answer = await list(unusedKey)
+    expectErrorBody(answer, 429)
+    expect(answer.headers.get("retry-after")).toMatch(/^[1-9]\d*$/)
+  })
+
+  it("answers requests refused without a lookup 401 all the same: no key, another scheme, malformed, the wrong kind", async () => {
+    const refusals = [
+      () => call(server, LIST),
+      () => call(server, LIST, { headers: { authorization: "Basic dXNlcjpwYXNz" } }),
+      () => list("not-a-key"),
+      () => list(generateApiKey("live"))
+    ]
+    for (const attempt of refusals) expectErrorBody(await attempt(), 401)
   })
 
   it("still serves the partner key that authenticated before, from the same address", async () => {
@@ -61,5 +70,24 @@ describe("failed authentications per client address", () => {
 
   it("lets a valid key through again once the budget has refilled", async () => {
     await vi.waitFor(async () => expect((await list(unusedKey)).status).toBe(200), { timeout: 20_000, interval: 500 })
+  })
+})
+
+describe("requests refused without a lookup spend nothing", () => {
+  let fresh: TestServer
+  beforeAll(async () => {
+    fresh = await startTestServer()
+  })
+  afterAll(() => fresh?.close())
+
+  it("600 without a key or with a malformed one are all 401, and a guess afterwards is still looked up (401, not 429)", async () => {
+    const unauthenticated = (authorization?: string) =>
+      call(fresh, LIST, authorization === undefined ? {} : { headers: { authorization } })
+    const answers = await Promise.all(
+      Array.from({ length: 600 }, (_, i) => unauthenticated(i % 2 === 0 ? undefined : "Bearer not-a-key"))
+    )
+    expect(tally(answers)).toEqual({ 401: 600 })
+    const guess = await call(fresh, LIST, { apiKey: generateApiKey("test") })
+    expectErrorBody(guess, 401)
   })
 })

@@ -1,12 +1,13 @@
 /**
  * The kit's only way onto the network: `fetch`, with every request and response recorded as evidence
  * (keys redacted) and a curl that reproduces it. A 429 with Retry-After is waited out and retried
- * (a deployment's rate limit is not a conformance failure) unless the caller expects it.
+ * (a deployment's rate limit is not a conformance failure) unless the caller expects it; one that cannot be waited
+ * out within the scenario's time is reported as its own cause, not as whatever rule the scenario was checking.
  */
 import { Duration, Effect } from "effect"
 import { KEY_VARIABLES, toCurl } from "./curl.ts"
 import type { Exchange, RecordedRequest, RecordedResponse } from "./exchange.ts"
-import { failure, type ScenarioFailure } from "./failure.ts"
+import { failure, type ScenarioFailure, show } from "./failure.ts"
 
 export type { Exchange, RecordedRequest, RecordedResponse } from "./exchange.ts"
 
@@ -26,7 +27,10 @@ export interface HttpRequest {
   /** Send the body as a stream (Transfer-Encoding: chunked, no Content-Length). */
   readonly chunked?: boolean | undefined
   readonly auth?: Auth | undefined
-  /** Default true: wait out a 429 with Retry-After and retry (at most 3 times). */
+  /**
+   * Default true: wait out a 429 as its Retry-After says and retry (at most 5 times, within the scenario's time);
+   * a 429 that cannot be waited out fails the scenario as "rate limited by the deployment".
+   */
   readonly retryOn429?: boolean | undefined
 }
 
@@ -43,7 +47,14 @@ export interface HttpConfig {
   readonly secondApiKey: string | undefined
   readonly fetch: typeof globalThis.fetch
   readonly requestTimeoutMs: number
+  /** When the scenario's time runs out (epoch ms): a wait for a 429's Retry-After must end before it. */
+  readonly deadline?: number | undefined
 }
+
+/** The root cause of every failure that is a deployment's rate limit, so a report tells them apart from broken rules. */
+export const RATE_LIMITED = "rate limited by the deployment (429)"
+
+const MAX_429_RETRIES = 5
 
 const EVIDENCE_BODY_LIMIT = 4096
 
@@ -187,18 +198,48 @@ export const makeHttp = (config: HttpConfig, record: (exchange: Exchange) => voi
       return exchange
     })
 
-  const retryAfterMs = (exchange: Exchange): number | undefined => {
-    const header = exchange.response?.status === 429 ? exchange.response.headers["retry-after"] : undefined
-    const seconds = header === undefined ? Number.NaN : Number(header)
-    return Number.isFinite(seconds) && seconds >= 0 && seconds <= 30 ? seconds * 1000 : undefined
+  /** A 429's Retry-After in ms (delay-seconds form), if it has a usable one. */
+  const retryAfterMs = (exchange: Answered): number | undefined => {
+    const header = exchange.response.headers["retry-after"]
+    const seconds = header === undefined || !/^\d+$/.test(header.trim()) ? Number.NaN : Number(header)
+    return Number.isFinite(seconds) ? seconds * 1000 : undefined
+  }
+
+  const rateLimited = (request: HttpRequest, exchange: Answered, retries: number, why: string): ScenarioFailure => {
+    const header = exchange.response.headers["retry-after"]
+    return failure(
+      `${request.method} ${request.path}: the deployment rate-limited the kit (429${
+        header === undefined ? ", no Retry-After" : `, Retry-After: ${header}`
+      }) after ${retries} ${retries === 1 ? "wait" : "waits"}: ${why}`,
+      {
+        expected: "an answer other than 429 within the scenario's time (a 429 is waited out as its Retry-After says)",
+        actual: `429 ${exchange.response.isJson ? show(exchange.response.json) : show(exchange.response.body)}`,
+        exchange,
+        rootCause: RATE_LIMITED
+      }
+    )
   }
 
   const send = (request: HttpRequest): Effect.Effect<Answered, ScenarioFailure> =>
     Effect.gen(function*() {
       let exchange = yield* once(request)
-      for (let retry = 0; retry < 3 && request.retryOn429 !== false; retry++) {
+      for (
+        let retries = 0;
+        request.retryOn429 !== false && isAnswered(exchange) && exchange.response.status === 429;
+        retries++
+      ) {
         const wait = retryAfterMs(exchange)
-        if (wait === undefined) break
+        if (wait === undefined) {
+          return yield* Effect.fail(rateLimited(request, exchange, retries, "it did not say when to retry"))
+        }
+        if (retries === MAX_429_RETRIES) {
+          return yield* Effect.fail(rateLimited(request, exchange, retries, "it kept answering 429"))
+        }
+        if (config.deadline !== undefined && Date.now() + wait > config.deadline) {
+          return yield* Effect.fail(
+            rateLimited(request, exchange, retries, "its Retry-After ends after the scenario's time")
+          )
+        }
         yield* Effect.sleep(Duration.millis(Math.max(wait, 100)))
         exchange = yield* once(request)
       }

@@ -184,7 +184,8 @@ const makeKit = (context: RunContext, recorder: Recorder, startedAt: number): Ki
     apiKey: options.apiKey,
     secondApiKey: options.secondApiKey,
     fetch: fetchFn,
-    requestTimeoutMs: context.timeoutMs
+    requestTimeoutMs: context.timeoutMs,
+    deadline: startedAt + context.timeoutMs
   }, recorder.record)
   const strict = options.strict === true
   return {
