@@ -101,9 +101,15 @@ interface Sent {
   readonly exchange: Exchange
 }
 
-const PayoutState = Schema.Struct({ status: Schema.String, applied: Schema.Int })
-type PayoutState = typeof PayoutState.Type
-const decodeState = Schema.decodeUnknownOption(Schema.fromJsonString(PayoutState))
+/** What the state probe answers about a payout. */
+export interface PayoutState {
+  readonly status: string
+  readonly applied: number
+}
+
+const decodeState = Schema.decodeUnknownOption(
+  Schema.fromJsonString(Schema.Struct({ status: Schema.String, applied: Schema.Int }))
+)
 
 class Failed extends Error {
   readonly expected: string
@@ -122,7 +128,8 @@ class Failed extends Error {
 
 const recordedHeaders = (headers: Headers): Record<string, string> => Object.fromEntries(headers.entries())
 
-class Run {
+/** One scenario's run: its deliveries, its probes of the state, and what they recorded. */
+export class Run {
   readonly exchanges: Array<Exchange> = []
   readonly details: Record<string, unknown> = {}
   readonly options: ReceiverOptions

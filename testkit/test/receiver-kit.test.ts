@@ -12,6 +12,7 @@ import { Webhook } from "standardwebhooks"
 import { afterAll, describe, expect, it } from "vitest"
 import { RECEIVER_SCENARIOS, runReceiverConformance } from "../src/receiverKit.ts"
 import { toJUnit } from "../src/report/junit.ts"
+import { describeReceiverConformance } from "../src/vitest.ts"
 
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 const OLD_SECRET = "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD"
@@ -141,6 +142,10 @@ describe("the receiver kit", () => {
     expect(report.verdict).toBe("partial")
     expect(report.claim).toContain("--state-url")
   })
+})
+
+describeReceiverConformance(async () => ({ ...(await startReceiver("none")), secret: SECRET, oldSecret: OLD_SECRET }), {
+  name: "describeReceiverConformance, a test per scenario, against a correct receiver"
 })
 
 const CLI = fileURLToPath(new URL("../src/cli.ts", import.meta.url))
