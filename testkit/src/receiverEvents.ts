@@ -4,7 +4,7 @@
  * before it is sent, so a delivery the kit makes is one the API could make. Every run uses new ids, so the state a
  * receiver kept from an earlier run never meets this one's.
  */
-import { Event, EventType, openApiDocument } from "@cop-integrations/contracts"
+import { Event, EventType, openApiDocument, PayoutEvent } from "@cop-integrations/contracts"
 import { randomBytes } from "node:crypto"
 import { Schema } from "effect"
 
@@ -99,12 +99,32 @@ const objectOf = (type: string, payoutId: string, at: string): Record<string, un
 const decodeEvent = Schema.decodeUnknownSync(Event)
 
 /**
+ * When the contract's envelope carries a per-resource `sequence` (1, 2, … with each event of a resource), the kit's
+ * events carry it too, counted in the order they are made: the kit makes each resource's events oldest first.
+ */
+const declaresSequence = "sequence" in PayoutEvent.fields
+const sequences = new Map<string, number>()
+const nextSequence = (resourceId: string): number => {
+  const next = (sequences.get(resourceId) ?? 0) + 1
+  sequences.set(resourceId, next)
+  return next
+}
+
+/**
  * One event of `type`, at `at`, about `payoutId` when it is a payout event. It must decode with the contract's Event
  * schema (else the kit, not the receiver, is wrong: it throws).
  */
 export const makeEvent = (type: string, at: Date, payoutId: string = newId("po_", 22)): KitEvent => {
   const createdAt = at.toISOString()
-  const event = { id: newId("evt_", 26), type, createdAt, data: { object: objectOf(type, payoutId, createdAt) } }
+  const object = objectOf(type, payoutId, createdAt)
+  const resourceId = String(object["payoutId"] ?? object["intentId"] ?? object["userAddress"] ?? object["endpointId"])
+  const event = {
+    id: newId("evt_", 26),
+    type,
+    createdAt,
+    ...(declaresSequence ? { sequence: nextSequence(resourceId) } : {}),
+    data: { object }
+  }
   decodeEvent(event)
   return {
     id: event.id,
