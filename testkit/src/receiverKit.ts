@@ -48,7 +48,8 @@ interface Delivery {
   /** What this delivery is, in a report: "payout.created evt_… signed by a secret the receiver never had". */
   readonly label: string
   readonly headers: ReadonlyArray<readonly [string, string]>
-  readonly body: Buffer
+  /** Uint8Array, not Buffer: the kit's declarations need no Node types. */
+  readonly body: Uint8Array
 }
 
 type HeaderName = "webhook-id" | "webhook-timestamp" | "webhook-signature"
@@ -142,7 +143,7 @@ export class Run {
     method: "GET" | "POST",
     url: string,
     headers: ReadonlyArray<readonly [string, string]>,
-    body: Buffer | undefined
+    body: Uint8Array | undefined
   ): Promise<Exchange> => {
     const startedAt = new Date()
     const started = performance.now()
@@ -151,7 +152,7 @@ export class Run {
       method,
       url,
       headers: Object.fromEntries(headers),
-      body: body?.toString("utf8"),
+      body: body === undefined ? undefined : Buffer.from(body).toString("utf8"),
       bodyBytes: body?.length ?? 0
     }
     let exchange: Exchange
