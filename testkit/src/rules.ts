@@ -355,6 +355,40 @@ export const RULES = {
     statement:
       "`GET events/{eventId}` answers the event with its delivery attempts; `GET events` lists oldest first and filters by `type`",
     see: ["README#events-to-partners-webhooks", "listEvents", "getEvent"]
+  },
+  "R-RECEIVER-1": {
+    statement:
+      "a partner's receiver answers 2xx, within 10 seconds, to every validly signed delivery of every event type the contract declares",
+    see: ["README#events-to-partners-webhooks"]
+  },
+  "R-RECEIVER-2": {
+    statement:
+      "a receiver refuses (non-2xx) a delivery whose `webhook-signature` does not verify with its secret over the raw body: signed by another secret, by a secret retired after a rotation's overlap, or a body changed after signing",
+    see: ["README#events-to-partners-webhooks"]
+  },
+  "R-RECEIVER-3": {
+    statement:
+      "a receiver refuses a delivery whose `webhook-timestamp` is more than 5 minutes from its clock, in either direction",
+    see: ["README#events-to-partners-webhooks"]
+  },
+  "R-RECEIVER-4": {
+    statement: "a receiver refuses a delivery without `webhook-id`, `webhook-timestamp` or `webhook-signature`",
+    see: ["README#events-to-partners-webhooks"]
+  },
+  "R-RECEIVER-5": {
+    statement:
+      "a receiver accepts a delivery when any one of the space-separated signatures of `webhook-signature` verifies (a rotation's overlap)",
+    see: ["README#events-to-partners-webhooks"]
+  },
+  "R-RECEIVER-6": {
+    statement:
+      "a receiver answers 2xx to a duplicate `webhook-id` and applies the event once (deliveries are at least once)",
+    see: ["README#events-to-partners-webhooks"]
+  },
+  "R-RECEIVER-7": {
+    statement:
+      "a receiver answers 2xx to an event older than the state it has and does not move the resource back (a payout only moves forward)",
+    see: ["README#events-to-partners-webhooks"]
   }
 } as const satisfies Record<string, Rule>
 
