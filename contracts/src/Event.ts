@@ -84,6 +84,7 @@ const EventSequence = Schema.Number.check(
   Schema.isInt({ toJsonSchema: () => ({ type: "integer" }) }),
   Schema.isGreaterThanOrEqualTo(1)
 ).annotate({
+  identifier: "EventSequence",
   description: "Increases by one per resource with every event of that resource (1, 2, 3, … for a payout, swap, KYC " +
     "customer or endpoint). Drop an event whose sequence is not above the last one you applied for that resource: " +
     "it is older than what you have."
