@@ -117,7 +117,9 @@ export const WEBHOOKS_GUIDE = `
 
 ## Events to partners (webhooks)
 
-Register an endpoint (\`POST webhook-endpoints\`) and every event of the types it subscribes to is POSTed to it: the \`webhooks\` of this document, one per type, with the body \`{ id, type, createdAt, data: { object } }\` where \`object\` is the payout, KYC customer, swap or endpoint exactly as the API returned it at that moment. \`GET events\` lists the same bodies.
+Register an endpoint (\`POST webhook-endpoints\`) and every event of the types it subscribes to is POSTed to it: the \`webhooks\` of this document, one per type, with the body \`{ id, type, createdAt, sequence, data: { object } }\` where \`object\` is the payout, KYC customer, swap or endpoint exactly as the API returned it at that moment. \`GET events\` lists the same bodies.
+
+\`sequence\` increases by one per resource (a payout, a KYC customer, a swap, an endpoint for its pings) with every event of that resource, starting at 1, with no gap or repeat: drop an event whose \`sequence\` is not above the last one you applied for that resource (a duplicate, or older than what you have).
 
 Each delivery is signed with [Standard Webhooks](https://www.standardwebhooks.com/) headers: \`webhook-id\` (the event id, the same on every retry: dedupe on it), \`webhook-timestamp\` (Unix seconds) and \`webhook-signature\` (\`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">\`; two, space-separated, for 24 hours after a rotation). A 2xx within 10 seconds is delivered; anything else is retried (5 s, 10 s, 20 s … capped at 6 hours) for 3 days, then the endpoint is disabled.
 

@@ -356,6 +356,11 @@ export const RULES = {
       "`GET events/{eventId}` answers the event with its delivery attempts; `GET events` lists oldest first and filters by `type`",
     see: ["README#events-to-partners-webhooks", "listEvents", "getEvent"]
   },
+  "R-EVT-8": {
+    statement:
+      "every event carries `sequence`: 1 for a resource's first event, one more with each later event of that resource (no gap, no repeat), the same in deliveries and in `GET events`; a receiver drops an event whose `sequence` is not above the last it applied for that resource",
+    see: ["README#events-to-partners-webhooks", "listEvents"]
+  },
   "R-RECEIVER-1": {
     statement:
       "a partner's receiver answers 2xx, within 10 seconds, to every validly signed delivery of every event type the contract declares",
