@@ -12,7 +12,8 @@ export const PayoutEventType = Schema.Literals([
   "payout.completed",
   "payout.failed",
   "payout.refunded",
-  "payout.expired"
+  "payout.expired",
+  "payout.delayed"
 ])
 export const KycEventType = Schema.Literals(["kyc.approved", "kyc.rejected"])
 export const SwapEventType = Schema.Literals(["swap.confirmed", "swap.failed", "swap.expired"])

@@ -113,7 +113,8 @@ export const PAYOUT_EXAMPLE = {
   "feeTxHash": null,
   "createdAt": "2026-11-25T04:21:10.903Z",
   "updatedAt": "2026-11-25T04:21:10.903Z",
-  "expiresAt": "2026-11-25T04:51:10.903Z"
+  "expiresAt": "2026-11-25T04:51:10.903Z",
+  "timeline": [{ "status": "created", "at": "2026-11-25T04:21:10.903Z", "source": "api" }]
 } as const
 
 /** The wallet every request example names: the customer whose KYC the OTP examples approve, then paid out to. */

@@ -35,6 +35,8 @@ const MEANING: Record<EventType, string> = {
   "payout.failed": "The transfer to the Bre-B key failed; a `payout.refunded` follows when the funds are returned.",
   "payout.refunded": "The deposit was returned to the user.",
   "payout.expired": "No deposit arrived within the payout's deposit window (`expiresAt`).",
+  "payout.delayed":
+    "The payout has stayed in `deposit_confirmed` or `processing` longer than the service's threshold (30 minutes by default) without moving: sent once per payout, its status unchanged; the timeline carries a `delayed` hop.",
   "kyc.approved": "A customer's KYC was approved; `object` is the KycCustomer (`{userAddress, kycStatus, kycUrl}`).",
   "kyc.rejected": "A customer's KYC was rejected; `object` is the KycCustomer.",
   "swap.confirmed": "A swap's transaction was confirmed onchain; `object` is the SwapIntent.",

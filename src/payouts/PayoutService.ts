@@ -29,7 +29,7 @@ import { routerFailure } from "../router/RouterErrors.ts"
 import { SwapRouter } from "../router/SwapRouter.ts"
 import { keysetPage, type ListRequest, rowsFetched } from "../db/Pagination.ts"
 import { fundPayout } from "./Funding.ts"
-import { PayoutRepo } from "./PayoutRepo.ts"
+import { hop, PayoutRepo } from "./PayoutRepo.ts"
 import type { PayoutRow } from "./PayoutRow.ts"
 import { presentPayout } from "./Present.ts"
 import { parseDestinationCop, pricePayout } from "../pricing/Pricing.ts"
@@ -230,7 +230,8 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
           created_at: at,
           updated_at: at,
           expires_at: addSeconds(at, config.payoutWindowMinutes * 60),
-          completed_at: null
+          completed_at: null,
+          timeline: [hop("created", at, "api")]
         }
         return row
       })

@@ -13,6 +13,7 @@ export type ReadmeSection =
   | "endpoints"
   | "errors"
   | "payout-lifecycle-and-provider-events"
+  | "the-payouts-timeline"
   | "events-to-partners-webhooks"
   | "operating-it"
   | "live-mode"
@@ -217,6 +218,11 @@ export const RULES = {
     statement:
       "`userAddress`, `destinationCop`, `breBKey` and `accountOwnerName` are required; `userAddress` is EIP-55 checksummed and `breBKey` one of the Bre-B key forms; otherwise 400 naming the field",
     see: ["README#errors", "createPayout"]
+  },
+  "R-PAYOUT-9": {
+    statement:
+      "a payout carries `timeline`: each hop `{status, at, source}` ordered by `at`; in mock mode a payout confirmed and left to complete shows `created` (api), `deposit_mined` (mock_chain), `deposit_confirmed` (api), `funds_received`, `processing`, `completed` (mock_provider), in that order, `created` at `createdAt` and `completed` at `receipt.completedAt`",
+    see: ["README#the-payouts-timeline", "getPayout"]
   },
   "R-CONFIRM-1": {
     statement:
