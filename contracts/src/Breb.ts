@@ -18,6 +18,7 @@ import {
   TxHashReusedError
 } from "./Errors.ts"
 import { atLeast, atMost, PrintableText } from "./Primitives.ts"
+import { DestinationPreviewResult, PreviewDestinationRequest } from "./Destination.ts"
 import { OtpSendRequest, OtpSendResponse, OtpVerifyRequest, OtpVerifyResponse } from "./Kyc.ts"
 import { ConfirmPayoutRequest, CreatePayoutRequest, ListPayoutsParams, Payout, PayoutList } from "./Payout.ts"
 import { Quote, QuoteParams } from "./Quote.ts"
@@ -93,6 +94,17 @@ export class BrebGroup extends HttpApiGroup.make("breb")
       .annotate(
         OpenApi.Description,
         "Checks the code the user received. A wrong or expired code is 400 `otp_invalid`; the right one approves the customer in mock mode, or returns the provider's KYC link in live mode."
+      ),
+    HttpApiEndpoint.post("previewDestination", "/destinations/preview", {
+      payload: PreviewDestinationRequest,
+      headers: MockScenarioHeaders,
+      success: DestinationPreviewResult,
+      error: [...groupErrors, NeedsKycError, ServiceUnavailableError, BadGatewayError]
+    })
+      .annotate(OpenApi.Summary, "Preview a Bre-B destination")
+      .annotate(
+        OpenApi.Description,
+        "Verifies a Bre-B key and holder name with the provider before any money moves: `match`, and when it matches the destination as the bank shows it (`accountOwnerName`, `bankName`, `documentLast4`). Give `previewId` to payout creation before `expiresAt` to reuse the verified destination. The full key is never logged. Rate limited per integration (it reveals whether a key exists): over `PREVIEW_RATE_LIMIT_PER_MINUTE` (30 by default) it is 429 with `Retry-After`. With `userAddress`, 409 `needs_kyc` unless that user's KYC is approved; live mode needs it."
       ),
     HttpApiEndpoint.post("createPayout", "/payouts", {
       payload: CreatePayoutRequest,
