@@ -126,7 +126,7 @@ export class BrebGroup extends HttpApiGroup.make("breb")
       .annotate(OpenApi.Summary, "Create a BRE-B payout")
       .annotate(
         OpenApi.Description,
-        "Prepares a payout of `destinationCop` COP to a Bre-B key and returns the transactions the user signs in their own wallet (the deposit and the 1 % service fee). Send an `Idempotency-Key` to make retries safe: the same key and body replay the same payout (`Idempotent-Replayed: true`), a different body with it is 422. Errors in order: `needs_kyc`, `mercado_cerrado`, `requote` (the `quoteId` expired, the rate moved beyond tolerance, or it quoted another `destinationCop` or `fromToken`), `below_minimum`, `destination_mismatch`."
+        "Prepares a payout of `destinationCop` COP to a Bre-B key and returns the transactions the user signs in their own wallet (the deposit and the 1 % service fee). Send an `Idempotency-Key` to make retries safe: the same key and body replay the same payout (`Idempotent-Replayed: true`), a different body with it is 422. A `previewId` from destinations/preview reuses the destination it verified (400 naming `previewId` when it is not this integration's, has expired, or was for another key, name or user). Errors in order: `needs_kyc`, `mercado_cerrado`, `requote` (the `quoteId` expired, the rate moved beyond tolerance, or it quoted another `destinationCop` or `fromToken`), `below_minimum`, `destination_mismatch`."
       ),
     HttpApiEndpoint.get("getPayout", "/payouts/:payoutId", {
       params: { payoutId: PayoutIdParam },
