@@ -1,4 +1,5 @@
 import { Schema, SchemaTransformation } from "effect"
+import { DestinationPreview, PreviewIdInput } from "./Destination.ts"
 import { PAYOUT_EXAMPLE } from "./Examples.ts"
 import { IntegrationId, PayoutId } from "./Ids.ts"
 import {
@@ -155,11 +156,7 @@ export const Payout = Schema.Struct({
   }),
   transaction: PreparedTx,
   feeTransaction: PreparedTx,
-  destinationPreview: Schema.Struct({
-    accountOwnerName: Schema.String,
-    bankName: Schema.NullOr(Schema.String),
-    documentLast4: Schema.NullOr(Schema.String)
-  }),
+  destinationPreview: DestinationPreview,
   txHash: Schema.NullOr(TxHash),
   feeTxHash: Schema.NullOr(TxHash),
   createdAt: IsoTimestamp,
@@ -185,7 +182,11 @@ export const CreatePayoutRequest = Schema.Struct({
       "The Bre-B account holder's name as their bank has it (at most 140 characters); checked against the key's owner"
   }),
   fromToken: Schema.optionalKey(FundingToken),
-  quoteId: Schema.optionalKey(NonEmptyText(64).pipe(Schema.brand("QuoteId")))
+  quoteId: Schema.optionalKey(NonEmptyText(64).pipe(Schema.brand("QuoteId"))),
+  previewId: Schema.optionalKey(PreviewIdInput.annotate({
+    description:
+      "A `previewId` from destinations/preview of this integration, unexpired, for this `breBKey`, `accountOwnerName` (and `userAddress`, when the preview named one): its verified destination is reused instead of registered again (400 naming `previewId` otherwise; a preview whose `match` was false is 409 `destination_mismatch`)"
+  }))
 }).annotate({ identifier: "CreatePayoutRequest" })
 export type CreatePayoutRequest = typeof CreatePayoutRequest.Type
 

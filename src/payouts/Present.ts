@@ -1,10 +1,8 @@
 import type { Payout, PayoutReceipt, PayoutTimelineHop } from "@cop-integrations/contracts"
+import { maskBreBKey } from "../destinations/BreBKeyMask.ts"
 import type { PayoutRow } from "./PayoutRow.ts"
 
 export const RECEIPT_TITLE = "Bre-B payout receipt"
-
-/** Only the last 4 characters stay readable. */
-export const maskBreBKey = (key: string): string => `${"*".repeat(Math.max(4, key.length - 4))}${key.slice(-4)}`
 
 const receipt = (row: PayoutRow): PayoutReceipt => ({
   title: RECEIPT_TITLE,

@@ -36,6 +36,7 @@ const DOCS_OPERATIONS = {
   quote: "tag/bre-b/GET/api/integrations/breb/quote",
   sendOtp: "tag/bre-b/POST/api/integrations/breb/kyc/otp/send",
   verifyOtp: "tag/bre-b/POST/api/integrations/breb/kyc/otp/verify",
+  previewDestination: "tag/bre-b/POST/api/integrations/breb/destinations/preview",
   createPayout: "tag/bre-b/POST/api/integrations/breb/payouts",
   listPayouts: "tag/bre-b/GET/api/integrations/breb/payouts",
   getPayout: "tag/bre-b/GET/api/integrations/breb/payouts/{payoutId}",
@@ -207,6 +208,21 @@ export const RULES = {
   "R-PAYOUT-6": {
     statement:
       "a Bre-B key whose holder does not match `accountOwnerName` is 409 `destination_mismatch` (mock: the name contains `mismatch` in any letter case)",
+    see: ["README#errors", "createPayout"]
+  },
+  "R-PREVIEW-1": {
+    statement:
+      "a payee preview answers `match` for a Bre-B key and holder name (mock: false when the name contains `mismatch`), with the destination as the bank shows it (`accountOwnerName`, `bankName`, `documentLast4`) when it matches and `null` when it does not, and a `previewId` valid until `expiresAt`",
+    see: ["README#endpoints", "previewDestination"]
+  },
+  "R-PREVIEW-2": {
+    statement:
+      "a payout given a `previewId` with the previewed `breBKey` and `accountOwnerName` reuses the previewed destination (its `destinationPreview` is the preview's); a preview whose `match` was false is 409 `destination_mismatch`",
+    see: ["README#endpoints", "README#errors", "createPayout"]
+  },
+  "R-PREVIEW-3": {
+    statement:
+      "a `previewId` is the integration's own and bound to what was previewed: another integration's, an unknown one, or one given with another `breBKey` or `accountOwnerName` is 400 ErrorBody naming `previewId`, and no payout is made",
     see: ["README#errors", "createPayout"]
   },
   "R-PAYOUT-7": {

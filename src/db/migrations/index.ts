@@ -22,6 +22,7 @@ import quoteSwapSellAmount from "./0015_quote_swap_sell_amount.ts"
 import eventDeliveriesLeased from "./0016_event_deliveries_leased.ts"
 import eventSequence from "./0017_event_sequence.ts"
 import payoutTimeline from "./0018_payout_timeline.ts"
+import destinationPreviews from "./0019_destination_previews.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -41,5 +42,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0015_quote_swap_sell_amount": quoteSwapSellAmount,
   "0016_event_deliveries_leased": eventDeliveriesLeased,
   "0017_event_sequence": eventSequence,
-  "0018_payout_timeline": payoutTimeline
+  "0018_payout_timeline": payoutTimeline,
+  "0019_destination_previews": destinationPreviews
 }
