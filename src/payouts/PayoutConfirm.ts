@@ -148,7 +148,10 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
         txHash,
         from: row.user_address,
         to: row.deposit_address,
-        minAmountBaseUnits: toBaseUnits(BigDecimal.fromStringUnsafe(row.deposit_amount), usdc.decimals)
+        minAmountBaseUnits: toBaseUnits(BigDecimal.fromStringUnsafe(row.deposit_amount), usdc.decimals),
+        // A COPm payout's USDC reaches the deposit address from the router its swap calls: the user is the
+        // transaction's sender there (smart-contract wallets are recognised for USDC payouts).
+        fromIs: row.from_token === "COPm" ? "transaction" : "transfer"
       }).pipe(Effect.mapError((error) => notVerifiedError("txHash", error)))
       const fee = feeTxHash === undefined
         ? Effect.succeed("pending" as const)
@@ -157,7 +160,8 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
           txHash: feeTxHash,
           from: row.user_address,
           to: config.feeWalletAddress,
-          minAmountBaseUnits: toBaseUnits(BigDecimal.fromStringUnsafe(row.service_fee), feeToken.decimals)
+          minAmountBaseUnits: toBaseUnits(BigDecimal.fromStringUnsafe(row.service_fee), feeToken.decimals),
+          fromIs: "transfer"
         }).pipe(Effect.match({ onFailure: () => "pending" as const, onSuccess: () => "verified" as const }))
       return Effect.all([deposit, fee], { concurrency: 2 })
     }
