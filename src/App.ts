@@ -39,6 +39,8 @@ import { JobQueue } from "./work/JobQueue.ts"
 import { JobWorkerLive } from "./worker/JobWorker.ts"
 import { WorkSignal } from "./work/WorkSignal.ts"
 import { CustomerRepo } from "./kyc/CustomerRepo.ts"
+import { DestinationPreviews } from "./destinations/DestinationPreviews.ts"
+import { PreviewRepo } from "./destinations/PreviewRepo.ts"
 import { type OtpCodes, OtpCodesLive } from "./kyc/OtpCodes.ts"
 import { OtpCodesMock } from "./kyc/OtpCodesMock.ts"
 import { OtpRepo } from "./kyc/OtpRepo.ts"
@@ -215,6 +217,7 @@ const repositories = (mode: ModeLayers) =>
     CustomerRepo.Default,
     OtpRepo.Default,
     QuoteRepo.Default,
+    PreviewRepo.Default,
     PayoutRepo.Default,
     SwapRepo.Default,
     IdempotencyStore.Default,
@@ -238,6 +241,7 @@ const domain = (config: AppConfigShape, mode: ModeLayers) =>
   ).pipe(
     Layer.provideMerge(Lifecycle.Default),
     Layer.provideMerge(QuoteService.Default),
+    Layer.provideMerge(DestinationPreviews.Default),
     Layer.provideMerge(mode.rateCache),
     Layer.provideMerge(WorkSignal.Default),
     Layer.provideMerge(PageBudget.Default)

@@ -20,7 +20,7 @@ const FLOORS: ReadonlyArray<ReadonlyArray<string>> = [
   ["auth", "chain", "provider", "mailer"],
   ["integrations", "router"],
   ["pricing", "kyc"],
-  ["quotes"],
+  ["quotes", "destinations"],
   ["partnerEvents"],
   ["payouts", "swaps"],
   ["providerWebhooks", "testHelpers", "worker"],

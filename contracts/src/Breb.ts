@@ -18,6 +18,7 @@ import {
   TxHashReusedError
 } from "./Errors.ts"
 import { atLeast, atMost, PrintableText } from "./Primitives.ts"
+import { DestinationPreviewResult, PreviewDestinationRequest } from "./Destination.ts"
 import { OtpSendRequest, OtpSendResponse, OtpVerifyRequest, OtpVerifyResponse } from "./Kyc.ts"
 import { ConfirmPayoutRequest, CreatePayoutRequest, ListPayoutsParams, Payout, PayoutList } from "./Payout.ts"
 import { Quote, QuoteParams } from "./Quote.ts"
@@ -94,6 +95,17 @@ export class BrebGroup extends HttpApiGroup.make("breb")
         OpenApi.Description,
         "Checks the code the user received. A wrong or expired code is 400 `otp_invalid`; the right one approves the customer in mock mode, or returns the provider's KYC link in live mode."
       ),
+    HttpApiEndpoint.post("previewDestination", "/destinations/preview", {
+      payload: PreviewDestinationRequest,
+      headers: MockScenarioHeaders,
+      success: DestinationPreviewResult,
+      error: [...groupErrors, NeedsKycError, ServiceUnavailableError, BadGatewayError]
+    })
+      .annotate(OpenApi.Summary, "Preview a Bre-B destination")
+      .annotate(
+        OpenApi.Description,
+        "Verifies a Bre-B key and holder name with the provider before any money moves: `match`, and when it matches the destination as the bank shows it (`accountOwnerName`, `bankName`, `documentLast4`). Give `previewId` to payout creation before `expiresAt` to reuse the verified destination. The full key is never logged. Rate limited per integration (it reveals whether a key exists): over `PREVIEW_RATE_LIMIT_PER_MINUTE` (30 by default) it is 429 with `Retry-After`. With `userAddress`, 409 `needs_kyc` unless that user's KYC is approved; live mode needs it."
+      ),
     HttpApiEndpoint.post("createPayout", "/payouts", {
       payload: CreatePayoutRequest,
       headers: CreatePayoutHeaders,
@@ -114,7 +126,7 @@ export class BrebGroup extends HttpApiGroup.make("breb")
       .annotate(OpenApi.Summary, "Create a BRE-B payout")
       .annotate(
         OpenApi.Description,
-        "Prepares a payout of `destinationCop` COP to a Bre-B key and returns the transactions the user signs in their own wallet (the deposit and the 1 % service fee). Send an `Idempotency-Key` to make retries safe: the same key and body replay the same payout (`Idempotent-Replayed: true`), a different body with it is 422. Errors in order: `needs_kyc`, `mercado_cerrado`, `requote` (the `quoteId` expired, the rate moved beyond tolerance, or it quoted another `destinationCop` or `fromToken`), `below_minimum`, `destination_mismatch`."
+        "Prepares a payout of `destinationCop` COP to a Bre-B key and returns the transactions the user signs in their own wallet (the deposit and the 1 % service fee). Send an `Idempotency-Key` to make retries safe: the same key and body replay the same payout (`Idempotent-Replayed: true`), a different body with it is 422. A `previewId` from destinations/preview reuses the destination it verified (400 naming `previewId` when it is not this integration's, has expired, or was for another key, name or user). Errors in order: `needs_kyc`, `mercado_cerrado`, `requote` (the `quoteId` expired, the rate moved beyond tolerance, or it quoted another `destinationCop` or `fromToken`), `below_minimum`, `destination_mismatch`."
       ),
     HttpApiEndpoint.get("getPayout", "/payouts/:payoutId", {
       params: { payoutId: PayoutIdParam },

@@ -12,7 +12,8 @@ export const PayoutEventType = Schema.Literals([
   "payout.completed",
   "payout.failed",
   "payout.refunded",
-  "payout.expired"
+  "payout.expired",
+  "payout.delayed"
 ])
 export const KycEventType = Schema.Literals(["kyc.approved", "kyc.rejected"])
 export const SwapEventType = Schema.Literals(["swap.confirmed", "swap.failed", "swap.expired"])
@@ -79,11 +80,23 @@ export const WebhookEndpointList = Schema.Struct({
   items: Schema.Array(WebhookEndpoint)
 }).annotate({ identifier: "WebhookEndpointList" })
 
+/** A positive safe integer, documented as the document's plain `integer`. */
+const EventSequence = Schema.Number.check(
+  Schema.isInt({ toJsonSchema: () => ({ type: "integer" }) }),
+  Schema.isGreaterThanOrEqualTo(1)
+).annotate({
+  identifier: "EventSequence",
+  description: "Increases by one per resource with every event of that resource (1, 2, 3, … for a payout, swap, KYC " +
+    "customer or endpoint). Drop an event whose sequence is not above the last one you applied for that resource: " +
+    "it is older than what you have."
+})
+
 const envelope = <T extends Schema.Top, O extends Schema.Top>(type: T, object: O) =>
   Schema.Struct({
     id: EventId.annotate({ description: "`evt_…`; equals the `webhook-id` header of every delivery of it" }),
     type,
     createdAt: IsoTimestamp,
+    sequence: EventSequence,
     data: Schema.Struct({ object })
   })
 
@@ -95,7 +108,8 @@ export const PingEvent = envelope(PingEventType, WebhookEndpoint).annotate({ ide
 /** The body of every webhook delivery: `object` is the resource as the API returned it at that moment. */
 export const Event = Schema.Union([PayoutEvent, KycEvent, SwapEvent, PingEvent]).annotate({
   identifier: "Event",
-  description: "`{ id, type, createdAt, data: { object } }`, signed with Standard Webhooks headers when delivered"
+  description:
+    "`{ id, type, createdAt, sequence, data: { object } }`, signed with Standard Webhooks headers when delivered"
 })
 export type Event = typeof Event.Type
 

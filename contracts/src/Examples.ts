@@ -3,9 +3,10 @@
  * 3,960 COP sell rate). A test validates each against its schema in the document.
  */
 import type { AdvancePayoutRequest, CreateWebhookEndpointRequest } from "./Event.ts"
-import { PayoutId, QuoteId } from "./Ids.ts"
+import { PayoutId, PreviewId, QuoteId } from "./Ids.ts"
 import type { OtpSendRequest, OtpVerifyRequest } from "./Kyc.ts"
 import type { ConfirmPayoutRequest, CreatePayoutRequest } from "./Payout.ts"
+import type { PreviewDestinationRequest } from "./Destination.ts"
 import type { ConfirmSwapRequest, PrepareSwapRequest } from "./Swap.ts"
 
 const FEES_EXAMPLE = [
@@ -113,11 +114,23 @@ export const PAYOUT_EXAMPLE = {
   "feeTxHash": null,
   "createdAt": "2026-11-25T04:21:10.903Z",
   "updatedAt": "2026-11-25T04:21:10.903Z",
-  "expiresAt": "2026-11-25T04:51:10.903Z"
+  "expiresAt": "2026-11-25T04:51:10.903Z",
+  "timeline": [{ "status": "created", "at": "2026-11-25T04:21:10.903Z", "source": "api" }]
 } as const
 
 /** The wallet every request example names: the customer whose KYC the OTP examples approve, then paid out to. */
 const EXAMPLE_USER = "0x52908400098527886E0F7030069857D2E4169EE7"
+
+export const DESTINATION_PREVIEW_EXAMPLE = {
+  "previewId": PreviewId.make("pv_4mZq8TnR2vXc7LpW1hK9sA"),
+  "match": true,
+  "destinationPreview": {
+    "accountOwnerName": "Maria Gomez",
+    "bankName": "Banco de Pruebas",
+    "documentLast4": null
+  },
+  "expiresAt": "2026-11-22T03:34:32.123Z"
+} as const
 
 /**
  * One example per request body, by component name: in mock mode, sent in this order (OTP send, verify, payout,
@@ -136,6 +149,7 @@ export const REQUEST_BODY_EXAMPLES = {
     accountOwnerName: "Maria Gomez",
     fromToken: "USDC"
   },
+  PreviewDestinationRequest: { breBKey: "@maria2024", accountOwnerName: "Maria Gomez" },
   ConfirmPayoutRequest: { txHash: "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060" },
   AdvancePayoutRequest: { to: "completed" },
   PrepareSwapRequest: {
@@ -151,6 +165,7 @@ export const REQUEST_BODY_EXAMPLES = {
   readonly OtpSendRequest: typeof OtpSendRequest.Encoded
   readonly OtpVerifyRequest: typeof OtpVerifyRequest.Encoded
   readonly CreatePayoutRequest: typeof CreatePayoutRequest.Encoded
+  readonly PreviewDestinationRequest: typeof PreviewDestinationRequest.Encoded
   readonly ConfirmPayoutRequest: typeof ConfirmPayoutRequest.Encoded
   readonly AdvancePayoutRequest: typeof AdvancePayoutRequest.Encoded
   readonly PrepareSwapRequest: typeof PrepareSwapRequest.Encoded

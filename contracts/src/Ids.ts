@@ -29,6 +29,9 @@ export type EndpointId = typeof EndpointId.Type
 export const QuoteId = Schema.String.pipe(Schema.brand("QuoteId"))
 export type QuoteId = typeof QuoteId.Type
 
+export const PreviewId = Schema.String.pipe(Schema.brand("PreviewId"))
+export type PreviewId = typeof PreviewId.Type
+
 /** `key_…`, an API key's id */
 export const KeyId = Schema.String.pipe(Schema.brand("KeyId"))
 export type KeyId = typeof KeyId.Type

@@ -1,4 +1,5 @@
 import { Schema, SchemaTransformation } from "effect"
+import { DestinationPreview, PreviewIdInput } from "./Destination.ts"
 import { PAYOUT_EXAMPLE } from "./Examples.ts"
 import { IntegrationId, PayoutId } from "./Ids.ts"
 import {
@@ -43,6 +44,48 @@ export const PayoutStatus = Schema.Literals([
     "awaiting_deposit → deposit_confirmed → processing → completed; side exits expired, failed, refunded. Only moves forward; an expired payout whose funds the provider reports arriving late moves on through deposit_confirmed."
 })
 export type PayoutStatus = typeof PayoutStatus.Type
+
+export const PayoutTimelineStatus = Schema.Literals([
+  "created",
+  "deposit_mined",
+  "funds_received",
+  "deposit_confirmed",
+  "processing",
+  "completed",
+  "failed",
+  "refunded",
+  "expired",
+  "delayed"
+]).annotate({
+  identifier: "PayoutTimelineStatus",
+  description:
+    "A hop of the payout's journey. Hops named after a PayoutStatus are its status changes (`created`: it was prepared, `awaiting_deposit`; `processing`: the provider submitted the transfer to Bre-B); `deposit_mined`: the block holding the deposit was mined (`at` is the block's time); `funds_received`: the provider reported the deposit arriving; `delayed`: the payout stayed in deposit_confirmed or processing longer than the service's threshold (`payout.delayed` was sent)."
+})
+export type PayoutTimelineStatus = typeof PayoutTimelineStatus.Type
+
+export const PayoutTimelineSource = Schema.Literals([
+  "api",
+  "chain",
+  "mock_chain",
+  "provider_webhook",
+  "mock_provider",
+  "reconciler",
+  "sweep",
+  "test_helper",
+  "backfill"
+]).annotate({
+  identifier: "PayoutTimelineSource",
+  description:
+    "Who reported the hop: `api` a request of the partner's (create, confirm); `chain` the deposit's block, read from the chain; `mock_chain` mock mode's chain (the confirm's moment stands in for the block's time); `provider_webhook` the payout provider's webhook; `mock_provider` mock mode's provider moving the transfer on by itself; `reconciler` the service asking the provider about a payout no webhook moved (a lost webhook); `sweep` the service's own sweeps (deposit window expiry, delay); `test_helper` a mock-mode test helper; `backfill` reconstructed for a payout made before timelines existed."
+})
+export type PayoutTimelineSource = typeof PayoutTimelineSource.Type
+
+export const PayoutTimelineHop = Schema.Struct({
+  status: PayoutTimelineStatus,
+  at: IsoTimestamp,
+  source: PayoutTimelineSource
+}).annotate({ identifier: "PayoutTimelineHop" })
+export type PayoutTimelineHop = typeof PayoutTimelineHop.Type
 
 export const PreparedTx = Schema.Struct({
   approvalTarget: Schema.NullOr(Schema.String),
@@ -113,16 +156,16 @@ export const Payout = Schema.Struct({
   }),
   transaction: PreparedTx,
   feeTransaction: PreparedTx,
-  destinationPreview: Schema.Struct({
-    accountOwnerName: Schema.String,
-    bankName: Schema.NullOr(Schema.String),
-    documentLast4: Schema.NullOr(Schema.String)
-  }),
+  destinationPreview: DestinationPreview,
   txHash: Schema.NullOr(TxHash),
   feeTxHash: Schema.NullOr(TxHash),
   createdAt: IsoTimestamp,
   updatedAt: IsoTimestamp,
-  expiresAt: IsoTimestamp
+  expiresAt: IsoTimestamp,
+  timeline: Schema.Array(PayoutTimelineHop).annotate({
+    description:
+      "When each hop happened, ordered by `at` (hops at the same moment in the order they were recorded). Written in the same transaction as the status change it records; grows, never rewritten."
+  })
 }).annotate({
   identifier: "Payout",
   description: "A prepared or progressing Bre-B payout",
@@ -139,7 +182,11 @@ export const CreatePayoutRequest = Schema.Struct({
       "The Bre-B account holder's name as their bank has it (at most 140 characters); checked against the key's owner"
   }),
   fromToken: Schema.optionalKey(FundingToken),
-  quoteId: Schema.optionalKey(NonEmptyText(64).pipe(Schema.brand("QuoteId")))
+  quoteId: Schema.optionalKey(NonEmptyText(64).pipe(Schema.brand("QuoteId"))),
+  previewId: Schema.optionalKey(PreviewIdInput.annotate({
+    description:
+      "A `previewId` from destinations/preview of this integration, unexpired, for this `breBKey`, `accountOwnerName` (and `userAddress`, when the preview named one): its verified destination is reused instead of registered again (400 naming `previewId` otherwise; a preview whose `match` was false is 409 `destination_mismatch`)"
+  }))
 }).annotate({ identifier: "CreatePayoutRequest" })
 export type CreatePayoutRequest = typeof CreatePayoutRequest.Type
 

@@ -35,6 +35,8 @@ const MEANING: Record<EventType, string> = {
   "payout.failed": "The transfer to the Bre-B key failed; a `payout.refunded` follows when the funds are returned.",
   "payout.refunded": "The deposit was returned to the user.",
   "payout.expired": "No deposit arrived within the payout's deposit window (`expiresAt`).",
+  "payout.delayed":
+    "The payout has stayed in `deposit_confirmed` or `processing` longer than the service's threshold (30 minutes by default) without moving: sent once per payout, its status unchanged; the timeline carries a `delayed` hop.",
   "kyc.approved": "A customer's KYC was approved; `object` is the KycCustomer (`{userAddress, kycStatus, kycUrl}`).",
   "kyc.rejected": "A customer's KYC was rejected; `object` is the KycCustomer.",
   "swap.confirmed": "A swap's transaction was confirmed onchain; `object` is the SwapIntent.",
@@ -117,7 +119,9 @@ export const WEBHOOKS_GUIDE = `
 
 ## Events to partners (webhooks)
 
-Register an endpoint (\`POST webhook-endpoints\`) and every event of the types it subscribes to is POSTed to it: the \`webhooks\` of this document, one per type, with the body \`{ id, type, createdAt, data: { object } }\` where \`object\` is the payout, KYC customer, swap or endpoint exactly as the API returned it at that moment. \`GET events\` lists the same bodies.
+Register an endpoint (\`POST webhook-endpoints\`) and every event of the types it subscribes to is POSTed to it: the \`webhooks\` of this document, one per type, with the body \`{ id, type, createdAt, sequence, data: { object } }\` where \`object\` is the payout, KYC customer, swap or endpoint exactly as the API returned it at that moment. \`GET events\` lists the same bodies.
+
+\`sequence\` increases by one per resource (a payout, a KYC customer, a swap, an endpoint for its pings) with every event of that resource, starting at 1, with no gap or repeat: drop an event whose \`sequence\` is not above the last one you applied for that resource (a duplicate, or older than what you have).
 
 Each delivery is signed with [Standard Webhooks](https://www.standardwebhooks.com/) headers: \`webhook-id\` (the event id, the same on every retry: dedupe on it), \`webhook-timestamp\` (Unix seconds) and \`webhook-signature\` (\`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">\`; two, space-separated, for 24 hours after a rotation). A 2xx within 10 seconds is delivered; anything else is retried (5 s, 10 s, 20 s … capped at 6 hours) for 3 days, then the endpoint is disabled.
 

@@ -133,7 +133,8 @@ SELECT request_hash, state, response_status, response_body, resource_id, provide
 INSERT INTO payouts (${columns.map((c) => `"${c}"`).join(",")}) VALUES (${
     values.join(",").replaceAll(":pid", "'po_bench_' || :client_id || '_' || :n")
   }) RETURNING *;
-INSERT INTO events (id, integration_id, type, resource_id, body, created_at) VALUES ('evt_bench_' || :client_id || '_' || :n, ${integration}, 'payout.created', 'po_bench_' || :client_id || '_' || :n, '{}', now());
+INSERT INTO event_sequences (integration_id, resource_id, last_sequence) VALUES (${integration}, 'po_bench_' || :client_id || '_' || :n, 1) ON CONFLICT (integration_id, resource_id) DO UPDATE SET last_sequence = event_sequences.last_sequence + 1;
+INSERT INTO events (id, integration_id, type, resource_id, sequence, body, created_at) VALUES ('evt_bench_' || :client_id || '_' || :n, ${integration}, 'payout.created', 'po_bench_' || :client_id || '_' || :n, 1, '{}', now());
 INSERT INTO event_deliveries (event_id, endpoint_id, resource_id, state, next_attempt_at, created_at) SELECT 'evt_bench_' || :client_id || '_' || :n, w.id, 'po', 'pending', now(), now() FROM webhook_endpoints w WHERE w.integration_id = ${integration} AND w.deleted_at IS NULL AND w.status = 'enabled' ORDER BY w.id;
 INSERT INTO idempotency_keys (integration_id, idempotency_key, request_hash, state, response_status, response_body, resource_id) VALUES (${integration}, 'pgb-' || :client_id || '-' || :n, 'hash', 'done', 201, '"{}"'::jsonb, 'po') ON CONFLICT (integration_id, idempotency_key) DO UPDATE SET state = 'done', response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body, resource_id = EXCLUDED.resource_id;
 COMMIT;

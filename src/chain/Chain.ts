@@ -28,6 +28,8 @@ export interface TransferCheck {
 export interface VerifiedTransfer {
   /** When the block holding the transfer was mined: a deposit mined inside its window counts, even if confirmed late. */
   readonly minedAt: Date
+  /** Mock mode's chain: there is no block, `minedAt` is the moment of the check (a payout's timeline says so). */
+  readonly simulated?: true
 }
 
 /** The node could not tell (unreachable, timed out). */

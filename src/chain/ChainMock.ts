@@ -14,7 +14,8 @@ export const ChainMock = Layer.effect(
     return Chain.of({
       tokens,
       token: tokenLookup(tokens),
-      verifyTransfer: () => Effect.map(Clock.currentTimeMillis, (now) => ({ minedAt: new Date(now) })),
+      verifyTransfer: () =>
+        Effect.map(Clock.currentTimeMillis, (now) => ({ minedAt: new Date(now), simulated: true as const })),
       allowance: () => Effect.succeed(0n)
     })
   })

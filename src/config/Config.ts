@@ -84,9 +84,12 @@ export const AppConfigShape = Config.all({
     check("RATE_BUFFER_BPS", "must be 0 to 500", (n: number) => n >= 0 && n <= 500)
   ),
   payoutWindowMinutes: positiveInt("PAYOUT_WINDOW_MINUTES", 30),
+  /** A payout in deposit_confirmed or processing unchanged this long is reported delayed (`payout.delayed`, once). */
+  payoutDelayedAfterMinutes: positiveInt("PAYOUT_DELAYED_AFTER_MINUTES", 30),
   brebMaxCop: decimal("BREB_MAX_COP", "11552000"),
   rateLimitPerSecond: positiveInt("RATE_LIMIT_PER_SECOND", 100),
   rateLimitBurst: positiveInt("RATE_LIMIT_BURST", 200),
+  previewRateLimitPerMinute: positiveInt("PREVIEW_RATE_LIMIT_PER_MINUTE", 30),
   apiKeyCacheMs: Config.Int("API_KEY_CACHE_MS").pipe(
     Config.withDefault(5000),
     check("API_KEY_CACHE_MS", "must be 0 (no cache) or a positive number of milliseconds", (n: number) => n >= 0)

@@ -19,52 +19,61 @@ export interface NewEvent {
  * The outbox: an event is written in the transaction of the state change it reports (callers run inside it), with
  * one pending delivery per enabled endpoint subscribed to its type, in one statement (so the pair is atomic on its
  * own too). The body is stored as sent, so every delivery and redelivery is the same bytes.
+ *
+ * `sequence` is the resource's next number (1, 2, 3, … per resource), taken in that same statement from the
+ * resource's counter row (`event_sequences`) by an upsert: it locks the row until the transaction ends, so two
+ * transactions recording for one resource take turns whatever locks their callers hold (a ping holds none), and a
+ * rolled-back one leaves no gap. `max(sequence) + 1` would need every caller to hold the resource's row lock first.
  */
 export class Outbox extends Context.Service<Outbox>()("Outbox", {
   make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const stored = (event: NewEvent) => {
+    /**
+     * Two CTEs, `counter` and `event` (the row, `RETURNING id, body`): the event numbered, its body `head` + the
+     * sequence + `tail`, so the database writes the body with the number it took. JSON.stringify composes: the
+     * object's own JSON spliced in is the same bytes as serialising it in place.
+     */
+    const numberedEvent = (event: NewEvent) => {
       const id = newEventId(event.at.getTime())
-      // JSON.stringify composes: the object's own JSON spliced in is the same bytes as serialising it in place.
-      const body = event.objectJson === undefined
-        ? JSON.stringify({ id, type: event.type, createdAt: event.at.toISOString(), data: { object: event.object } })
-        : `{"id":${JSON.stringify(id)},"type":${JSON.stringify(event.type)},"createdAt":${
-          JSON.stringify(event.at.toISOString())
-        },"data":{"object":${event.objectJson}}}`
-      return { id, body }
-    }
-
-    const insertEvent = (event: NewEvent) => {
-      const { body, id } = stored(event)
-      return sql`INSERT INTO events (id, integration_id, type, resource_id, body, created_at)
-                 VALUES (${id}, ${event.integrationId}, ${event.type}, ${event.resourceId}, ${body}, ${event.at})`.pipe(
-        Effect.as({ id, body })
-      )
-    }
-
-    const record = (event: NewEvent) => {
-      const { body, id } = stored(event)
+      const head = `{"id":${JSON.stringify(id)},"type":${JSON.stringify(event.type)},"createdAt":${
+        JSON.stringify(event.at.toISOString())
+      },"sequence":`
+      const tail = `,"data":{"object":${event.objectJson ?? JSON.stringify(event.object)}}}`
       return sql`
-        WITH event AS (
-          INSERT INTO events (id, integration_id, type, resource_id, body, created_at)
-          VALUES (${id}, ${event.integrationId}, ${event.type}, ${event.resourceId}, ${body}, ${event.at}))
+        counter AS (
+          INSERT INTO event_sequences (integration_id, resource_id, last_sequence)
+          VALUES (${event.integrationId}, ${event.resourceId}, 1)
+          ON CONFLICT (integration_id, resource_id) DO UPDATE SET last_sequence = event_sequences.last_sequence + 1
+          RETURNING last_sequence),
+        event AS (
+          INSERT INTO events (id, integration_id, type, resource_id, sequence, body, created_at)
+          SELECT ${id}, ${event.integrationId}, ${event.type}, ${event.resourceId}, last_sequence,
+                 ${head}::text || last_sequence::text || ${tail}::text, ${event.at}
+          FROM counter
+          RETURNING id, body)`
+    }
+
+    const record = (event: NewEvent) =>
+      sql`
+        WITH ${numberedEvent(event)}
         INSERT INTO event_deliveries (event_id, endpoint_id, resource_id, state, next_attempt_at, created_at)
-        SELECT ${id}, w.id, ${event.resourceId}, 'pending', ${event.at}, ${event.at} FROM webhook_endpoints w
+        SELECT event.id, w.id, ${event.resourceId}, 'pending', ${event.at}, ${event.at} FROM event, webhook_endpoints w
         WHERE w.integration_id = ${event.integrationId} AND w.deleted_at IS NULL AND w.status = 'enabled'
           AND (w.events @> ARRAY['*']::text[] OR w.events @> ARRAY[${event.type}]::text[])
-        ORDER BY w.id`.pipe(Effect.as(id), Effect.orDie)
-    }
+        ORDER BY w.id`.pipe(Effect.asVoid, Effect.orDie)
 
     /** An event for one endpoint only, whatever it subscribes to (`endpoint.ping`); its body, for the answer. */
     const recordFor = (endpointId: EndpointId, event: NewEvent) =>
-      Effect.gen(function*() {
-        const inserted = yield* insertEvent(event)
-        yield* sql`
+      sql<{ readonly body: string }>`
+        WITH ${numberedEvent(event)},
+        delivery AS (
           INSERT INTO event_deliveries (event_id, endpoint_id, resource_id, state, next_attempt_at, created_at)
-          VALUES (${inserted.id}, ${endpointId}, ${event.resourceId}, 'pending', ${event.at}, ${event.at})`
-        return inserted.body
-      }).pipe(sql.withTransaction, Effect.orDie)
+          SELECT event.id, ${endpointId}, ${event.resourceId}, 'pending', ${event.at}, ${event.at} FROM event)
+        SELECT body FROM event`.pipe(
+        Effect.map((rows) => rows[0]!.body),
+        Effect.orDie
+      )
 
     return { record, recordFor } as const
   })

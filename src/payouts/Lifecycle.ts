@@ -1,7 +1,7 @@
-import type { FeeLeg, PayoutStatus, TxHash } from "@cop-integrations/contracts"
+import type { FeeLeg, PayoutStatus, PayoutTimelineSource, TxHash } from "@cop-integrations/contracts"
 import { Context, Effect, Layer, Option } from "effect"
 import { now } from "../base/Clock.ts"
-import { PayoutRepo } from "./PayoutRepo.ts"
+import { hop, PayoutRepo } from "./PayoutRepo.ts"
 import type { PayoutRow } from "./PayoutRow.ts"
 import { normalizeCop } from "./TotalReceived.ts"
 
@@ -75,6 +75,9 @@ export const stepsForTransferState = (from: PayoutStatus, state: string): Readon
   if (meaning === undefined || (from === "expired" && !meaning.fundsArrived)) return []
   return stepsTo(from, meaning.status)
 }
+
+/** Whether a provider transfer state means the funds reached the provider. */
+export const fundsArrivedBy = (state: string) => TRANSFER_STATES.get(state)?.fundsArrived === true
 
 /** Once the deposit is in, the legs still `quoted` wait for settlement (`pending`). */
 const awaitSettlement = (legs: ReadonlyArray<FeeLeg>): ReadonlyArray<FeeLeg> =>
@@ -159,13 +162,16 @@ export class Lifecycle extends Context.Service<Lifecycle>()("Lifecycle", {
     /**
      * `finalAmountCop`: the COP the provider reports it delivered (its receipt's `final_amount`), when the event
      * or answer carries one. It is recorded with an event that moves the payout, or when none is recorded yet
-     * (a late or duplicated event does not replace it); an unreadable amount is logged and ignored. True when
-     * the payout changed.
+     * (a late or duplicated event does not replace it); an unreadable amount is logged and ignored. The first state
+     * that says the funds reached the provider adds the `funds_received` hop (before the status it moves to), also
+     * when a payout the partner confirmed first does not move. `source`: who reported the state (the
+     * timeline's source). True when the payout changed.
      */
     const applyTransferState = (input: {
       readonly transferId: string
       readonly state: string
       readonly finalAmountCop?: string | null
+      readonly source: PayoutTimelineSource
     }) =>
       Effect.gen(function*() {
         const reported = yield* reportedTotal(input)
@@ -175,7 +181,11 @@ export class Lifecycle extends Context.Service<Lifecycle>()("Lifecycle", {
         const steps = stepsForTransferState(found.value.status, input.state)
         const recordTotal = Option.isSome(reported) &&
           (steps.length > 0 || (found.value.total_received_cop ?? null) === null)
-        if (steps.length === 0 && !recordTotal) return false
+        // A payout that moves, or one the partner confirmed first; not a late duplicate for a payout long finished.
+        const fundsNewlyReceived = fundsArrivedBy(input.state) &&
+          (steps.length > 0 || found.value.status === "deposit_confirmed") &&
+          !found.value.timeline.some((hop) => hop.status === "funds_received")
+        if (steps.length === 0 && !recordTotal && !fundsNewlyReceived) return false
         const at = yield* now
         // The provider's word that the deposit arrived: recorded once (the moment of a late deposit stays known).
         if (steps.includes("deposit_confirmed")) yield* payouts.markDepositSeen(found.value.id, at)
@@ -185,8 +195,12 @@ export class Lifecycle extends Context.Service<Lifecycle>()("Lifecycle", {
           )
         }
         let row = recordTotal ? { ...found.value, total_received_cop: Option.getOrNull(reported) } : found.value
-        if (steps.length === 0) yield* payouts.update({ ...row, updated_at: at })
-        for (const step of steps) row = yield* payouts.update(moveTo(row, step, at))
+        let hops = fundsNewlyReceived ? [hop("funds_received", at, input.source)] : []
+        if (steps.length === 0) yield* payouts.update({ ...row, updated_at: at }, { source: input.source, hops })
+        for (const step of steps) {
+          row = yield* payouts.update(moveTo(row, step, at), { source: input.source, hops })
+          hops = []
+        }
         return true
       })
 

@@ -22,7 +22,7 @@ import { now } from "../base/Clock.ts"
 import { AppConfig } from "../config/Config.ts"
 import { toBaseUnits } from "../money/index.ts"
 import { acceptsConfirm, confirmByPartner, minedInWindow } from "./Lifecycle.ts"
-import { PayoutRepo } from "./PayoutRepo.ts"
+import { hop, PayoutRepo } from "./PayoutRepo.ts"
 import type { PayoutRow } from "./PayoutRow.ts"
 import { presentPayout } from "./Present.ts"
 import { RequoteGuard } from "../quotes/RequoteGuard.ts"
@@ -170,6 +170,8 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
       readonly feeTxHash: TxHash | undefined
       readonly hashes: ReadonlyArray<string>
       readonly minedAt: Date
+      /** The chain was mock mode's: `minedAt` is the check's moment, not a block's. */
+      readonly simulated: boolean
       readonly feeStatus: "pending" | "verified"
     }) =>
       Effect.gen(function*() {
@@ -186,13 +188,17 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
           )
         }
         const at = yield* now
-        const confirmed = yield* payouts.update(confirmByPartner(row, {
-          txHash: input.txHash,
-          feeTxHash: input.feeTxHash ?? null,
-          feeStatus: input.feeStatus,
-          minedAt: input.minedAt,
-          at
-        }))
+        const mined = hop("deposit_mined", input.minedAt, input.simulated ? "mock_chain" : "chain")
+        const confirmed = yield* payouts.update(
+          confirmByPartner(row, {
+            txHash: input.txHash,
+            feeTxHash: input.feeTxHash ?? null,
+            feeStatus: input.feeStatus,
+            minedAt: input.minedAt,
+            at
+          }),
+          { source: "api", hops: [mined] }
+        )
         return presentPayout(confirmed)
       }).pipe(sql.withTransaction)
 
@@ -221,7 +227,15 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
           finish: (row, hashes) =>
             Effect.gen(function*() {
               const [verified, feeStatus] = yield* verify(row, txHash, feeTxHash)
-              return yield* finalize({ ...input, txHash, feeTxHash, hashes, minedAt: verified.minedAt, feeStatus })
+              return yield* finalize({
+                ...input,
+                txHash,
+                feeTxHash,
+                hashes,
+                minedAt: verified.minedAt,
+                simulated: verified.simulated === true,
+                feeStatus
+              })
             }),
           release: (row, hashes) => release(row.id, hashes)
         })

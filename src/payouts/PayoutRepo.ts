@@ -1,8 +1,18 @@
 import { SqlClient, SqlSchema } from "effect/sql"
-import { type EventType, IntegrationId, type Payout, PayoutId } from "@cop-integrations/contracts"
+import {
+  type EventType,
+  IntegrationId,
+  type Payout,
+  PayoutId,
+  type PayoutStatus,
+  type PayoutTimelineHop,
+  type PayoutTimelineSource,
+  type PayoutTimelineStatus
+} from "@cop-integrations/contracts"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { atomically } from "../db/Atomically.ts"
 import { ownedTable } from "../db/OwnedTable.ts"
+import { EXPIRY_BATCH } from "../db/Pagination.ts"
 import { Outbox } from "../outbox/Outbox.ts"
 import { PreviousStatus, recordingStatusChanges } from "../outbox/StatusEvents.ts"
 import { PayoutRow } from "./PayoutRow.ts"
@@ -22,6 +32,25 @@ export interface InsertedPayout {
 
 const eventTypeOf = (row: PayoutRow): EventType =>
   row.status === "awaiting_deposit" ? "payout.created" : `payout.${row.status}`
+
+/** The timeline hop a status change writes: named after the status it moved to (`created` for a new payout). */
+const hopNameOf = (status: PayoutStatus): PayoutTimelineStatus => status === "awaiting_deposit" ? "created" : status
+
+/** One hop, as the timeline stores it. */
+export const hop = (status: PayoutTimelineStatus, at: Date, source: PayoutTimelineSource): PayoutTimelineHop => ({
+  status,
+  at: at.toISOString(),
+  source
+})
+
+/**
+ * Who wrote a change (the source of the status hop, when the status changes), and the hops that led to it, written
+ * before it (the deposit's block, the provider's word that the funds arrived).
+ */
+export interface Stamp {
+  readonly source: PayoutTimelineSource
+  readonly hops?: ReadonlyArray<PayoutTimelineHop>
+}
 
 const UpdatedRow = Schema.Struct({ ...PayoutRow.fields, ...PreviousStatus.fields })
 const DepositSeen = Schema.Struct({ provider_deposit_seen_at: Schema.NullOr(Schema.Date) })
@@ -88,6 +117,7 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
         yield* sql`INSERT INTO payouts ${
           sql.insert({
             ...row,
+            timeline: JSON.stringify(row.timeline),
             fee_legs: JSON.stringify(row.fee_legs),
             transaction: JSON.stringify(row.transaction),
             fee_transaction: JSON.stringify(row.fee_transaction)
@@ -107,10 +137,12 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
       }).pipe(atomically(sql), Effect.orDie)
 
     // `previous` reads the row as it was before this statement's change (its snapshot), so the status change is known.
+    // The timeline is appended to, never replaced, and the status hop is decided by the row's status as this statement
+    // finds it (a SET expression reads the old row): a hop is written by the very statement that makes its change.
     const update = SqlSchema.findOne({
-      Request: PayoutRow,
+      Request: Schema.Struct({ row: PayoutRow, statusHop: Schema.String, hops: Schema.String }),
       Result: UpdatedRow,
-      execute: (row) =>
+      execute: ({ hops, row, statusHop }) =>
         sql`WITH previous AS (SELECT status FROM payouts WHERE id = ${row.id})
             UPDATE payouts SET
               status = ${row.status},
@@ -119,8 +151,49 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
               fee_tx_hash = ${row.fee_tx_hash},
               updated_at = ${row.updated_at},
               completed_at = ${row.completed_at},
-              total_received_cop = COALESCE(${row.total_received_cop ?? null}, total_received_cop)
+              total_received_cop = COALESCE(${row.total_received_cop ?? null}, total_received_cop),
+              timeline = timeline || ${hops}::jsonb
+                || CASE WHEN status = ${row.status} THEN '[]'::jsonb ELSE ${statusHop}::jsonb END
             WHERE id = ${row.id} RETURNING payouts.*, (SELECT status FROM previous) AS previous_status`
+    })
+
+    /** Writes `row`: its status change, if any, with its hop from `stamp.source`, after `stamp.hops`. */
+    const updateStamped = (row: PayoutRow, stamp: Stamp) =>
+      recordingStatusChanges(
+        sql,
+        (changed: PayoutRow) =>
+          update({
+            row: changed,
+            statusHop: JSON.stringify([hop(hopNameOf(changed.status), changed.updated_at, stamp.source)]),
+            hops: JSON.stringify(stamp.hops ?? [])
+          }),
+        recordEvent
+      )(row)
+
+    // The payout expiry, with its `expired` hop in the same statement (ownedTable's sweep, plus the timeline).
+    const expireOverdue = SqlSchema.findAll({
+      Request: Schema.Date,
+      Result: PayoutRow,
+      execute: (at) =>
+        sql`UPDATE payouts SET status = 'expired', updated_at = ${at},
+              timeline = timeline || ${JSON.stringify([hop("expired", at, "sweep")])}::jsonb
+            WHERE id IN (SELECT id FROM payouts WHERE status = 'awaiting_deposit' AND expires_at < ${at}
+                         ORDER BY expires_at LIMIT ${EXPIRY_BATCH} FOR UPDATE SKIP LOCKED)
+            RETURNING *`
+    })
+
+    // Payouts in flight that have not moved since `cutoff` and were never reported delayed: marked, with their hop.
+    const markDelayed = SqlSchema.findAll({
+      Request: Schema.Struct({ at: Schema.Date, cutoff: Schema.Date }),
+      Result: PayoutRow,
+      execute: ({ at, cutoff }) =>
+        sql`UPDATE payouts SET delayed_at = ${at},
+              timeline = timeline || ${JSON.stringify([hop("delayed", at, "sweep")])}::jsonb
+            WHERE id IN (SELECT id FROM payouts
+                         WHERE status IN ('deposit_confirmed', 'processing') AND delayed_at IS NULL
+                           AND updated_at < ${cutoff}
+                         ORDER BY updated_at LIMIT ${EXPIRY_BATCH} FOR UPDATE SKIP LOCKED)
+            RETURNING *`
     })
 
     const markDepositSeen = (id: string, at: Date) =>
@@ -146,8 +219,6 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
       RETURNING payouts.id, payouts.provider_transfer_id`
     })
 
-    const updateRecorded = recordingStatusChanges(sql, update, recordEvent)
-
     return {
       findOwned: owned.findOwned,
       lockOwned: owned.lockOwned,
@@ -163,9 +234,30 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
       lockByTransfer: (transferId: string) => lockByTransfer(transferId).pipe(Effect.orDie),
       page: owned.page,
       insert,
-      update: updateRecorded,
+      update: updateStamped,
       markDepositSeen: (id: string, at: Date) => markDepositSeen(id, at).pipe(Effect.orDie, Effect.asVoid),
-      expireOverdue: owned.expireOverdue(recordEvent),
+      /** Expires one batch of payouts past their deposit window (EXPIRY_BATCH), each with its hop and its event. */
+      expireOverdue: (at: Date) =>
+        expireOverdue(at).pipe(Effect.tap(Effect.forEach(recordEvent)), atomically(sql), Effect.orDie, Effect.asVoid),
+      /**
+       * One batch of payouts in flight (deposit_confirmed, processing) unchanged since `cutoff` and never reported
+       * delayed: each marked (so never again), with its `delayed` hop and its `payout.delayed` event. How many.
+       */
+      markDelayed: (at: Date, cutoff: Date) =>
+        markDelayed({ at, cutoff }).pipe(
+          Effect.tap(Effect.forEach((row) =>
+            outbox.record({
+              integrationId: row.integration_id,
+              type: "payout.delayed",
+              resourceId: row.id,
+              object: presentPayout(row),
+              at
+            })
+          )),
+          Effect.map((rows) => rows.length),
+          atomically(sql),
+          Effect.orDie
+        ),
       /**
        * Up to `limit` payouts for the reconciler, stamped `reconciled_at = at` so the next run takes the next ones:
        * in flight, or expired after `expiredSince`, and untouched since `cutoff`.

@@ -4,6 +4,7 @@ import {
   IntegrationId,
   PayoutId,
   PayoutStatus,
+  PayoutTimelineHop,
   PreparedTx,
   TxHash,
   UserAddress
@@ -43,6 +44,8 @@ export const PayoutRow = Schema.Struct({
   updated_at: Schema.Date,
   expires_at: Schema.Date,
   completed_at: Schema.NullOr(Schema.Date),
+  /** Its hops in the order they were recorded (jsonb, only ever appended to: see PayoutRepo). */
+  timeline: Schema.Array(PayoutTimelineHop),
   /** COP the provider reports it delivered (receipt `final_amount`, 2 decimals); null until it does. */
   total_received_cop: Schema.optional(Schema.NullOr(Schema.String)),
   /** What the user pays in fromToken when it is not the USD total (a payout funded from COPm); null: total_paid. */

@@ -18,6 +18,7 @@ import { PageBudget } from "../db/PageBudget.ts"
 import { type Claim, IdempotencyStore, requestFingerprint } from "../idempotency/IdempotencyStore.ts"
 import { newId } from "../base/ids.ts"
 import { CustomerRepo } from "../kyc/CustomerRepo.ts"
+import { DestinationPreviews, previewedOr } from "../destinations/DestinationPreviews.ts"
 import { formatFixed } from "../money/index.ts"
 import { Market } from "../market/Market.ts"
 import { madeNothing, PayoutProvider, type UsdCopRates } from "../provider/PayoutProvider.ts"
@@ -29,7 +30,7 @@ import { routerFailure } from "../router/RouterErrors.ts"
 import { SwapRouter } from "../router/SwapRouter.ts"
 import { keysetPage, type ListRequest, rowsFetched } from "../db/Pagination.ts"
 import { fundPayout } from "./Funding.ts"
-import { PayoutRepo } from "./PayoutRepo.ts"
+import { hop, PayoutRepo } from "./PayoutRepo.ts"
 import type { PayoutRow } from "./PayoutRow.ts"
 import { presentPayout } from "./Present.ts"
 import { parseDestinationCop, pricePayout } from "../pricing/Pricing.ts"
@@ -70,6 +71,7 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
     const pageBudget = yield* PageBudget
     // Taken at construction: pricing and funding from COPm use it, so the methods require no SwapRouter of their own.
     const router = yield* SwapRouter
+    const previews = yield* DestinationPreviews
 
     /**
      * Everything a payout needs before it is written: checks, price, and the provider's external account and
@@ -94,6 +96,8 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
       }
     ) =>
       Effect.gen(function*() {
+        // A `previewId` is checked with the body, before anything else; its destination is reused below.
+        const previewed = yield* previews.destinationFor(integrationId, request)
         const customer = yield* customers.find({ integrationId, userAddress: request.userAddress })
         if (!Option.exists(customer, (row) => row.kyc_status === "approved")) {
           return yield* Effect.fail(
@@ -154,17 +158,20 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
         const providerCustomerId = Option.getOrNull(
           Option.flatMap(customer, (row) => Option.fromNullishOr(row.provider_customer_id))
         )
-        const destination = yield* orProviderFailure(provider.createExternalAccount({
-          idempotencyKey: providerIdempotencyKey(
-            "external_account",
-            providerCustomerId ?? `${integrationId}:${request.userAddress.toLowerCase()}`,
-            request.breBKey,
-            request.accountOwnerName
-          ),
-          customerId: providerCustomerId,
-          breBKey: request.breBKey,
-          accountOwnerName: request.accountOwnerName
-        }))
+        const destination = yield* previewedOr(
+          previewed,
+          orProviderFailure(provider.createExternalAccount({
+            idempotencyKey: providerIdempotencyKey(
+              "external_account",
+              providerCustomerId ?? `${integrationId}:${request.userAddress.toLowerCase()}`,
+              request.breBKey,
+              request.accountOwnerName
+            ),
+            customerId: providerCustomerId,
+            breBKey: request.breBKey,
+            accountOwnerName: request.accountOwnerName
+          }))
+        )
         if (destination._tag === "OwnerMismatch") {
           return yield* Effect.fail(
             new DestinationMismatch({ error: "the account owner name does not match the holder of this Bre-B key" })
@@ -230,7 +237,8 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
           created_at: at,
           updated_at: at,
           expires_at: addSeconds(at, config.payoutWindowMinutes * 60),
-          completed_at: null
+          completed_at: null,
+          timeline: [hop("created", at, "api")]
         }
         return row
       })

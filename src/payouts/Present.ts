@@ -1,10 +1,8 @@
-import type { Payout, PayoutReceipt } from "@cop-integrations/contracts"
+import type { Payout, PayoutReceipt, PayoutTimelineHop } from "@cop-integrations/contracts"
+import { maskBreBKey } from "../destinations/BreBKeyMask.ts"
 import type { PayoutRow } from "./PayoutRow.ts"
 
 export const RECEIPT_TITLE = "Bre-B payout receipt"
-
-/** Only the last 4 characters stay readable. */
-export const maskBreBKey = (key: string): string => `${"*".repeat(Math.max(4, key.length - 4))}${key.slice(-4)}`
 
 const receipt = (row: PayoutRow): PayoutReceipt => ({
   title: RECEIPT_TITLE,
@@ -33,6 +31,10 @@ const receipt = (row: PayoutRow): PayoutReceipt => ({
   feesItemized: row.fee_legs
 })
 
+/** Ordered by `at`; hops at the same moment keep the order they were recorded in (the sort is stable). */
+export const orderedTimeline = (hops: ReadonlyArray<PayoutTimelineHop>): ReadonlyArray<PayoutTimelineHop> =>
+  [...hops].sort((a, b) => Date.parse(a.at) - Date.parse(b.at))
+
 export const presentPayout = (row: PayoutRow): Payout => ({
   payoutId: row.id,
   status: row.status,
@@ -60,5 +62,6 @@ export const presentPayout = (row: PayoutRow): Payout => ({
   feeTxHash: row.fee_tx_hash,
   createdAt: row.created_at.toISOString(),
   updatedAt: row.updated_at.toISOString(),
-  expiresAt: row.expires_at.toISOString()
+  expiresAt: row.expires_at.toISOString(),
+  timeline: orderedTimeline(row.timeline)
 })

@@ -73,6 +73,8 @@ export interface TransferStatus {
  */
 export class PayoutProvider extends Context.Service<PayoutProvider, {
   readonly usdCopRates: Effect.Effect<UsdCopRates, ProviderFailure>
+  /** Whether the provider registers a destination only under a customer (Bridge does; the mock keeps none). */
+  readonly destinationsPerCustomer: boolean
   readonly createKycLink: (input: {
     readonly idempotencyKey: string
     readonly email: string

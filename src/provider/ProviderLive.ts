@@ -307,6 +307,7 @@ export const makeProviderLive = (options: ProviderLiveOptions) =>
       })
 
     return PayoutProvider.of({
+      destinationsPerCustomer: true,
       usdCopRates,
       createKycLink,
       createExternalAccount,

@@ -26,6 +26,7 @@ export const ProviderMock = Layer.effect(
   Effect.gen(function*() {
     const config = yield* AppConfig
     return PayoutProvider.of({
+      destinationsPerCustomer: false,
       usdCopRates: unlessUnavailable(Effect.succeed({ sellRate: config.mockSellRate, midRate: config.mockMidRate })),
       createKycLink: ({ idempotencyKey }) =>
         unlessUnavailable(Effect.succeed({

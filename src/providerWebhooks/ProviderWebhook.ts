@@ -101,7 +101,8 @@ export class ProviderWebhook extends Context.Service<ProviderWebhook>()("Provide
             yield* lifecycle.applyTransferState({
               transferId: transfer.value.id,
               state: transfer.value.state,
-              finalAmountCop
+              finalAmountCop,
+              source: "provider_webhook"
             })
           }
         }

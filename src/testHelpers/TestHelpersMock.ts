@@ -42,7 +42,8 @@ export const TestHelpersMock = Layer.effect(
         }
         yield* lifecycle.applyTransferState({
           transferId: found.value.provider_transfer_id,
-          state: transferStateFor[to]
+          state: transferStateFor[to],
+          source: "test_helper"
         })
         const moved = yield* payouts.findOwned(integrationId, payoutId)
         return presentPayout(Option.getOrThrow(moved))

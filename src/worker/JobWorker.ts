@@ -6,6 +6,7 @@ import { makeDelivery } from "../partnerEvents/Delivery.ts"
 import { Lifecycle } from "../payouts/Lifecycle.ts"
 import { PayoutRepo } from "../payouts/PayoutRepo.ts"
 import { SwapRepo } from "../swaps/SwapRepo.ts"
+import { makeDelaySweep } from "./DelaySweep.ts"
 import { makeReconciler } from "./Reconciler.ts"
 import { makeHousekeeping } from "./Housekeeping.ts"
 import { type DueJob, Job, JobQueue } from "../work/JobQueue.ts"
@@ -34,7 +35,8 @@ const makeJobRunner = Effect.gen(function*() {
   const perform = (job: Job) => {
     switch (job._tag) {
       case "ProviderTransferState":
-        return Effect.asVoid(lifecycle.applyTransferState(job))
+        // Only mock mode queues transfer states (its provider moving the transfer on by itself).
+        return Effect.asVoid(lifecycle.applyTransferState({ ...job, source: "mock_provider" }))
     }
   }
 
@@ -87,7 +89,8 @@ const makeExpirySweep = Effect.gen(function*() {
 })
 
 /**
- * On every replica: polls the jobs table, sends partner webhooks, sweeps expired deposit windows, deletes rows past their retention and
+ * On every replica: polls the jobs table, sends partner webhooks, sweeps expired deposit windows and delayed payouts
+ * (on the expiry sweep's schedule), deletes rows past their retention and
  * reconciles (stale txHash claims, payouts a lost webhook left behind), each on its own schedule; each loop backs
  * off while the database fails. The jobs and deliveries loops poll every JOBS_POLL_INTERVAL_MS while they find work;
  * idle, they wait for a commit that adds work (WorkSignal) or JOBS_IDLE_INTERVAL_MS, whichever comes first.
@@ -97,6 +100,7 @@ export const JobWorkerLive = Layer.effectDiscard(
     const config = yield* AppConfig
     const runner = yield* makeJobRunner
     const sweep = yield* makeExpirySweep
+    const delaySweep = yield* makeDelaySweep
     const housekeeping = yield* makeHousekeeping
     const reconciler = yield* makeReconciler
     const delivery = yield* makeDelivery
@@ -112,6 +116,7 @@ export const JobWorkerLive = Layer.effectDiscard(
     yield* workLoop("job worker", runner.runDue)
     yield* workLoop("webhook deliveries", delivery.runDue)
     yield* loop("expiry sweep", config.expirySweepIntervalMs, sweep)
+    yield* loop("delay sweep", config.expirySweepIntervalMs, delaySweep)
     yield* loop("housekeeping", config.housekeepingIntervalMs, housekeeping)
     yield* loop("reconciler", config.reconcileIntervalMs, reconciler.run)
   })

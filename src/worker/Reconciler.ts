@@ -81,7 +81,8 @@ export const makeReconciler = Effect.gen(function*() {
         sql.withTransaction(lifecycle.applyTransferState({
           transferId: transfer.transferId,
           state: transfer.state,
-          finalAmountCop: transfer.finalAmountCop
+          finalAmountCop: transfer.finalAmountCop,
+          source: "reconciler"
         }))
       ),
       Effect.map(Option.some),

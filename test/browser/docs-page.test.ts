@@ -173,13 +173,14 @@ describe.skipIf(chromiumBinary === undefined)("/docs in headless Chromium", () =
 })
 
 /**
- * What a partner tries in order: quote, KYC, a payout confirmed and moved on, a swap prepared and confirmed, a
+ * What a partner tries in order: quote, KYC, a payee preview, a payout confirmed and moved on, a swap prepared and confirmed, a
  * webhook endpoint. Path parameters name what an earlier step created.
  */
 const partnerSequence = (created: { payoutId?: string; intentId?: string }): ReadonlyArray<TryIt> => [
   { method: "GET", path: "/api/integrations/breb/quote" },
   { method: "POST", path: "/api/integrations/breb/kyc/otp/send" },
   { method: "POST", path: "/api/integrations/breb/kyc/otp/verify" },
+  { method: "POST", path: "/api/integrations/breb/destinations/preview" },
   {
     method: "POST",
     path: "/api/integrations/breb/payouts",

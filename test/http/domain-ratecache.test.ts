@@ -33,6 +33,7 @@ const countingProvider = (calls: Ref.Ref<number>, down: Ref.Ref<boolean>) =>
   Layer.succeed(
     PayoutProvider,
     PayoutProvider.of({
+      destinationsPerCustomer: false,
       usdCopRates: Ref.update(calls, (n) => n + 1).pipe(
         Effect.andThen(Effect.sleep(PROVIDER_LATENCY)),
         Effect.andThen(Ref.get(down)),

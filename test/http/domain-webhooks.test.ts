@@ -136,7 +136,13 @@ describe("provider events for a payout the partner has not confirmed yet", () =>
     const txHash = newTxHash()
     const confirmed = await confirm(payout.payoutId, { txHash })
     expect(confirmed.status, confirmed.text).toBe(200)
-    expect(confirmed.body).toEqual({ ...completed, txHash, updatedAt: confirmed.body.updatedAt })
+    // the status stays; the timeline gains the deposit's block, which the confirm verified
+    expect(confirmed.body).toEqual({
+      ...completed,
+      txHash,
+      updatedAt: confirmed.body.updatedAt,
+      timeline: [...completed.timeline, { status: "deposit_mined", at: expect.any(String), source: "mock_chain" }]
+    })
   })
 
   it("funds_received moves it to deposit_confirmed; a confirm with a hash used elsewhere is still tx_hash_reused", async () => {

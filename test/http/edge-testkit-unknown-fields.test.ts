@@ -1,6 +1,6 @@
 /**
  * The conformance kit checks the unknown-field rule (DESIGN §3 Errors) in every run: each generated body
- * sample carries a misspelled copy of a field (`quoteId` → `quoteID`), which the contract rejects.
+ * sample carries a misspelled copy of a body's last field (`previewId` → `previewID`), which the contract rejects.
  */
 import { ConfirmPayoutRequest, CreatePayoutRequest, RejectUnknownFields } from "@cop-integrations/contracts"
 import { Schema } from "effect"
@@ -25,10 +25,10 @@ describe("generated negative bodies: unknown fields", () => {
   it("always include a misspelled field, in samples of any size and seed", () => {
     for (const seed of [1, 2, 3]) {
       const unknown = generateCases(payoutSurface, random(seed, "x"), 3).cases.filter((item) =>
-        item.field === "quoteID"
+        item.field === "previewID"
       )
       expect(unknown.map((item) => item.description)).toEqual([
-        "quoteID: not a field of the contract (misspelled quoteId)"
+        "previewID: not a field of the contract (misspelled previewId)"
       ])
       expect(isInvalid(payoutSurface, unknown[0]!.input)).toBe(true)
     }

@@ -362,7 +362,11 @@ describe("the outbox", () => {
     )
     const moveThenFail = Effect.gen(function*() {
       const lifecycle = yield* Lifecycle
-      yield* lifecycle.applyTransferState({ transferId: row!.provider_transfer_id, state: "error" })
+      yield* lifecycle.applyTransferState({
+        transferId: row!.provider_transfer_id,
+        state: "error",
+        source: "provider_webhook"
+      })
       return yield* Effect.fail("rolled back")
     })
     const outcome = await runApp(

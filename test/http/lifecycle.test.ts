@@ -52,7 +52,7 @@ const applyProviderState = async (payoutId: string, state: string) => {
       const sqlClient = yield* SqlClient.SqlClient
       const lifecycle = yield* Lifecycle
       return yield* sqlClient.withTransaction(
-        lifecycle.applyTransferState({ transferId: row!.provider_transfer_id, state })
+        lifecycle.applyTransferState({ transferId: row!.provider_transfer_id, state, source: "provider_webhook" })
       )
     })
   )

@@ -32,7 +32,7 @@ describe("POST /payouts: one presentation, the same bytes everywhere", () => {
       (q) => q`SELECT id, body, created_at FROM events WHERE resource_id = ${payoutId} AND type = 'payout.created'`
     )
     expect(event?.body).toBe(
-      `{"id":"${event?.id}","type":"payout.created","createdAt":"${event?.created_at.toISOString()}","data":{"object":${created.text}}}`
+      `{"id":"${event?.id}","type":"payout.created","createdAt":"${event?.created_at.toISOString()}","sequence":1,"data":{"object":${created.text}}}`
     )
   })
 })

@@ -156,6 +156,15 @@ describe("reconciler: payouts a lost webhook left behind", () => {
     expect(Object.fromEntries(done.fees.map((leg) => [leg.code, leg.status])))
       .toEqual({ bridge_fx: "verified", bridge: "verified", copby: "pending" })
     expect(asked).toContain(transferId)
+    // The reconciler's finding is on the timeline: what the lost webhook would have said, from the reconciler.
+    // (Unchanged for an hour, the payout may also have been reported delayed meanwhile.)
+    expect(done.timeline.filter((hop) => hop.status !== "delayed").map((hop) => [hop.status, hop.source])).toEqual([
+      ["created", "api"],
+      ["deposit_mined", "mock_chain"],
+      ["deposit_confirmed", "api"],
+      ["funds_received", "reconciler"],
+      ["completed", "reconciler"]
+    ])
   })
 
   it("moves an awaiting_deposit payout whose provider saw the funds, and the partner's confirm still records its hash", async () => {

@@ -164,7 +164,9 @@ describe("what the reconciler passes (getTransfer's finalAmountCop)", () => {
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         const lifecycle = yield* Lifecycle
-        return yield* sql.withTransaction(lifecycle.applyTransferState({ transferId, state, finalAmountCop }))
+        return yield* sql.withTransaction(
+          lifecycle.applyTransferState({ transferId, state, finalAmountCop, source: "provider_webhook" })
+        )
       })
     )
   }

@@ -32,8 +32,11 @@ const noWorkNotifications = Layer.succeed(
   WorkSignal,
   WorkSignal.of({ armed: Effect.succeed(Effect.never), wake: Effect.void })
 )
-/** The worker's polling loops: jobs, the expiry sweep, housekeeping and the reconciler, each at least POLL_MS apart. */
-const LOOPS = 5
+/**
+ * The worker's polling loops: jobs, deliveries, the expiry sweep, the delay sweep, housekeeping and the reconciler,
+ * each at least POLL_MS apart.
+ */
+const LOOPS = 6
 const WINDOW_MS = 10 * 60 * 1000
 
 /** How many times a loop that starts at `every` ms and doubles its delay after each failure (up to `cap`) runs in `window` ms. */

@@ -9,6 +9,7 @@
  * test mines the next block when it wants the provider to notice. The reconciler loop runs once at start and then
  * not for an hour (it cannot race the webhooks); the reconciler test ages its rows and runs it once itself.
  */
+import type { Payout } from "@cop-integrations/contracts"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeReconciler } from "../../src/worker/Reconciler.ts"
@@ -145,6 +146,18 @@ describe("funds that arrive after the sweep (live)", () => {
     })
     expect(legs(confirmed.json)).toEqual({ bridge_fx: "verified", bridge: "verified", copby: "verified" })
     expect((await partnerEventTypes(payout.payoutId)).at(-1)).toBe("payout.completed")
+    // The timeline: the deposit's block read from the chain at its own time, the rest from who reported it.
+    const timeline = (confirmed.json as Payout).timeline
+    expect(timeline.filter((hop) => hop.status === "deposit_mined"))
+      .toEqual([{ status: "deposit_mined", at: depositMinedAt.toISOString(), source: "chain" }])
+    expect(timeline.filter((hop) => hop.status !== "deposit_mined").map((hop) => [hop.status, hop.source])).toEqual([
+      ["created", "api"],
+      ["expired", "sweep"],
+      ["funds_received", "provider_webhook"],
+      ["deposit_confirmed", "provider_webhook"],
+      ["processing", "provider_webhook"],
+      ["completed", "provider_webhook"]
+    ])
   })
 
   it("a transfer the provider cancels (no funds came) leaves the expired payout expired, with no event", async () => {

@@ -314,6 +314,7 @@ describe("traps of Effect 4 the contract avoids", () => {
       "createPayout",
       "createWebhookEndpoint",
       "prepareSwap",
+      "previewDestination",
       "sendOtp",
       "verifyOtp"
     ])

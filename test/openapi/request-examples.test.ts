@@ -15,6 +15,7 @@ import {
   OtpSendRequest,
   OtpVerifyRequest,
   PrepareSwapRequest,
+  PreviewDestinationRequest,
   RejectUnknownFields
 } from "@cop-integrations/contracts"
 import { Exit, Schema } from "effect"
@@ -23,6 +24,7 @@ import { describe, expect, it } from "vitest"
 const requestSchemas: Record<string, Schema.Top> = {
   OtpSendRequest,
   OtpVerifyRequest,
+  PreviewDestinationRequest,
   CreatePayoutRequest,
   ConfirmPayoutRequest,
   AdvancePayoutRequest,

@@ -91,6 +91,12 @@ const produceEveryEventType = async () => {
   await advance(refunded.payoutId, "refunded")
   const expired = await partner.payout(user)
   await expirePayoutWindow(server, expired.payoutId) // the expiry sweep writes payout.expired
+  const delayed = await partner.payout(user)
+  await expectStatus(partner.confirm(delayed.payoutId, { txHash: newTxHash() }), 200)
+  await sql(
+    server,
+    (q) => q`UPDATE payouts SET updated_at = now() - interval '1 day' WHERE id = ${delayed.payoutId} RETURNING id`
+  ) // unchanged for a day: the delay sweep writes payout.delayed
 
   const confirmedSwap = await prepareSwap(user)
   await expectStatus(partner.post(`${API}/swaps/${confirmedSwap}/confirm`, { txHash: newTxHash() }), 200)

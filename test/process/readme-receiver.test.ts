@@ -9,6 +9,7 @@ import { once } from "node:events"
 import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { promisify } from "node:util"
+import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { newPartner, type Partner } from "../support/flows.ts"
 import { repoRoot } from "../support/process.ts"
@@ -102,6 +103,56 @@ describe("the README's webhook receiver", () => {
       interval: 20
     })
     expect(receiver.output()).toContain(`payout.created ${payout.payoutId}`)
+  })
+
+  it("skips an event older than the last one it applied for that payout (its sequence is not above it)", async () => {
+    const port = await freePort()
+    // subscribed to the outcomes only: `payout.created` never reaches it, until it comes late below
+    const wire = await partner.post(`${API}/webhook-endpoints`, {
+      url: `http://127.0.0.1:${port}/hooks`,
+      events: ["payout.failed", "payout.refunded"]
+    })
+    expect(wire.status, wire.text).toBe(201)
+    const { secret } = wire.json as { secret: string }
+    const receiver = await runReceiver(port, secret)
+    stops.push(receiver.stop)
+    const payout = await partner.payout(await partner.approvedUser())
+    const advance = async (to: string) => {
+      const advanced = await partner.post(`${API}/test-helpers/payouts/${payout.payoutId}/advance`, { to })
+      expect(advanced.status, advanced.text).toBe(200)
+    }
+    const printed = (type: string) =>
+      vi.waitFor(() => expect(receiver.output()).toContain(`${type} ${payout.payoutId}`), {
+        timeout: 10_000,
+        interval: 20
+      })
+    await advance("failed")
+    await printed("payout.failed")
+
+    // the payout's first event (sequence 1) arrives after its second, signed with the endpoint's secret
+    const listed = await partner.get(`${API}/events`, { type: "payout.created", limit: "100" })
+    const stale = (listed.json as { items: Array<{ id: string; data: { object: { payoutId: string } } }> }).items
+      .find((event) => event.data.object.payoutId === payout.payoutId)
+    expect(stale).toBeDefined()
+    const body = JSON.stringify(stale)
+    const timestamp = new Date()
+    const late = await fetch(`http://127.0.0.1:${port}/hooks`, {
+      method: "POST",
+      body,
+      headers: {
+        "webhook-id": stale!.id,
+        "webhook-timestamp": String(Math.floor(timestamp.getTime() / 1000)),
+        "webhook-signature": new Webhook(secret).sign(stale!.id, timestamp, body)
+      }
+    })
+    expect(late.status).toBe(204)
+
+    await advance("refunded")
+    await printed("payout.refunded")
+    expect(receiver.output().split("\n").filter((line) => line.startsWith("payout."))).toEqual([
+      `payout.failed ${payout.payoutId}`,
+      `payout.refunded ${payout.payoutId}`
+    ])
   })
 
   it("without WEBHOOK_SECRET stops at once with one line saying what to set", async () => {

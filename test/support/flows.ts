@@ -109,6 +109,7 @@ export interface PayoutBody {
   readonly accountOwnerName: string
   readonly fromToken?: string
   readonly quoteId?: string
+  readonly previewId?: string
 }
 
 export interface Partner {

@@ -24,6 +24,8 @@ const HELP = `integrations-conformance ${KIT_VERSION}: does this deployment keep
 Usage: integrations-conformance --base-url <url> --api-key <key> [options]
        integrations-conformance listen --base-url <url> --api-key <key> --forward-to <url>
                             (a deployment's events, signed, to a receiver on this machine; listen --help)
+       integrations-conformance receiver --url <url> --secret <whsec_...> [--state-url <url>]
+                            (tests your own webhook receiver with signed deliveries; receiver --help)
 
   --base-url <url>          the deployment (env CONFORMANCE_BASE_URL)
   --api-key <key>           an API key of one integration (env ${KEY_VARIABLES.primary})
@@ -142,6 +144,7 @@ const listing = async (grep: ReadonlyArray<string>) =>
 
 const main = async (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promise<number> => {
   if (argv[0] === "listen") return (await import("./listen.ts")).listen(argv.slice(1), env)
+  if (argv[0] === "receiver") return (await import("./receiverCli.ts")).receiver(argv.slice(1), env)
   const values = parse(argv)
   const grep = (values.grep ?? []).flatMap((term) => term.split(",")).map((term) => term.trim()).filter((term) =>
     term !== ""

@@ -5,6 +5,7 @@
  */
 import {
   Authentication,
+  DestinationPreviewResult,
   ErrorBody,
   EventList,
   EventType,
@@ -36,6 +37,7 @@ export const successSchemas = {
   quote: Quote,
   sendOtp: OtpSendResponse,
   verifyOtp: OtpVerifyResponse,
+  previewDestination: DestinationPreviewResult,
   createPayout: Payout,
   getPayout: Payout,
   confirmPayout: Payout,

@@ -32,6 +32,7 @@ export interface PayoutRequest {
   readonly accountOwnerName: string
   readonly fromToken?: string
   readonly quoteId?: string
+  readonly previewId?: string
 }
 
 export const payoutRequest = (userAddress: string, overrides: Partial<PayoutRequest> = {}): PayoutRequest => ({

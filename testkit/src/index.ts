@@ -23,6 +23,14 @@ export {
   runConformance,
   selectScenarios
 } from "./runner.ts"
+export {
+  type PayoutState,
+  RECEIVER_SCENARIOS,
+  type ReceiverOptions,
+  ReceiverUnreachable,
+  runReceiverConformance,
+  selectReceiverScenarios
+} from "./receiverKit.ts"
 export { describeRule, type Reference, type Rule, type RuleId, ruleIds, RULES } from "./rules.ts"
 export type { Mode, Requirements, ScenarioInfo } from "./scenarioInfo.ts"
 

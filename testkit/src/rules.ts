@@ -13,6 +13,7 @@ export type ReadmeSection =
   | "endpoints"
   | "errors"
   | "payout-lifecycle-and-provider-events"
+  | "the-payouts-timeline"
   | "events-to-partners-webhooks"
   | "operating-it"
   | "live-mode"
@@ -35,6 +36,7 @@ const DOCS_OPERATIONS = {
   quote: "tag/bre-b/GET/api/integrations/breb/quote",
   sendOtp: "tag/bre-b/POST/api/integrations/breb/kyc/otp/send",
   verifyOtp: "tag/bre-b/POST/api/integrations/breb/kyc/otp/verify",
+  previewDestination: "tag/bre-b/POST/api/integrations/breb/destinations/preview",
   createPayout: "tag/bre-b/POST/api/integrations/breb/payouts",
   listPayouts: "tag/bre-b/GET/api/integrations/breb/payouts",
   getPayout: "tag/bre-b/GET/api/integrations/breb/payouts/{payoutId}",
@@ -208,6 +210,21 @@ export const RULES = {
       "a Bre-B key whose holder does not match `accountOwnerName` is 409 `destination_mismatch` (mock: the name contains `mismatch` in any letter case)",
     see: ["README#errors", "createPayout"]
   },
+  "R-PREVIEW-1": {
+    statement:
+      "a payee preview answers `match` for a Bre-B key and holder name (mock: false when the name contains `mismatch`), with the destination as the bank shows it (`accountOwnerName`, `bankName`, `documentLast4`) when it matches and `null` when it does not, and a `previewId` valid until `expiresAt`",
+    see: ["README#endpoints", "previewDestination"]
+  },
+  "R-PREVIEW-2": {
+    statement:
+      "a payout given a `previewId` with the previewed `breBKey` and `accountOwnerName` reuses the previewed destination (its `destinationPreview` is the preview's); a preview whose `match` was false is 409 `destination_mismatch`",
+    see: ["README#endpoints", "README#errors", "createPayout"]
+  },
+  "R-PREVIEW-3": {
+    statement:
+      "a `previewId` is the integration's own and bound to what was previewed: another integration's, an unknown one, or one given with another `breBKey` or `accountOwnerName` is 400 ErrorBody naming `previewId`, and no payout is made",
+    see: ["README#errors", "createPayout"]
+  },
   "R-PAYOUT-7": {
     statement:
       "payout creation checks in this order: 400 (input), `needs_kyc`, `mercado_cerrado`, `requote`, `below_minimum`, `destination_mismatch`",
@@ -217,6 +234,11 @@ export const RULES = {
     statement:
       "`userAddress`, `destinationCop`, `breBKey` and `accountOwnerName` are required; `userAddress` is EIP-55 checksummed and `breBKey` one of the Bre-B key forms; otherwise 400 naming the field",
     see: ["README#errors", "createPayout"]
+  },
+  "R-PAYOUT-9": {
+    statement:
+      "a payout carries `timeline`: each hop `{status, at, source}` ordered by `at`; in mock mode a payout confirmed and left to complete shows `created` (api), `deposit_mined` (mock_chain), `deposit_confirmed` (api), `funds_received`, `processing`, `completed` (mock_provider), in that order, `created` at `createdAt` and `completed` at `receipt.completedAt`",
+    see: ["README#the-payouts-timeline", "getPayout"]
   },
   "R-CONFIRM-1": {
     statement:
@@ -355,6 +377,45 @@ export const RULES = {
     statement:
       "`GET events/{eventId}` answers the event with its delivery attempts; `GET events` lists oldest first and filters by `type`",
     see: ["README#events-to-partners-webhooks", "listEvents", "getEvent"]
+  },
+  "R-EVT-8": {
+    statement:
+      "every event carries `sequence`: 1 for a resource's first event, one more with each later event of that resource (no gap, no repeat), the same in deliveries and in `GET events`; a receiver drops an event whose `sequence` is not above the last it applied for that resource",
+    see: ["README#events-to-partners-webhooks", "listEvents"]
+  },
+  "R-RECEIVER-1": {
+    statement:
+      "a partner's receiver answers 2xx, within 10 seconds, to every validly signed delivery of every event type the contract declares",
+    see: ["README#events-to-partners-webhooks"]
+  },
+  "R-RECEIVER-2": {
+    statement:
+      "a receiver refuses (non-2xx) a delivery whose `webhook-signature` does not verify with its secret over the raw body: signed by another secret, by a secret retired after a rotation's overlap, or a body changed after signing",
+    see: ["README#events-to-partners-webhooks"]
+  },
+  "R-RECEIVER-3": {
+    statement:
+      "a receiver refuses a delivery whose `webhook-timestamp` is more than 5 minutes from its clock, in either direction",
+    see: ["README#events-to-partners-webhooks"]
+  },
+  "R-RECEIVER-4": {
+    statement: "a receiver refuses a delivery without `webhook-id`, `webhook-timestamp` or `webhook-signature`",
+    see: ["README#events-to-partners-webhooks"]
+  },
+  "R-RECEIVER-5": {
+    statement:
+      "a receiver accepts a delivery when any one of the space-separated signatures of `webhook-signature` verifies (a rotation's overlap)",
+    see: ["README#events-to-partners-webhooks"]
+  },
+  "R-RECEIVER-6": {
+    statement:
+      "a receiver answers 2xx to a duplicate `webhook-id` and applies the event once (deliveries are at least once)",
+    see: ["README#events-to-partners-webhooks"]
+  },
+  "R-RECEIVER-7": {
+    statement:
+      "a receiver answers 2xx to an event older than the state it has and does not move the resource back (a payout only moves forward)",
+    see: ["README#events-to-partners-webhooks"]
   }
 } as const satisfies Record<string, Rule>
 

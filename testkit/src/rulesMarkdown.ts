@@ -12,8 +12,12 @@ import {
   type RuleId,
   ruleIds
 } from "./rules.ts"
+import { RECEIVER_SCENARIOS } from "./receiverKit.ts"
 import type { Scenario } from "./scenario.ts"
 import { allScenarios } from "./scenarios/index.ts"
+
+/** What the listing needs of a scenario: the server-side kit's and the receiver kit's (receiverKit.ts) alike. */
+type Checker = Pick<Scenario, "id" | "title" | "rules">
 
 interface Operation {
   readonly operationId: string
@@ -55,10 +59,12 @@ const link = (reference: Reference): string => {
   return `\`/docs#${fragment}\` (\`${operation.method} ${operation.path}\`, operationId \`${operation.operationId}\`)`
 }
 
-const scenariosOf = (id: RuleId, scenarios: ReadonlyArray<Scenario>): ReadonlyArray<Scenario> =>
+const scenariosOf = (id: RuleId, scenarios: ReadonlyArray<Checker>): ReadonlyArray<Checker> =>
   scenarios.filter((scenario) => scenario.rules.includes(id))
 
-export const renderRulesMarkdown = (scenarios: ReadonlyArray<Scenario> = allScenarios): string => {
+export const renderRulesMarkdown = (
+  scenarios: ReadonlyArray<Checker> = [...allScenarios, ...RECEIVER_SCENARIOS]
+): string => {
   const lines = [
     "# Rules the conformance kit checks",
     "",

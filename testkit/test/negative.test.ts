@@ -26,7 +26,8 @@ describe("generated negative inputs", () => {
       ["breBKey", true],
       ["accountOwnerName", true],
       ["fromToken", false],
-      ["quoteId", false]
+      ["quoteId", false],
+      ["previewId", false]
     ])
     expect(fields.find((field) => field.name === "accountOwnerName")?.maxLength).toBe(140)
   })

@@ -8,6 +8,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
 import { docsFragments, type DocumentedEndpoint, README_URL, referenceText, RULES, ruleIds } from "../src/rules.ts"
+import { RECEIVER_SCENARIOS } from "../src/receiverKit.ts"
 import { operationAt, renderRulesMarkdown } from "../src/rulesMarkdown.ts"
 import { allScenarios } from "../src/scenarios/index.ts"
 
@@ -53,7 +54,7 @@ describe("rules and the scenarios that check them", () => {
   })
 
   it("every rule is checked by at least one scenario", () => {
-    const cited = new Set(allScenarios.flatMap((scenario) => scenario.rules))
+    const cited = new Set([...allScenarios, ...RECEIVER_SCENARIOS].flatMap((scenario) => scenario.rules))
     expect(ruleIds.filter((id) => !cited.has(id))).toEqual([])
   })
 

@@ -261,14 +261,21 @@ app.post("/api/integrations/breb/payouts", async (request, reply) => {
     )
     const presented = { ...withAmounts(templates.payout, priced), payoutId }
     const eventId = `evt_${randomUUID()}`
+    // the event's sequence, taken as the service takes it (the resource's counter row)
     await client.query(
-      `INSERT INTO events (id, integration_id, type, resource_id, body, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+      `INSERT INTO event_sequences (integration_id, resource_id, last_sequence) VALUES ($1, $2, 1)
+       ON CONFLICT (integration_id, resource_id) DO UPDATE SET last_sequence = event_sequences.last_sequence + 1`,
+      [integrationId, payoutId]
+    )
+    await client.query(
+      `INSERT INTO events (id, integration_id, type, resource_id, sequence, body, created_at)
+       VALUES ($1, $2, $3, $4, 1, $5, $6)`,
       [
         eventId,
         integrationId,
         "payout.created",
         payoutId,
-        JSON.stringify({ id: eventId, type: "payout.created", data: { object: presented } }),
+        JSON.stringify({ id: eventId, type: "payout.created", sequence: 1, data: { object: presented } }),
         at
       ]
     )

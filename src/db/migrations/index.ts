@@ -20,6 +20,9 @@ import apiKeyLifecycle from "./0013_api_key_lifecycle.ts"
 import payoutsReconcileExpired from "./0014_payouts_reconcile_expired.ts"
 import quoteSwapSellAmount from "./0015_quote_swap_sell_amount.ts"
 import eventDeliveriesLeased from "./0016_event_deliveries_leased.ts"
+import eventSequence from "./0017_event_sequence.ts"
+import payoutTimeline from "./0018_payout_timeline.ts"
+import destinationPreviews from "./0019_destination_previews.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -37,5 +40,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0013_api_key_lifecycle": apiKeyLifecycle,
   "0014_payouts_reconcile_expired": payoutsReconcileExpired,
   "0015_quote_swap_sell_amount": quoteSwapSellAmount,
-  "0016_event_deliveries_leased": eventDeliveriesLeased
+  "0016_event_deliveries_leased": eventDeliveriesLeased,
+  "0017_event_sequence": eventSequence,
+  "0018_payout_timeline": payoutTimeline,
+  "0019_destination_previews": destinationPreviews
 }

@@ -12,6 +12,13 @@ const detailLine = ([key, value]: readonly [string, unknown]): string =>
 const reproduceLines = (failure: FailureReport): ReadonlyArray<string> => {
   const script = failure.reproduce ?? failure.curl
   if (script === undefined) return []
+  if (!script.includes(KEY_VARIABLES.primary)) {
+    // the receiver kit's: deliveries to a partner's receiver, which need no key
+    return [
+      failure.reproduce === undefined ? "reproduce:" : "reproduce, with the requests before it:",
+      indent(script, "  ")
+    ]
+  }
   const keys = `${KEY_VARIABLES.primary}${
     script.includes(KEY_VARIABLES.second) ? ` and ${KEY_VARIABLES.second}` : ""
   } set`

@@ -1,7 +1,7 @@
 /**
- * Events to partners (R-EVT-1 to R-EVT-7): webhook endpoint management, signed
+ * Events to partners (R-EVT-1 to R-EVT-8): webhook endpoint management, signed
  * deliveries verified by the kit (Standard Webhooks), every payout outcome through the test helpers, order per
- * payout, rotation, redelivery and the events API.
+ * payout and its `sequence`, rotation, redelivery and the events API.
  */
 import { Event, type EventWithAttempts, type WebhookEndpointWithSecret } from "@cop-integrations/contracts"
 import { Effect, Result } from "effect"
@@ -9,6 +9,7 @@ import { ok, rejected, unknownEventTypesWarning, unknownFieldsWarning } from "..
 import { check, checkEqual, checkNamesField, pollUntil, sameJson } from "../check.ts"
 import { decodeResource, isKnownEventType } from "../contract.ts"
 import { failure, type ScenarioFailure, show } from "../failure.ts"
+import type { Exchange } from "../exchange.ts"
 import { approvedUser, createPayout, payoutRequest } from "../fixtures.ts"
 import type { Channel, ReceivedDelivery } from "../receiver.ts"
 import { type Kit, scenario } from "../scenario.ts"
@@ -16,8 +17,9 @@ import { signatureProblem } from "../webhookSignature.ts"
 
 const ENDPOINT_RULE = "a webhook endpoint's secret is shown only at creation and rotation"
 const DELIVERY_RULE =
-  "a delivery is signed per Standard Webhooks and its body is the event { id, type, createdAt, data: { object } }"
+  "a delivery is signed per Standard Webhooks and its body is the event { id, type, createdAt, sequence, data: { object } }"
 const ORDER_RULE = "events arrive at least once, ordered per resource: payout.completed after payout.processing"
+const SEQUENCE_RULE = "a resource's events carry sequence 1, 2, 3 … with no gap, in deliveries and in GET events"
 const HELPER_RULE = "the test helpers move a payout only forward, through the provider's state machine and event path"
 
 const receiverOf = (kit: Kit) =>
@@ -145,6 +147,29 @@ const advancedPayoutDelivers = (
       const delivered = yield* deliveredTypes(kit, channel, payout.payoutId, expected, endpoint.secret)
       return { payout, delivered }
     }))
+
+const sequenceOf = (delivery: ReceivedDelivery): unknown => (delivery.json as { sequence?: unknown }).sequence
+
+/**
+ * The payout's events in `GET events` from `createdFrom` on, oldest first, through the pages (at most 20 of them),
+ * with the first page's exchange (a failure's reproduction).
+ */
+const listedEventsOf = (kit: Kit, payoutId: string, createdFrom: string) =>
+  Effect.gen(function*() {
+    const found: Array<Event> = []
+    let cursor: string | null = null
+    let exchange: Exchange | undefined
+    for (let page = 0; page < 20; page++) {
+      const query: Record<string, string> = cursor === null ? { createdFrom, limit: "100" } : { cursor, limit: "100" }
+      const reply = yield* kit.call("listEvents", { query })
+      exchange ??= reply.exchange
+      const list = yield* ok(reply)
+      found.push(...list.items.filter((event) => (event.data.object as { payoutId?: string }).payoutId === payoutId))
+      cursor = list.nextCursor
+      if (cursor === null) break
+    }
+    return { found, exchange }
+  })
 
 const payoutEvents = { mock: true, moneyMoving: true, receiver: true } as const
 
@@ -420,6 +445,50 @@ export const eventScenarios = [
             "none",
             "an unknown event is 404"
           )
+        }))
+  }),
+  scenario({
+    id: "EVT-011",
+    title:
+      "a payout moved through processing to completed: its events carry sequence 1, 2, 3, 4, delivered and in GET events",
+    rules: ["R-EVT-8", "R-EVT-4"],
+    tags: ["events", "test-helpers"],
+    requires: payoutEvents,
+    run: (kit) =>
+      withEndpoint(kit, undefined, (endpoint, channel) =>
+        Effect.gen(function*() {
+          const payout = yield* newPayout(kit)
+          for (const to of ["processing", "completed"] as const) yield* advance(kit, payout.payoutId, to)
+          const expected = ["payout.created", "payout.deposit_confirmed", "payout.processing", "payout.completed"]
+          const delivered = yield* deliveredTypes(kit, channel, payout.payoutId, expected, endpoint.secret)
+          const { exchange, found } = yield* listedEventsOf(kit, payout.payoutId, payout.createdAt)
+          const numbered = delivered.map((d) => [sequenceOf(d), typeOf(d)])
+          const last = sequenceOf(delivered[delivered.length - 1]!)
+          // every delivery of the payout up to the last one counted, of any type (a type the contract does not know
+          // is numbered with the others), once per event (a retry repeats its webhook-id)
+          const numbers = [...new Map(channel.deliveries().filter(ofPayout(payout.payoutId)).map((d) => [d.id, d]))]
+            .map(([, d]) => sequenceOf(d))
+            .filter((n) => typeof n === "number" && typeof last === "number" && n <= last)
+            .sort((a, b) => Number(a) - Number(b))
+          const gapFree = typeof last === "number" ? Array.from({ length: last }, (_, i) => i + 1) : []
+          yield* check(sameJson(numbers, gapFree) && numbered[0]?.[0] === 1, SEQUENCE_RULE, {
+            expected: `the payout's deliveries numbered 1 to ${String(last)}, each once`,
+            actual: show(numbered),
+            exchange
+          })
+          yield* check(numbered.every(([n], i) => i === 0 || Number(n) > Number(numbered[i - 1]![0])), ORDER_RULE, {
+            expected: "sequence rising in delivery order",
+            actual: show(numbered),
+            exchange
+          })
+          const listed = found
+            .filter((event) => kit.strict || isKnownEventType(event.type))
+            .map((event) => [event.sequence, event.type])
+          yield* check(sameJson(listed, numbered), SEQUENCE_RULE, {
+            expected: `GET events to number the payout's events as delivered: ${show(numbered)}`,
+            actual: show(listed),
+            exchange
+          })
         }))
   })
 ]

@@ -11,6 +11,7 @@ import { lifecycleScenarios } from "./lifecycle.ts"
 import { listScenarios } from "./list.ts"
 import { negativeScenarios } from "./negative.ts"
 import { payoutScenarios } from "./payouts.ts"
+import { previewScenarios } from "./preview.ts"
 import { quoteScenarios } from "./quote.ts"
 import { swapScenarios } from "./swaps.ts"
 import { tenancyScenarios } from "./tenancy.ts"
@@ -25,6 +26,7 @@ export const allScenarios: ReadonlyArray<Scenario> = [
   ...contractScenarios,
   ...kycScenarios,
   ...payoutScenarios,
+  ...previewScenarios,
   ...idempotencyScenarios,
   ...confirmScenarios,
   ...listScenarios,

@@ -66,6 +66,50 @@ const confirmedAndCompleted = (kit: Kit, feeTxHash: string | undefined) =>
     return { ...observed, txHash }
   })
 
+const TIMELINE_RULE = "a mock payout's timeline has each hop, in order, with who reported it"
+
+/** The hops a payout confirmed by the partner and completed by mock mode's provider has, in order. */
+const MOCK_HOPS = [
+  "created:api",
+  "deposit_mined:mock_chain",
+  "deposit_confirmed:api",
+  "funds_received:mock_provider",
+  "processing:mock_provider",
+  "completed:mock_provider"
+]
+
+const checkTimeline = (observed: Observed) =>
+  Effect.gen(function*() {
+    const { exchange, payout } = observed
+    const hops = payout.timeline.map((hop) => `${hop.status}:${hop.source}`)
+    yield* check(hops.join(" → ") === MOCK_HOPS.join(" → "), TIMELINE_RULE, {
+      expected: MOCK_HOPS.join(" → "),
+      actual: hops.join(" → "),
+      exchange
+    })
+    const times = payout.timeline.map((hop) => Date.parse(hop.at))
+    yield* check(
+      times.every((time, index) => index === 0 || time >= times[index - 1]!),
+      "the timeline is ordered by `at`",
+      {
+        expected: "each hop's `at` at or after the one before",
+        actual: payout.timeline.map((hop) => `${hop.status}@${hop.at}`).join(", "),
+        exchange
+      }
+    )
+    const first = payout.timeline[0]
+    const last = payout.timeline.at(-1)
+    yield* check(
+      first?.at === payout.createdAt && last?.at === payout.receipt.completedAt,
+      "the timeline starts at the payout's creation and ends when it completed",
+      {
+        expected: `created at ${payout.createdAt}, completed at ${payout.receipt.completedAt}`,
+        actual: `${first?.status}@${first?.at}, ${last?.status}@${last?.at}`,
+        exchange
+      }
+    )
+  })
+
 export const lifecycleScenarios = [
   scenario({
     id: "LIFECYCLE-001",
@@ -129,6 +173,19 @@ export const lifecycleScenarios = [
           json: { txHash: randomTxHash() }
         })
         yield* rejected(other, 409, undefined, "a completed payout takes no other txHash")
+      })
+  }),
+  scenario({
+    id: "LIFECYCLE-003",
+    title: "a payout's timeline: every hop of a mock lifecycle, in order, with who reported it",
+    rules: ["R-PAYOUT-9", "R-LIFECYCLE-1"],
+    tags: ["lifecycle", "payout", "timeline", "slow"],
+    requires: { mock: true, moneyMoving: true },
+    run: (kit) =>
+      Effect.gen(function*() {
+        const { exchange, payout, statuses } = yield* confirmedAndCompleted(kit, undefined)
+        kit.note("timelineHops", payout.timeline.length)
+        yield* checkTimeline({ exchange, payout, statuses })
       })
   })
 ]

@@ -439,6 +439,24 @@ export const brokenVariants: ReadonlyArray<BrokenVariant> = [
       })
   },
   {
+    name: "skips a number in a payout's event sequence in GET events",
+    grep: ["EVT-011"],
+    caughtBy: ["EVT-011"],
+    says: /sequence 1, 2, 3/,
+    interceptor: () =>
+      rewriteOk(
+        (request) => request.method === "GET" && urlParts(request.url).path === "/api/integrations/events",
+        (body) => ({
+          ...body,
+          items: (body["items"] as Array<Json>).map((event) =>
+            event["type"] === "payout.processing" || event["type"] === "payout.completed"
+              ? { ...event, sequence: Number(event["sequence"]) + 1 }
+              : event
+          )
+        })
+      )
+  },
+  {
     name: "matches `mismatch` only in lower case",
     grep: ["PAYOUT-009"],
     caughtBy: ["PAYOUT-009"],

@@ -1,0 +1,184 @@
+/**
+ * A payout's timeline (issue #22): each hop of a mock payout, in order, with who reported it; the `expired` hop from
+ * the expiry sweep; and stuck payouts: `payout.delayed` once, for a payout in flight unchanged past
+ * PAYOUT_DELAYED_AFTER_MINUTES, never for one awaiting its deposit or finished. Time is driven through the database
+ * (the payouts' `updated_at` moved back), the sweeps run by hand (the worker is off).
+ */
+import type { Payout, PayoutTimelineHop } from "@cop-integrations/contracts"
+import { Effect } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { now } from "../../src/base/Clock.ts"
+import { Lifecycle } from "../../src/payouts/Lifecycle.ts"
+import { PayoutRepo } from "../../src/payouts/PayoutRepo.ts"
+import { orderedTimeline } from "../../src/payouts/Present.ts"
+import { makeDelaySweep } from "../../src/worker/DelaySweep.ts"
+import { decodePayout, expirePayoutWindow, newPartner, newTxHash, type Partner, sql } from "../support/flows.ts"
+import { startTestServer, type TestServer } from "../support/server.ts"
+
+const API = "/api/integrations"
+
+let server: TestServer
+let partner: Partner
+let user: `0x${string}`
+
+beforeAll(async () => {
+  server = await startTestServer({
+    // no worker: the mock lifecycle's jobs and the sweeps run only when a test says so
+    env: { WORKER_ENABLED: "false", PAYOUT_DELAYED_AFTER_MINUTES: "5" }
+  })
+  partner = await newPartner(server)
+  user = await partner.approvedUser()
+})
+afterAll(() => server?.close())
+
+/** Runs an Effect on the whole app's services (the harness's runtime is the app). */
+const runOnApp = <A, E>(effect: Effect.Effect<A, E, unknown>) =>
+  (server.run as <A1, E1>(e: Effect.Effect<A1, E1, unknown>) => Promise<A1>)(effect)
+
+const current = async (payoutId: string) => decodePayout((await partner.getPayout(payoutId)).json)
+
+const confirmed = async () => {
+  const payout = await partner.payout(user)
+  const wire = await partner.confirm(payout.payoutId, { txHash: newTxHash() })
+  expect(wire.status, wire.text).toBe(200)
+  return decodePayout(wire.json)
+}
+
+const advance = async (payoutId: string, to: string) => {
+  const wire = await partner.post(`${API}/test-helpers/payouts/${payoutId}/advance`, { to })
+  expect(wire.status, wire.text).toBe(200)
+  return decodePayout(wire.json)
+}
+
+const hopsOf = (payout: Payout) => payout.timeline.map((hop) => [hop.status, hop.source])
+
+/** The payout as each of its events carried it, oldest first. */
+const eventsOf = async (payoutId: string) =>
+  (await sql<{ type: string; body: string }>(
+    server,
+    (q) => q`SELECT type, body FROM events WHERE resource_id = ${payoutId} ORDER BY created_at, id`
+  )).map((row) => ({ type: row.type, payout: decodePayout(JSON.parse(row.body).data.object) }))
+
+/** Unchanged for `minutes`: its last change moved back (the sweep reads `updated_at` against the clock). */
+const unchangedFor = (payoutId: string, minutes: number) =>
+  sql(
+    server,
+    (q) =>
+      q`UPDATE payouts SET updated_at = now() - make_interval(mins => ${minutes}) WHERE id = ${payoutId} RETURNING id`
+  )
+
+const delaySweep = () => runOnApp(Effect.flatMap(makeDelaySweep, (sweep) => sweep))
+
+describe("payout timeline", () => {
+  it("a mock payout through create → confirm → processing → completed: every hop, in order, with its source", async () => {
+    const created = await partner.payout(user)
+    expect(hopsOf(created)).toEqual([["created", "api"]])
+    expect(created.timeline[0]!.at).toBe(created.createdAt)
+
+    const wire = await partner.confirm(created.payoutId, { txHash: newTxHash() })
+    expect(wire.status, wire.text).toBe(200)
+    await advance(created.payoutId, "processing")
+    const completed = await advance(created.payoutId, "completed")
+
+    expect(hopsOf(completed)).toEqual([
+      ["created", "api"],
+      ["deposit_mined", "mock_chain"],
+      ["deposit_confirmed", "api"],
+      ["funds_received", "test_helper"],
+      ["processing", "test_helper"],
+      ["completed", "test_helper"]
+    ])
+    const times = completed.timeline.map((hop) => Date.parse(hop.at))
+    expect(times).toEqual([...times].sort((a, b) => a - b))
+    expect(completed.timeline.at(-1)!.at).toBe(completed.receipt.completedAt)
+    // GET answers the same timeline, and each event carries the timeline as it was when it was written
+    expect((await current(created.payoutId)).timeline).toEqual(completed.timeline)
+    const events = await eventsOf(created.payoutId)
+    expect(events.map((event) => [event.type, event.payout.timeline.at(-1)?.status])).toEqual([
+      ["payout.created", "created"],
+      ["payout.deposit_confirmed", "deposit_confirmed"],
+      ["payout.processing", "processing"],
+      ["payout.completed", "completed"]
+    ])
+  })
+
+  it("the provider's word that the funds arrived, after the partner confirmed, is a hop of its own (status unchanged)", async () => {
+    const payout = await confirmed()
+    const [row] = await sql<{ provider_transfer_id: string }>(
+      server,
+      (q) => q`SELECT provider_transfer_id FROM payouts WHERE id = ${payout.payoutId}`
+    )
+    const apply = (state: string) =>
+      runOnApp(
+        Effect.flatMap(Lifecycle, (lifecycle) =>
+          lifecycle.applyTransferState({ transferId: row!.provider_transfer_id, state, source: "provider_webhook" }))
+      )
+    expect(await apply("funds_received")).toBe(true)
+    expect(await apply("funds_received")).toBe(false) // a duplicate adds nothing
+    const after = await current(payout.payoutId)
+    expect(after.status).toBe("deposit_confirmed")
+    expect(hopsOf(after)).toEqual([
+      ["created", "api"],
+      ["deposit_mined", "mock_chain"],
+      ["deposit_confirmed", "api"],
+      ["funds_received", "provider_webhook"]
+    ])
+  })
+
+  it("an expired payout: the sweep's hop", async () => {
+    const payout = await partner.payout(user)
+    await expirePayoutWindow(server, payout.payoutId)
+    await runOnApp(Effect.flatMap(PayoutRepo, (payouts) => Effect.flatMap(now, payouts.expireOverdue)))
+    const expired = await current(payout.payoutId)
+    expect(expired.status).toBe("expired")
+    expect(hopsOf(expired)).toEqual([["created", "api"], ["expired", "sweep"]])
+    expect(expired.timeline[1]!.at).toBe(expired.updatedAt)
+  })
+
+  it("orders hops by `at`, hops at the same moment in the order they were recorded", () => {
+    const hop = (status: PayoutTimelineHop["status"], at: string): PayoutTimelineHop => ({ status, at, source: "api" })
+    const recorded = [
+      hop("created", "2026-11-25T04:00:00.000Z"),
+      hop("funds_received", "2026-11-25T04:02:00.000Z"),
+      hop("deposit_confirmed", "2026-11-25T04:02:00.000Z"),
+      hop("deposit_mined", "2026-11-25T04:01:00.000Z")
+    ]
+    expect(orderedTimeline(recorded).map((h) => h.status))
+      .toEqual(["created", "deposit_mined", "funds_received", "deposit_confirmed"])
+  })
+})
+
+describe("payout.delayed", () => {
+  it("is emitted once for a payout in flight unchanged past the threshold, never for one awaiting its deposit or finished", async () => {
+    const stuck = await confirmed()
+    const submitted = await confirmed()
+    await advance(submitted.payoutId, "processing")
+    const recent = await confirmed()
+    const awaiting = await partner.payout(user)
+    const completed = await confirmed()
+    await advance(completed.payoutId, "completed")
+    const failed = await partner.payout(user)
+    await advance(failed.payoutId, "failed")
+    for (const payout of [stuck, submitted, awaiting, completed, failed]) await unchangedFor(payout.payoutId, 6)
+    await unchangedFor(recent.payoutId, 4)
+
+    expect(await delaySweep()).toBe(2)
+    expect(await delaySweep()).toBe(0) // a second round finds nothing more to report
+
+    for (const payout of [stuck, submitted]) {
+      const events = await eventsOf(payout.payoutId)
+      expect(events.filter((event) => event.type === "payout.delayed")).toHaveLength(1)
+      const after = await current(payout.payoutId)
+      expect(after.status).toBe(payout.payoutId === stuck.payoutId ? "deposit_confirmed" : "processing")
+      expect(after.timeline.at(-1)).toMatchObject({ status: "delayed", source: "sweep" })
+      expect(events.at(-1)!.payout.timeline).toEqual(after.timeline)
+    }
+    for (const payout of [recent, awaiting, completed, failed]) {
+      expect((await eventsOf(payout.payoutId)).map((event) => event.type)).not.toContain("payout.delayed")
+      expect((await current(payout.payoutId)).timeline.map((hop) => hop.status)).not.toContain("delayed")
+    }
+    // still stuck later: reported once in its life
+    await unchangedFor(stuck.payoutId, 60)
+    expect(await delaySweep()).toBe(0)
+  })
+})

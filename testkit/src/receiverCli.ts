@@ -1,0 +1,154 @@
+/**
+ * `integrations-conformance receiver`: the receiver kit (./receiverKit.ts) from the command line. Exit codes as the main
+ * CLI: 0 every scenario that ran passed, 1 one failed, 2 the run could not start (options, a URL that does not answer).
+ */
+import { mkdir, writeFile } from "node:fs/promises"
+import { dirname } from "node:path"
+import { parseArgs } from "node:util"
+import { consoleProgress } from "./report/console.ts"
+import { toJson } from "./report/json.ts"
+import { toJUnit } from "./report/junit.ts"
+import { describeFailureGroup, groupByRootCause } from "./report/text.ts"
+import type { ConformanceReport } from "./report/types.ts"
+
+export const RECEIVER_HELP = `integrations-conformance receiver: does your webhook receiver verify, dedupe and order?
+
+Usage: integrations-conformance receiver --url <url> --secret <whsec_...> [options]
+
+  --url <url>               where your receiver takes deliveries, e.g. http://localhost:3000/hooks
+  --secret <whsec_...>      its signing secret (env WEBHOOK_SECRET)
+  --old-secret <whsec_...>  a secret it used before a rotation whose overlap is over: signatures by it
+                            must be refused (default: a secret it never had)
+  --state-url <url>         your receiver's state probe: GET <url>?payoutId=po_... answers 200
+                            {"status":"<the payout's status as recorded>","applied":<distinct events of it
+                            applied>}, or 404 when none was. Without it, only the answers are checked
+  --grep <id|prefix>        run only these scenarios (RECEIVER-008, or comma-separated)
+  --reporter <name>[=file]  console, json or junit (repeatable; default console). Without =file a json or
+                            junit report goes to --out, else to stdout (console then writes to stderr)
+  --out <file>              where the json or junit reporter without its own file writes
+  --timeout <seconds>       time limit of one request (default 10, as the API's deliveries)
+  --list                    list the scenarios and exit
+  --help
+
+The kit POSTs events of every type the contract declares, built from its schemas and signed with
+Standard Webhooks headers, then deliveries your receiver must refuse (a wrong or retired secret, a body
+changed by one byte, a timestamp 10 minutes off, a missing header), a duplicate webhook-id and an event
+older than the one before it. Every event has new ids, so your receiver's stored state does not matter.
+Exit code: 0 every scenario that ran passed, 1 one failed, 2 the run could not start (e.g. the URL does
+not answer at all).
+`
+
+class UsageError extends Error {
+  override readonly name = "ConfigurationError"
+}
+
+const reportersOf = (specs: ReadonlyArray<string>, out: string | undefined) => {
+  const parsed = (specs.length === 0 ? ["console"] : specs).flatMap((spec) => spec.split(",")).map((spec) => {
+    const [name = "", file] = spec.split("=", 2)
+    if (name !== "console" && name !== "json" && name !== "junit") {
+      throw new UsageError(`unknown reporter ${name} (console, json, junit)`)
+    }
+    if (name === "console" && file !== undefined) throw new UsageError("the console reporter writes to the terminal")
+    return { name, file }
+  })
+  if (parsed.filter((reporter) => reporter.name !== "console" && reporter.file === undefined).length > 1) {
+    throw new UsageError("several json/junit reporters need a file each: --reporter junit=report.xml")
+  }
+  return parsed.map((reporter) =>
+    reporter.name !== "console" && reporter.file === undefined ? { ...reporter, file: out } : reporter
+  )
+}
+
+const httpUrl = (option: string, text: string | undefined): string => {
+  if (text === undefined || !URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol)) {
+    throw new UsageError(`--${option} <url> must be an http or https URL${text === undefined ? "" : `, got ${text}`}`)
+  }
+  return text
+}
+
+const summary = (report: ConformanceReport): string => {
+  const failed = report.scenarios.filter((result) => result.failure !== undefined)
+  return [
+    "",
+    ...groupByRootCause(failed).map((group) => `✗ ${describeFailureGroup(group)}\n`),
+    `${report.summary.selected} scenarios, ${(report.durationMs / 1000).toFixed(1)} s`,
+    report.claim,
+    `receiver: ${report.summary.passed} passed, ${report.summary.failed + report.summary.errors} failed`,
+    ""
+  ].join("\n")
+}
+
+export const receiver = async (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promise<number> => {
+  const { values } = parseArgs({
+    args: [...argv],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      url: { type: "string" },
+      secret: { type: "string" },
+      "old-secret": { type: "string" },
+      "state-url": { type: "string" },
+      grep: { type: "string", multiple: true },
+      reporter: { type: "string", multiple: true },
+      out: { type: "string" },
+      timeout: { type: "string" },
+      list: { type: "boolean" },
+      help: { type: "boolean", short: "h" }
+    }
+  })
+  if (values.help === true) {
+    process.stdout.write(RECEIVER_HELP)
+    return 0
+  }
+  const kit = await import("./receiverKit.ts")
+  const grep = (values.grep ?? []).flatMap((term) => term.split(",")).map((term) => term.trim()).filter(Boolean)
+  if (values.list === true) {
+    const lines = kit.selectReceiverScenarios(grep).map((scenario) => `${scenario.id.padEnd(14)} ${scenario.title}`)
+    process.stdout.write(`${lines.join("\n")}\n`)
+    return 0
+  }
+  const url = httpUrl("url", values.url)
+  const secret = values.secret ?? env["WEBHOOK_SECRET"]
+  if (secret === undefined || !kit.isWebhookSecret(secret)) {
+    throw new UsageError("--secret <whsec_...> is required (or WEBHOOK_SECRET): whsec_ followed by base64")
+  }
+  const timeout = Number(values.timeout ?? "10")
+  if (!Number.isFinite(timeout) || timeout <= 0) {
+    throw new UsageError(`--timeout must be seconds, got ${values.timeout}`)
+  }
+  const reporters = reportersOf(values.reporter ?? [], values.out)
+  const stream = reporters.some((r) => r.name !== "console" && r.file === undefined) ? process.stderr : process.stdout
+  const showConsole = reporters.some((r) => r.name === "console")
+  const progress = consoleProgress((text) => stream.write(text), { color: false })
+
+  const report = await kit.runReceiverConformance({
+    url,
+    secret,
+    oldSecret: values["old-secret"],
+    stateUrl: values["state-url"] === undefined ? undefined : httpUrl("state-url", values["state-url"]),
+    grep,
+    requestTimeoutMs: Math.round(timeout * 1000),
+    onEvent: showConsole
+      ? (event) => {
+        if (event._tag === "RunStarted") {
+          stream.write(`Receiver conformance: ${event.selected} of ${event.total} scenarios against ${url}\n\n`)
+        } else {
+          progress(event)
+        }
+      }
+      : undefined
+  })
+  if (showConsole) stream.write(summary(report))
+  for (const reporter of reporters) {
+    if (reporter.name === "console") continue
+    const text = reporter.name === "json" ? toJson(report) : toJUnit(report)
+    if (reporter.file === undefined) {
+      process.stdout.write(text)
+    } else {
+      await mkdir(dirname(reporter.file), { recursive: true })
+      await writeFile(reporter.file, text)
+      if (showConsole) stream.write(`${reporter.name} report: ${reporter.file}\n`)
+    }
+  }
+  return report.verdict === "not_conformant" ? 1 : 0
+}
