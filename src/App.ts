@@ -52,6 +52,7 @@ import { MockScenarioLive } from "./base/MockScenario.ts"
 import { Lifecycle } from "./payouts/Lifecycle.ts"
 import { PayoutConfirm } from "./payouts/PayoutConfirm.ts"
 import { PayoutRepo } from "./payouts/PayoutRepo.ts"
+import { PayoutChainId } from "./payouts/Present.ts"
 import { PayoutService } from "./payouts/PayoutService.ts"
 import { type RequoteGuard, RequoteGuardLive } from "./quotes/RequoteGuard.ts"
 import { RequoteGuardMock } from "./quotes/RequoteGuardMock.ts"
@@ -254,7 +255,10 @@ const api = HttpApiBuilder.layer(IntegrationsApi).pipe(
 )
 
 const deployment = (config: AppConfigShape) =>
-  Layer.succeed(Deployment, { mode: config.mode, keyKind: keyKindForMode(config.mode) })
+  Layer.merge(
+    Layer.succeed(Deployment, { mode: config.mode, keyKind: keyKindForMode(config.mode) }),
+    Layer.succeed(PayoutChainId, config.chainId)
+  )
 
 /** The domain services over the mode's ports, the repositories and the database. */
 const services = (config: AppConfigShape, mode: ModeLayers) =>

@@ -95,6 +95,26 @@ export const PreparedTx = Schema.Struct({
 }).annotate({ identifier: "PreparedTx", description: "Transaction for the user to sign in their own wallet" })
 export type PreparedTx = typeof PreparedTx.Type
 
+export const WalletCall = Schema.Struct({
+  to: Schema.String,
+  data: Schema.String,
+  value: Schema.String.annotate({ description: "Wei, as a hex quantity (`0x0`)" })
+}).annotate({ identifier: "WalletCall", description: "One call of an EIP-5792 batch" })
+export type WalletCall = typeof WalletCall.Type
+
+export const WalletSendCalls = Schema.Struct({
+  version: Schema.Literal("2.0.0"),
+  chainId: Schema.String.annotate({ description: "The chain's id as a hex quantity (`0xa4ec`: Celo)" }),
+  from: Schema.String.annotate({ description: "The payout's `userAddress`" }),
+  atomicRequired: Schema.Literal(true),
+  calls: Schema.Array(WalletCall)
+}).annotate({
+  identifier: "WalletSendCalls",
+  description:
+    "The parameters of an EIP-5792 `wallet_sendCalls` request (`params: [calls]`): the deposit and fee transfers as one atomic batch, one signature. Its transaction hash confirms both: confirm with it as `txHash` (no `feeTxHash`) and the `copby` leg is verified from the same receipt."
+})
+export type WalletSendCalls = typeof WalletSendCalls.Type
+
 export const RateDisplay = Schema.String.check(
   matching(/^1 USD = [0-9]+(\.[0-9]+)? COP$/)
 ).annotate({
@@ -156,6 +176,10 @@ export const Payout = Schema.Struct({
   }),
   transaction: PreparedTx,
   feeTransaction: PreparedTx,
+  calls: Schema.NullOr(WalletSendCalls).annotate({
+    description:
+      "`transaction` and `feeTransaction` as one EIP-5792 batch for wallets that support `wallet_sendCalls` (smart-contract wallets, EIP-7702 accounts). Null when the deployment names no chain id (`CHAIN_ID`, mock mode) or when `transaction` needs an approval first (a COPm payout)."
+  }),
   destinationPreview: DestinationPreview,
   txHash: Schema.NullOr(TxHash),
   feeTxHash: Schema.NullOr(TxHash),

@@ -20,9 +20,16 @@ export interface TransferCheck {
   /** The ERC-20 whose Transfer log counts. */
   readonly token: `0x${string}`
   readonly txHash: string
+  /** The user: whose tokens moved (`fromIs: "transfer"`), or who sent the transaction (`"transaction"`). */
   readonly from: string
   readonly to: string
   readonly minAmountBaseUnits: bigint
+  /**
+   * How the user is recognised. `transfer`: by what moved, the Transfer logs' `from`, whoever sent the transaction
+   * (a smart-contract wallet's transaction is sent by a relayer, a bundler or its owner). `transaction` (the default):
+   * by the transaction's sender, for a transfer to the user (a swap's output moves from the router).
+   */
+  readonly fromIs?: "transfer" | "transaction"
 }
 
 export interface VerifiedTransfer {

@@ -27,9 +27,10 @@ const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase(
 const invalidSetting = (name: string, message: string) => configError([name], message)
 
 /**
- * The chain through a JSON-RPC node (viem). A deposit is verified when its receipt exists, succeeded, was sent
- * by the user, carries a Transfer of at least the expected amount of the expected token to the expected
- * address (DESIGN §3, live confirm), and has the required confirmations. Every mismatch is a
+ * The chain through a JSON-RPC node (viem). A deposit is verified when its receipt exists, succeeded, carries
+ * Transfer logs of the expected token to the expected address summing to at least the expected amount, moved
+ * from the user (or, `fromIs: "transaction"`, in a transaction the user sent) (DESIGN §3, live confirm), and has
+ * the required confirmations. Every mismatch is a
  * `DepositNotVerified` whose reason names it.
  */
 export const makeChainLive = (options: ChainLiveOptions) => {
@@ -59,7 +60,8 @@ export const makeChainLive = (options: ChainLiveOptions) => {
   const verifyTransfer = (check: TransferCheck) =>
     Effect.gen(function*() {
       const receipt = yield* receiptOf(check.txHash)
-      if (!sameAddress(receipt.from, check.from)) {
+      const byTransfer = check.fromIs === "transfer"
+      if (!byTransfer && !sameAddress(receipt.from, check.from)) {
         return yield* Effect.fail(
           notVerified(
             `transaction ${check.txHash} was sent by ${getAddress(receipt.from)}, not ${getAddress(check.from)}`
@@ -71,20 +73,25 @@ export const makeChainLive = (options: ChainLiveOptions) => {
         return yield* Effect.fail(notVerified(`transaction ${check.txHash} reverted`, "reverted"))
       }
       const transfers = parseEventLogs({ abi: erc20Abi, logs: receipt.logs, eventName: "Transfer", strict: true })
-        .filter((log) => sameAddress(log.address, check.token) && sameAddress(log.args.to, check.to))
+        .filter((log) =>
+          sameAddress(log.address, check.token) && sameAddress(log.args.to, check.to) &&
+          (!byTransfer || sameAddress(log.args.from, check.from))
+        )
       if (transfers.length === 0) {
+        const fromUser = byTransfer ? ` from ${getAddress(check.from)}` : ""
         return yield* Effect.fail(
           notVerified(
             `transaction ${check.txHash} has no Transfer of the ${options.chainName} token ${
               getAddress(check.token)
-            } to ${getAddress(check.to)}`
+            }${fromUser} to ${getAddress(check.to)}`
           )
         )
       }
-      const largest = transfers.reduce((max, log) => (log.args.value > max ? log.args.value : max), 0n)
-      if (largest < check.minAmountBaseUnits) {
+      // Summed: a batched wallet may split what it moves into several transfers.
+      const moved = transfers.reduce((sum, log) => sum + log.args.value, 0n)
+      if (moved < check.minAmountBaseUnits) {
         return yield* Effect.fail(notVerified(
-          `transaction ${check.txHash} transfers ${largest} base units to ${
+          `transaction ${check.txHash} transfers ${moved} base units to ${
             getAddress(check.to)
           }, less than the ${check.minAmountBaseUnits} expected`
         ))

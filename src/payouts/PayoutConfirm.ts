@@ -24,7 +24,7 @@ import { toBaseUnits } from "../money/index.ts"
 import { acceptsConfirm, confirmByPartner, minedInWindow } from "./Lifecycle.ts"
 import { hop, PayoutRepo } from "./PayoutRepo.ts"
 import type { PayoutRow } from "./PayoutRow.ts"
-import { presentPayout } from "./Present.ts"
+import { PayoutChainId, presentPayout } from "./Present.ts"
 import { RequoteGuard } from "../quotes/RequoteGuard.ts"
 
 /**
@@ -62,6 +62,8 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
     const payouts = yield* PayoutRepo
     const requoteGuard = yield* RequoteGuard
     const claims = yield* TxHashClaims
+    const chainId = yield* PayoutChainId
+    const present = (row: PayoutRow) => presentPayout(row, chainId)
 
     const claimHash = (hash: TxHash, payoutId: PayoutId) => claims.claim("payout", payoutId, hash)
     const verifyingClaimsOf = (payoutId: PayoutId) => claims.verifyingOf("payout", payoutId)
@@ -137,8 +139,12 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
         )
       })
 
-    /** Step 2: the chain, outside any transaction. The fee transfer is optional: unverified, its leg stays pending. */
-    const verify = (row: PayoutRow, txHash: string, feeTxHash: string | undefined) => {
+    /**
+     * Step 2: the chain, outside any transaction. The fee transfer is optional: unverified, its leg stays pending.
+     * Without a `feeTxHash`, the deposit's own receipt is searched for it (a `calls` batch: one hash carries both);
+     * found, `feeTxHash` is the deposit's hash. Mock mode's chain has no receipt: there the fee needs its own hash.
+     */
+    const verify = (row: PayoutRow, txHash: TxHash, feeTxHash: TxHash | undefined) => {
       // The provider is paid in USDC (a COPm payout's swap delivers USDC to the deposit address); the service fee is
       // paid in the token the payout is funded from.
       const usdc = chain.token("USDC")
@@ -148,18 +154,32 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
         txHash,
         from: row.user_address,
         to: row.deposit_address,
-        minAmountBaseUnits: toBaseUnits(BigDecimal.fromStringUnsafe(row.deposit_amount), usdc.decimals)
+        minAmountBaseUnits: toBaseUnits(BigDecimal.fromStringUnsafe(row.deposit_amount), usdc.decimals),
+        // A COPm payout's USDC reaches the deposit address from the router its swap calls: the user is the
+        // transaction's sender there (smart-contract wallets are recognised for USDC payouts).
+        fromIs: row.from_token === "COPm" ? "transaction" : "transfer"
       }).pipe(Effect.mapError((error) => notVerifiedError("txHash", error)))
-      const fee = feeTxHash === undefined
-        ? Effect.succeed("pending" as const)
-        : verifyWithRetry(chain, {
+      const feeIn = (hash: TxHash) =>
+        verifyWithRetry(chain, {
           token: feeToken.address,
-          txHash: feeTxHash,
+          txHash: hash,
           from: row.user_address,
           to: config.feeWalletAddress,
-          minAmountBaseUnits: toBaseUnits(BigDecimal.fromStringUnsafe(row.service_fee), feeToken.decimals)
+          minAmountBaseUnits: toBaseUnits(BigDecimal.fromStringUnsafe(row.service_fee), feeToken.decimals),
+          fromIs: "transfer"
         }).pipe(Effect.match({ onFailure: () => "pending" as const, onSuccess: () => "verified" as const }))
-      return Effect.all([deposit, fee], { concurrency: 2 })
+      if (feeTxHash !== undefined) {
+        return Effect.map(
+          Effect.all([deposit, feeIn(feeTxHash)], { concurrency: 2 }),
+          ([verified, feeStatus]) => ({ verified, feeStatus, feeTxHash })
+        )
+      }
+      return Effect.gen(function*() {
+        const verified = yield* deposit
+        if (verified.simulated === true) return { verified, feeStatus: "pending" as const, feeTxHash }
+        const feeStatus = yield* feeIn(txHash)
+        return { verified, feeStatus, feeTxHash: feeStatus === "verified" ? txHash : undefined }
+      })
     }
 
     /** Step 3: record the confirmation, if the claims are still this confirm's and the deposit is in time. */
@@ -199,7 +219,7 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
           }),
           { source: "api", hops: [mined] }
         )
-        return presentPayout(confirmed)
+        return present(confirmed)
       }).pipe(sql.withTransaction)
 
     const confirm = (input: {
@@ -223,14 +243,14 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
                 })
             )
           ),
-          replay: presentPayout,
+          replay: present,
           finish: (row, hashes) =>
             Effect.gen(function*() {
-              const [verified, feeStatus] = yield* verify(row, txHash, feeTxHash)
+              const { feeStatus, feeTxHash: feePaidBy, verified } = yield* verify(row, txHash, feeTxHash)
               return yield* finalize({
                 ...input,
                 txHash,
-                feeTxHash,
+                feeTxHash: feePaidBy,
                 hashes,
                 minedAt: verified.minedAt,
                 simulated: verified.simulated === true,

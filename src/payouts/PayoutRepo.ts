@@ -16,7 +16,7 @@ import { EXPIRY_BATCH } from "../db/Pagination.ts"
 import { Outbox } from "../outbox/Outbox.ts"
 import { PreviousStatus, recordingStatusChanges } from "../outbox/StatusEvents.ts"
 import { PayoutRow } from "./PayoutRow.ts"
-import { presentPayout } from "./Present.ts"
+import { PayoutChainId, presentPayout } from "./Present.ts"
 
 const Owned = Schema.Struct({ integrationId: IntegrationId, payoutId: PayoutId })
 
@@ -73,13 +73,14 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
   make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const outbox = yield* Outbox
+    const chainId = yield* PayoutChainId
 
     const recordEvent = (row: PayoutRow) =>
       outbox.record({
         integrationId: row.integration_id,
         type: eventTypeOf(row),
         resourceId: row.id,
-        object: presentPayout(row),
+        object: presentPayout(row, chainId),
         at: row.updated_at
       })
 
@@ -123,7 +124,7 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
             fee_transaction: JSON.stringify(row.fee_transaction)
           })
         }`
-        const payout = presentPayout(row)
+        const payout = presentPayout(row, chainId)
         const json = JSON.stringify(payout)
         yield* outbox.record({
           integrationId: row.integration_id,
@@ -250,7 +251,7 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
               integrationId: row.integration_id,
               type: "payout.delayed",
               resourceId: row.id,
-              object: presentPayout(row),
+              object: presentPayout(row, chainId),
               at
             })
           )),

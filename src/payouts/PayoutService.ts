@@ -32,7 +32,7 @@ import { keysetPage, type ListRequest, rowsFetched } from "../db/Pagination.ts"
 import { fundPayout } from "./Funding.ts"
 import { hop, PayoutRepo } from "./PayoutRepo.ts"
 import type { PayoutRow } from "./PayoutRow.ts"
-import { presentPayout } from "./Present.ts"
+import { PayoutChainId, presentPayout } from "./Present.ts"
 import { parseDestinationCop, pricePayout } from "../pricing/Pricing.ts"
 import { RequoteGuard } from "../quotes/RequoteGuard.ts"
 
@@ -59,6 +59,8 @@ export interface CreateOutcome {
 export class PayoutService extends Context.Service<PayoutService>()("PayoutService", {
   make: Effect.gen(function*() {
     const config = yield* AppConfig
+    const chainId = yield* PayoutChainId
+    const present = (row: PayoutRow) => presentPayout(row, chainId)
     const customers = yield* CustomerRepo
     const market = yield* Market
     const rateCache = yield* RateCache
@@ -312,11 +314,11 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
       Effect.flatMap(payouts.findOwned(integrationId, payoutId), (found) =>
         Option.match(found, {
           onNone: () => Effect.fail(new NotFound({ error: `no payout ${payoutId}` })),
-          onSome: (row) => Effect.succeed(presentPayout(row))
+          onSome: (row) => Effect.succeed(present(row))
         }))
 
     const list = (request: ListRequest): Effect.Effect<PayoutList, BadRequest> =>
-      keysetPage(request, payouts.page, presentPayout).pipe(pageBudget.withRows(rowsFetched(request.limit)))
+      keysetPage(request, payouts.page, present).pipe(pageBudget.withRows(rowsFetched(request.limit)))
 
     return { create, get, list } as const
   })

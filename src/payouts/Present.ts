@@ -1,4 +1,5 @@
-import type { Payout, PayoutReceipt, PayoutTimelineHop } from "@cop-integrations/contracts"
+import type { Payout, PayoutReceipt, PayoutTimelineHop, PreparedTx, WalletSendCalls } from "@cop-integrations/contracts"
+import { Context, Option } from "effect"
 import { maskBreBKey } from "../destinations/BreBKeyMask.ts"
 import type { PayoutRow } from "./PayoutRow.ts"
 
@@ -35,7 +36,36 @@ const receipt = (row: PayoutRow): PayoutReceipt => ({
 export const orderedTimeline = (hops: ReadonlyArray<PayoutTimelineHop>): ReadonlyArray<PayoutTimelineHop> =>
   [...hops].sort((a, b) => Date.parse(a.at) - Date.parse(b.at))
 
-export const presentPayout = (row: PayoutRow): Payout => ({
+/** The deployment's chain id (CHAIN_ID) for a payout's `calls`; none (no `calls`) unless the app provides it. */
+export const PayoutChainId = Context.Reference<Option.Option<number>>("PayoutChainId", {
+  defaultValue: () => Option.none()
+})
+
+const hexQuantity = (value: bigint) => `0x${value.toString(16)}`
+
+const asCall = (prepared: PreparedTx) => ({
+  to: prepared.to,
+  data: prepared.data,
+  value: hexQuantity(BigInt(prepared.value))
+})
+
+/**
+ * The deposit and fee transfers as one EIP-5792 `wallet_sendCalls` batch: none without the deployment's chain id,
+ * nor when the deposit transaction needs an approval first (a COPm payout's router swap).
+ */
+const walletCalls = (row: PayoutRow, chainId: Option.Option<number>): WalletSendCalls | null =>
+  Option.isNone(chainId) || row.transaction.approvalTarget !== null
+    ? null
+    : {
+      version: "2.0.0",
+      chainId: hexQuantity(BigInt(chainId.value)),
+      from: row.user_address,
+      atomicRequired: true,
+      calls: [asCall(row.transaction), asCall(row.fee_transaction)]
+    }
+
+/** The payout as partners see it; `chainId` is the deployment's (CHAIN_ID), for its `calls`. */
+export const presentPayout = (row: PayoutRow, chainId: Option.Option<number>): Payout => ({
   payoutId: row.id,
   status: row.status,
   fromToken: row.from_token,
@@ -53,6 +83,7 @@ export const presentPayout = (row: PayoutRow): Payout => ({
   },
   transaction: row.transaction,
   feeTransaction: row.fee_transaction,
+  calls: walletCalls(row, chainId),
   destinationPreview: {
     accountOwnerName: row.account_owner_name,
     bankName: row.bank_name,

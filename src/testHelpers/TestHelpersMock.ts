@@ -6,7 +6,7 @@ import { now } from "../base/Clock.ts"
 import { CustomerRepo } from "../kyc/CustomerRepo.ts"
 import { Lifecycle, stepsForTransferState } from "../payouts/Lifecycle.ts"
 import { PayoutRepo } from "../payouts/PayoutRepo.ts"
-import { presentPayout } from "../payouts/Present.ts"
+import { PayoutChainId, presentPayout } from "../payouts/Present.ts"
 import { TestHelpers } from "./TestHelpers.ts"
 
 /** The provider transfer state that means each target status: the helper speaks as the provider's webhook would. */
@@ -29,6 +29,7 @@ export const TestHelpersMock = Layer.effect(
     const payouts = yield* PayoutRepo
     const customers = yield* CustomerRepo
     const lifecycle = yield* Lifecycle
+    const chainId = yield* PayoutChainId
 
     const advancePayout = (integrationId: IntegrationId, payoutId: PayoutId, to: keyof typeof transferStateFor) =>
       Effect.gen(function*() {
@@ -46,7 +47,7 @@ export const TestHelpersMock = Layer.effect(
           source: "test_helper"
         })
         const moved = yield* payouts.findOwned(integrationId, payoutId)
-        return presentPayout(Option.getOrThrow(moved))
+        return presentPayout(Option.getOrThrow(moved), chainId)
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
 
     const rejectKyc = (integrationId: IntegrationId, userAddress: string) =>

@@ -170,7 +170,7 @@ describe("live mode, end to end", () => {
     await stranger.fund(units)
     const foreign = await stranger.send(payout.transaction)
     const foreignAnswer = await post(`${PAYOUTS}/${payout.payoutId}/confirm`, { txHash: foreign.transactionHash })
-    expect(expectError(foreignAnswer, 409)).toContain("sent by")
+    expect(expectError(foreignAnswer, 409)).toContain(`from ${user.address} to ${getAddress(payout.deposit.address)}`)
 
     // None of the refused hashes was claimed: the right one still confirms.
     const paid = await user.send(payout.transaction)
