@@ -240,6 +240,11 @@ export const RULES = {
       "a payout carries `timeline`: each hop `{status, at, source}` ordered by `at`; in mock mode a payout confirmed and left to complete shows `created` (api), `deposit_mined` (mock_chain), `deposit_confirmed` (api), `funds_received`, `processing`, `completed` (mock_provider), in that order, `created` at `createdAt` and `completed` at `receipt.completedAt`",
     see: ["README#the-payouts-timeline", "getPayout"]
   },
+  "R-PAYOUT-10": {
+    statement:
+      "a prepared payout's `calls`, when it is not null, is an atomic EIP-5792 `wallet_sendCalls` batch (`version` 2.0.0, `atomicRequired`, a hex `chainId`, `from` = `userAddress`) of exactly `transaction` then `feeTransaction`, moving no native value",
+    see: ["README#live-mode", "createPayout"]
+  },
   "R-CONFIRM-1": {
     statement:
       "confirming with a `txHash` answers 200 with the payout `deposit_confirmed` (or later) and the hash recorded; provider legs stay pending until the provider settles, `copby` until its fee transfer is verified",

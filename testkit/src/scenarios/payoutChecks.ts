@@ -1,4 +1,7 @@
-/** What a prepared payout must show: its receipt (R-PAYOUT-3) and the calldata of its two transactions (R-PAYOUT-4). */
+/**
+ * What a prepared payout must show: its receipt (R-PAYOUT-3), the calldata of its two transactions (R-PAYOUT-4) and,
+ * when it offers one, the one-signature batch of exactly those two (R-PAYOUT-10).
+ */
 import { isAddress, type Payout } from "@cop-integrations/contracts"
 import { Effect } from "effect"
 import { decodeErc20Transfer, sameAddress } from "../calldata.ts"
@@ -19,6 +22,9 @@ import {
 } from "../money.ts"
 import type { RuleId } from "../rules.ts"
 import { legAmount } from "./amounts.ts"
+
+/** The rule the one-signature batch belongs to, named in its failure message. */
+const CALLS_RULE = "R-PAYOUT-10" satisfies RuleId
 
 /** The rule a receipt check belongs to, named in its failure message. */
 const RECEIPT_RULE = "R-PAYOUT-3" satisfies RuleId
@@ -161,6 +167,37 @@ export const checkCalldata = (payout: Payout, exchange: Answered): Effect.Effect
       {
         expected: `feeTransaction.to = ${payout.transaction.to}`,
         actual: payout.feeTransaction.to,
+        exchange
+      }
+    )
+    yield* checkCalls(payout, exchange)
+  })
+
+/**
+ * `calls`, when the payout offers it (live, USDC): an atomic EIP-5792 batch from `userAddress` of exactly `transaction`
+ * then `feeTransaction`, so one signature moves what the two transactions would and nothing else.
+ */
+const checkCalls = (payout: Payout, exchange: Answered): Effect.Effect<void, ScenarioFailure> =>
+  Effect.gen(function*() {
+    if (payout.calls === null) return
+    const { atomicRequired, calls, chainId, from, version } = payout.calls
+    const expected = [payout.transaction, payout.feeTransaction].map((tx) => ({ to: tx.to, data: tx.data }))
+    const actual = calls.map((call) => ({ to: call.to, data: call.data }))
+    yield* check(
+      calls.length === 2 &&
+        calls.every((call, i) =>
+          sameAddress(call.to, expected[i]!.to) && call.data.toLowerCase() === expected[i]!.data.toLowerCase()
+        ),
+      `calls batches exactly transaction then feeTransaction (${CALLS_RULE})`,
+      { expected: show(expected), actual: show(actual), exchange }
+    )
+    yield* check(
+      calls.every((call) => /^0x0*$/i.test(call.value)) && version === "2.0.0" && atomicRequired &&
+        sameAddress(from, payout.userAddress) && /^0x[0-9a-f]+$/i.test(chainId),
+      `calls is an atomic EIP-5792 batch from userAddress that moves no native value (${CALLS_RULE})`,
+      {
+        expected: `version "2.0.0", atomicRequired true, from ${payout.userAddress}, a hex chainId, every value 0x0`,
+        actual: show({ version, atomicRequired, from, chainId, values: calls.map((call) => call.value) }),
         exchange
       }
     )

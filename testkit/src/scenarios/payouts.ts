@@ -192,8 +192,9 @@ export const payoutScenarios = [
   }),
   scenario({
     id: "PAYOUT-005",
-    title: "both prepared transactions decode as ERC-20 transfers of the deposit and of the copby fee",
-    rules: ["R-PAYOUT-4"],
+    title:
+      "both prepared transactions decode as ERC-20 transfers of the deposit and of the copby fee; calls, if offered, batches exactly them",
+    rules: ["R-PAYOUT-4", "R-PAYOUT-10"],
     tags: ["payout", "calldata"],
     requires: { mock: true, moneyMoving: true },
     run: (kit) =>
