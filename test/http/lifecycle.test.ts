@@ -58,11 +58,15 @@ const applyProviderState = async (payoutId: string, state: string) => {
   )
 }
 
-/** The payout's events in the outbox, in the order they were written. */
+/**
+ * The payout's events in the outbox, in the order they were written: by sequence. (Not by created_at: a sweep that
+ * read its clock before this test's payout existed can expire it once the test backdates its window, stamping the
+ * event before `payout.created`; in production a window ends long after creation.)
+ */
 const eventTypes = async (payoutId: string) =>
   (await sql<{ type: string }>(
     server,
-    (q) => q`SELECT type FROM events WHERE resource_id = ${payoutId} ORDER BY created_at, id`
+    (q) => q`SELECT type FROM events WHERE resource_id = ${payoutId} ORDER BY sequence`
   ))
     .map((row) => row.type)
 

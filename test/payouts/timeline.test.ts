@@ -56,7 +56,7 @@ const hopsOf = (payout: Payout) => payout.timeline.map((hop) => [hop.status, hop
 const eventsOf = async (payoutId: string) =>
   (await sql<{ type: string; body: string }>(
     server,
-    (q) => q`SELECT type, body FROM events WHERE resource_id = ${payoutId} ORDER BY created_at, id`
+    (q) => q`SELECT type, body FROM events WHERE resource_id = ${payoutId} ORDER BY sequence`
   )).map((row) => ({ type: row.type, payout: decodePayout(JSON.parse(row.body).data.object) }))
 
 /** Unchanged for `minutes`: its last change moved back (the sweep reads `updated_at` against the clock). */
