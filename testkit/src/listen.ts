@@ -6,11 +6,12 @@
  *
  * Node builtins and `fetch` only: the kit's CLI is bundled into one file without dependencies.
  */
-import { createHmac, randomBytes } from "node:crypto"
+import { randomBytes } from "node:crypto"
 import { setTimeout as sleep } from "node:timers/promises"
 import { parseArgs } from "node:util"
 import { KEY_VARIABLES } from "./curl.ts"
 import { KIT_VERSION } from "./version.ts"
+import { isWebhookSecret, signature } from "./webhookSignature.ts"
 
 export const LISTEN_HELP =
   `integrations-conformance listen: a deployment's events, forwarded to a receiver on this machine
@@ -60,8 +61,6 @@ interface ListenOptions {
   readonly intervalMs: number
 }
 
-const WHSEC = /^whsec_[A-Za-z0-9+/]+={0,2}$/
-
 /** `cop_test_pk_…f3a9`: enough to tell keys apart, never the key. */
 export const maskKey = (key: string): string => {
   const prefix = key.slice(0, key.lastIndexOf("_") + 1)
@@ -100,7 +99,7 @@ const optionsOf = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv): ListenO
   }
   const forwardTo = httpUrl("forward-to", values["forward-to"])
   const secret = values.secret ?? `whsec_${randomBytes(32).toString("base64")}`
-  if (!WHSEC.test(secret)) throw new ListenError("--secret must be whsec_ followed by base64 (the key bytes)")
+  if (!isWebhookSecret(secret)) throw new ListenError("--secret must be whsec_ followed by base64 (the key bytes)")
   const interval = Number(values.interval ?? "1")
   if (!Number.isFinite(interval) || interval < 0.05 || interval > 3600) {
     throw new ListenError(`--interval must be a number of seconds from 0.05 to 3600, got ${values.interval}`)
@@ -291,13 +290,6 @@ const deployment = (options: ListenOptions, signal: AbortSignal): Deployment => 
 })
 
 // ------------------------------------------------------------------------------------------- forwarding
-
-/** Standard Webhooks: `v1,` + base64 HMAC-SHA256, keyed with the base64 after `whsec_`, of "<id>.<timestamp>.<body>". */
-export const signature = (secret: string, id: string, timestamp: string, body: Buffer): string =>
-  `v1,${
-    createHmac("sha256", Buffer.from(secret.slice("whsec_".length), "base64"))
-      .update(`${id}.${timestamp}.`).update(body).digest("base64")
-  }`
 
 type Attempt = { readonly status: number; readonly ms: number } | { readonly error: string; readonly ms: number }
 

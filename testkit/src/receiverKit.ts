@@ -12,11 +12,11 @@ import { randomBytes } from "node:crypto"
 import { Schema } from "effect"
 import { toCurl } from "./curl.ts"
 import type { Exchange } from "./exchange.ts"
-import { signature } from "./listen.ts"
 import { HAPPY_PATH, type KitEvent, eventTypes, makeEvent, newId } from "./receiverEvents.ts"
 import type { ConformanceReport, FailureReport, RunEvent, ScenarioResult } from "./report/types.ts"
 import { describeRules, type RuleId } from "./rules.ts"
 import { KIT_NAME, KIT_VERSION } from "./version.ts"
+import { isWebhookSecret, signature } from "./webhookSignature.ts"
 
 export interface ReceiverOptions {
   /** Where the receiver takes deliveries, e.g. http://localhost:3000/hooks. */
@@ -39,8 +39,7 @@ export class ReceiverUnreachable extends Error {
   override readonly name = "ConfigurationError"
 }
 
-const WHSEC = /^whsec_[A-Za-z0-9+/]+={0,2}$/
-export const isWebhookSecret = (text: string): boolean => WHSEC.test(text)
+export { isWebhookSecret }
 
 // ------------------------------------------------------------------------------------------- deliveries
 

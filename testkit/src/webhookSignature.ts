@@ -1,4 +1,20 @@
+/**
+ * Standard Webhooks in the kit: the signature `listen` and the receiver kit put on what they send, and the check the
+ * event scenarios make of what a deployment delivers.
+ */
 import { createHmac, timingSafeEqual } from "node:crypto"
+
+/** `whsec_` and the key's bytes in base64. */
+export const isWebhookSecret = (text: string): boolean => /^whsec_[A-Za-z0-9+/]+={0,2}$/.test(text)
+
+/** base64 HMAC-SHA256, keyed with the base64 after `whsec_` (or the whole secret without it), of "<id>.<timestamp>.<body>". */
+const hmac = (secret: string, id: string, timestamp: string, body: string | Uint8Array): string =>
+  createHmac("sha256", Buffer.from(secret.startsWith("whsec_") ? secret.slice("whsec_".length) : secret, "base64"))
+    .update(`${id}.${timestamp}.`).update(body).digest("base64")
+
+/** The `webhook-signature` of one secret: `v1,` and the HMAC. */
+export const signature = (secret: string, id: string, timestamp: string, body: string | Uint8Array): string =>
+  `v1,${hmac(secret, id, timestamp, body)}`
 
 /** How far a delivery's `webhook-timestamp` may be from now (Standard Webhooks' recommended tolerance). */
 export const TIMESTAMP_TOLERANCE_SECONDS = 5 * 60
@@ -26,10 +42,7 @@ export const signatureProblem = (
   if (!/^[0-9]+$/.test(delivery.timestamp)) return `webhook-timestamp ${delivery.timestamp} is not whole seconds`
   const skew = Math.abs(nowMs / 1000 - Number(delivery.timestamp))
   if (skew > TIMESTAMP_TOLERANCE_SECONDS) return `webhook-timestamp is ${Math.round(skew)} s away from now`
-  const key = Buffer.from(secret.startsWith("whsec_") ? secret.slice("whsec_".length) : secret, "base64")
-  const expected = Buffer.from(
-    createHmac("sha256", key).update(`${delivery.id}.${delivery.timestamp}.${delivery.body}`).digest("base64")
-  )
+  const expected = Buffer.from(hmac(secret, delivery.id, delivery.timestamp, delivery.body))
   const matches = delivery.signature.split(" ").some((candidate) => {
     const [version, value = ""] = candidate.split(",", 2)
     const given = Buffer.from(value)
