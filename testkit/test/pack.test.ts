@@ -45,6 +45,21 @@ const expectSuccess = (outcome: Outcome, what: string) => {
   if (outcome.code !== 0) throw new Error(`${what} exited ${outcome.code}\n${outcome.stdout}\n${outcome.stderr}`)
 }
 
+/** The repository's tsc over `dir`/use.ts, strict, NodeNext, without @types (an integrator's project). */
+const typeCheck = async (dir: string, options: { readonly skipLibCheck: boolean }) => {
+  const compilerOptions = {
+    module: "NodeNext",
+    moduleResolution: "NodeNext",
+    target: "ES2022",
+    strict: true,
+    noEmit: true,
+    skipLibCheck: options.skipLibCheck,
+    types: []
+  }
+  await writeFile(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["use.ts"] }))
+  return run(process.execPath, [join(repo, "node_modules", "typescript", "bin", "tsc"), "-p", "."], dir)
+}
+
 interface PackResult {
   readonly size: number
   readonly unpackedSize: number
@@ -232,27 +247,7 @@ describe("the packed kit, installed into an empty project", () => {
           `export const uses = [report, first, suite, describeConformance]`
         ].join("\n")
       )
-      await writeFile(
-        join(alone, "tsconfig.json"),
-        JSON.stringify({
-          compilerOptions: {
-            module: "NodeNext",
-            moduleResolution: "NodeNext",
-            target: "ES2022",
-            strict: true,
-            noEmit: true,
-            skipLibCheck: false,
-            types: []
-          },
-          files: ["use.ts"]
-        })
-      )
-      const outcome = await run(
-        process.execPath,
-        [join(repo, "node_modules", "typescript", "bin", "tsc"), "-p", "."],
-        alone
-      )
-      expectSuccess(outcome, "tsc of the kit alone")
+      expectSuccess(await typeCheck(alone, { skipLibCheck: false }), "tsc of the kit alone")
     },
     60_000
   )
@@ -280,27 +275,7 @@ describe("the packed kit, installed into an empty project", () => {
         `export const uses = [report, describeConformance, Payout]`
       ].join("\n")
     )
-    await writeFile(
-      join(consumer, "tsconfig.json"),
-      JSON.stringify({
-        compilerOptions: {
-          module: "NodeNext",
-          moduleResolution: "NodeNext",
-          target: "ES2022",
-          strict: true,
-          noEmit: true,
-          skipLibCheck: true,
-          types: []
-        },
-        files: ["use.ts"]
-      })
-    )
-    const outcome = await run(
-      process.execPath,
-      [join(repo, "node_modules", "typescript", "bin", "tsc"), "-p", "."],
-      consumer
-    )
-    expectSuccess(outcome, "tsc")
+    expectSuccess(await typeCheck(consumer, { skipLibCheck: true }), "tsc")
   }, 60_000)
 
   it("runs the full kit against a started service and writes a JUnit file with one testcase per scenario", async () => {
