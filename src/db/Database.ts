@@ -103,24 +103,28 @@ const acquirePool = (url: Redacted.Redacted<string>, prepare: boolean) =>
     )
     yield* Effect.tryPromise({
       try: () => pool.query("SELECT 1"),
-      catch: (cause) => pgError(cause, "PgClient: Failed to connect", "connect")
-    }).pipe(
-      Effect.timeoutOrElse({
-        duration: timeouts.connect,
-        orElse: () =>
-          Effect.fail(
-            new SqlError({
-              reason: new ConnectionError({
-                cause: new Error("Connection timed out"),
-                message: "PgClient: Connection timed out",
-                operation: "connect"
-              })
-            })
-          )
-      })
-    )
+      catch: (cause) =>
+        isPgConnectTimeout(cause) ? connectTimedOut() : pgError(cause, "PgClient: Failed to connect", "connect")
+    }).pipe(Effect.timeoutOrElse({ duration: timeouts.connect, orElse: () => Effect.fail(connectTimedOut()) }))
     return pool
   })
+
+/**
+ * pg's own connect timeout (connectionTimeoutMillis) and the one above have the same length, so either may fire
+ * first; both read the same.
+ */
+const connectTimedOut = () =>
+  new SqlError({
+    reason: new ConnectionError({
+      cause: new Error("Connection timed out"),
+      message: "PgClient: Connection timed out",
+      operation: "connect"
+    })
+  })
+
+const isPgConnectTimeout = (cause: unknown) =>
+  cause instanceof Error &&
+  /^(Connection terminated due to connection timeout|timeout exceeded when trying to connect)$/.test(cause.message)
 
 const clientLayer = (url: Redacted.Redacted<string>, prepare: boolean) =>
   layerFromPool(acquirePool(url, prepare), { applicationName: APPLICATION_NAME })

@@ -137,7 +137,8 @@ describe.skipIf(chromiumBinary === undefined)("/docs in headless Chromium", () =
     expect(summaries.length).toBeGreaterThan(20)
     expect(summaries.filter((summary) => !listed.has(withoutZeroWidth(summary)))).toEqual([])
     expect(EventType.literals.filter((type) => !listed.has(type))).toEqual([])
-    await expect.poll(() => page.getByText("webhook.verify(rawBody, headers)").count()).toBeGreaterThan(0)
+    await expect.poll(() => page.getByText("webhook.verify(rawBody, headers)").count(), { timeout: 20_000 })
+      .toBeGreaterThan(0)
   })
 
   it(

@@ -62,7 +62,9 @@ const KNOWN_REASONS = [
   "database unavailable: 55000 database <db> is not currently accepting connections",
   "database unavailable: Connection terminated unexpectedly",
   // The same terminated backend, when the socket reports the reset before pg reads the end of stream.
-  "database unavailable: ECONNRESET read ECONNRESET"
+  "database unavailable: ECONNRESET read ECONNRESET",
+  // Or when PostgreSQL's FATAL notice for the terminated backend reaches pg before the socket closes.
+  "database unavailable: 57P01 terminating connection due to administrator command"
 ]
 
 const parse = (line: string) => JSON.parse(line) as LogLine
