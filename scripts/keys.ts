@@ -240,7 +240,7 @@ const sayConnecting = (config: AppConfigShape) => {
 }
 
 /** A database or configuration failure is one plain line and exit code 1, as for the service; anything else as is. */
-const reportFailure = (cause: Cause.Cause<unknown>, database: string) =>
+const reportFailure = (cause: Cause.Cause<unknown>, database?: string) =>
   Option.match(startupFailureLine(cause, database), {
     onNone: () => Effect.failCause(cause),
     onSome: (line) => Effect.andThen(Console.error(`keys: ${line}`), Effect.sync(() => (process.exitCode = 1)))
@@ -270,5 +270,11 @@ if ("help" in request) {
   process.stderr.write(`${request.usageError}\n`)
   process.exitCode = 2
 } else {
-  NodeRuntime.runMain(program(request.run).pipe(Effect.provideService(References.MinimumLogLevel, "Warn")))
+  NodeRuntime.runMain(
+    program(request.run).pipe(
+      // A configuration error, met before any database is named.
+      Effect.catchCause((cause) => reportFailure(cause)),
+      Effect.provideService(References.MinimumLogLevel, "Warn")
+    )
+  )
 }

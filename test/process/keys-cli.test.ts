@@ -1,7 +1,8 @@
 /**
  * The keys CLI's command line, as an operator meets it: help in every usual spelling (exit 0, on stdout), usage
  * errors before any database is involved (exit 2), and a database that does not answer: one line saying what it is
- * connecting to while it waits, then one line saying why it gave up (exit 1, no stack trace).
+ * connecting to while it waits, then one line saying why it gave up (exit 1, no stack trace); a configuration
+ * mistake is one line too.
  */
 import { spawn } from "node:child_process"
 import { once } from "node:events"
@@ -77,6 +78,12 @@ describe("keys CLI command line", () => {
     expect(option.stderr).toContain("Unknown option '--bogus'")
     expect(none.code).toBe(2)
     expect(none.stderr.startsWith("usage: keys issue")).toBe(true)
+  })
+
+  it("a configuration mistake is one line naming the variable and the rule: exit 1, no stack", async () => {
+    const result = await runKeysCli(["list"], { DATABASE_URL: "not-a-url", APP_MODE: "mock" })
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(/^keys: configuration error: DATABASE_URL: must be a PostgreSQL URL [^\n]+\n$/)
   })
 
   it(
