@@ -5,25 +5,15 @@
  * less, or from another address, it fails naming the rule.
  */
 import { decodeFunctionData, encodeFunctionData, erc20Abi } from "viem"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startTestServer, type TestServer } from "../../test/support/server.ts"
+import { describe, expect, it } from "vitest"
 import { runConformance } from "../src/index.ts"
-import { jsonOf, type Proxy, startProxy, urlParts, withJson } from "./support/proxy.ts"
+import { jsonOf, type Proxy, urlParts, withJson } from "./support/proxy.ts"
+import { serviceBehindProxies } from "./support/service.ts"
 
 type Json = Record<string, unknown>
 type Tx = { readonly to: string; readonly data: `0x${string}` }
 
-let server: TestServer
-let apiKey = ""
-const proxies: Array<Proxy> = []
-beforeAll(async () => {
-  server = await startTestServer()
-  apiKey = (await server.newIntegration()).apiKey
-})
-afterAll(async () => {
-  for (const proxy of proxies) await proxy.close()
-  await server?.close()
-})
+const service = serviceBehindProxies()
 
 const shortByOne = (data: `0x${string}`): `0x${string}` => {
   const { args } = decodeFunctionData({ abi: erc20Abi, data })
@@ -33,7 +23,7 @@ const shortByOne = (data: `0x${string}`): `0x${string}` => {
 
 /** The created payout with `calls` as `batch` makes it from the payout's own fields. */
 const offering = async (batch: (payout: Json) => Json) => {
-  const proxy = await startProxy(server.baseUrl, {
+  const proxy = await service.through({
     response: (request, response) => {
       const isCreate = request.method === "POST" && urlParts(request.url).path === "/api/integrations/breb/payouts"
       if (!isCreate || response.status !== 201) return response
@@ -41,7 +31,6 @@ const offering = async (batch: (payout: Json) => Json) => {
       return withJson(response, { ...payout, calls: batch(payout) })
     }
   })
-  proxies.push(proxy)
   return proxy
 }
 
@@ -58,7 +47,7 @@ const callsOf = (payout: Json, fee: (tx: Tx) => Tx = (tx) => tx, from = payout["
 })
 
 const payout005 = async (proxy: Proxy) => {
-  const report = await runConformance({ baseUrl: proxy.baseUrl, apiKey, grep: ["PAYOUT-005"] })
+  const report = await runConformance({ baseUrl: proxy.baseUrl, apiKey: service.apiKey, grep: ["PAYOUT-005"] })
   return report.scenarios[0]
 }
 

@@ -6,10 +6,10 @@
  */
 import { execFile } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startTestServer, type TestServer } from "../../test/support/server.ts"
+import { beforeAll, describe, expect, it } from "vitest"
 import { ConfigurationError, consoleSummary, exitCodeOf, runConformance } from "../src/index.ts"
-import { type Interceptor, jsonOf, type Proxy, startProxy, urlParts, withJson } from "./support/proxy.ts"
+import { type Interceptor, jsonOf, type Proxy, urlParts, withJson } from "./support/proxy.ts"
+import { serviceBehindProxies } from "./support/service.ts"
 
 const CLI = fileURLToPath(new URL("../src/cli.ts", import.meta.url))
 
@@ -25,24 +25,8 @@ const cli = (args: ReadonlyArray<string>, env: Readonly<Record<string, string>> 
     )
   })
 
-let server: TestServer
-let apiKey = ""
-const proxies: Array<Proxy> = []
-
-beforeAll(async () => {
-  server = await startTestServer()
-  apiKey = (await server.newIntegration()).apiKey
-})
-afterAll(async () => {
-  for (const proxy of proxies) await proxy.close()
-  await server?.close()
-})
-
-const through = async (interceptor: Interceptor): Promise<Proxy> => {
-  const proxy = await startProxy(server.baseUrl, interceptor)
-  proxies.push(proxy)
-  return proxy
-}
+const service = serviceBehindProxies()
+const { through } = service
 
 type Json = Record<string, unknown>
 const statuses = (report: { readonly scenarios: ReadonlyArray<{ readonly id: string; readonly status: string }> }) =>
@@ -66,7 +50,7 @@ describe("an added resource field (DESIGN §4 Compatibility)", () => {
 
   it("is a warning: the scenarios pass, the report names the field and the scenarios that saw it, exit 0", async () => {
     const proxy = await through(addedFields)
-    const report = await runConformance({ baseUrl: proxy.baseUrl, apiKey, grep, seed: 3 })
+    const report = await runConformance({ baseUrl: proxy.baseUrl, apiKey: service.apiKey, grep, seed: 3 })
     expect(statuses(report)).toEqual({ "PAYOUT-001": "passed", "QUOTE-002": "passed" })
     const warnings = report.scenarios.flatMap((result) =>
       result.warnings.map((warning) => `${result.id} ${warning.message}`)
@@ -91,7 +75,7 @@ describe("an added resource field (DESIGN §4 Compatibility)", () => {
 
   it("fails the scenario with --strict (strict: true), naming the field", async () => {
     const proxy = await through(addedFields)
-    const report = await runConformance({ baseUrl: proxy.baseUrl, apiKey, grep, seed: 3, strict: true })
+    const report = await runConformance({ baseUrl: proxy.baseUrl, apiKey: service.apiKey, grep, seed: 3, strict: true })
     const payout = report.scenarios.find((result) => result.id === "PAYOUT-001")
     expect(payout?.status).toBe("failed")
     expect(payout?.failure?.actual).toMatch(/fields the contract does not know \(--strict\): riskScore/)
@@ -106,7 +90,7 @@ describe("an added resource field (DESIGN §4 Compatibility)", () => {
           ? withJson(response, { ...(jsonOf(response.body) as Json), hint: "try another path" })
           : response
     })
-    const report = await runConformance({ baseUrl: proxy.baseUrl, apiKey, grep: ["ERR-001"], seed: 3 })
+    const report = await runConformance({ baseUrl: proxy.baseUrl, apiKey: service.apiKey, grep: ["ERR-001"], seed: 3 })
     expect(report.scenarios[0]?.status).toBe("failed")
     expect(`${report.scenarios[0]?.failure?.actual}`).toMatch(/hint/)
   }, 60_000)
@@ -114,7 +98,7 @@ describe("an added resource field (DESIGN §4 Compatibility)", () => {
 
 describe("a key that does not authenticate (DESIGN §4)", () => {
   /** Shaped like a key, never issued. */
-  const unknownKey = () => `${apiKey.slice(0, -6)}${apiKey.endsWith("zzzzzz") ? "yyyyyy" : "zzzzzz"}`
+  const unknownKey = () => `${service.apiKey.slice(0, -6)}${service.apiKey.endsWith("zzzzzz") ? "yyyyyy" : "zzzzzz"}`
 
   it(
     "refuses the run before any scenario: only the preflight's GET /healthz, GET /openapi.json and the one probe reach the deployment",
@@ -135,14 +119,18 @@ describe("a key that does not authenticate (DESIGN §4)", () => {
   )
 
   it("checks the second key too", async () => {
-    await expect(runConformance({ baseUrl: server.baseUrl, apiKey, secondApiKey: unknownKey(), seed: 1 })).rejects
+    await expect(
+      runConformance({ baseUrl: service.server.baseUrl, apiKey: service.apiKey, secondApiKey: unknownKey(), seed: 1 })
+    ).rejects
       .toThrow(
         /the API key cop_test_pk_…[0-9A-Za-z]{4} \(--second-api-key, CONFORMANCE_SECOND_API_KEY\) is unknown to this deployment/
       )
   }, 30_000)
 
   it("the CLI exits 2 with one line, and prints no scenario", async () => {
-    const { code, stderr, stdout } = await cli(["--base-url", server.baseUrl], { CONFORMANCE_API_KEY: unknownKey() })
+    const { code, stderr, stdout } = await cli(["--base-url", service.server.baseUrl], {
+      CONFORMANCE_API_KEY: unknownKey()
+    })
     expect(code).toBe(2)
     const lines = stderr.trim().split("\n")
     expect(lines).toHaveLength(1)
@@ -168,7 +156,7 @@ describe("the exit code agrees with the verdict line", () => {
 
   it("a run where nothing ran says NOTHING RAN and exits 2 (it said PASSED and exited 1)", async () => {
     const { code, stdout } = await cli(["--base-url", saysLive.baseUrl, "--grep", "OTP-001,PAYOUT-001"], {
-      CONFORMANCE_API_KEY: apiKey
+      CONFORMANCE_API_KEY: service.apiKey
     })
     expect(verdictLine(stdout)).toMatch(
       /^NOTHING RAN: none of the 2 selected scenario\(s\) could run here, so nothing was tested \(money-moving: refused/
@@ -178,19 +166,24 @@ describe("the exit code agrees with the verdict line", () => {
 
   it("PASSED, PARTIAL RUN exits 0 and NOT CONFORMANT exits 1", async () => {
     const partial = await cli(["--base-url", saysLive.baseUrl, "--grep", "HEALTH-001,OTP-001"], {
-      CONFORMANCE_API_KEY: apiKey
+      CONFORMANCE_API_KEY: service.apiKey
     })
     expect(verdictLine(partial.stdout)).toMatch(/^PASSED, PARTIAL RUN/)
     expect(partial.code).toBe(0)
     const failed = await cli(["--base-url", saysLive.baseUrl, "--grep", "OTP-001", "--allow-live"], {
-      CONFORMANCE_API_KEY: apiKey
+      CONFORMANCE_API_KEY: service.apiKey
     })
     expect(verdictLine(failed.stdout)).toMatch(/^NOT CONFORMANT/)
     expect(failed.code).toBe(1)
   }, 60_000)
 
   it("the library's exitCodeOf follows report.verdict", async () => {
-    const report = await runConformance({ baseUrl: saysLive.baseUrl, apiKey, grep: ["OTP-001"], seed: 1 })
+    const report = await runConformance({
+      baseUrl: saysLive.baseUrl,
+      apiKey: service.apiKey,
+      grep: ["OTP-001"],
+      seed: 1
+    })
     expect([report.verdict, report.fullConformanceClaim, exitCodeOf(report)]).toEqual(["nothing_ran", false, 2])
   }, 30_000)
 })
@@ -210,7 +203,7 @@ describe("failures grouped by root cause", () => {
             ? withJson(response, { ...(jsonOf(response.body) as Json), kycStatus: "pending" })
             : response
       })
-      const report = await runConformance({ baseUrl: proxy.baseUrl, apiKey, grep, seed: 5 })
+      const report = await runConformance({ baseUrl: proxy.baseUrl, apiKey: service.apiKey, grep, seed: 5 })
       expect(statuses(report)).toEqual({
         "PAYOUT-001": "failed",
         "PAYOUT-002": "failed",
@@ -238,7 +231,12 @@ describe("failures grouped by root cause", () => {
         return withJson(response, { ...body, destinationCop: Number(body["destinationCop"]) })
       }
     })
-    const report = await runConformance({ baseUrl: proxy.baseUrl, apiKey, grep: [...grep, "ERR-001"], seed: 5 })
+    const report = await runConformance({
+      baseUrl: proxy.baseUrl,
+      apiKey: service.apiKey,
+      grep: [...grep, "ERR-001"],
+      seed: 5
+    })
     const failed = report.scenarios.filter((result) => result.status === "failed").map((result) => result.id)
     expect(failed).toEqual(["PAYOUT-001", "PAYOUT-002", "PAYOUT-003"])
     expect(new Set(report.scenarios.flatMap((result) => result.failure?.actual ?? [])).size).toBe(3)

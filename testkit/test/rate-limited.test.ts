@@ -4,23 +4,13 @@
  * a failure of the rule the scenario was checking. The deployment is the real service behind a proxy that answers
  * 429 where told.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startTestServer, type TestServer } from "../../test/support/server.ts"
+import { describe, expect, it } from "vitest"
 import { RATE_LIMITED } from "../src/http.ts"
 import { runConformance } from "../src/index.ts"
-import { type Proxy, startProxy, urlParts, type UpstreamResponse } from "./support/proxy.ts"
+import { urlParts, type UpstreamResponse } from "./support/proxy.ts"
+import { serviceBehindProxies } from "./support/service.ts"
 
-let server: TestServer
-let apiKey = ""
-const proxies: Array<Proxy> = []
-beforeAll(async () => {
-  server = await startTestServer()
-  apiKey = (await server.newIntegration()).apiKey
-})
-afterAll(async () => {
-  for (const proxy of proxies) await proxy.close()
-  await server?.close()
-})
+const service = serviceBehindProxies()
 
 const tooMany = (retryAfter: string | undefined): UpstreamResponse => ({
   status: 429,
@@ -34,7 +24,7 @@ const tooMany = (retryAfter: string | undefined): UpstreamResponse => ({
  */
 const limiting = async (times: number, retryAfter: string | undefined) => {
   const arrivals: Array<number> = []
-  const proxy = await startProxy(server.baseUrl, {
+  const proxy = await service.through({
     response: (request, response) => {
       const unauthenticated = !/^Bearer /.test(request.headers["authorization"] ?? "")
       if (urlParts(request.url).path !== "/api/integrations/breb/quote" || !unauthenticated) return response
@@ -42,11 +32,11 @@ const limiting = async (times: number, retryAfter: string | undefined) => {
       return arrivals.length <= times ? tooMany(retryAfter) : response
     }
   })
-  proxies.push(proxy)
   return { proxy, arrivals }
 }
 
-const run = (baseUrl: string) => runConformance({ baseUrl, apiKey, grep: ["AUTH-002"], timeoutMs: 10_000 })
+const run = (baseUrl: string) =>
+  runConformance({ baseUrl, apiKey: service.apiKey, grep: ["AUTH-002"], timeoutMs: 10_000 })
 
 describe("a deployment that answers 429", () => {
   it("with Retry-After: 1, twice: the kit waits it out and the scenario passes", async () => {

@@ -4,13 +4,13 @@
  * know are warnings that cite the policy (failures only with --strict), while another line fails.
  */
 import { Webhook } from "standardwebhooks"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startTestServer, type TestServer } from "../../test/support/server.ts"
+import { describe, expect, it } from "vitest"
 import { unknownFieldsWarning } from "../src/api.ts"
 import { checkResponse, endpoint } from "../src/contract.ts"
 import { runConformance } from "../src/index.ts"
 import { compatibilityLine, versionFit } from "../src/versioning.ts"
-import { type Interceptor, jsonOf, type Proxy, startProxy, urlParts, withJson } from "./support/proxy.ts"
+import { type Interceptor, jsonOf, urlParts, withJson } from "./support/proxy.ts"
+import { serviceBehindProxies } from "./support/service.ts"
 
 type Json = Record<string, unknown>
 
@@ -78,22 +78,8 @@ it("the warning for an added field cites the versioning policy", () => {
 })
 
 describe("a deployment that added to the contract, as a later version of the line may", () => {
-  let server: TestServer
-  let apiKey = ""
-  const proxies: Array<Proxy> = []
-  beforeAll(async () => {
-    server = await startTestServer()
-    apiKey = (await server.newIntegration()).apiKey
-  })
-  afterAll(async () => {
-    for (const proxy of proxies) await proxy.close()
-    await server?.close()
-  })
-  const through = async (interceptor: Interceptor) => {
-    const proxy = await startProxy(server.baseUrl, interceptor)
-    proxies.push(proxy)
-    return proxy
-  }
+  const service = serviceBehindProxies()
+  const { through } = service
   const reporting = (version: string): Interceptor => ({
     response: (request, response) => {
       const { path } = urlParts(request.url)
@@ -110,7 +96,11 @@ describe("a deployment that added to the contract, as a later version of the lin
 
   it("a later version of the line passes HEALTH-001 and CONTRACT-001, with a warning citing the policy", async () => {
     const proxy = await through(reporting("0.1.7"))
-    const report = await runConformance({ baseUrl: proxy.baseUrl, apiKey, grep: ["HEALTH-001", "CONTRACT-001"] })
+    const report = await runConformance({
+      baseUrl: proxy.baseUrl,
+      apiKey: service.apiKey,
+      grep: ["HEALTH-001", "CONTRACT-001"]
+    })
     expect(report.scenarios.map((result) => [result.id, result.status])).toEqual([
       ["HEALTH-001", "passed"],
       ["CONTRACT-001", "passed"]
@@ -124,14 +114,14 @@ describe("a deployment that added to the contract, as a later version of the lin
   it("with --strict a later version fails them, as every addition does", async () => {
     const proxy = await through(reporting("0.1.7"))
     const grep = ["HEALTH-001", "CONTRACT-001"]
-    const report = await runConformance({ baseUrl: proxy.baseUrl, apiKey, grep, strict: true })
+    const report = await runConformance({ baseUrl: proxy.baseUrl, apiKey: service.apiKey, grep, strict: true })
     expect(report.scenarios.map((result) => result.status)).toEqual(["failed", "failed"])
     expect(report.scenarios[0]?.failure?.expected).toBe("version 0.1.0 (--strict)")
   }, 60_000)
 
   it("another line is refused before any scenario, in one line (the preflight): it is another contract", async () => {
     const proxy = await through(reporting("0.2.0"))
-    const run = runConformance({ baseUrl: proxy.baseUrl, apiKey, grep: ["HEALTH-001", "CONTRACT-001"] })
+    const run = runConformance({ baseUrl: proxy.baseUrl, apiKey: service.apiKey, grep: ["HEALTH-001", "CONTRACT-001"] })
     await expect(run).rejects.toThrow(
       `${proxy.baseUrl} serves Integrations API 0.2.0 (GET /healthz); this kit checks 0.1.0, and another compatibility line (README#versioning) is not the same contract: use the kit of that line`
     )
@@ -145,7 +135,7 @@ describe("a deployment that added to the contract, as a later version of the lin
         return withJson(response, { ...page, items: [...page.items, event("payout.on_hold")] })
       }
     })
-    const report = await runConformance({ baseUrl: proxy.baseUrl, apiKey, grep: ["EVT-010"], seed: 5 })
+    const report = await runConformance({ baseUrl: proxy.baseUrl, apiKey: service.apiKey, grep: ["EVT-010"], seed: 5 })
     expect(report.scenarios[0]?.status, JSON.stringify(report.scenarios[0]?.failure)).toBe("passed")
     expect(warningsOf(report)).toContainEqual(
       "EVT-010: GET /api/integrations/events carried event types the contract does not know, skipped: payout.on_hold (additive under the versioning policy (README#versioning); --strict fails on it)"
@@ -184,7 +174,7 @@ describe("a deployment that added to the contract, as a later version of the lin
         return response
       }
     })
-    const report = await runConformance({ baseUrl: proxy.baseUrl, apiKey, grep: ["EVT-005"], seed: 5 })
+    const report = await runConformance({ baseUrl: proxy.baseUrl, apiKey: service.apiKey, grep: ["EVT-005"], seed: 5 })
     expect(report.scenarios[0]?.status, JSON.stringify(report.scenarios[0]?.failure)).toBe("passed")
     expect(warningsOf(report)).toContainEqual(
       "EVT-005: webhook deliveries carried event types the contract does not know, skipped: payout.on_hold (additive under the versioning policy (README#versioning); --strict fails on it)"
