@@ -1,11 +1,12 @@
 /**
  * `integrations-conformance listen` as a developer runs it: the CLI as a child process following a real service (mock
  * mode, fresh database), forwarding to a receiver on 127.0.0.1 that checks every request with the `standardwebhooks`
- * package. Waiting is on the child's output lines and the receiver's arrivals, never on sleeps.
+ * package. Waiting is on the child's output lines and the receiver's deliveries (test/support/webhookReceiver.ts),
+ * never on sleeps.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { once } from "node:events"
-import { createServer, type IncomingMessage } from "node:http"
+import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
@@ -94,69 +95,6 @@ const runListen = (args: ReadonlyArray<string>) =>
     )
   })
 
-// ------------------------------------------------------------------------------------ the local receiver
-
-interface Arrival {
-  readonly headers: Record<string, string>
-  readonly body: Buffer
-  readonly answered: number
-}
-
-/** A developer's receiver on 127.0.0.1, keeping each request's exact bytes; answers as `answer` says (204). */
-const startLocalReceiver = async () => {
-  const arrivals: Array<Arrival> = []
-  const waiters = new Set<() => void>()
-  const receiver = {
-    url: "",
-    arrivals,
-    answer: ((): number => 204) as (arrival: Omit<Arrival, "answered">) => number,
-    arrival: (match: (arrival: Arrival) => boolean) =>
-      new Promise<Arrival>((resolve, reject) => {
-        const check = () => {
-          const found = arrivals.find(match)
-          if (found === undefined) return false
-          waiters.delete(check)
-          clearTimeout(timer)
-          resolve(found)
-          return true
-        }
-        const timer = setTimeout(() => {
-          waiters.delete(check)
-          reject(new Error(`no matching arrival; got ${arrivals.map((a) => a.headers["webhook-id"]).join(", ")}`))
-        }, WAIT_MS)
-        if (!check()) waiters.add(check)
-      }),
-    close: () => {
-      server.closeAllConnections()
-      return new Promise<void>((resolve) => server.close(() => resolve()))
-    }
-  }
-  const receive = async (request: IncomingMessage) => {
-    const chunks: Array<Buffer> = []
-    for await (const chunk of request) chunks.push(chunk as Buffer)
-    const headers = Object.fromEntries(
-      Object.entries(request.headers).map((
-        [name, value]
-      ) => [name, Array.isArray(value) ? value.join(",") : value ?? ""])
-    )
-    const got = { headers, body: Buffer.concat(chunks) }
-    return { ...got, answered: receiver.answer(got) }
-  }
-  const server = createServer((request, response) =>
-    void receive(request).then((arrival) => {
-      arrivals.push(arrival)
-      response.writeHead(arrival.answered).end()
-      for (const waiter of [...waiters]) waiter()
-    })
-  )
-  server.listen(0, "127.0.0.1")
-  await once(server, "listening")
-  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`
-  return receiver
-}
-
-const typeOf = (arrival: Arrival) => (JSON.parse(arrival.body.toString("utf8")) as { type: string }).type
-
 // ----------------------------------------------------------------------------------------------- tests
 
 let server: TestServer
@@ -187,11 +125,11 @@ describe("listen", () => {
     const before = await partner.approvedUser()
     const [earlier] = await eventsOf(partner, "kyc.approved")
 
-    const local = await startLocalReceiver()
+    const local = await startReceiver()
     // the first attempt of payout.created fails: listen says so and retries
     let failedOnce = false
     local.answer = (arrival) => {
-      if (failedOnce || !arrival.body.toString().includes("\"payout.created\"")) return 204
+      if (failedOnce || arrival.event.type !== "payout.created") return 204
       failedOnce = true
       return 500
     }
@@ -209,15 +147,15 @@ describe("listen", () => {
     await listener.line(/ready: new events are forwarded/)
 
     const payout = await partner.payout(before)
-    const forwarded = await local.arrival((a) => a.answered === 204 && typeOf(a) === "payout.created")
-    const eventId = forwarded.headers["webhook-id"] ?? ""
+    const forwarded = await local.next((a) => a.answered === 204 && a.event.type === "payout.created", WAIT_MS)
+    const eventId = forwarded.id
     const delivered = await direct.next((d) => d.id === eventId)
 
     // the exact bytes the deployment's webhook delivered, and what GET events/{id} reports before its attempts
-    expect(forwarded.body.equals(Buffer.from(delivered.body, "utf8"))).toBe(true)
+    expect(forwarded.body).toBe(delivered.body)
     const got = await partner.get(`${EVENTS}/${eventId}`)
-    expect(got.text.startsWith(`${forwarded.body.subarray(0, -1).toString("utf8")},"attempts":[`)).toBe(true)
-    expect(JSON.parse(forwarded.body.toString("utf8"))).toMatchObject({
+    expect(got.text.startsWith(`${forwarded.body.slice(0, -1)},"attempts":[`)).toBe(true)
+    expect(forwarded.event).toMatchObject({
       id: eventId,
       type: "payout.created",
       data: { object: { payoutId: payout.payoutId } }
@@ -236,7 +174,7 @@ describe("listen", () => {
     expect(() => new Webhook(tamperedSecret).verify(forwarded.body, forwarded.headers)).toThrow(
       WebhookVerificationError
     )
-    const tamperedBody = Buffer.from(forwarded.body.toString("utf8").replace(eventId, `${eventId}x`))
+    const tamperedBody = forwarded.body.replace(eventId, `${eventId}x`)
     expect(() => new Webhook(secret).verify(tamperedBody, forwarded.headers)).toThrow(WebhookVerificationError)
 
     // the failed attempt was reported and retried; one line per attempt
@@ -245,8 +183,8 @@ describe("listen", () => {
       expect.stringMatching(new RegExp(`^→ payout\\.created ${eventId} 500 in \\d+ ms; retrying in 1 s \\(1/3\\)$`))
     )
     // events are forwarded oldest first, so the earlier event would have come before payout.created: it did not
-    expect(local.arrivals.map((a) => a.headers["webhook-id"])).not.toContain(earlier?.id)
-    expect(local.arrivals.map(typeOf)).toEqual(["payout.created", "payout.created"])
+    expect(local.deliveries.map((a) => a.id)).not.toContain(earlier?.id)
+    expect(local.deliveries.map((a) => a.event.type)).toEqual(["payout.created", "payout.created"])
 
     expect(await listener.interrupt()).toBe(0)
     expect(listener.stderr.at(-1)).toBe("listen: stopped: 1 delivered, 0 skipped")
@@ -263,7 +201,7 @@ describe("listen", () => {
     const second = approvals[1]?.id ?? ""
     const [created] = await eventsOf(partner, "payout.created")
 
-    const local = await startLocalReceiver()
+    const local = await startReceiver()
     const secret = `whsec_${Buffer.from("a stable secret of 32 bytes.....").toString("base64")}`
     const listener = startListen([
       "--base-url",
@@ -279,9 +217,9 @@ describe("listen", () => {
       "--interval",
       "0.1"
     ])
-    await local.arrival((a) => a.headers["webhook-id"] === created?.id)
-    expect(local.arrivals.map((a) => a.headers["webhook-id"])).toEqual([second, created?.id])
-    for (const arrival of local.arrivals) {
+    await local.next((a) => a.id === created?.id, WAIT_MS)
+    expect(local.deliveries.map((a) => a.id)).toEqual([second, created?.id])
+    for (const arrival of local.deliveries) {
       expect(new Webhook(secret).verify(arrival.body, arrival.headers)).toMatchObject({
         id: arrival.headers["webhook-id"]
       })
@@ -365,7 +303,7 @@ describe("listen", () => {
     })
     fake.listen(0, "127.0.0.1")
     await once(fake, "listening")
-    const local = await startLocalReceiver()
+    const local = await startReceiver()
     const listener = startListen([
       "--base-url",
       `http://127.0.0.1:${(fake.address() as AddressInfo).port}`,
@@ -377,13 +315,13 @@ describe("listen", () => {
       "0.05"
     ])
     const secret = await printedSecret(listener)
-    await local.arrival((a) => a.headers["webhook-id"] === "evt_marker")
+    await local.next((a) => a.id === "evt_marker", WAIT_MS)
 
     // the late event is found by reading again behind the newest; evt_newer, listed again, is not sent twice
-    expect(local.arrivals.map((a) => a.headers["webhook-id"])).toEqual(["evt_newer", "evt_late", "evt_marker"])
-    const [first] = local.arrivals
-    expect(first?.body.toString("utf8")).toBe(newer)
-    for (const arrival of local.arrivals) {
+    expect(local.deliveries.map((a) => a.id)).toEqual(["evt_newer", "evt_late", "evt_marker"])
+    const [first] = local.deliveries
+    expect(first?.body).toBe(newer)
+    for (const arrival of local.deliveries) {
       expect(new Webhook(secret).verify(arrival.body, arrival.headers)).toMatchObject({
         id: arrival.headers["webhook-id"]
       })
