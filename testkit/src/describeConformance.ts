@@ -32,32 +32,60 @@ export class ConformanceFailure extends Error {
   override readonly name = "ConformanceFailure"
 }
 
-type Options = ConformanceOptions | (() => ConformanceOptions | Promise<ConformanceOptions>)
+/** Options, or a function giving them (e.g. to start a server first). */
+export type OptionsOrThunk<O> = O | (() => O | Promise<O>)
+
+type Options = OptionsOrThunk<ConformanceOptions>
 
 /** The scenario filter of a suite: its own `grep`, else that of options given as an object. */
-export const suiteGrep = (options: Options, suite: SuiteOptions): ReadonlyArray<string> =>
-  suite.grep ?? (typeof options === "function" ? [] : options.grep ?? [])
+export const suiteGrep = <O extends { readonly grep?: ReadonlyArray<string> | undefined }>(
+  options: OptionsOrThunk<O>,
+  suite: { readonly grep?: ReadonlyArray<string> | undefined }
+): ReadonlyArray<string> => suite.grep ?? (typeof options === "function" ? [] : options.grep ?? [])
 
-/** Declares one vitest test per selected scenario. `options` may be a function, e.g. to start a server first. */
-export const describeConformance = (options: Options, suite: SuiteOptions = {}): void => {
-  const grep = suiteGrep(options, suite)
-  describe(suite.name ?? "Integrations API conformance", () => {
+/**
+ * One run, in `beforeAll`, then one test per scenario reporting its outcome: passed, failed with the full failure, or
+ * skipped with the reason it did not run. `run` gets the options resolved; `what` names the run when it did not
+ * complete.
+ */
+export const describeRun = <O>(
+  options: OptionsOrThunk<O>,
+  run: (options: O) => Promise<ConformanceReport>,
+  scenarios: ReadonlyArray<{ readonly id: string; readonly title: string }>,
+  suite: {
+    readonly name: string
+    readonly what: string
+    readonly runTimeoutMs: number
+    readonly onReport?: ((report: ConformanceReport) => void | Promise<void>) | undefined
+  }
+): void => {
+  describe(suite.name, () => {
     let report: ConformanceReport | undefined
     beforeAll(async () => {
-      const resolved = typeof options === "function" ? await options() : options
-      report = await runConformance({ ...resolved, grep })
+      report = await run(typeof options === "function" ? await (options as () => O | Promise<O>)() : options)
       await suite.onReport?.(report)
-    }, suite.runTimeoutMs ?? 600_000)
+    }, suite.runTimeoutMs)
 
-    for (const scenario of selectScenarios(grep)) {
+    for (const scenario of scenarios) {
       it(`${scenario.id} ${scenario.title}`, (context) => {
         const result = report?.scenarios.find((candidate) => candidate.id === scenario.id)
         if (result === undefined) {
-          throw new ConformanceFailure("the conformance run did not complete (see the beforeAll error)")
+          throw new ConformanceFailure(`the ${suite.what} run did not complete (see the beforeAll error)`)
         }
         if (result.status === "not_run") context.skip(`not run: ${result.reason ?? ""}`)
         if (result.status !== "passed") throw new ConformanceFailure(describeFailure(result))
       })
     }
+  })
+}
+
+/** Declares one vitest test per selected scenario. `options` may be a function, e.g. to start a server first. */
+export const describeConformance = (options: Options, suite: SuiteOptions = {}): void => {
+  const grep = suiteGrep(options, suite)
+  describeRun(options, (resolved) => runConformance({ ...resolved, grep }), selectScenarios(grep), {
+    name: suite.name ?? "Integrations API conformance",
+    what: "conformance",
+    runTimeoutMs: suite.runTimeoutMs ?? 600_000,
+    onReport: suite.onReport
   })
 }

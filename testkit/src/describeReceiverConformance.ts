@@ -7,10 +7,8 @@
  *
  * As describeConformance: the whole run happens once in `beforeAll`; each test then reports its scenario.
  */
-import { beforeAll, describe, it } from "vitest"
-import { ConformanceFailure } from "./describeConformance.ts"
+import { describeRun, type OptionsOrThunk, suiteGrep } from "./describeConformance.ts"
 import { type ReceiverOptions, runReceiverConformance, selectReceiverScenarios } from "./receiverKit.ts"
-import { describeFailure } from "./report/text.ts"
 import type { ConformanceReport } from "./report/types.ts"
 
 export interface ReceiverSuiteOptions {
@@ -24,27 +22,16 @@ export interface ReceiverSuiteOptions {
   readonly onReport?: (report: ConformanceReport) => void | Promise<void>
 }
 
-type Options = ReceiverOptions | (() => ReceiverOptions | Promise<ReceiverOptions>)
-
 /** Declares one vitest test per receiver scenario. `options` may be a function, e.g. to start the receiver first. */
-export const describeReceiverConformance = (options: Options, suite: ReceiverSuiteOptions = {}): void => {
-  const grep = suite.grep ?? (typeof options === "function" ? [] : options.grep ?? [])
-  describe(suite.name ?? "webhook receiver conformance", () => {
-    let report: ConformanceReport | undefined
-    beforeAll(async () => {
-      const resolved = typeof options === "function" ? await options() : options
-      report = await runReceiverConformance({ ...resolved, grep })
-      await suite.onReport?.(report)
-    }, suite.runTimeoutMs ?? 120_000)
-
-    for (const scenario of selectReceiverScenarios(grep)) {
-      it(`${scenario.id} ${scenario.title}`, () => {
-        const result = report?.scenarios.find((candidate) => candidate.id === scenario.id)
-        if (result === undefined) {
-          throw new ConformanceFailure("the receiver run did not complete (see the beforeAll error)")
-        }
-        if (result.status !== "passed") throw new ConformanceFailure(describeFailure(result))
-      })
-    }
+export const describeReceiverConformance = (
+  options: OptionsOrThunk<ReceiverOptions>,
+  suite: ReceiverSuiteOptions = {}
+): void => {
+  const grep = suiteGrep(options, suite)
+  describeRun(options, (resolved) => runReceiverConformance({ ...resolved, grep }), selectReceiverScenarios(grep), {
+    name: suite.name ?? "webhook receiver conformance",
+    what: "receiver",
+    runTimeoutMs: suite.runTimeoutMs ?? 120_000,
+    onReport: suite.onReport
   })
 }
