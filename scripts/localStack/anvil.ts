@@ -93,9 +93,9 @@ export const startAnvil = async () => {
     walletOf,
     /** Anvil's first dev account, funded with ETH. */
     dev,
-    /** Deploys a contract from the dev account and returns its address once mined. */
-    deploy: async (artifact: { readonly abi: Abi; readonly bytecode: Hex }): Promise<`0x${string}`> => {
-      const hash = await dev.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode })
+    /** Deploys a contract (with its constructor's `args`) from the dev account; its address once mined. */
+    deploy: async (artifact: Compiled, args: ReadonlyArray<unknown> = []): Promise<`0x${string}`> => {
+      const hash = await dev.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode, args })
       const receipt = await client.waitForTransactionReceipt({ hash })
       if (receipt.status !== "success" || !receipt.contractAddress) throw new Error(`deployment failed: ${hash}`)
       return getAddress(receipt.contractAddress)
@@ -122,13 +122,25 @@ export const startAnvil = async () => {
 
 export type Anvil = Awaited<ReturnType<typeof startAnvil>>
 
-let artifact: { readonly abi: Abi; readonly bytecode: Hex } | undefined
-
-/** The test token (test/chain/TestUsd.sol), compiled by scripts/test-token.ts; read once. */
-export const testUsdArtifact = (): { readonly abi: Abi; readonly bytecode: Hex } => // The artifact is ours, written by scripts/test-token.ts from the pinned solc: its shape is known.
-(artifact ??= JSON.parse(
-  readFileSync(fileURLToPath(new URL("../../test/chain/TestUsd.artifact.json", import.meta.url)), "utf8")
-) as {
+/** A contract as the committed artifacts of test/chain hold it. */
+export interface Compiled {
   readonly abi: Abi
   readonly bytecode: Hex
-})
+}
+
+const artifacts = new Map<string, unknown>()
+
+/**
+ * test/chain/<file>, read once. The artifacts are ours, written by scripts/solc.ts from the pinned solc (a test checks
+ * that each is current): their shape is known.
+ */
+export const committedArtifact = <A>(file: string): A => {
+  if (!artifacts.has(file)) {
+    const path = fileURLToPath(new URL(`../../test/chain/${file}`, import.meta.url))
+    artifacts.set(file, JSON.parse(readFileSync(path, "utf8")))
+  }
+  return artifacts.get(file) as A
+}
+
+/** The test token (test/chain/TestUsd.sol), compiled by scripts/test-token.ts. */
+export const testUsdArtifact = (): Compiled => committedArtifact<Compiled>("TestUsd.artifact.json")

@@ -2,29 +2,16 @@
  * The swap fixtures on anvil: TestCop (an 18-decimal COPm stand-in) and TestRouter (own liquidity, a settable price
  * per pair), from the committed artifact (scripts/swap-fixtures.ts).
  */
-import { readFileSync } from "node:fs"
-import { fileURLToPath } from "node:url"
-import type { Abi, Hex } from "viem"
-import type { Anvil } from "./anvil.ts"
-
-interface Compiled {
-  readonly abi: Abi
-  readonly bytecode: Hex
-}
+import type { Abi } from "viem"
+import { type Anvil, committedArtifact, type Compiled } from "./anvil.ts"
 
 interface Fixtures {
   readonly TestCop: Compiled
   readonly TestRouter: Compiled
 }
 
-let artifact: Fixtures | undefined
-
-// The artifact is ours, written by scripts/swap-fixtures.ts from the pinned solc (a test checks it is current).
-export const swapFixturesArtifact = (): Fixtures => (artifact ??= (JSON.parse(
-  readFileSync(fileURLToPath(new URL("../../test/chain/SwapFixtures.artifact.json", import.meta.url)), "utf8")
-) as {
-  readonly contracts: Fixtures
-}).contracts)
+export const swapFixturesArtifact = (): Fixtures =>
+  committedArtifact<{ readonly contracts: Fixtures }>("SwapFixtures.artifact.json").contracts
 
 /**
  * COPm and a router seeded with liquidity of both tokens, priced at 1 USD = 4000 COPm less 0.32 % each way (the
