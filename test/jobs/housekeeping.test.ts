@@ -11,6 +11,7 @@ import { AppConfig, AppConfigShape } from "../../src/config/Config.ts"
 import { runMigrations } from "../../src/db/Migrations.ts"
 import { HOUSEKEEPING_BATCH, makeHousekeeping } from "../../src/worker/Housekeeping.ts"
 import { TestDatabaseLive } from "../support/database.ts"
+import { payoutRow } from "../support/payoutRow.ts"
 
 const DAY = 24 * 60 * 60 * 1000
 const RETENTION_DAYS = 30
@@ -123,36 +124,9 @@ describe("payouts.status", () => {
       yield* runMigrations
       const sql = yield* SqlClient.SqlClient
       yield* sql`INSERT INTO integrations (id, name) VALUES ('int_x', 'int_x')`
-      const attempt = yield* Effect.flip(sql`INSERT INTO payouts ${
-        sql.insert({
-          id: "po_bad",
-          integration_id: "int_x",
-          status: "shipped",
-          user_address: "0xabc",
-          from_token: "USDC",
-          destination_cop: "1",
-          bre_b_key: "@a",
-          account_owner_name: "A",
-          sell_rate: "1",
-          mid_rate: "1",
-          deposit_chain: "base",
-          deposit_currency: "usdc",
-          deposit_address: "0x1",
-          deposit_amount: "1",
-          service_fee: "1",
-          total_paid: "1",
-          effective_usd_cop: "1",
-          rate_display: "1",
-          fee_legs: "[]",
-          transaction: "{}",
-          fee_transaction: "{}",
-          commission_usd: "1",
-          provider_transfer_id: "tr_x",
-          created_at: new Date(),
-          updated_at: new Date(),
-          expires_at: new Date()
-        })
-      }`)
+      const attempt = yield* Effect.flip(
+        sql`INSERT INTO payouts ${sql.insert(payoutRow("po_bad", "shipped", new Date(), new Date()))}`
+      )
       // v4: the driver's error is the SqlError's reason's cause
       expect(attempt.reason.cause).toMatchObject({ code: "23514", constraint: "payouts_status_allowed" }) // check_violation
     }).pipe(Effect.provide(TestDatabaseLive)), 60_000)
