@@ -1,3 +1,4 @@
+import { TooManyRequests } from "@cop-integrations/contracts"
 import { Context, Effect, Option } from "effect"
 
 /**
@@ -17,6 +18,10 @@ export const setRetryAfter = (seconds: number) =>
   note((hints) => {
     hints.retryAfterSeconds = Math.max(1, Math.ceil(seconds))
   })
+
+/** A 429 saying `error`, with Retry-After. */
+export const tooManyRequests = (error: string, retryAfterSeconds: number) =>
+  Effect.andThen(setRetryAfter(retryAfterSeconds), Effect.fail(new TooManyRequests({ error })))
 
 export const noteIntegration = (integrationId: string) =>
   note((hints) => {

@@ -1,7 +1,7 @@
 import { IntegrationId } from "@cop-integrations/contracts"
 import { Effect, Schema } from "effect"
 import { SchemaJITCompiler } from "effect/schema"
-import { type SqlClient, SqlSchema } from "effect/sql"
+import { type SqlClient, SqlSchema, type Statement } from "effect/sql"
 import { atomically } from "./Atomically.ts"
 import { EXPIRY_BATCH, type KeysetRow, PageRequest } from "./Pagination.ts"
 
@@ -19,6 +19,8 @@ export const ownedTable = <A extends KeysetRow & { readonly id: Id }, I, Id exte
     /** The resource's id type (`PayoutId`, `SwapId`). */
     readonly Id: Schema.Codec<Id, string>
     readonly expiresWhile: string
+    /** More to set on a resource as it expires at `at` (`, column = …`), in the same statement. */
+    readonly alsoOnExpiry?: (at: Date) => Statement.Fragment
   }
 ) => {
   // Every row read is still decoded with `Row`, by a decoder the schema library generates for it once (a list page
@@ -59,7 +61,7 @@ export const ownedTable = <A extends KeysetRow & { readonly id: Id }, I, Id exte
     Request: Schema.Date,
     Result: options.Row,
     execute: (at) =>
-      sql`UPDATE ${table} SET status = 'expired', updated_at = ${at}
+      sql`UPDATE ${table} SET status = 'expired', updated_at = ${at}${options.alsoOnExpiry?.(at) ?? sql``}
           WHERE id IN (SELECT id FROM ${table} WHERE status = ${expiresWhile} AND expires_at < ${at}
                        ORDER BY expires_at LIMIT ${EXPIRY_BATCH} FOR UPDATE SKIP LOCKED)
           RETURNING *`

@@ -1,11 +1,11 @@
-import { Authentication, CurrentIntegration, TooManyRequests, Unauthorized } from "@cop-integrations/contracts"
+import { Authentication, CurrentIntegration, type TooManyRequests, Unauthorized } from "@cop-integrations/contracts"
 import { Clock, Context, Effect, Layer, Option, Result } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { hashApiKey, hasValidChecksum, type KeyShape, keyShape } from "../auth/ApiKey.ts"
 import { ApiKeyRepo, type ApiKeyRow } from "../auth/ApiKeyRepo.ts"
 import { Deployment } from "../auth/Deployment.ts"
 import { cachedKeyLookup } from "../auth/KeyCache.ts"
-import { noteIntegration, setRetryAfter } from "../base/ResponseHints.ts"
+import { noteIntegration, tooManyRequests } from "../base/ResponseHints.ts"
 import { singleFlight } from "../base/SingleFlight.ts"
 import { AppConfig } from "../config/Config.ts"
 import { makeFailedAuthLimit } from "./FailedAuthLimit.ts"
@@ -45,11 +45,8 @@ const invalidKey = (shape: KeyShape, deployment: typeof Deployment.Service): str
     : `this is a ${mode} deployment: it accepts only ${keyKind} keys (cop_${keyKind}_pk_…), not ${shape.kind} keys`
 }
 
-const tooMany = (error: string, retryAfterSeconds: number) =>
-  Effect.andThen(setRetryAfter(retryAfterSeconds), Effect.fail(new TooManyRequests({ error })))
-
 const tooManyFailures = (retryAfterSeconds: number) =>
-  tooMany("too many failed authentication attempts from this address; retry later", retryAfterSeconds)
+  tooManyRequests("too many failed authentication attempts from this address; retry later", retryAfterSeconds)
 
 export const AuthenticationLive = Layer.effect(
   Authentication,
@@ -74,7 +71,7 @@ export const AuthenticationLive = Layer.effect(
 
     const admit = (key: ApiKeyRow): Authenticated => {
       const { allowed, retryAfterSeconds } = limiter.take(key.id)
-      if (!allowed) return tooMany("rate limit exceeded for this API key", retryAfterSeconds)
+      if (!allowed) return tooManyRequests("rate limit exceeded for this API key", retryAfterSeconds)
       return Effect.as(
         noteIntegration(key.integration_id),
         CurrentIntegration.of({ integrationId: key.integration_id, keyId: key.id, mode: deployment.mode })

@@ -1,8 +1,8 @@
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import { CurrentIntegration, IntegrationsApi, TooManyRequests } from "@cop-integrations/contracts"
+import { CurrentIntegration, IntegrationsApi } from "@cop-integrations/contracts"
 import { Effect } from "effect"
-import { setRetryAfter } from "../base/ResponseHints.ts"
+import { tooManyRequests } from "../base/ResponseHints.ts"
 import { AppConfig } from "../config/Config.ts"
 import { DestinationPreviews } from "../destinations/DestinationPreviews.ts"
 import { OtpService } from "../kyc/OtpService.ts"
@@ -23,14 +23,9 @@ export const BrebHttpLive = HttpApiBuilder.group(IntegrationsApi, "breb", (handl
     const previewBudget = makeRateLimiter(previewRateLimitPerMinute / 60, previewRateLimitPerMinute)
     const withinPreviewBudget = (integrationId: string) => {
       const { allowed, retryAfterSeconds } = previewBudget.take(integrationId)
-      return allowed ? Effect.void : Effect.andThen(
-        setRetryAfter(retryAfterSeconds),
-        Effect.fail(
-          new TooManyRequests({
-            error:
-              `destination previews are limited to ${previewRateLimitPerMinute} a minute per integration; retry later`
-          })
-        )
+      return allowed ? Effect.void : tooManyRequests(
+        `destination previews are limited to ${previewRateLimitPerMinute} a minute per integration; retry later`,
+        retryAfterSeconds
       )
     }
 

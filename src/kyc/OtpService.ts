@@ -5,12 +5,11 @@ import {
   OtpInvalid,
   type OtpSendResponse,
   type OtpVerifyResponse,
-  ServiceUnavailable,
-  TooManyRequests
+  ServiceUnavailable
 } from "@cop-integrations/contracts"
 import { Context, Data, Effect, Layer, Option } from "effect"
 import { addSeconds, now } from "../base/Clock.ts"
-import { setRetryAfter } from "../base/ResponseHints.ts"
+import { tooManyRequests } from "../base/ResponseHints.ts"
 import { newInternalId } from "../base/ids.ts"
 import { Mailer } from "../mailer/Mailer.ts"
 import { PayoutProvider } from "../provider/PayoutProvider.ts"
@@ -85,9 +84,6 @@ export class OtpService extends Context.Service<OtpService>()("OtpService", {
     const mailer = yield* Mailer
     const provider = yield* PayoutProvider
 
-    const tooMany = (error: string, retryAfterSeconds: number) =>
-      Effect.andThen(setRetryAfter(retryAfterSeconds), Effect.fail(new TooManyRequests({ error })))
-
     /**
      * The send's bookkeeping, in one short transaction under the user's advisory lock: the limits, the older
      * active code superseded, the new challenge recorded, the address remembered. It commits before the e-mail
@@ -99,7 +95,7 @@ export class OtpService extends Context.Service<OtpService>()("OtpService", {
         yield* otps.lockOwner(owner)
         const stats = yield* otps.sendStats(owner, addSeconds(at, -SEND_WINDOW_SECONDS), OTP_MAX_SENDS_PER_DAY)
         const refusal = sendRefusal(stats, at)
-        if (Option.isSome(refusal)) return yield* tooMany(refusal.value.error, refusal.value.seconds)
+        if (Option.isSome(refusal)) return yield* tooManyRequests(refusal.value.error, refusal.value.seconds)
         const { code, revealed } = yield* codes.next
         const id = newInternalId("otp")
         const expiresAt = addSeconds(at, OTP_TTL_SECONDS)

@@ -75,16 +75,25 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
     const outbox = yield* Outbox
     const chainId = yield* PayoutChainId
 
-    const recordEvent = (row: PayoutRow) =>
+    const record = (row: PayoutRow, type: EventType, at: Date) =>
       outbox.record({
         integrationId: row.integration_id,
-        type: eventTypeOf(row),
+        type,
         resourceId: row.id,
         object: presentPayout(row, chainId),
-        at: row.updated_at
+        at
       })
+    /** The event of the row's status, at its change. */
+    const recordEvent = (row: PayoutRow) => record(row, eventTypeOf(row), row.updated_at)
 
-    const owned = ownedTable(sql, { table: "payouts", Row: PayoutRow, Id: PayoutId, expiresWhile: "awaiting_deposit" })
+    const owned = ownedTable(sql, {
+      table: "payouts",
+      Row: PayoutRow,
+      Id: PayoutId,
+      expiresWhile: "awaiting_deposit",
+      // The payout's `expired` hop, in the expiry's own statement.
+      alsoOnExpiry: (at) => sql`, timeline = timeline || ${JSON.stringify([hop("expired", at, "sweep")])}::jsonb`
+    })
 
     const lockForConfirm = SqlSchema.findOneOption({
       Request: Owned,
@@ -171,18 +180,6 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
         recordEvent
       )(row)
 
-    // The payout expiry, with its `expired` hop in the same statement (ownedTable's sweep, plus the timeline).
-    const expireOverdue = SqlSchema.findAll({
-      Request: Schema.Date,
-      Result: PayoutRow,
-      execute: (at) =>
-        sql`UPDATE payouts SET status = 'expired', updated_at = ${at},
-              timeline = timeline || ${JSON.stringify([hop("expired", at, "sweep")])}::jsonb
-            WHERE id IN (SELECT id FROM payouts WHERE status = 'awaiting_deposit' AND expires_at < ${at}
-                         ORDER BY expires_at LIMIT ${EXPIRY_BATCH} FOR UPDATE SKIP LOCKED)
-            RETURNING *`
-    })
-
     // Payouts in flight that have not moved since `cutoff` and were never reported delayed: marked, with their hop.
     const markDelayed = SqlSchema.findAll({
       Request: Schema.Struct({ at: Schema.Date, cutoff: Schema.Date }),
@@ -238,23 +235,14 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
       update: updateStamped,
       markDepositSeen: (id: string, at: Date) => markDepositSeen(id, at).pipe(Effect.orDie, Effect.asVoid),
       /** Expires one batch of payouts past their deposit window (EXPIRY_BATCH), each with its hop and its event. */
-      expireOverdue: (at: Date) =>
-        expireOverdue(at).pipe(Effect.tap(Effect.forEach(recordEvent)), atomically(sql), Effect.orDie, Effect.asVoid),
+      expireOverdue: owned.expireOverdue(recordEvent),
       /**
        * One batch of payouts in flight (deposit_confirmed, processing) unchanged since `cutoff` and never reported
        * delayed: each marked (so never again), with its `delayed` hop and its `payout.delayed` event. How many.
        */
       markDelayed: (at: Date, cutoff: Date) =>
         markDelayed({ at, cutoff }).pipe(
-          Effect.tap(Effect.forEach((row) =>
-            outbox.record({
-              integrationId: row.integration_id,
-              type: "payout.delayed",
-              resourceId: row.id,
-              object: presentPayout(row, chainId),
-              at
-            })
-          )),
+          Effect.tap(Effect.forEach((row) => record(row, "payout.delayed", at))),
           Effect.map((rows) => rows.length),
           atomically(sql),
           Effect.orDie
