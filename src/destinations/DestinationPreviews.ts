@@ -18,7 +18,7 @@ import { maskBreBKey } from "./BreBKeyMask.ts"
 import { type PreviewRow, PreviewRepo } from "./PreviewRepo.ts"
 
 /** How long a `previewId` can be given to payout creation. */
-export const PREVIEW_TTL_SECONDS = 15 * 60
+const PREVIEW_TTL_SECONDS = 15 * 60
 
 const present = (row: PreviewRow): DestinationPreviewResult => ({
   previewId: row.id,
@@ -63,18 +63,9 @@ export class DestinationPreviews extends Context.Service<DestinationPreviews>()(
     const customers = yield* CustomerRepo
     const previews = yield* PreviewRepo
 
-    /** The provider customer the destination is registered under: the user's, once their KYC is approved. */
-    const customerFor = (integrationId: IntegrationId, userAddress: string | undefined) =>
+    /** The user's provider customer (null when the provider has none for them); a 409 unless their KYC is approved. */
+    const approvedCustomerId = (integrationId: IntegrationId, userAddress: string) =>
       Effect.gen(function*() {
-        if (userAddress === undefined) {
-          if (!provider.destinationsPerCustomer) return null
-          return yield* Effect.fail(
-            new NeedsKyc({
-              error:
-                "userAddress: the provider registers destinations under the user's KYC customer; send the userAddress of a KYC-approved user"
-            })
-          )
-        }
         const customer = yield* customers.find({ integrationId, userAddress })
         if (!Option.exists(customer, (row) => row.kyc_status === "approved")) {
           return yield* Effect.fail(
@@ -86,21 +77,48 @@ export class DestinationPreviews extends Context.Service<DestinationPreviews>()(
         return Option.getOrNull(Option.flatMap(customer, (row) => Option.fromNullishOr(row.provider_customer_id)))
       })
 
+    /** The provider customer the destination is registered under: the user's, once their KYC is approved. */
+    const customerFor = (integrationId: IntegrationId, userAddress: string | undefined) => {
+      if (userAddress !== undefined) return approvedCustomerId(integrationId, userAddress)
+      if (!provider.destinationsPerCustomer) return Effect.succeed(null)
+      return Effect.fail(
+        new NeedsKyc({
+          error:
+            "userAddress: the provider registers destinations under the user's KYC customer; send the userAddress of a KYC-approved user"
+        })
+      )
+    }
+
+    /**
+     * The provider's external account for a Bre-B key and holder name, registered under `customerId`. Its provider
+     * idempotency key is the same for a preview and the payout that follows, so the provider answers both with the
+     * same account.
+     */
+    const registerDestination = (
+      integrationId: IntegrationId,
+      destination: {
+        readonly userAddress?: string | undefined
+        readonly breBKey: string
+        readonly accountOwnerName: string
+      },
+      customerId: string | null
+    ) =>
+      orProviderFailure(provider.createExternalAccount({
+        idempotencyKey: providerIdempotencyKey(
+          "external_account",
+          customerId ?? `${integrationId}:${destination.userAddress?.toLowerCase() ?? "preview"}`,
+          destination.breBKey,
+          destination.accountOwnerName
+        ),
+        customerId,
+        breBKey: destination.breBKey,
+        accountOwnerName: destination.accountOwnerName
+      }))
+
     const preview = (integrationId: IntegrationId, request: PreviewDestinationRequest) =>
       Effect.gen(function*() {
         const customerId = yield* customerFor(integrationId, request.userAddress)
-        const account = yield* orProviderFailure(provider.createExternalAccount({
-          // As payout creation derives it for a customer: the provider answers the same account to both.
-          idempotencyKey: providerIdempotencyKey(
-            "external_account",
-            customerId ?? `${integrationId}:${request.userAddress?.toLowerCase() ?? "preview"}`,
-            request.breBKey,
-            request.accountOwnerName
-          ),
-          customerId,
-          breBKey: request.breBKey,
-          accountOwnerName: request.accountOwnerName
-        }))
+        const account = yield* registerDestination(integrationId, request, customerId)
         const at = yield* now
         const verified = account._tag === "Verified" ? account : undefined
         const row: PreviewRow = {
@@ -151,7 +169,7 @@ export class DestinationPreviews extends Context.Service<DestinationPreviews>()(
         return Option.some(destinationOf(row))
       })
 
-    return { preview, destinationFor } as const
+    return { preview, destinationFor, approvedCustomerId, registerDestination } as const
   })
 }) {
   static readonly Default = Layer.effect(this, this.make)

@@ -77,7 +77,7 @@ export const stepsForTransferState = (from: PayoutStatus, state: string): Readon
 }
 
 /** Whether a provider transfer state means the funds reached the provider. */
-export const fundsArrivedBy = (state: string) => TRANSFER_STATES.get(state)?.fundsArrived === true
+const fundsArrivedBy = (state: string) => TRANSFER_STATES.get(state)?.fundsArrived === true
 
 /** Once the deposit is in, the legs still `quoted` wait for settlement (`pending`). */
 const awaitSettlement = (legs: ReadonlyArray<FeeLeg>): ReadonlyArray<FeeLeg> =>

@@ -47,7 +47,7 @@ export const hop = (status: PayoutTimelineStatus, at: Date, source: PayoutTimeli
  * Who wrote a change (the source of the status hop, when the status changes), and the hops that led to it, written
  * before it (the deposit's block, the provider's word that the funds arrived).
  */
-export interface Stamp {
+interface Stamp {
   readonly source: PayoutTimelineSource
   readonly hops?: ReadonlyArray<PayoutTimelineHop>
 }

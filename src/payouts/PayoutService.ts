@@ -3,7 +3,6 @@ import {
   type CreatePayoutRequest,
   DestinationMismatch,
   type IntegrationId,
-  NeedsKyc,
   NotFound,
   type Payout,
   PayoutId,
@@ -17,7 +16,6 @@ import { AppConfig } from "../config/Config.ts"
 import { PageBudget } from "../db/PageBudget.ts"
 import { type Claim, IdempotencyStore, requestFingerprint } from "../idempotency/IdempotencyStore.ts"
 import { newId } from "../base/ids.ts"
-import { CustomerRepo } from "../kyc/CustomerRepo.ts"
 import { DestinationPreviews, previewedOr } from "../destinations/DestinationPreviews.ts"
 import { formatFixed } from "../money/index.ts"
 import { Market } from "../market/Market.ts"
@@ -61,7 +59,6 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
     const config = yield* AppConfig
     const chainId = yield* PayoutChainId
     const present = (row: PayoutRow) => presentPayout(row, chainId)
-    const customers = yield* CustomerRepo
     const market = yield* Market
     const rateCache = yield* RateCache
     const quotes = yield* QuoteService
@@ -100,14 +97,7 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
       Effect.gen(function*() {
         // A `previewId` is checked with the body, before anything else; its destination is reused below.
         const previewed = yield* previews.destinationFor(integrationId, request)
-        const customer = yield* customers.find({ integrationId, userAddress: request.userAddress })
-        if (!Option.exists(customer, (row) => row.kyc_status === "approved")) {
-          return yield* Effect.fail(
-            new NeedsKyc({
-              error: "KYC is not approved for this userAddress: complete kyc/otp/send and kyc/otp/verify"
-            })
-          )
-        }
+        const providerCustomerId = yield* previews.approvedCustomerId(integrationId, request.userAddress)
         if (!(yield* market.isOpen)) return yield* Effect.fail(marketClosed)
         yield* requoteGuard.beforePricing
         const at = yield* now
@@ -157,22 +147,9 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
           )
         }
 
-        const providerCustomerId = Option.getOrNull(
-          Option.flatMap(customer, (row) => Option.fromNullishOr(row.provider_customer_id))
-        )
         const destination = yield* previewedOr(
           previewed,
-          orProviderFailure(provider.createExternalAccount({
-            idempotencyKey: providerIdempotencyKey(
-              "external_account",
-              providerCustomerId ?? `${integrationId}:${request.userAddress.toLowerCase()}`,
-              request.breBKey,
-              request.accountOwnerName
-            ),
-            customerId: providerCustomerId,
-            breBKey: request.breBKey,
-            accountOwnerName: request.accountOwnerName
-          }))
+          previews.registerDestination(integrationId, request, providerCustomerId)
         )
         if (destination._tag === "OwnerMismatch") {
           return yield* Effect.fail(
