@@ -32,9 +32,38 @@ export interface TransferCheck {
   readonly fromIs?: "transfer" | "transaction"
 }
 
+/** One ERC-20 Transfer log of a receipt. */
+export interface TokenTransfer {
+  /** The token contract that logged it. */
+  readonly token: string
+  readonly from: string
+  readonly to: string
+  readonly value: bigint
+}
+
+export const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase()
+
+/** The transfers of `token` to `to` (moved from `from`, when given), and what they add up to. */
+export const transfersTo = (
+  transfers: ReadonlyArray<TokenTransfer>,
+  match: { readonly token: string; readonly to: string; readonly from?: string | undefined }
+) => {
+  const matching = transfers.filter((transfer) =>
+    sameAddress(transfer.token, match.token) && sameAddress(transfer.to, match.to) &&
+    (match.from === undefined || sameAddress(transfer.from, match.from))
+  )
+  // Summed: a batched wallet may split what it moves into several transfers.
+  return { matching, moved: matching.reduce((sum, transfer) => sum + transfer.value, 0n) }
+}
+
 export interface VerifiedTransfer {
   /** When the block holding the transfer was mined: a deposit mined inside its window counts, even if confirmed late. */
   readonly minedAt: Date
+  /**
+   * Every ERC-20 Transfer in the verified transaction's receipt (none on the mock chain): another leg of a batch is
+   * read from here, not fetched again.
+   */
+  readonly transfers: ReadonlyArray<TokenTransfer>
   /** Mock mode's chain: there is no block, `minedAt` is the moment of the check (a payout's timeline says so). */
   readonly simulated?: true
 }

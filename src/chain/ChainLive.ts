@@ -10,7 +10,16 @@ import {
 } from "viem"
 import { configError } from "../base/StartupFailure.ts"
 import { AppConfig } from "../config/Config.ts"
-import { Chain, ChainUnavailable, DepositNotVerified, type NotVerifiedKind, type TransferCheck } from "./Chain.ts"
+import {
+  Chain,
+  ChainUnavailable,
+  DepositNotVerified,
+  type NotVerifiedKind,
+  sameAddress,
+  type TokenTransfer,
+  type TransferCheck,
+  transfersTo
+} from "./Chain.ts"
 import { type TokenInfo, tokenLookup, tokensFromConfig } from "./Tokens.ts"
 
 export interface ChainLiveOptions {
@@ -20,8 +29,6 @@ export interface ChainLiveOptions {
   /** Blocks a deposit's block must have on top of it, itself included (default 1: mined). */
   readonly confirmations?: number
 }
-
-const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase()
 
 /** A start-up refusal naming the setting at fault, as the configuration's own errors do. */
 const invalidSetting = (name: string, message: string) => configError([name], message)
@@ -73,11 +80,13 @@ export const makeChainLive = (options: ChainLiveOptions) => {
         return yield* Effect.fail(notVerified(`transaction ${check.txHash} reverted`, "reverted"))
       }
       const transfers = parseEventLogs({ abi: erc20Abi, logs: receipt.logs, eventName: "Transfer", strict: true })
-        .filter((log) =>
-          sameAddress(log.address, check.token) && sameAddress(log.args.to, check.to) &&
-          (!byTransfer || sameAddress(log.args.from, check.from))
-        )
-      if (transfers.length === 0) {
+        .map((log): TokenTransfer => ({ token: log.address, ...log.args }))
+      const { matching, moved } = transfersTo(transfers, {
+        token: check.token,
+        to: check.to,
+        from: byTransfer ? check.from : undefined
+      })
+      if (matching.length === 0) {
         const fromUser = byTransfer ? ` from ${getAddress(check.from)}` : ""
         return yield* Effect.fail(
           notVerified(
@@ -87,8 +96,6 @@ export const makeChainLive = (options: ChainLiveOptions) => {
           )
         )
       }
-      // Summed: a batched wallet may split what it moves into several transfers.
-      const moved = transfers.reduce((sum, log) => sum + log.args.value, 0n)
       if (moved < check.minAmountBaseUnits) {
         return yield* Effect.fail(notVerified(
           `transaction ${check.txHash} transfers ${moved} base units to ${
@@ -108,7 +115,7 @@ export const makeChainLive = (options: ChainLiveOptions) => {
       }
       const block = yield* ask(`block ${receipt.blockNumber}`, () =>
         client.getBlock({ blockNumber: receipt.blockNumber }))
-      return { minedAt: new Date(Number(block.timestamp) * 1000) }
+      return { minedAt: new Date(Number(block.timestamp) * 1000), transfers }
     })
 
   /** Start-up check: every token answers `decimals()` with what the configuration says. */

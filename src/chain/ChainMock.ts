@@ -15,7 +15,10 @@ export const ChainMock = Layer.effect(
       tokens,
       token: tokenLookup(tokens),
       verifyTransfer: () =>
-        Effect.map(Clock.currentTimeMillis, (now) => ({ minedAt: new Date(now), simulated: true as const })),
+        Effect.map(
+          Clock.currentTimeMillis,
+          (now) => ({ minedAt: new Date(now), simulated: true as const, transfers: [] })
+        ),
       allowance: () => Effect.succeed(0n)
     })
   })

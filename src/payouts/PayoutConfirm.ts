@@ -13,7 +13,7 @@ import {
   TxHashReused
 } from "@cop-integrations/contracts"
 import { BigDecimal, Context, Data, Duration, Effect, Layer, Option, Schedule } from "effect"
-import { Chain } from "../chain/Chain.ts"
+import { Chain, transfersTo } from "../chain/Chain.ts"
 import { confirmByTxHash, keepClaims } from "../chain/ConfirmByTxHash.ts"
 import { isTokenSymbol } from "../chain/Tokens.ts"
 import { TxHashClaims } from "../chain/TxHashClaims.ts"
@@ -159,26 +159,28 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
         // transaction's sender there (smart-contract wallets are recognised for USDC payouts).
         fromIs: row.from_token === "COPm" ? "transaction" : "transfer"
       }).pipe(Effect.mapError((error) => notVerifiedError("txHash", error)))
-      const feeIn = (hash: TxHash) =>
-        verifyWithRetry(chain, {
-          token: feeToken.address,
-          txHash: hash,
-          from: row.user_address,
-          to: config.feeWalletAddress,
-          minAmountBaseUnits: toBaseUnits(BigDecimal.fromStringUnsafe(row.service_fee), feeToken.decimals),
-          fromIs: "transfer"
-        }).pipe(Effect.match({ onFailure: () => "pending" as const, onSuccess: () => "verified" as const }))
+      const fee = {
+        token: feeToken.address,
+        from: row.user_address,
+        to: config.feeWalletAddress,
+        minAmountBaseUnits: toBaseUnits(BigDecimal.fromStringUnsafe(row.service_fee), feeToken.decimals)
+      }
       if (feeTxHash !== undefined) {
+        const feeIn = verifyWithRetry(chain, { ...fee, txHash: feeTxHash, fromIs: "transfer" }).pipe(
+          Effect.match({ onFailure: () => "pending" as const, onSuccess: () => "verified" as const })
+        )
         return Effect.map(
-          Effect.all([deposit, feeIn(feeTxHash)], { concurrency: 2 }),
+          Effect.all([deposit, feeIn], { concurrency: 2 }),
           ([verified, feeStatus]) => ({ verified, feeStatus, feeTxHash })
         )
       }
-      return Effect.gen(function*() {
-        const verified = yield* deposit
-        if (verified.simulated === true) return { verified, feeStatus: "pending" as const, feeTxHash }
-        const feeStatus = yield* feeIn(txHash)
-        return { verified, feeStatus, feeTxHash: feeStatus === "verified" ? txHash : undefined }
+      // The deposit's own receipt, already read and confirmed, holds a batch's fee transfer too.
+      return Effect.map(deposit, (verified) => {
+        const { matching, moved } = transfersTo(verified.transfers, fee)
+        const feePaid = verified.simulated !== true && matching.length > 0 && moved >= fee.minAmountBaseUnits
+        return feePaid
+          ? { verified, feeStatus: "verified" as const, feeTxHash: txHash }
+          : { verified, feeStatus: "pending" as const, feeTxHash: undefined }
       })
     }
 

@@ -273,7 +273,7 @@ describe("confirm: the deposit window", () => {
     await expirePayoutWindow(server, payout.payoutId)
     await pollPayout(partner, payout.payoutId, (p) => p.status === "expired")
     const expiresAt = await expiresAtOf(payout.payoutId)
-    verify = () => Effect.succeed({ minedAt: new Date(expiresAt.getTime() - 5_000) })
+    verify = () => Effect.succeed({ minedAt: new Date(expiresAt.getTime() - 5_000), transfers: [] })
 
     const txHash = newTxHash()
     const confirmed = await confirmOk(payout.payoutId, { txHash })
@@ -286,7 +286,7 @@ describe("confirm: the deposit window", () => {
     const payout = await partner.payout(user)
     await expirePayoutWindow(server, payout.payoutId)
     const expiresAt = await expiresAtOf(payout.payoutId)
-    verify = () => Effect.succeed({ minedAt: new Date(expiresAt.getTime() + 1_000) })
+    verify = () => Effect.succeed({ minedAt: new Date(expiresAt.getTime() + 1_000), transfers: [] })
 
     const txHash = newTxHash()
     expectError(await partner.confirm(payout.payoutId, { txHash }), 409, "requote")
