@@ -288,13 +288,14 @@ const withRequestExamples = (schemas: JsonObject): JsonObject => {
   return out
 }
 
+/** The finishing of schemas the paths and the webhooks both get: never described, annotations on top. */
+const finishSchemas = (node: Json): Json => withAnnotationsOnTop(withNeverDescribed(node))
+
 /** Registered on the Api as its `OpenApi.Transform`, so every generator (file, /openapi.json, /docs) agrees. */
 export const finishOpenApiDocument = (generated: Record<string, unknown>): Record<string, unknown> => {
-  const spec = withAnnotationsOnTop(withNeverDescribed(generated)) as JsonObject
+  const spec = finishSchemas(generated) as JsonObject
   const components = spec["components"] as JsonObject
-  const { webhooks, schemas: webhookSchemas } = webhooksSection((node) =>
-    withAnnotationsOnTop(withNeverDescribed(node))
-  )
+  const { webhooks, schemas: webhookSchemas } = webhooksSection(finishSchemas)
   const schemas = {
     ...withRequestExamples(withWebhookSchemas(components["schemas"] as JsonObject, webhookSchemas)),
     ErrorBody: errorBodySchema
