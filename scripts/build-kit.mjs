@@ -72,14 +72,6 @@ execFileSync(process.execPath, [join(kit, "../node_modules/typescript/bin/tsc"),
   cwd: kit,
   stdio: "inherit"
 })
-const declarationsOf = (dir) =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory()
-      ? declarationsOf(join(dir, entry.name))
-      : entry.name.endsWith(".d.ts")
-      ? [join(dir, entry.name)]
-      : []
-  )
 const reached = new Set()
 const visit = (file) => {
   if (reached.has(file)) return
@@ -93,7 +85,8 @@ const visit = (file) => {
 }
 visit(join(dist, "index.d.ts"))
 visit(join(dist, "vitest.d.ts"))
-for (const file of declarationsOf(dist)) if (!reached.has(file)) rmSync(file)
+const declarations = readdirSync(dist, { recursive: true }).filter((name) => name.endsWith(".d.ts"))
+for (const name of declarations) if (!reached.has(join(dist, name))) rmSync(join(dist, name))
 for (const dir of readdirSync(dist, { withFileTypes: true })) {
   const path = join(dist, dir.name)
   if (dir.isDirectory() && readdirSync(path).length === 0) rmSync(path, { recursive: true })

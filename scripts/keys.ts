@@ -12,8 +12,7 @@ import { keyKindForMode } from "../src/auth/ApiKey.ts"
 import { ApiKeyRepo, type ApiKeyRow, keyState } from "../src/auth/ApiKeyRepo.ts"
 import { startupFailureLine } from "../src/base/StartupFailure.ts"
 import { AppConfigShape, databaseTarget } from "../src/config/Config.ts"
-import { makeSqlLayer } from "../src/db/Database.ts"
-import { MigrationsLive } from "../src/db/Migrations.ts"
+import { databaseLayer } from "../src/db/Database.ts"
 import { IntegrationRepo } from "../src/integrations/IntegrationRepo.ts"
 import { issueKeyFor } from "./issueKey.ts"
 
@@ -249,13 +248,8 @@ const reportFailure = (cause: Cause.Cause<unknown>, database?: string) =>
 const program = (parsed: CommandLine) =>
   Effect.gen(function*() {
     const config = yield* AppConfigShape
-    const sql = makeSqlLayer({
-      url: config.databaseUrl,
-      embeddedDataDir: config.embeddedDataDir,
-      preparedStatements: config.databasePreparedStatements
-    })
     const services = Layer.mergeAll(ApiKeyRepo.Default, IntegrationRepo.Default).pipe(
-      Layer.provideMerge(MigrationsLive.pipe(Layer.provideMerge(sql)))
+      Layer.provideMerge(databaseLayer(config))
     )
     const stopSaying = yield* sayConnecting(config)
     yield* Effect.provide(Effect.andThen(stopSaying, command(parsed)), services).pipe(

@@ -11,8 +11,9 @@
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { Schema } from "effect"
-import { createPublicClient, createWalletClient, defineChain, erc20Abi, type Hex, http, parseUnits } from "viem"
+import { createPublicClient, createWalletClient, erc20Abi, type Hex, http, parseUnits } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
+import { anvilChain } from "./localStack/anvil.ts"
 import { LiveLocalSession, sessionFile } from "./localStack/session.ts"
 
 const USAGE = `usage: npm run -s live:pay -- <payoutId>
@@ -75,12 +76,7 @@ const pay = async (payoutId: string, dataDir: string) => {
   }
   say(`payout ${payoutId}: ${payout.sourceAmount} ${payout.fromToken} from ${account.address}`)
 
-  const chain = defineChain({
-    id: session.chainId,
-    name: "anvil",
-    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-    rpcUrls: { default: { http: [session.rpcUrl] } }
-  })
+  const chain = anvilChain(session.rpcUrl, session.chainId)
   const wallet = createWalletClient({ account, chain, transport: http(session.rpcUrl) })
   const chainReader = createPublicClient({ chain, transport: http(session.rpcUrl), cacheTime: 0 })
   const mined = async (what: string, hash: Hex) => {

@@ -10,8 +10,7 @@ import { ChainLive } from "./chain/ChainLive.ts"
 import { ChainMock } from "./chain/ChainMock.ts"
 import { TxHashClaims } from "./chain/TxHashClaims.ts"
 import { AppConfig, type AppConfigShape } from "./config/Config.ts"
-import { makeSqlLayer } from "./db/Database.ts"
-import { MigrationsLive } from "./db/Migrations.ts"
+import { databaseLayer } from "./db/Database.ts"
 import { PageBudget } from "./db/PageBudget.ts"
 import { Deployment } from "./auth/Deployment.ts"
 import { AuthenticationLive } from "./http/Authentication.ts"
@@ -195,17 +194,6 @@ const modeLayers = (config: AppConfigShape): Result.Result<ModeLayers, Config.Co
     onNone: () => Result.fail(settingsMissing),
     onSome: (secrets) => Result.succeed(liveMode(config, secrets))
   })
-}
-
-/** PostgreSQL (DATABASE_URL, else an embedded server), migrated before anything else uses it. */
-export const databaseLayer = (config: AppConfigShape) => {
-  const sql = makeSqlLayer({
-    url: config.databaseUrl,
-    embeddedDataDir: config.embeddedDataDir,
-    preparedStatements: config.databasePreparedStatements
-  })
-  // One reference to `sql`: v4 memoizes the layer itself, not what `Layer.tap` adds to it (its log line ran twice).
-  return MigrationsLive.pipe(Layer.provideMerge(sql))
 }
 
 const repositories = (mode: ModeLayers) =>

@@ -1,13 +1,9 @@
 import { MOCK_SCENARIOS } from "./Breb.ts"
 import { ErrorCode } from "./Errors.ts"
 import { IDEMPOTENCY_KEY_EXAMPLES, REQUEST_BODY_EXAMPLES } from "./Examples.ts"
+import { describeFromSchema, isObject, type Json, type JsonObject } from "./OpenApiJson.ts"
 import { ListLimitJsonSchema } from "./Payout.ts"
 import { WEBHOOKS_GUIDE, webhooksSection } from "./WebhooksSection.ts"
-
-type Json = unknown
-type JsonObject = Record<string, Json>
-
-const isObject = (node: Json): node is JsonObject => typeof node === "object" && node !== null && !Array.isArray(node)
 
 const DATA_KEYWORDS = new Set(["examples", "example", "default", "enum", "const"])
 
@@ -200,7 +196,7 @@ const idempotencyKeyExample = (operationId: string): string => {
 }
 
 /**
- * A parameter says what its schema says (as v3 wrote it, and as viewers show it beside the name); `limit` is
+ * A parameter says what its schema says (describeFromSchema); `limit` is
  * documented as the integer it decodes to, not as the digits it is sent as (see ListLimitJsonSchema), and
  * `x-mock-scenario` with the values a mock deployment takes (the contract decodes any short text: live ignores it).
  */
@@ -215,8 +211,7 @@ const finishParameter = (operationId: string, parameter: JsonObject) => {
   if (parameter["in"] === "header" && parameter["name"] === "x-mock-scenario" && isObject(parameter["schema"])) {
     parameter["schema"] = { ...parameter["schema"], enum: [...MOCK_SCENARIOS] }
   }
-  const schema = parameter["schema"]
-  if (isObject(schema) && typeof schema["description"] === "string") parameter["description"] ??= schema["description"]
+  describeFromSchema(parameter)
 }
 
 const finishOperation = (spec: JsonObject, path: string, method: string, operation: Operation) => {
@@ -293,13 +288,14 @@ const withRequestExamples = (schemas: JsonObject): JsonObject => {
   return out
 }
 
+/** The finishing of schemas the paths and the webhooks both get: never described, annotations on top. */
+const finishSchemas = (node: Json): Json => withAnnotationsOnTop(withNeverDescribed(node))
+
 /** Registered on the Api as its `OpenApi.Transform`, so every generator (file, /openapi.json, /docs) agrees. */
 export const finishOpenApiDocument = (generated: Record<string, unknown>): Record<string, unknown> => {
-  const spec = withAnnotationsOnTop(withNeverDescribed(generated)) as JsonObject
+  const spec = finishSchemas(generated) as JsonObject
   const components = spec["components"] as JsonObject
-  const { webhooks, schemas: webhookSchemas } = webhooksSection((node) =>
-    withAnnotationsOnTop(withNeverDescribed(node))
-  )
+  const { webhooks, schemas: webhookSchemas } = webhooksSection(finishSchemas)
   const schemas = {
     ...withRequestExamples(withWebhookSchemas(components["schemas"] as JsonObject, webhookSchemas)),
     ErrorBody: errorBodySchema

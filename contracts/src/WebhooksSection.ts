@@ -8,10 +8,8 @@ import { Array as Arr, Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { EventType, KycEvent, PayoutEvent, PingEvent, SwapEvent } from "./Event.ts"
 import { EventId } from "./Ids.ts"
+import { describeFromSchema, type Json, type JsonObject } from "./OpenApiJson.ts"
 import { matching } from "./Primitives.ts"
-
-type Json = unknown
-type JsonObject = Record<string, Json>
 
 /** The envelope whose `type` admits `type`, with `type` narrowed to that one literal. */
 const envelopeOf = (type: EventType) => {
@@ -76,8 +74,6 @@ const deliveries = HttpApiGroup.make("webhooks").add(
   )
 )
 
-const isObject = (node: Json): node is JsonObject => typeof node === "object" && node !== null && !Array.isArray(node)
-
 /**
  * `webhooks`, and the component schemas their bodies refer to, compiled as the paths are (`finish` is the document's
  * own finishing of schemas, so both sides come out the same).
@@ -87,7 +83,9 @@ export const webhooksSection = (finish: (node: Json) => Json) => {
   const paths = compiled["paths"] as Record<string, { post: JsonObject }>
   const webhooks: JsonObject = {}
   for (const type of EventType.literals) {
+    // Both already `required` (OpenApi.fromApi writes it for the headers and the payload).
     const { parameters, requestBody } = paths[`/${type}`]!.post
+    for (const parameter of parameters as Array<JsonObject>) describeFromSchema(parameter)
     webhooks[type] = {
       post: {
         tags: ["Events"],
@@ -96,12 +94,8 @@ export const webhooksSection = (finish: (node: Json) => Json) => {
         description: `${
           MEANING[type]
         }\n\nPOSTed to every enabled endpoint subscribed to \`${type}\` (or \`*\`), signed with the Standard Webhooks headers below; see "Events to partners (webhooks)" above for verifying them.`,
-        parameters: (parameters as Array<JsonObject>).map((parameter) => ({
-          ...parameter,
-          required: true,
-          description: isObject(parameter["schema"]) ? parameter["schema"]["description"] : undefined
-        })),
-        requestBody: { ...(requestBody as JsonObject), required: true },
+        parameters,
+        requestBody,
         responses: {
           "2XX": { description: DELIVERED },
           default: { description: RETRIED }

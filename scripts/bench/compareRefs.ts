@@ -68,7 +68,7 @@ const checkout = (ref: string) => {
 }
 
 /** A fresh database named `name` on the server at `serverUrl`; its URL. */
-const createDatabase = async (serverUrl: string, name: string) => {
+export const createDatabase = async (serverUrl: string, name: string) => {
   const admin = new pg.Client({ connectionString: serverUrl })
   await admin.connect()
   try {
@@ -89,18 +89,26 @@ interface Side {
   readonly workloads: ReadonlyArray<{ readonly name: string; readonly request: LoadRequest }>
 }
 
-const workloadsFor = async (service: Service) => {
+/**
+ * The compare workloads on `service`: the health probe, a cached quote, keyed creates, one payout, a list of 50.
+ * `keys.payout` is the Idempotency-Key of the payout created for the one-payout read, `keys.creates` the prefix of the
+ * creates' keys.
+ */
+export const workloadsFor = async (
+  service: Service,
+  keys: { readonly payout: string; readonly creates: string }
+) => {
   const userAddress = await approvedCustomer(service)
   const work = fastifyWorkloads({ userAddress }, service.auth)
   const one = await fetch(`${service.baseUrl}${API}/payouts`, {
     method: "POST",
-    headers: { ...service.auth, ...json, "idempotency-key": `compare-${Date.now()}` },
+    headers: { ...service.auth, ...json, "idempotency-key": keys.payout },
     body: payoutBody(userAddress)
   }).then((r) => r.json() as Promise<{ payoutId: string }>)
   return [
     { name: "GET /healthz", request: { path: "/healthz" } },
     { name: "cached quote", request: work.quote },
-    { name: "POST payouts (Idempotency-Key)", request: work.create("cmp") },
+    { name: "POST payouts (Idempotency-Key)", request: work.create(keys.creates) },
     { name: "GET one payout", request: { path: `${API}/payouts/${one.payoutId}`, headers: service.auth } },
     { name: "GET payouts?limit=50", request: work.list(50) }
   ]
@@ -110,7 +118,12 @@ const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a -
 
 const startSide = async (label: string, tree: Tree, databaseUrl: string): Promise<Side> => {
   const service = await startService({ DATABASE_URL: databaseUrl }, true, npmStartArgs(tree.dir), tree)
-  return { label, tree, service, workloads: await workloadsFor(service) }
+  return {
+    label,
+    tree,
+    service,
+    workloads: await workloadsFor(service, { payout: `compare-${Date.now()}`, creates: "cmp" })
+  }
 }
 
 export const compareWithRef = async (ref: string, serverUrl: string) => {

@@ -67,18 +67,22 @@ const waitForListening = (child: ChildProcess): Promise<string> =>
     child.once("exit", (code, signal) => fail(`exited with ${code ?? signal}`))
   })
 
+/** viem's chain for the anvil node at `rpcUrl`, answering as chain `id`. */
+export const anvilChain = (rpcUrl: string, id: number) =>
+  defineChain({
+    id,
+    name: "anvil",
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } }
+  })
+
 export const startAnvil = async () => {
   const child = spawn(anvilBinary(), ["--host", "127.0.0.1", "--port", "0", "--chain-id", "31337"], {
     stdio: ["ignore", "pipe", "pipe"]
   })
   const rpcUrl = await waitForListening(child)
   child.removeAllListeners("exit")
-  const chain = defineChain({
-    id: 31337,
-    name: "anvil",
-    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-    rpcUrls: { default: { http: [rpcUrl] } }
-  })
+  const chain = anvilChain(rpcUrl, 31337)
   // cacheTime 0: every read goes to the node, never to viem's cache of an earlier block
   const client = createTestClient({ chain, mode: "anvil", transport: http(rpcUrl), cacheTime: 0 })
     .extend(publicActions)

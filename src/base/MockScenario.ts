@@ -1,10 +1,11 @@
+import { MOCK_SCENARIOS } from "@cop-integrations/contracts"
 import { Context, Effect, Option } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 
-export const mockScenarios = ["market_closed", "requote", "provider_unavailable"] as const
-export type MockScenario = (typeof mockScenarios)[number]
+/** The contract's list of `X-Mock-Scenario` values. */
+export type MockScenario = (typeof MOCK_SCENARIOS)[number]
 
-const isMockScenario = (value: string): value is MockScenario => mockScenarios.some((scenario) => scenario === value)
+const isMockScenario = (value: string): value is MockScenario => MOCK_SCENARIOS.some((scenario) => scenario === value)
 
 /** The `X-Mock-Scenario` of the current request. Only MockScenarioLive sets it, and only mock mode installs that. */
 export const currentMockScenario = Context.Reference<Option.Option<MockScenario>>("MockScenario", {
@@ -29,7 +30,7 @@ export const MockScenarioLive = HttpRouter.middleware(
       if (!isMockScenario(header)) {
         // The contract's BadRequest body, written here: router middleware runs outside the API's error encoding.
         return Effect.succeed(
-          HttpServerResponse.jsonUnsafe({ error: `x-mock-scenario must be one of ${mockScenarios.join(", ")}` }, {
+          HttpServerResponse.jsonUnsafe({ error: `x-mock-scenario must be one of ${MOCK_SCENARIOS.join(", ")}` }, {
             status: 400
           })
         )

@@ -10,6 +10,7 @@ import type { SqlClient } from "effect/sql"
 import { ConnectionError, SqlError } from "effect/sql/SqlError"
 import { resolve } from "node:path"
 import { startEmbeddedPostgres } from "./EmbeddedPostgres.ts"
+import { MigrationsLive } from "./Migrations.ts"
 import { makePool } from "./PgPool.ts"
 import { layerFromPool, pgError } from "./PgSqlClient.ts"
 
@@ -162,4 +163,22 @@ export const makeSqlLayer = (
       clientLayer(url, prepare).pipe(Layer.tap(() => Effect.logInfo(describeDatabase(databaseInfo(options))))),
     onNone: () => embeddedLayer(options.embeddedDataDir, prepare)
   })
+}
+
+/** The database settings of the configuration (src/config/Config.ts reads them). */
+export interface DatabaseSettings {
+  readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
+  readonly embeddedDataDir: string
+  readonly databasePreparedStatements: boolean
+}
+
+/** PostgreSQL (DATABASE_URL, else an embedded server), migrated before anything else uses it. */
+export const databaseLayer = (config: DatabaseSettings) => {
+  const sql = makeSqlLayer({
+    url: config.databaseUrl,
+    embeddedDataDir: config.embeddedDataDir,
+    preparedStatements: config.databasePreparedStatements
+  })
+  // One reference to `sql`: v4 memoizes the layer itself, not what `Layer.tap` adds to it (its log line ran twice).
+  return MigrationsLive.pipe(Layer.provideMerge(sql))
 }
