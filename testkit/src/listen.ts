@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto"
 import { setTimeout as sleep } from "node:timers/promises"
 import { parseArgs } from "node:util"
 import { KEY_VARIABLES } from "./curl.ts"
+import { describeError } from "./exchange.ts"
 import { KIT_VERSION } from "./version.ts"
 import { isWebhookSecret, signature } from "./webhookSignature.ts"
 
@@ -234,12 +235,6 @@ const errorText = (text: string): string => {
     // not JSON: the start of the text says enough
   }
   return text.slice(0, 200)
-}
-
-const describeError = (error: unknown): string => {
-  if (!(error instanceof Error)) return String(error)
-  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : ""
-  return `${error.message}${cause}`
 }
 
 interface Deployment {

@@ -11,7 +11,7 @@
 import { randomBytes } from "node:crypto"
 import { Schema } from "effect"
 import { toCurl } from "./curl.ts"
-import type { Exchange } from "./exchange.ts"
+import { describeError, type Exchange } from "./exchange.ts"
 import { HAPPY_PATH, type KitEvent, eventTypes, makeEvent, newId } from "./receiverEvents.ts"
 import type { ConformanceReport, FailureReport, RunEvent, ScenarioResult } from "./report/types.ts"
 import { describeRules, type RuleId } from "./rules.ts"
@@ -185,11 +185,10 @@ export class Run {
         curl
       }
     } catch (error) {
-      const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : ""
       exchange = {
         request,
         response: undefined,
-        error: `${error instanceof Error ? error.message : String(error)}${cause}`,
+        error: describeError(error),
         startedAt: startedAt.toISOString(),
         durationMs: Math.round(performance.now() - started),
         curl
@@ -535,10 +534,7 @@ const reachable = async (method: "GET" | "POST", url: string, what: string) => {
     const response = await fetch(url, { method, redirect: "manual", signal: AbortSignal.timeout(10_000) })
     await response.arrayBuffer()
   } catch (error) {
-    const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : ""
-    throw new ReceiverUnreachable(
-      `${what} ${url} does not answer (${error instanceof Error ? error.message : String(error)}${cause})`
-    )
+    throw new ReceiverUnreachable(`${what} ${url} does not answer (${describeError(error)})`)
   }
 }
 
