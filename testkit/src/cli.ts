@@ -8,6 +8,7 @@
 import { mkdir, writeFile } from "node:fs/promises"
 import { dirname } from "node:path"
 import { parseArgs } from "node:util"
+import { ConfigurationError } from "./configurationError.ts"
 import { KEY_VARIABLES } from "./curl.ts"
 import { consoleProgress, consoleSummary } from "./report/console.ts"
 import { toJson } from "./report/json.ts"
@@ -214,7 +215,7 @@ const main = async (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promis
 }
 
 const isUsageProblem = (error: unknown) =>
-  error instanceof UsageError || (error instanceof Error && error.name === "ConfigurationError") ||
+  error instanceof UsageError || error instanceof ConfigurationError ||
   (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"))
 
 main(process.argv.slice(2), process.env).then(

@@ -5,16 +5,12 @@
  */
 import { Health, INTERFACE_VERSION } from "@cop-integrations/contracts"
 import { Schema } from "effect"
+import { ConfigurationError } from "./configurationError.ts"
 import { endpoint, pathOf } from "./contract.ts"
 import { KEY_VARIABLES } from "./curl.ts"
 import { describeError } from "./exchange.ts"
 import type { Mode } from "./scenarioInfo.ts"
 import { POLICY, versionFit } from "./versioning.ts"
-
-/** The run cannot start (bad options, unreachable deployment, a mode mismatch): nothing was tested. */
-export class ConfigurationError extends Error {
-  override readonly name = "ConfigurationError"
-}
 
 export interface PreflightOptions {
   readonly baseUrl: string

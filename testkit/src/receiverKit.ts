@@ -9,6 +9,7 @@
  * or 404 when the receiver applied no event of that payout.
  */
 import { Schema } from "effect"
+import { ConfigurationError } from "./configurationError.ts"
 import { toCurl } from "./curl.ts"
 import { describeError, type Exchange } from "./exchange.ts"
 import { HAPPY_PATH, type KitEvent, eventTypes, makeEvent, newId } from "./receiverEvents.ts"
@@ -40,9 +41,7 @@ export interface ReceiverOptions {
 }
 
 /** The receiver (or its state probe) does not answer at all: the run cannot start. */
-export class ReceiverUnreachable extends Error {
-  override readonly name = "ConfigurationError"
-}
+export class ReceiverUnreachable extends ConfigurationError {}
 
 export { isWebhookSecret }
 

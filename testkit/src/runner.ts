@@ -5,11 +5,12 @@
  */
 import { Cause, Duration, Effect, Exit, Option } from "effect"
 import { makeCall } from "./api.ts"
+import { ConfigurationError } from "./configurationError.ts"
 import { failure, rootCauseOf, type ScenarioFailure } from "./failure.ts"
 import { type Exchange, makeHttp } from "./http.ts"
 import { newSeed } from "./generate/random.ts"
 import { refusalOfNode } from "./nodeVersion.ts"
-import { ConfigurationError, preflight } from "./preflight.ts"
+import { preflight } from "./preflight.ts"
 import { startWebhookReceiver, type WebhookReceiver } from "./receiver.ts"
 import { reproduction } from "./reproduce.ts"
 import type {
@@ -62,7 +63,7 @@ export interface ConformanceOptions {
   readonly onEvent?: ((event: RunEvent) => void) | undefined
 }
 
-export { ConfigurationError } from "./preflight.ts"
+export { ConfigurationError } from "./configurationError.ts"
 
 const DEFAULTS = { timeoutMs: 30_000, concurrency: 4, negativeCases: 30 } as const
 const EVIDENCE_LIMIT = 12
