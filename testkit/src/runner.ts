@@ -441,20 +441,3 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
     scenarios: ordered
   }
 }
-
-/**
- * The exit code of a run, from its verdict (the line the report prints): 0 CONFORMANT or PASSED, PARTIAL RUN (at
- * least one scenario ran, and every one that ran passed), 1 NOT CONFORMANT (a scenario failed or the kit broke),
- * 2 NOTHING RAN (no selected scenario could run here: nothing was tested, as when the run cannot start).
- */
-export const exitCodeOf = (report: ConformanceReport): number => {
-  switch (report.verdict) {
-    case "conformant":
-    case "partial":
-      return 0
-    case "not_conformant":
-      return 1
-    case "nothing_ran":
-      return 2
-  }
-}
