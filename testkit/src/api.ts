@@ -15,8 +15,7 @@ import {
   endpoint,
   type EndpointName,
   pathOf,
-  type SuccessOf,
-  withoutUnknownEvents
+  type SuccessOf
 } from "./contract.ts"
 import { failure, type ScenarioFailure, show } from "./failure.ts"
 import type { Answered, Auth, Http } from "./http.ts"
@@ -91,7 +90,7 @@ export const makeCall = (http: Http, policy: CallPolicy): Call => (name, input =
       // and the contract declares each name's success with that name's schema (testkit/test/contract.test.ts holds it).
       const schema = spec.success as Schema.Decoder<SuccessOf<typeof name>>
       const value = Result.getOrThrowWith(
-        decodeResource(schema, withoutUnknownEvents(spec, response.json).json, policy.strict),
+        decodeResource(schema, checked.json, policy.strict),
         ({ problem }) => new Error(problem)
       ).value
       return { _tag: "Success", status: response.status, value, exchange } as const

@@ -3,6 +3,7 @@ import { Duration, Effect } from "effect"
 import { failure, type ScenarioFailure, show } from "./failure.ts"
 import type { Exchange } from "./http.ts"
 import type { Kit } from "./scenario.ts"
+import { acceptedVersions, acceptsVersion, laterVersionWarning, versionFit } from "./versioning.ts"
 
 export const check = (
   condition: boolean,
@@ -61,6 +62,28 @@ export const checkNamesField = (
     expected: `an error message naming ${field}`,
     actual: show(error.error),
     exchange
+  })
+
+/**
+ * The version a deployment reports (`field` of the answer to `where`) is one the kit checks (README#versioning): its
+ * own, or a later one of its line unless --strict; a later one is a warning.
+ */
+export const checkVersion = (
+  kit: Pick<Kit, "strict" | "warn">,
+  where: string,
+  field: string,
+  version: unknown,
+  rule: string,
+  exchange: Exchange
+): Effect.Effect<void, ScenarioFailure> =>
+  Effect.gen(function*() {
+    const fit = versionFit(version)
+    yield* check(acceptsVersion(fit, kit.strict), rule, {
+      expected: `${field} ${acceptedVersions(kit.strict)}`,
+      actual: `${show(version)} (${fit})`,
+      exchange
+    })
+    if (fit === "later") kit.warn(laterVersionWarning(where, String(version)), exchange)
   })
 
 const POLL_MARGIN_MS = 300

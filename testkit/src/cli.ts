@@ -5,14 +5,11 @@
  * 2 the run could not start (options, an unreachable deployment or one that is not this API, a key that does not
  * authenticate) or NOTHING RAN. `integrations-conformance` starts in ./bin.ts, which refuses an unsupported Node first.
  */
-import { mkdir, writeFile } from "node:fs/promises"
-import { dirname } from "node:path"
 import { parseArgs } from "node:util"
+import { exitCodeOf, grepTerms, type Reporter, writeReports } from "./commandLine.ts"
+import { ConfigurationError } from "./configurationError.ts"
 import { KEY_VARIABLES } from "./curl.ts"
 import { consoleProgress, consoleSummary } from "./report/console.ts"
-import { toJson } from "./report/json.ts"
-import { toJUnit } from "./report/junit.ts"
-import type { ConformanceReport } from "./report/types.ts"
 import type { ConformanceOptions } from "./runner.ts"
 import { KIT_NAME, KIT_VERSION } from "./version.ts"
 
@@ -74,14 +71,6 @@ const integer = (name: string, text: string | undefined, fallback: number | unde
   return value
 }
 
-type ReporterName = "console" | "json" | "junit"
-
-interface Reporter {
-  readonly name: ReporterName
-  /** undefined: stdout */
-  readonly file: string | undefined
-}
-
 const reportersOf = (specs: ReadonlyArray<string>, out: string | undefined): ReadonlyArray<Reporter> => {
   const parsed = (specs.length === 0 ? ["console"] : specs).flatMap((spec) => spec.split(",")).map((spec): Reporter => {
     const [name = "", file] = spec.split("=", 2)
@@ -104,11 +93,6 @@ const reportersOf = (specs: ReadonlyArray<string>, out: string | undefined): Rea
     reporter
   ) => (reporter.name !== "console" && reporter.file === undefined ? { ...reporter, file: out } : reporter))
 }
-
-const render = (
-  name: Exclude<ReporterName, "console">,
-  report: ConformanceReport
-) => (name === "json" ? toJson(report) : toJUnit(report))
 
 const parse = (argv: ReadonlyArray<string>) =>
   parseArgs({
@@ -146,9 +130,7 @@ const main = async (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promis
   if (argv[0] === "listen") return (await import("./listen.ts")).listen(argv.slice(1), env)
   if (argv[0] === "receiver") return (await import("./receiverCli.ts")).receiver(argv.slice(1), env)
   const values = parse(argv)
-  const grep = (values.grep ?? []).flatMap((term) => term.split(",")).map((term) => term.trim()).filter((term) =>
-    term !== ""
-  )
+  const grep = grepTerms(values.grep)
   const info = values.help === true
     ? HELP
     : values.version === true
@@ -196,25 +178,15 @@ const main = async (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promis
     webhookReceiverUrl: values["webhook-receiver-url"],
     onEvent: showConsole ? consoleProgress((text) => consoleStream.write(text), style) : undefined
   }
-  const { exitCodeOf, runConformance } = await loadRunner()
+  const { runConformance } = await loadRunner()
   const report = await runConformance(options)
   if (showConsole) consoleStream.write(consoleSummary(report, style))
-  for (const reporter of reporters) {
-    if (reporter.name === "console") continue
-    const text = render(reporter.name, report)
-    if (reporter.file === undefined) {
-      process.stdout.write(text)
-    } else {
-      await mkdir(dirname(reporter.file), { recursive: true })
-      await writeFile(reporter.file, text)
-      if (showConsole) consoleStream.write(`${reporter.name} report: ${reporter.file}\n`)
-    }
-  }
+  await writeReports(reporters, report, showConsole ? (text) => consoleStream.write(text) : undefined)
   return exitCodeOf(report)
 }
 
 const isUsageProblem = (error: unknown) =>
-  error instanceof UsageError || (error instanceof Error && error.name === "ConfigurationError") ||
+  error instanceof UsageError || error instanceof ConfigurationError ||
   (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"))
 
 main(process.argv.slice(2), process.env).then(

@@ -313,15 +313,24 @@ export interface ResponseCheck {
   readonly unknownFields: ReadonlyArray<string>
   /** Types of listed events the contract does not know: a warning (not a problem) unless strict. */
   readonly unknownEventTypes: ReadonlyArray<string>
+  /** A kept success body as it was decoded, without those events (withoutUnknownEvents); otherwise undefined. */
+  readonly json: unknown
 }
 
 const broken = (problem: string, key: string): ResponseCheck => ({
   problem,
   key,
   unknownFields: [],
-  unknownEventTypes: []
+  unknownEventTypes: [],
+  json: undefined
 })
-const kept: ResponseCheck = { problem: undefined, key: undefined, unknownFields: [], unknownEventTypes: [] }
+const kept: ResponseCheck = {
+  problem: undefined,
+  key: undefined,
+  unknownFields: [],
+  unknownEventTypes: [],
+  json: undefined
+}
 
 const knownEventTypes: ReadonlySet<string> = new Set(EventType.literals)
 
@@ -385,7 +394,7 @@ export const checkResponse = (spec: EndpointSpec, response: ContractResponse, st
           `the ${response.status} body does not match the contract's success schema: ${problem}`,
           `${response.status} success schema: ${key}`
         ),
-      onSuccess: ({ unknownFields }) => ({ ...kept, unknownFields, unknownEventTypes })
+      onSuccess: ({ unknownFields }) => ({ ...kept, unknownFields, unknownEventTypes, json })
     })
   }
   const errorBody = decodeErrorBody(response.json)

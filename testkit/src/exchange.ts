@@ -1,4 +1,7 @@
-/** One request the kit sent and what came back: the evidence a report carries (plain data, no Effect). */
+/**
+ * One request the kit sent and what came back: the evidence a report carries (plain data, no Effect), and how an
+ * error that stood in for the answer reads.
+ */
 
 export interface RecordedRequest {
   readonly method: string
@@ -25,3 +28,11 @@ export interface Exchange {
   readonly durationMs: number
   readonly curl: string
 }
+
+/** `message`, then `: ` and the message of the error's cause when it has one (fetch's "fetch failed: connect …"). */
+export const withCause = (message: string, error: Error): string =>
+  error.cause instanceof Error ? `${message}: ${error.cause.message}` : message
+
+/** An error's message with its cause's (see withCause); anything else thrown, as a string. */
+export const describeError = (error: unknown): string =>
+  error instanceof Error ? withCause(error.message, error) : String(error)

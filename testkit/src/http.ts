@@ -6,7 +6,7 @@
  */
 import { Duration, Effect } from "effect"
 import { KEY_VARIABLES, toCurl } from "./curl.ts"
-import type { Exchange, RecordedRequest, RecordedResponse } from "./exchange.ts"
+import { describeError, type Exchange, type RecordedRequest, type RecordedResponse, withCause } from "./exchange.ts"
 import { failure, type ScenarioFailure, show } from "./failure.ts"
 
 export type { Exchange, RecordedRequest, RecordedResponse } from "./exchange.ts"
@@ -128,11 +128,8 @@ const readResponse = async (response: Response): Promise<RecordedResponse> => {
   return { status: response.status, headers, body: truncate(text), json, isJson }
 }
 
-const describeError = (error: unknown): string => {
-  if (!(error instanceof Error)) return String(error)
-  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : ""
-  return `${error.name === "TimeoutError" ? "request timed out" : error.message}${cause}`
-}
+const describeRequestError = (error: unknown): string =>
+  error instanceof Error && error.name === "TimeoutError" ? withCause("request timed out", error) : describeError(error)
 
 /**
  * Runs `send` with a signal that aborts after `ms` (a TimeoutError) or when `interrupted` does. The timeout is a
@@ -184,7 +181,7 @@ export const makeHttp = (config: HttpConfig, record: (exchange: Exchange) => voi
               signal,
               redirect: "manual"
             }).then(readResponse)),
-        catch: describeError
+        catch: describeRequestError
       }))
       const exchange: Exchange = {
         request: recorded,

@@ -1,6 +1,7 @@
 import type { ScenarioInfo } from "./scenarioInfo.ts"
 import { allScenarios as scenarios } from "./scenarios/index.ts"
 
+export { exitCodeOf } from "./commandLine.ts"
 export { consoleProgress, consoleSummary } from "./report/console.ts"
 export { toJson } from "./report/json.ts"
 export { toJUnit } from "./report/junit.ts"
@@ -17,7 +18,6 @@ export type {
 export {
   ConfigurationError,
   type ConformanceOptions,
-  exitCodeOf,
   matchesGrep,
   rootCausesOf,
   runConformance,

@@ -6,12 +6,12 @@
  *
  * Node builtins and `fetch` only: the kit's CLI is bundled into one file without dependencies.
  */
-import { randomBytes } from "node:crypto"
 import { setTimeout as sleep } from "node:timers/promises"
 import { parseArgs } from "node:util"
 import { KEY_VARIABLES } from "./curl.ts"
+import { describeError } from "./exchange.ts"
 import { KIT_VERSION } from "./version.ts"
-import { isWebhookSecret, signature } from "./webhookSignature.ts"
+import { isWebhookSecret, newWebhookSecret, webhookHeaders } from "./webhookSignature.ts"
 
 export const LISTEN_HELP =
   `integrations-conformance listen: a deployment's events, forwarded to a receiver on this machine
@@ -98,7 +98,7 @@ const optionsOf = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv): ListenO
     throw new ListenError(`--api-key <key> is required (or ${KEY_VARIABLES.primary})`)
   }
   const forwardTo = httpUrl("forward-to", values["forward-to"])
-  const secret = values.secret ?? `whsec_${randomBytes(32).toString("base64")}`
+  const secret = values.secret ?? newWebhookSecret()
   if (!isWebhookSecret(secret)) throw new ListenError("--secret must be whsec_ followed by base64 (the key bytes)")
   const interval = Number(values.interval ?? "1")
   if (!Number.isFinite(interval) || interval < 0.05 || interval > 3600) {
@@ -236,12 +236,6 @@ const errorText = (text: string): string => {
   return text.slice(0, 200)
 }
 
-const describeError = (error: unknown): string => {
-  if (!(error instanceof Error)) return String(error)
-  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : ""
-  return `${error.message}${cause}`
-}
-
 interface Deployment {
   /** GET of a path under the deployment: the body's bytes and the server's clock (its Date header). */
   readonly get: (path: string, query: Record<string, string>) => Promise<{ bytes: Buffer; serverNowMs: number }>
@@ -303,9 +297,7 @@ const attemptOnce = async (options: ListenOptions, event: ListedEvent, signal: A
       headers: {
         "content-type": "application/json",
         "user-agent": `integrations-conformance-listen/${KIT_VERSION}`,
-        "webhook-id": event.id,
-        "webhook-timestamp": timestamp,
-        "webhook-signature": signature(options.secret, event.id, timestamp, event.body)
+        ...Object.fromEntries(webhookHeaders([options.secret], event.id, timestamp, event.body))
       },
       body: new Uint8Array(event.body),
       // as the deployment's own deliveries: a redirect is not a delivery

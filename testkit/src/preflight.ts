@@ -5,15 +5,12 @@
  */
 import { Health, INTERFACE_VERSION } from "@cop-integrations/contracts"
 import { Schema } from "effect"
+import { ConfigurationError } from "./configurationError.ts"
 import { endpoint, pathOf } from "./contract.ts"
 import { KEY_VARIABLES } from "./curl.ts"
+import { describeError } from "./exchange.ts"
 import type { Mode } from "./scenarioInfo.ts"
 import { POLICY, versionFit } from "./versioning.ts"
-
-/** The run cannot start (bad options, unreachable deployment, a mode mismatch): nothing was tested. */
-export class ConfigurationError extends Error {
-  override readonly name = "ConfigurationError"
-}
 
 export interface PreflightOptions {
   readonly baseUrl: string
@@ -54,10 +51,7 @@ const get = async (options: PreflightOptions, path: string, headers: Record<stri
     const contentType = (response.headers.get("content-type") ?? "no content type").split(";")[0]!.trim()
     return { status: response.status, contentType, body: await response.text() }
   } catch (error) {
-    const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : ""
-    throw new ConfigurationError(
-      `cannot reach ${url}: ${error instanceof Error ? error.message : String(error)}${cause}`
-    )
+    throw new ConfigurationError(`cannot reach ${url}: ${describeError(error)}`)
   }
 }
 

@@ -2,12 +2,10 @@
  * `integrations-conformance receiver`: the receiver kit (./receiverKit.ts) from the command line. Exit codes as the main
  * CLI: 0 every scenario that ran passed, 1 one failed, 2 the run could not start (options, a URL that does not answer).
  */
-import { mkdir, writeFile } from "node:fs/promises"
-import { dirname } from "node:path"
 import { parseArgs } from "node:util"
+import { exitCodeOf, grepTerms, type Reporter, writeReports } from "./commandLine.ts"
+import { ConfigurationError } from "./configurationError.ts"
 import { consoleProgress } from "./report/console.ts"
-import { toJson } from "./report/json.ts"
-import { toJUnit } from "./report/junit.ts"
 import { describeFailureGroup, groupByRootCause } from "./report/text.ts"
 import type { ConformanceReport } from "./report/types.ts"
 
@@ -38,21 +36,19 @@ Exit code: 0 every scenario that ran passed, 1 one failed, 2 the run could not s
 not answer at all).
 `
 
-class UsageError extends Error {
-  override readonly name = "ConfigurationError"
-}
-
-const reportersOf = (specs: ReadonlyArray<string>, out: string | undefined) => {
-  const parsed = (specs.length === 0 ? ["console"] : specs).flatMap((spec) => spec.split(",")).map((spec) => {
+const reportersOf = (specs: ReadonlyArray<string>, out: string | undefined): ReadonlyArray<Reporter> => {
+  const parsed = (specs.length === 0 ? ["console"] : specs).flatMap((spec) => spec.split(",")).map((spec): Reporter => {
     const [name = "", file] = spec.split("=", 2)
     if (name !== "console" && name !== "json" && name !== "junit") {
-      throw new UsageError(`unknown reporter ${name} (console, json, junit)`)
+      throw new ConfigurationError(`unknown reporter ${name} (console, json, junit)`)
     }
-    if (name === "console" && file !== undefined) throw new UsageError("the console reporter writes to the terminal")
+    if (name === "console" && file !== undefined) {
+      throw new ConfigurationError("the console reporter writes to the terminal")
+    }
     return { name, file }
   })
   if (parsed.filter((reporter) => reporter.name !== "console" && reporter.file === undefined).length > 1) {
-    throw new UsageError("several json/junit reporters need a file each: --reporter junit=report.xml")
+    throw new ConfigurationError("several json/junit reporters need a file each: --reporter junit=report.xml")
   }
   return parsed.map((reporter) =>
     reporter.name !== "console" && reporter.file === undefined ? { ...reporter, file: out } : reporter
@@ -61,7 +57,9 @@ const reportersOf = (specs: ReadonlyArray<string>, out: string | undefined) => {
 
 const httpUrl = (option: string, text: string | undefined): string => {
   if (text === undefined || !URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol)) {
-    throw new UsageError(`--${option} <url> must be an http or https URL${text === undefined ? "" : `, got ${text}`}`)
+    throw new ConfigurationError(
+      `--${option} <url> must be an http or https URL${text === undefined ? "" : `, got ${text}`}`
+    )
   }
   return text
 }
@@ -101,7 +99,7 @@ export const receiver = async (argv: ReadonlyArray<string>, env: NodeJS.ProcessE
     return 0
   }
   const kit = await import("./receiverKit.ts")
-  const grep = (values.grep ?? []).flatMap((term) => term.split(",")).map((term) => term.trim()).filter(Boolean)
+  const grep = grepTerms(values.grep)
   if (values.list === true) {
     const lines = kit.selectReceiverScenarios(grep).map((scenario) => `${scenario.id.padEnd(14)} ${scenario.title}`)
     process.stdout.write(`${lines.join("\n")}\n`)
@@ -110,11 +108,11 @@ export const receiver = async (argv: ReadonlyArray<string>, env: NodeJS.ProcessE
   const url = httpUrl("url", values.url)
   const secret = values.secret ?? env["WEBHOOK_SECRET"]
   if (secret === undefined || !kit.isWebhookSecret(secret)) {
-    throw new UsageError("--secret <whsec_...> is required (or WEBHOOK_SECRET): whsec_ followed by base64")
+    throw new ConfigurationError("--secret <whsec_...> is required (or WEBHOOK_SECRET): whsec_ followed by base64")
   }
   const timeout = Number(values.timeout ?? "10")
   if (!Number.isFinite(timeout) || timeout <= 0) {
-    throw new UsageError(`--timeout must be seconds, got ${values.timeout}`)
+    throw new ConfigurationError(`--timeout must be seconds, got ${values.timeout}`)
   }
   const reporters = reportersOf(values.reporter ?? [], values.out)
   const stream = reporters.some((r) => r.name !== "console" && r.file === undefined) ? process.stderr : process.stdout
@@ -139,16 +137,7 @@ export const receiver = async (argv: ReadonlyArray<string>, env: NodeJS.ProcessE
       : undefined
   })
   if (showConsole) stream.write(summary(report))
-  for (const reporter of reporters) {
-    if (reporter.name === "console") continue
-    const text = reporter.name === "json" ? toJson(report) : toJUnit(report)
-    if (reporter.file === undefined) {
-      process.stdout.write(text)
-    } else {
-      await mkdir(dirname(reporter.file), { recursive: true })
-      await writeFile(reporter.file, text)
-      if (showConsole) stream.write(`${reporter.name} report: ${reporter.file}\n`)
-    }
-  }
-  return report.verdict === "not_conformant" ? 1 : 0
+  await writeReports(reporters, report, showConsole ? (text) => stream.write(text) : undefined)
+  // a receiver run is never NOTHING RAN (its verdicts: conformant, partial, not_conformant), so this is 0 or 1
+  return exitCodeOf(report)
 }

@@ -8,15 +8,21 @@
  * `{ "status": "<the payout's status as the receiver recorded it>", "applied": <distinct events of it applied> }`,
  * or 404 when the receiver applied no event of that payout.
  */
-import { randomBytes } from "node:crypto"
 import { Schema } from "effect"
+import { ConfigurationError } from "./configurationError.ts"
 import { toCurl } from "./curl.ts"
-import type { Exchange } from "./exchange.ts"
+import { describeError, type Exchange } from "./exchange.ts"
 import { HAPPY_PATH, type KitEvent, eventTypes, makeEvent, newId } from "./receiverEvents.ts"
 import type { ConformanceReport, FailureReport, RunEvent, ScenarioResult } from "./report/types.ts"
 import { describeRules, type RuleId } from "./rules.ts"
 import { KIT_NAME, KIT_VERSION } from "./version.ts"
-import { isWebhookSecret, signature } from "./webhookSignature.ts"
+import {
+  isWebhookSecret,
+  newWebhookSecret,
+  TIMESTAMP_TOLERANCE_SECONDS,
+  type WebhookHeaderName,
+  webhookHeaders
+} from "./webhookSignature.ts"
 
 export interface ReceiverOptions {
   /** Where the receiver takes deliveries, e.g. http://localhost:3000/hooks. */
@@ -35,9 +41,7 @@ export interface ReceiverOptions {
 }
 
 /** The receiver (or its state probe) does not answer at all: the run cannot start. */
-export class ReceiverUnreachable extends Error {
-  override readonly name = "ConfigurationError"
-}
+export class ReceiverUnreachable extends ConfigurationError {}
 
 export { isWebhookSecret }
 
@@ -51,30 +55,24 @@ interface Delivery {
   readonly body: Uint8Array
 }
 
-type HeaderName = "webhook-id" | "webhook-timestamp" | "webhook-signature"
-
 interface Signing {
   /** Secrets whose v1 signatures the header carries, in order (default: the receiver's). */
   readonly secrets?: ReadonlyArray<string>
   /** Unix seconds (default now). */
   readonly timestamp?: number
-  readonly without?: HeaderName
+  readonly without?: WebhookHeaderName
   /** The body sent, when not the signed one. */
   readonly sentBody?: Buffer
 }
 
 const nowSeconds = () => Math.floor(Date.now() / 1000)
 
-const randomSecret = () => `whsec_${randomBytes(32).toString("base64")}`
-
 const signed = (options: ReceiverOptions, event: KitEvent, label: string, signing: Signing = {}): Delivery => {
   const timestamp = String(signing.timestamp ?? nowSeconds())
   const secrets = signing.secrets ?? [options.secret]
-  const headers: ReadonlyArray<readonly [HeaderName | "content-type", string]> = [
+  const headers: ReadonlyArray<readonly [WebhookHeaderName | "content-type", string]> = [
     ["content-type", "application/json"],
-    ["webhook-id", event.id],
-    ["webhook-timestamp", timestamp],
-    ["webhook-signature", secrets.map((secret) => signature(secret, event.id, timestamp, event.body)).join(" ")]
+    ...webhookHeaders(secrets, event.id, timestamp, event.body)
   ]
   return {
     label: `${event.type} ${event.id} ${label}`,
@@ -185,11 +183,10 @@ export class Run {
         curl
       }
     } catch (error) {
-      const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : ""
       exchange = {
         request,
         response: undefined,
-        error: `${error instanceof Error ? error.message : String(error)}${cause}`,
+        error: describeError(error),
         startedAt: startedAt.toISOString(),
         durationMs: Math.round(performance.now() - started),
         curl
@@ -280,7 +277,6 @@ export interface ReceiverScenario {
   readonly run: (run: Run) => Promise<void>
 }
 
-const TOLERANCE_S = 5 * 60
 /** Outside the tolerance by a margin a machine's clock drift never reaches. */
 const OUT_OF_TOLERANCE_S = 10 * 60
 
@@ -324,7 +320,7 @@ export const RECEIVER_SCENARIOS: ReadonlyArray<ReceiverScenario> = [
     run: async (run) => {
       const event = makeEvent("payout.created", at(0))
       await run.refused(
-        signed(run.options, event, "signed by a secret the receiver never had", { secrets: [randomSecret()] }),
+        signed(run.options, event, "signed by a secret the receiver never had", { secrets: [newWebhookSecret()] }),
         "no signature verifies with the receiver's secret"
       )
       await run.nothingApplied(event.payoutId!, "the event")
@@ -347,7 +343,9 @@ export const RECEIVER_SCENARIOS: ReadonlyArray<ReceiverScenario> = [
   },
   {
     id: "RECEIVER-004",
-    title: `a webhook-timestamp more than ${TOLERANCE_S / 60} minutes from now is refused (old or ahead)`,
+    title: `a webhook-timestamp more than ${
+      TIMESTAMP_TOLERANCE_SECONDS / 60
+    } minutes from now is refused (old or ahead)`,
     rules: ["R-RECEIVER-3"],
     run: async (run) => {
       for (const offset of [-OUT_OF_TOLERANCE_S, OUT_OF_TOLERANCE_S]) {
@@ -357,7 +355,7 @@ export const RECEIVER_SCENARIOS: ReadonlyArray<ReceiverScenario> = [
           signed(run.options, event, `signed validly with a timestamp ${OUT_OF_TOLERANCE_S / 60} minutes ${side}`, {
             timestamp: nowSeconds() + offset
           }),
-          `a replayed or held delivery: Standard Webhooks allows ${TOLERANCE_S / 60} minutes`
+          `a replayed or held delivery: Standard Webhooks allows ${TIMESTAMP_TOLERANCE_SECONDS / 60} minutes`
         )
         await run.nothingApplied(event.payoutId!, "the event")
       }
@@ -389,7 +387,7 @@ export const RECEIVER_SCENARIOS: ReadonlyArray<ReceiverScenario> = [
         : "the one given by --old-secret"
       const event = makeEvent("payout.created", at(0))
       await run.refused(
-        signed(run.options, event, "signed only by the retired secret", { secrets: [retired ?? randomSecret()] }),
+        signed(run.options, event, "signed only by the retired secret", { secrets: [retired ?? newWebhookSecret()] }),
         "once the 24 h overlap is over, only the new secret's signature is valid"
       )
       await run.nothingApplied(event.payoutId!, "the event")
@@ -403,7 +401,7 @@ export const RECEIVER_SCENARIOS: ReadonlyArray<ReceiverScenario> = [
       const event = makeEvent("payout.created", at(0))
       await run.accepted(
         signed(run.options, event, "signed by another secret first, then by the receiver's", {
-          secrets: [randomSecret(), run.options.secret]
+          secrets: [newWebhookSecret(), run.options.secret]
         }),
         "webhook-signature lists space-separated signatures; one that verifies is enough"
       )
@@ -535,10 +533,7 @@ const reachable = async (method: "GET" | "POST", url: string, what: string) => {
     const response = await fetch(url, { method, redirect: "manual", signal: AbortSignal.timeout(10_000) })
     await response.arrayBuffer()
   } catch (error) {
-    const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : ""
-    throw new ReceiverUnreachable(
-      `${what} ${url} does not answer (${error instanceof Error ? error.message : String(error)}${cause})`
-    )
+    throw new ReceiverUnreachable(`${what} ${url} does not answer (${describeError(error)})`)
   }
 }
 

@@ -5,11 +5,12 @@
  */
 import { Cause, Duration, Effect, Exit, Option } from "effect"
 import { makeCall } from "./api.ts"
+import { ConfigurationError } from "./configurationError.ts"
 import { failure, rootCauseOf, type ScenarioFailure } from "./failure.ts"
 import { type Exchange, makeHttp } from "./http.ts"
 import { newSeed } from "./generate/random.ts"
 import { refusalOfNode } from "./nodeVersion.ts"
-import { ConfigurationError, preflight } from "./preflight.ts"
+import { preflight } from "./preflight.ts"
 import { startWebhookReceiver, type WebhookReceiver } from "./receiver.ts"
 import { reproduction } from "./reproduce.ts"
 import type {
@@ -62,7 +63,7 @@ export interface ConformanceOptions {
   readonly onEvent?: ((event: RunEvent) => void) | undefined
 }
 
-export { ConfigurationError } from "./preflight.ts"
+export { ConfigurationError } from "./configurationError.ts"
 
 const DEFAULTS = { timeoutMs: 30_000, concurrency: 4, negativeCases: 30 } as const
 const EVIDENCE_LIMIT = 12
@@ -438,22 +439,5 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
     verdict: claim.verdict,
     claim: claim.text,
     scenarios: ordered
-  }
-}
-
-/**
- * The exit code of a run, from its verdict (the line the report prints): 0 CONFORMANT or PASSED, PARTIAL RUN (at
- * least one scenario ran, and every one that ran passed), 1 NOT CONFORMANT (a scenario failed or the kit broke),
- * 2 NOTHING RAN (no selected scenario could run here: nothing was tested, as when the run cannot start).
- */
-export const exitCodeOf = (report: ConformanceReport): number => {
-  switch (report.verdict) {
-    case "conformant":
-    case "partial":
-      return 0
-    case "not_conformant":
-      return 1
-    case "nothing_ran":
-      return 2
   }
 }

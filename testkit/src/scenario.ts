@@ -4,7 +4,7 @@ import type { ScenarioFailure } from "./failure.ts"
 import type { Exchange, Http } from "./http.ts"
 import type { WebhookReceiver } from "./receiver.ts"
 import { describeRules, type RuleId } from "./rules.ts"
-import type { Mode, Requirements } from "./scenarioInfo.ts"
+import type { Mode, Requirements, ScenarioInfo } from "./scenarioInfo.ts"
 import type { TypedClient } from "./typedClient.ts"
 
 export type { Mode, Requirements } from "./scenarioInfo.ts"
@@ -36,18 +36,10 @@ export interface Kit {
   readonly warn: (message: string, exchange?: Exchange) => void
 }
 
-export interface Scenario {
-  /** Stable id: AREA-NNN. */
-  readonly id: string
-  readonly title: string
+/** A scenario as listed (its `rule`: the rules as reports show them, see describeRules), with its rules and run. */
+export interface Scenario extends ScenarioInfo {
   /** The rules it checks (testkit/src/rules.ts, listed in testkit/RULES.md). */
   readonly rules: ReadonlyArray<RuleId>
-  /** Those rules as reports show them: id, statement and where the API reference states it (see describeRules). */
-  readonly rule: string
-  readonly tags: ReadonlyArray<string>
-  readonly requires: Requirements
-  /** Runs alone before every other scenario (it observes the deployment before the run touches it). */
-  readonly runFirst: boolean
   readonly run: (kit: Kit) => Effect.Effect<void, ScenarioFailure>
 }
 

@@ -2,10 +2,13 @@
  * Standard Webhooks in the kit: the signature `listen` and the receiver kit put on what they send, and the check the
  * event scenarios make of what a deployment delivers.
  */
-import { createHmac, timingSafeEqual } from "node:crypto"
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 
 /** `whsec_` and the key's bytes in base64. */
 export const isWebhookSecret = (text: string): boolean => /^whsec_[A-Za-z0-9+/]+={0,2}$/.test(text)
+
+/** A new secret: `whsec_` and 32 random bytes in base64. */
+export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`
 
 /** base64 HMAC-SHA256, keyed with the base64 after `whsec_` (or the whole secret without it), of "<id>.<timestamp>.<body>". */
 const hmac = (secret: string, id: string, timestamp: string, body: string | Uint8Array): string =>
@@ -15,6 +18,20 @@ const hmac = (secret: string, id: string, timestamp: string, body: string | Uint
 /** The `webhook-signature` of one secret: `v1,` and the HMAC. */
 export const signature = (secret: string, id: string, timestamp: string, body: string | Uint8Array): string =>
   `v1,${hmac(secret, id, timestamp, body)}`
+
+export type WebhookHeaderName = "webhook-id" | "webhook-timestamp" | "webhook-signature"
+
+/** The Standard Webhooks headers of a delivery, in this order: its id, the timestamp, a v1 signature per secret. */
+export const webhookHeaders = (
+  secrets: ReadonlyArray<string>,
+  id: string,
+  timestamp: string,
+  body: string | Uint8Array
+): ReadonlyArray<readonly [WebhookHeaderName, string]> => [
+  ["webhook-id", id],
+  ["webhook-timestamp", timestamp],
+  ["webhook-signature", secrets.map((secret) => signature(secret, id, timestamp, body)).join(" ")]
+]
 
 /** How far a delivery's `webhook-timestamp` may be from now (Standard Webhooks' recommended tolerance). */
 export const TIMESTAMP_TOLERANCE_SECONDS = 5 * 60

@@ -1,10 +1,9 @@
 import { INTERFACE_VERSION } from "@cop-integrations/contracts"
 import { Effect } from "effect"
-import { check } from "../check.ts"
+import { check, checkVersion } from "../check.ts"
 import { endpoints } from "../contract.ts"
 import { failure, show } from "../failure.ts"
 import { scenario } from "../scenario.ts"
-import { acceptedVersions, acceptsVersion, laterVersionWarning, versionFit } from "../versioning.ts"
 
 interface OpenApiShape {
   readonly info?: { readonly version?: unknown }
@@ -31,14 +30,14 @@ export const contractScenarios = [
       Effect.gen(function*() {
         const exchange = yield* kit.send({ method: "GET", path: "/openapi.json", auth: "none" })
         const document = (exchange.response.isJson ? exchange.response.json : {}) as OpenApiShape
-        const version = document.info?.version
-        const fit = versionFit(version)
-        yield* check(
-          acceptsVersion(fit, kit.strict),
+        yield* checkVersion(
+          kit,
+          "GET /openapi.json",
+          "info.version",
+          document.info?.version,
           "the served OpenAPI document carries a version of the kit's compatibility line",
-          { expected: `info.version ${acceptedVersions(kit.strict)}`, actual: `${show(version)} (${fit})`, exchange }
+          exchange
         )
-        if (fit === "later") kit.warn(laterVersionWarning("GET /openapi.json", String(version)), exchange)
         const missing = [...endpoints.values()]
           .filter((spec) => document.paths?.[openApiPath(spec.path)]?.[spec.method.toLowerCase()] === undefined)
           .map((spec) => `${spec.method} ${spec.path}`)

@@ -1,9 +1,8 @@
 import { Effect } from "effect"
 import { ok } from "../api.ts"
-import { check } from "../check.ts"
+import { check, checkVersion } from "../check.ts"
 import { show } from "../failure.ts"
 import { scenario } from "../scenario.ts"
-import { acceptedVersions, acceptsVersion, laterVersionWarning, versionFit } from "../versioning.ts"
 
 export const healthScenarios = [
   scenario({
@@ -21,13 +20,14 @@ export const healthScenarios = [
           actual: show(health),
           exchange: reply.exchange
         })
-        const fit = versionFit(health.version)
-        yield* check(acceptsVersion(fit, kit.strict), "healthz reports a version of the kit's compatibility line", {
-          expected: `version ${acceptedVersions(kit.strict)}`,
-          actual: `${show(health.version)} (${fit})`,
-          exchange: reply.exchange
-        })
-        if (fit === "later") kit.warn(laterVersionWarning("GET /healthz", health.version), reply.exchange)
+        yield* checkVersion(
+          kit,
+          "GET /healthz",
+          "version",
+          health.version,
+          "healthz reports a version of the kit's compatibility line",
+          reply.exchange
+        )
       })
   }),
   scenario({

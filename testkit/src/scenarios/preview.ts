@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { ok, rejected } from "../api.ts"
-import { check, checkEqual } from "../check.ts"
+import { check, checkEqual, checkNamesField } from "../check.ts"
 import { approvedUser, createPayout, payoutRequest, uniqueSuffix } from "../fixtures.ts"
 import type { Auth } from "../http.ts"
 import { type Kit, scenario } from "../scenario.ts"
@@ -20,11 +20,7 @@ const refusesPreviewId = (kit: Kit, json: ReturnType<typeof payoutRequest>, why:
   Effect.gen(function*() {
     const reply = yield* kit.call("createPayout", { json })
     const body = yield* rejected(reply, 400, "none", why)
-    yield* check(body.error.includes("previewId"), "the 400 names previewId", {
-      expected: "an error message naming previewId",
-      actual: body.error,
-      exchange: reply.exchange
-    })
+    yield* checkNamesField("the 400 names previewId", body, "previewId", reply.exchange)
   })
 
 export const previewScenarios = [
