@@ -134,6 +134,8 @@ export const compareWithRef = async (ref: string, serverUrl: string) => {
   try {
     const refTree: Tree = { dir: checkedOut.dir, node: process.env["BENCH_COMPARE_NODE"] ?? nodeOf(checkedOut.dir) }
     const workTree: Tree = { dir: root, node: nodeOf(root) }
+    // Built as the ref was: a stale bundle would be rebuilt by the first start, inside its start-up time.
+    run("npm", ["run", "-s", "build"], root)
     const before = await startSide(`${ref} (${sha})`, refTree, await createDatabase(serverUrl, "bench_compare_ref"))
     const after = await startSide(
       `working tree (${head}${dirty ? "+changes" : ""})`,
