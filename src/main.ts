@@ -1,8 +1,10 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Cause, Console, Deferred, Effect, Exit, Fiber, Layer, Option, References } from "effect"
+import { Cause, Console, Context, Deferred, Effect, Exit, Fiber, Layer, Option, References } from "effect"
 import { HttpServer } from "effect/http"
 import { serverLayer } from "./App.ts"
 import { type AppConfigShape, AppConfigShape as LoadConfig, databaseTarget, describeDatabase } from "./config/Config.ts"
+import { DatabasePressure } from "./db/DatabasePressure.ts"
+import { defaultInFlightLimit } from "./http/InFlightLimit.ts"
 import { createHttpServer } from "./http/NodeServer.ts"
 import { manageLifecycle } from "./http/ServeLifecycle.ts"
 import { Deployment } from "./auth/Deployment.ts"
@@ -14,6 +16,12 @@ import { startupFailureLine } from "./base/StartupFailure.ts"
 const banner = (lines: ReadonlyArray<string>) => Console.error(["", ...lines.map((line) => `  ${line}`), ""].join("\n"))
 
 const server = createHttpServer()
+/**
+ * Connections the kernel completes before the service takes them in (Node's default is 511; Linux caps it at
+ * net.core.somaxconn, 4096 by default): past it a burst's connections are dropped or reset before the service can
+ * answer them, even with a 503.
+ */
+const BACKLOG = 4096
 const lifecycle = manageLifecycle(server)
 
 /** Completed by SIGTERM/SIGINT once the service is up; before that a signal interrupts the start-up. */
@@ -46,6 +54,23 @@ const reportFailure = (database?: string) => (cause: Cause.Cause<unknown>) =>
     onNone: () => (Cause.hasInterruptsOnly(cause) ? Effect.void : Effect.logError("the service stopped", cause))
   })
 
+/** One line a second while requests are being shed (never one per request: that is when the process is busiest). */
+const reportShedding = (inFlight: number, maxQueueMs: number) =>
+  Effect.gen(function*() {
+    let reported = 0
+    while (true) {
+      yield* Effect.sleep("1 second")
+      const shed = lifecycle.shed()
+      if (shed > reported) {
+        yield* Effect.logWarning(
+          `overloaded: ${shed - reported} requests answered 503 in the last second ` +
+            `(at most ${inFlight} in flight, or the database's queue over ${maxQueueMs} ms)`
+        )
+      }
+      reported = shed
+    }
+  })
+
 /** Serves until a signal, then drains in-flight requests before the pool and the database close. */
 const main = Effect.gen(function*() {
   const config = yield* LoadConfig.pipe(Effect.tapCause(reportFailure()))
@@ -56,10 +81,18 @@ const serve = (config: AppConfigShape) =>
   Effect.gen(function*() {
     const startedAt = performance.now()
     const layer = serverLayer(config).pipe(
-      Layer.provideMerge(NodeHttpServer.layer(() => server, { port: config.port, host: config.host }))
+      Layer.provideMerge(NodeHttpServer.layer(() => server, { port: config.port, host: config.host, backlog: BACKLOG }))
     )
+    const admitted = Option.getOrElse(config.maxRequestsInFlight, defaultInFlightLimit)
+    lifecycle.limitAdmission({ inFlight: admitted, overloaded: () => false })
     return yield* Effect.scoped(Effect.gen(function*() {
       const context = yield* Layer.build(layer)
+      const database = Context.get(context, DatabasePressure)
+      lifecycle.limitAdmission({
+        inFlight: admitted,
+        overloaded: () => database.oldestWaitMs() > config.databaseMaxQueueMs
+      })
+      yield* reportShedding(admitted, config.databaseMaxQueueMs).pipe(Effect.forkScoped)
       yield* Effect.provideContext(announce(config, startedAt), context)
       serving = true
       const signal = yield* Deferred.await(stopRequested)

@@ -12,6 +12,7 @@ import { startThrowawayPostgres } from "../../src/db/EmbeddedPostgres.ts"
 import { compareWithBaselines } from "./compare.ts"
 import { compareWithRef } from "./compareRefs.ts"
 import { percentile } from "./load.ts"
+import { runOverload } from "./overload.ts"
 import { approvedCustomer, json, npmStartArgs, payoutBody, root, startService, stopService } from "./service.ts"
 import { countStatements } from "./statements.ts"
 import { rssMb } from "./proc.ts"
@@ -145,6 +146,10 @@ console.log(
     given !== "" ? "DATABASE_URL" : "a throw-away embedded PostgreSQL (durable: fsync on)"
   }; ${process.version}`
 )
+if (process.argv.includes("--overload")) {
+  const survived = await runOverload(database.url).finally(() => database.stop())
+  process.exit(survived ? 0 : 1)
+}
 const compareAt = process.argv.indexOf("--compare")
 if (compareAt !== -1) {
   const ref = process.argv[compareAt + 1]

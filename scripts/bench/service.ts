@@ -69,7 +69,7 @@ export const startService = async (
 }
 
 export const stopService = async (child: ChildProcess) => {
-  if (child.exitCode !== null) return
+  if (child.exitCode !== null || child.signalCode !== null) return
   const exited = once(child, "exit")
   child.kill("SIGTERM")
   await exited

@@ -69,6 +69,17 @@ export const AppConfigShape = Config.all({
   ),
   embeddedDataDir: Config.String("EMBEDDED_DATA_DIR").pipe(Config.withDefault(".data/postgres")),
   databasePreparedStatements: Config.Boolean("DATABASE_PREPARED_STATEMENTS").pipe(Config.withDefault(true)),
+  /**
+   * While the oldest request for a database connection has waited longer than this, new requests are answered 503 at
+   * once: a fifth of the 5 s connect timeout, so that what is admitted still gets its connections in time.
+   */
+  databaseMaxQueueMs: positiveInt("DATABASE_MAX_QUEUE_MS", 1000),
+  /** Requests one replica serves at once (health checks aside); more are answered 503 at once. Default: from the heap. */
+  maxRequestsInFlight: Config.option(
+    Config.Int("MAX_REQUESTS_IN_FLIGHT").pipe(
+      check("MAX_REQUESTS_IN_FLIGHT", "must be a positive integer", (n: number) => n > 0)
+    )
+  ),
   mockOtpDebugCode: Config.String("MOCK_OTP_DEBUG_CODE").pipe(
     Config.withDefault("123456"),
     check("MOCK_OTP_DEBUG_CODE", "must be 6 digits", (s: string) => /^[0-9]{6}$/.test(s))

@@ -10,6 +10,7 @@ import type { SqlClient } from "effect/sql"
 import { ConnectionError, SqlError } from "effect/sql/SqlError"
 import { resolve } from "node:path"
 import { startEmbeddedPostgres } from "./EmbeddedPostgres.ts"
+import type { DatabasePressure } from "./DatabasePressure.ts"
 import { MigrationsLive } from "./Migrations.ts"
 import { makePool } from "./PgPool.ts"
 import { layerFromPool, pgError } from "./PgSqlClient.ts"
@@ -156,7 +157,7 @@ const embeddedLayer = (dataDir: string, prepare: boolean) =>
 
 export const makeSqlLayer = (
   options: DatabaseOptions
-): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError> => {
+): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | DatabasePressure, SqlError> => {
   const prepare = options.preparedStatements ?? true
   return Option.match(options.url, {
     onSome: (url) =>

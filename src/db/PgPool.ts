@@ -17,6 +17,10 @@
  * from the text, and later only binds and executes it (PostgreSQL skips parse and analysis). At most
  * PREPARED_PER_CONNECTION texts per connection are named; the rest run unnamed as before. `prepare: false` turns it
  * off (for a pooler in transaction mode, which cannot keep a prepared statement on one server connection).
+ *
+ * How long the oldest request for a connection has been waiting (`oldestWaitMs`) tells how far behind the database
+ * is: the HTTP edge stops admitting requests while it is long (src/http/ServeLifecycle.ts), before waiters reach the
+ * connect timeout and fail after holding their requests' memory for seconds.
  */
 import { createHash } from "node:crypto"
 import { Client, type ClientConfig, Pool } from "pg"
@@ -111,6 +115,35 @@ class StallSafeClient extends Client {
   }
 }
 
+const oldestWaits = new WeakMap<Pool, () => number>()
+
+/** How long the oldest request for a connection of `pool` has been waiting, in ms (0 when none waits). */
+export const oldestWaitMs = (pool: Pool): number => oldestWaits.get(pool)?.() ?? 0
+
+/**
+ * Notes when each request for a connection that has to wait (every connection in use) began waiting. pg hands
+ * connections to waiters first come, first served, so the first entry still waiting is the oldest.
+ */
+const trackWaits = (pool: Pool, size: number) => {
+  const waiting = new Set<{ readonly since: number }>()
+  oldestWaits.set(pool, () => {
+    const oldest = waiting.values().next()
+    return oldest.done === true ? 0 : performance.now() - oldest.value.since
+  })
+  const connect = pool.connect.bind(pool) as (callback?: ConnectWaiter) => unknown
+  pool.connect = ((callback?: ConnectWaiter) => {
+    if (callback === undefined || pool.idleCount > 0 || pool.totalCount < size) return connect(callback)
+    const entry = { since: performance.now() }
+    waiting.add(entry)
+    connect((...args) => {
+      waiting.delete(entry)
+      callback(...args)
+    })
+  }) as typeof pool.connect
+}
+
+type ConnectWaiter = (error: Error | undefined, client: unknown, release: unknown) => void
+
 export const makePool = (settings: PoolSettings): Pool => {
   const pool = new Pool({
     connectionString: settings.url,
@@ -129,6 +162,7 @@ export const makePool = (settings: PoolSettings): Pool => {
       }
     }
   })
+  trackWaits(pool, settings.size)
   // An idle client whose connection breaks is removed by the pool; the error needs a listener, or it
   // would crash the process.
   pool.on("error", () => {})

@@ -31,7 +31,8 @@ import {
   UnknownError
 } from "effect/sql/SqlError"
 import { Client, escapeIdentifier, type Pool, type PoolClient, type QueryResult } from "pg"
-import { failedWhileOpening } from "./PgPool.ts"
+import { DatabasePressure } from "./DatabasePressure.ts"
+import { failedWhileOpening, oldestWaitMs } from "./PgPool.ts"
 
 const codeOf = (cause: unknown): string | undefined =>
   typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string"
@@ -286,15 +287,18 @@ export const makePgSqlClient = (
     return pgClient
   })
 
-/** `PgClient` and `SqlClient` (the same client) over the pool `acquire` opens. */
+/** `PgClient` and `SqlClient` (the same client) over the pool `acquire` opens, and the pool's DatabasePressure. */
 export const layerFromPool = <E, R>(
   acquire: Effect.Effect<Pool, E, R>,
   options: { readonly applicationName: string }
-): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, E, Exclude<R, Scope.Scope>> =>
+): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | DatabasePressure, E, Exclude<R, Scope.Scope>> =>
   Layer.effectContext(
     Effect.gen(function*() {
       const pool = yield* acquire
       const client = yield* makePgSqlClient(pool, options)
-      return Context.make(PgClient.PgClient, client).pipe(Context.add(SqlClient.SqlClient, client))
+      return Context.make(PgClient.PgClient, client).pipe(
+        Context.add(SqlClient.SqlClient, client),
+        Context.add(DatabasePressure, { oldestWaitMs: () => oldestWaitMs(pool) })
+      )
     })
   ).pipe(Layer.provide(Reactivity.layer))

@@ -17,8 +17,22 @@ export interface Draining {
   readonly outcome: Promise<DrainOutcome>
 }
 
+export interface AdmissionLimits {
+  readonly inFlight: number
+  /** Something the requests need is too far behind (the database's queue of waiting requests). */
+  readonly overloaded: () => boolean
+}
+
 export interface ServeLifecycle {
   readonly inFlight: () => number
+  /**
+   * Admits a request (health checks aside) only while fewer than `inFlight` are running and `overloaded` says no:
+   * otherwise it is answered 503 with Retry-After at once, before its body is read into anything, and its body is
+   * discarded. Until called, nothing is shed.
+   */
+  readonly limitAdmission: (limits: AdmissionLimits) => void
+  /** Requests answered 503 by the admission limits since the start. */
+  readonly shed: () => number
   /**
    * Stops accepting connections, lets every request already received finish (including one whose body is still
    * arriving) and answers it with `Connection: close`; a request that arrives meanwhile on a connection already
@@ -29,6 +43,9 @@ export interface ServeLifecycle {
 
 const STARTING: ErrorBody = { error: "the service is starting; retry in a moment" }
 const SHUTTING_DOWN: ErrorBody = { error: "the service is shutting down; retry on a new connection" }
+const OVERLOADED = Buffer.from(
+  JSON.stringify({ error: "the service is overloaded; retry after the Retry-After delay" })
+)
 
 const answerUnavailable = (response: ServerResponse, body: ErrorBody) => {
   const json = JSON.stringify(body)
@@ -40,6 +57,24 @@ const answerUnavailable = (response: ServerResponse, body: ErrorBody) => {
   })
   response.end(json)
 }
+
+/**
+ * The answer to a request over the in-flight limit: written at once from a prepared buffer, the body discarded as it
+ * arrives (Node reads the rest after the answer, so the connection stays usable and is not reset).
+ */
+const shedLoad = (request: IncomingMessage, response: ServerResponse) => {
+  request.resume()
+  response.writeHead(503, {
+    "content-type": "application/json",
+    "content-length": OVERLOADED.length,
+    "retry-after": "1"
+  })
+  response.end(OVERLOADED)
+}
+
+/** The health checks: answered whatever the load, so an orchestrator never restarts a replica for being busy. */
+const isHealthCheck = (request: IncomingMessage) =>
+  request.method === "GET" && (request.url === "/healthz" || request.url === "/readyz")
 
 /**
  * Answered once its body has been read: closing a connection with unread data resets it, and the client can lose
@@ -59,37 +94,57 @@ const afterNextPoll = () => new Promise<void>((resolve) => setImmediate(() => se
  * 503 (the port listens while the database starts), never left hanging.
  */
 export const manageLifecycle = (server: Server): ServeLifecycle => {
-  const listenersWithoutApp = server.listenerCount("request") + 1
+  const listenersWithoutApp = server.listenerCount("request")
   const active = new Set<ServerResponse>()
   let draining = false
   let requestsSeen = 0
   let connectionsSeen = 0
   let turnedAway = 0
+  let limits: AdmissionLimits = { inFlight: Number.POSITIVE_INFINITY, overloaded: () => false }
+  let shed = 0
   let onIdle: (() => void) | undefined
 
-  const onRequest = (request: IncomingMessage, response: ServerResponse) => {
+  const appListening = () => server.listenerCount("request") > listenersWithoutApp
+
+  /**
+   * Whether the app gets this request: not while starting (503), draining (503 once its body is read) or over the
+   * admission limits (503 at once, health checks aside). `expectsContinue`: a request with `Expect: 100-continue`,
+   * which Node hands to `checkContinue` listeners, who send the 100 when they read the body; answered here, it gets
+   * the 100 as Node sends it for a server that does not listen (a shed one does not: it is answered before its body).
+   */
+  const admit = (request: IncomingMessage, response: ServerResponse, expectsContinue: boolean): boolean => {
     requestsSeen += 1
+    const starting = !appListening()
+    const overLimit = active.size >= limits.inFlight || limits.overloaded()
+    if (overLimit && !draining && !starting && !isHealthCheck(request)) {
+      shed += 1
+      if (expectsContinue) response.setHeader("connection", "close")
+      shedLoad(request, response)
+      return false
+    }
     active.add(response)
     response.once("close", () => {
       active.delete(response)
       if (active.size === 0) onIdle?.()
     })
+    if (!draining && !starting) return true
+    if (expectsContinue) response.writeContinue()
     if (draining) {
       turnedAway += 1
       turnAway(request, response)
-    } else if (server.listenerCount("request") <= listenersWithoutApp) answerUnavailable(response, STARTING)
+    } else answerUnavailable(response, STARTING)
+    return false
   }
-  /**
-   * A request with `Expect: 100-continue` arrives here instead of as a `request` once anyone listens for it (the
-   * platform's Node server does, and sends the 100 when the app reads the body). Starting or draining, nothing else
-   * will: the 100 is sent, as Node does for a server with no such listener, and the request is taken as any other.
-   */
-  const onCheckContinue = (request: IncomingMessage, response: ServerResponse) => {
-    if (draining || server.listenerCount("request") <= listenersWithoutApp) response.writeContinue()
-    onRequest(request, response)
-  }
-  server.prependListener("request", onRequest)
-  server.prependListener("checkContinue", onCheckContinue)
+
+  // Every request passes `admit` before any listener sees it: a request it answers never reaches the app.
+  const emit = server.emit.bind(server) as (event: string | symbol, ...args: Array<unknown>) => boolean
+  server.emit = ((event: string | symbol, ...args: Array<unknown>) => {
+    if (event === "request" || event === "checkContinue") {
+      const [request, response] = args as [IncomingMessage, ServerResponse]
+      if (!admit(request, response, event === "checkContinue")) return true
+    }
+    return emit(event, ...args)
+  }) as typeof server.emit
   server.on("connection", () => (connectionsSeen += 1))
 
   const idle = () =>
@@ -146,16 +201,15 @@ export const manageLifecycle = (server: Server): ServeLifecycle => {
     const inFlightAtStart = active.size
     // Node writes keep-alive unless told otherwise; a request in flight is the last on its connection.
     for (const response of active) if (!response.headersSent) response.setHeader("connection", "close")
-    // From now on only this lifecycle answers new requests (503); the app finishes what it has.
-    for (const [event, own] of [["request", onRequest], ["checkContinue", onCheckContinue]] as const) {
-      for (const listener of server.listeners(event)) {
-        // `listeners` answers Function[]; they were added as listeners of this event.
-        if (listener !== own) server.removeListener(event, listener as (...args: Array<unknown>) => void)
-      }
-    }
+    // From now on `admit` answers new requests (503); the app finishes what it has.
     const stoppedAccepting = closePort(deadline)
     return { stoppedAccepting, outcome: stoppedAccepting.then(() => finish(deadline, inFlightAtStart)) }
   }
 
-  return { inFlight: () => active.size, drain }
+  return {
+    inFlight: () => active.size,
+    limitAdmission: (next) => (limits = next),
+    shed: () => shed,
+    drain
+  }
 }
