@@ -40,6 +40,7 @@ import { WorkSignal } from "./work/WorkSignal.ts"
 import { CustomerRepo } from "./kyc/CustomerRepo.ts"
 import { DestinationPreviews } from "./destinations/DestinationPreviews.ts"
 import { PreviewRepo } from "./destinations/PreviewRepo.ts"
+import { VerificationBudget } from "./destinations/VerificationBudget.ts"
 import { type OtpCodes, OtpCodesLive } from "./kyc/OtpCodes.ts"
 import { OtpCodesMock } from "./kyc/OtpCodesMock.ts"
 import { OtpRepo } from "./kyc/OtpRepo.ts"
@@ -207,6 +208,7 @@ const repositories = (mode: ModeLayers) =>
     OtpRepo.Default,
     QuoteRepo.Default,
     PreviewRepo.Default,
+    VerificationBudget.Default,
     PayoutRepo.Default,
     SwapRepo.Default,
     IdempotencyStore.Default,

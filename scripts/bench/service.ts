@@ -47,7 +47,14 @@ export const startService = async (
   // The default log level: the access log is part of the cost.
   const child = spawn(tree.node, nodeArgs, {
     cwd: tree.dir,
-    env: { ...process.env, PORT: "0", RATE_LIMIT_PER_SECOND: "100000", RATE_LIMIT_BURST: "100000", ...env }
+    env: {
+      ...process.env,
+      PORT: "0",
+      RATE_LIMIT_PER_SECOND: "100000",
+      RATE_LIMIT_BURST: "100000",
+      PREVIEW_RATE_LIMIT_PER_MINUTE: "10000000",
+      ...env
+    }
   })
   let out = ""
   child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()))

@@ -16,6 +16,7 @@ import { type ExternalAccount, PayoutProvider } from "../provider/PayoutProvider
 import { orProviderFailure } from "../provider/ProviderErrors.ts"
 import { maskBreBKey } from "./BreBKeyMask.ts"
 import { type PreviewRow, PreviewRepo } from "./PreviewRepo.ts"
+import { VerificationBudget } from "./VerificationBudget.ts"
 
 /** How long a `previewId` can be given to payout creation. */
 const PREVIEW_TTL_SECONDS = 15 * 60
@@ -62,6 +63,7 @@ export class DestinationPreviews extends Context.Service<DestinationPreviews>()(
     const provider = yield* PayoutProvider
     const customers = yield* CustomerRepo
     const previews = yield* PreviewRepo
+    const budget = yield* VerificationBudget
 
     /** The user's provider customer (null when the provider has none for them); a 409 unless their KYC is approved. */
     const approvedCustomerId = (integrationId: IntegrationId, userAddress: string) =>
@@ -92,7 +94,8 @@ export class DestinationPreviews extends Context.Service<DestinationPreviews>()(
     /**
      * The provider's external account for a Bre-B key and holder name, registered under `customerId`. Its provider
      * idempotency key is the same for a preview and the payout that follows, so the provider answers both with the
-     * same account.
+     * same account. Every call spends a token of the integration's verification budget (429 when none is left): it
+     * is the one way to the provider's verification, so every path that verifies is limited alike.
      */
     const registerDestination = (
       integrationId: IntegrationId,
@@ -103,17 +106,20 @@ export class DestinationPreviews extends Context.Service<DestinationPreviews>()(
       },
       customerId: string | null
     ) =>
-      orProviderFailure(provider.createExternalAccount({
-        idempotencyKey: providerIdempotencyKey(
-          "external_account",
-          customerId ?? `${integrationId}:${destination.userAddress?.toLowerCase() ?? "preview"}`,
-          destination.breBKey,
-          destination.accountOwnerName
-        ),
-        customerId,
-        breBKey: destination.breBKey,
-        accountOwnerName: destination.accountOwnerName
-      }))
+      budget.spending(
+        integrationId,
+        orProviderFailure(provider.createExternalAccount({
+          idempotencyKey: providerIdempotencyKey(
+            "external_account",
+            customerId ?? `${integrationId}:${destination.userAddress?.toLowerCase() ?? "preview"}`,
+            destination.breBKey,
+            destination.accountOwnerName
+          ),
+          customerId,
+          breBKey: destination.breBKey,
+          accountOwnerName: destination.accountOwnerName
+        }))
+      )
 
     const preview = (integrationId: IntegrationId, request: PreviewDestinationRequest) =>
       Effect.gen(function*() {

@@ -2,14 +2,11 @@ import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { CurrentIntegration, IntegrationsApi } from "@cop-integrations/contracts"
 import { Effect } from "effect"
-import { tooManyRequests } from "../base/ResponseHints.ts"
-import { AppConfig } from "../config/Config.ts"
 import { DestinationPreviews } from "../destinations/DestinationPreviews.ts"
 import { OtpService } from "../kyc/OtpService.ts"
 import { PayoutConfirm } from "../payouts/PayoutConfirm.ts"
 import { PayoutService } from "../payouts/PayoutService.ts"
 import { QuoteService } from "../quotes/QuoteService.ts"
-import { makeRateLimiter } from "./RateLimiter.ts"
 
 export const BrebHttpLive = HttpApiBuilder.group(IntegrationsApi, "breb", (handlers) =>
   Effect.gen(function*() {
@@ -18,16 +15,6 @@ export const BrebHttpLive = HttpApiBuilder.group(IntegrationsApi, "breb", (handl
     const payouts = yield* PayoutService
     const confirms = yield* PayoutConfirm
     const previews = yield* DestinationPreviews
-    // A preview tells whether a key exists: a budget per integration keeps it from being a directory lookup.
-    const { previewRateLimitPerMinute } = yield* AppConfig
-    const previewBudget = makeRateLimiter(previewRateLimitPerMinute / 60, previewRateLimitPerMinute)
-    const withinPreviewBudget = (integrationId: string) => {
-      const { allowed, retryAfterSeconds } = previewBudget.take(integrationId)
-      return allowed ? Effect.void : tooManyRequests(
-        `destination previews are limited to ${previewRateLimitPerMinute} a minute per integration; retry later`,
-        retryAfterSeconds
-      )
-    }
 
     return handlers
       .handle("quote", ({ query }) =>
@@ -45,7 +32,7 @@ export const BrebHttpLive = HttpApiBuilder.group(IntegrationsApi, "breb", (handl
           otp.verify({ integrationId, ...payload })))
       .handle("previewDestination", ({ payload }) =>
         Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
-          Effect.andThen(withinPreviewBudget(integrationId), previews.preview(integrationId, payload))))
+          previews.preview(integrationId, payload)))
       .handle("createPayout", ({ headers, payload }) =>
         CurrentIntegration.pipe(
           Effect.flatMap(({ integrationId }) =>

@@ -1,15 +1,15 @@
 /**
  * Payee preview (issue #22, part 4): `POST breb/destinations/preview` verifies a Bre-B key and holder name with the
  * provider before any money moves, and a payout given its `previewId` reuses the verified destination instead of
- * registering it again. Tenant-owned, expiring, bound to the previewed body, rate limited per integration, and the
- * full key never reaches a log line.
+ * registering it again. Tenant-owned, expiring, bound to the previewed body, rate limited per integration (one budget
+ * with payout creation: test/http/destination-verification-budget.test.ts), and the full key never reaches a log line.
  *
  * The app runs over the mock ports with the mock provider wrapped to count external-account registrations (and, on
  * demand, to keep destinations per customer as the live provider does).
  */
 import { DestinationPreviewResult } from "@cop-integrations/contracts"
 import { Effect, Layer, Schema } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { mockMode, serverLayerFor } from "../../src/App.ts"
 import { PayoutProvider } from "../../src/provider/PayoutProvider.ts"
 import { ProviderMock } from "../../src/provider/ProviderMock.ts"
@@ -133,7 +133,7 @@ describe("POST breb/destinations/preview", () => {
     const body = { breBKey: "@maria2024", accountOwnerName: "Maria Perez" }
     for (let i = 0; i < RATE_LIMIT; i++) previewed(await preview(limited, body))
     const refused = await preview(limited, body)
-    expect(expectError(refused, 429)).toContain("previews")
+    expect(expectError(refused, 429)).toContain(`destination verifications are limited to ${RATE_LIMIT} a minute`)
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
     // another integration's budget is its own
     previewed(await preview(other, body))
@@ -154,7 +154,8 @@ describe("POST breb/payouts with previewId", () => {
   let partner: Partner
   let user: `0x${string}`
 
-  beforeAll(async () => {
+  // A partner each: previews and payouts without a previewId spend one budget (test/http/destination-verification-budget.test.ts).
+  beforeEach(async () => {
     partner = await newPartner(server)
     user = await partner.approvedUser()
   })

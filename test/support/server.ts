@@ -57,7 +57,9 @@ const testDefaults: Record<string, string> = {
   JOBS_IDLE_INTERVAL_MS: "25",
   EXPIRY_SWEEP_INTERVAL_MS: "100",
   RATE_LIMIT_PER_SECOND: "1000",
-  RATE_LIMIT_BURST: "2000"
+  RATE_LIMIT_BURST: "2000",
+  // Every payout without a previewId verifies its destination: tests that create many set no budget of their own.
+  PREVIEW_RATE_LIMIT_PER_MINUTE: "100000"
 }
 
 let integrationCounter = 0

@@ -23,6 +23,7 @@ import eventDeliveriesLeased from "./0016_event_deliveries_leased.ts"
 import eventSequence from "./0017_event_sequence.ts"
 import payoutTimeline from "./0018_payout_timeline.ts"
 import destinationPreviews from "./0019_destination_previews.ts"
+import destinationVerificationBudgets from "./0020_destination_verification_budgets.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -43,5 +44,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0016_event_deliveries_leased": eventDeliveriesLeased,
   "0017_event_sequence": eventSequence,
   "0018_payout_timeline": payoutTimeline,
-  "0019_destination_previews": destinationPreviews
+  "0019_destination_previews": destinationPreviews,
+  "0020_destination_verification_budgets": destinationVerificationBudgets
 }
