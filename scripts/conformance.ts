@@ -60,8 +60,6 @@ const freshDatabase = async (): Promise<{ readonly url: string; readonly drop: (
 }
 
 const startService = async (databaseUrl: string) => {
-  // A run verifies about 80 destinations in a minute (README, conformance kit): more than the default budget.
-  process.env["PREVIEW_RATE_LIMIT_PER_MINUTE"] ??= "1000"
   const loaded = await Effect.runPromise(AppConfigShape)
   const config = {
     ...loaded,

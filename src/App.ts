@@ -40,7 +40,7 @@ import { WorkSignal } from "./work/WorkSignal.ts"
 import { CustomerRepo } from "./kyc/CustomerRepo.ts"
 import { DestinationPreviews } from "./destinations/DestinationPreviews.ts"
 import { PreviewRepo } from "./destinations/PreviewRepo.ts"
-import { VerificationBudget } from "./destinations/VerificationBudget.ts"
+import { VerificationBudget, VerificationsPerMinute } from "./destinations/VerificationBudget.ts"
 import { type OtpCodes, OtpCodesLive } from "./kyc/OtpCodes.ts"
 import { OtpCodesMock } from "./kyc/OtpCodesMock.ts"
 import { OtpRepo } from "./kyc/OtpRepo.ts"
@@ -244,10 +244,25 @@ const api = HttpApiBuilder.layer(IntegrationsApi).pipe(
   Layer.provide(AuthenticationLive)
 )
 
+/**
+ * Destination verifications per integration a minute unless PREVIEW_RATE_LIMIT_PER_MINUTE says: in live mode each
+ * tells whether a real Bre-B key exists and who holds it, so few; the sandbox's holders are made up, and a conformance
+ * run verifies about 80 destinations in a minute, run after run.
+ */
+const LIVE_VERIFICATIONS_PER_MINUTE = 30
+const SANDBOX_VERIFICATIONS_PER_MINUTE = 600
+
 const deployment = (config: AppConfigShape) =>
-  Layer.merge(
+  Layer.mergeAll(
     Layer.succeed(Deployment, { mode: config.mode, keyKind: keyKindForMode(config.mode) }),
-    Layer.succeed(PayoutChainId, config.chainId)
+    Layer.succeed(PayoutChainId, config.chainId),
+    Layer.succeed(
+      VerificationsPerMinute,
+      Option.getOrElse(
+        config.previewRateLimitPerMinute,
+        () => config.mode === "mock" ? SANDBOX_VERIFICATIONS_PER_MINUTE : LIVE_VERIFICATIONS_PER_MINUTE
+      )
+    )
   )
 
 /** The domain services over the mode's ports, the repositories and the database. */

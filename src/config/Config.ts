@@ -100,7 +100,12 @@ export const AppConfigShape = Config.all({
   brebMaxCop: decimal("BREB_MAX_COP", "11552000"),
   rateLimitPerSecond: positiveInt("RATE_LIMIT_PER_SECOND", 100),
   rateLimitBurst: positiveInt("RATE_LIMIT_BURST", 200),
-  previewRateLimitPerMinute: positiveInt("PREVIEW_RATE_LIMIT_PER_MINUTE", 30),
+  /** Destination verifications per integration a minute; unset: the mode's default (src/App.ts). */
+  previewRateLimitPerMinute: Config.option(
+    Config.Int("PREVIEW_RATE_LIMIT_PER_MINUTE").pipe(
+      check("PREVIEW_RATE_LIMIT_PER_MINUTE", "must be a positive integer", (n: number) => n > 0)
+    )
+  ),
   apiKeyCacheMs: Config.Int("API_KEY_CACHE_MS").pipe(
     Config.withDefault(5000),
     check("API_KEY_CACHE_MS", "must be 0 (no cache) or a positive number of milliseconds", (n: number) => n >= 0)

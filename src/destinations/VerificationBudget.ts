@@ -2,7 +2,11 @@ import { SqlClient, SqlSchema } from "effect/sql"
 import { IntegrationId } from "@cop-integrations/contracts"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { tooManyRequests } from "../base/ResponseHints.ts"
-import { AppConfig } from "../config/Config.ts"
+
+/** Destination verifications an integration may ask for a minute, and at once (the mode's default or the setting). */
+export class VerificationsPerMinute
+  extends Context.Service<VerificationsPerMinute, number>()("VerificationsPerMinute")
+{}
 
 const Taken = Schema.Struct({ integration_id: IntegrationId })
 const Wait = Schema.Struct({ wait_seconds: Schema.Number })
@@ -10,7 +14,7 @@ const Wait = Schema.Struct({ wait_seconds: Schema.Number })
 /**
  * The budget of destination verifications an integration may ask the provider for (a verification tells whether a
  * holder name matches a Bre-B key, and the holder's data: unlimited, it would be a directory lookup). One token
- * bucket per integration, `PREVIEW_RATE_LIMIT_PER_MINUTE` tokens, refilling one every `60 / limit` seconds, in the
+ * bucket per integration, `VerificationsPerMinute` tokens, refilling one every `60 / limit` seconds, in the
  * database so every replica spends the same budget; times are the database's clock, the same for every replica.
  *
  * The bucket is kept as the time it is full again (`full_at`; a generic cell rate algorithm): a verification is
@@ -21,7 +25,7 @@ const Wait = Schema.Struct({ wait_seconds: Schema.Number })
 export class VerificationBudget extends Context.Service<VerificationBudget>()("VerificationBudget", {
   make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const limit = (yield* AppConfig).previewRateLimitPerMinute
+    const limit = yield* VerificationsPerMinute
     const tokenSeconds = 60 / limit
     const aheadAtMost = (limit - 1) * tokenSeconds
 
