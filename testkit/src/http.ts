@@ -1,10 +1,12 @@
 /**
  * The kit's only way onto the network: `fetch`, with every request and response recorded as evidence
- * (keys redacted) and a curl that reproduces it. A 429 with Retry-After is waited out and retried
+ * (keys redacted) and a curl that reproduces it; each answer read within the request's time and at most
+ * MAX_API_ANSWER_BYTES (./boundedFetch.ts). A 429 with Retry-After is waited out and retried
  * (a deployment's rate limit is not a conformance failure) unless the caller expects it; one that cannot be waited
  * out within the scenario's time is reported as its own cause, not as whatever rule the scenario was checking.
  */
 import { Duration, Effect } from "effect"
+import { type BoundedAnswer, type Bounds, fetchBounded, MAX_API_ANSWER_BYTES } from "./boundedFetch.ts"
 import { KEY_VARIABLES, toCurl } from "./curl.ts"
 import { describeError, type Exchange, type RecordedRequest, type RecordedResponse, withCause } from "./exchange.ts"
 import { failure, type ScenarioFailure, show } from "./failure.ts"
@@ -111,9 +113,17 @@ const bodyInit = (body: Uint8Array<ArrayBuffer> | undefined, chunked: boolean): 
   return init
 }
 
-const readResponse = async (response: Response): Promise<RecordedResponse> => {
-  const text = new TextDecoder().decode(await response.arrayBuffer())
-  const headers = Object.fromEntries(response.headers.entries())
+/** What is read of an answer: far more than any answer of the contract, far less than a hostile server can send. */
+export const apiAnswerBounds = (timeoutMs: number): Bounds => ({
+  timeoutMs,
+  maxBytes: MAX_API_ANSWER_BYTES,
+  what: "an API answer",
+  advice: "no answer of the contract comes near that; the request's curl shows what the deployment sends"
+})
+
+const recordResponse = (answer: BoundedAnswer): RecordedResponse => {
+  const text = new TextDecoder().decode(answer.body)
+  const headers = Object.fromEntries(answer.headers.entries())
   const isJsonType = /^application\/([a-z.+-]*\+)?json\b/i.test(headers["content-type"] ?? "")
   let json: unknown = undefined
   let isJson = false
@@ -125,33 +135,11 @@ const readResponse = async (response: Response): Promise<RecordedResponse> => {
       isJson = false
     }
   }
-  return { status: response.status, headers, body: truncate(text), json, isJson }
+  return { status: answer.status, headers, body: truncate(text), json, isJson }
 }
 
 const describeRequestError = (error: unknown): string =>
   error instanceof Error && error.name === "TimeoutError" ? withCause("request timed out", error) : describeError(error)
-
-/**
- * Runs `send` with a signal that aborts after `ms` (a TimeoutError) or when `interrupted` does. The timeout is a
- * plain timer: on Node 20 a signal made by `AbortSignal.any([…, AbortSignal.timeout(ms)])` can be
- * garbage-collected while the request waits, and then it never times out.
- */
-const withTimeout = async <A>(
-  ms: number,
-  interrupted: AbortSignal,
-  send: (signal: AbortSignal) => Promise<A>
-): Promise<A> => {
-  const controller = new AbortController()
-  const timer = setTimeout(() => controller.abort(new DOMException(`no answer within ${ms} ms`, "TimeoutError")), ms)
-  const interrupt = () => controller.abort(interrupted.reason)
-  interrupted.addEventListener("abort", interrupt, { once: true })
-  try {
-    return await send(controller.signal)
-  } finally {
-    clearTimeout(timer)
-    interrupted.removeEventListener("abort", interrupt)
-  }
-}
 
 export interface Http {
   /** Sends one request and records it; a network failure fails the scenario (with the curl). */
@@ -173,14 +161,13 @@ export const makeHttp = (config: HttpConfig, record: (exchange: Exchange) => voi
       const curl = toCurl({ method: request.method, url: prepared.url, headers: prepared.shown, body: prepared.body })
       const outcome = yield* Effect.result(Effect.tryPromise({
         try: (interrupted) =>
-          withTimeout(config.requestTimeoutMs, interrupted, (signal) =>
-            config.fetch(prepared.url, {
-              method: request.method,
-              headers: prepared.sent,
-              ...bodyInit(prepared.body, request.chunked === true),
-              signal,
-              redirect: "manual"
-            }).then(readResponse)),
+          fetchBounded(config.fetch, prepared.url, {
+            method: request.method,
+            headers: prepared.sent,
+            ...bodyInit(prepared.body, request.chunked === true),
+            signal: interrupted,
+            redirect: "manual"
+          }, apiAnswerBounds(config.requestTimeoutMs)).then(recordResponse),
         catch: describeRequestError
       }))
       const exchange: Exchange = {

@@ -8,6 +8,13 @@
  */
 import { setTimeout as sleep } from "node:timers/promises"
 import { parseArgs } from "node:util"
+import {
+  AnswerTooLarge,
+  type BoundedAnswer,
+  fetchBounded,
+  MAX_API_ANSWER_BYTES,
+  MAX_RECEIVER_ANSWER_BYTES
+} from "./boundedFetch.ts"
 import { KEY_VARIABLES } from "./curl.ts"
 import { describeError } from "./exchange.ts"
 import { KIT_VERSION } from "./version.ts"
@@ -45,6 +52,8 @@ const LOOKBACK_MS = 5_000
 /** Waits between the attempts of one delivery; then the event is skipped. */
 const RETRY_DELAYS_MS = [1_000, 2_000, 4_000]
 const FORWARD_TIMEOUT_MS = 10_000
+/** One request to the deployment, its answer's body included. */
+const DEPLOYMENT_TIMEOUT_MS = 30_000
 const MAX_OUTAGE_WAIT_MS = 30_000
 
 // ------------------------------------------------------------------------------------------------ options
@@ -248,21 +257,27 @@ const deployment = (options: ListenOptions, signal: AbortSignal): Deployment => 
   get: async (path, query) => {
     const url = urlOf(options.baseUrl, path)
     for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value)
-    let response: Response
+    let response: BoundedAnswer
     try {
-      response = await fetch(url, {
+      response = await fetchBounded(fetch, url, {
         headers: {
           authorization: `Bearer ${options.apiKey}`,
           accept: "application/json",
           "user-agent": `integrations-conformance-listen/${KIT_VERSION}`
         },
-        signal: AbortSignal.any([signal, AbortSignal.timeout(30_000)])
+        signal
+      }, {
+        timeoutMs: DEPLOYMENT_TIMEOUT_MS,
+        maxBytes: MAX_API_ANSWER_BYTES,
+        what: "an API answer",
+        advice: "is --base-url an Integrations API deployment?"
       })
     } catch (error) {
       if (signal.aborted) throw error
+      if (error instanceof AnswerTooLarge) throw new ListenError(error.message)
       throw new Unavailable(`cannot reach ${url.origin}: ${describeError(error)}`)
     }
-    const bytes = Buffer.from(await response.arrayBuffer())
+    const bytes = Buffer.from(response.body.buffer, response.body.byteOffset, response.body.byteLength)
     if (response.status === 429) throw new RateLimited(retryAfterMs(response.headers.get("retry-after")))
     if (response.status >= 500) throw new Unavailable(`GET ${url.pathname} answered ${response.status}`)
     if (response.status === 401 || response.status === 403) {
@@ -292,7 +307,7 @@ const attemptOnce = async (options: ListenOptions, event: ListedEvent, signal: A
   const started = performance.now()
   const elapsed = () => Math.round(performance.now() - started)
   try {
-    const response = await fetch(options.forwardTo, {
+    const response = await fetchBounded(fetch, options.forwardTo, {
       method: "POST",
       headers: {
         "content-type": "application/json",
@@ -302,9 +317,15 @@ const attemptOnce = async (options: ListenOptions, event: ListedEvent, signal: A
       body: new Uint8Array(event.body),
       // as the deployment's own deliveries: a redirect is not a delivery
       redirect: "manual",
-      signal: AbortSignal.any([signal, AbortSignal.timeout(FORWARD_TIMEOUT_MS)])
+      signal
+    }, {
+      timeoutMs: FORWARD_TIMEOUT_MS,
+      // as the deployment's own deliveries: the status is the answer, the body is read only so far
+      maxBytes: MAX_RECEIVER_ANSWER_BYTES,
+      beyondLimit: "cut",
+      what: "a receiver's answer",
+      advice: "its status stands"
     })
-    await response.arrayBuffer()
     return { status: response.status, ms: elapsed() }
   } catch (error) {
     if (signal.aborted) throw error

@@ -5,6 +5,7 @@
  */
 import { Health, INTERFACE_VERSION } from "@cop-integrations/contracts"
 import { Schema } from "effect"
+import { AnswerTooLarge, fetchBounded, MAX_API_ANSWER_BYTES } from "./boundedFetch.ts"
 import { ConfigurationError } from "./configurationError.ts"
 import { endpoint, pathOf } from "./contract.ts"
 import { KEY_VARIABLES } from "./curl.ts"
@@ -43,14 +44,16 @@ const trimmed = (baseUrl: string) => baseUrl.replace(/\/+$/, "")
 const get = async (options: PreflightOptions, path: string, headers: Record<string, string> = {}): Promise<Answer> => {
   const url = `${trimmed(options.baseUrl)}${path}`
   try {
-    const response = await (options.fetch ?? globalThis.fetch)(url, {
-      headers,
-      signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
-      redirect: "manual"
+    const answer = await fetchBounded(options.fetch ?? globalThis.fetch, url, { headers, redirect: "manual" }, {
+      timeoutMs: PROBE_TIMEOUT_MS,
+      maxBytes: MAX_API_ANSWER_BYTES,
+      what: "an API answer",
+      advice: "is --base-url an Integrations API deployment?"
     })
-    const contentType = (response.headers.get("content-type") ?? "no content type").split(";")[0]!.trim()
-    return { status: response.status, contentType, body: await response.text() }
+    const contentType = (answer.headers.get("content-type") ?? "no content type").split(";")[0]!.trim()
+    return { status: answer.status, contentType, body: new TextDecoder().decode(answer.body) }
   } catch (error) {
+    if (error instanceof AnswerTooLarge) throw new ConfigurationError(error.message)
     throw new ConfigurationError(`cannot reach ${url}: ${describeError(error)}`)
   }
 }

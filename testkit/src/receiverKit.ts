@@ -9,6 +9,7 @@
  * or 404 when the receiver applied no event of that payout.
  */
 import { Schema } from "effect"
+import { type Bounds, fetchBounded, MAX_RECEIVER_ANSWER_BYTES } from "./boundedFetch.ts"
 import { ConfigurationError } from "./configurationError.ts"
 import { toCurl } from "./curl.ts"
 import { describeError, type Exchange } from "./exchange.ts"
@@ -124,6 +125,16 @@ class Failed extends Error {
   }
 }
 
+/** A delivery's answer: its status is what counts; its body is read only so far, as the API's deliveries read it. */
+const DELIVERY_READ: Omit<Bounds, "timeoutMs"> = {
+  maxBytes: MAX_RECEIVER_ANSWER_BYTES,
+  beyondLimit: "cut",
+  what: "a receiver's answer",
+  advice: "its status stands, as for the API's deliveries"
+}
+
+const excerpt = (text: string) => text.length > 200 ? `${text.slice(0, 200)}… (${text.length} characters)` : text
+
 const recordedHeaders = (headers: Headers): Record<string, string> => Object.fromEntries(headers.entries())
 
 /** One scenario's run: its deliveries, its probes of the state, and what they recorded. */
@@ -140,8 +151,9 @@ export class Run {
     method: "GET" | "POST",
     url: string,
     headers: ReadonlyArray<readonly [string, string]>,
-    body: Uint8Array | undefined
-  ): Promise<Exchange> => {
+    body: Uint8Array | undefined,
+    read: Omit<Bounds, "timeoutMs">
+  ): Promise<{ readonly exchange: Exchange; readonly cut: string | undefined }> => {
     const startedAt = new Date()
     const started = performance.now()
     const curl = toCurl({ method, url, headers, body })
@@ -153,27 +165,28 @@ export class Run {
       bodyBytes: body?.length ?? 0
     }
     let exchange: Exchange
+    let cut: string | undefined
     try {
-      const response = await fetch(url, {
+      const answer = await fetchBounded(fetch, url, {
         method,
         headers: headers.map(([name, value]): [string, string] => [name, value]),
         ...(body === undefined ? {} : { body: new Uint8Array(body) }),
-        redirect: "manual",
-        signal: AbortSignal.timeout(this.options.requestTimeoutMs ?? 10_000)
-      })
-      const text = await response.text()
+        redirect: "manual"
+      }, { ...read, timeoutMs: this.options.requestTimeoutMs ?? 10_000 })
+      const text = new TextDecoder().decode(answer.body)
       let json: unknown = undefined
       try {
         json = JSON.parse(text)
       } catch {
         // not JSON: the text is the evidence
       }
+      cut = answer.cut
       exchange = {
         request,
         response: {
-          status: response.status,
-          headers: recordedHeaders(response.headers),
-          body: text,
+          status: answer.status,
+          headers: recordedHeaders(answer.headers),
+          body: answer.cut === undefined ? text : `${text}… (${answer.cut})`,
           json,
           isJson: json !== undefined
         },
@@ -193,11 +206,11 @@ export class Run {
       }
     }
     this.exchanges.push(exchange)
-    return exchange
+    return { exchange, cut }
   }
 
   deliver = async (delivery: Delivery): Promise<Sent> => {
-    const exchange = await this.exchange("POST", this.options.url, delivery.headers, delivery.body)
+    const { exchange } = await this.exchange("POST", this.options.url, delivery.headers, delivery.body, DELIVERY_READ)
     return { delivery, status: exchange.response?.status, exchange }
   }
 
@@ -240,14 +253,23 @@ export class Run {
     if (stateUrl === undefined) return "no probe"
     const url = new URL(stateUrl)
     url.searchParams.set("payoutId", payoutId)
-    const exchange = await this.exchange("GET", url.href, [["accept", "application/json"]], undefined)
+    const { exchange, cut } = await this.exchange("GET", url.href, [["accept", "application/json"]], undefined, {
+      maxBytes: MAX_RECEIVER_ANSWER_BYTES,
+      beyondLimit: "cut",
+      what: "a state probe's answer",
+      advice: "it answers 200 {\"status\":…,\"applied\":…} or 404"
+    })
     const response = exchange.response
     if (response?.status === 404) return undefined
-    const state = response?.status === 200 ? decodeState(response.body) : undefined
+    const state = response?.status === 200 && cut === undefined ? decodeState(response.body) : undefined
     if (state === undefined || state._tag === "None") {
       throw new Failed("the state probe did not answer as documented", {
         expected: `GET ${url.pathname}?payoutId=${payoutId}: 200 {"status":"<status>","applied":<integer>}, or 404`,
-        actual: response === undefined ? `no answer (${exchange.error ?? ""})` : `${response.status} ${response.body}`,
+        actual: response === undefined
+          ? `no answer (${exchange.error ?? ""})`
+          : cut === undefined
+          ? `${response.status} ${excerpt(response.body)}`
+          : `${response.status}: ${cut}`,
         exchange
       })
     }
@@ -530,8 +552,7 @@ const resultOf = async (scenario: ReceiverScenario, options: ReceiverOptions): P
 /** Any HTTP answer at all (a 400 to an empty POST is fine): else the run cannot start. */
 const reachable = async (method: "GET" | "POST", url: string, what: string) => {
   try {
-    const response = await fetch(url, { method, redirect: "manual", signal: AbortSignal.timeout(10_000) })
-    await response.arrayBuffer()
+    await fetchBounded(fetch, url, { method, redirect: "manual" }, { ...DELIVERY_READ, timeoutMs: 10_000 })
   } catch (error) {
     throw new ReceiverUnreachable(`${what} ${url} does not answer (${describeError(error)})`)
   }

@@ -5,9 +5,10 @@
  */
 import { Cause, Duration, Effect, Exit, Option } from "effect"
 import { makeCall } from "./api.ts"
+import { boundedFetch } from "./boundedFetch.ts"
 import { ConfigurationError } from "./configurationError.ts"
 import { failure, rootCauseOf, type ScenarioFailure } from "./failure.ts"
-import { type Exchange, makeHttp } from "./http.ts"
+import { apiAnswerBounds, type Exchange, makeHttp } from "./http.ts"
 import { newSeed } from "./generate/random.ts"
 import { refusalOfNode } from "./nodeVersion.ts"
 import { preflight } from "./preflight.ts"
@@ -196,7 +197,11 @@ const makeKit = (context: RunContext, recorder: Recorder, startedAt: number): Ki
     keyPrefixes: [options.apiKey, ...(options.secondApiKey === undefined ? [] : [options.secondApiKey])].map(keyPrefix),
     call: makeCall(http, { strict, warn: recorder.warn }),
     send: http.send,
-    typedClient: makeTypedClient({ baseUrl: options.baseUrl, apiKey: options.apiKey, fetch: fetchFn }),
+    typedClient: makeTypedClient({
+      baseUrl: options.baseUrl,
+      apiKey: options.apiKey,
+      fetch: boundedFetch(fetchFn, apiAnswerBounds(context.timeoutMs))
+    }),
     deadline: startedAt + context.timeoutMs,
     receiver: context.receiver,
     note: (key, value) => {

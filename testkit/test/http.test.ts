@@ -76,3 +76,69 @@ describe("a deployment that never answers", () => {
     expect(JSON.parse(out)).toMatchObject({ error: "request timed out" })
   })
 })
+
+describe("a deployment whose answer has no end", () => {
+  const CHUNK = Buffer.alloc(64 * 1024, 0x20)
+  /** 200 and spaces: up to 64 MiB (a cap for the test's own sake) or until the kit hangs up. */
+  const endless = createServer((_, response) => {
+    response.writeHead(200, { "content-type": "application/json" })
+    let written = 0
+    const pump = () => {
+      while (!response.destroyed && written < 64 * 1024 * 1024) {
+        written += CHUNK.length
+        if (!response.write(CHUNK)) return void response.once("drain", pump)
+      }
+      if (!response.destroyed) response.end()
+    }
+    pump()
+  })
+  /** 200, then a byte every 50 ms for ever: the headers came in time, the body never completes. */
+  const trickling = createServer((_, response) => {
+    response.writeHead(200, { "content-type": "application/json" })
+    const timer = setInterval(() => response.write(" "), 50)
+    response.on("close", () => clearInterval(timer))
+  })
+  const urls = { endless: "", trickling: "" }
+  beforeAll(async () => {
+    for (const [name, server] of [["endless", endless], ["trickling", trickling]] as const) {
+      server.listen(0, "127.0.0.1")
+      await once(server, "listening")
+      urls[name] = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    }
+  })
+  afterAll(async () => {
+    for (const server of [endless, trickling]) {
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  })
+
+  const sendTo = async (baseUrl: string, requestTimeoutMs: number) => {
+    const recorded: Array<Exchange> = []
+    const http = makeHttp(
+      { baseUrl, apiKey: "k", secondApiKey: undefined, fetch, requestTimeoutMs },
+      (exchange) => recorded.push(exchange)
+    )
+    const outcome = await Effect.runPromise(Effect.result(http.send({ method: "GET", path: "/x" })))
+    return { outcome, recorded }
+  }
+
+  it("is read up to 8 MiB, then the scenario fails with one line naming the URL and the limit", async () => {
+    const { outcome, recorded } = await sendTo(urls.endless, 60_000)
+    expect(outcome._tag).toBe("Failure")
+    expect(recorded).toHaveLength(1)
+    expect(recorded[0]?.response).toBeUndefined()
+    expect(recorded[0]?.error).toMatch(
+      new RegExp(
+        `^GET ${
+          urls.endless.replace(/[.]/g, "\\.")
+        }/x answered more than 8 MiB, the most the kit reads of an API answer: `
+      )
+    )
+  })
+
+  it("times out when its body does not complete within the request's time, not only its headers", async () => {
+    const { recorded } = await sendTo(urls.trickling, 500)
+    expect(recorded[0]?.error).toBe("request timed out")
+  })
+})
