@@ -31,11 +31,15 @@ const requestMiddleware = (unserved: ReadonlyArray<UnservedPath>) =>
     const requestId = requestIdOf(request.headers["x-request-id"])
     const hints: typeof ResponseHints.Service = { retryAfterSeconds: undefined, integrationId: undefined }
     const started = performance.now()
+    const declaredTooLarge = declaresTooLargeBody(request)
 
     yield* HttpEffect.appendPreResponseHandler((_, response) =>
       Effect.map(
         Effect.andThen(
-          discardRestOfBody(request),
+          // A body declared over the limit is refused before it comes: the platform reads at most 256 KiB of what
+          // is left after the answer (keeping the connection) or closes the connection gracefully. Waiting here for
+          // all of it held the connection until the request timeout, and the 413 became a 408.
+          declaredTooLarge ? Effect.void : discardRestOfBody(request),
           logAccess({
             requestId,
             method: request.method,
@@ -58,7 +62,7 @@ const requestMiddleware = (unserved: ReadonlyArray<UnservedPath>) =>
 
     const hidden = unservedAt(unserved, request)
     if (hidden !== undefined) return errorResponse(404, { error: hidden.error })
-    if (declaresTooLargeBody(request)) return tooLarge()
+    if (declaredTooLarge) return tooLarge()
     if (isUnsupportedMediaType(request)) return unsupportedMediaType()
     let forwarded = withoutTypeOfEmptyBody(request)
     if (takesJsonBody(request) && request.headers["content-length"] === undefined) {

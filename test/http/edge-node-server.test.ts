@@ -103,6 +103,28 @@ const exchange = (parts: ReadonlyArray<string | Buffer>): Promise<Array<RawRespo
     })
   })
 
+/** Writes `parts` on a fresh connection and resolves with the first whole response, without waiting for more. */
+const firstResponse = (parts: ReadonlyArray<string | Buffer>): Promise<RawResponse> =>
+  new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1")
+    let received = Buffer.alloc(0)
+    socket.on("data", (chunk) => {
+      received = Buffer.concat([received, chunk])
+      const end = received.indexOf("\r\n\r\n")
+      const length = Number(
+        /\r\ncontent-length: *(\d+)/i.exec(received.subarray(0, end).toString("latin1"))?.[1] ?? "0"
+      )
+      if (end < 0 || received.length < end + 4 + length) return
+      socket.destroy()
+      resolve(parseResponses(received.subarray(0, end + 4 + length))[0]!)
+    })
+    socket.on("error", reject)
+    socket.on("close", () => reject(new Error(`closed before a whole response: ${received.toString("latin1")}`)))
+    socket.on("connect", () => {
+      for (const part of parts) socket.write(part)
+    })
+  })
+
 const expectErrorBody = (response: RawResponse, status: number) => {
   expect({ status: response.status, body: response.body }).toMatchObject({ status })
   expect(response.headers["content-type"]).toMatch(/^application\/json/)
@@ -152,6 +174,19 @@ describe("requests Node rejects before the app", () => {
     const [response] = await exchange(["GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"])
     expect(response!.status).toBe(200)
     expect(JSON.parse(response!.body)).toMatchObject({ status: "ok" })
+  })
+})
+
+describe("a Content-Length over the 64 KiB limit", () => {
+  // Answered before the body comes: waiting for a body it will refuse held the connection until Node's request
+  // timeout (30 s) and then answered 408, on a route that needs no key.
+  it("is answered 413 ErrorBody at once, before any of the body has arrived", async () => {
+    for (const path of [SEND_OTP, "/api/integrations/webhooks/provider"]) {
+      const response = await firstResponse([
+        `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${1024 * 1024}\r\n\r\n`
+      ])
+      expect(expectErrorBody(response, 413)).toContain("65536")
+    }
   })
 })
 
