@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { Server as NetServer } from "node:net"
+import type { Duplex } from "node:stream"
 import type { ErrorBody } from "@cop-integrations/contracts"
 
 export interface DrainOutcome {
@@ -85,6 +86,12 @@ const turnAway = (request: IncomingMessage, response: ServerResponse) => {
   request.resume()
 }
 
+/** How often the end of a drain looks again whether the connections left are quiet. */
+const QUIET_CHECK_MS = 50
+
+/** The share of the grace period the port may stay open for connections still arriving. */
+const PORT_OPEN_SHARE_OF_GRACE = 0.25
+
 /** Resolves after the event loop has polled for I/O at least once more (requests already sent have been read). */
 const afterNextPoll = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)))
 
@@ -114,6 +121,7 @@ export const manageLifecycle = (server: Server): ServeLifecycle => {
    */
   const admit = (request: IncomingMessage, response: ServerResponse, expectsContinue: boolean): boolean => {
     requestsSeen += 1
+    noteActivity(request.socket)
     const starting = !appListening()
     const overLimit = active.size >= limits.inFlight || limits.overloaded()
     if (overLimit && !draining && !starting && !isHealthCheck(request)) {
@@ -124,6 +132,7 @@ export const manageLifecycle = (server: Server): ServeLifecycle => {
     }
     active.add(response)
     response.once("close", () => {
+      noteActivity(request.socket)
       active.delete(response)
       if (active.size === 0) onIdle?.()
     })
@@ -145,7 +154,26 @@ export const manageLifecycle = (server: Server): ServeLifecycle => {
     }
     return emit(event, ...args)
   }) as typeof server.emit
-  server.on("connection", () => (connectionsSeen += 1))
+  // When each open connection last began or ended a request (or was accepted).
+  const lastActivity = new Map<Duplex, number>()
+  const noteActivity = (socket: Duplex) => {
+    if (lastActivity.has(socket)) lastActivity.set(socket, performance.now())
+  }
+  server.on("connection", (socket: Duplex) => {
+    connectionsSeen += 1
+    lastActivity.set(socket, performance.now())
+    socket.once("close", () => lastActivity.delete(socket))
+  })
+  /**
+   * Every open connection has been quiet (no request begun or answered, not just accepted) for the server's keep-alive
+   * timeout: as long as Node itself leaves an idle connection open, so the drain closes none sooner than it would, and
+   * a client that keeps its connection busy (however slowly its machine lets it) is never cut off between requests.
+   */
+  const connectionsQuiet = () => {
+    const now = performance.now()
+    for (const since of lastActivity.values()) if (now - since < server.keepAliveTimeout) return false
+    return true
+  }
 
   const idle = () =>
     new Promise<void>((resolve) => {
@@ -159,22 +187,26 @@ export const manageLifecycle = (server: Server): ServeLifecycle => {
   /**
    * Connections the kernel has already completed wait in its accept queue, and closing the port resets them: the
    * port stays open until a poll of the event loop takes in no new connection (Node takes in one per poll, so a
-   * busy process needs many), at most until `deadline`, and what they send is answered 503. Not `server.close()`:
+   * busy process needs many), at most until `closeBy`, and what they send is answered 503. Clients that reconnect at
+   * once after each 503 keep bringing new connections: `closeBy` leaves the rest of the grace period to the requests
+   * in flight and the connections left open, and what is still in the accept queue then is reset by the kernel (take
+   * the replica out of the load balancer first). Not `server.close()`:
    * since Node 19 that also destroys every connection with no request under way, including one whose request is
    * already sent but not yet read, so its client gets a reset instead of an answer.
    */
-  const closePort = async (deadline: number) => {
+  const closePort = async (closeBy: number) => {
     for (;;) {
       const seen = connectionsSeen
       await afterNextPoll()
-      if (connectionsSeen === seen || performance.now() > deadline) break
+      if (connectionsSeen === seen || performance.now() > closeBy) break
     }
     NetServer.prototype.close.call(server)
   }
 
   /**
-   * Until nothing is running and one more poll brought no new request (one already sent on an open connection), or
-   * until `deadline`; then every connection left is closed.
+   * Until nothing is running, one more poll brought no new request (one already sent on an open connection) and every
+   * connection left is quiet (`connectionsQuiet`), or until `deadline`; then every connection left is closed. Closing a connection a client has just used (or just opened) races its next request, which would be reset;
+   * one answered during the drain was told `Connection: close` and is closed by Node once answered.
    */
   const finish = async (deadline: number, inFlightAtStart: number): Promise<DrainOutcome> => {
     let expired = false
@@ -186,7 +218,9 @@ export const manageLifecycle = (server: Server): ServeLifecycle => {
       await idle()
       const seen = requestsSeen
       await afterNextPoll()
-      if (active.size === 0 && requestsSeen === seen) break
+      if (active.size > 0 || requestsSeen !== seen) continue
+      if (connectionsQuiet()) break
+      await new Promise((resolve) => setTimeout(resolve, QUIET_CHECK_MS))
     }
     clearTimeout(timer)
     onIdle = undefined
@@ -202,7 +236,7 @@ export const manageLifecycle = (server: Server): ServeLifecycle => {
     // Node writes keep-alive unless told otherwise; a request in flight is the last on its connection.
     for (const response of active) if (!response.headersSent) response.setHeader("connection", "close")
     // From now on `admit` answers new requests (503); the app finishes what it has.
-    const stoppedAccepting = closePort(deadline)
+    const stoppedAccepting = closePort(performance.now() + graceMs * PORT_OPEN_SHARE_OF_GRACE)
     return { stoppedAccepting, outcome: stoppedAccepting.then(() => finish(deadline, inFlightAtStart)) }
   }
 
