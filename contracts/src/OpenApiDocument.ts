@@ -96,7 +96,7 @@ const errorBodySchema = {
 const headers = {
   "X-Request-Id": {
     description:
-      "This request's id: the caller's `X-Request-Id` when it is 1-64 characters of `A-Za-z0-9._-` and cannot be a secret (no `cop_live_pk_`, `cop_test_pk_` or `whsec_`, no stretch of more than 32 characters between `.`, `_`, `-`, none of 20 or more mixing upper case, lower case and digits), else a generated one. Quote it to support; it is in the service's log line.",
+      "This request's id: the caller's `X-Request-Id` when it is 1-64 characters of `A-Za-z0-9._-` and cannot be a secret (no `cop_live_pk_`, `cop_test_pk_` or `whsec_`, no other vendor's key or token prefix such as Stripe `sk_live_`, AWS `AKIA`, GitHub `ghp_`, Slack `xoxb-`, Google `AIza`, a JWT's `eyJ` or `Bearer`, no run of 32 or more hex digits (a UUID with its dashes is kept, a 32-hex trace id is not), no stretch of more than 32 characters between `.`, `_`, `-`, none of 20 or more mixing upper case, lower case and digits), else a generated one. Quote it to support; it is in the service's log line.",
     schema: { type: "string", maxLength: 64 }
   },
   "Retry-After": {

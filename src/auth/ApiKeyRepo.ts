@@ -54,6 +54,25 @@ export class ApiKeyRepo extends Context.Service<ApiKeyRepo>()("ApiKeyRepo", {
             SELECT * FROM found`
     })
 
+    /**
+     * `findActiveByHash` for many hashes in one statement, keyed by hash. One array parameter, so one prepared
+     * statement whatever their number.
+     */
+    const findActiveByHashes = SqlSchema.findAll({
+      Request: Schema.Array(Schema.String),
+      Result: Schema.Struct({ ...ApiKeyRow.fields, key_hash: Schema.String }),
+      execute: (hashes) =>
+        sql`WITH found AS (
+              SELECT k.key_hash, ${columns} FROM api_keys k JOIN integrations i ON i.id = k.integration_id
+              WHERE k.key_hash = ANY(${hashes}::text[]) AND k.revoked_at IS NULL
+                AND (k.expires_at IS NULL OR k.expires_at > now())
+            ), used AS (
+              UPDATE api_keys SET last_used_at = now()
+              WHERE id IN (SELECT id FROM found) AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
+            )
+            SELECT * FROM found`
+    })
+
     const list = SqlSchema.findAll({
       Request: Schema.Void,
       Result: ApiKeyRow,
@@ -131,6 +150,11 @@ export class ApiKeyRepo extends Context.Service<ApiKeyRepo>()("ApiKeyRepo", {
       rotate: (id: string, overlapMs: number, expiresAt?: Date | null) =>
         rotate(id, overlapMs, expiresAt).pipe(Effect.orDie),
       findActiveByHash: (hash: string) => findActiveByHash(hash).pipe(Effect.orDie),
+      findActiveByHashes: (hashes: ReadonlyArray<string>) =>
+        findActiveByHashes(hashes).pipe(
+          Effect.map((rows) => new Map(rows.map(({ key_hash, ...row }): [string, ApiKeyRow] => [key_hash, row]))),
+          Effect.orDie
+        ),
       list: list(undefined).pipe(Effect.orDie),
       revoke: (id: string) => revoke(id).pipe(Effect.orDie)
     } as const

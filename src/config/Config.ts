@@ -1,5 +1,6 @@
-import { BigDecimal, Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import { BigDecimal, Config, Context, Effect, Layer, Option, Redacted, Result } from "effect"
 import type { ApiMode } from "@cop-integrations/contracts"
+import { parseCidrList } from "../base/IpAddresses.ts"
 import { configError } from "../base/StartupFailure.ts"
 import { parseMarketHoursConfig } from "../market/MarketHours.ts"
 
@@ -33,6 +34,23 @@ const positiveInt = (name: string, fallback: number) =>
     Config.withDefault(fallback),
     check(name, "must be a positive integer", (n: number) => n > 0)
   )
+
+/** Load balancers whose X-Forwarded-For / Forwarded name the client (src/http/ClientAddress.ts); none by default. */
+const trustedProxies = Config.String("TRUSTED_PROXIES").pipe(
+  Config.withDefault(""),
+  Config.mapEffect((list) =>
+    Result.match(parseCidrList(list), {
+      onFailure: (entry) =>
+        Effect.fail(
+          configError(
+            ["TRUSTED_PROXIES"],
+            `"${entry}" is not a CIDR: give comma-separated ranges such as 10.0.0.0/8 or 2001:db8::/32, or single addresses`
+          )
+        ),
+      onSuccess: Effect.succeed
+    })
+  )
+)
 
 /** postgres:// or postgresql:// with a host (in the authority, or `?host=` for a Unix socket directory). */
 const isPostgresUrl = (value: string) => {
@@ -106,6 +124,7 @@ export const AppConfigShape = Config.all({
       check("PREVIEW_RATE_LIMIT_PER_MINUTE", "must be a positive integer", (n: number) => n > 0)
     )
   ),
+  trustedProxies,
   apiKeyCacheMs: Config.Int("API_KEY_CACHE_MS").pipe(
     Config.withDefault(5000),
     check("API_KEY_CACHE_MS", "must be 0 (no cache) or a positive number of milliseconds", (n: number) => n >= 0)

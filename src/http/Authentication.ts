@@ -8,6 +8,7 @@ import { cachedKeyLookup } from "../auth/KeyCache.ts"
 import { noteIntegration, tooManyRequests } from "../base/ResponseHints.ts"
 import { singleFlight } from "../base/SingleFlight.ts"
 import { AppConfig } from "../config/Config.ts"
+import { clientAddressResolver } from "./ClientAddress.ts"
 import { makeFailedAuthLimit } from "./FailedAuthLimit.ts"
 import { makeRateLimiter } from "./RateLimiter.ts"
 
@@ -56,7 +57,8 @@ export const AuthenticationLive = Layer.effect(
     const keys = yield* ApiKeyRepo
     const findActive = cachedKeyLookup(config.apiKeyCacheMs, keys.findActiveByHash)
     const limiter = makeRateLimiter(config.rateLimitPerSecond, config.rateLimitBurst)
-    const failedAuth = makeFailedAuthLimit()
+    const failedAuth = makeFailedAuthLimit({ lookUpMany: keys.findActiveByHashes })
+    const clientAddress = clientAddressResolver(config.trustedProxies)
     // A burst of requests with the same key from one address is one lookup (and one failure if unknown).
     const findKey = singleFlight({
       key: (address: string, keyHash: string) => `${address} ${keyHash}`,
@@ -78,9 +80,15 @@ export const AuthenticationLive = Layer.effect(
       )
     }
 
+    /** A correct key is admitted even from an address over budget; only a failure there is 429 (see FailedAuthLimit). */
     const lookUp = (address: string, keyHash: string) =>
       Effect.flatMap(findKey(address, keyHash), ({ value: looked }): Authenticated => {
-        if (looked._tag === "Refused") return tooManyFailures(looked.retryAfterSeconds)
+        if (looked._tag === "OverBudget") {
+          return Effect.flatMap(
+            failedAuth.lookUpOverBudget(keyHash),
+            (key) => Option.isSome(key) ? admit(key.value) : tooManyFailures(looked.retryAfterSeconds)
+          )
+        }
         return Option.isNone(looked.key)
           ? Effect.fail(new Unauthorized({ error: "unknown or revoked API key" }))
           : admit(looked.key.value)
@@ -96,14 +104,14 @@ export const AuthenticationLive = Layer.effect(
      */
     const authenticate = Effect.withFiber((fiber): Authenticated => {
       const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
-      const address = Option.getOrElse(request.remoteAddress, () => "unknown")
       const bearer = readBearerKey(request.headers["authorization"])
       if (Result.isFailure(bearer)) return rejectWithoutLookup(bearer.failure)
       const { hash, shape } = bearer.success
       const remembered = findActive.cached(hash, fiber.getRef(Clock.Clock).currentTimeMillisUnsafe())
       if (remembered !== undefined && failedAuth.passTrusted(hash)) return admit(remembered)
       const invalid = invalidKey(shape, deployment)
-      return invalid === undefined ? lookUp(address, hash) : rejectWithoutLookup(invalid)
+      if (invalid !== undefined) return rejectWithoutLookup(invalid)
+      return lookUp(clientAddress(Option.getOrUndefined(request.remoteAddress), request.headers), hash)
     })
 
     return Authentication.of({

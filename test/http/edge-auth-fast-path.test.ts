@@ -42,12 +42,22 @@ const harness = (table: Table, settings: { readonly rateLimitBurst?: number } = 
         table.lookups++
         if (table.gate !== undefined) yield* Deferred.await(table.gate)
         return table.active.has(hash) ? Option.some(row) : Option.none<ApiKeyRow>()
+      }),
+    findActiveByHashes: (hashes: ReadonlyArray<string>) =>
+      Effect.sync(() => {
+        table.lookups += hashes.length
+        return new Map(hashes.filter((hash) => table.active.has(hash)).map((hash) => [hash, row]))
       })
   }
-  const config = { apiKeyCacheMs: 5000, rateLimitPerSecond: 0.001, rateLimitBurst: settings.rateLimitBurst ?? 1000 }
+  const config = {
+    apiKeyCacheMs: 5000,
+    rateLimitPerSecond: 0.001,
+    rateLimitBurst: settings.rateLimitBurst ?? 1000,
+    trustedProxies: []
+  }
   return AuthenticationLive.pipe(
     Layer.provide(Layer.mergeAll(
-      // Authentication reads only these settings and this one repository method.
+      // Authentication reads only these settings and these repository methods.
       Layer.succeed(AppConfig, config as unknown as typeof AppConfig.Service),
       Layer.succeed(Deployment, { mode: "mock", keyKind: "test" }),
       Layer.succeed(ApiKeyRepo, repo as unknown as typeof ApiKeyRepo.Service)

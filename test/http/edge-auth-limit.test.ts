@@ -1,8 +1,9 @@
 /**
  * Failed authentications are limited per client address: a flood of unknown keys is answered 429 (with
- * Retry-After) after a small budget, without a database lookup per attempt, while a partner key that has
- * authenticated keeps working from the same address. Requests refused without a lookup (no key, a malformed key)
- * cost nothing and spend nothing: they stay 401 and never bring on a 429. All requests here come from 127.0.0.1.
+ * Retry-After) after a small budget, while a correct key is never refused for it: one that has authenticated keeps
+ * working from the same address, and one this replica has never seen is still looked up and served. Requests
+ * refused without a lookup (no key, a malformed key) cost nothing and spend nothing: they stay 401 and never bring
+ * on a 429. All requests here come from 127.0.0.1, and TRUSTED_PROXIES is unset (edge-auth-proxies.test.ts sets it).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { generateApiKey } from "../../src/auth/ApiKey.ts"
@@ -35,11 +36,11 @@ describe("failed authentications per client address", () => {
     expect(tally(answers)).toEqual({ 200: 4 * FAILED_AUTH_BURST })
   })
 
-  it("answers 600 concurrent unknown keys with 429 after the budget, looking up at most the budget", async () => {
+  it("answers 600 concurrent unknown keys with 429 after the budget: at most the budget are 401", async () => {
     const answers = await Promise.all(Array.from({ length: 600 }, () => list(generateApiKey("test"))))
     const counts = tally(answers)
     expect(Object.keys(counts).sort()).toEqual(["401", "429"])
-    // each 401 of a well-formed unknown key is one database lookup; a 429 is none
+    // each 401 is a failure within the budget; a guess over it is looked up in a batch (FailedAuthLimit) and is 429
     expect(counts[401]).toBeLessThanOrEqual(FAILED_AUTH_BURST + 5)
     expect(counts[429]).toBeGreaterThanOrEqual(600 - FAILED_AUTH_BURST - 5)
     for (const answer of answers) expectErrorBody(answer, answer.status)
@@ -48,10 +49,22 @@ describe("failed authentications per client address", () => {
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
   })
 
-  it("refuses other unseen keys from the address while it is over budget", async () => {
+  it("serves a valid key this replica has never seen while the address is over budget", async () => {
     const answer = await list(unusedKey)
+    expect(answer.status, answer.text).toBe(200)
+  })
+
+  it("still answers another guess from the address 429 with Retry-After while it is over budget", async () => {
+    const answer = await list(generateApiKey("test"))
     expectErrorBody(answer, 429)
     expect(answer.headers.get("retry-after")).toMatch(/^[1-9]\d*$/)
+  })
+
+  it("ignores X-Forwarded-For and Forwarded from a peer that is not a trusted proxy (TRUSTED_PROXIES unset)", async () => {
+    for (const headers of [{ "x-forwarded-for": "198.51.100.23" }, { forwarded: "for=198.51.100.23" }]) {
+      const answer = await call(server, LIST, { apiKey: generateApiKey("test"), headers })
+      expectErrorBody(answer, 429)
+    }
   })
 
   it("answers requests refused without a lookup 401 all the same: no key, another scheme, malformed, the wrong kind", async () => {
@@ -68,8 +81,11 @@ describe("failed authentications per client address", () => {
     for (let i = 0; i < 3; i++) expect((await list(partnerKey)).status).toBe(200)
   })
 
-  it("lets a valid key through again once the budget has refilled", async () => {
-    await vi.waitFor(async () => expect((await list(unusedKey)).status).toBe(200), { timeout: 20_000, interval: 500 })
+  it("looks a guess up again (401, not 429) once the budget has refilled", async () => {
+    await vi.waitFor(async () => expect((await list(generateApiKey("test"))).status).toBe(401), {
+      timeout: 20_000,
+      interval: 500
+    })
   })
 })
 

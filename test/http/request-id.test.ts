@@ -21,6 +21,31 @@ afterAll(() => server?.close())
 
 const GENERATED = /^req_[0-9A-Za-z]{17}$/
 
+/** Secrets of other services in shapes a client may paste into X-Request-Id (fake values, real shapes). */
+const VENDOR_SECRETS = [
+  "4bf92f3577b34da6a3ce929d0e0e4736", // 32 hex digits: a token, or a W3C trace id
+  "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", // a traceparent holds one
+  "0f8fad5bd9cb469fa16570867728950e", // a UUID without its dashes
+  `sk_live_${"4f".repeat(16)}`,
+  "sk_test_abc123def456",
+  "rk_live_0123456789abcdef",
+  "pk_test_abcdefghijklmnop",
+  "AKIAIOSFODNN7EXAMPLE",
+  "ASIAY34FZKBOKMUTVV7A",
+  "ghp_0123456789abcdef",
+  "gho_abc",
+  "ghs_16c7e42f292c6912",
+  "ghu_abcdefghijkl",
+  "github_pat_11ABCDEFG0123456789_abcdef",
+  "xoxb-123456789012-1234567890123-abcdefghijklmnopqrstuvwx",
+  "xoxp-1-2-3",
+  "AIzaSyDaGmWKa4JsXZ-HjGw7ISLn_3namBGewQe",
+  "eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.sig",
+  "-----BEGIN-PRIVATE-KEY-----",
+  "Bearer_abc123",
+  "bearer.token"
+]
+
 const withRequestId = (id: string, path = `${BREB}/quote`) =>
   call(server, path, { apiKey, headers: { "x-request-id": id } })
 
@@ -56,7 +81,10 @@ describe("a secret pasted into X-Request-Id", () => {
       apiKey.slice("cop_test_pk_".length),
       // A hex private key (64 digits) and another service's token.
       randomBytes(32).toString("hex"),
-      "ghp_R8xK2mQ9vL4nT7wZ1pY6sD3fH5jB0cE8gA2k"
+      "ghp_R8xK2mQ9vL4nT7wZ1pY6sD3fH5jB0cE8gA2k",
+      // Shapes the rule used to keep: a 32-hex token, a Stripe key with a hex body, an AWS access key id, and
+      // other vendors' prefixes with bodies too short or too plain for the length and mixing rules.
+      ...VENDOR_SECRETS
     ]
     for (const secret of secrets) {
       const from = server.logs.length
@@ -76,12 +104,15 @@ describe("an ordinary X-Request-Id", () => {
     const ordinary = [
       "abc-123_XYZ.9",
       "0f8fad5b-d9cb-469f-a165-70867728950e", // UUID
-      "0f8fad5bd9cb469fa16570867728950e", // UUID without dashes
+      "0F8FAD5B-D9CB-469F-A165-70867728950E", // UUID in upper case
       "01ARZ3NDEKTSV4RRFFQ69G5FAV", // ULID
-      "4bf92f3577b34da6a3ce929d0e0e4736", // W3C trace id
-      "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", // traceparent
+      "507f1f77bcf86cd799439011", // 24 hex digits (a MongoDB ObjectId)
       "req_0I7ACkISwzOYAIr01", // one of ours, sent back
-      "order-2026-11-25.retry.2"
+      "order-2026-11-25.retry.2",
+      "retry",
+      "deadbeef",
+      "task_live_3", // not a vendor prefix: only `sk_`, `rk_`, `pk_` before live/test are
+      "asia-pacific-7"
     ]
     for (const id of ordinary) {
       const answer = await withRequestId(id)
@@ -94,14 +125,26 @@ describe("an ordinary X-Request-Id", () => {
 
 describe("the rule's bounds", () => {
   it("keeps 32 characters between separators, not 33; a mixed stretch of 19, not 20", () => {
-    expect(isSafeRequestId("a".repeat(32))).toBe(true)
-    expect(isSafeRequestId("a".repeat(33))).toBe(false)
-    expect(isSafeRequestId(`${"a".repeat(32)}-${"b".repeat(31)}`)).toBe(true)
+    expect(isSafeRequestId("g".repeat(32))).toBe(true)
+    expect(isSafeRequestId("g".repeat(33))).toBe(false)
+    expect(isSafeRequestId(`${"g".repeat(32)}-${"h".repeat(31)}`)).toBe(true)
     expect(isSafeRequestId("Ab1".repeat(6) + "A")).toBe(true)
     expect(isSafeRequestId("Ab1".repeat(6) + "Ab")).toBe(false)
     expect(isSafeRequestId("AB1".repeat(10))).toBe(true)
     expect(isSafeRequestId("x".repeat(65))).toBe(false)
     expect(isSafeRequestId("")).toBe(false)
     expect(isSafeRequestId("WHSEC_abc")).toBe(false)
+  })
+
+  it("keeps a run of 31 hex digits, not 32, wherever it is; a UUID's dashes break its 32 into runs of 12 at most", () => {
+    expect(isSafeRequestId("f".repeat(31))).toBe(true)
+    expect(isSafeRequestId("f".repeat(32))).toBe(false)
+    expect(isSafeRequestId(`order-${"0".repeat(32)}`)).toBe(false)
+    expect(isSafeRequestId(`zz${"a1".repeat(16)}`)).toBe(false)
+    expect(isSafeRequestId("0f8fad5b-d9cb-469f-a165-70867728950e")).toBe(true)
+  })
+
+  it("refuses every vendor secret shape listed", () => {
+    for (const secret of VENDOR_SECRETS) expect(isSafeRequestId(secret), secret).toBe(false)
   })
 })
