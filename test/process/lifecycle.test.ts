@@ -365,12 +365,16 @@ describe("SIGTERM under continuous keep-alive traffic", () => {
    */
   const busyClient = async (port: number) => {
     const outcomes: Array<Outcome> = []
-    /** Failures of the first request on a new connection: one still in the kernel's accept queue when the port closed. */
+    /** Failures of a new connection or its first request: one in the kernel's accept queue when the port closed. */
     const onNewConnection: Array<string> = []
     let connection = await openConnection(port)
     let used = false
     for (;;) {
-      if (!("send" in connection)) return { outcomes: [...outcomes, connection], onNewConnection }
+      if (!("send" in connection)) {
+        // Refused: the port has closed. Reset while connecting: it was in the accept queue when the port closed.
+        if (connection.failure === "ECONNREFUSED") return { outcomes: [...outcomes, connection], onNewConnection }
+        return { outcomes, onNewConnection: [...onNewConnection, connection.failure] }
+      }
       const outcome = await connection.send({ method: "GET", path: "/healthz" })
       if (!isRawAnswer(outcome) && !used) onNewConnection.push(outcome.failure)
       else outcomes.push(outcome)
