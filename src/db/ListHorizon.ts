@@ -17,7 +17,8 @@ import type { SqlError } from "effect/sql/SqlError"
  * it holds, never something out of order.
  *
  * A list also waits (briefly) for the creates in flight when it was asked, so what committed before a list was asked
- * for is in it.
+ * for is in it: when one of them started before that moment, or a row committed before it was created in its very
+ * millisecond (the answer must then be a later millisecond), it asks again until the answer is past that moment.
  */
 
 /** How long a list waits for creates in flight when it was asked; after that it leaves them for a later call. */
@@ -26,7 +27,11 @@ const WAIT_STEP = Duration.millis(1)
 
 export type CreatedTable = "payouts" | "swap_intents"
 
-const Horizon = Schema.Struct({ asked: Schema.NumberFromString, horizon: Schema.NumberFromString })
+const Horizon = Schema.Struct({
+  asked: Schema.NumberFromString,
+  horizon: Schema.NumberFromString,
+  fresh: Schema.Boolean
+})
 
 const lockKeys = (sql: SqlClient.SqlClient, table: CreatedTable, integrationId: string) => ({
   table: sql`hashtext(${`created:${table}`})`,
@@ -51,9 +56,10 @@ export const creationTime = (
 }
 
 /**
- * Rows created before the answer are safe to list (see above). `asked` is this statement's own time: the answer is
- * at most that. Milliseconds since the epoch, truncated as `created_at` is. pg_locks shows an advisory lock's two
- * keys as oids, the integers' bits read unsigned: hence the casts through bigint.
+ * Rows created before `horizon` are safe to list (see above). `asked` is this statement's own time: the horizon is at
+ * most that; `fresh`: a visible row was created in that very millisecond. Milliseconds since the epoch, truncated as
+ * `created_at` is. pg_locks shows an advisory lock's two keys as oids, the integers' bits read unsigned: hence the
+ * casts through bigint.
  */
 const horizonNow = (sql: SqlClient.SqlClient, table: CreatedTable, integrationId: string) => {
   const key = lockKeys(sql, table, integrationId)
@@ -61,7 +67,9 @@ const horizonNow = (sql: SqlClient.SqlClient, table: CreatedTable, integrationId
   return sql`
     SELECT (extract(epoch FROM date_trunc('milliseconds', statement_timestamp())) * 1000)::bigint AS asked,
            (extract(epoch FROM date_trunc('milliseconds',
-              LEAST(statement_timestamp(), min(COALESCE(a.xact_start, 'epoch'::timestamptz))))) * 1000)::bigint AS horizon
+              LEAST(statement_timestamp(), min(COALESCE(a.xact_start, 'epoch'::timestamptz))))) * 1000)::bigint AS horizon,
+           EXISTS (SELECT 1 FROM ${sql(table)} WHERE integration_id = ${integrationId}
+                   AND created_at >= date_trunc('milliseconds', statement_timestamp())) AS fresh
     FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
     WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
       AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
@@ -82,9 +90,9 @@ export const visibleBefore = (
 ): Effect.Effect<Date, SqlError> =>
   Effect.gen(function*() {
     const first = yield* horizonNow(sql, table, integrationId)
+    if (first.horizon === first.asked && !first.fresh) return new Date(first.horizon)
     const deadline = (yield* Clock.currentTimeMillis) + WAIT_FOR_CREATES_MS
     let current = first
-    // Strictly after the millisecond it was asked in: a row committed then may be of that very millisecond.
     while (current.horizon <= first.asked && (yield* Clock.currentTimeMillis) < deadline) {
       yield* Effect.sleep(WAIT_STEP)
       current = yield* horizonNow(sql, table, integrationId)
