@@ -103,6 +103,30 @@ const lifecycle = async (index: number, user: string) => {
   ok(await advance(here, created.payoutId, "completed"))
 }
 
+describe("event positions", () => {
+  it("are given by the worker too, to the events of an integration no one lists", async () => {
+    const quiet = await newPartner(first)
+    const endpoint = Schema.decodeUnknownSync(WebhookEndpointWithSecret)(
+      ok(await quiet.post(`${API}/webhook-endpoints`, { url: receiver.url }), 201)
+    )
+    const ping = ok(await quiet.post(`${API}/webhook-endpoints/${endpoint.endpointId}/ping`, {}), 202) as {
+      readonly id: string
+    }
+    await vi.waitFor(async () => {
+      const [row] = await first.direct(
+        Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) =>
+            sql<{ readonly position: string | null }>`SELECT position FROM events WHERE id = ${ping.id}`.pipe(
+              Effect.orDie
+            )
+        )
+      )
+      expect(row?.position).not.toBeNull()
+    }, { timeout: DEADLINE_MS, interval: 100 })
+  })
+})
+
 describe("following GET events with its cursor", () => {
   it(
     "shows every event once, each resource's in sequence order, with concurrent writers on two replicas and a late commit",
