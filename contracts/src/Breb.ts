@@ -155,7 +155,7 @@ export class BrebGroup extends HttpApiGroup.make("breb")
       .annotate(OpenApi.Summary, "List payouts for this integration")
       .annotate(
         OpenApi.Description,
-        "Oldest first (`createdAt`, then `payoutId`), keyset-paginated: pass `nextCursor` as `cursor` for the next page; it is `null` on the last one."
+        "Oldest first (`createdAt`, then `payoutId`), keyset-paginated: pass `nextCursor` as `cursor` for the next page; it is `null` on the last one. Safe to follow: a payout is listed only once no payout still being created can come before it, so paging on with the cursor (polling the last page again) never skips one."
       )
   )
   .middleware(Authentication)

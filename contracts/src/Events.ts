@@ -85,10 +85,10 @@ export class EventsGroup extends HttpApiGroup.make("events")
       success: EventList,
       error: groupErrors
     })
-      .annotate(OpenApi.Summary, "List events for this integration, oldest first")
+      .annotate(OpenApi.Summary, "List events for this integration, in the order they were recorded")
       .annotate(
         OpenApi.Description,
-        "Every event recorded for this integration, with the exact body that was (or will be) delivered. Filter by `type` and `createdFrom`; keyset-paginated like payouts."
+        "Every event recorded for this integration, with the exact body that was (or will be) delivered, in the order the events were recorded (committed): following the cursors shows each event once, and one resource's events in `sequence` order; `createdAt` is not strictly increasing across resources. Filter by `type` and `createdFrom`. Pass `nextCursor` as `cursor` for the next page; it is `null` on the last one. To follow the list, poll that last page again with the cursor that fetched it: new events come after the ones it held."
       ),
     HttpApiEndpoint.get("getEvent", "/events/:eventId", {
       params: { eventId: EventIdParam },

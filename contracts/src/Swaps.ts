@@ -64,7 +64,10 @@ export class SwapsGroup extends HttpApiGroup.make("swaps")
       error: groupErrors
     })
       .annotate(OpenApi.Summary, "List swaps for this integration")
-      .annotate(OpenApi.Description, "Oldest first, keyset-paginated like payouts.")
+      .annotate(
+        OpenApi.Description,
+        "Oldest first (`createdAt`, then `intentId`), keyset-paginated and safe to follow like payouts."
+      )
   )
   .middleware(Authentication)
   .prefix("/api/integrations/swaps")

@@ -3,18 +3,20 @@ import { Effect, Schema } from "effect"
 import { SchemaJITCompiler } from "effect/schema"
 import { type SqlClient, SqlSchema, type Statement } from "effect/sql"
 import { atomically } from "./Atomically.ts"
+import { type CreatedTable, visibleBefore } from "./ListHorizon.ts"
 import { EXPIRY_BATCH, type KeysetRow, PageRequest } from "./Pagination.ts"
 
 /**
  * The queries a table of resources owned by an integration shares (payouts, swap intents), each row read as `Row`.
  * Every query names the integration: another integration's resource is simply not found. The table has `id`,
  * `integration_id`, `status`, `created_at`, `updated_at` and `expires_at`; a resource still `expiresWhile` past its
- * `expires_at` is due to expire.
+ * `expires_at` is due to expire. Its rows are inserted with `created_at` from `creationTime` (./ListHorizon.ts), and
+ * a page lists only rows no create in flight can still precede, so the list is safe to follow with its cursor.
  */
 export const ownedTable = <A extends KeysetRow & { readonly id: Id }, I, Id extends string>(
   sql: SqlClient.SqlClient,
   options: {
-    readonly table: string
+    readonly table: CreatedTable
     readonly Row: Schema.Codec<A, I>
     /** The resource's id type (`PayoutId`, `SwapId`). */
     readonly Id: Schema.Codec<Id, string>
@@ -46,11 +48,11 @@ export const ownedTable = <A extends KeysetRow & { readonly id: Id }, I, Id exte
   })
 
   const page = SqlSchema.findAll({
-    Request: PageRequest,
+    Request: Schema.Struct({ ...PageRequest.fields, before: Schema.Date }),
     Result: options.Row,
-    execute: ({ after, createdFrom, integrationId, limit }) =>
+    execute: ({ after, before, createdFrom, integrationId, limit }) =>
       sql`SELECT * FROM ${table}
-          WHERE integration_id = ${integrationId}
+          WHERE integration_id = ${integrationId} AND created_at < ${before}
           ${createdFrom === null ? sql`` : sql`AND created_at >= ${createdFrom}`}
           ${after === null ? sql`` : sql`AND (created_at, id) > (${after.createdAt}, ${after.id})`}
           ORDER BY created_at, id
@@ -70,7 +72,11 @@ export const ownedTable = <A extends KeysetRow & { readonly id: Id }, I, Id exte
   return {
     findOwned: (integrationId: IntegrationId, id: Id) => findOwned({ integrationId, id }).pipe(Effect.orDie),
     lockOwned: (integrationId: IntegrationId, id: Id) => lockOwned({ integrationId, id }).pipe(Effect.orDie),
-    page: (request: typeof PageRequest.Type) => page(request).pipe(Effect.orDie),
+    page: (request: typeof PageRequest.Type) =>
+      visibleBefore(sql, options.table, request.integrationId).pipe(
+        Effect.flatMap((before) => page({ ...request, before })),
+        Effect.orDie
+      ),
     /** Expires one batch of due resources (EXPIRY_BATCH), each with its event recorded in the same transaction. */
     expireOverdue: <E, R>(recordEvent: (row: A) => Effect.Effect<unknown, E, R>) => (at: Date) =>
       expireOverdue(at).pipe(Effect.tap(Effect.forEach(recordEvent)), atomically(sql), Effect.orDie, Effect.asVoid)

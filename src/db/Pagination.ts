@@ -7,6 +7,11 @@ export interface KeysetRow {
   readonly id: string
 }
 
+/** What a position-ordered list orders by: a bigint, as PostgreSQL's text. */
+export interface PositionedRow {
+  readonly position: string
+}
+
 /** What a repository's page query receives: the tenant, the optional lower bound, the keyset position and size. */
 export const PageRequest = Schema.Struct({
   integrationId: IntegrationId,
@@ -31,19 +36,50 @@ const CursorJson = Schema.fromJsonString(
   Schema.Struct({ t: CursorTimestamp, id: Schema.String.check(Schema.isPattern(/^[A-Za-z0-9_]{1,64}$/)) })
 )
 
+/** A list position as PostgreSQL's bigint text: digits, no sign, no leading zero. */
+const PositionText = Schema.String.check(Schema.isPattern(/^(0|[1-9][0-9]{0,17})$/))
+
+const PositionCursorJson = Schema.fromJsonString(Schema.Struct({ p: PositionText }))
+
 const decodeCursorJson = Schema.decodeUnknownExit(CursorJson, { onExcessProperty: "error" })
+const decodePositionCursorJson = Schema.decodeUnknownExit(PositionCursorJson, { onExcessProperty: "error" })
 
 /** Keyset cursor: the (createdAt, id) of the last item, opaque to clients. */
 const encodeCursor = (row: KeysetRow): string =>
   Buffer.from(JSON.stringify({ t: row.created_at.toISOString(), id: row.id })).toString("base64url")
 
+/** Position cursor: the position of the last item, opaque to clients. */
+const encodePositionCursor = (row: PositionedRow): string =>
+  Buffer.from(JSON.stringify({ p: row.position })).toString("base64url")
+
+const notACursor = () =>
+  Effect.fail(new BadRequest({ error: "cursor: not a cursor returned by this API (pass nextCursor unchanged)" }))
+
+const cursorText = (cursor: string) => Buffer.from(cursor, "base64url").toString("utf8")
+
 /** A cursor is input like any other: anything but one this API returned is a 400, never a query. */
 const decodeCursor = (cursor: string) =>
-  Exit.match(decodeCursorJson(Buffer.from(cursor, "base64url").toString("utf8")), {
-    onFailure: () =>
-      Effect.fail(new BadRequest({ error: "cursor: not a cursor returned by this API (pass nextCursor unchanged)" })),
+  Exit.match(decodeCursorJson(cursorText(cursor)), {
+    onFailure: notACursor,
     onSuccess: ({ id, t }) => Effect.succeed({ createdAt: new Date(t), id })
   })
+
+/** Where a position-ordered page starts: after a position, or after the (createdAt, id) of a keyset cursor. */
+export type PositionAfter =
+  | { readonly _tag: "Position"; readonly position: string }
+  | { readonly _tag: "Keyset"; readonly createdAt: Date; readonly id: string }
+
+/**
+ * A position cursor, or a keyset one: the events list was ordered by (createdAt, id) before it was by position, and
+ * a partner may still hold a cursor from then.
+ */
+const decodePositionCursor = (cursor: string): Effect.Effect<PositionAfter, BadRequest> => {
+  const text = cursorText(cursor)
+  return Exit.match(decodePositionCursorJson(text), {
+    onFailure: () => Effect.map(decodeCursor(cursor), (after): PositionAfter => ({ _tag: "Keyset", ...after })),
+    onSuccess: ({ p }) => Effect.succeed<PositionAfter>({ _tag: "Position", position: p })
+  })
+}
 
 const DEFAULT_PAGE_SIZE = 50
 
@@ -56,6 +92,37 @@ export interface ListRequest {
   readonly limit: number | undefined
   readonly cursor: string | undefined
 }
+
+/** A page fetched with one row more than it answers: the items, and the cursor of the next page when one follows. */
+const pageOf = <Row, After, Item, E, R>(
+  request: ListRequest,
+  decode: (cursor: string) => Effect.Effect<After, BadRequest>,
+  encode: (row: Row) => string,
+  fetch: (page: {
+    readonly integrationId: IntegrationId
+    readonly createdFrom: Date | null
+    readonly after: After | null
+    readonly limit: number
+  }) => Effect.Effect<ReadonlyArray<Row>, E, R>,
+  present: (row: Row) => Item
+) =>
+  Effect.gen(function*() {
+    const limit = request.limit ?? DEFAULT_PAGE_SIZE
+    const after = request.cursor === undefined ? null : yield* decode(request.cursor)
+    const rows = yield* fetch({
+      integrationId: request.integrationId,
+      createdFrom: request.createdFrom === undefined ? null : new Date(request.createdFrom),
+      after,
+      limit: rowsFetched(limit)
+    })
+    const items = rows.slice(0, limit)
+    const last = items[items.length - 1]
+    return {
+      integrationId: request.integrationId,
+      items: items.map(present),
+      nextCursor: rows.length > limit && last !== undefined ? encode(last) : null
+    }
+  })
 
 /**
  * One keyset page of an integration's resources, ordered by (createdAt, id): fetches one row more than the page to
@@ -70,21 +137,19 @@ export const keysetPage = <Row extends KeysetRow, Item, E, R>(
     readonly limit: number
   }) => Effect.Effect<ReadonlyArray<Row>, E, R>,
   present: (row: Row) => Item
-) =>
-  Effect.gen(function*() {
-    const limit = request.limit ?? DEFAULT_PAGE_SIZE
-    const after = request.cursor === undefined ? null : yield* decodeCursor(request.cursor)
-    const rows = yield* fetch({
-      integrationId: request.integrationId,
-      createdFrom: request.createdFrom === undefined ? null : new Date(request.createdFrom),
-      after,
-      limit: rowsFetched(limit)
-    })
-    const items = rows.slice(0, limit)
-    const last = items[items.length - 1]
-    return {
-      integrationId: request.integrationId,
-      items: items.map(present),
-      nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last) : null
-    }
-  })
+) => pageOf(request, decodeCursor, encodeCursor, fetch, present)
+
+/**
+ * One page of a list ordered by a position (the events list): as `keysetPage`, its cursor carrying the last item's
+ * position; a keyset cursor is still understood (see `decodePositionCursor`).
+ */
+export const positionPage = <Row extends PositionedRow, Item, E, R>(
+  request: ListRequest,
+  fetch: (page: {
+    readonly integrationId: IntegrationId
+    readonly createdFrom: Date | null
+    readonly after: PositionAfter | null
+    readonly limit: number
+  }) => Effect.Effect<ReadonlyArray<Row>, E, R>,
+  present: (row: Row) => Item
+) => pageOf(request, decodePositionCursor, encodePositionCursor, fetch, present)

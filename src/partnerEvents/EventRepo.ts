@@ -3,6 +3,9 @@ import { EndpointId, EventId, EventType, IntegrationId } from "@cop-integrations
 import { Context, Effect, Layer, Schema } from "effect"
 import { PageRequest } from "../db/Pagination.ts"
 
+/** Events numbered per call of `position_events`; the rest wait for the next call (a reader's or the worker's). */
+export const POSITION_BATCH = 5_000
+
 export const EventRow = Schema.Struct({
   id: EventId,
   type: EventType,
@@ -22,7 +25,20 @@ export const AttemptRow = Schema.Struct({
 })
 export type AttemptRow = typeof AttemptRow.Type
 
-const EventPage = Schema.Struct({ ...PageRequest.fields, type: Schema.NullOr(Schema.String) })
+/** An event as the list reads it: with its position (text: PostgreSQL's bigint). */
+const ListedEventRow = Schema.Struct({ ...EventRow.fields, position: Schema.String })
+
+/** Where a page starts: after a position, or after a (createdAt, id) of a cursor from before positions. */
+const After = Schema.Union([
+  Schema.TaggedStruct("Position", { position: Schema.String }),
+  Schema.TaggedStruct("Keyset", { createdAt: Schema.Date, id: Schema.String })
+])
+
+const EventPage = Schema.Struct({
+  ...PageRequest.fields,
+  after: Schema.NullOr(After),
+  type: Schema.NullOr(Schema.String)
+})
 
 const Owned = Schema.Struct({ integrationId: IntegrationId, eventId: EventId })
 
@@ -31,17 +47,46 @@ export class EventRepo extends Context.Service<EventRepo>()("EventRepo", {
   make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
+    /**
+     * A keyset cursor from before positions resumes after the last event at or before its (createdAt, id) among those
+     * the migration numbered (they have no insert_order), in that order; every event recorded since comes after them.
+     */
+    const positionAfter = (integrationId: string, after: typeof After.Encoded) =>
+      after._tag === "Position" ? sql`${after.position}::bigint` : sql`COALESCE((
+        SELECT position FROM events
+        WHERE integration_id = ${integrationId} AND insert_order IS NULL AND position IS NOT NULL
+          AND (created_at, id) <= (${after.createdAt}, ${after.id})
+        ORDER BY created_at DESC, id DESC LIMIT 1), 0)`
+
+    // Only events with a position are listed: numbered once committed, in the order they were recorded.
     const page = SqlSchema.findAll({
       Request: EventPage,
-      Result: EventRow,
+      Result: ListedEventRow,
       execute: ({ after, createdFrom, integrationId, limit, type }) =>
-        sql`SELECT id, type, resource_id, body, created_at FROM events
+        sql`SELECT id, type, resource_id, body, created_at, position FROM events
             WHERE integration_id = ${integrationId}
             ${type === null ? sql`` : sql`AND type = ${type}`}
             ${createdFrom === null ? sql`` : sql`AND created_at >= ${createdFrom}`}
-            ${after === null ? sql`` : sql`AND (created_at, id) > (${after.createdAt}, ${after.id})`}
-            ORDER BY created_at, id
+            AND position > ${after === null ? sql`0` : positionAfter(integrationId, after)}
+            ORDER BY position
             LIMIT ${limit}`
+    })
+
+    /**
+     * Numbers the integration's committed events that have no position yet (at most POSITION_BATCH), after every
+     * position already given: see migration 0021. Answers how many it numbered.
+     */
+    const positionPending = SqlSchema.findOne({
+      Request: IntegrationId,
+      Result: Schema.Struct({ numbered: Schema.Number }),
+      execute: (integrationId) => sql`SELECT position_events(${integrationId}, ${POSITION_BATCH}) AS numbered`
+    })
+
+    /** The integrations with events waiting for a position. */
+    const withPending = SqlSchema.findAll({
+      Request: Schema.Void,
+      Result: Schema.Struct({ integration_id: IntegrationId }),
+      execute: () => sql`SELECT DISTINCT integration_id FROM events WHERE position IS NULL`
     })
 
     const findOwned = SqlSchema.findOneOption({
@@ -80,6 +125,15 @@ export class EventRepo extends Context.Service<EventRepo>()("EventRepo", {
 
     return {
       page: (request: typeof EventPage.Type) => page(request).pipe(Effect.orDie),
+      positionPending: (integrationId: IntegrationId) =>
+        positionPending(integrationId).pipe(Effect.orDie, Effect.map((row) => row.numbered)),
+      /** Numbers the events of every integration that has some waiting (the worker's sweep). */
+      positionAllPending: withPending(undefined).pipe(
+        Effect.orDie,
+        Effect.flatMap(
+          Effect.forEach((row) => positionPending(row.integration_id).pipe(Effect.orDie), { discard: true })
+        )
+      ),
       findOwned: (integrationId: IntegrationId, eventId: EventId) =>
         findOwned({ integrationId, eventId }).pipe(Effect.orDie),
       attempts: (eventId: EventId) => attempts(eventId).pipe(Effect.orDie),

@@ -8,7 +8,7 @@ import {
 import { Context, Effect, Layer, Option } from "effect"
 import { now } from "../base/Clock.ts"
 import { PageBudget } from "../db/PageBudget.ts"
-import { keysetPage } from "../db/Pagination.ts"
+import { positionPage } from "../db/Pagination.ts"
 import { EventRepo } from "./EventRepo.ts"
 import { presentAttempt } from "./Present.ts"
 
@@ -22,7 +22,9 @@ export interface EventListRequest {
 
 /**
  * The events API. Events are answered with the bytes that were (or will be) delivered: the stored body, spliced
- * into the JSON answer as is, so what a partner lists is exactly what its endpoint received.
+ * into the JSON answer as is, so what a partner lists is exactly what its endpoint received. The list is in the order
+ * events were recorded (their position, given once committed): each list first numbers what has committed since, so
+ * a follower sees an event as soon as its transaction commits, and never behind its cursor.
  */
 export class PartnerEvents extends Context.Service<PartnerEvents>()("PartnerEvents", {
   make: Effect.gen(function*() {
@@ -30,9 +32,12 @@ export class PartnerEvents extends Context.Service<PartnerEvents>()("PartnerEven
     const pageBudget = yield* PageBudget
 
     const list = (request: EventListRequest): Effect.Effect<string, BadRequest> =>
-      keysetPage(
+      positionPage(
         request,
-        (page) => events.page({ ...page, type: request.type ?? null }).pipe(pageBudget.withRows(page.limit)),
+        (page) =>
+          events.positionPending(request.integrationId).pipe(
+            Effect.andThen(events.page({ ...page, type: request.type ?? null }).pipe(pageBudget.withRows(page.limit)))
+          ),
         (row) => row.body
       ).pipe(Effect.map((page) =>
         `{"integrationId":${JSON.stringify(page.integrationId)},"items":[${page.items.join(",")}],"nextCursor":${

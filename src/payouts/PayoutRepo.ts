@@ -11,6 +11,7 @@ import {
 } from "@cop-integrations/contracts"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { atomically } from "../db/Atomically.ts"
+import { creationTime } from "../db/ListHorizon.ts"
 import { ownedTable } from "../db/OwnedTable.ts"
 import { EXPIRY_BATCH } from "../db/Pagination.ts"
 import { Outbox } from "../outbox/Outbox.ts"
@@ -109,16 +110,17 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
     })
 
     /**
-     * A new payout, written, with its `payout.created` event; answers the row as a read of it would decode it, its
+     * A new payout, written, with its `payout.created` event; its times are the database clock's in the inserting
+     * transaction (`creationTime`: the list is safe to follow). Answers the row as a read of it would decode it, its
      * presentation and that presentation's JSON (serialised once: the response, the idempotency replay and the event
      * body carry these very bytes). The row is not read back (`RETURNING *`): every column is ours, no default or
      * trigger sets one, and the row is run through its schema's type side first (its checks; nested objects in the
      * schema's key order, unknown keys dropped; the optional columns as the NULL a read gives), which is exactly what
      * decoding the stored row would give.
      */
-    const insert = (built: PayoutRow) =>
+    const insert = (integrationId: IntegrationId, build: (createdAt: Date) => PayoutRow) =>
       Effect.gen(function*() {
-        const checked = yield* asStored(built)
+        const checked = yield* asStored(build(yield* creationTime(sql, "payouts", integrationId)))
         const row: PayoutRow = {
           ...checked,
           total_received_cop: checked.total_received_cop ?? null,

@@ -184,7 +184,8 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
           depositAddress: transfer.depositAddress,
           feeWallet: config.feeWalletAddress
         }).pipe(Effect.provideService(SwapRouter, router), Effect.mapError((error) => routerFailure(error)))
-        const row: PayoutRow = {
+        // Its times are the database's at the INSERT (PayoutRepo.insert): the list's order is safe to follow.
+        const row = (createdAt: Date): PayoutRow => ({
           id: payoutId,
           integration_id: integrationId,
           status: "awaiting_deposit",
@@ -213,18 +214,20 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
           provider_transfer_id: transfer.transferId,
           tx_hash: null,
           fee_tx_hash: null,
-          created_at: at,
-          updated_at: at,
-          expires_at: addSeconds(at, config.payoutWindowMinutes * 60),
+          created_at: createdAt,
+          updated_at: createdAt,
+          expires_at: addSeconds(createdAt, config.payoutWindowMinutes * 60),
           completed_at: null,
-          timeline: [hop("created", at, "api")]
-        }
-        return row
+          timeline: [hop("created", createdAt, "api")]
+        })
+        return { integrationId, row }
       })
 
     /** The write after the provider calls: one INSERT (inside the idempotency store's finishing transaction). */
-    const persist = (row: PayoutRow) =>
-      Effect.map(payouts.insert(row), (inserted) => ({
+    const persist = (
+      prepared: { readonly integrationId: IntegrationId; readonly row: (createdAt: Date) => PayoutRow }
+    ) =>
+      Effect.map(payouts.insert(prepared.integrationId, prepared.row), (inserted) => ({
         status: 201,
         body: inserted.payout,
         bodyJson: inserted.json,
@@ -245,14 +248,14 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
         const payoutId = newId("po")
         const transferKey = providerIdempotencyKey("transfer", payoutId)
         if (input.idempotencyKey === undefined) {
-          const row = yield* prepare(input.integrationId, input.request, destinationCop, {
+          const prepared = yield* prepare(input.integrationId, input.request, destinationCop, {
             payoutId,
             transferKey,
             pinned: null,
             record: () => Effect.void,
             outsideCall: (call) => call
           })
-          const created = yield* persist(row)
+          const created = yield* persist(prepared)
           return {
             status: created.status,
             body: created.body,

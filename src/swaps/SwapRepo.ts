@@ -1,8 +1,10 @@
 import { SqlClient, SqlSchema } from "effect/sql"
-import { type EventType, SwapId } from "@cop-integrations/contracts"
+import { type EventType, type IntegrationId, SwapId } from "@cop-integrations/contracts"
 import { Context, Effect, Layer, Schema } from "effect"
 import { Outbox } from "../outbox/Outbox.ts"
 import { PreviousStatus, recordingStatusChanges } from "../outbox/StatusEvents.ts"
+import { atomically } from "../db/Atomically.ts"
+import { creationTime } from "../db/ListHorizon.ts"
 import { ownedTable } from "../db/OwnedTable.ts"
 import { presentSwap } from "./Present.ts"
 import { SwapRow } from "./SwapRow.ts"
@@ -62,7 +64,13 @@ export class SwapRepo extends Context.Service<SwapRepo>()("SwapRepo", {
       findOwned: owned.findOwned,
       lockOwned: owned.lockOwned,
       page: owned.page,
-      insert: (row: SwapRow) => insert(row).pipe(Effect.orDie),
+      /** A new swap, its times the database clock's in the inserting transaction (the list is safe to follow). */
+      insert: (integrationId: IntegrationId, build: (createdAt: Date) => SwapRow) =>
+        creationTime(sql, "swap_intents", integrationId).pipe(
+          Effect.flatMap((createdAt) => insert(build(createdAt))),
+          atomically(sql),
+          Effect.orDie
+        ),
       update: updateRecorded,
       expireOverdue: owned.expireOverdue(recordEvent)
     } as const

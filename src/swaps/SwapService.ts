@@ -129,8 +129,8 @@ export class SwapService extends Context.Service<SwapService>()("SwapService", {
             Effect.mapError((error) => new ServiceUnavailable({ error: error.reason }))
           )
         const { midRate } = yield* orProviderFailure(rateCache.usdCopRates)
-        const at = yield* now
-        const row: SwapRow = {
+        // Its times are the database's at the INSERT (SwapRepo.insert): the list's order is safe to follow.
+        const row = (createdAt: Date): SwapRow => ({
           id: intentId,
           integration_id: integrationId,
           status: "prepared",
@@ -164,15 +164,18 @@ export class SwapService extends Context.Service<SwapService>()("SwapService", {
             value: "0"
           },
           tx_hash: null,
-          created_at: at,
-          updated_at: at,
-          expires_at: addSeconds(at, config.swapTtlSeconds)
-        }
-        return row
+          created_at: createdAt,
+          updated_at: createdAt,
+          expires_at: addSeconds(createdAt, config.swapTtlSeconds)
+        })
+        return { integrationId, row }
       })
 
-    const persist = (row: SwapRow) =>
-      Effect.map(swaps.insert(row), (stored) => ({ status: 201, body: presentSwap(stored), resourceId: stored.id }))
+    const persist = (prepared: { readonly integrationId: IntegrationId; readonly row: (createdAt: Date) => SwapRow }) =>
+      Effect.map(
+        swaps.insert(prepared.integrationId, prepared.row),
+        (stored) => ({ status: 201, body: presentSwap(stored), resourceId: stored.id })
+      )
 
     /**
      * Prepares and stores a swap: the router and the chain are asked before any transaction opens. With an

@@ -3,6 +3,7 @@ import { Cause, Effect, Layer, Option, Schema } from "effect"
 import { addSeconds, now } from "../base/Clock.ts"
 import { AppConfig } from "../config/Config.ts"
 import { makeDelivery } from "../partnerEvents/Delivery.ts"
+import { EventRepo } from "../partnerEvents/EventRepo.ts"
 import { Lifecycle } from "../payouts/Lifecycle.ts"
 import { PayoutRepo } from "../payouts/PayoutRepo.ts"
 import { SwapRepo } from "../swaps/SwapRepo.ts"
@@ -15,6 +16,11 @@ import { idleUntil, pollWithBackoff, type IdleHint } from "../work/PollLoop.ts"
 import { WorkSignal } from "../work/WorkSignal.ts"
 
 const MAX_JOBS_PER_TICK = 50
+/**
+ * How often events get their list position without a reader asking (a list numbers its own integration's first):
+ * keeps the events waiting for one few, for integrations no one lists.
+ */
+const EVENT_POSITIONS_INTERVAL_MS = 1_000
 /** The longest pause of a polling loop while the database keeps failing. */
 export const MAX_TICK_BACKOFF_MS = 30_000
 /** Delay before a failed job's next attempt: 2^attempts seconds, at most 5 minutes. */
@@ -90,7 +96,7 @@ const makeExpirySweep = Effect.gen(function*() {
 
 /**
  * On every replica: polls the jobs table, sends partner webhooks, sweeps expired deposit windows and delayed payouts
- * (on the expiry sweep's schedule), deletes rows past their retention and
+ * (on the expiry sweep's schedule), gives committed events their list position, deletes rows past their retention and
  * reconciles (stale txHash claims, payouts a lost webhook left behind), each on its own schedule; each loop backs
  * off while the database fails. The jobs and deliveries loops poll every JOBS_POLL_INTERVAL_MS while they find work;
  * idle, they wait for a commit that adds work (WorkSignal) or JOBS_IDLE_INTERVAL_MS, whichever comes first.
@@ -105,6 +111,7 @@ export const JobWorkerLive = Layer.effectDiscard(
     const reconciler = yield* makeReconciler
     const delivery = yield* makeDelivery
     const signal = yield* WorkSignal
+    const events = yield* EventRepo
     const loop = (name: string, everyMs: number, task: Effect.Effect<unknown, unknown>) =>
       Effect.forkScoped(pollWithBackoff(task, { name, everyMs, maxBackoffMs: MAX_TICK_BACKOFF_MS }))
     const idle = { ms: Math.max(config.jobsIdleIntervalMs, config.jobsPollIntervalMs), armed: signal.armed }
@@ -117,6 +124,7 @@ export const JobWorkerLive = Layer.effectDiscard(
     yield* workLoop("webhook deliveries", delivery.runDue)
     yield* loop("expiry sweep", config.expirySweepIntervalMs, sweep)
     yield* loop("delay sweep", config.expirySweepIntervalMs, delaySweep)
+    yield* loop("event positions", EVENT_POSITIONS_INTERVAL_MS, events.positionAllPending)
     yield* loop("housekeeping", config.housekeepingIntervalMs, housekeeping)
     yield* loop("reconciler", config.reconcileIntervalMs, reconciler.run)
   })

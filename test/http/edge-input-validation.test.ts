@@ -57,6 +57,32 @@ describe("GET /payouts cursor", () => {
   })
 })
 
+describe("GET /events cursor", () => {
+  const EVENTS = "/api/integrations/events"
+
+  it("rejects position cursors that this API never returns, and a payouts list refuses one", async () => {
+    const cursors = [
+      cursorOf({ p: "-1" }),
+      cursorOf({ p: "01" }),
+      cursorOf({ p: "1".repeat(19) }),
+      cursorOf({ p: 5 }),
+      cursorOf({ p: "5", extra: 1 }),
+      cursorOf({ p: "5", t: "2026-01-01T00:00:00.000Z", id: "evt_x" })
+    ]
+    for (const cursor of cursors) {
+      const answer = await partner.get(EVENTS, { cursor })
+      expect(`${Buffer.from(cursor, "base64url").toString()} → ${answer.status}`).toMatch(/→ 400$/)
+      expectBadRequest(answer, "cursor")
+    }
+    expectBadRequest(await partner.get(PAYOUTS, { cursor: cursorOf({ p: "5" }) }), "cursor")
+  })
+
+  it("still takes a cursor from before positions (a createdAt and an id)", async () => {
+    const answer = await partner.get(EVENTS, { cursor: cursorOf({ t: "2026-01-01T00:00:00.000Z", id: "evt_x" }) })
+    expect(answer.status, answer.text).toBe(200)
+  })
+})
+
 describe("GET /payouts limit and createdFrom", () => {
   it("answers extreme but valid createdFrom instants without a 5xx", async () => {
     for (const createdFrom of ["0000-01-01T00:00:00Z", "0001-01-01T00:30:00+01:00", "9999-12-31T23:59:59-05:00"]) {

@@ -1,6 +1,7 @@
 import { Outbox } from "../../src/outbox/Outbox.ts"
 import { WebhookTargetsOpen } from "../../src/partnerEvents/WebhookTargets.ts"
 import { DeliveryRepo } from "../../src/partnerEvents/DeliveryRepo.ts"
+import { EventRepo } from "../../src/partnerEvents/EventRepo.ts"
 import { TxHashClaims } from "../../src/chain/TxHashClaims.ts"
 /**
  * The job worker while the database is down, driven by the TestClock: every query of a SqlClient whose
@@ -33,10 +34,10 @@ const noWorkNotifications = Layer.succeed(
   WorkSignal.of({ armed: Effect.succeed(Effect.never), wake: Effect.void })
 )
 /**
- * The worker's polling loops: jobs, deliveries, the expiry sweep, the delay sweep, housekeeping and the reconciler,
- * each at least POLL_MS apart.
+ * The worker's polling loops: jobs, deliveries, the expiry sweep, the delay sweep, event positions, housekeeping and the
+ * reconciler, each at least POLL_MS apart.
  */
-const LOOPS = 6
+const LOOPS = 7
 const WINDOW_MS = 10 * 60 * 1000
 
 /** How many times a loop that starts at `every` ms and doubles its delay after each failure (up to `cap`) runs in `window` ms. */
@@ -94,7 +95,13 @@ describe("job worker with the database down", () => {
         Layer.provide(
           Layer.mergeAll(JobQueue.Default, Lifecycle.Default).pipe(
             Layer.provideMerge(
-              Layer.mergeAll(PayoutRepo.Default, SwapRepo.Default, DeliveryRepo.Default, TxHashClaims.Default)
+              Layer.mergeAll(
+                PayoutRepo.Default,
+                SwapRepo.Default,
+                DeliveryRepo.Default,
+                EventRepo.Default,
+                TxHashClaims.Default
+              )
             ),
             Layer.provideMerge(Outbox.Default)
           )

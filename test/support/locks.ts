@@ -44,3 +44,34 @@ export const lockWaiters = (run: Run, prefix: string): Promise<number> =>
       SELECT count(*)::int AS n FROM pg_stat_activity
       WHERE datname = current_database() AND wait_event_type = 'Lock'
         AND ltrim(query) LIKE ${`${prefix}%`}`.pipe(Effect.map((rows) => rows[0]?.n ?? 0), Effect.orDie)))
+
+/**
+ * Runs `write` (e.g. an INSERT that takes a unique key the app will want) in a transaction on its own connection and
+ * keeps the transaction open until `release`, which rolls it back: the app's statement waiting on it then goes on as
+ * if it had never been there. Resolves once `write` is done.
+ */
+export const holdUncommitted = async (
+  run: Run,
+  write: (sql: SqlClient.SqlClient) => Effect.Effect<unknown, unknown>
+): Promise<HeldLock> => {
+  let markHeld = () => {}
+  const held = new Promise<void>((resolve) => (markHeld = resolve))
+  let finish = () => {}
+  const done = new Promise<void>((resolve) => (finish = resolve))
+  const rolledBack = Symbol("rolled back")
+  const holding = run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.withTransaction(
+      write(sql).pipe(
+        Effect.andThen(Effect.sync(() => markHeld())),
+        Effect.andThen(Effect.promise(() => done)),
+        Effect.andThen(Effect.fail(rolledBack))
+      )
+    ).pipe(Effect.catchIf((error) => error === rolledBack, () => Effect.void))))
+  await Promise.race([held, holding.then(() => Promise.reject(new Error("the holder ended before holding")))])
+  return {
+    release: async () => {
+      finish()
+      await holding
+    }
+  }
+}

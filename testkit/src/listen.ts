@@ -36,7 +36,7 @@ Usage: integrations-conformance listen --base-url <url> --api-key <key> --forwar
   --help
 
 Follows GET /api/integrations/events from the moment it starts (or from --since) and POSTs each new
-event, oldest first, with the exact body the API keeps for it (the bytes its webhooks deliver), signed
+event, in the order listed, with the exact body the API keeps for it (the bytes its webhooks deliver), signed
 with Standard Webhooks headers: webhook-id (the event id), webhook-timestamp and webhook-signature,
 under the secret printed at start. That is listen's own secret, not the one of an endpoint registered
 on the deployment: give it to your receiver (e.g. WEBHOOK_SECRET=whsec_...).
@@ -47,8 +47,6 @@ Ctrl-C stops. Exit code: 0 when stopped, 2 when it cannot start or the key stops
 
 const EVENTS_PATH = "/api/integrations/events"
 const PAGE_SIZE = 100
-/** Each poll reads again this far behind the newest event seen: an event whose transaction commits late is not lost. */
-const LOOKBACK_MS = 5_000
 /** Waits between the attempts of one delivery; then the event is skipped. */
 const RETRY_DELAYS_MS = [1_000, 2_000, 4_000]
 const FORWARD_TIMEOUT_MS = 10_000
@@ -136,7 +134,6 @@ const isIsoTime = (text: string) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(text) 
 export interface ListedEvent {
   readonly id: string
   readonly type: string
-  readonly createdAtMs: number
   readonly body: Buffer
 }
 
@@ -204,7 +201,7 @@ export const decodeEventPage = (bytes: Buffer) => {
     ) {
       throw new Error("an event without a string id, type or createdAt")
     }
-    return { id: event["id"], type: event["type"], createdAtMs: Date.parse(event["createdAt"]), body }
+    return { id: event["id"], type: event["type"], body }
   })
   return {
     integrationId: typeof page["integrationId"] === "string" ? page["integrationId"] : undefined,
@@ -375,31 +372,35 @@ interface Tally {
 }
 
 /**
- * What has been handled. Each poll lists from `LOOKBACK_MS` before the newest event seen (never before `floorMs`),
- * so `seen` only needs the events of that window.
+ * Where following is. The events list is in the order events were recorded, each event once along the cursors
+ * (README#events): listen pages with the `nextCursor` it was given, and at the end of the list (no nextCursor) reads
+ * that last page again on the next poll, where new events follow the ones it has handled. `createdFrom` stays the
+ * same on every request, so a page read again is the same page.
  */
 class Position {
-  private readonly seen = new Map<string, number>()
-  private readonly floorMs: number
-  private newestMs: number
+  private cursor: string | null = null
+  /** The events of the page `cursor` reads that have been handled. */
+  private handled = new Set<string>()
+  readonly createdFrom: string
 
-  constructor(floorMs: number) {
-    this.floorMs = floorMs
-    this.newestMs = floorMs
+  constructor(createdFrom: string) {
+    this.createdFrom = createdFrom
   }
 
-  has = (event: ListedEvent) => this.seen.has(event.id)
-
-  add = (event: ListedEvent) => {
-    this.seen.set(event.id, event.createdAtMs)
-    this.newestMs = Math.max(this.newestMs, event.createdAtMs)
+  query = (): Record<string, string> => {
+    const query: Record<string, string> = { createdFrom: this.createdFrom, limit: `${PAGE_SIZE}` }
+    if (this.cursor !== null) query["cursor"] = this.cursor
+    return query
   }
 
-  /** Where the next poll lists from; forgets what is before it. */
-  createdFrom = (): string => {
-    const fromMs = Math.max(this.floorMs, this.newestMs - LOOKBACK_MS)
-    for (const [id, createdAtMs] of this.seen) if (createdAtMs < fromMs) this.seen.delete(id)
-    return new Date(fromMs).toISOString()
+  has = (event: ListedEvent) => this.handled.has(event.id)
+
+  add = (event: ListedEvent) => void this.handled.add(event.id)
+
+  /** The page is done and another follows: the next read starts there. */
+  next = (cursor: string) => {
+    this.cursor = cursor
+    this.handled = new Set()
   }
 }
 
@@ -413,47 +414,45 @@ const decodedPage = (bytes: Buffer) => {
   }
 }
 
-/** Every page of events from `createdFrom` on, oldest first, each handed to `onPage` before the next is read. */
-const listFrom = async (
+/**
+ * The events listed after `position` up to the end of the list, in list order, each not yet handled passed to
+ * `onEvent` (which returns false to stop there), then marked handled.
+ */
+const readOn = async (
   api: Deployment,
-  createdFrom: string,
-  onPage: (events: ReadonlyArray<ListedEvent>) => Promise<void>
+  position: Position,
+  onEvent: (event: ListedEvent) => Promise<boolean>
 ) => {
-  let cursor: string | null = null
-  do {
-    const query: Record<string, string> = { createdFrom, limit: `${PAGE_SIZE}` }
-    if (cursor !== null) query["cursor"] = cursor
-    const page = decodedPage((await api.get(EVENTS_PATH, query)).bytes)
-    await onPage(page.events)
-    cursor = page.nextCursor
-  } while (cursor !== null)
+  for (;;) {
+    const page = decodedPage((await api.get(EVENTS_PATH, position.query())).bytes)
+    for (const event of page.events) {
+      if (position.has(event)) continue
+      if (!(await onEvent(event))) return
+      position.add(event)
+    }
+    if (page.nextCursor === null) return
+    position.next(page.nextCursor)
+  }
 }
 
 /** Where following starts: now on the deployment's clock (what exists then is not sent), or --since. */
 const startingPosition = async (options: ListenOptions, api: Deployment): Promise<Position> => {
   const probe = await api.get(EVENTS_PATH, { limit: "1" })
   if (options.since === undefined) {
-    const position = new Position(probe.serverNowMs - LOOKBACK_MS)
-    await listFrom(api, position.createdFrom(), async (events) => events.forEach(position.add))
+    const position = new Position(new Date(probe.serverNowMs).toISOString())
+    await readOn(api, position, async () => true)
     return position
   }
-  if (!options.since.startsWith("evt_")) return new Position(Date.parse(options.since))
+  if (!options.since.startsWith("evt_")) return new Position(new Date(Date.parse(options.since)).toISOString())
   const found = await api.get(`${EVENTS_PATH}/${encodeURIComponent(options.since)}`, {}).catch((error: unknown) => {
     throw error instanceof ListenError ? new ListenError(`--since ${options.since}: ${error.message}`) : error
   })
   const event: unknown = JSON.parse(found.bytes.toString("utf8"))
   const createdAt = isRecord(event) ? event["createdAt"] : undefined
   if (typeof createdAt !== "string") throw new ListenError(`--since ${options.since}: the event has no createdAt`)
-  // Events of the same millisecond listed before it are not replayed: they come before it.
-  const position = new Position(Date.parse(createdAt))
-  let reached = false
-  await listFrom(api, position.createdFrom(), async (events) => {
-    for (const event of events) {
-      reached ||= event.id === options.since
-      if (reached) return
-      position.add(event)
-    }
-  })
+  // Events listed before it are not replayed: they come before it.
+  const position = new Position(createdAt)
+  await readOn(api, position, async (event) => event.id !== options.since)
   return position
 }
 
@@ -484,13 +483,10 @@ const follow = async (
   for (;;) {
     let waitMs = options.intervalMs
     try {
-      await listFrom(api, position.createdFrom(), async (events) => {
-        for (const event of events) {
-          if (position.has(event)) continue
-          if (await forward(options, event, out, signal)) tally.delivered++
-          else tally.skipped++
-          position.add(event)
-        }
+      await readOn(api, position, async (event) => {
+        if (await forward(options, event, out, signal)) tally.delivered++
+        else tally.skipped++
+        return true
       })
       if (outageSince !== undefined) out.note("the deployment answers again")
       outageSince = undefined

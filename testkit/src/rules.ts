@@ -380,7 +380,7 @@ export const RULES = {
   },
   "R-EVT-7": {
     statement:
-      "`GET events/{eventId}` answers the event with its delivery attempts; `GET events` lists oldest first and filters by `type`",
+      "`GET events/{eventId}` answers the event with its delivery attempts; `GET events` lists events in the order they were recorded (each resource's in `sequence` order) and filters by `type`",
     see: ["README#events-to-partners-webhooks", "listEvents", "getEvent"]
   },
   "R-EVT-8": {

@@ -182,7 +182,7 @@ describe("listen", () => {
     expect(listener.stdout).toContainEqual(
       expect.stringMatching(new RegExp(`^→ payout\\.created ${eventId} 500 in \\d+ ms; retrying in 1 s \\(1/3\\)$`))
     )
-    // events are forwarded oldest first, so the earlier event would have come before payout.created: it did not
+    // events are forwarded in list order, so the earlier event would have come before payout.created: it did not
     expect(local.deliveries.map((a) => a.id)).not.toContain(earlier?.id)
     expect(local.deliveries.map((a) => a.event.type)).toEqual(["payout.created", "payout.created"])
 
@@ -268,14 +268,14 @@ describe("listen", () => {
   })
 
   it("against a deployment that rate limits and commits an event late: waits as told, forwards each event once, as listed", async () => {
-    // what the fake deployment lists, filtered by createdFrom; bodies written unlike JSON.stringify would write them
+    // what the fake deployment lists, filtered by createdFrom, in the order recorded (as the API lists events); bodies
+    // written unlike JSON.stringify would write them
     const listed: Array<{ readonly createdAt: string; readonly body: string }> = []
     const publish = (id: string, createdAtMs: number) => {
       const createdAt = new Date(createdAtMs).toISOString()
       const body =
         `{ "id": "${id}", "type": "payout.created", "createdAt": "${createdAt}", "data": {"object": {"name": "Pe\\u00f1a €"}} }`
       listed.push({ createdAt, body })
-      listed.sort((a, b) => a.createdAt.localeCompare(b.createdAt))
       return body
     }
     let newer = ""
@@ -285,14 +285,14 @@ describe("listen", () => {
       if (url.pathname !== EVENTS) return response.writeHead(404).end()
       const createdFrom = url.searchParams.get("createdFrom")
       if (createdFrom !== null) {
-        // the first poll after start is rate limited; the next lists a new event; the one after finds an event
-        // 2 s older than it (its transaction committed late) and a new one
+        // the first poll after start is rate limited (1 s); the next lists a new event; the one after finds an event
+        // created 0.5 s before it but recorded after it (its transaction committed late), and a new one
         const status = polls.length === 1 ? 429 : 200
         polls.push({ at: performance.now(), status, createdFrom })
         if (status === 429) return response.writeHead(429, { "retry-after": "1" }).end("{\"error\":\"slow down\"}")
         if (polls.length === 3) newer = publish("evt_newer", Date.now())
         if (polls.length === 4) {
-          publish("evt_late", Date.parse(JSON.parse(newer).createdAt) - 2_000)
+          publish("evt_late", Date.parse(JSON.parse(newer).createdAt) - 500)
           publish("evt_marker", Date.now())
         }
       }
@@ -317,7 +317,7 @@ describe("listen", () => {
     const secret = await printedSecret(listener)
     await local.next((a) => a.id === "evt_marker", WAIT_MS)
 
-    // the late event is found by reading again behind the newest; evt_newer, listed again, is not sent twice
+    // the late event comes after evt_newer, as listed; evt_newer, on the last page read again, is not sent twice
     expect(local.deliveries.map((a) => a.id)).toEqual(["evt_newer", "evt_late", "evt_marker"])
     const [first] = local.deliveries
     expect(first?.body).toBe(newer)

@@ -24,6 +24,7 @@ import eventSequence from "./0017_event_sequence.ts"
 import payoutTimeline from "./0018_payout_timeline.ts"
 import destinationPreviews from "./0019_destination_previews.ts"
 import destinationVerificationBudgets from "./0020_destination_verification_budgets.ts"
+import eventPositions from "./0021_event_positions.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -45,5 +46,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0017_event_sequence": eventSequence,
   "0018_payout_timeline": payoutTimeline,
   "0019_destination_previews": destinationPreviews,
-  "0020_destination_verification_budgets": destinationVerificationBudgets
+  "0020_destination_verification_budgets": destinationVerificationBudgets,
+  "0021_event_positions": eventPositions
 }

@@ -1,0 +1,222 @@
+/**
+ * GET events is safe to follow: a partner paging with the `nextCursor` it was given (and polling its last page again
+ * at the end of the list) sees every event exactly once, each resource's events in `sequence` order, while writers on
+ * two replicas of one database record events concurrently (payouts created and moved through their lifecycle, two
+ * moves of one payout racing) and one event's transaction commits late: a lock this test holds keeps it open after
+ * its event row is written, until the follower has read past everything committed meanwhile.
+ */
+import { EventList, WebhookEndpointWithSecret } from "@cop-integrations/contracts"
+import { Effect, Layer, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { DatabaseTimeouts } from "../../src/db/Database.ts"
+import { call, newPartner, type Partner, type Wire } from "../support/flows.ts"
+import { follower, repeated } from "../support/follower.ts"
+import { holdLock } from "../support/locks.ts"
+import { startTestServer, type TestServer } from "../support/server.ts"
+import { type Receiver, startReceiver } from "../support/webhookReceiver.ts"
+
+const API = "/api/integrations"
+const ENV = { MOCK_LIFECYCLE_DELAY_MS: "3600000" }
+/** The held transaction waits on the test's lock longer than the production lock_timeout allows. */
+const PATIENT = Layer.succeed(DatabaseTimeouts, {
+  connect: "10 seconds",
+  statement: "120 seconds",
+  lock: "120 seconds",
+  idleInTransaction: "120 seconds",
+  query: "120 seconds",
+  keepAliveDelay: "10 seconds"
+})
+const PAYOUTS = 24
+const WRITERS = 6
+const DEADLINE_MS = 60_000
+
+let first: TestServer
+let second: TestServer
+let partner: Partner
+let receiver: Receiver
+
+beforeAll(async () => {
+  first = await startTestServer({ env: ENV, overrides: PATIENT })
+  second = await startTestServer({ env: ENV, overrides: PATIENT, database: first.database })
+  partner = await newPartner(first)
+  receiver = await startReceiver()
+})
+afterAll(async () => {
+  await receiver?.close()
+  await second?.close()
+  await first?.close()
+})
+
+/** The partner's calls through either replica. */
+const on = (server: TestServer) => ({
+  get: (path: string, query: Record<string, string>) => call(server.baseUrl, partner.apiKey, "GET", path, { query }),
+  post: (path: string, body: unknown) => call(server.baseUrl, partner.apiKey, "POST", path, { body })
+})
+const replicas = () => [on(first), on(second)] as const
+
+const ok = (wire: Wire, status = 200) => {
+  expect(wire.status, wire.text).toBe(status)
+  return wire.json
+}
+
+const advance = (via: ReturnType<typeof on>, payoutId: string, to: string) =>
+  via.post(`${API}/test-helpers/payouts/${payoutId}/advance`, { to })
+
+/** Every event of the integration in the database: id, resource and sequence. */
+const storedEvents = () =>
+  first.direct(
+    Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql<{ readonly id: string; readonly resource_id: string; readonly sequence: number }>`
+      SELECT id, resource_id, sequence FROM events WHERE integration_id = ${partner.integrationId}`.pipe(Effect.orDie))
+  )
+
+/** Backends of the test database waiting on a lock while inserting event deliveries. */
+const deliveryInsertsWaiting = () =>
+  first.direct(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ readonly n: number }>`
+      SELECT count(*)::int AS n FROM pg_stat_activity
+      WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO event_deliveries%'`
+      .pipe(Effect.map((rows) => rows[0]?.n ?? 0), Effect.orDie)))
+
+/** One payout's life, its calls spread over both replicas; every third has two moves racing. */
+const lifecycle = async (index: number, user: string) => {
+  const [here, there] = index % 2 === 0 ? replicas() : [...replicas()].reverse()
+  const created = ok(
+    await here.post(`${API}/breb/payouts`, {
+      userAddress: user,
+      destinationCop: `${20000 + index}`,
+      breBKey: "@maria2024",
+      accountOwnerName: "Maria Perez"
+    }),
+    201
+  ) as { readonly payoutId: string }
+  if (index % 3 === 0) {
+    const race = await Promise.all([
+      advance(here, created.payoutId, "processing"),
+      advance(there, created.payoutId, "completed")
+    ])
+    expect(race.some((wire) => wire.status === 200), race.map((wire) => wire.text).join("\n")).toBe(true)
+    return
+  }
+  ok(await advance(there, created.payoutId, "processing"))
+  ok(await advance(here, created.payoutId, "completed"))
+}
+
+describe("event positions", () => {
+  it("are given by the worker too, to the events of an integration no one lists", async () => {
+    const quiet = await newPartner(first)
+    const endpoint = Schema.decodeUnknownSync(WebhookEndpointWithSecret)(
+      ok(await quiet.post(`${API}/webhook-endpoints`, { url: receiver.url }), 201)
+    )
+    const ping = ok(await quiet.post(`${API}/webhook-endpoints/${endpoint.endpointId}/ping`, {}), 202) as {
+      readonly id: string
+    }
+    await vi.waitFor(async () => {
+      const [row] = await first.direct(
+        Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) =>
+            sql<{ readonly position: string | null }>`SELECT position FROM events WHERE id = ${ping.id}`.pipe(
+              Effect.orDie
+            )
+        )
+      )
+      expect(row?.position).not.toBeNull()
+    }, { timeout: DEADLINE_MS, interval: 100 })
+  })
+})
+
+describe("following GET events with its cursor", () => {
+  it(
+    "shows every event once, each resource's in sequence order, with concurrent writers on two replicas and a late commit",
+    async () => {
+      const slow = Schema.decodeUnknownSync(WebhookEndpointWithSecret)(
+        ok(await partner.post(`${API}/webhook-endpoints`, { url: receiver.url, events: ["payout.failed"] }), 201)
+      )
+      const user = await partner.approvedUser()
+
+      let reads = 0
+      const events = follower(async (cursor) => {
+        const via = replicas()[reads++ % 2]!
+        const query: Record<string, string> = cursor === null ? { limit: "7" } : { limit: "7", cursor }
+        return Schema.decodeUnknownSync(EventList)(ok(await via.get(`${API}/events`, query)))
+      }, (event) => event.id)
+      let following = true
+      const followed = (async () => {
+        while (following) {
+          await events.poll()
+          await new Promise((resolve) => setTimeout(resolve, 10))
+        }
+      })()
+
+      // The late one: its event is written, then its transaction waits on the endpoint row this test holds (the
+      // delivery's foreign key), so it commits after everything below.
+      const late = ok(
+        await partner.post(`${API}/breb/payouts`, {
+          userAddress: user,
+          destinationCop: "30000",
+          breBKey: "@maria2024",
+          accountOwnerName: "Maria Perez"
+        }),
+        201
+      ) as { readonly payoutId: string }
+      const held = await holdLock(
+        first.direct,
+        `SELECT 1 FROM webhook_endpoints WHERE id = '${slow.endpointId}' FOR UPDATE`
+      )
+      const failing = advance(on(first), late.payoutId, "failed")
+      await vi.waitFor(async () => expect(await deliveryInsertsWaiting()).toBe(1), {
+        timeout: DEADLINE_MS,
+        interval: 20
+      })
+
+      const queue = Array.from({ length: PAYOUTS }, (_, i) => i)
+      await Promise.all(Array.from({ length: WRITERS }, async () => {
+        for (let next = queue.shift(); next !== undefined; next = queue.shift()) await lifecycle(next, user)
+      }))
+
+      // The follower has read everything committed so far (all but the late event), through both replicas.
+      const seenIds = () => new Set<string>(events.seen.map((event) => event.id))
+      await vi.waitFor(async () => {
+        const stored = await storedEvents()
+        expect(stored.filter((event) => !seenIds().has(event.id)).length).toBe(0)
+      }, { timeout: DEADLINE_MS, interval: 50 })
+
+      await held.release()
+      ok(await failing)
+
+      const deadline = Date.now() + 15_000
+      let stored = await storedEvents()
+      while (Date.now() < deadline && stored.some((event) => !seenIds().has(event.id))) {
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        stored = await storedEvents()
+      }
+      following = false
+      await followed
+
+      const missing = stored.filter((event) => !seenIds().has(event.id))
+      expect.soft(
+        missing.map((event) => `${event.id} (${event.resource_id} #${event.sequence})`),
+        "events never listed"
+      )
+        .toEqual([])
+      expect.soft(repeated(events.seen.map((event) => event.id)), "events listed twice").toEqual([])
+      expect.soft(events.reshuffled, "a page read again did not start with what it held").toEqual([])
+
+      const resourceOf = new Map(stored.map((event) => [event.id, event.resource_id]))
+      const outOfOrder: Array<string> = []
+      const lastSequence = new Map<string, number>()
+      for (const event of events.seen) {
+        const resource = resourceOf.get(event.id)!
+        if ((lastSequence.get(resource) ?? 0) >= event.sequence) {
+          outOfOrder.push(`${resource}: #${event.sequence} after #${lastSequence.get(resource)}`)
+        }
+        lastSequence.set(resource, event.sequence)
+      }
+      expect.soft(outOfOrder, "a resource's events listed out of sequence order").toEqual([])
+      expect(stored.length).toBeGreaterThan(PAYOUTS * 2)
+    },
+    240_000
+  )
+})
