@@ -11,6 +11,7 @@ import { expect } from "vitest"
 import { creationTime, visibleBefore } from "../../src/db/ListHorizon.ts"
 import { runMigrations } from "../../src/db/Migrations.ts"
 import { TestDatabaseLive } from "../support/database.ts"
+import { payoutRow } from "../support/payoutRow.ts"
 
 const ONE = "int_horizon_one"
 const TWO = "int_horizon_two"
@@ -48,8 +49,18 @@ layer(TestDatabaseLive, { timeout: "60 seconds", excludeTestServices: true })("l
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       yield* runMigrations
+      yield* sql`INSERT INTO integrations (id, name) VALUES (${ONE}, ${ONE}) ON CONFLICT DO NOTHING`
       for (let i = 0; i < 20; i++) {
-        const at = yield* sql.withTransaction(creationTime(sql, "payouts", ONE))
+        // A create as the repositories make it: the creation time, then the row, committed before the list is asked.
+        const at = yield* sql.withTransaction(
+          Effect.tap(
+            creationTime(sql, "payouts", ONE),
+            (at) =>
+              sql`INSERT INTO payouts ${
+                sql.insert({ ...payoutRow(`po_horizon_${i}`, "awaiting_deposit", at, at), integration_id: ONE })
+              }`
+          )
+        )
         expect((yield* visibleBefore(sql, "payouts", ONE)).getTime()).toBeGreaterThan(at.getTime())
       }
     }))
