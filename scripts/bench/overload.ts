@@ -11,7 +11,7 @@
  * Bounded: a fixed number of requests, every wait with a deadline.
  */
 import { createDatabase } from "./compareRefs.ts"
-import { type Answer, fireCreate, serveAgain, tally } from "./overloadLoad.ts"
+import { type Answer, fireCreate, openLoop, serveAgain, tally } from "./overloadLoad.ts"
 import { rssMb } from "./proc.ts"
 import { approvedCustomer, startService, stopService } from "./service.ts"
 
@@ -45,19 +45,7 @@ export const runOverload = async (serverUrl: string): Promise<boolean> => {
 
     console.log(`overload: open loop, ${RATE} creates/s for ${SECONDS} s …`)
     started = performance.now()
-    const pending: Array<Promise<Answer>> = []
-    const total = RATE * SECONDS
-    await new Promise<void>((resolve) => {
-      const tick = setInterval(() => {
-        const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * RATE))
-        while (pending.length < due) pending.push(send(BURST + pending.length))
-        if (pending.length >= total) {
-          clearInterval(tick)
-          resolve()
-        }
-      }, 10)
-    })
-    const loop = await Promise.all(pending)
+    const loop = await openLoop(RATE, SECONDS, (i) => send(BURST + i))
     report("open loop", loop, (performance.now() - started) / 1000)
     failed ||= !(await settled(service.baseUrl, service.key, userAddress))
     failed ||= [...burst, ...loop].some((answer) => !answer.acceptable)

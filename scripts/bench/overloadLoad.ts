@@ -78,6 +78,31 @@ export const fireCreate = (base: URL, key: string, userAddress: string, idempote
     )
   })
 
+/**
+ * An open loop: `rate` requests a second for `seconds`, each sent on schedule whatever became of the earlier ones (a
+ * closed loop would slow down with the server and never overload it); resolves with every answer.
+ */
+export const openLoop = async (
+  rate: number,
+  seconds: number,
+  send: (i: number) => Promise<Answer>
+): Promise<ReadonlyArray<Answer>> => {
+  const started = performance.now()
+  const pending: Array<Promise<Answer>> = []
+  const total = rate * seconds
+  await new Promise<void>((resolve) => {
+    const tick = setInterval(() => {
+      const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * rate))
+      while (pending.length < due) pending.push(send(pending.length))
+      if (pending.length >= total) {
+        clearInterval(tick)
+        resolve()
+      }
+    }, 10)
+  })
+  return Promise.all(pending)
+}
+
 export interface Tally {
   readonly ok: number
   readonly shed: number

@@ -9,7 +9,7 @@
  * team's scale on the production heap.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Answer, fireCreate, serveAgain, tally } from "../../scripts/bench/overloadLoad.ts"
+import { type Answer, fireCreate, openLoop, serveAgain, tally } from "../../scripts/bench/overloadLoad.ts"
 import { rssMb } from "../../scripts/bench/proc.ts"
 import { approvedCustomer, type Service, startService, stopService } from "../../scripts/bench/service.ts"
 import { acquireTestDatabase, type TestDatabase } from "../support/database.ts"
@@ -73,20 +73,7 @@ describe("overload: one replica on a small heap", () => {
   )
 
   it(`an open loop of ${RATE} creates a second for ${SECONDS} s: the same`, async () => {
-    const started = performance.now()
-    const pending: Array<Promise<Answer>> = []
-    const total = RATE * SECONDS
-    await new Promise<void>((resolve) => {
-      const tick = setInterval(() => {
-        const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * RATE))
-        while (pending.length < due) pending.push(send(BURST + pending.length))
-        if (pending.length >= total) {
-          clearInterval(tick)
-          resolve()
-        }
-      }, 10)
-    })
-    const answers = await Promise.all(pending)
+    const answers = await openLoop(RATE, SECONDS, (i) => send(BURST + i))
     expect(alive(), "the replica died under the open loop").toBe(true)
     expect(answers.filter((answer) => !answer.acceptable), describeUnacceptable(answers)).toEqual([])
     const again = await serveAgain(service.baseUrl, service.key, userAddress, 30_000)
