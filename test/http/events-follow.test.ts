@@ -6,27 +6,17 @@
  * its event row is written, until the follower has read past everything committed meanwhile.
  */
 import { EventList, WebhookEndpointWithSecret } from "@cop-integrations/contracts"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
-import { DatabaseTimeouts } from "../../src/db/Database.ts"
 import { call, newPartner, type Partner, type Wire } from "../support/flows.ts"
 import { follower, repeated } from "../support/follower.ts"
-import { holdLock } from "../support/locks.ts"
+import { holdLock, patientDatabase } from "../support/locks.ts"
 import { startTestServer, type TestServer } from "../support/server.ts"
 import { type Receiver, startReceiver } from "../support/webhookReceiver.ts"
 
 const API = "/api/integrations"
 const ENV = { MOCK_LIFECYCLE_DELAY_MS: "3600000" }
-/** The held transaction waits on the test's lock longer than the production lock_timeout allows. */
-const PATIENT = Layer.succeed(DatabaseTimeouts, {
-  connect: "10 seconds",
-  statement: "120 seconds",
-  lock: "120 seconds",
-  idleInTransaction: "120 seconds",
-  query: "120 seconds",
-  keepAliveDelay: "10 seconds"
-})
 const PAYOUTS = 24
 const WRITERS = 6
 const DEADLINE_MS = 60_000
@@ -37,8 +27,8 @@ let partner: Partner
 let receiver: Receiver
 
 beforeAll(async () => {
-  first = await startTestServer({ env: ENV, overrides: PATIENT })
-  second = await startTestServer({ env: ENV, overrides: PATIENT, database: first.database })
+  first = await startTestServer({ env: ENV, overrides: patientDatabase })
+  second = await startTestServer({ env: ENV, overrides: patientDatabase, database: first.database })
   partner = await newPartner(first)
   receiver = await startReceiver()
 })

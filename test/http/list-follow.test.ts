@@ -7,30 +7,20 @@
  * test wrote (handed back, as a request that failed after an outside call leaves it, with that resource id).
  */
 import { PayoutList, SwapList } from "@cop-integrations/contracts"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { newId } from "../../src/base/ids.ts"
-import { DatabaseTimeouts } from "../../src/db/Database.ts"
 import { requestFingerprint } from "../../src/idempotency/IdempotencyStore.ts"
 import { PAYOUTS_PATH } from "../../src/payouts/PayoutService.ts"
 import { SWAPS_PATH } from "../../src/swaps/SwapService.ts"
 import { call, newPartner, type Partner, type Wire } from "../support/flows.ts"
 import { follower, repeated } from "../support/follower.ts"
-import { holdUncommitted } from "../support/locks.ts"
+import { holdUncommitted, patientDatabase } from "../support/locks.ts"
 import { payoutRow } from "../support/payoutRow.ts"
 import { startTestServer, type TestServer } from "../support/server.ts"
 
 const ENV = { MOCK_LIFECYCLE_DELAY_MS: "3600000" }
-/** The held INSERT waits on the test's row longer than the production lock_timeout allows. */
-const PATIENT = Layer.succeed(DatabaseTimeouts, {
-  connect: "10 seconds",
-  statement: "120 seconds",
-  lock: "120 seconds",
-  idleInTransaction: "120 seconds",
-  query: "120 seconds",
-  keepAliveDelay: "10 seconds"
-})
 const CREATES = 24
 const WRITERS = 6
 const DEADLINE_MS = 60_000
@@ -39,8 +29,8 @@ let first: TestServer
 let second: TestServer
 
 beforeAll(async () => {
-  first = await startTestServer({ env: ENV, overrides: PATIENT })
-  second = await startTestServer({ env: ENV, overrides: PATIENT, database: first.database })
+  first = await startTestServer({ env: ENV, overrides: patientDatabase })
+  second = await startTestServer({ env: ENV, overrides: patientDatabase, database: first.database })
 })
 afterAll(async () => {
   await second?.close()

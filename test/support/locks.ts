@@ -2,8 +2,22 @@
  * Locks held from outside the app, to make its requests wait deterministically, and a probe for the
  * backends that are waiting on a lock.
  */
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
+import { DatabaseTimeouts } from "../../src/db/Database.ts"
+
+/**
+ * Database timeouts for a service whose requests wait on a test's lock or row on purpose: longer than the production
+ * lock_timeout (and statement timeout) allow.
+ */
+export const patientDatabase = Layer.succeed(DatabaseTimeouts, {
+  connect: "10 seconds",
+  statement: "120 seconds",
+  lock: "120 seconds",
+  idleInTransaction: "120 seconds",
+  query: "120 seconds",
+  keepAliveDelay: "10 seconds"
+})
 
 export interface HeldLock {
   /** Commits the holding transaction (the lock is gone when this resolves). */
