@@ -60,9 +60,11 @@ import type { Market } from "./market/Market.ts"
 import { MarketLive } from "./market/MarketLive.ts"
 import { MarketMock } from "./market/MarketMock.ts"
 import type { PayoutProvider } from "./provider/PayoutProvider.ts"
-import { ProviderLive } from "./provider/ProviderLive.ts"
-import { ProviderMock } from "./provider/ProviderMock.ts"
-import { TransferLifecycleMock } from "./provider/TransferLifecycleMock.ts"
+import type { ProviderCallbacks } from "./provider/ProviderCallbacks.ts"
+import { BridgeCallbacks } from "./provider/bridge/BridgeCallbacks.ts"
+import { BridgeProvider } from "./provider/bridge/BridgeClient.ts"
+import { ProviderMock } from "./provider/mock/ProviderMock.ts"
+import { TransferLifecycleMock } from "./provider/mock/TransferLifecycleMock.ts"
 import { QuoteRepo } from "./quotes/QuoteRepo.ts"
 import { QuoteService } from "./quotes/QuoteService.ts"
 import { RateCache } from "./quotes/RateCache.ts"
@@ -80,6 +82,7 @@ import { ProviderWebhook } from "./providerWebhooks/ProviderWebhook.ts"
 /** The ports to the outside world that the domain services use; each mode has its own Layers for them. */
 export type Ports =
   | PayoutProvider
+  | ProviderCallbacks
   | Chain
   | SwapRouter
   | Market
@@ -111,6 +114,8 @@ const mailer = (config: AppConfigShape) =>
 export const mockMode = (config: AppConfigShape): ModeLayers => ({
   ports: Layer.mergeAll(
     ProviderMock,
+    // The sandbox hears callbacks signed and shaped as Bridge's (a deployment's tests and the simulator send them).
+    BridgeCallbacks,
     ChainMock,
     SwapRouterMock,
     MarketMock,
@@ -137,7 +142,7 @@ export const livePorts = Layer.mergeAll(OtpCodesLive, RequoteGuardLive, DemoBoot
 export const liveMode = (config: AppConfigShape, secrets: LiveSecrets): ModeLayers => ({
   ports: Layer.mergeAll(
     livePorts,
-    ProviderLive({
+    BridgeProvider({
       baseUrl: config.providerApiUrl,
       apiKey: secrets.providerApiKey,
       sourceRail: Option.getOrElse(config.providerSourceRail, () => config.chainName),
@@ -145,6 +150,7 @@ export const liveMode = (config: AppConfigShape, secrets: LiveSecrets): ModeLaye
       timeout: Duration.millis(config.providerTimeoutMs),
       retries: config.providerRetries
     }),
+    BridgeCallbacks,
     ChainLive,
     SwapRouterLive({
       baseUrl: config.swapApiUrl,

@@ -9,6 +9,6 @@ export const WebhooksHttpLive = HttpApiBuilder.group(IntegrationsApi, "webhooks"
     return handlers.handle("provider", ({ request }) =>
       Effect.flatMap(
         Effect.orDie(request.text),
-        (rawBody) => webhook.receive({ signatureHeader: request.headers["x-webhook-signature"], rawBody })
+        (rawBody) => webhook.receive({ headers: request.headers, rawBody })
       ))
   }))

@@ -2,6 +2,7 @@ import type { FeeLeg, PayoutStatus, PayoutTimelineSource, TxHash } from "@cop-in
 import { Context, Effect, Layer, Option } from "effect"
 import { now } from "../base/Clock.ts"
 import { hop, PayoutRepo } from "./PayoutRepo.ts"
+import type { TransferProgress } from "../provider/TransferProgress.ts"
 import type { PayoutRow } from "./PayoutRow.ts"
 import { normalizeCop } from "./TotalReceived.ts"
 
@@ -43,41 +44,11 @@ export const stepsTo = (from: PayoutStatus, to: PayoutStatus): ReadonlyArray<Pay
 }
 
 /**
- * Provider (Bridge) transfer states with a payout meaning: the status each moves a payout to, and whether it comes
- * only after the funds reached the provider (its own progress, and a delivery that failed or was sent back:
- * undeliverable, returned, refunded, missing return policy, there was money to return). Not `canceled` (a transfer
- * closed for want of funds) or `error`; `awaiting_funds`, `in_review` and states we do not know mean nothing here.
- */
-const TRANSFER_STATES: ReadonlyMap<string, { readonly status: PayoutStatus; readonly fundsArrived: boolean }> = new Map(
-  [
-    ["funds_received", { status: "deposit_confirmed", fundsArrived: true }],
-    ["payment_submitted", { status: "processing", fundsArrived: true }],
-    ["payment_processed", { status: "completed", fundsArrived: true }],
-    ["undeliverable", { status: "failed", fundsArrived: true }],
-    ["missing_return_policy", { status: "failed", fundsArrived: true }],
-    ["error", { status: "failed", fundsArrived: false }],
-    ["canceled", { status: "failed", fundsArrived: false }],
-    ["returned", { status: "refunded", fundsArrived: true }],
-    ["refunded", { status: "refunded", fundsArrived: true }]
-  ]
-)
-
-/** Provider transfer state → payout status; states with no payout meaning map to none. */
-export const statusForTransferState = (state: string): Option.Option<PayoutStatus> =>
-  Option.map(Option.fromNullishOr(TRANSFER_STATES.get(state)), (meaning) => meaning.status)
-
-/**
- * The statuses a provider transfer state moves a payout through (empty: it does not move it). An expired payout
+ * The statuses a provider transfer's progress moves a payout through (empty: it does not move it). An expired payout
  * moves only on the provider's word that money reached it: a transfer that never saw funds leaves it expired.
  */
-export const stepsForTransferState = (from: PayoutStatus, state: string): ReadonlyArray<PayoutStatus> => {
-  const meaning = TRANSFER_STATES.get(state)
-  if (meaning === undefined || (from === "expired" && !meaning.fundsArrived)) return []
-  return stepsTo(from, meaning.status)
-}
-
-/** Whether a provider transfer state means the funds reached the provider. */
-const fundsArrivedBy = (state: string) => TRANSFER_STATES.get(state)?.fundsArrived === true
+export const stepsForProgress = (from: PayoutStatus, progress: TransferProgress): ReadonlyArray<PayoutStatus> =>
+  progress.status === null || (from === "expired" && !progress.fundsArrived) ? [] : stepsTo(from, progress.status)
 
 /** Once the deposit is in, the legs still `quoted` wait for settlement (`pending`). */
 const awaitSettlement = (legs: ReadonlyArray<FeeLeg>): ReadonlyArray<FeeLeg> =>
@@ -147,42 +118,39 @@ export class Lifecycle extends Context.Service<Lifecycle>()("Lifecycle", {
     const payouts = yield* PayoutRepo
 
     /** The reported COP amount, normalised to 2 decimals; none when absent or unreadable (logged, without its text). */
-    const reportedTotal = (input: { readonly transferId: string; readonly finalAmountCop?: string | null }) => {
-      const text = input.finalAmountCop
-      if (text === undefined || text === null) return Effect.succeed(Option.none<string>())
+    const reportedTotal = (progress: TransferProgress) => {
+      const text = progress.finalAmountCop
+      if (text === null) return Effect.succeed(Option.none<string>())
       const total = normalizeCop(text)
       return Option.isSome(total) ? Effect.succeed(total) : Effect.as(
         Effect.logWarning("provider transfer: final_amount is not a COP amount; ignored").pipe(
-          Effect.annotateLogs({ transferId: input.transferId })
+          Effect.annotateLogs({ transferId: progress.transferId })
         ),
         Option.none<string>()
       )
     }
 
     /**
-     * `finalAmountCop`: the COP the provider reports it delivered (its receipt's `final_amount`), when the event
-     * or answer carries one. It is recorded with an event that moves the payout, or when none is recorded yet
-     * (a late or duplicated event does not replace it); an unreadable amount is logged and ignored. The first state
-     * that says the funds reached the provider adds the `funds_received` hop (before the status it moves to), also
-     * when a payout the partner confirmed first does not move. `source`: who reported the state (the
-     * timeline's source). True when the payout changed.
+     * The provider's report of a transfer's progress. Its COP amount (`finalAmountCop`) is recorded with a report that
+     * moves the payout, or when none is recorded yet (a late or duplicated report does not replace it); an
+     * unreadable amount is logged and ignored. The first report that the funds reached the provider adds the
+     * `funds_received` hop (before the status it moves to), also when a payout the partner confirmed first does not
+     * move. `source`: who reported it (the timeline's source). True when the payout changed.
      */
-    const applyTransferState = (input: {
-      readonly transferId: string
-      readonly state: string
-      readonly finalAmountCop?: string | null
-      readonly source: PayoutTimelineSource
-    }) =>
+    const applyTransferProgress = (
+      input: { readonly progress: TransferProgress; readonly source: PayoutTimelineSource }
+    ) =>
       Effect.gen(function*() {
-        const reported = yield* reportedTotal(input)
-        if (Option.isNone(statusForTransferState(input.state)) && Option.isNone(reported)) return false
-        const found = yield* payouts.lockByTransfer(input.transferId)
+        const { progress, source } = input
+        const reported = yield* reportedTotal(progress)
+        if (progress.status === null && Option.isNone(reported)) return false
+        const found = yield* payouts.lockByTransfer(progress.transferId)
         if (Option.isNone(found)) return false
-        const steps = stepsForTransferState(found.value.status, input.state)
+        const steps = stepsForProgress(found.value.status, progress)
         const recordTotal = Option.isSome(reported) &&
           (steps.length > 0 || (found.value.total_received_cop ?? null) === null)
         // A payout that moves, or one the partner confirmed first; not a late duplicate for a payout long finished.
-        const fundsNewlyReceived = fundsArrivedBy(input.state) &&
+        const fundsNewlyReceived = progress.fundsArrived &&
           (steps.length > 0 || found.value.status === "deposit_confirmed") &&
           !found.value.timeline.some((hop) => hop.status === "funds_received")
         if (steps.length === 0 && !recordTotal && !fundsNewlyReceived) return false
@@ -191,20 +159,20 @@ export class Lifecycle extends Context.Service<Lifecycle>()("Lifecycle", {
         if (steps.includes("deposit_confirmed")) yield* payouts.markDepositSeen(found.value.id, at)
         if (found.value.status === "expired" && steps.length > 0) {
           yield* Effect.logInfo("provider reported funds for an expired payout: it moves forward (late deposit)").pipe(
-            Effect.annotateLogs({ payoutId: found.value.id, transferId: input.transferId, state: input.state })
+            Effect.annotateLogs({ payoutId: found.value.id, transferId: progress.transferId, status: progress.status })
           )
         }
         let row = recordTotal ? { ...found.value, total_received_cop: Option.getOrNull(reported) } : found.value
-        let hops = fundsNewlyReceived ? [hop("funds_received", at, input.source)] : []
-        if (steps.length === 0) yield* payouts.update({ ...row, updated_at: at }, { source: input.source, hops })
+        let hops = fundsNewlyReceived ? [hop("funds_received", at, source)] : []
+        if (steps.length === 0) yield* payouts.update({ ...row, updated_at: at }, { source, hops })
         for (const step of steps) {
-          row = yield* payouts.update(moveTo(row, step, at), { source: input.source, hops })
+          row = yield* payouts.update(moveTo(row, step, at), { source, hops })
           hops = []
         }
         return true
       })
 
-    return { applyTransferState } as const
+    return { applyTransferProgress } as const
   })
 }) {
   static readonly Default = Layer.effect(this, this.make)

@@ -1,6 +1,7 @@
 import type { BigDecimal } from "effect"
 import { Context, Data, type Effect } from "effect"
 import type { KycStatus } from "@cop-integrations/contracts"
+import type { TransferProgress } from "./TransferProgress.ts"
 
 /** The provider could not be reached or answered 5xx/timeouts after the bounded retries: 503, retry later. */
 export class ProviderUnavailable extends Data.TaggedError("ProviderUnavailable")<{ readonly reason: string }> {}
@@ -57,14 +58,6 @@ export interface ProviderTransfer {
   readonly depositAmount: string
 }
 
-/** A transfer as the provider reports it now (reconciliation when a webhook was lost). */
-export interface TransferStatus {
-  readonly transferId: string
-  readonly state: string
-  /** COP delivered, once the provider reports it (receipt `final_amount`). */
-  readonly finalAmountCop: string | null
-}
-
 /**
  * The payout provider (Bridge in live mode), shaped on its REST API: exchange rates, customers through KYC
  * links, external accounts for Bre-B keys, transfers with deposit instructions. Every create carries an
@@ -95,5 +88,6 @@ export class PayoutProvider extends Context.Service<PayoutProvider, {
     readonly userAddress: string
     readonly externalAccountId: string
   }) => Effect.Effect<ProviderTransfer, ProviderFailure>
-  readonly getTransfer: (transferId: string) => Effect.Effect<TransferStatus, ProviderFailure>
+  /** A transfer's progress as the provider reports it now (reconciliation when a callback was lost). */
+  readonly getTransfer: (transferId: string) => Effect.Effect<TransferProgress, ProviderFailure>
 }>()("PayoutProvider") {}

@@ -1,5 +1,5 @@
 import { Effect, Layer } from "effect"
-import { unlessUnavailable } from "../provider/ProviderMock.ts"
+import { unlessUnavailable } from "../provider/mock/ProviderMock.ts"
 import { RateCache } from "./RateCache.ts"
 
 /**

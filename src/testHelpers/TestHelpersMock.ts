@@ -4,21 +4,19 @@ import { Effect, Layer, Option } from "effect"
 import { getAddress } from "viem"
 import { now } from "../base/Clock.ts"
 import { CustomerRepo } from "../kyc/CustomerRepo.ts"
-import { Lifecycle, stepsForTransferState } from "../payouts/Lifecycle.ts"
+import { Lifecycle, stepsForProgress } from "../payouts/Lifecycle.ts"
 import { PayoutRepo } from "../payouts/PayoutRepo.ts"
 import { PayoutChainId, presentPayout } from "../payouts/Present.ts"
 import { TestHelpers } from "./TestHelpers.ts"
 
-/** The provider transfer state that means each target status: the helper speaks as the provider's webhook would. */
-const transferStateFor = {
-  processing: "payment_submitted",
-  completed: "payment_processed",
-  failed: "error",
-  refunded: "refunded"
-} as const
+/**
+ * Whether the provider's report of each target status says the funds reached it: the helper speaks as the provider's
+ * callback would (a failure before any funds, like a transfer that errored; a refund of funds that arrived).
+ */
+const fundsArrivedAt = { processing: true, completed: true, failed: false, refunded: true } as const
 
 /**
- * Mock mode's test helpers. They change nothing themselves: a payout moves through `Lifecycle.applyTransferState`
+ * Mock mode's test helpers. They change nothing themselves: a payout moves through `Lifecycle.applyTransferProgress`
  * and a KYC through `CustomerRepo.applyProviderKyc`, exactly as a provider webhook would move them, so the same
  * state machine decides and the same events are written.
  */
@@ -31,21 +29,23 @@ export const TestHelpersMock = Layer.effect(
     const lifecycle = yield* Lifecycle
     const chainId = yield* PayoutChainId
 
-    const advancePayout = (integrationId: IntegrationId, payoutId: PayoutId, to: keyof typeof transferStateFor) =>
+    const advancePayout = (integrationId: IntegrationId, payoutId: PayoutId, to: keyof typeof fundsArrivedAt) =>
       Effect.gen(function*() {
         const found = yield* payouts.lockOwned(integrationId, payoutId)
         if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ error: `no payout ${payoutId}` }))
         const from = found.value.status
-        if (stepsForTransferState(from, transferStateFor[to]).length === 0) {
+        const progress = {
+          transferId: found.value.provider_transfer_id,
+          status: to,
+          fundsArrived: fundsArrivedAt[to],
+          finalAmountCop: null
+        }
+        if (stepsForProgress(from, progress).length === 0) {
           return yield* Effect.fail(
             new Conflict({ error: `payout ${payoutId} cannot move from ${from} to ${to} (statuses only move forward)` })
           )
         }
-        yield* lifecycle.applyTransferState({
-          transferId: found.value.provider_transfer_id,
-          state: transferStateFor[to],
-          source: "test_helper"
-        })
+        yield* lifecycle.applyTransferProgress({ progress, source: "test_helper" })
         const moved = yield* payouts.findOwned(integrationId, payoutId)
         return presentPayout(Option.getOrThrow(moved), chainId)
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))

@@ -1,17 +1,19 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
+import { PayoutStatus } from "@cop-integrations/contracts"
 
-/** Simulated provider progress on a transfer (mock mode), applied like a provider webhook. */
-export const ProviderTransferStateJob = Schema.TaggedStruct("ProviderTransferState", {
+/** Simulated provider progress on a transfer (mock mode), in payout terms, applied like a provider callback. */
+export const TransferProgressJob = Schema.TaggedStruct("TransferProgress", {
   transferId: Schema.String,
-  state: Schema.String
+  status: PayoutStatus,
+  fundsArrived: Schema.Boolean
 })
 
-export const Job = Schema.Union([ProviderTransferStateJob])
+export const Job = Schema.Union([TransferProgressJob])
 export type Job = typeof Job.Type
 
 /** The kinds this version can run (the record type makes it list every one); a newer replica's are left for it. */
-const KNOWN_KINDS = Object.keys({ ProviderTransferState: null } satisfies Record<Job["_tag"], null>)
+const KNOWN_KINDS = Object.keys({ TransferProgress: null } satisfies Record<Job["_tag"], null>)
 
 /** A claimed job; its payload is decoded by the worker, so an unreadable one counts as a failed attempt. */
 const DueJob = Schema.Struct({

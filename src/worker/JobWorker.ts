@@ -40,9 +40,17 @@ const makeJobRunner = Effect.gen(function*() {
 
   const perform = (job: Job) => {
     switch (job._tag) {
-      case "ProviderTransferState":
-        // Only mock mode queues transfer states (its provider moving the transfer on by itself).
-        return Effect.asVoid(lifecycle.applyTransferState({ ...job, source: "mock_provider" }))
+      case "TransferProgress":
+        // Only mock mode queues transfer progress (its provider moving the transfer on by itself).
+        return Effect.asVoid(lifecycle.applyTransferProgress({
+          progress: {
+            transferId: job.transferId,
+            status: job.status,
+            fundsArrived: job.fundsArrived,
+            finalAmountCop: null
+          },
+          source: "mock_provider"
+        }))
     }
   }
 

@@ -30,7 +30,7 @@ export interface ReconcileReport {
  * - asks the provider about payouts still `awaiting_deposit`, `deposit_confirmed` or `processing`, and about payouts
  *   `expired` less than RECONCILE_EXPIRED_FOR_MS ago (funds that arrive late, DESIGN §3: the provider may still
  *   report the deposit), that nothing has updated (or asked about) for RECONCILE_STALE_AFTER_MS, oldest first, at
- *   most RECONCILE_BATCH_SIZE a run, and applies the transfer's state through `Lifecycle.applyTransferState`, as a
+ *   most RECONCILE_BATCH_SIZE a run, and applies the transfer's progress through `Lifecycle.applyTransferProgress`, as a
  *   webhook would (its reported COP amount included).
  * One replica picks a batch at a time (and stamps `reconciled_at`, so the next run takes the next ones); the
  * provider is asked outside any transaction, and each answer is applied in its own short transaction. A provider
@@ -77,13 +77,8 @@ export const makeReconciler = Effect.gen(function*() {
             new ProviderUnavailable({ reason: `no answer within ${Duration.format(PROVIDER_ANSWER_TIMEOUT)}` })
           )
       }),
-      Effect.flatMap((transfer) =>
-        sql.withTransaction(lifecycle.applyTransferState({
-          transferId: transfer.transferId,
-          state: transfer.state,
-          finalAmountCop: transfer.finalAmountCop,
-          source: "reconciler"
-        }))
+      Effect.flatMap((progress) =>
+        sql.withTransaction(lifecycle.applyTransferProgress({ progress, source: "reconciler" }))
       ),
       Effect.map(Option.some),
       Effect.catchTags({

@@ -26,8 +26,9 @@ import { MockScenarioLive } from "../../src/base/MockScenario.ts"
 import { ConfirmWait } from "../../src/payouts/PayoutConfirm.ts"
 import { RequoteGuardMock } from "../../src/quotes/RequoteGuardMock.ts"
 import { MarketMock } from "../../src/market/MarketMock.ts"
-import { ProviderMock } from "../../src/provider/ProviderMock.ts"
-import { TransferLifecycleMock } from "../../src/provider/TransferLifecycleMock.ts"
+import { ProviderMock } from "../../src/provider/mock/ProviderMock.ts"
+import { BridgeCallbacks } from "../../src/provider/bridge/BridgeCallbacks.ts"
+import { TransferLifecycleMock } from "../../src/provider/mock/TransferLifecycleMock.ts"
 import { SwapRouterMock } from "../../src/router/SwapRouterMock.ts"
 import { RateCacheMock } from "../../src/quotes/RateCacheMock.ts"
 import {
@@ -86,6 +87,7 @@ beforeAll(async () => {
       serverLayerFor(config, {
         ports: Layer.mergeAll(
           ProviderMock,
+          BridgeCallbacks,
           SwapRouterMock,
           ScriptedChain,
           MarketMock,

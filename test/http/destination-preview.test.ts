@@ -12,7 +12,7 @@ import { Effect, Layer, Schema } from "effect"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { mockMode, serverLayerFor } from "../../src/App.ts"
 import { PayoutProvider } from "../../src/provider/PayoutProvider.ts"
-import { ProviderMock } from "../../src/provider/ProviderMock.ts"
+import { ProviderMock } from "../../src/provider/mock/ProviderMock.ts"
 import {
   BREB,
   expectBadRequest,

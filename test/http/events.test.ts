@@ -16,6 +16,7 @@ import { Effect, Schema } from "effect"
 import { Webhook } from "standardwebhooks"
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
 import { Lifecycle } from "../../src/payouts/Lifecycle.ts"
+import { bridgeProgress } from "../../src/provider/bridge/TransferStates.ts"
 import {
   expectBadRequest,
   expectError,
@@ -362,9 +363,8 @@ describe("the outbox", () => {
     )
     const moveThenFail = Effect.gen(function*() {
       const lifecycle = yield* Lifecycle
-      yield* lifecycle.applyTransferState({
-        transferId: row!.provider_transfer_id,
-        state: "error",
+      yield* lifecycle.applyTransferProgress({
+        progress: bridgeProgress({ id: row!.provider_transfer_id, state: "error" }),
         source: "provider_webhook"
       })
       return yield* Effect.fail("rolled back")

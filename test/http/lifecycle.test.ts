@@ -3,6 +3,7 @@ import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { Lifecycle } from "../../src/payouts/Lifecycle.ts"
+import { bridgeProgress } from "../../src/provider/bridge/TransferStates.ts"
 import {
   decodePayout,
   expectError,
@@ -52,7 +53,10 @@ const applyProviderState = async (payoutId: string, state: string) => {
       const sqlClient = yield* SqlClient.SqlClient
       const lifecycle = yield* Lifecycle
       return yield* sqlClient.withTransaction(
-        lifecycle.applyTransferState({ transferId: row!.provider_transfer_id, state, source: "provider_webhook" })
+        lifecycle.applyTransferProgress({
+          progress: bridgeProgress({ id: row!.provider_transfer_id, state }),
+          source: "provider_webhook"
+        })
       )
     })
   )

@@ -12,8 +12,9 @@ import { WebhookTargetsStrict } from "../../src/partnerEvents/WebhookTargets.ts"
 import { OtpCodes, OtpCodesLive } from "../../src/kyc/OtpCodes.ts"
 import { MailerDisabled } from "../../src/mailer/Mailer.ts"
 import { MarketMock } from "../../src/market/MarketMock.ts"
-import { ProviderMock } from "../../src/provider/ProviderMock.ts"
-import { TransferLifecycleMock } from "../../src/provider/TransferLifecycleMock.ts"
+import { ProviderMock } from "../../src/provider/mock/ProviderMock.ts"
+import { BridgeCallbacks } from "../../src/provider/bridge/BridgeCallbacks.ts"
+import { TransferLifecycleMock } from "../../src/provider/mock/TransferLifecycleMock.ts"
 import { RateCache } from "../../src/quotes/RateCache.ts"
 import { SwapRouterMock } from "../../src/router/SwapRouterMock.ts"
 import { TestHelpersNone } from "../../src/testHelpers/TestHelpers.ts"
@@ -37,6 +38,7 @@ beforeAll(async () => {
         ports: Layer.mergeAll(
           livePorts,
           ProviderMock,
+          BridgeCallbacks,
           ChainMock,
           SwapRouterMock,
           MarketMock,

@@ -24,7 +24,7 @@ import {
   type ProviderTransfer,
   ProviderUnavailable
 } from "../../src/provider/PayoutProvider.ts"
-import { ProviderMock } from "../../src/provider/ProviderMock.ts"
+import { ProviderMock } from "../../src/provider/mock/ProviderMock.ts"
 import {
   BREB,
   countPayouts,

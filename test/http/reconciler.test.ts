@@ -20,7 +20,9 @@ import { makeReconciler } from "../../src/worker/Reconciler.ts"
 import { RequoteGuardMock } from "../../src/quotes/RequoteGuardMock.ts"
 import { MarketMock } from "../../src/market/MarketMock.ts"
 import { PayoutProvider, ProviderUnavailable } from "../../src/provider/PayoutProvider.ts"
-import { ProviderMock } from "../../src/provider/ProviderMock.ts"
+import { bridgeProgress } from "../../src/provider/bridge/TransferStates.ts"
+import { ProviderMock } from "../../src/provider/mock/ProviderMock.ts"
+import { BridgeCallbacks } from "../../src/provider/bridge/BridgeCallbacks.ts"
 import { Outbox } from "../../src/outbox/Outbox.ts"
 import { RateCacheMock } from "../../src/quotes/RateCacheMock.ts"
 import { decodePayout, expectError, newPartner, newTxHash, type Partner, pollPayout, sql } from "../support/flows.ts"
@@ -42,7 +44,7 @@ const ScriptedProvider = Layer.effect(
           const state = transferStates.get(transferId) ?? "awaiting_funds"
           return state === "down"
             ? Effect.fail(new ProviderUnavailable({ reason: "scripted outage" }))
-            : Effect.succeed({ transferId, state, finalAmountCop: null })
+            : Effect.succeed(bridgeProgress({ id: transferId, state }))
         })
     }))
 ).pipe(Layer.provide(ProviderMock))
@@ -60,6 +62,7 @@ beforeAll(async () => {
       serverLayerFor(config, {
         ports: Layer.mergeAll(
           ScriptedProvider,
+          BridgeCallbacks,
           ChainMock,
           SwapRouterMock,
           MarketMock,

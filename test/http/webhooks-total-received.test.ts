@@ -9,6 +9,7 @@ import type { Payout } from "@cop-integrations/contracts"
 import { Effect, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Lifecycle } from "../../src/payouts/Lifecycle.ts"
+import { bridgeProgress } from "../../src/provider/bridge/TransferStates.ts"
 import { normalizeCop } from "../../src/payouts/TotalReceived.ts"
 import { runApp } from "../support/flows.ts"
 import { BREB, call, createPayout, newTxHash } from "../support/http.ts"
@@ -165,7 +166,10 @@ describe("what the reconciler passes (getTransfer's finalAmountCop)", () => {
         const sql = yield* SqlClient.SqlClient
         const lifecycle = yield* Lifecycle
         return yield* sql.withTransaction(
-          lifecycle.applyTransferState({ transferId, state, finalAmountCop, source: "provider_webhook" })
+          lifecycle.applyTransferProgress({
+            progress: bridgeProgress({ id: transferId, state, finalAmount: finalAmountCop }),
+            source: "provider_webhook"
+          })
         )
       })
     )

@@ -20,7 +20,7 @@ const enqueue = (payload: unknown) =>
   query((sql) =>
     Effect.map(
       sql<{ id: string }>`INSERT INTO jobs (kind, payload, run_at)
-                          VALUES ('ProviderTransferState', ${
+                          VALUES ('TransferProgress', ${
         JSON.stringify(payload)
       }::jsonb, now()) RETURNING id::text AS id`,
       ([row]) => row!.id
@@ -38,7 +38,7 @@ const stateOf = (id: string) =>
 describe("a job that keeps failing", () => {
   it(`goes dead after ${MAX_ATTEMPTS} attempts, with one warning, and is not tried again`, async () => {
     // a known kind whose payload this version cannot read: every attempt fails
-    const poison = await enqueue({ _tag: "ProviderTransferState", transferId: 42 })
+    const poison = await enqueue({ _tag: "TransferProgress", transferId: 42 })
     for (let attempt = 1; attempt < MAX_ATTEMPTS; attempt++) {
       await vi.waitFor(async () => expect((await stateOf(poison)).attempts).toBe(attempt), {
         timeout: 10_000,
@@ -53,9 +53,10 @@ describe("a job that keeps failing", () => {
     // a job queued after it runs, and the dead one is left alone
     await query((sql) => sql`UPDATE jobs SET run_at = now() WHERE id = ${poison}`)
     const witness = await enqueue({
-      _tag: "ProviderTransferState",
+      _tag: "TransferProgress",
       transferId: "tr_nobody",
-      state: "payment_processed"
+      status: "completed",
+      fundsArrived: true
     })
     await vi.waitFor(async () => expect((await stateOf(witness)).done).toBe(true), { timeout: 10_000, interval: 20 })
     expect(await stateOf(poison)).toEqual({ attempts: MAX_ATTEMPTS, dead: true, done: false })

@@ -53,7 +53,7 @@ const seed = Effect.gen(function*() {
 
   const job = (id: string, runAt: Date, doneAt: Date | null, deadAt: Date | null) =>
     sql`INSERT INTO jobs (id, kind, payload, run_at, done_at, dead_at)
-        VALUES (${id}, 'ProviderTransferState', '{}'::jsonb, ${runAt}, ${doneAt}, ${deadAt})`
+        VALUES (${id}, 'TransferProgress', '{}'::jsonb, ${runAt}, ${doneAt}, ${deadAt})`
   yield* job("1", daysAgo(RETENTION_DAYS + 2), daysAgo(RETENTION_DAYS + 1), null) // done long ago
   yield* job("2", daysAgo(RETENTION_DAYS + 2), null, daysAgo(RETENTION_DAYS + 1)) // dead long ago
   yield* job("3", daysAgo(RETENTION_DAYS + 2), daysAgo(1), null) // done recently

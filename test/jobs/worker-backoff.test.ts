@@ -21,7 +21,7 @@ import { WorkSignal } from "../../src/work/WorkSignal.ts"
 import { Lifecycle } from "../../src/payouts/Lifecycle.ts"
 import { PayoutRepo } from "../../src/payouts/PayoutRepo.ts"
 import { SwapRepo } from "../../src/swaps/SwapRepo.ts"
-import { ProviderMock } from "../../src/provider/ProviderMock.ts"
+import { ProviderMock } from "../../src/provider/mock/ProviderMock.ts"
 
 // Explicit, not left to `it.scoped`: with vitest's isolate:false another file's @effect/vitest `layer()` can
 // replace the environment `it.scoped` provides (it mutates the shared `it`), and this test needs the TestClock.

@@ -5,8 +5,13 @@
  */
 import type { PayoutStatus } from "@cop-integrations/contracts"
 import { describe, expect, it } from "vitest"
-import { acceptsConfirm, moveTo, stepsForTransferState } from "../../src/payouts/Lifecycle.ts"
+import { acceptsConfirm, moveTo, stepsForProgress } from "../../src/payouts/Lifecycle.ts"
 import type { PayoutRow } from "../../src/payouts/PayoutRow.ts"
+import { bridgeProgress } from "../../src/provider/bridge/TransferStates.ts"
+
+/** Where a Bridge transfer state takes a payout: its adapter's meaning, then the lifecycle's rules. */
+const stepsForTransferState = (from: PayoutStatus, state: string) =>
+  stepsForProgress(from, bridgeProgress({ id: "tr_test", state }))
 
 const STATUSES: ReadonlyArray<PayoutStatus> = [
   "awaiting_deposit",

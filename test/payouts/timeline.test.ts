@@ -9,6 +9,7 @@ import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { now } from "../../src/base/Clock.ts"
 import { Lifecycle } from "../../src/payouts/Lifecycle.ts"
+import { bridgeProgress } from "../../src/provider/bridge/TransferStates.ts"
 import { PayoutRepo } from "../../src/payouts/PayoutRepo.ts"
 import { orderedTimeline } from "../../src/payouts/Present.ts"
 import { makeDelaySweep } from "../../src/worker/DelaySweep.ts"
@@ -111,7 +112,10 @@ describe("payout timeline", () => {
     const apply = (state: string) =>
       runOnApp(
         Effect.flatMap(Lifecycle, (lifecycle) =>
-          lifecycle.applyTransferState({ transferId: row!.provider_transfer_id, state, source: "provider_webhook" }))
+          lifecycle.applyTransferProgress({
+            progress: bridgeProgress({ id: row!.provider_transfer_id, state }),
+            source: "provider_webhook"
+          }))
       )
     expect(await apply("funds_received")).toBe(true)
     expect(await apply("funds_received")).toBe(false) // a duplicate adds nothing

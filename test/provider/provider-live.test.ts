@@ -1,5 +1,5 @@
 /**
- * ProviderLive, the Bridge HTTP client, against the provider simulator over loopback HTTP: the request shapes,
+ * BridgeProvider, the Bridge HTTP client, against the provider simulator over loopback HTTP: the request shapes,
  * the Api-Key, an Idempotency-Key on every POST that is the same on each retry, bounded retries on 5xx and
  * timeouts, and a 502-class failure (never a crash) for an answer it cannot read.
  */
@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net"
 import { Duration, Effect, Redacted } from "effect"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { PayoutProvider } from "../../src/provider/PayoutProvider.ts"
-import { ProviderLive, type ProviderLiveOptions } from "../../src/provider/ProviderLive.ts"
+import { BridgeProvider, type BridgeOptions } from "../../src/provider/bridge/BridgeClient.ts"
 import { type ProviderSimulator, startProviderSimulator } from "../../scripts/simulators/provider/server.ts"
 import { newAddress } from "../support/flows.ts"
 import { request } from "../simulators/support.ts"
@@ -26,7 +26,7 @@ beforeAll(async () => {
 afterAll(() => sim?.close())
 beforeEach(() => request(sim, "/__sim/faults", { method: "DELETE" }))
 
-const options = (overrides: Partial<ProviderLiveOptions> = {}): ProviderLiveOptions => ({
+const options = (overrides: Partial<BridgeOptions> = {}): BridgeOptions => ({
   baseUrl: `${sim.url}/v0`,
   apiKey: Redacted.make(sim.apiKey),
   sourceRail: "base",
@@ -39,13 +39,13 @@ const options = (overrides: Partial<ProviderLiveOptions> = {}): ProviderLiveOpti
 
 const withProvider = <A, E>(
   use: (provider: PayoutProvider["Service"]) => Effect.Effect<A, E>,
-  overrides?: Partial<ProviderLiveOptions>
-) => Effect.runPromise(Effect.flatMap(PayoutProvider, use).pipe(Effect.provide(ProviderLive(options(overrides)))))
+  overrides?: Partial<BridgeOptions>
+) => Effect.runPromise(Effect.flatMap(PayoutProvider, use).pipe(Effect.provide(BridgeProvider(options(overrides)))))
 
 const withProviderExit = <A, E>(
   use: (provider: PayoutProvider["Service"]) => Effect.Effect<A, E>,
-  overrides?: Partial<ProviderLiveOptions>
-) => Effect.runPromiseExit(Effect.flatMap(PayoutProvider, use).pipe(Effect.provide(ProviderLive(options(overrides)))))
+  overrides?: Partial<BridgeOptions>
+) => Effect.runPromiseExit(Effect.flatMap(PayoutProvider, use).pipe(Effect.provide(BridgeProvider(options(overrides)))))
 
 const requestsLog = async () =>
   (await request(sim, "/__sim/requests")).body.data as Array<{
@@ -65,7 +65,7 @@ const approvedCustomer = async (email: string) => {
   return link
 }
 
-describe("ProviderLive against the simulator", () => {
+describe("BridgeProvider against the simulator", () => {
   it("reads the exchange rates as exact decimals", async () => {
     const rates = await withProvider((provider) => provider.usdCopRates)
     expect([rates.sellRate, rates.midRate].map(String)).toEqual(["BigDecimal(3960)", "BigDecimal(4000)"])
@@ -138,7 +138,7 @@ describe("ProviderLive against the simulator", () => {
       destination: { payment_rail: "breb", currency: "cop", external_account_id: account.externalAccountId }
     })
     const status = await withProvider((provider) => provider.getTransfer(first.transferId))
-    expect(status).toEqual({ transferId: first.transferId, state: "awaiting_funds", finalAmountCop: null })
+    expect(status).toEqual({ transferId: first.transferId, status: null, fundsArrived: false, finalAmountCop: null })
   })
 
   it("retries a 5xx with the same Idempotency-Key and succeeds", async () => {
@@ -196,7 +196,7 @@ describe("ProviderLive against the simulator", () => {
   })
 })
 
-describe("ProviderLive against a provider that answers unexpectedly", () => {
+describe("BridgeProvider against a provider that answers unexpectedly", () => {
   let server: Server
   let url: string
   let answer: { status: number; body: string } = { status: 200, body: "{}" }

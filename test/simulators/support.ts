@@ -5,13 +5,13 @@
 import { createVerify } from "node:crypto"
 import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo } from "node:net"
-import { verifyProviderSignature } from "../../src/providerWebhooks/Signature.ts"
+import { verifyProviderSignature } from "../../src/provider/bridge/Signature.ts"
 
 export interface Delivery {
   readonly headers: IncomingHttpHeaders
   readonly rawBody: string
   readonly body: any
-  /** What the service's own verifier (src/providerWebhooks/Signature.ts) says of this delivery. */
+  /** What the service's own verifier (src/provider/bridge/Signature.ts) says of this delivery. */
   readonly verdict: string
   readonly answered: number
 }

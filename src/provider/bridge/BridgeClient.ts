@@ -5,7 +5,6 @@
  * call, retries included, within the configured timeout), and
  * every answer decoded with Schema: an answer we cannot read is `ProviderBadResponse` (502), logged without secrets.
  */
-import type { KycStatus } from "@cop-integrations/contracts"
 import { Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import {
   FetchHttpClient,
@@ -14,18 +13,19 @@ import {
   HttpClientRequest,
   type HttpClientResponse
 } from "effect/http"
-import { boundedTries } from "../base/BoundedCall.ts"
+import { boundedTries } from "../../base/BoundedCall.ts"
 import { getAddress } from "viem"
 import {
   type ExternalAccount,
   PayoutProvider,
   ProviderBadResponse,
   ProviderUnavailable,
-  type ProviderTransfer,
-  type TransferStatus
-} from "./PayoutProvider.ts"
+  type ProviderTransfer
+} from "../PayoutProvider.ts"
+import { kycStatusOf } from "./KycStatuses.ts"
+import { bridgeProgress } from "./TransferStates.ts"
 
-export interface ProviderLiveOptions {
+export interface BridgeOptions {
   /** Base URL including the version segment, e.g. `https://api.bridge.xyz/v0`. */
   readonly baseUrl: string
   readonly apiKey: Redacted.Redacted<string>
@@ -87,10 +87,6 @@ const TransferState = Schema.Struct({
 
 const BridgeError = Schema.Struct({ code: Schema.String, message: Schema.optional(Schema.String) })
 
-/** Bridge's KYC states in ours: a decision is a decision, everything else is still pending. */
-export const kycStatusOf = (providerStatus: string): KycStatus =>
-  providerStatus === "approved" ? "approved" : providerStatus === "rejected" ? "rejected" : "pending"
-
 /** Bridge's error code for an Idempotency-Key sent again with another body. */
 const IDEMPOTENCY_KEY_REUSED = "idempotency_key_reused"
 
@@ -107,7 +103,7 @@ const isRetryable = (status: number) => status >= 500 || status === 429 || statu
 const failureReason = (error: HttpClientError.HttpClientError) =>
   error.reason._tag === "TransportError" ? "unreachable" : error.reason._tag.replace(/Error$/, "")
 
-export const makeProviderLive = (options: ProviderLiveOptions) =>
+export const makeBridgeProvider = (options: BridgeOptions) =>
   Effect.gen(function*() {
     const client = (yield* HttpClient.HttpClient).pipe(
       HttpClient.mapRequest((request) =>
@@ -299,11 +295,7 @@ export const makeProviderLive = (options: ProviderLiveOptions) =>
           HttpClientRequest.get(`/transfers/${encodeURIComponent(transferId)}`)
         )
         const transfer = yield* decoded("transfer status", TransferState, answer)
-        return {
-          transferId: transfer.id,
-          state: transfer.state,
-          finalAmountCop: transfer.receipt?.final_amount ?? null
-        } satisfies TransferStatus
+        return bridgeProgress({ id: transfer.id, state: transfer.state, finalAmount: transfer.receipt?.final_amount })
       })
 
     return PayoutProvider.of({
@@ -316,5 +308,5 @@ export const makeProviderLive = (options: ProviderLiveOptions) =>
     })
   })
 
-export const ProviderLive = (options: ProviderLiveOptions) =>
-  Layer.effect(PayoutProvider, makeProviderLive(options)).pipe(Layer.provide(FetchHttpClient.layer))
+export const BridgeProvider = (options: BridgeOptions) =>
+  Layer.effect(PayoutProvider, makeBridgeProvider(options)).pipe(Layer.provide(FetchHttpClient.layer))

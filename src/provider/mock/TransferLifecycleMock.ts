@@ -1,8 +1,8 @@
 import { Effect, Layer, Option, Schema } from "effect"
-import { addSeconds } from "../base/Clock.ts"
-import { AppConfig } from "../config/Config.ts"
-import { type NewEvent, Outbox } from "../outbox/Outbox.ts"
-import { JobQueue } from "../work/JobQueue.ts"
+import { addSeconds } from "../../base/Clock.ts"
+import { AppConfig } from "../../config/Config.ts"
+import { type NewEvent, Outbox } from "../../outbox/Outbox.ts"
+import { JobQueue } from "../../work/JobQueue.ts"
 import { mockTransferId } from "./ProviderMock.ts"
 
 /** What the mock reads of a `payout.deposit_confirmed` event's payout. */
@@ -31,9 +31,12 @@ export const TransferLifecycleMock = Layer.effect(
     const progress = (payoutId: string, at: Date) => {
       const transferId = mockTransferId(payoutId)
       return Effect.andThen(
-        jobs.enqueue({ _tag: "ProviderTransferState", transferId, state: "payment_submitted" }, addSeconds(at, step)),
         jobs.enqueue(
-          { _tag: "ProviderTransferState", transferId, state: "payment_processed" },
+          { _tag: "TransferProgress", transferId, status: "processing", fundsArrived: true },
+          addSeconds(at, step)
+        ),
+        jobs.enqueue(
+          { _tag: "TransferProgress", transferId, status: "completed", fundsArrived: true },
           addSeconds(at, 2 * step)
         )
       )

@@ -1,8 +1,9 @@
 import { Effect, Layer } from "effect"
 import { getAddress, keccak256, toHex } from "viem"
-import { AppConfig } from "../config/Config.ts"
-import { isScenario } from "../base/MockScenario.ts"
-import { PayoutProvider, ProviderUnavailable } from "./PayoutProvider.ts"
+import { isScenario } from "../../base/MockScenario.ts"
+import { AppConfig } from "../../config/Config.ts"
+import { PayoutProvider, ProviderUnavailable } from "../PayoutProvider.ts"
+import { noProgress } from "../TransferProgress.ts"
 
 /** Under `X-Mock-Scenario: provider_unavailable` the provider cannot be reached. */
 export const unlessUnavailable = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -55,7 +56,7 @@ export const ProviderMock = Layer.effect(
           depositAmount: amount
         })),
       // The mock's transfers progress through scheduled jobs, never by polling: nothing to reconcile.
-      getTransfer: (transferId) => Effect.succeed({ transferId, state: "awaiting_funds", finalAmountCop: null })
+      getTransfer: (transferId) => Effect.succeed(noProgress(transferId))
     })
   })
 )
