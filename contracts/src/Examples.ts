@@ -135,6 +135,8 @@ export const PAYOUT_EXAMPLE = {
   "createdAt": "2026-11-25T04:21:10.903Z",
   "updatedAt": "2026-11-25T04:21:10.903Z",
   "expiresAt": "2026-11-25T04:51:10.903Z",
+  "failure": null,
+  "refund": null,
   "timeline": [{ "status": "created", "at": "2026-11-25T04:21:10.903Z", "source": "api" }]
 } as const
 

@@ -2,6 +2,7 @@ import { Schema, SchemaTransformation } from "effect"
 import { DestinationPreview, PreviewIdInput } from "./Destination.ts"
 import { PAYOUT_EXAMPLE } from "./Examples.ts"
 import { IntegrationId, PayoutId } from "./Ids.ts"
+import { PayoutFailure, PayoutRefund, RefundStatus } from "./PayoutFailure.ts"
 import {
   Address,
   atMost,
@@ -83,7 +84,11 @@ export type PayoutTimelineSource = typeof PayoutTimelineSource.Type
 export const PayoutTimelineHop = Schema.Struct({
   status: PayoutTimelineStatus,
   at: IsoTimestamp,
-  source: PayoutTimelineSource
+  source: PayoutTimelineSource,
+  refundStatus: Schema.optionalKey(RefundStatus).annotate({
+    description:
+      "On a `refunded` hop recorded after the status change: the refund's new status (`sent`: the provider named its transaction; `verified`: the service saw it onchain)"
+  })
 }).annotate({ identifier: "PayoutTimelineHop" })
 export type PayoutTimelineHop = typeof PayoutTimelineHop.Type
 
@@ -186,6 +191,8 @@ export const Payout = Schema.Struct({
   createdAt: IsoTimestamp,
   updatedAt: IsoTimestamp,
   expiresAt: IsoTimestamp,
+  failure: PayoutFailure.pipe(Schema.NullOr),
+  refund: PayoutRefund.pipe(Schema.NullOr),
   timeline: Schema.Array(PayoutTimelineHop).annotate({
     description:
       "When each hop happened, ordered by `at` (hops at the same moment in the order they were recorded). Written in the same transaction as the status change it records; grows, never rewritten."

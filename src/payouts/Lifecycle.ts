@@ -1,8 +1,9 @@
-import type { FeeLeg, PayoutStatus, PayoutTimelineSource, TxHash } from "@cop-integrations/contracts"
+import type { FeeLeg, PayoutStatus, PayoutTimelineHop, PayoutTimelineSource, TxHash } from "@cop-integrations/contracts"
 import { Context, Effect, Layer, Option } from "effect"
 import { now } from "../base/Clock.ts"
 import { hop, PayoutRepo } from "./PayoutRepo.ts"
 import type { TransferProgress } from "../provider/TransferProgress.ts"
+import { failureOf, isFailureStatus, refundAfter } from "./Failure.ts"
 import type { PayoutRow } from "./PayoutRow.ts"
 import { normalizeCop } from "./TotalReceived.ts"
 
@@ -110,6 +111,38 @@ export const confirmByPartner = (row: PayoutRow, input: {
 })
 
 /**
+ * The failure a move to `failed` or `refunded` records, once: funds that arrived after the partner canceled are
+ * `deposit_after_cancel` whatever the provider says; otherwise the provider's reason (`other` when it gave none).
+ */
+const withFailure = (row: PayoutRow, progress: TransferProgress, at: Date): PayoutRow => {
+  if (!isFailureStatus(row.status) || (row.failure ?? null) !== null) return row
+  const canceled = (row.canceled_at ?? null) !== null && progress.fundsArrived
+  return { ...row, failure: failureOf(canceled ? "deposit_after_cancel" : progress.failureCode ?? "other", at) }
+}
+
+/** The refund the provider reports, for a payout being refunded (none when it reports none or nothing changes). */
+const refundOf = (row: PayoutRow, progress: TransferProgress, at: Date) =>
+  progress.refund === null ? Option.none() : refundAfter(row, progress.refund, at)
+
+const withRefund = (row: PayoutRow, progress: TransferProgress, at: Date): PayoutRow =>
+  row.status !== "refunded" ? row : Option.match(refundOf(row, progress, at), {
+    onNone: () => row,
+    onSome: (refund) => ({ ...row, refund })
+  })
+
+/** A `refunded` hop for a refund that became `sent` or `verified` (a refund only `pending` has none of its own). */
+export const refundHops = (
+  before: PayoutRow,
+  after: PayoutRow,
+  at: Date,
+  source: PayoutTimelineSource
+): ReadonlyArray<PayoutTimelineHop> => {
+  const status = after.refund?.status
+  if (status === undefined || status === "pending" || status === before.refund?.status) return []
+  return [{ ...hop("refunded", at, source), refundStatus: status }]
+}
+
+/**
  * The one place a payout's status changes after confirmation: provider webhooks and the mock
  * lifecycle both come through here. Call inside a transaction (the row is locked).
  */
@@ -153,7 +186,9 @@ export class Lifecycle extends Context.Service<Lifecycle>()("Lifecycle", {
         const fundsNewlyReceived = progress.fundsArrived &&
           (steps.length > 0 || found.value.status === "deposit_confirmed") &&
           !found.value.timeline.some((hop) => hop.status === "funds_received")
-        if (steps.length === 0 && !recordTotal && !fundsNewlyReceived) return false
+        const refundMoves = found.value.status === "refunded" &&
+          Option.isSome(refundOf(found.value, progress, new Date(0)))
+        if (steps.length === 0 && !recordTotal && !fundsNewlyReceived && !refundMoves) return false
         const at = yield* now
         // The provider's word that the deposit arrived: recorded once (the moment of a late deposit stays known).
         if (steps.includes("deposit_confirmed")) yield* payouts.markDepositSeen(found.value.id, at)
@@ -164,9 +199,13 @@ export class Lifecycle extends Context.Service<Lifecycle>()("Lifecycle", {
         }
         let row = recordTotal ? { ...found.value, total_received_cop: Option.getOrNull(reported) } : found.value
         let hops = fundsNewlyReceived ? [hop("funds_received", at, source)] : []
-        if (steps.length === 0) yield* payouts.update({ ...row, updated_at: at }, { source, hops })
+        if (steps.length === 0) {
+          const next = { ...withRefund(row, progress, at), updated_at: at }
+          yield* payouts.update(next, { source, hops, after: refundHops(row, next, at, source) })
+        }
         for (const step of steps) {
-          row = yield* payouts.update(moveTo(row, step, at), { source, hops })
+          const next = withRefund(withFailure(moveTo(row, step, at), progress, at), progress, at)
+          row = yield* payouts.update(next, { source, hops, after: refundHops(row, next, at, source) })
           hops = []
         }
         return true

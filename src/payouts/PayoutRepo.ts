@@ -51,7 +51,12 @@ export const hop = (status: PayoutTimelineStatus, at: Date, source: PayoutTimeli
 interface Stamp {
   readonly source: PayoutTimelineSource
   readonly hops?: ReadonlyArray<PayoutTimelineHop>
+  /** Hops that follow from the change, written after its status hop (a refund's transaction named, say). */
+  readonly after?: ReadonlyArray<PayoutTimelineHop>
 }
+
+/** A jsonb column's new value: the JSON text, or NULL (keep what is there). */
+const jsonOrNull = (value: unknown) => (value === undefined || value === null ? null : JSON.stringify(value))
 
 const UpdatedRow = Schema.Struct({ ...PayoutRow.fields, ...PreviousStatus.fields })
 const DepositSeen = Schema.Struct({ provider_deposit_seen_at: Schema.NullOr(Schema.Date) })
@@ -124,7 +129,10 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
         const row: PayoutRow = {
           ...checked,
           total_received_cop: checked.total_received_cop ?? null,
-          source_amount: checked.source_amount ?? null
+          source_amount: checked.source_amount ?? null,
+          failure: null,
+          refund: null,
+          canceled_at: null
         }
         yield* sql`INSERT INTO payouts ${
           sql.insert({
@@ -152,9 +160,9 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
     // The timeline is appended to, never replaced, and the status hop is decided by the row's status as this statement
     // finds it (a SET expression reads the old row): a hop is written by the very statement that makes its change.
     const update = SqlSchema.findOne({
-      Request: Schema.Struct({ row: PayoutRow, statusHop: Schema.String, hops: Schema.String }),
+      Request: Schema.Struct({ row: PayoutRow, statusHop: Schema.String, hops: Schema.String, after: Schema.String }),
       Result: UpdatedRow,
-      execute: ({ hops, row, statusHop }) =>
+      execute: ({ after, hops, row, statusHop }) =>
         sql`WITH previous AS (SELECT status FROM payouts WHERE id = ${row.id})
             UPDATE payouts SET
               status = ${row.status},
@@ -164,8 +172,12 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
               updated_at = ${row.updated_at},
               completed_at = ${row.completed_at},
               total_received_cop = COALESCE(${row.total_received_cop ?? null}, total_received_cop),
+              failure = COALESCE(failure, ${jsonOrNull(row.failure)}::jsonb),
+              refund = COALESCE(${jsonOrNull(row.refund)}::jsonb, refund),
+              canceled_at = COALESCE(canceled_at, ${row.canceled_at ?? null}),
               timeline = timeline || ${hops}::jsonb
                 || CASE WHEN status = ${row.status} THEN '[]'::jsonb ELSE ${statusHop}::jsonb END
+                || ${after}::jsonb
             WHERE id = ${row.id} RETURNING payouts.*, (SELECT status FROM previous) AS previous_status`
     })
 
@@ -177,7 +189,8 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
           update({
             row: changed,
             statusHop: JSON.stringify([hop(hopNameOf(changed.status), changed.updated_at, stamp.source)]),
-            hops: JSON.stringify(stamp.hops ?? [])
+            hops: JSON.stringify(stamp.hops ?? []),
+            after: JSON.stringify(stamp.after ?? [])
           }),
         recordEvent
       )(row)

@@ -2,7 +2,9 @@ import {
   FeeLeg,
   FundingToken,
   IntegrationId,
+  PayoutFailure,
   PayoutId,
+  PayoutRefund,
   PayoutStatus,
   PayoutTimelineHop,
   PreparedTx,
@@ -49,6 +51,12 @@ export const PayoutRow = Schema.Struct({
   /** COP the provider reports it delivered (receipt `final_amount`, 2 decimals); null until it does. */
   total_received_cop: Schema.optional(Schema.NullOr(Schema.String)),
   /** What the user pays in fromToken when it is not the USD total (a payout funded from COPm); null: total_paid. */
-  source_amount: Schema.optional(Schema.NullOr(Schema.String))
+  source_amount: Schema.optional(Schema.NullOr(Schema.String)),
+  /** Why it failed or was refunded, once it did (set once, never replaced). */
+  failure: Schema.optional(Schema.NullOr(PayoutFailure)),
+  /** The deposit going back to the user, once the provider says it will. */
+  refund: Schema.optional(Schema.NullOr(PayoutRefund)),
+  /** When the partner canceled it (its deposit window closed early); funds after it are returned, not paid out. */
+  canceled_at: Schema.optional(Schema.NullOr(Schema.Date))
 })
 export type PayoutRow = typeof PayoutRow.Type

@@ -24,7 +24,9 @@ const receipt = (row: PayoutRow): PayoutReceipt => ({
     mode: "included_in_rate",
     displayAmount: row.commission_usd,
     displayCurrency: "USD",
-    note: "All fees are included in the exchange rate; nothing is charged on top."
+    note: row.status === "refunded"
+      ? "All fees are included in the exchange rate; nothing is charged on top. The 1% service fee was paid apart from the deposit and is not returned with it."
+      : "All fees are included in the exchange rate; nothing is charged on top."
   },
   // What the provider reports it delivered, once it does (DESIGN §3: in live mode it converts when the funds
   // arrive); until then the destinationCop the user asked for, which the quote guarantees at least.
@@ -94,5 +96,7 @@ export const presentPayout = (row: PayoutRow, chainId: Option.Option<number>): P
   createdAt: row.created_at.toISOString(),
   updatedAt: row.updated_at.toISOString(),
   expiresAt: row.expires_at.toISOString(),
+  failure: row.failure ?? null,
+  refund: row.refund ?? null,
   timeline: orderedTimeline(row.timeline)
 })

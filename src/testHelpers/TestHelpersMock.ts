@@ -7,6 +7,8 @@ import { CustomerRepo } from "../kyc/CustomerRepo.ts"
 import { Lifecycle, stepsForProgress } from "../payouts/Lifecycle.ts"
 import { PayoutRepo } from "../payouts/PayoutRepo.ts"
 import { PayoutChainId, presentPayout } from "../payouts/Present.ts"
+import { mockRefundTxHash } from "../provider/mock/ProviderMock.ts"
+import { noProgress, type TransferProgress } from "../provider/TransferProgress.ts"
 import { TestHelpers } from "./TestHelpers.ts"
 
 /**
@@ -34,11 +36,13 @@ export const TestHelpersMock = Layer.effect(
         const found = yield* payouts.lockOwned(integrationId, payoutId)
         if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ error: `no payout ${payoutId}` }))
         const from = found.value.status
-        const progress = {
-          transferId: found.value.provider_transfer_id,
+        const progress: TransferProgress = {
+          ...noProgress(found.value.provider_transfer_id),
           status: to,
           fundsArrived: fundsArrivedAt[to],
-          finalAmountCop: null
+          failureCode: to === "failed" ? "provider_error" : to === "refunded" ? "returned_by_bank" : null,
+          // The mock provider returns the whole deposit at once, in a transaction of its own making.
+          refund: to === "refunded" ? { amount: found.value.deposit_amount, txHash: mockRefundTxHash(payoutId) } : null
         }
         if (stepsForProgress(from, progress).length === 0) {
           return yield* Effect.fail(

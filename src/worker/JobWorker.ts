@@ -5,6 +5,7 @@ import { AppConfig } from "../config/Config.ts"
 import { makeDelivery } from "../partnerEvents/Delivery.ts"
 import { EventRepo } from "../partnerEvents/EventRepo.ts"
 import { Lifecycle } from "../payouts/Lifecycle.ts"
+import { noProgress } from "../provider/TransferProgress.ts"
 import { PayoutRepo } from "../payouts/PayoutRepo.ts"
 import { SwapRepo } from "../swaps/SwapRepo.ts"
 import { makeDelaySweep } from "./DelaySweep.ts"
@@ -43,12 +44,7 @@ const makeJobRunner = Effect.gen(function*() {
       case "TransferProgress":
         // Only mock mode queues transfer progress (its provider moving the transfer on by itself).
         return Effect.asVoid(lifecycle.applyTransferProgress({
-          progress: {
-            transferId: job.transferId,
-            status: job.status,
-            fundsArrived: job.fundsArrived,
-            finalAmountCop: null
-          },
+          progress: { ...noProgress(job.transferId), status: job.status, fundsArrived: job.fundsArrived },
           source: "mock_provider"
         }))
     }

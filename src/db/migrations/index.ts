@@ -25,6 +25,7 @@ import payoutTimeline from "./0018_payout_timeline.ts"
 import destinationPreviews from "./0019_destination_previews.ts"
 import destinationVerificationBudgets from "./0020_destination_verification_budgets.ts"
 import eventPositions from "./0021_event_positions.ts"
+import payoutFailureRefund from "./0022_payout_failure_refund.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -47,5 +48,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0018_payout_timeline": payoutTimeline,
   "0019_destination_previews": destinationPreviews,
   "0020_destination_verification_budgets": destinationVerificationBudgets,
-  "0021_event_positions": eventPositions
+  "0021_event_positions": eventPositions,
+  "0022_payout_failure_refund": payoutFailureRefund
 }

@@ -4,39 +4,7 @@ import { AppConfig } from "../../config/Config.ts"
 import { type ProviderCallback, ProviderCallbacks } from "../ProviderCallbacks.ts"
 import { kycStatusOf } from "./KycStatuses.ts"
 import { verifyProviderSignature } from "./Signature.ts"
-import { bridgeProgress } from "./TransferStates.ts"
-
-/** The transfer object: its id and state, and its receipt (read on its own below, so it can never hide the state). */
-const TransferObject = Schema.Struct({
-  id: Schema.String,
-  state: Schema.String,
-  receipt: Schema.optional(Schema.Unknown)
-})
-
-/**
- * The receipt's `final_amount`: the COP delivered, once the provider knows it (absent before the funds arrive).
- * Every other receipt field is the provider's business and may be missing.
- */
-const TransferReceipt = Schema.Struct({ final_amount: Schema.optional(Schema.NullOr(Schema.String)) })
-const decodeReceipt = Schema.decodeUnknownResult(TransferReceipt)
-
-/**
- * The COP amount text a transfer's receipt reports, if any (the lifecycle checks it is an amount). A receipt we
- * cannot read is logged (never its text, which the provider controls) and ignored: the event's state still applies.
- */
-const reportedFinalAmount = (transferId: string, receipt: unknown) => {
-  if (receipt === undefined || receipt === null) return Effect.succeed(null)
-  return Result.match(decodeReceipt(receipt), {
-    onFailure: () =>
-      Effect.as(
-        Effect.logWarning("provider transfer event: receipt.final_amount is not a COP amount; ignored").pipe(
-          Effect.annotateLogs({ transferId })
-        ),
-        null
-      ),
-    onSuccess: (read) => Effect.succeed(read.final_amount ?? null)
-  })
-}
+import { progressOfTransfer, TransferObject } from "./TransferObject.ts"
 
 /**
  * A KYC update, from a `customer` event (the customer: `id`, `kyc_status`) or a `kyc_link` event (the link:
@@ -64,8 +32,7 @@ export const BridgeCallbacks = Layer.effect(
         if (category === "transfer") {
           const transfer = Schema.decodeUnknownOption(TransferObject)(object)
           if (Option.isSome(transfer)) {
-            const finalAmount = yield* reportedFinalAmount(transfer.value.id, transfer.value.receipt)
-            const progress = bridgeProgress({ id: transfer.value.id, state: transfer.value.state, finalAmount })
+            const progress = yield* progressOfTransfer(transfer.value)
             return { _tag: "Transfer", eventId, category, progress } satisfies ProviderCallback
           }
         }

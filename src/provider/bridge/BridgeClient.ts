@@ -23,7 +23,7 @@ import {
   type ProviderTransfer
 } from "../PayoutProvider.ts"
 import { kycStatusOf } from "./KycStatuses.ts"
-import { bridgeProgress } from "./TransferStates.ts"
+import { progressOfTransfer, TransferObject } from "./TransferObject.ts"
 
 export interface BridgeOptions {
   /** Base URL including the version segment, e.g. `https://api.bridge.xyz/v0`. */
@@ -75,14 +75,6 @@ const TransferAnswer = Schema.Struct({
     amount: DecimalString,
     to_address: Address
   })
-})
-
-const TransferState = Schema.Struct({
-  id: Schema.String,
-  state: Schema.String,
-  receipt: Schema.optional(
-    Schema.NullishOr(Schema.Struct({ final_amount: Schema.optional(Schema.NullishOr(Schema.String)) }))
-  )
 })
 
 const BridgeError = Schema.Struct({ code: Schema.String, message: Schema.optional(Schema.String) })
@@ -294,8 +286,7 @@ export const makeBridgeProvider = (options: BridgeOptions) =>
           "transfer status",
           HttpClientRequest.get(`/transfers/${encodeURIComponent(transferId)}`)
         )
-        const transfer = yield* decoded("transfer status", TransferState, answer)
-        return bridgeProgress({ id: transfer.id, state: transfer.state, finalAmount: transfer.receipt?.final_amount })
+        return yield* progressOfTransfer(yield* decoded("transfer status", TransferObject, answer))
       })
 
     return PayoutProvider.of({

@@ -1,5 +1,6 @@
 import type { PayoutStatus } from "@cop-integrations/contracts"
-import type { TransferProgress } from "../TransferProgress.ts"
+import type { ProviderRefund, TransferProgress } from "../TransferProgress.ts"
+import { failureCodeOf } from "./ReturnReasons.ts"
 
 /**
  * Bridge's transfer states with a payout meaning: the status each moves a payout to, and whether it comes only after
@@ -21,17 +22,27 @@ const TRANSFER_STATES: ReadonlyMap<string, { readonly status: PayoutStatus; read
   ]
 )
 
-/** A Bridge transfer (its id, its state, its receipt's `final_amount` when it has one) in payout terms. */
+/** States in which Bridge returns, or has returned, the deposit to its sender (the refund_to_sender policy). */
+const RETURNING = new Set(["returned", "refunded"])
+
+/**
+ * A Bridge transfer in payout terms: its id, its state, its receipt's `final_amount` when it has one, why it was
+ * returned (`return_details.reason`) and the refund it sent back (`refund`: amount and transaction), when it says.
+ */
 export const bridgeProgress = (transfer: {
   readonly id: string
   readonly state: string
   readonly finalAmount?: string | null | undefined
+  readonly returnReason?: string | null | undefined
+  readonly refund?: ProviderRefund | null | undefined
 }): TransferProgress => {
   const meaning = TRANSFER_STATES.get(transfer.state)
   return {
     transferId: transfer.id,
     status: meaning?.status ?? null,
     fundsArrived: meaning?.fundsArrived ?? false,
-    finalAmountCop: transfer.finalAmount ?? null
+    finalAmountCop: transfer.finalAmount ?? null,
+    failureCode: failureCodeOf(transfer.state, transfer.returnReason),
+    refund: RETURNING.has(transfer.state) ? (transfer.refund ?? { amount: null, txHash: null }) : null
   }
 }

@@ -1,3 +1,4 @@
+import { TxHash } from "@cop-integrations/contracts"
 import { Effect, Layer } from "effect"
 import { getAddress, keccak256, toHex } from "viem"
 import { isScenario } from "../../base/MockScenario.ts"
@@ -14,6 +15,9 @@ export const unlessUnavailable = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   )
 
 const deterministicAddress = (seed: string): `0x${string}` => getAddress(`0x${keccak256(toHex(seed)).slice(-40)}`)
+
+/** The transaction of the mock provider's refund of a payout's deposit: one per payout, derived from it. */
+export const mockRefundTxHash = (payoutId: string) => TxHash.make(keccak256(toHex(`refund:${payoutId}`)))
 
 /** The mock's transfer for a payout: one per payout, named after it. */
 export const mockTransferId = (payoutId: string) => `tr_mock_${payoutId}`
