@@ -53,6 +53,7 @@ import { Lifecycle } from "./payouts/Lifecycle.ts"
 import { PayoutConfirm } from "./payouts/PayoutConfirm.ts"
 import { PayoutRepo } from "./payouts/PayoutRepo.ts"
 import { PayoutChainId } from "./payouts/Present.ts"
+import { PayoutCancel } from "./payouts/PayoutCancel.ts"
 import { PayoutService } from "./payouts/PayoutService.ts"
 import { type RequoteGuard, RequoteGuardLive } from "./quotes/RequoteGuard.ts"
 import { RequoteGuardMock } from "./quotes/RequoteGuardMock.ts"
@@ -230,6 +231,7 @@ const domain = (config: AppConfigShape, mode: ModeLayers) =>
     OtpService.Default,
     PayoutService.Default,
     PayoutConfirm.Default,
+    PayoutCancel.Default,
     SwapService.Default,
     ProviderWebhook.Default,
     WebhookEndpoints.Default,

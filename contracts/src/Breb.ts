@@ -147,6 +147,17 @@ export class BrebGroup extends HttpApiGroup.make("breb")
         OpenApi.Description,
         "Reports the hash of the deposit transaction the user sent. The service verifies it onchain (live mode) and moves the payout to `deposit_confirmed`. Confirming again with the same hash returns the payout unchanged; a hash that already confirms another payout or swap is 409 `tx_hash_reused`; after the deposit window it is 409 `requote`."
       ),
+    HttpApiEndpoint.post("cancelPayout", "/payouts/:payoutId/cancel", {
+      params: { payoutId: PayoutIdParam },
+      headers: MockScenarioHeaders,
+      success: Payout,
+      error: [...groupErrors, NotFoundError, ConflictError, ServiceUnavailableError, BadGatewayError]
+    })
+      .annotate(OpenApi.Summary, "Cancel a payout")
+      .annotate(
+        OpenApi.Description,
+        "Closes the deposit window now, for a payout the user abandoned. While it awaits its deposit and none was seen: the provider's transfer is canceled and the payout is `expired` with `expiresAt` now (a timeline hop `expired` from `api`, the event `payout.expired`). Funds that still arrive are not paid out: the provider returns them to the user's wallet and the payout ends `refunded` with `failure.code` `deposit_after_cancel`. Again on an expired payout: 200 with the payout unchanged. After its deposit was seen or confirmed: 409. A confirm after a cancel answers as after an expiry."
+      ),
     HttpApiEndpoint.get("listPayouts", "/payouts", {
       query: ListPayoutsParams,
       success: PayoutList,

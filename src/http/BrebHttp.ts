@@ -4,6 +4,7 @@ import { CurrentIntegration, IntegrationsApi } from "@cop-integrations/contracts
 import { Effect } from "effect"
 import { DestinationPreviews } from "../destinations/DestinationPreviews.ts"
 import { OtpService } from "../kyc/OtpService.ts"
+import { PayoutCancel } from "../payouts/PayoutCancel.ts"
 import { PayoutConfirm } from "../payouts/PayoutConfirm.ts"
 import { PayoutService } from "../payouts/PayoutService.ts"
 import { QuoteService } from "../quotes/QuoteService.ts"
@@ -14,6 +15,7 @@ export const BrebHttpLive = HttpApiBuilder.group(IntegrationsApi, "breb", (handl
     const otp = yield* OtpService
     const payouts = yield* PayoutService
     const confirms = yield* PayoutConfirm
+    const cancels = yield* PayoutCancel
     const previews = yield* DestinationPreviews
 
     return handlers
@@ -54,6 +56,9 @@ export const BrebHttpLive = HttpApiBuilder.group(IntegrationsApi, "breb", (handl
       .handle("confirmPayout", ({ params, payload }) =>
         Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
           confirms.confirm({ integrationId, payoutId: params.payoutId, request: payload })))
+      .handle("cancelPayout", ({ params }) =>
+        Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
+          cancels.cancel(integrationId, params.payoutId)))
       // Rows are decoded once, from the database; the page the presenter builds from them is answered as it is
       // (encoding up to 500 payouts again through the contract's checks cost as much as the rest of the request).
       .handle("listPayouts", ({ query }) =>

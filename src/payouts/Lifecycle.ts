@@ -46,10 +46,21 @@ export const stepsTo = (from: PayoutStatus, to: PayoutStatus): ReadonlyArray<Pay
 
 /**
  * The statuses a provider transfer's progress moves a payout through (empty: it does not move it). An expired payout
- * moves only on the provider's word that money reached it: a transfer that never saw funds leaves it expired.
+ * moves only on the provider's word that money reached it: a transfer that never saw funds leaves it expired. A payout
+ * the partner canceled (`canceled`) is not paid out: funds that reached the provider after the cancel go straight to
+ * `failed` or `refunded` as the provider returns them (never through `deposit_confirmed`).
  */
-export const stepsForProgress = (from: PayoutStatus, progress: TransferProgress): ReadonlyArray<PayoutStatus> =>
-  progress.status === null || (from === "expired" && !progress.fundsArrived) ? [] : stepsTo(from, progress.status)
+export const stepsForProgress = (
+  from: PayoutStatus,
+  progress: TransferProgress,
+  canceled = false
+): ReadonlyArray<PayoutStatus> => {
+  if (progress.status === null || (from === "expired" && !progress.fundsArrived)) return []
+  if (canceled && from === "expired" && (progress.status === "failed" || progress.status === "refunded")) {
+    return [progress.status]
+  }
+  return stepsTo(from, progress.status)
+}
 
 /** Once the deposit is in, the legs still `quoted` wait for settlement (`pending`). */
 const awaitSettlement = (legs: ReadonlyArray<FeeLeg>): ReadonlyArray<FeeLeg> =>
@@ -179,7 +190,7 @@ export class Lifecycle extends Context.Service<Lifecycle>()("Lifecycle", {
         if (progress.status === null && Option.isNone(reported)) return false
         const found = yield* payouts.lockByTransfer(progress.transferId)
         if (Option.isNone(found)) return false
-        const steps = stepsForProgress(found.value.status, progress)
+        const steps = stepsForProgress(found.value.status, progress, (found.value.canceled_at ?? null) !== null)
         const recordTotal = Option.isSome(reported) &&
           (steps.length > 0 || (found.value.total_received_cop ?? null) === null)
         // A payout that moves, or one the partner confirmed first; not a late duplicate for a payout long finished.

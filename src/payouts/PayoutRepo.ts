@@ -170,6 +170,7 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
               tx_hash = ${row.tx_hash},
               fee_tx_hash = ${row.fee_tx_hash},
               updated_at = ${row.updated_at},
+              expires_at = ${row.expires_at},
               completed_at = ${row.completed_at},
               total_received_cop = COALESCE(${row.total_received_cop ?? null}, total_received_cop),
               failure = COALESCE(failure, ${jsonOrNull(row.failure)}::jsonb),

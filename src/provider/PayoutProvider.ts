@@ -88,6 +88,11 @@ export class PayoutProvider extends Context.Service<PayoutProvider, {
     readonly userAddress: string
     readonly externalAccountId: string
   }) => Effect.Effect<ProviderTransfer, ProviderFailure>
+  /**
+   * Cancels a transfer that has not received its funds (the partner canceled the payout): funds that arrive later are
+   * returned to their sender, not paid out. Canceling one already canceled succeeds.
+   */
+  readonly cancelTransfer: (transferId: string) => Effect.Effect<void, ProviderFailure>
   /** A transfer's progress as the provider reports it now (reconciliation when a callback was lost). */
   readonly getTransfer: (transferId: string) => Effect.Effect<TransferProgress, ProviderFailure>
 }>()("PayoutProvider") {}

@@ -44,7 +44,7 @@ export const TestHelpersMock = Layer.effect(
           // The mock provider returns the whole deposit at once, in a transaction of its own making.
           refund: to === "refunded" ? { amount: found.value.deposit_amount, txHash: mockRefundTxHash(payoutId) } : null
         }
-        if (stepsForProgress(from, progress).length === 0) {
+        if (stepsForProgress(from, progress, (found.value.canceled_at ?? null) !== null).length === 0) {
           return yield* Effect.fail(
             new Conflict({ error: `payout ${payoutId} cannot move from ${from} to ${to} (statuses only move forward)` })
           )

@@ -49,6 +49,7 @@ const countingProvider = (calls: Ref.Ref<number>, down: Ref.Ref<boolean>) =>
       createKycLink: unused,
       createExternalAccount: unused,
       getTransfer: unused,
+      cancelTransfer: unused,
       createTransfer: unused
     })
   )

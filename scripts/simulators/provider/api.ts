@@ -192,6 +192,23 @@ const getTransfer: Handler = ({ ctx }, [id = ""]) => {
   return { status: 200, body: transferResponse(transfer, ctx.decimals, ctx.baseUrl()) }
 }
 
+/**
+ * Bridge's transfer deletion: a transfer still awaiting its funds is canceled (its event sent); canceling one already
+ * canceled answers it again; any other state is refused (409: the funds arrived, the transfer goes on).
+ */
+const cancelTransfer: Handler = ({ ctx }, [id = ""]) => {
+  const transfer = ctx.state.transfers.get(id)
+  if (transfer === undefined) return notFound("transfer")
+  if (transfer.state === "awaiting_funds") ctx.lifecycle.force(transfer, "canceled")
+  else if (transfer.state !== "canceled") {
+    return {
+      status: 409,
+      body: bridgeError("transfer_not_cancelable", `a transfer in state ${transfer.state} cannot be canceled`)
+    }
+  }
+  return { status: 200, body: transferResponse(transfer, ctx.decimals, ctx.baseUrl()) }
+}
+
 const routes: ReadonlyArray<Route<ApiRequest, Answer>> = [
   route("GET", "/v0/exchange_rates", exchangeRates),
   route("POST", "/v0/kyc_links", createKycLink),
@@ -200,7 +217,8 @@ const routes: ReadonlyArray<Route<ApiRequest, Answer>> = [
   route("POST", "/v0/customers/:id/external_accounts", createExternalAccount),
   route("GET", "/v0/customers/:id/external_accounts/:accountId", getExternalAccount),
   route("POST", "/v0/transfers", createTransfer),
-  route("GET", "/v0/transfers/:id", getTransfer)
+  route("GET", "/v0/transfers/:id", getTransfer),
+  route("DELETE", "/v0/transfers/:id", cancelTransfer)
 ]
 
 /** Keeps the response open (the timeout switch) until the client leaves or the simulator's own bound passes. */

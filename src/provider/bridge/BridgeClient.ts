@@ -289,12 +289,23 @@ export const makeBridgeProvider = (options: BridgeOptions) =>
         return yield* progressOfTransfer(yield* decoded("transfer status", TransferObject, answer))
       })
 
+    // Bridge deletes a transfer still awaiting its funds (its state becomes `canceled`); it refuses one that has them.
+    const cancelTransfer = (transferId: string) =>
+      Effect.gen(function*() {
+        const answer = yield* send(
+          "transfer cancel",
+          HttpClientRequest.delete(`/transfers/${encodeURIComponent(transferId)}`)
+        )
+        yield* decoded("transfer cancel", TransferObject, answer)
+      })
+
     return PayoutProvider.of({
       destinationsPerCustomer: true,
       usdCopRates,
       createKycLink,
       createExternalAccount,
       createTransfer,
+      cancelTransfer,
       getTransfer
     })
   })

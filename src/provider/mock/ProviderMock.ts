@@ -59,6 +59,7 @@ export const ProviderMock = Layer.effect(
           depositAddress: deterministicAddress(`deposit:${payoutId}`),
           depositAmount: amount
         })),
+      cancelTransfer: () => unlessUnavailable(Effect.void),
       // The mock's transfers progress through scheduled jobs, never by polling: nothing to reconcile.
       getTransfer: (transferId) => Effect.succeed(noProgress(transferId))
     })

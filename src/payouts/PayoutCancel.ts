@@ -1,0 +1,62 @@
+import { PgClient } from "@effect/sql-pg"
+import { SqlError } from "effect/sql"
+import { Conflict, type IntegrationId, NotFound, type PayoutId } from "@cop-integrations/contracts"
+import { Context, Effect, Layer, Option } from "effect"
+import { now } from "../base/Clock.ts"
+import { TxHashClaims } from "../chain/TxHashClaims.ts"
+import { PayoutProvider } from "../provider/PayoutProvider.ts"
+import { orProviderFailure } from "../provider/ProviderErrors.ts"
+import { moveTo } from "./Lifecycle.ts"
+import { PayoutRepo } from "./PayoutRepo.ts"
+import type { PayoutRow } from "./PayoutRow.ts"
+import { PayoutChainId, presentPayout } from "./Present.ts"
+
+/** Why a payout can no longer be canceled, or none when it can (awaiting its deposit, none seen or being confirmed). */
+const cannotCancel = (row: PayoutRow, depositSeen: boolean, confirming: boolean): Option.Option<string> => {
+  if (row.status !== "awaiting_deposit") return Option.some(`this payout is ${row.status}`)
+  if (depositSeen) return Option.some("the provider already received its deposit")
+  if (row.tx_hash !== null || confirming) {
+    return Option.some("its deposit was already confirmed (or is being confirmed)")
+  }
+  return Option.none()
+}
+
+/**
+ * The partner closes a payout's deposit window now (the user abandoned it): the provider's transfer is canceled first,
+ * under the payout's lock (a confirm waits for it), then the payout is `expired` with `expiresAt` now, its `expired`
+ * hop from `api` and `payout.expired`. Funds that still arrive are not paid out: the provider returns them
+ * (Lifecycle: `deposit_after_cancel`). An expired payout answers as it is; one whose deposit was seen, 409.
+ */
+export class PayoutCancel extends Context.Service<PayoutCancel>()("PayoutCancel", {
+  make: Effect.gen(function*() {
+    const sql = yield* PgClient.PgClient
+    const payouts = yield* PayoutRepo
+    const provider = yield* PayoutProvider
+    const claims = yield* TxHashClaims
+    const chainId = yield* PayoutChainId
+
+    const cancel = (integrationId: IntegrationId, payoutId: PayoutId) =>
+      Effect.gen(function*() {
+        const found = yield* payouts.lockForConfirm(integrationId, payoutId)
+        if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ error: `no payout ${payoutId}` }))
+        const { depositSeenByProvider, row } = found.value
+        if (row.status === "expired") return presentPayout(row, chainId)
+        const confirming = (yield* claims.verifyingOf("payout", row.id)).length > 0
+        const refusal = cannotCancel(row, depositSeenByProvider, confirming)
+        if (Option.isSome(refusal)) {
+          return yield* Effect.fail(new Conflict({ error: `${refusal.value}: it can no longer be canceled` }))
+        }
+        yield* orProviderFailure(provider.cancelTransfer(row.provider_transfer_id))
+        const at = yield* now
+        const canceled = yield* payouts.update(
+          { ...moveTo(row, "expired", at), expires_at: at, canceled_at: at },
+          { source: "api" }
+        )
+        return presentPayout(canceled, chainId)
+      }).pipe(sql.withTransaction, Effect.catchIf(SqlError.isSqlError, Effect.die))
+
+    return { cancel } as const
+  })
+}) {
+  static readonly Default = Layer.effect(this, this.make)
+}
