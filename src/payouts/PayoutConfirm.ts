@@ -230,11 +230,13 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
       readonly request: ConfirmPayoutRequest
     }) =>
       Effect.gen(function*() {
-        const txHash = lowerCaseTxHash(input.request.txHash)
-        const feeTxHash = input.request.feeTxHash === undefined ? undefined : lowerCaseTxHash(input.request.feeTxHash)
-        if (feeTxHash === txHash) {
+        const sent = lowerCaseTxHash(input.request.txHash)
+        const feeSent = input.request.feeTxHash === undefined ? undefined : lowerCaseTxHash(input.request.feeTxHash)
+        if (feeSent === sent) {
           return yield* Effect.fail(new BadRequest({ error: "feeTxHash: must differ from txHash" }))
         }
+        const txHash = chain.recordedTxHash(sent, input.payoutId)
+        const feeTxHash = feeSent === undefined ? undefined : chain.recordedTxHash(feeSent, input.payoutId)
         return yield* confirmByTxHash({
           begin: beginOrWait({ integrationId: input.integrationId, payoutId: input.payoutId, txHash, feeTxHash }).pipe(
             Effect.filterOrFail(
