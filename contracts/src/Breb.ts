@@ -145,7 +145,7 @@ export class BrebGroup extends HttpApiGroup.make("breb")
       .annotate(OpenApi.Summary, "Confirm a payout deposit")
       .annotate(
         OpenApi.Description,
-        "Reports the hash of the deposit transaction the user sent. The service verifies it onchain (live mode) and moves the payout to `deposit_confirmed`. Confirming again with the same hash returns the payout unchanged; a hash that already confirms another payout or swap is 409 `tx_hash_reused`; after the deposit window it is 409 `requote`."
+        "Reports the hash of the deposit transaction the user sent. The service verifies it onchain (live mode) and moves the payout to `deposit_confirmed`. Confirming again with the same hash returns the payout unchanged; a hash that already confirms another payout or swap is 409 `tx_hash_reused`; after the deposit window it is 409 `requote`. Mock mode has no chain: there the example hash stands for a deposit the mock chain mines for this payout, so it confirms any payout, for every integration, recorded as a `txHash` of its own (derived from the example and the `payoutId`); any other hash is recorded as sent."
       ),
     HttpApiEndpoint.post("cancelPayout", "/payouts/:payoutId/cancel", {
       params: { payoutId: PayoutIdParam },

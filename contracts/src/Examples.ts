@@ -155,9 +155,19 @@ export const DESTINATION_PREVIEW_EXAMPLE = {
 } as const
 
 /**
+ * The request examples' transaction hashes. Mock mode has no chain: there each stands for a transaction the mock chain
+ * mines for the payout or swap being confirmed, recorded under a hash of its own (derived from the example and that
+ * payout or swap), so the examples confirm anything, for every integration, and a hash still confirms one thing.
+ */
+export const EXAMPLE_TX_HASHES = {
+  payout: "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060",
+  swap: "0x9e4f2a3d1c7b8e6f5a4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a29"
+} as const
+
+/**
  * One example per request body, by component name: in mock mode, sent in this order (OTP send, verify, payout,
  * confirm, advance, swap prepare, confirm, webhook endpoint), each is answered 2xx, so the docs page's "Test Request"
- * works as pre-filled. The OTP code is mock mode's (MOCK_OTP_DEBUG_CODE, default 123456); no `quoteId` (a quote's
+ * works as pre-filled, for every integration and every time (the confirms' hashes: EXAMPLE_TX_HASHES). The OTP code is mock mode's (MOCK_OTP_DEBUG_CODE, default 123456); no `quoteId` (a quote's
  * lock expires). The document's finishing step (OpenApiDocument.ts) puts each on its schema; a test decodes each
  * with the contract's schema.
  */
@@ -172,7 +182,7 @@ export const REQUEST_BODY_EXAMPLES = {
     fromToken: "USDC"
   },
   PreviewDestinationRequest: { breBKey: "@maria2024", accountOwnerName: "Maria Gomez" },
-  ConfirmPayoutRequest: { txHash: "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060" },
+  ConfirmPayoutRequest: { txHash: EXAMPLE_TX_HASHES.payout },
   AdvancePayoutRequest: { to: "completed" },
   PrepareSwapRequest: {
     userAddress: EXAMPLE_USER,
@@ -181,7 +191,7 @@ export const REQUEST_BODY_EXAMPLES = {
     amountIn: "10",
     slippageBps: 50
   },
-  ConfirmSwapRequest: { txHash: "0x9e4f2a3d1c7b8e6f5a4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a29" },
+  ConfirmSwapRequest: { txHash: EXAMPLE_TX_HASHES.swap },
   CreateWebhookEndpointRequest: { url: "http://127.0.0.1:4000/hooks", events: ["*"] }
 } as const satisfies {
   readonly OtpSendRequest: typeof OtpSendRequest.Encoded

@@ -60,7 +60,7 @@ export const PayoutTimelineStatus = Schema.Literals([
 ]).annotate({
   identifier: "PayoutTimelineStatus",
   description:
-    "A hop of the payout's journey. Hops named after a PayoutStatus are its status changes (`created`: it was prepared, `awaiting_deposit`; `processing`: the provider submitted the transfer to Bre-B); `deposit_mined`: the block holding the deposit was mined (`at` is the block's time); `funds_received`: the provider reported the deposit arriving; `delayed`: the payout stayed in deposit_confirmed or processing longer than the service's threshold (`payout.delayed` was sent)."
+    "A hop of the payout's journey. Hops named after a PayoutStatus are its status changes (`created`: it was prepared, `awaiting_deposit`; `processing`: the provider submitted the transfer to Bre-B); `deposit_mined`: the block holding the deposit was mined (`at` is the block's time, never before `created` nor after the confirm that read it: see `blockTime`); `funds_received`: the provider reported the deposit arriving; `delayed`: the payout stayed in deposit_confirmed or processing longer than the service's threshold (`payout.delayed` was sent)."
 })
 export type PayoutTimelineStatus = typeof PayoutTimelineStatus.Type
 
@@ -88,8 +88,13 @@ export const PayoutTimelineHop = Schema.Struct({
   refundStatus: Schema.optionalKey(RefundStatus).annotate({
     description:
       "On a `refunded` hop recorded after the status change: the refund's new status (`sent`: the provider named its transaction; `verified`: the service saw it onchain)"
-  })
-}).annotate({ identifier: "PayoutTimelineHop" })
+  }),
+  blockTime: Schema.optionalKey(IsoTimestamp)
+}).annotate({
+  identifier: "PayoutTimelineHop",
+  description:
+    "One hop: its `status`, when it happened (`at`) and who reported it (`source`). `blockTime`, on a `deposit_mined` hop read from the chain (`source: chain`) only, is the block's own timestamp: whole seconds, by the chain's clock. That hop's `at` is the block's time held between the payout's `createdAt` and the confirm that read the block, so the timeline reads in the order things happened (a deposit mined in the payout's first second is not listed before `created`)."
+})
 export type PayoutTimelineHop = typeof PayoutTimelineHop.Type
 
 export const PreparedTx = Schema.Struct({

@@ -56,7 +56,7 @@ export class SwapsGroup extends HttpApiGroup.make("swaps")
       .annotate(OpenApi.Summary, "Confirm a swap")
       .annotate(
         OpenApi.Description,
-        "Reports the hash of the swap transaction the user sent; it is verified onchain. The same hash again returns the intent unchanged; a hash already used by a payout or swap is 409 `tx_hash_reused`; after the intent expired it is 409 `requote`."
+        "Reports the hash of the swap transaction the user sent; it is verified onchain. The same hash again returns the intent unchanged; a hash already used by a payout or swap is 409 `tx_hash_reused`; after the intent expired it is 409 `requote`. Mock mode has no chain: there the example hash stands for a swap the mock chain mines for this intent, so it confirms any swap, for every integration, recorded as a `txHash` of its own (derived from the example and the `intentId`); any other hash is recorded as sent."
       ),
     HttpApiEndpoint.get("listSwaps", "/", {
       query: ListSwapsParams,

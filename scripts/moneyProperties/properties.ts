@@ -3,7 +3,7 @@
  * `npm run money:check` over a million (scripts/money-check.ts). A case is a payout of D COP at provider rates S and M,
  * from USDC or COPm; the subject is the service's own pricing (Pricing.pricePayout, the path GET quote and payout
  * creation share, then Funding.fundPayout for the transactions; COPm through the mock route's pricing,
- * SwapRouterMock.mockRouteQuote, at the case's M and route fee); the reference is reference.ts (exact rationals).
+ * SwapRouterMock.mockRouter, at the case's M and route fee); the reference is reference.ts (exact rationals).
  * No vitest import here: a property answers a violation message, or undefined when the case keeps the rule.
  */
 import type { FeeLeg, PreparedTx } from "@cop-integrations/contracts"
@@ -16,7 +16,7 @@ import { fundPayout, type PayoutTransactions } from "../../src/payouts/Funding.t
 import { type PayoutPrice, pricePayout } from "../../src/pricing/Pricing.ts"
 import { routerAbi } from "../../src/router/RouterAbi.ts"
 import { SwapRouter } from "../../src/router/SwapRouter.ts"
-import { mockRouteQuote } from "../../src/router/SwapRouterMock.ts"
+import { mockRouter } from "../../src/router/SwapRouterMock.ts"
 import { add, compare, mul, pow10, rational, scaled, unitsOfWire, wireOfUnits } from "./rational.ts"
 import {
   COPM_DECIMALS,
@@ -151,10 +151,7 @@ const priceWithService = (c: MoneyCase, quotedSwapSellAmount: bigint | undefined
     })
     return { price, funding }
   }).pipe(
-    Effect.provideService(
-      SwapRouter,
-      SwapRouter.of({ quote: (request) => Effect.sync(() => mockRouteQuote(route, request)) })
-    )
+    Effect.provideService(SwapRouter, mockRouter(route))
   )
   return Result.match(Effect.runSync(Effect.result(program)), {
     onFailure: (error) => ({ _tag: "Refused", error }),
@@ -411,7 +408,7 @@ export const MONEY_PROPERTIES: ReadonlyArray<MoneyProperty> = [
   ),
   priced(
     "COPm swap",
-    "from COPm: the swap's min-out (the route's own for sellAmount) ≥ X, sellAmount (unless quoted) less than 1 COPm above the least that covers X; fee = F × M rounded up; swap leg = half-up(sellAmount / M − X) ≥ 0",
+    "from COPm: the swap's min-out (the route's own for sellAmount) ≥ X, sellAmount (unless quoted) the least that covers X (one base unit less would not); fee = F × M rounded up; swap leg = half-up(sellAmount / M − X) ≥ 0",
     (e, price, funding) => {
       if (e.c.fromToken !== "COPm") return undefined
       const ref = referenceTotals(e, funding)
@@ -421,9 +418,10 @@ export const MONEY_PROPERTIES: ReadonlyArray<MoneyProperty> = [
       return first(
         differ("min-out", swap.minAmountOut, routeMinOut(e.c, swap.amountIn)),
         swap.minAmountOut >= x ? undefined : `min-out ${swap.minAmountOut} < X ${x}`,
-        e.c.quoted !== undefined || swap.amountIn - least < pow10(COPM_DECIMALS)
+        e.c.quoted !== undefined || routeMinOut(e.c, swap.amountIn - 1n) < x
           ? undefined
-          : `sellAmount ${swap.amountIn} is ≥ 1 COPm above the least covering ${least}`,
+          : `sellAmount ${swap.amountIn} is not the least covering X: ${swap.amountIn - 1n} covers it too`,
+        e.c.quoted !== undefined ? undefined : differ("sellAmount (the least covering X)", swap.amountIn, least),
         differ("fee in COPm (units)", erc20TransferOf(funding.feeTransaction).amount, ref.copm?.feeCopm),
         differ("swap leg", legUnits(price.fees, "swap", 6), ref.copm?.swapLeg)
       )

@@ -1,3 +1,4 @@
+import type { TxHash } from "@cop-integrations/contracts"
 import { Context, Data, type Effect } from "effect"
 import type { TokenInfo, TokenSymbol } from "./Tokens.ts"
 
@@ -75,6 +76,12 @@ export class ChainUnavailable extends Data.TaggedError("ChainUnavailable")<{ rea
 export class Chain extends Context.Service<Chain, {
   readonly tokens: ReadonlyArray<TokenInfo>
   readonly token: (symbol: TokenSymbol) => TokenInfo
+  /**
+   * The hash a confirm of the payout or swap `resourceId` records for the (lower-case) `txHash` it was sent: live,
+   * that hash. Mock mode's chain takes the API reference's example hashes (EXAMPLE_TX_HASHES) for a transaction it
+   * mines for that resource, named by a hash of its own, so the examples work for every integration, every time.
+   */
+  readonly recordedTxHash: (txHash: TxHash, resourceId: string) => TxHash
   readonly verifyTransfer: (check: TransferCheck) => Effect.Effect<VerifiedTransfer, DepositNotVerified>
   /** What `owner` has approved `spender` to move of `token`, in base units. */
   readonly allowance: (input: {

@@ -154,7 +154,13 @@ export const makeChainLive = (options: ChainLiveOptions) => {
     })
 
   return {
-    chain: Chain.of({ tokens: options.tokens, token: tokenLookup(options.tokens), verifyTransfer, allowance }),
+    chain: Chain.of({
+      tokens: options.tokens,
+      token: tokenLookup(options.tokens),
+      recordedTxHash: (txHash) => txHash,
+      verifyTransfer,
+      allowance
+    }),
     checkDecimals
   }
 }

@@ -8,6 +8,7 @@ import {
   lowerCaseTxHash,
   NotFound,
   type PayoutId,
+  type PayoutTimelineHop,
   Requote,
   type TxHash,
   TxHashReused
@@ -47,6 +48,18 @@ type Intent = Data.TaggedEnum<{
 const Intent = Data.taggedEnum<Intent>()
 
 class StillVerifying extends Data.TaggedError("StillVerifying") {}
+
+/**
+ * The deposit's hop. Mock mode's chain has no block: the check's moment. A block's time is whole seconds by the
+ * chain's clock, so it can read as before the payout existed (mined in its first second) or after the confirm that
+ * read the block (a clock ahead of ours): the hop is held between the two, so the timeline reads in the order things
+ * happened, and the block's own time stays on it as `blockTime`.
+ */
+const depositMinedHop = (row: PayoutRow, minedAt: Date, confirmedAt: Date, simulated: boolean): PayoutTimelineHop => {
+  if (simulated) return hop("deposit_mined", minedAt, "mock_chain")
+  const held = Math.min(Math.max(minedAt.getTime(), row.created_at.getTime()), confirmedAt.getTime())
+  return { ...hop("deposit_mined", new Date(held), "chain"), blockTime: minedAt.toISOString() }
+}
 
 /**
  * The partner reports the deposit's txHash (and the fee's), confirmed like a swap's (chain/ConfirmByTxHash): the
@@ -210,7 +223,7 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
           )
         }
         const at = yield* now
-        const mined = hop("deposit_mined", input.minedAt, input.simulated ? "mock_chain" : "chain")
+        const mined = depositMinedHop(row, input.minedAt, at, input.simulated)
         const confirmed = yield* payouts.update(
           confirmByPartner(row, {
             txHash: input.txHash,
@@ -230,11 +243,13 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
       readonly request: ConfirmPayoutRequest
     }) =>
       Effect.gen(function*() {
-        const txHash = lowerCaseTxHash(input.request.txHash)
-        const feeTxHash = input.request.feeTxHash === undefined ? undefined : lowerCaseTxHash(input.request.feeTxHash)
-        if (feeTxHash === txHash) {
+        const sent = lowerCaseTxHash(input.request.txHash)
+        const feeSent = input.request.feeTxHash === undefined ? undefined : lowerCaseTxHash(input.request.feeTxHash)
+        if (feeSent === sent) {
           return yield* Effect.fail(new BadRequest({ error: "feeTxHash: must differ from txHash" }))
         }
+        const txHash = chain.recordedTxHash(sent, input.payoutId)
+        const feeTxHash = feeSent === undefined ? undefined : chain.recordedTxHash(feeSent, input.payoutId)
         return yield* confirmByTxHash({
           begin: beginOrWait({ integrationId: input.integrationId, payoutId: input.payoutId, txHash, feeTxHash }).pipe(
             Effect.filterOrFail(

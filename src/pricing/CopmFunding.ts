@@ -2,9 +2,10 @@
  * A payout funded from the COP stablecoin (`fromToken: "COPm"`), for a user who holds only COPm. The provider is
  * still paid X USDC (DESIGN §3's formulas, unchanged); the user's one signed `transaction` is the router swap whose
  * output goes straight to the provider's deposit address and whose minAmountOut is at least X. Exact rules:
- * - sellAmount: the least COPm (18 decimals) whose route's minBuyAmount ≥ X, found by asking the router: a first
- *   guess X × M / (1 − slippage) rounded up, then scaled by X / minBuyAmount (rounded up) until it covers X (at most
- *   four asks);
+ * - sellAmount: the least COPm (18 decimals) whose route's minBuyAmount ≥ X, where the route can name it exactly (the
+ *   mock's; then checked: that amount covers X and one base unit less does not); else (a live aggregator, which
+ *   quotes only a given amount) the first of at most four asks that covers X: a first guess X × M / (1 − slippage)
+ *   rounded up, then scaled by X / minBuyAmount (rounded up), which may be a little above the least;
  * - `swap` leg (USD) = sellAmount / M − X, rounded half-up to 6 decimals, never below 0: what the route and the
  *   slippage headroom cost against mid-market (the headroom, when not used, reaches the provider as extra USDC);
  * - the service fee F (USD, as for USDC) is paid in COPm: F × M rounded UP to 18 decimals (`feeTransaction`);
@@ -15,7 +16,7 @@
  *   asked after the provider's transfer, the create is a 503 and its retry prices again.
  */
 import type { FeeLeg, PreparedTx } from "@cop-integrations/contracts"
-import { BigDecimal, Data, Effect } from "effect"
+import { BigDecimal, Data, Effect, Option } from "effect"
 import type { TokenInfo } from "../chain/Tokens.ts"
 import { erc20Transfer } from "../chain/Erc20.ts"
 import {
@@ -37,7 +38,10 @@ const MAX_ASKS = 4
 
 const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b
 
-/** The least sellAmount of COPm whose route delivers at least `needed` USDC base units to `recipient`. */
+/**
+ * The sellAmount of COPm whose route delivers at least `needed` USDC base units to `recipient`: the least, when the
+ * route can name it (and its own quotes agree), else the first of a few asks that covers `needed`.
+ */
 export const sizeSwap = (input: {
   readonly copm: TokenInfo
   readonly usdc: TokenInfo
@@ -49,6 +53,24 @@ export const sizeSwap = (input: {
 }) =>
   Effect.gen(function*() {
     const router = yield* SwapRouter
+    const route = {
+      sellToken: input.copm,
+      buyToken: input.usdc,
+      taker: input.taker,
+      recipient: input.recipient,
+      slippageBps: input.slippageBps
+    }
+    const least = yield* router.leastSellAmount({ ...route, minBuyAmount: input.needed })
+    if (Option.isSome(least)) {
+      const quote = yield* router.quote({ ...route, sellAmount: least.value })
+      const oneUnitLess = least.value > 0n ? yield* router.quote({ ...route, sellAmount: least.value - 1n }) : undefined
+      if (quote.minBuyAmount >= input.needed && (oneUnitLess?.minBuyAmount ?? -1n) < input.needed) {
+        return { sellAmount: least.value, quote }
+      }
+      yield* Effect.logWarning("the route's least sellAmount disagrees with its quotes; sizing by asking instead").pipe(
+        Effect.annotateLogs({ least: String(least.value), needed: String(input.needed) })
+      )
+    }
     const neededUsd = fromBaseUnits(input.needed, input.usdc.decimals)
     const atMid = toBaseUnits(
       roundUp(BigDecimal.multiply(neededUsd, input.midRate), input.copm.decimals),
@@ -56,14 +78,7 @@ export const sizeSwap = (input: {
     )
     let sellAmount = ceilDiv(atMid * BPS, BPS - BigInt(input.slippageBps))
     for (let ask = 0; ask < MAX_ASKS; ask++) {
-      const quote: SwapQuote = yield* router.quote({
-        sellToken: input.copm,
-        buyToken: input.usdc,
-        sellAmount,
-        taker: input.taker,
-        recipient: input.recipient,
-        slippageBps: input.slippageBps
-      })
+      const quote: SwapQuote = yield* router.quote({ ...route, sellAmount })
       if (quote.minBuyAmount >= input.needed) return { sellAmount, quote }
       if (quote.minBuyAmount === 0n) break
       sellAmount = ceilDiv(sellAmount * input.needed, quote.minBuyAmount) + (ask === 0 ? 0n : 1n)

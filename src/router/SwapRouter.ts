@@ -1,4 +1,4 @@
-import { Context, Data, type Effect } from "effect"
+import { Context, Data, type Effect, type Option } from "effect"
 import type { TokenInfo } from "../chain/Tokens.ts"
 
 /** The router/aggregator could not be reached or answered 5xx/timeouts: 503, retry later. */
@@ -32,7 +32,19 @@ export interface SwapQuote {
   readonly transaction: { readonly to: `0x${string}`; readonly data: `0x${string}`; readonly value: bigint }
 }
 
+/** What a route's least sellAmount is asked for: the sellAmount is the answer, the least minBuyAmount is given. */
+export interface LeastSellRequest extends Omit<SwapQuoteRequest, "sellAmount"> {
+  /** Base units of buyToken the swap must deliver at least (its minBuyAmount, slippage taken). */
+  readonly minBuyAmount: bigint
+}
+
 /** Swap routes: mock (deterministic rate from config, no network) or live (a 0x Swap API v2-compatible aggregator). */
 export class SwapRouter extends Context.Service<SwapRouter, {
   readonly quote: (request: SwapQuoteRequest) => Effect.Effect<SwapQuote, SwapRouterFailure>
+  /**
+   * The least sellAmount whose quote's minBuyAmount reaches the given one, when the route can say so exactly (the
+   * mock's formula inverts); none when it cannot (an aggregator quotes only a given sellAmount, so the least is
+   * known only by asking).
+   */
+  readonly leastSellAmount: (request: LeastSellRequest) => Effect.Effect<Option.Option<bigint>>
 }>()("SwapRouter") {}

@@ -4,7 +4,7 @@
  * (409); an answer we cannot read is a bad response (502); 5xx, 429, timeouts and network errors are retried a few
  * times, all within the configured timeout, then unavailable (503).
  */
-import { Duration, Effect, Layer, Redacted, Schema } from "effect"
+import { Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { boundedTries } from "../base/BoundedCall.ts"
 import { getAddress } from "viem"
@@ -56,6 +56,8 @@ export const makeSwapRouterLive = (options: SwapRouterLiveOptions) =>
       )
 
     return SwapRouter.of({
+      // 0x v2 quotes a given sellAmount only: the least that buys an amount is not something it can be asked.
+      leastSellAmount: () => Effect.succeed(Option.none()),
       quote: (request) =>
         Effect.gen(function*() {
           const get = HttpClientRequest.get("/swap/allowance-holder/quote", {

@@ -288,7 +288,7 @@ export class SwapService extends Context.Service<SwapService>()("SwapService", {
       input: { readonly integrationId: IntegrationId; readonly intentId: SwapId; readonly request: ConfirmSwapRequest }
     ) =>
       Effect.gen(function*() {
-        const txHash = lowerCaseTxHash(input.request.txHash)
+        const txHash = chain.recordedTxHash(lowerCaseTxHash(input.request.txHash), input.intentId)
         return yield* confirmByTxHash({
           begin: begin(input.integrationId, input.intentId, txHash),
           replay: presentSwap,

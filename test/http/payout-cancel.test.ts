@@ -4,7 +4,6 @@
  * payout; after its deposit, 409. A confirm after the cancel answers as after an expiry (requote), and funds the
  * provider reports after the cancel are returned: `refunded`, `deposit_after_cancel`, never paid out.
  */
-import type { Payout } from "@cop-integrations/contracts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { decodePayout, expectError, newPartner, newTxHash, type Partner } from "../support/flows.ts"
 import { startTestServer, type TestServer } from "../support/server.ts"
@@ -68,7 +67,7 @@ describe("cancel a payout awaiting its deposit", () => {
     await canceled(payout.payoutId)
     const advanced = await partner.post(`${API}/test-helpers/payouts/${payout.payoutId}/advance`, { to: "refunded" })
     expect(advanced.status, advanced.text).toBe(200)
-    const refunded = decodePayout(advanced.json) as Payout
+    const refunded = decodePayout(advanced.json)
     expect(refunded.status).toBe("refunded")
     expect(refunded.failure).toMatchObject({ code: "deposit_after_cancel", category: "deposit" })
     expect(refunded.refund).toMatchObject({ to: refunded.userAddress, token: "USDC" })

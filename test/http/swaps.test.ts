@@ -289,8 +289,10 @@ describe("Idempotency-Key on prepare", () => {
 
 describe("a payout funded from COPm (mock mode)", () => {
   // DESIGN's USDC amounts (sell 3960, mid 4000: the test server's defaults) for 250000 COP, then the COPm side:
-  // sellAmount is the least COPm whose route's minBuyAmount (50 bps slippage) covers X.
-  const routeMin = (sell: bigint) => (((sell * (10_000n - FEE_BPS)) / (MID * 10_000n * 10n ** 12n)) * 9_950n) / 10_000n
+  // sellAmount is the least COPm whose route's minBuyAmount (50 bps slippage) covers X. The route as the mock computes
+  // it: the mid-market value floored to 12 digits (10^-12 USD), less the fee floored to USDC's 6, less the slippage.
+  const routeMin = (sell: bigint) =>
+    ((((sell / (MID * 10n ** 6n)) * (10_000n - FEE_BPS)) / (10_000n * 10n ** 6n)) * 9_950n) / 10_000n
 
   it("transaction is the router swap paying the deposit address at least X; the fee is paid in COPm; amounts exact", async () => {
     const user = await partner.approvedUser()
@@ -324,8 +326,8 @@ describe("a payout funded from COPm (mock mode)", () => {
     ])
     expect(minOut).toBe(routeMin(sellAmount))
     expect(minOut >= X).toBe(true)
-    // not more than needed: one COPm (about 1 COP) less would not cover X
-    expect(routeMin(sellAmount - 10n ** 18n) < X).toBe(true)
+    // the least that covers X: one base unit (10^-18 COPm) less would not
+    expect(routeMin(sellAmount - 1n) < X).toBe(true)
 
     // fee: F × 4000 COPm, rounded up to 18 decimals, to the fee wallet, in COPm
     const feeCopm = F * MID * 10n ** 12n

@@ -146,10 +146,18 @@ describe("funds that arrive after the sweep (live)", () => {
     })
     expect(legs(confirmed.json)).toEqual({ bridge_fx: "verified", bridge: "verified", copby: "verified" })
     expect((await partnerEventTypes(payout.payoutId)).at(-1)).toBe("payout.completed")
-    // The timeline: the deposit's block read from the chain at its own time, the rest from who reported it.
+    // The timeline: the deposit's block read from the chain at its own time, held between the payout's creation and
+    // the confirm (anvil's blocks are whole seconds, often the payout's own, and its clock may run ahead); the rest
+    // from who reported it.
     const timeline = (confirmed.json as Payout).timeline
-    expect(timeline.filter((hop) => hop.status === "deposit_mined"))
-      .toEqual([{ status: "deposit_mined", at: depositMinedAt.toISOString(), source: "chain" }])
+    const mined = timeline.filter((hop) => hop.status === "deposit_mined")
+    expect(mined).toEqual([
+      { status: "deposit_mined", at: mined[0]?.at, source: "chain", blockTime: depositMinedAt.toISOString() }
+    ])
+    const createdAt = Date.parse(expired.createdAt)
+    expect(Date.parse(mined[0]!.at)).toBeGreaterThanOrEqual(createdAt)
+    expect(Date.parse(mined[0]!.at)).toBeLessThanOrEqual(Math.max(depositMinedAt.getTime(), createdAt))
+    expect(timeline[0]!.status).toBe("created")
     expect(timeline.filter((hop) => hop.status !== "deposit_mined").map((hop) => [hop.status, hop.source])).toEqual([
       ["created", "api"],
       ["expired", "sweep"],

@@ -2,12 +2,16 @@
  * A payout's timeline (issue #22): each hop of a mock payout, in order, with who reported it; the `expired` hop from
  * the expiry sweep; and stuck payouts: `payout.delayed` once, for a payout in flight unchanged past
  * PAYOUT_DELAYED_AFTER_MINUTES, never for one awaiting its deposit or finished. Time is driven through the database
- * (the payouts' `updated_at` moved back), the sweeps run by hand (the worker is off).
+ * (the payouts' `updated_at` moved back), the sweeps run by hand (the worker is off). A deposit's block time, which
+ * mock mode's chain has none of, comes from a chain stand-in that reports chosen block times for chosen hashes.
  */
 import type { Payout, PayoutTimelineHop } from "@cop-integrations/contracts"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { mockMode, serverLayerFor } from "../../src/App.ts"
 import { now } from "../../src/base/Clock.ts"
+import { Chain } from "../../src/chain/Chain.ts"
+import { ChainMock } from "../../src/chain/ChainMock.ts"
 import { Lifecycle } from "../../src/payouts/Lifecycle.ts"
 import { bridgeProgress } from "../../src/provider/bridge/TransferStates.ts"
 import { PayoutRepo } from "../../src/payouts/PayoutRepo.ts"
@@ -22,10 +26,28 @@ let server: TestServer
 let partner: Partner
 let user: `0x${string}`
 
+/** Block times the chain stand-in reports, by txHash: a deposit "read from the chain" (any other hash: mock mode's). */
+const blockTimes = new Map<string, Date>()
+const BlockTimeChain = Layer.effect(
+  Chain,
+  Effect.map(Chain, (mock) =>
+    Chain.of({
+      ...mock,
+      verifyTransfer: (check) => {
+        const minedAt = blockTimes.get(check.txHash)
+        return minedAt === undefined ? mock.verifyTransfer(check) : Effect.succeed({ minedAt, transfers: [] })
+      }
+    }))
+).pipe(Layer.provide(ChainMock))
+
 beforeAll(async () => {
   server = await startTestServer({
     // no worker: the mock lifecycle's jobs and the sweeps run only when a test says so
-    env: { WORKER_ENABLED: "false", PAYOUT_DELAYED_AFTER_MINUTES: "5" }
+    env: { WORKER_ENABLED: "false", PAYOUT_DELAYED_AFTER_MINUTES: "5" },
+    app: (config) => {
+      const mode = mockMode(config)
+      return serverLayerFor(config, { ...mode, ports: Layer.merge(mode.ports, BlockTimeChain) })
+    }
   })
   partner = await newPartner(server)
   user = await partner.approvedUser()
@@ -137,6 +159,60 @@ describe("payout timeline", () => {
     expect(expired.status).toBe("expired")
     expect(hopsOf(expired)).toEqual([["created", "api"], ["expired", "sweep"]])
     expect(expired.timeline[1]!.at).toBe(expired.updatedAt)
+  })
+
+  /** A payout confirmed with a deposit whose block the chain dates at `blockTime(createdAt)`; its timeline. */
+  const confirmedWithBlockAt = async (blockTime: (createdAt: number) => Date) => {
+    const payout = await partner.payout(user)
+    const txHash = newTxHash()
+    const minedAt = blockTime(Date.parse(payout.createdAt))
+    blockTimes.set(txHash, minedAt)
+    const wire = await partner.confirm(payout.payoutId, { txHash })
+    expect(wire.status, wire.text).toBe(200)
+    return { payout: decodePayout(wire.json), minedAt }
+  }
+
+  const expectInOrder = (payout: Payout) => {
+    expect(hopsOf(payout)).toEqual([["created", "api"], ["deposit_mined", "chain"], ["deposit_confirmed", "api"]])
+    const times = payout.timeline.map((hop) => Date.parse(hop.at))
+    expect(times).toEqual([...times].sort((a, b) => a - b))
+  }
+
+  it("a deposit whose block is dated in the payout's first second (block times are whole seconds) comes after `created`, at it", async () => {
+    // the whole second that began before the payout was created (the one before it, when created on the second)
+    const { minedAt, payout } = await confirmedWithBlockAt((createdAt) =>
+      new Date(Math.floor((createdAt - 1) / 1000) * 1000)
+    )
+    expect(minedAt.getTime()).toBeLessThan(Date.parse(payout.createdAt))
+    expectInOrder(payout)
+    expect(payout.timeline[1]).toEqual({
+      status: "deposit_mined",
+      at: payout.createdAt,
+      source: "chain",
+      blockTime: minedAt.toISOString()
+    })
+  })
+
+  it("a deposit whose block the chain dates after the confirm that read it (its clock ahead of ours) comes before the confirm", async () => {
+    const { minedAt, payout } = await confirmedWithBlockAt((createdAt) => new Date(createdAt + 60_000))
+    expectInOrder(payout)
+    expect(payout.timeline[1]).toEqual({
+      status: "deposit_mined",
+      at: payout.timeline[2]!.at,
+      source: "chain",
+      blockTime: minedAt.toISOString()
+    })
+  })
+
+  it("a deposit whose block is dated between the two keeps its block's time", async () => {
+    const { minedAt, payout } = await confirmedWithBlockAt((createdAt) => new Date(createdAt + 1))
+    expectInOrder(payout)
+    expect(payout.timeline[1]).toEqual({
+      status: "deposit_mined",
+      at: minedAt.toISOString(),
+      source: "chain",
+      blockTime: minedAt.toISOString()
+    })
   })
 
   it("orders hops by `at`, hops at the same moment in the order they were recorded", () => {

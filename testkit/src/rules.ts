@@ -273,7 +273,7 @@ export const RULES = {
   },
   "R-TXHASH-1": {
     statement:
-      "a `txHash` confirms one payout or swap only, across every integration and in any letter case: using it again is 409 `tx_hash_reused`",
+      "a `txHash` confirms one payout or swap only, across every integration and in any letter case: using it again is 409 `tx_hash_reused` (in mock mode the API reference's example hashes stand for a transaction mined for each payout or swap they confirm, recorded under a `txHash` of its own)",
     see: ["README#errors", "confirmPayout", "confirmSwap"]
   },
   "R-LIFECYCLE-1": {
