@@ -3,6 +3,7 @@ import { ErrorCode } from "./Errors.ts"
 import { IDEMPOTENCY_KEY_EXAMPLES, REQUEST_BODY_EXAMPLES } from "./Examples.ts"
 import { describeFromSchema, isObject, type Json, type JsonObject } from "./OpenApiJson.ts"
 import { ListLimitJsonSchema } from "./Payout.ts"
+import { FAILURES_GUIDE } from "./PayoutFailure.ts"
 import { WEBHOOKS_GUIDE, webhooksSection } from "./WebhooksSection.ts"
 
 const DATA_KEYWORDS = new Set(["examples", "example", "default", "enum", "const"])
@@ -306,7 +307,7 @@ export const finishOpenApiDocument = (generated: Record<string, unknown>): Recor
     ...spec,
     info: {
       ...info,
-      description: `${description}${conventions}${WEBHOOKS_GUIDE}`,
+      description: `${description}${conventions}${FAILURES_GUIDE}${WEBHOOKS_GUIDE}`,
       license: { name: "Apache 2.0", identifier: "Apache-2.0" },
       contact: {
         name: "Integrations API maintainers",

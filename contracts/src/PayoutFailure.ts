@@ -154,3 +154,24 @@ export const PayoutRefund = Schema.Struct({
     "The deposit going back to the user's wallet, onchain (`at`: when the refund last changed status); null unless the payout is being refunded"
 })
 export type PayoutRefund = typeof PayoutRefund.Type
+
+/** For the document's description: why a payout did not go through, what comes back, and what to do for each code. */
+export const FAILURES_GUIDE = `
+
+## When a payout does not go through
+
+A payout that ends \`failed\` or \`refunded\` carries \`failure\`: \`code\` (what happened), \`category\` (what kind: branch on it), \`retryable\` (whether a new payout to the same destination may succeed) and \`message\` (one sentence to show the user). \`failure.code\` is an **open set**: a later release may add a code, so treat one you do not know as its \`category\` says.
+
+A payout whose deposit the provider returns carries \`refund\`: \`pending\` (the provider will return it), \`sent\` (its transaction is known: \`txHash\`), \`verified\` (the service saw that transaction move \`amount\` USDC to \`to\`, the user's wallet, onchain). \`retained\` is what the provider kept (its return fee); the 1% service fee was paid apart from the deposit and is not returned. Bre-B has no reversal once delivered: only a payment refused before delivery comes back.
+
+A payout the user abandoned can be canceled (\`POST payouts/{payoutId}/cancel\`) while it awaits its deposit; funds that arrive after a cancel are returned (\`deposit_after_cancel\`).
+
+| code | category | retryable | what to do |
+| --- | --- | --- | --- |
+${
+  KNOWN_FAILURE_CODES.map((code) => {
+    const reason: FailureReason = FAILURE_CODES[code]
+    return `| \`${code}\` | \`${reason.category}\` | ${reason.retryable ? "yes" : "no"} | ${reason.action} |`
+  }).join("\n")
+}
+`

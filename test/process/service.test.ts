@@ -83,6 +83,12 @@ describe("npm start on the embedded PostgreSQL (no DATABASE_URL)", () => {
     // step 6 prints the page as JSON, not Node's dump of an array ("[ {", "payoutId: '…'")
     expect(outcome.output).toMatch(/\{"integrationId":"int_\w+","items":\[\{"payoutId":"po_\w+"/)
     expect(outcome.output).not.toMatch(/payoutId: '/)
+    // step 7: a payout that did not go through says why, and where the deposit went; step 8 cancels one
+    expect(outcome.output).toMatch(/\{"code":"returned_by_bank","category":"rail","retryable":true,"message":"[^"]+"/)
+    expect(outcome.output).toMatch(
+      /\{"status":"(sent|verified)","to":"0x52908400098527886E0F7030069857D2E4169EE7","token":"USDC"/
+    )
+    expect(outcome.output).toMatch(/^expired$/m)
     // then the webhook endpoint is registered under /api/integrations, its secret shown
     expect(outcome.output).toMatch(/"url":"http:\/\/127\.0\.0\.1:4000\/hooks"/)
     expect(outcome.output).toMatch(/"secret":"whsec_/)

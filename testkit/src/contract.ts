@@ -41,6 +41,7 @@ export const successSchemas = {
   createPayout: Payout,
   getPayout: Payout,
   confirmPayout: Payout,
+  cancelPayout: Payout,
   listPayouts: PayoutList,
   prepareSwap: SwapIntent,
   getSwap: SwapIntent,

@@ -14,6 +14,7 @@ export type ReadmeSection =
   | "errors"
   | "payout-lifecycle-and-provider-events"
   | "the-payouts-timeline"
+  | "when-a-payout-does-not-go-through"
   | "events-to-partners-webhooks"
   | "operating-it"
   | "live-mode"
@@ -41,6 +42,7 @@ const DOCS_OPERATIONS = {
   listPayouts: "tag/bre-b/GET/api/integrations/breb/payouts",
   getPayout: "tag/bre-b/GET/api/integrations/breb/payouts/{payoutId}",
   confirmPayout: "tag/bre-b/POST/api/integrations/breb/payouts/{payoutId}/confirm",
+  cancelPayout: "tag/bre-b/POST/api/integrations/breb/payouts/{payoutId}/cancel",
   prepareSwap: "tag/swaps/POST/api/integrations/swaps",
   listSwaps: "tag/swaps/GET/api/integrations/swaps",
   getSwap: "tag/swaps/GET/api/integrations/swaps/{intentId}",
@@ -107,6 +109,31 @@ export const RULES = {
     statement:
       "every answer keeps the contract: a status the operation declares, JSON, the operation's schema (a field the contract does not know is an addition, see README#versioning), and for errors exactly ErrorBody with an errorCode the operation declares at that status; timestamps are ISO 8601 UTC with milliseconds",
     see: ["README#errors", "README#versioning"]
+  },
+  "R-CANCEL-1": {
+    statement:
+      "`POST payouts/{payoutId}/cancel` on a payout awaiting its deposit answers it `expired` with `expiresAt` now and a last timeline hop `expired` from `api`; again, the same payout; a confirm after it is 409 `requote`",
+    see: ["README#when-a-payout-does-not-go-through", "cancelPayout"]
+  },
+  "R-CANCEL-2": {
+    statement:
+      "a payout whose deposit was seen or confirmed cannot be canceled: 409 without errorCode, nothing changes",
+    see: ["README#when-a-payout-does-not-go-through", "cancelPayout"]
+  },
+  "R-CANCEL-3": {
+    statement:
+      "funds returned after a cancel are never paid out: the payout goes from `expired` to `refunded` (no `deposit_confirmed`), `failure.code` `deposit_after_cancel`, and a USDC `refund` to `userAddress`",
+    see: ["README#when-a-payout-does-not-go-through"]
+  },
+  "R-FAILURE-1": {
+    statement:
+      "a `failed` or `refunded` payout carries `failure { code, category, retryable, message, at }`: a documented code (an open set), its category, retryable and message as the contract's table says",
+    see: ["README#when-a-payout-does-not-go-through"]
+  },
+  "R-FAILURE-2": {
+    statement:
+      "the served OpenAPI document lists every failure code the contract documents, and the closed set of categories",
+    see: ["README#when-a-payout-does-not-go-through", "README#versioning"]
   },
   "R-ERR-1": {
     statement:

@@ -1,4 +1,4 @@
-import { INTERFACE_VERSION } from "@cop-integrations/contracts"
+import { FailureCategory, INTERFACE_VERSION, KNOWN_FAILURE_CODES } from "@cop-integrations/contracts"
 import { Effect } from "effect"
 import { check, checkVersion } from "../check.ts"
 import { endpoints } from "../contract.ts"
@@ -8,6 +8,9 @@ import { scenario } from "../scenario.ts"
 interface OpenApiShape {
   readonly info?: { readonly version?: unknown }
   readonly paths?: Readonly<Record<string, Readonly<Record<string, unknown>>>>
+  readonly components?: {
+    readonly schemas?: Readonly<Record<string, { readonly description?: unknown; readonly enum?: unknown }>>
+  }
 }
 
 const openApiPath = (path: string): string => path.replace(/:([A-Za-z0-9_]+)/g, "{$1}")
@@ -81,6 +84,32 @@ export const contractScenarios = [
             expected: "the typed client to fail with MercadoCerrado",
             actual: closed._tag === "Failure" ? describeError(closed.failure) : `a quote: ${show(closed.success)}`
           }
+        )
+      })
+  }),
+  scenario({
+    id: "CONTRACT-003",
+    title: "GET /openapi.json documents every failure code of the contract, and the closed set of failure categories",
+    rules: ["R-FAILURE-2"],
+    tags: ["contract", "read-only", "failure"],
+    run: (kit) =>
+      Effect.gen(function*() {
+        const exchange = yield* kit.send({ method: "GET", path: "/openapi.json", auth: "none" })
+        const schemas = ((exchange.response.isJson ? exchange.response.json : {}) as OpenApiShape).components?.schemas
+        const codes = schemas?.["FailureCode"]?.description
+        const missing = KNOWN_FAILURE_CODES.filter((code) =>
+          typeof codes !== "string" || !codes.includes(`\`${code}\``)
+        )
+        yield* check(missing.length === 0, "the served document names every failure code the contract documents", {
+          expected: KNOWN_FAILURE_CODES.join(", "),
+          actual: `missing: ${missing.join(", ")}`,
+          exchange
+        })
+        const categories = schemas?.["FailureCategory"]?.enum
+        yield* check(
+          JSON.stringify(categories) === JSON.stringify(FailureCategory.literals),
+          "the served document's failure categories are the contract's closed set",
+          { expected: JSON.stringify(FailureCategory.literals), actual: show(categories), exchange }
         )
       })
   })

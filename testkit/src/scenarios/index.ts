@@ -1,5 +1,6 @@
 import type { Scenario } from "../scenario.ts"
 import { authScenarios } from "./auth.ts"
+import { cancelScenarios } from "./cancel.ts"
 import { confirmScenarios } from "./confirm.ts"
 import { contractScenarios } from "./contract.ts"
 import { errorScenarios } from "./errors.ts"
@@ -29,6 +30,7 @@ export const allScenarios: ReadonlyArray<Scenario> = [
   ...previewScenarios,
   ...idempotencyScenarios,
   ...confirmScenarios,
+  ...cancelScenarios,
   ...listScenarios,
   ...tenancyScenarios,
   ...swapScenarios,
