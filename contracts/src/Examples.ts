@@ -152,6 +152,16 @@ export const DESTINATION_PREVIEW_EXAMPLE = {
   "expiresAt": "2026-11-22T03:34:32.123Z"
 } as const
 
+/** The example user's KYC once verified (mock mode approves on the right code). */
+export const KYC_CUSTOMER_EXAMPLE = {
+  "userAddress": EXAMPLE_USER,
+  "kycStatus": "approved",
+  "kycUrl": null,
+  "email": "m***@example.com",
+  "createdAt": "2026-11-22T03:19:32.123Z",
+  "updatedAt": "2026-11-22T03:20:05.481Z"
+} as const
+
 /**
  * One example per request body, by component name: in mock mode, sent in this order (OTP send, verify, payout,
  * confirm, advance, swap prepare, confirm, webhook endpoint), each is answered 2xx, so the docs page's "Test Request"

@@ -88,6 +88,8 @@ export class PayoutProvider extends Context.Service<PayoutProvider, {
     readonly userAddress: string
     readonly externalAccountId: string
   }) => Effect.Effect<ProviderTransfer, ProviderFailure>
+  /** A customer's KYC as the provider reports it now (a KYC read while no callback has decided it yet). */
+  readonly getCustomerKyc: (providerCustomerId: string) => Effect.Effect<KycStatus, ProviderFailure>
   /** A transfer's progress as the provider reports it now (reconciliation when a callback was lost). */
   readonly getTransfer: (transferId: string) => Effect.Effect<TransferProgress, ProviderFailure>
 }>()("PayoutProvider") {}

@@ -36,6 +36,7 @@ const DOCS_OPERATIONS = {
   quote: "tag/bre-b/GET/api/integrations/breb/quote",
   sendOtp: "tag/bre-b/POST/api/integrations/breb/kyc/otp/send",
   verifyOtp: "tag/bre-b/POST/api/integrations/breb/kyc/otp/verify",
+  getKycCustomer: "tag/bre-b/GET/api/integrations/breb/kyc/customers/{userAddress}",
   previewDestination: "tag/bre-b/POST/api/integrations/breb/destinations/preview",
   createPayout: "tag/bre-b/POST/api/integrations/breb/payouts",
   listPayouts: "tag/bre-b/GET/api/integrations/breb/payouts",

@@ -55,6 +55,8 @@ export const ProviderMock = Layer.effect(
           depositAddress: deterministicAddress(`deposit:${payoutId}`),
           depositAmount: amount
         })),
+      // The mock's KYC links start approved, so the mock's customers are approved.
+      getCustomerKyc: () => unlessUnavailable(Effect.succeed("approved")),
       // The mock's transfers progress through scheduled jobs, never by polling: nothing to reconcile.
       getTransfer: (transferId) => Effect.succeed(noProgress(transferId))
     })
