@@ -3,7 +3,9 @@ import { KYC_CUSTOMER_EXAMPLE } from "./Examples.ts"
 import { Address, Email, IsoTimestamp, unnamed } from "./Primitives.ts"
 
 export const KycStatus = Schema.Literals(["not_started", "pending", "approved", "rejected"]).annotate({
-  identifier: "KycStatus"
+  identifier: "KycStatus",
+  description:
+    "`not_started`: an OTP was sent, none verified yet; `pending`: the provider's KYC was started (live mode: the user completes `kycUrl`) and has not decided; `approved` / `rejected`: decided (mock mode approves on the right code). Payouts need `approved`."
 })
 export type KycStatus = typeof KycStatus.Type
 

@@ -182,6 +182,20 @@ export const RULES = {
       "a second send to the same address by the same integration within 30 s is 429 ErrorBody with `Retry-After`",
     see: ["README#endpoints", "README#errors", "sendOtp"]
   },
+  "R-KYC-1": {
+    statement:
+      "`GET kyc/customers/{userAddress}` answers the integration's customer: the `userAddress` as sent, `kycStatus` (`not_started` after a send, `approved` after a mock verify), the e-mail masked as its first character, `***`, `@` and the domain, and `createdAt` / `updatedAt` as ISO 8601 UTC",
+    see: ["README#endpoints", "getKycCustomer"]
+  },
+  "R-KYC-2": {
+    statement: "`GET kyc/customers/{userAddress}` for an address no OTP was sent to is 404 ErrorBody",
+    see: ["README#endpoints", "getKycCustomer"]
+  },
+  "R-KYC-3": {
+    statement:
+      "a verify repeated for an approved customer, with no code waiting to be checked, answers 200 with the approved customer, not `otp_invalid`",
+    see: ["README#endpoints", "verifyOtp"]
+  },
   "R-PAYOUT-1": {
     statement:
       "creating a payout answers 201 with a prepared Payout `awaiting_deposit` (deposit address and amount, `transaction`, `feeTransaction`, receipt); `GET payouts/{payoutId}` answers it as created",
