@@ -37,6 +37,7 @@ import { IntegrationRepo } from "./integrations/IntegrationRepo.ts"
 import { JobQueue } from "./work/JobQueue.ts"
 import { JobWorkerLive } from "./worker/JobWorker.ts"
 import { WorkSignal } from "./work/WorkSignal.ts"
+import { CustomerKyc } from "./kyc/CustomerKyc.ts"
 import { CustomerRepo } from "./kyc/CustomerRepo.ts"
 import { DestinationPreviews } from "./destinations/DestinationPreviews.ts"
 import { PreviewRepo } from "./destinations/PreviewRepo.ts"
@@ -241,6 +242,7 @@ const domain = (config: AppConfigShape, mode: ModeLayers) =>
     Layer.provideMerge(Lifecycle.Default),
     Layer.provideMerge(QuoteService.Default),
     Layer.provideMerge(DestinationPreviews.Default),
+    Layer.provideMerge(CustomerKyc.Default),
     Layer.provideMerge(mode.rateCache),
     Layer.provideMerge(WorkSignal.Default),
     Layer.provideMerge(PageBudget.Default)

@@ -19,7 +19,14 @@ import {
 } from "./Errors.ts"
 import { atLeast, atMost, PrintableText } from "./Primitives.ts"
 import { DestinationPreviewResult, PreviewDestinationRequest } from "./Destination.ts"
-import { OtpSendRequest, OtpSendResponse, OtpVerifyRequest, OtpVerifyResponse } from "./Kyc.ts"
+import {
+  KycCustomerRecord,
+  KycUserAddressParam,
+  OtpSendRequest,
+  OtpSendResponse,
+  OtpVerifyRequest,
+  OtpVerifyResponse
+} from "./Kyc.ts"
 import { ConfirmPayoutRequest, CreatePayoutRequest, ListPayoutsParams, Payout, PayoutList } from "./Payout.ts"
 import { Quote, QuoteParams } from "./Quote.ts"
 
@@ -93,7 +100,17 @@ export class BrebGroup extends HttpApiGroup.make("breb")
       .annotate(OpenApi.Summary, "Verify OTP for KYC")
       .annotate(
         OpenApi.Description,
-        "Checks the code the user received. A wrong or expired code is 400 `otp_invalid`; the right one approves the customer in mock mode, or returns the provider's KYC link in live mode."
+        "Checks the code the user received. A wrong or expired code is 400 `otp_invalid`; the right one approves the customer in mock mode, or returns the provider's KYC link in live mode. A customer whose KYC is already approved gets 200 with the customer when no code is waiting to be checked (a verify repeated after the code was used, or once the provider approved them); a wrong code is still 400 `otp_invalid`."
+      ),
+    HttpApiEndpoint.get("getKycCustomer", "/kyc/customers/:userAddress", {
+      params: { userAddress: KycUserAddressParam },
+      success: KycCustomerRecord,
+      error: [...groupErrors, NotFoundError]
+    })
+      .annotate(OpenApi.Summary, "Get a customer's KYC status")
+      .annotate(
+        OpenApi.Description,
+        "This integration's customer for a wallet address: `kycStatus` (`not_started` after an OTP was sent and before it was verified, then `pending`, `approved` or `rejected`), `kycUrl`, the e-mail the codes go to (masked, `m***@example.com`), `createdAt` and `updatedAt`. 404 for an address no OTP was sent to by this integration (another integration's customer is 404 too). In live mode a customer still `pending` is checked with the provider (at most once every few seconds; a decision is recorded and sent as `kyc.approved` / `kyc.rejected`, once, as the provider's webhook would); while the provider cannot be reached the stored status is answered."
       ),
     HttpApiEndpoint.post("previewDestination", "/destinations/preview", {
       payload: PreviewDestinationRequest,
@@ -174,6 +191,6 @@ export class BrebGroup extends HttpApiGroup.make("breb")
   .annotate(OpenApi.Title, "BRE-B")
   .annotate(
     OpenApi.Description,
-    "USD→COP payouts to Bre-B keys: quote, KYC by e-mail OTP, prepare the payout (the user signs the deposit in their own wallet), confirm it with the transaction hash, follow its status."
+    "USD→COP payouts to Bre-B keys: quote, KYC by e-mail OTP (and its status, `GET kyc/customers/{userAddress}`), prepare the payout (the user signs the deposit in their own wallet), confirm it with the transaction hash, follow its status."
   )
 {}

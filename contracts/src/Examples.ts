@@ -154,6 +154,16 @@ export const DESTINATION_PREVIEW_EXAMPLE = {
   "expiresAt": "2026-11-22T03:34:32.123Z"
 } as const
 
+/** The example user's KYC once verified (mock mode approves on the right code). */
+export const KYC_CUSTOMER_EXAMPLE = {
+  "userAddress": EXAMPLE_USER,
+  "kycStatus": "approved",
+  "kycUrl": null,
+  "email": "m***@example.com",
+  "createdAt": "2026-11-22T03:19:32.123Z",
+  "updatedAt": "2026-11-22T03:20:05.481Z"
+} as const
+
 /**
  * The request examples' transaction hashes. Mock mode has no chain: there each stands for a transaction the mock chain
  * mines for the payout or swap being confirmed, recorded under a hash of its own (derived from the example and that

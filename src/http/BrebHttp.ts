@@ -3,6 +3,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { CurrentIntegration, IntegrationsApi } from "@cop-integrations/contracts"
 import { Effect } from "effect"
 import { DestinationPreviews } from "../destinations/DestinationPreviews.ts"
+import { CustomerKyc } from "../kyc/CustomerKyc.ts"
 import { OtpService } from "../kyc/OtpService.ts"
 import { PayoutCancel } from "../payouts/PayoutCancel.ts"
 import { PayoutConfirm } from "../payouts/PayoutConfirm.ts"
@@ -13,6 +14,7 @@ export const BrebHttpLive = HttpApiBuilder.group(IntegrationsApi, "breb", (handl
   Effect.gen(function*() {
     const quotes = yield* QuoteService
     const otp = yield* OtpService
+    const kyc = yield* CustomerKyc
     const payouts = yield* PayoutService
     const confirms = yield* PayoutConfirm
     const cancels = yield* PayoutCancel
@@ -32,6 +34,9 @@ export const BrebHttpLive = HttpApiBuilder.group(IntegrationsApi, "breb", (handl
       .handle("verifyOtp", ({ payload }) =>
         Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
           otp.verify({ integrationId, ...payload })))
+      .handle("getKycCustomer", ({ params }) =>
+        Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
+          kyc.read(integrationId, params.userAddress)))
       .handle("previewDestination", ({ payload }) =>
         Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
           previews.preview(integrationId, payload)))

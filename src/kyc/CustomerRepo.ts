@@ -11,7 +11,9 @@ export const CustomerRow = Schema.Struct({
   email: Schema.String,
   kyc_status: KycStatus,
   kyc_url: Schema.NullOr(Schema.String),
-  provider_customer_id: Schema.NullOr(Schema.String)
+  provider_customer_id: Schema.NullOr(Schema.String),
+  created_at: Schema.Date,
+  updated_at: Schema.Date
 })
 export type CustomerRow = typeof CustomerRow.Type
 
@@ -62,7 +64,8 @@ export class CustomerRepo extends Context.Service<CustomerRepo>()("CustomerRepo"
       Request: Owner,
       Result: CustomerRow,
       execute: ({ integrationId, userAddress }) =>
-        sql`SELECT integration_id, user_address, email, kyc_status, kyc_url, provider_customer_id FROM customers
+        sql`SELECT integration_id, user_address, email, kyc_status, kyc_url, provider_customer_id, created_at, updated_at
+            FROM customers
             WHERE integration_id = ${integrationId} AND user_address = ${userAddress.toLowerCase()}`
     })
 

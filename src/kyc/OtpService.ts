@@ -15,6 +15,7 @@ import { Mailer } from "../mailer/Mailer.ts"
 import { PayoutProvider } from "../provider/PayoutProvider.ts"
 import { providerIdempotencyKey } from "../provider/IdempotencyKeys.ts"
 import { providerFailure } from "../provider/ProviderErrors.ts"
+import { CustomerKyc } from "./CustomerKyc.ts"
 import { CustomerRepo } from "./CustomerRepo.ts"
 import { OtpCodes } from "./OtpCodes.ts"
 import { OtpRepo, type SendStats } from "./OtpRepo.ts"
@@ -71,7 +72,8 @@ interface PendingChallenge {
 
 type VerifyOutcome = Data.TaggedEnum<{
   Approved: { readonly challengeId: string; readonly consumedAt: Date }
-  Rejected: { readonly error: string }
+  /** `nothingToCheck`: no code is waiting (none was sent, or the last one was used), so none was tried. */
+  Rejected: { readonly error: string; readonly nothingToCheck: boolean }
 }>
 const VerifyOutcome = Data.taggedEnum<VerifyOutcome>()
 
@@ -83,6 +85,7 @@ export class OtpService extends Context.Service<OtpService>()("OtpService", {
     const customers = yield* CustomerRepo
     const mailer = yield* Mailer
     const provider = yield* PayoutProvider
+    const customerKyc = yield* CustomerKyc
 
     /**
      * The send's bookkeeping, in one short transaction under the user's advisory lock: the limits, the older
@@ -167,14 +170,20 @@ export class OtpService extends Context.Service<OtpService>()("OtpService", {
         const found = yield* otps.activeChallenge({ integrationId, userAddress })
         const at = yield* now
         if (Option.isNone(found)) {
-          return VerifyOutcome.Rejected({ error: "no active OTP for this userAddress: send one first" })
+          return VerifyOutcome.Rejected({
+            error: "no active OTP for this userAddress: send one first",
+            nothingToCheck: true
+          })
         }
         const challenge = found.value
         if (challenge.expires_at.getTime() <= at.getTime()) {
-          return VerifyOutcome.Rejected({ error: "the OTP has expired: send a new one" })
+          return VerifyOutcome.Rejected({ error: "the OTP has expired: send a new one", nothingToCheck: false })
         }
         if (challenge.attempts >= OTP_MAX_ATTEMPTS) {
-          return VerifyOutcome.Rejected({ error: "too many wrong attempts: this OTP is burnt, send a new one" })
+          return VerifyOutcome.Rejected({
+            error: "too many wrong attempts: this OTP is burnt, send a new one",
+            nothingToCheck: false
+          })
         }
         if (!sameHash(hashCode(challenge.id, code), challenge.code_hash)) {
           yield* otps.countAttempt(challenge.id)
@@ -182,7 +191,8 @@ export class OtpService extends Context.Service<OtpService>()("OtpService", {
           return VerifyOutcome.Rejected({
             error: left > 0
               ? `wrong OTP code (${left} attempts left)`
-              : "wrong OTP code: no attempts left, send a new one"
+              : "wrong OTP code: no attempts left, send a new one",
+            nothingToCheck: false
           })
         }
         yield* otps.consume(challenge.id, at)
@@ -198,11 +208,25 @@ export class OtpService extends Context.Service<OtpService>()("OtpService", {
           return yield* Effect.fail(new OtpInvalid({ error: "code: an OTP is the 6 digits that were sent" }))
         }
         const outcome = yield* check(owner.integrationId, owner.userAddress, input.code)
-        if (outcome._tag === "Rejected") return yield* Effect.fail(new OtpInvalid({ error: outcome.error }))
-        const customer = yield* customers.find(owner)
+        if (outcome._tag === "Rejected") {
+          // A verify repeated after its code was used, or after the provider approved the customer, has nothing to
+          // check: an approved customer is answered as it is. A code waiting to be checked is checked first.
+          const approved = outcome.nothingToCheck
+            ? Option.filter(yield* customerKyc.current(owner), (row) => row.kyc_status === "approved")
+            : Option.none()
+          if (Option.isNone(approved)) return yield* Effect.fail(new OtpInvalid({ error: outcome.error }))
+          const response: OtpVerifyResponse = {
+            userAddress: input.userAddress,
+            kycStatus: approved.value.kyc_status,
+            kycUrl: approved.value.kyc_url
+          }
+          return response
+        }
+        const customer = yield* customerKyc.current(owner)
         // One provider customer per (integration, user), kept once the provider has made it, whatever e-mail the
         // codes go to now: an approved user stays approved, a rejected one is not started over by a new address, and
-        // a pending one keeps the KYC link that may be half filled in. So a later verify asks the provider nothing.
+        // a pending one keeps the KYC link that may be half filled in. So a later verify starts nothing at the provider
+        // (a pending customer's status is read from it: CustomerKyc).
         const started = Option.filter(customer, (row) => row.provider_customer_id !== null)
         if (Option.isSome(started)) {
           const response: OtpVerifyResponse = {

@@ -93,6 +93,8 @@ export class PayoutProvider extends Context.Service<PayoutProvider, {
    * returned to their sender, not paid out. Canceling one already canceled succeeds.
    */
   readonly cancelTransfer: (transferId: string) => Effect.Effect<void, ProviderFailure>
+  /** A customer's KYC as the provider reports it now (a KYC read while no callback has decided it yet). */
+  readonly getCustomerKyc: (providerCustomerId: string) => Effect.Effect<KycStatus, ProviderFailure>
   /** A transfer's progress as the provider reports it now (reconciliation when a callback was lost). */
   readonly getTransfer: (transferId: string) => Effect.Effect<TransferProgress, ProviderFailure>
 }>()("PayoutProvider") {}

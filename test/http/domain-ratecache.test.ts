@@ -48,6 +48,7 @@ const countingProvider = (calls: Ref.Ref<number>, down: Ref.Ref<boolean>) =>
       ),
       createKycLink: unused,
       createExternalAccount: unused,
+      getCustomerKyc: unused,
       getTransfer: unused,
       cancelTransfer: unused,
       createTransfer: unused

@@ -110,7 +110,8 @@ describe("kyc/otp/verify", () => {
     })
     expect(expectErrorBody(down, 503).errorCode).toBeUndefined()
     await expectApproved(await verify(userAddress, body.debugCode), userAddress)
-    expectErrorBody(await verify(userAddress, body.debugCode), 400, "otp_invalid")
+    // used once: a verify repeated for the approved customer answers it (issue #29 part 5)
+    await expectApproved(await verify(userAddress, body.debugCode), userAddress)
   })
 
   it("gives the typed client an OtpInvalid failure for a wrong code", async () => {
@@ -174,10 +175,26 @@ describe("kyc/otp/verify", () => {
     expectErrorBody(await verify(newAddress(), DEFAULT_DEBUG_CODE), 400, "otp_invalid")
   })
 
-  it("answers otp_invalid for a code that was already used", async () => {
+  it("answers a code that was already used with the customer once approved, otp_invalid once rejected", async () => {
     const userAddress = newAddress()
     const code = (await send(userAddress)).body.debugCode
     await expectApproved(await verify(userAddress, code), userAddress)
+    await expectApproved(await verify(userAddress, code), userAddress)
+    await expectApproved(await verify(userAddress, wrongCode(code)), userAddress)
+    // a new code sent to the approved customer is checked: a wrong one is still otp_invalid, the right one verifies
+    await sql((q) =>
+      q`UPDATE otp_challenges SET created_at = created_at - interval '1 minute'
+        WHERE user_address = ${userAddress.toLowerCase()}`
+    )
+    const resent = await send(userAddress)
+    expect(resent.status, resent.text).toBe(200)
+    expectErrorBody(await verify(userAddress, wrongCode(resent.body.debugCode)), 400, "otp_invalid")
+    await expectApproved(await verify(userAddress, resent.body.debugCode), userAddress)
+    const rejected = await call(server, `/api/integrations/test-helpers/kyc/${userAddress}/reject`, {
+      apiKey,
+      body: {}
+    })
+    expect(rejected.status, rejected.text).toBe(200)
     expectErrorBody(await verify(userAddress, code), 400, "otp_invalid")
   })
 

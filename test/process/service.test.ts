@@ -80,6 +80,8 @@ describe("npm start on the embedded PostgreSQL (no DATABASE_URL)", () => {
     expect(outcome.code, outcome.output).toBe(0)
     expect(outcome.output).toMatch(/"display":"1 USD = \d+\.\d{2} COP"/)
     expect(outcome.output).toContain("\"kycStatus\":\"approved\"")
+    // the customer's KYC read after the verify shows the e-mail masked
+    expect(outcome.output).toMatch(/"kycStatus":"approved","kycUrl":null,"email":"a\*\*\*@example\.com"/)
     // step 6 prints the page as JSON, not Node's dump of an array ("[ {", "payoutId: '…'")
     expect(outcome.output).toMatch(/\{"integrationId":"int_\w+","items":\[\{"payoutId":"po_\w+"/)
     expect(outcome.output).not.toMatch(/payoutId: '/)

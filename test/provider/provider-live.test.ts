@@ -85,6 +85,26 @@ describe("BridgeProvider against the simulator", () => {
     expect(link.customerId).toMatch(/^[0-9a-f-]{36}$/)
   })
 
+  it("reads a customer's KYC (GET /customers/{id}): pending until the provider decides, then its decision", async () => {
+    const link = await withProvider((provider) =>
+      provider.createKycLink({
+        idempotencyKey: crypto.randomUUID(),
+        email: "read@example.com",
+        userAddress: newAddress()
+      })
+    )
+    expect(await withProvider((provider) => provider.getCustomerKyc(link.customerId))).toBe("pending")
+    await request(sim, `/__sim/customers/${link.customerId}/reject`, { method: "POST", body: { reasons: ["test"] } })
+    expect(await withProvider((provider) => provider.getCustomerKyc(link.customerId))).toBe("rejected")
+    const reads = (await requestsLog()).filter((entry) => entry.path === `/v0/customers/${link.customerId}`)
+    expect(reads.map((entry) => [entry.method, entry.idempotencyKey, entry.status])).toEqual([
+      ["GET", null, 200],
+      ["GET", null, 200]
+    ])
+    const unknown = await withProviderExit((provider) => provider.getCustomerKyc("no-such-customer"))
+    expect(unknown._tag === "Failure" && JSON.stringify(unknown.cause)).toContain("ProviderBadResponse")
+  })
+
   it("registers a Bre-B external account, and a name the directory does not match is OwnerMismatch", async () => {
     const { customerId } = await approvedCustomer("bre-b@example.com")
     const account = await withProvider((provider) =>
@@ -221,6 +241,23 @@ describe("BridgeProvider against a provider that answers unexpectedly", () => {
   ])("%s is ProviderBadResponse", async (_, next) => {
     answer = next
     const exit = await withProviderExit((provider) => provider.usdCopRates, { baseUrl: url })
+    expect(exit._tag === "Failure" && JSON.stringify(exit.cause)).toContain("ProviderBadResponse")
+  })
+
+  it.each([
+    ["kyc_status", { id: "cus_1", kyc_status: "approved", status: "active" }, "approved"],
+    ["kyc_status over status", { id: "cus_1", kyc_status: "under_review", status: "active" }, "pending"],
+    ["status alone: active", { id: "cus_1", status: "active" }, "approved"],
+    ["status alone: rejected", { id: "cus_1", status: "rejected" }, "rejected"],
+    ["status alone: another", { id: "cus_1", status: "awaiting_questionnaire" }, "pending"]
+  ])("a customer object's KYC from %s", async (_, body, expected) => {
+    answer = { status: 200, body: JSON.stringify(body) }
+    expect(await withProvider((provider) => provider.getCustomerKyc("cus_1"), { baseUrl: url })).toBe(expected)
+  })
+
+  it("a customer object with neither kyc_status nor status is ProviderBadResponse", async () => {
+    answer = { status: 200, body: JSON.stringify({ id: "cus_1" }) }
+    const exit = await withProviderExit((provider) => provider.getCustomerKyc("cus_1"), { baseUrl: url })
     expect(exit._tag === "Failure" && JSON.stringify(exit.cause)).toContain("ProviderBadResponse")
   })
 

@@ -37,6 +37,7 @@ const DOCS_OPERATIONS = {
   quote: "tag/bre-b/GET/api/integrations/breb/quote",
   sendOtp: "tag/bre-b/POST/api/integrations/breb/kyc/otp/send",
   verifyOtp: "tag/bre-b/POST/api/integrations/breb/kyc/otp/verify",
+  getKycCustomer: "tag/bre-b/GET/api/integrations/breb/kyc/customers/{userAddress}",
   previewDestination: "tag/bre-b/POST/api/integrations/breb/destinations/preview",
   createPayout: "tag/bre-b/POST/api/integrations/breb/payouts",
   listPayouts: "tag/bre-b/GET/api/integrations/breb/payouts",
@@ -207,6 +208,20 @@ export const RULES = {
     statement:
       "a second send to the same address by the same integration within 30 s is 429 ErrorBody with `Retry-After`",
     see: ["README#endpoints", "README#errors", "sendOtp"]
+  },
+  "R-KYC-1": {
+    statement:
+      "`GET kyc/customers/{userAddress}` answers the integration's customer: the `userAddress` as sent, `kycStatus` (`not_started` after a send, `approved` after a mock verify), the e-mail masked as its first character, `***`, `@` and the domain, and `createdAt` / `updatedAt` as ISO 8601 UTC",
+    see: ["README#endpoints", "getKycCustomer"]
+  },
+  "R-KYC-2": {
+    statement: "`GET kyc/customers/{userAddress}` for an address no OTP was sent to is 404 ErrorBody",
+    see: ["README#endpoints", "getKycCustomer"]
+  },
+  "R-KYC-3": {
+    statement:
+      "a verify repeated for an approved customer, with no code waiting to be checked, answers 200 with the approved customer, not `otp_invalid`",
+    see: ["README#endpoints", "verifyOtp"]
   },
   "R-PAYOUT-1": {
     statement:

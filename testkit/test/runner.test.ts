@@ -87,7 +87,8 @@ describe("against the mock deployment without a second key", () => {
       "TENANT-002",
       "TENANT-003",
       "TENANT-004",
-      "TENANT-005"
+      "TENANT-005",
+      "TENANT-006"
     ])
     for (const result of notRun) expect(result.reason).toMatch(/--second-api-key/)
     expect(report.scenarios.find((result) => result.id === "HEALTH-001")?.status).toBe("passed")

@@ -22,7 +22,7 @@ import {
   ProviderUnavailable,
   type ProviderTransfer
 } from "../PayoutProvider.ts"
-import { kycStatusOf } from "./KycStatuses.ts"
+import { customerKycStatusOf, kycStatusOf } from "./KycStatuses.ts"
 import { progressOfTransfer, TransferObject } from "./TransferObject.ts"
 
 export interface BridgeOptions {
@@ -56,6 +56,12 @@ const KycLinkAnswer = Schema.Struct({
   kyc_link: Schema.NullishOr(Schema.String),
   kyc_status: Schema.String
 })
+
+/** The customer object (`GET /customers/{id}`): its `kyc_status`, or at least its overall `status`. */
+const CustomerAnswer = Schema.Union([
+  Schema.Struct({ id: Schema.String, kyc_status: Schema.String, status: Schema.optional(Schema.String) }),
+  Schema.Struct({ id: Schema.String, status: Schema.String })
+])
 
 const ExternalAccountAnswer = Schema.Struct({
   id: Schema.String,
@@ -280,6 +286,15 @@ export const makeBridgeProvider = (options: BridgeOptions) =>
         } satisfies ProviderTransfer
       })
 
+    const getCustomerKyc = (providerCustomerId: string) =>
+      Effect.gen(function*() {
+        const answer = yield* send(
+          "customer",
+          HttpClientRequest.get(`/customers/${encodeURIComponent(providerCustomerId)}`)
+        )
+        return customerKycStatusOf(yield* decoded("customer", CustomerAnswer, answer))
+      })
+
     const getTransfer = (transferId: string) =>
       Effect.gen(function*() {
         const answer = yield* send(
@@ -306,6 +321,7 @@ export const makeBridgeProvider = (options: BridgeOptions) =>
       createExternalAccount,
       createTransfer,
       cancelTransfer,
+      getCustomerKyc,
       getTransfer
     })
   })

@@ -60,6 +60,8 @@ export const ProviderMock = Layer.effect(
           depositAmount: amount
         })),
       cancelTransfer: () => unlessUnavailable(Effect.void),
+      // The mock's KYC links start approved, so the mock's customers are approved.
+      getCustomerKyc: () => unlessUnavailable(Effect.succeed("approved")),
       // The mock's transfers progress through scheduled jobs, never by polling: nothing to reconcile.
       getTransfer: (transferId) => Effect.succeed(noProgress(transferId))
     })

@@ -30,6 +30,14 @@ const wrongCode = (code: string): string => String((Number(code) + 1) % 1_000_00
 
 const OTP_VALIDITY_MS = 10 * 60 * 1000
 
+const readCustomer = (kit: Kit, userAddress: string) => kit.call("getKycCustomer", { path: { userAddress } })
+
+/** How the API shows an e-mail: its first character, `***`, then `@` and the domain. */
+const masked = (email: string): string => {
+  const [local = "", domain = ""] = email.split("@")
+  return `${local.slice(0, 1)}***@${domain}`
+}
+
 export const kycScenarios = [
   scenario({
     id: "OTP-001",
@@ -180,6 +188,91 @@ export const kycScenarios = [
         const reply = yield* verifyOtp(kit, userAddress, code)
         const verified = yield* ok(reply, "the same code once the provider is back (the 503 did not burn it)")
         yield* checkEqual("the code approves KYC", verified.kycStatus, "approved", reply.exchange)
+      })
+  }),
+  scenario({
+    id: "KYC-001",
+    title: "GET kyc/customers/{userAddress}: not_started after the send, approved after the verify, the e-mail masked",
+    rules: ["R-KYC-1"],
+    tags: ["kyc"],
+    requires: { mock: true, moneyMoving: true },
+    run: (kit) =>
+      Effect.gen(function*() {
+        const userAddress = freshAddress()
+        const email = testEmail()
+        const sent = yield* kit.call("sendOtp", { json: { email, userAddress }, retryOn429: false })
+        const code = yield* debugCodeOf(yield* ok(sent, "200 OtpSendResponse"), sent.exchange)
+        const before = yield* readCustomer(kit, userAddress)
+        const started = yield* ok(before, "200 KycCustomerRecord after the send")
+        yield* checkEqual(
+          "after a send the customer is not_started, its e-mail masked",
+          { userAddress: started.userAddress, kycStatus: started.kycStatus, email: started.email },
+          { userAddress, kycStatus: "not_started", email: masked(email) },
+          before.exchange
+        )
+        yield* check(
+          !before.exchange.response.body.includes(email.split("@")[0]!),
+          "the e-mail is never shown in full",
+          {
+            expected: `no ${email.split("@")[0]} in the body`,
+            actual: before.exchange.response.body,
+            exchange: before.exchange
+          }
+        )
+        yield* ok(yield* verifyOtp(kit, userAddress, code), "200 OtpVerifyResponse")
+        const after = yield* readCustomer(kit, userAddress)
+        const approved = yield* ok(after, "200 KycCustomerRecord after the verify")
+        yield* checkEqual(
+          "after a mock verify the customer is approved",
+          { userAddress: approved.userAddress, kycStatus: approved.kycStatus, email: approved.email },
+          { userAddress, kycStatus: "approved", email: masked(email) },
+          after.exchange
+        )
+        yield* checkTimestamps(
+          "timestamps are ISO 8601 UTC with milliseconds",
+          { createdAt: approved.createdAt, updatedAt: approved.updatedAt },
+          after.exchange
+        )
+        yield* check(
+          approved.createdAt === started.createdAt && Date.parse(approved.updatedAt) >= Date.parse(started.updatedAt),
+          "createdAt stays, updatedAt does not go back",
+          {
+            expected: `createdAt ${started.createdAt}, updatedAt at or after ${started.updatedAt}`,
+            actual: `createdAt ${approved.createdAt}, updatedAt ${approved.updatedAt}`,
+            exchange: after.exchange
+          }
+        )
+      })
+  }),
+  scenario({
+    id: "KYC-002",
+    title: "GET kyc/customers/{userAddress} for an address no OTP was sent to is 404 ErrorBody",
+    rules: ["R-KYC-2"],
+    tags: ["kyc", "errors"],
+    run: (kit) =>
+      Effect.flatMap(
+        readCustomer(kit, freshAddress()),
+        (reply) => rejected(reply, 404, "none", "an address no OTP was sent to is not a customer")
+      )
+  }),
+  scenario({
+    id: "KYC-003",
+    title: "a verify repeated for an approved customer answers 200 with the customer, not otp_invalid",
+    rules: ["R-KYC-3"],
+    tags: ["kyc", "otp"],
+    requires: { mock: true, moneyMoving: true },
+    run: (kit) =>
+      Effect.gen(function*() {
+        const { userAddress, code } = yield* otpForFreshUser(kit)
+        yield* ok(yield* verifyOtp(kit, userAddress, code), "200 OtpVerifyResponse")
+        const reply = yield* verifyOtp(kit, userAddress, code)
+        const again = yield* ok(reply, "200 for the approved customer (its code was used: nothing to check)")
+        yield* checkEqual(
+          "the repeated verify answers the approved customer",
+          { userAddress: again.userAddress, kycStatus: again.kycStatus },
+          { userAddress, kycStatus: "approved" },
+          reply.exchange
+        )
       })
   }),
   scenario({

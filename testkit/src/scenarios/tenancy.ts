@@ -120,5 +120,19 @@ export const tenancyScenarios = [
         })
         yield* rejected(reply, 409, "tx_hash_reused", "one hash confirms one payout, whoever owns it")
       })
+  }),
+  scenario({
+    id: "TENANT-006",
+    title: "another integration's KYC customer is 404 on GET kyc/customers/{userAddress}, never 403 or the customer",
+    rules: ["R-TENANT-1", "R-KYC-2"],
+    tags: ["isolation", "kyc"],
+    requires: crossTenant,
+    run: (kit) =>
+      Effect.gen(function*() {
+        const user = yield* approvedUser(kit)
+        yield* ok(yield* kit.call("getKycCustomer", { path: { userAddress: user } }), "the customer to its owner")
+        const reply = yield* kit.call("getKycCustomer", { path: { userAddress: user }, auth: "second" })
+        yield* rejected(reply, 404, "none", ISOLATION_RULE)
+      })
   })
 ]

@@ -47,6 +47,7 @@ const route = (request: ProxiedRequest) => {
     isQuote: request.method === "GET" && path.endsWith("/breb/quote"),
     isOtpSend: path.endsWith("/kyc/otp/send"),
     isOtpVerify: path.endsWith("/kyc/otp/verify"),
+    isKycCustomer: request.method === "GET" && /\/kyc\/customers\/[^/]+$/.test(path),
     isWebhook: path.endsWith("/webhooks/provider")
   }
 }
@@ -471,5 +472,60 @@ export const brokenVariants: ReadonlyArray<BrokenVariant> = [
           : request
       }
     })
+  },
+  {
+    name: "shows a KYC customer's e-mail in full",
+    grep: ["KYC-001"],
+    caughtBy: ["KYC-001"],
+    says: /masked/,
+    interceptor: () =>
+      rewriteOk((request) => route(request).isKycCustomer, (body) => ({
+        ...body,
+        email: String(body["email"]).replace("***", "onformance")
+      }))
+  },
+  {
+    name: "answers a KYC customer no OTP was sent to, or another integration's",
+    grep: ["KYC-002", "TENANT-006", "KYC-001"],
+    caughtBy: ["KYC-002", "TENANT-006"],
+    keeps: ["KYC-001"],
+    says: /404/,
+    interceptor: () => ({
+      response: (request, response) => {
+        const userAddress = /\/kyc\/customers\/([^/?]+)/.exec(request.url)?.[1] ?? ""
+        return route(request).isKycCustomer && response.status === 404
+          ? withJson(response, {
+            userAddress,
+            kycStatus: "approved",
+            kycUrl: null,
+            email: "c***@example.com",
+            createdAt: "2026-01-01T00:00:00.000Z",
+            updatedAt: "2026-01-01T00:00:00.000Z"
+          }, 200)
+          : response
+      }
+    })
+  },
+  {
+    name: "answers otp_invalid to a verify repeated for an approved customer",
+    grep: ["KYC-003", "OTP-002"],
+    caughtBy: ["KYC-003"],
+    keeps: ["OTP-002"],
+    says: /approved customer/,
+    interceptor: () => {
+      const approved = new Set<string>()
+      return {
+        response: (request, response) => {
+          if (!route(request).isOtpVerify) return response
+          const userAddress = String(bodyOf(request)["userAddress"]).toLowerCase()
+          if (response.status !== 200) return response
+          if (!approved.has(userAddress)) {
+            approved.add(userAddress)
+            return response
+          }
+          return withJson(response, { error: "no active OTP for this userAddress", errorCode: "otp_invalid" }, 400)
+        }
+      }
+    }
   }
 ]
