@@ -5,8 +5,13 @@ import { tokenLookup, tokensFromConfig } from "./Tokens.ts"
 
 /**
  * Mock chain: the configured tokens, and (per the seed) no onchain receipt check: a transfer counts as mined now.
- * No allowance is known, so an approval is always prepared.
+ * A refund the mock provider reports verifies the same way. No allowance is known, so an approval is always prepared.
  */
+const minedNow = Effect.map(
+  Clock.currentTimeMillis,
+  (now) => ({ minedAt: new Date(now), simulated: true as const, transfers: [] })
+)
+
 export const ChainMock = Layer.effect(
   Chain,
   Effect.map(AppConfig, (config) => {
@@ -14,11 +19,9 @@ export const ChainMock = Layer.effect(
     return Chain.of({
       tokens,
       token: tokenLookup(tokens),
-      verifyTransfer: () =>
-        Effect.map(
-          Clock.currentTimeMillis,
-          (now) => ({ minedAt: new Date(now), simulated: true as const, transfers: [] })
-        ),
+      verifyTransfer: () => minedNow,
+      // The mock provider's refund transaction is as real as its deposits: it verifies.
+      verifyRefund: () => minedNow,
       allowance: () => Effect.succeed(0n)
     })
   })
