@@ -138,7 +138,14 @@ describe("BridgeProvider against the simulator", () => {
       destination: { payment_rail: "breb", currency: "cop", external_account_id: account.externalAccountId }
     })
     const status = await withProvider((provider) => provider.getTransfer(first.transferId))
-    expect(status).toEqual({ transferId: first.transferId, status: null, fundsArrived: false, finalAmountCop: null })
+    expect(status).toEqual({
+      transferId: first.transferId,
+      status: null,
+      fundsArrived: false,
+      finalAmountCop: null,
+      failureCode: null,
+      refund: null
+    })
   })
 
   it("retries a 5xx with the same Idempotency-Key and succeeds", async () => {
