@@ -37,9 +37,9 @@ const refundBecomes = (payoutId: string, status: string) =>
 
 /** One reconciler run now, on the service's own layers. */
 const reconcileOnce = () =>
-  (stack.server.run as <A, E>(effect: Effect.Effect<A, E, unknown>) => Promise<A>)(
+  (stack.server.run as <A, E>(effect: Effect.Effect<A, E, unknown>) => Promise<A>)<ReconcileReport, unknown>(
     Effect.flatMap(makeReconciler, (reconciler) => reconciler.run)
-  ) as Promise<ReconcileReport>
+  )
 
 const balanceOf = (address: `0x${string}`) =>
   stack.anvil.client.readContract({ address: stack.token, abi: erc20Abi, functionName: "balanceOf", args: [address] })
