@@ -64,7 +64,7 @@ import { MarketMock } from "./market/MarketMock.ts"
 import type { PayoutProvider } from "./provider/PayoutProvider.ts"
 import type { ProviderCallbacks } from "./provider/ProviderCallbacks.ts"
 import { BridgeCallbacks } from "./provider/bridge/BridgeCallbacks.ts"
-import { BridgeProvider } from "./provider/bridge/BridgeClient.ts"
+import { type BridgeOptions, BridgeProvider, BridgeReturnPolicyCheck } from "./provider/bridge/BridgeClient.ts"
 import { ProviderMock } from "./provider/mock/ProviderMock.ts"
 import { TransferLifecycleMock } from "./provider/mock/TransferLifecycleMock.ts"
 import { QuoteRepo } from "./quotes/QuoteRepo.ts"
@@ -136,22 +136,25 @@ export const mockMode = (config: AppConfigShape): ModeLayers => ({
 /** The ports that differ in live mode only by how codes and quotes behave (no sandbox, no demo key). */
 export const livePorts = Layer.mergeAll(OtpCodesLive, RequoteGuardLive, DemoBootstrapNone)
 
+const bridgeOptions = (config: AppConfigShape, secrets: LiveSecrets): BridgeOptions => ({
+  baseUrl: config.providerApiUrl,
+  apiKey: secrets.providerApiKey,
+  sourceRail: Option.getOrElse(config.providerSourceRail, () => config.chainName),
+  destinationRail: config.providerDestinationRail,
+  timeout: Duration.millis(config.providerTimeoutMs),
+  retries: config.providerRetries
+})
+
 /**
- * Live mode: Bridge's HTTP API, the chain through a JSON-RPC node (token decimals and chain id checked at
- * start-up), the configured market hours and the e-mail API. No scenario middleware: `X-Mock-Scenario` is ignored.
+ * Live mode: Bridge's HTTP API (its crypto return policy checked at start-up: refunds go to the sender), the chain
+ * through a JSON-RPC node (token decimals and chain id checked at start-up), the configured market hours and the e-mail API. No scenario middleware: `X-Mock-Scenario` is ignored.
  * `liveConfigError` has already checked that every required setting is there.
  */
 export const liveMode = (config: AppConfigShape, secrets: LiveSecrets): ModeLayers => ({
   ports: Layer.mergeAll(
     livePorts,
-    BridgeProvider({
-      baseUrl: config.providerApiUrl,
-      apiKey: secrets.providerApiKey,
-      sourceRail: Option.getOrElse(config.providerSourceRail, () => config.chainName),
-      destinationRail: config.providerDestinationRail,
-      timeout: Duration.millis(config.providerTimeoutMs),
-      retries: config.providerRetries
-    }),
+    BridgeProvider(bridgeOptions(config, secrets)),
+    BridgeReturnPolicyCheck(bridgeOptions(config, secrets)),
     BridgeCallbacks,
     ChainLive,
     SwapRouterLive({

@@ -33,6 +33,14 @@ export interface TransferCheck {
   readonly fromIs?: "transfer" | "transaction"
 }
 
+/** A refund the provider says it sent: `amountBaseUnits` of `token` to `to` (the user) in `txHash`, from anyone. */
+export interface RefundCheck {
+  readonly token: `0x${string}`
+  readonly txHash: string
+  readonly to: string
+  readonly amountBaseUnits: bigint
+}
+
 /** One ERC-20 Transfer log of a receipt. */
 export interface TokenTransfer {
   /** The token contract that logged it. */
@@ -83,6 +91,11 @@ export class Chain extends Context.Service<Chain, {
    */
   readonly recordedTxHash: (txHash: TxHash, resourceId: string) => TxHash
   readonly verifyTransfer: (check: TransferCheck) => Effect.Effect<VerifiedTransfer, DepositNotVerified>
+  /**
+   * A refund onchain, as deposits are verified: mined, succeeded, confirmed, with Transfer logs of the token to the
+   * user summing to at least the amount. `not_mined` / `unconfirmed` / `unreachable`: not yet; the rest: mismatch.
+   */
+  readonly verifyRefund: (check: RefundCheck) => Effect.Effect<VerifiedTransfer, DepositNotVerified>
   /** What `owner` has approved `spender` to move of `token`, in base units. */
   readonly allowance: (input: {
     readonly token: `0x${string}`

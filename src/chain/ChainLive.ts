@@ -15,6 +15,7 @@ import {
   ChainUnavailable,
   DepositNotVerified,
   type NotVerifiedKind,
+  type RefundCheck,
   sameAddress,
   type TokenTransfer,
   type TransferCheck,
@@ -64,23 +65,45 @@ export const makeChainLive = (options: ChainLiveOptions) => {
           : notVerified(`the ${options.chainName} node could not be asked for ${txHash}; retry later`, "unreachable")
     })
 
-  const verifyTransfer = (check: TransferCheck) =>
+  /** The receipt's ERC-20 transfers, once it is mined and succeeded; `sentBy` checks the transaction's sender first. */
+  const minedTransfers = (txHash: string, sentBy?: string) =>
     Effect.gen(function*() {
-      const receipt = yield* receiptOf(check.txHash)
-      const byTransfer = check.fromIs === "transfer"
-      if (!byTransfer && !sameAddress(receipt.from, check.from)) {
+      const receipt = yield* receiptOf(txHash)
+      if (sentBy !== undefined && !sameAddress(receipt.from, sentBy)) {
         return yield* Effect.fail(
-          notVerified(
-            `transaction ${check.txHash} was sent by ${getAddress(receipt.from)}, not ${getAddress(check.from)}`
-          )
+          notVerified(`transaction ${txHash} was sent by ${getAddress(receipt.from)}, not ${getAddress(sentBy)}`)
         )
       }
       // After the sender: a `reverted` answer means the user's own transaction failed.
       if (receipt.status !== "success") {
-        return yield* Effect.fail(notVerified(`transaction ${check.txHash} reverted`, "reverted"))
+        return yield* Effect.fail(notVerified(`transaction ${txHash} reverted`, "reverted"))
       }
       const transfers = parseEventLogs({ abi: erc20Abi, logs: receipt.logs, eventName: "Transfer", strict: true })
         .map((log): TokenTransfer => ({ token: log.address, ...log.args }))
+      return { blockNumber: receipt.blockNumber, transfers }
+    })
+
+  /** The moment the transaction's block was mined, once it has the required confirmations. */
+  const confirmedAt = (txHash: string, blockNumber: bigint) =>
+    Effect.gen(function*() {
+      const head = yield* ask("its latest block", () => client.getBlockNumber({ cacheTime: 0 }))
+      const has = head - blockNumber + 1n
+      if (has < confirmations) {
+        return yield* Effect.fail(
+          notVerified(
+            `transaction ${txHash} has ${has} of the ${confirmations} confirmations required; retry later`,
+            "unconfirmed"
+          )
+        )
+      }
+      const block = yield* ask(`block ${blockNumber}`, () => client.getBlock({ blockNumber }))
+      return new Date(Number(block.timestamp) * 1000)
+    })
+
+  const verifyTransfer = (check: TransferCheck) =>
+    Effect.gen(function*() {
+      const byTransfer = check.fromIs === "transfer"
+      const { blockNumber, transfers } = yield* minedTransfers(check.txHash, byTransfer ? undefined : check.from)
       const { matching, moved } = transfersTo(transfers, {
         token: check.token,
         to: check.to,
@@ -103,19 +126,21 @@ export const makeChainLive = (options: ChainLiveOptions) => {
           }, less than the ${check.minAmountBaseUnits} expected`
         ))
       }
-      const head = yield* ask("its latest block", () => client.getBlockNumber({ cacheTime: 0 }))
-      const has = head - receipt.blockNumber + 1n
-      if (has < confirmations) {
-        return yield* Effect.fail(
-          notVerified(
-            `transaction ${check.txHash} has ${has} of the ${confirmations} confirmations required; retry later`,
-            "unconfirmed"
-          )
-        )
+      return { minedAt: yield* confirmedAt(check.txHash, blockNumber), transfers }
+    })
+
+  const verifyRefund = (check: RefundCheck) =>
+    Effect.gen(function*() {
+      const { blockNumber, transfers } = yield* minedTransfers(check.txHash)
+      const { moved } = transfersTo(transfers, { token: check.token, to: check.to })
+      if (moved < check.amountBaseUnits) {
+        return yield* Effect.fail(notVerified(
+          `transaction ${check.txHash} transfers ${moved} base units of ${getAddress(check.token)} to ${
+            getAddress(check.to)
+          }, not the ${check.amountBaseUnits} refunded`
+        ))
       }
-      const block = yield* ask(`block ${receipt.blockNumber}`, () =>
-        client.getBlock({ blockNumber: receipt.blockNumber }))
-      return { minedAt: new Date(Number(block.timestamp) * 1000), transfers }
+      return { minedAt: yield* confirmedAt(check.txHash, blockNumber), transfers }
     })
 
   /** Start-up check: every token answers `decimals()` with what the configuration says. */
@@ -159,6 +184,7 @@ export const makeChainLive = (options: ChainLiveOptions) => {
       token: tokenLookup(options.tokens),
       recordedTxHash: (txHash) => txHash,
       verifyTransfer,
+      verifyRefund,
       allowance
     }),
     checkDecimals

@@ -17,9 +17,15 @@ export const exampleTransactionHash = (example: TxHash, resourceId: string): TxH
 
 /**
  * Mock chain: the configured tokens, and (per the seed) no onchain receipt check: a transfer counts as mined now.
- * No allowance is known, so an approval is always prepared. The API reference's example hashes stand for a
- * transaction mined for whatever they confirm (`exampleTransactionHash`); every other hash is recorded as sent.
+ * A refund the mock provider reports verifies the same way. No allowance is known, so an approval is always prepared.
+ * The API reference's example hashes stand for a transaction mined for whatever they confirm
+ * (`exampleTransactionHash`); every other hash is recorded as sent.
  */
+const minedNow = Effect.map(
+  Clock.currentTimeMillis,
+  (now) => ({ minedAt: new Date(now), simulated: true as const, transfers: [] })
+)
+
 export const ChainMock = Layer.effect(
   Chain,
   Effect.map(AppConfig, (config) => {
@@ -29,11 +35,9 @@ export const ChainMock = Layer.effect(
       token: tokenLookup(tokens),
       recordedTxHash: (txHash, resourceId) =>
         EXAMPLE_HASHES.has(txHash) ? exampleTransactionHash(txHash, resourceId) : txHash,
-      verifyTransfer: () =>
-        Effect.map(
-          Clock.currentTimeMillis,
-          (now) => ({ minedAt: new Date(now), simulated: true as const, transfers: [] })
-        ),
+      verifyTransfer: () => minedNow,
+      // The mock provider's refund transaction is as real as its deposits: it verifies.
+      verifyRefund: () => minedNow,
       allowance: () => Effect.succeed(0n)
     })
   })

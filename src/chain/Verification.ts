@@ -22,9 +22,14 @@ export const ChainVerifyPolicy = Context.Reference<{
 export const verifyWithRetry = (
   chain: Chain["Service"],
   check: TransferCheck
+): Effect.Effect<VerifiedTransfer, DepositNotVerified> => withVerifyPolicy(chain.verifyTransfer(check))
+
+/** One onchain check (a deposit, a refund) under ChainVerifyPolicy: see `verifyWithRetry`. */
+export const withVerifyPolicy = (
+  attempt: Effect.Effect<VerifiedTransfer, DepositNotVerified>
 ): Effect.Effect<VerifiedTransfer, DepositNotVerified> =>
   Effect.flatMap(ChainVerifyPolicy, (policy) =>
-    chain.verifyTransfer(check).pipe(
+    attempt.pipe(
       Effect.timeoutOrElse({
         duration: policy.attemptTimeout,
         orElse: () =>

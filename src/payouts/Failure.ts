@@ -54,3 +54,10 @@ export const refundAfter = (row: PayoutRow, report: ProviderRefund, at: Date): O
     at: at.toISOString()
   })
 }
+
+/** The refund once its transaction was seen onchain moving its amount to the user (the reconciler looks). */
+export const refundVerified = (refund: PayoutRefund, at: Date): PayoutRefund => ({
+  ...refund,
+  status: "verified",
+  at: at.toISOString()
+})

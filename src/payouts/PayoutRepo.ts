@@ -63,6 +63,8 @@ const DepositSeen = Schema.Struct({ provider_deposit_seen_at: Schema.NullOr(Sche
 const PickedPayout = Schema.Struct({ id: PayoutId, provider_transfer_id: Schema.String })
 /** A payout the reconciler asks the provider about. */
 export type PickedPayout = typeof PickedPayout.Type
+const SentRefundsRequest = Schema.Struct({ at: Schema.Date, limit: Schema.Number })
+
 const StaleRequest = Schema.Struct({
   at: Schema.Date,
   cutoff: Schema.Date,
@@ -106,6 +108,12 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
       Result: Schema.Struct({ ...PayoutRow.fields, ...DepositSeen.fields }),
       execute: ({ integrationId, payoutId }) =>
         sql`SELECT * FROM payouts WHERE id = ${payoutId} AND integration_id = ${integrationId} FOR UPDATE`
+    })
+
+    const lockById = SqlSchema.findOneOption({
+      Request: PayoutId,
+      Result: PayoutRow,
+      execute: (payoutId) => sql`SELECT * FROM payouts WHERE id = ${payoutId} FOR UPDATE`
     })
 
     const lockByTransfer = SqlSchema.findOneOption({
@@ -233,6 +241,23 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
       RETURNING payouts.id, payouts.provider_transfer_id`
     })
 
+    // Round robin on `reconciled_at` (free on refunded payouts: the provider is no longer asked about them), so a
+    // refund that never shows up onchain does not starve the others.
+    const pickSentRefunds = SqlSchema.findAll({
+      Request: SentRefundsRequest,
+      Result: PayoutRow,
+      execute: ({ at, limit }) =>
+        sql`
+      WITH picked AS (
+        SELECT id FROM payouts
+        WHERE status = 'refunded' AND refund->>'status' = 'sent'
+        ORDER BY reconciled_at NULLS FIRST, id
+        LIMIT ${limit}
+        FOR UPDATE SKIP LOCKED)
+      UPDATE payouts SET reconciled_at = ${at} FROM picked WHERE payouts.id = picked.id
+      RETURNING payouts.*`
+    })
+
     return {
       findOwned: owned.findOwned,
       lockOwned: owned.lockOwned,
@@ -246,6 +271,7 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
           })))
         ),
       lockByTransfer: (transferId: string) => lockByTransfer(transferId).pipe(Effect.orDie),
+      lockById: (payoutId: PayoutId) => lockById(payoutId).pipe(Effect.orDie),
       page: owned.page,
       insert,
       update: updateStamped,
@@ -267,7 +293,9 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
        * Up to `limit` payouts for the reconciler, stamped `reconciled_at = at` so the next run takes the next ones:
        * in flight, or expired after `expiredSince`, and untouched since `cutoff`.
        */
-      pickStale
+      pickStale,
+      /** Up to `limit` refunded payouts whose refund is `sent` (not yet seen onchain), least recently checked first. */
+      pickSentRefunds: (at: Date, limit: number) => pickSentRefunds({ at, limit }).pipe(Effect.orDie)
     } as const
   })
 }) {

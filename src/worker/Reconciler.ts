@@ -1,12 +1,17 @@
 import { SqlClient } from "effect/sql"
-import { Duration, Effect, Option } from "effect"
+import { BigDecimal, Duration, Effect, Option } from "effect"
 import { now } from "../base/Clock.ts"
+import { Chain } from "../chain/Chain.ts"
+import { withVerifyPolicy } from "../chain/Verification.ts"
 import { TxHashClaims } from "../chain/TxHashClaims.ts"
 import { AppConfig } from "../config/Config.ts"
 import { onOneReplica } from "../work/OneReplica.ts"
 import { PayoutProvider, ProviderUnavailable } from "../provider/PayoutProvider.ts"
-import { Lifecycle } from "../payouts/Lifecycle.ts"
+import { refundVerified } from "../payouts/Failure.ts"
+import { Lifecycle, refundHops } from "../payouts/Lifecycle.ts"
 import { type PickedPayout, PayoutRepo } from "../payouts/PayoutRepo.ts"
+import type { PayoutRow } from "../payouts/PayoutRow.ts"
+import { toBaseUnits } from "../money/index.ts"
 
 /** The longest the reconciler waits for the provider's answer about one transfer. */
 const PROVIDER_ANSWER_TIMEOUT = Duration.seconds(30)
@@ -22,6 +27,10 @@ export interface ReconcileReport {
   readonly moved: number
   /** Of those, payouts the provider could not tell about (logged, asked again on a later run). */
   readonly failed: number
+  /** Refunds `sent` looked for onchain this run. */
+  readonly refundsChecked: number
+  /** Of those, refunds found onchain: now `verified`. */
+  readonly refundsVerified: number
 }
 
 /**
@@ -35,6 +44,10 @@ export interface ReconcileReport {
  * One replica picks a batch at a time (and stamps `reconciled_at`, so the next run takes the next ones); the
  * provider is asked outside any transaction, and each answer is applied in its own short transaction. A provider
  * failure is logged and skipped.
+ * - looks onchain for refunds the provider says it `sent` (issue #29): a Transfer of the refund's amount of USDC to
+ *   the user in its transaction, as deposits are verified. Found: the refund is `verified`, with its `refunded` hop,
+ *   in one transaction. Not found (not mined, or not what the provider said): it stays `sent`, logged, and is looked
+ *   for again on later runs, RECONCILE_BATCH_SIZE a run, least recently checked first.
  */
 export const makeReconciler = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -43,6 +56,7 @@ export const makeReconciler = Effect.gen(function*() {
   const lifecycle = yield* Lifecycle
   const payouts = yield* PayoutRepo
   const claims = yield* TxHashClaims
+  const chain = yield* Chain
 
   const releaseStaleClaims = Effect.gen(function*() {
     const cutoff = new Date((yield* now).getTime() - config.reconcileClaimStaleAfterMs)
@@ -94,7 +108,52 @@ export const makeReconciler = Effect.gen(function*() {
       reason
     })
 
-  /** One run: stale claims, then one batch of payouts. */
+  /** Looks for one payout's refund onchain; true when it is now `verified`. */
+  const verifyRefund = (payout: PayoutRow) =>
+    Effect.gen(function*() {
+      const refund = payout.refund
+      if (refund === null || refund === undefined || refund.txHash === null || refund.amount === null) return false
+      const usdc = chain.token("USDC")
+      const found = yield* withVerifyPolicy(chain.verifyRefund({
+        token: usdc.address,
+        txHash: refund.txHash,
+        to: payout.user_address,
+        amountBaseUnits: toBaseUnits(BigDecimal.fromStringUnsafe(refund.amount), usdc.decimals)
+      })).pipe(
+        Effect.tapError((error) =>
+          Effect.logWarning("reconciler: a refund the provider sent is not verified onchain; looking again later", {
+            payoutId: payout.id,
+            txHash: refund.txHash,
+            kind: error.kind,
+            reason: error.reason
+          })
+        ),
+        Effect.option
+      )
+      if (Option.isNone(found)) return false
+      const source = found.value.simulated === true ? "mock_chain" : "chain"
+      return yield* sql.withTransaction(Effect.gen(function*() {
+        const locked = yield* payouts.lockById(payout.id)
+        // Checked again under the lock: another run (or a webhook) may have moved it since it was picked.
+        if (Option.isNone(locked) || locked.value.refund?.status !== "sent") return false
+        if (locked.value.refund.txHash !== refund.txHash) return false
+        const at = yield* now
+        const next = { ...locked.value, refund: refundVerified(locked.value.refund, at), updated_at: at }
+        yield* payouts.update(next, { source, after: refundHops(locked.value, next, at, source) })
+        return true
+      }))
+    })
+
+  const verifyRefunds = Effect.gen(function*() {
+    const picked = yield* payouts.pickSentRefunds(yield* now, config.reconcileBatchSize).pipe(
+      onOneReplica(sql, "payouts:refunds"),
+      Effect.map(Option.getOrElse((): ReadonlyArray<PayoutRow> => []))
+    )
+    const outcomes = yield* Effect.forEach(picked, verifyRefund, { concurrency: PROVIDER_CONCURRENCY })
+    return { refundsChecked: picked.length, refundsVerified: outcomes.filter(Boolean).length }
+  })
+
+  /** One run: stale claims, then one batch of payouts, then one batch of refunds sent. */
   const run: Effect.Effect<ReconcileReport, unknown> = Effect.gen(function*() {
     const releasedClaims = Option.getOrElse(
       yield* onOneReplica(sql, "tx-hash-claims:release")(releaseStaleClaims),
@@ -102,15 +161,19 @@ export const makeReconciler = Effect.gen(function*() {
     )
     const picked = yield* pickStale
     const outcomes = yield* Effect.forEach(picked, reconcileOne, { concurrency: PROVIDER_CONCURRENCY })
+    const refunds = yield* verifyRefunds
     const report: ReconcileReport = {
       releasedClaims,
       polled: picked.length,
       moved: outcomes.filter((outcome) => Option.isSome(outcome) && outcome.value).length,
-      failed: outcomes.filter(Option.isNone).length
+      failed: outcomes.filter(Option.isNone).length,
+      ...refunds
     }
-    if (report.moved > 0 || report.failed > 0) yield* Effect.logInfo("reconciler: run finished", report)
+    if (report.moved > 0 || report.failed > 0 || report.refundsChecked > 0) {
+      yield* Effect.logInfo("reconciler: run finished", report)
+    }
     return report
   })
 
-  return { run, releaseStaleClaims, pickStale } as const
+  return { run, releaseStaleClaims, pickStale, verifyRefunds } as const
 })

@@ -240,3 +240,35 @@ describe("ChainLive layer", () => {
     expect(info).toEqual({ symbol: "USDC", chain: "anvil", address: token, decimals: 6 })
   })
 })
+
+describe("ChainLive.verifyRefund on anvil", () => {
+  const refund = (check: { txHash: string; to: string; amountBaseUnits: bigint; token?: `0x${string}` }) =>
+    Effect.runPromise(Effect.result(chain.verifyRefund({ token, ...check })))
+
+  it("verifies a transfer of the refund's amount of the token to the user, whoever sent it", async () => {
+    const provider = await newUser(2n * DEPOSIT)
+    const user = newAddress()
+    const txHash = await provider.transfer(user, DEPOSIT)
+    const result = await refund({ txHash, to: user, amountBaseUnits: DEPOSIT })
+    expect(Result.isSuccess(result)).toBe(true)
+  })
+
+  it("is not verified when the transaction moves less, to someone else, another token, or is not mined", async () => {
+    const provider = await newUser(2n * DEPOSIT)
+    const user = newAddress()
+    const txHash = await provider.transfer(user, DEPOSIT - 1n)
+    const failures = await Promise.all([
+      refund({ txHash, to: user, amountBaseUnits: DEPOSIT }),
+      refund({ txHash, to: newAddress(), amountBaseUnits: DEPOSIT - 1n }),
+      refund({ txHash, to: user, amountBaseUnits: DEPOSIT - 1n, token: otherToken }),
+      refund({ txHash: newTxHash(), to: user, amountBaseUnits: 1n })
+    ])
+    expect(failures.map((result) => (Result.isFailure(result) ? result.failure.kind : "verified"))).toEqual([
+      "mismatch",
+      "mismatch",
+      "mismatch",
+      "not_mined"
+    ])
+    expect(Result.isFailure(failures[0]) && failures[0].failure.reason).toContain("not the 63448556 refunded")
+  })
+})

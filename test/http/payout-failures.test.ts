@@ -25,7 +25,12 @@ let apiKey: string
 beforeAll(async () => {
   server = await startTestServer({
     captureLogs: true,
-    env: { PROVIDER_WEBHOOK_PUBLIC_KEY: providerKeys.publicKey, MOCK_LIFECYCLE_DELAY_MS: "600000" }
+    // no reconciler run during a test: it would verify the mock chain's refunds (refund-verify.test.ts covers that)
+    env: {
+      PROVIDER_WEBHOOK_PUBLIC_KEY: providerKeys.publicKey,
+      MOCK_LIFECYCLE_DELAY_MS: "600000",
+      RECONCILE_INTERVAL_MS: "3600000"
+    }
   })
   ;({ apiKey } = await server.newIntegration())
 })

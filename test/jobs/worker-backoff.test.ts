@@ -21,6 +21,7 @@ import { WorkSignal } from "../../src/work/WorkSignal.ts"
 import { Lifecycle } from "../../src/payouts/Lifecycle.ts"
 import { PayoutRepo } from "../../src/payouts/PayoutRepo.ts"
 import { SwapRepo } from "../../src/swaps/SwapRepo.ts"
+import { ChainMock } from "../../src/chain/ChainMock.ts"
 import { ProviderMock } from "../../src/provider/mock/ProviderMock.ts"
 
 // Explicit, not left to `it.scoped`: with vitest's isolate:false another file's @effect/vitest `layer()` can
@@ -91,7 +92,7 @@ describe("job worker with the database down", () => {
         )
       ])
       const worker = JobWorkerLive.pipe(
-        Layer.provide(Layer.mergeAll(ProviderMock, WebhookTargetsOpen, noWorkNotifications)),
+        Layer.provide(Layer.mergeAll(ProviderMock, ChainMock, WebhookTargetsOpen, noWorkNotifications)),
         Layer.provide(
           Layer.mergeAll(JobQueue.Default, Lifecycle.Default).pipe(
             Layer.provideMerge(

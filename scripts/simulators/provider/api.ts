@@ -11,6 +11,7 @@ import { canonicalJson, match, parseJson, readBody, route, type Route, sendJson,
 import {
   bridgeError,
   copCentsOf,
+  cryptoReturnPoliciesResponse,
   ErrorCodes,
   exchangeRatesResponse,
   externalAccountResponse,
@@ -209,8 +210,14 @@ const cancelTransfer: Handler = ({ ctx }, [id = ""]) => {
   return { status: 200, body: transferResponse(transfer, ctx.decimals, ctx.baseUrl()) }
 }
 
+const cryptoReturnPolicies: Handler = ({ ctx }) => ({
+  status: 200,
+  body: cryptoReturnPoliciesResponse(ctx.returnPolicy, "ethereum")
+})
+
 const routes: ReadonlyArray<Route<ApiRequest, Answer>> = [
   route("GET", "/v0/exchange_rates", exchangeRates),
+  route("GET", "/v0/crypto_return_policies", cryptoReturnPolicies),
   route("POST", "/v0/kyc_links", createKycLink),
   route("GET", "/v0/kyc_links/:id", getKycLink),
   route("GET", "/v0/customers/:id", getCustomer),

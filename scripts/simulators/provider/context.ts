@@ -1,7 +1,7 @@
 /** What the API and control routes share. */
 import type { DepositWatcher } from "./depositWatcher.ts"
 import type { Lifecycle } from "./lifecycle.ts"
-import type { SimulatorState } from "./state.ts"
+import type { ReturnPolicyStrategy, SimulatorState } from "./state.ts"
 import type { WebhookSender } from "./webhooks.ts"
 
 export interface SimulatorContext {
@@ -20,6 +20,8 @@ export interface SimulatorContext {
   readonly hangTimeoutMs: number
   /** Requests currently hung by the timeout switch; ended on close. */
   readonly hangs: Set<() => void>
+  /** The developer's crypto return policy; null: none. */
+  readonly returnPolicy: ReturnPolicyStrategy | null
   readonly log: (line: string) => void
 }
 

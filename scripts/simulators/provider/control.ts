@@ -195,6 +195,22 @@ const transferState: Handler = ({ ctx, body }, [id = ""]) => {
   return { status: 200, body: { transfer_id: id, state: transfer.state, event_ids: sent.map((e) => e.event_id) } }
 }
 
+/** `{ reason?, refund_fee?, phantom? }`: the transfer fails and its deposit goes back onchain (Lifecycle.fail). */
+const failTransfer: Handler = ({ ctx, body }, [id = ""]) => {
+  const transfer = ctx.state.transfers.get(id)
+  if (transfer === undefined) return error(404, `no transfer ${id}`)
+  const { phantom = false, reason = "account_not_found", refund_fee: fee = "0" } = body
+  if (typeof reason !== "string" || reason === "") return error(400, "reason must be a non-empty string")
+  const feeUnits = typeof fee === "string" ? toUnits(fee, ctx.decimals) : undefined
+  if (feeUnits === undefined) {
+    return error(400, `refund_fee must be a decimal string with at most ${ctx.decimals} decimals`)
+  }
+  if (typeof phantom !== "boolean") return error(400, "phantom must be a boolean")
+  const sent = ctx.lifecycle.fail(transfer, { reason, feeUnits, phantom })
+  if (typeof sent === "string") return error(409, sent)
+  return { status: 202, body: { transfer_id: id, state: transfer.state, event_ids: sent.map((e) => e.event_id) } }
+}
+
 const emitTransfer: Handler = ({ ctx, body }, [id = ""]) => {
   const transfer = ctx.state.transfers.get(id)
   if (transfer === undefined) return error(404, `no transfer ${id}`)
@@ -300,6 +316,7 @@ const routes: ReadonlyArray<Route<ControlRequest, ControlAnswer>> = [
   route("GET", "/__sim/transfers/:id/receipt", receiptPage),
   route("POST", "/__sim/transfers/:id/state", transferState),
   route("POST", "/__sim/transfers/:id/emit", emitTransfer),
+  route("POST", "/__sim/transfers/:id/fail", failTransfer),
   route("POST", "/__sim/transfers/:id/deposit", depositTransfer),
   route("GET", "/__sim/faults", getFaults),
   route("DELETE", "/__sim/faults", clearFaults),

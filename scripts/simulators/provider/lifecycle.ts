@@ -3,8 +3,17 @@
  * awaiting_funds → funds_received → payment_submitted → payment_processed (one step per `stepDelayMs`), or a
  * forced side exit. A step only runs from the state it expects, so a forced state stops the normal path.
  */
+import { randomBytes } from "node:crypto"
+import type { SendRefund } from "./refunds.ts"
 import { computeReceipt, customerResponse, type EventCategory, transferResponse, webhookEnvelope } from "./shapes.ts"
-import { type CustomerRecord, nowIso, type SimulatorState, type TransferRecord, type TransferState } from "./state.ts"
+import {
+  type CustomerRecord,
+  nowIso,
+  type RefundRecord,
+  type SimulatorState,
+  type TransferRecord,
+  type TransferState
+} from "./state.ts"
 import { type SentEvent, WebhookSender } from "./webhooks.ts"
 
 const NEXT_STEP: Partial<Record<TransferState, TransferState>> = {
@@ -19,7 +28,10 @@ export class Lifecycle {
     private readonly state: SimulatorState,
     private readonly webhooks: WebhookSender,
     private readonly decimals: number,
-    private readonly baseUrl: () => string
+    private readonly baseUrl: () => string,
+    /** Sends a refund onchain; null without a node (then only a phantom refund can be reported). */
+    private readonly sendRefund: SendRefund | null = null,
+    private readonly log: (line: string) => void = () => {}
   ) {}
 
   // -- customers --------------------------------------------------------------------------------------
@@ -78,6 +90,50 @@ export class Lifecycle {
       transfer.receipt = computeReceipt(delivered, this.state.rates.sell_rate, this.decimals)
     }
     return this.transition(transfer, next)
+  }
+
+  /**
+   * A transfer whose funds arrived fails and its deposit goes back to the sender (refund_to_sender): `returned`
+   * (with `return_details.reason` and the refund, no transaction yet), then the refund is sent onchain (the received
+   * amount less `feeUnits`, to the first deposit's sender) and `refunded` names its transaction. `phantom`: the
+   * transaction named is a random hash, sent nowhere. Answers an error message, or the `returned` events (the
+   * refund follows asynchronously; `refund.error` says if sending it failed).
+   */
+  fail(
+    transfer: TransferRecord,
+    options: { readonly reason: string; readonly feeUnits: bigint; readonly phantom: boolean }
+  ): string | ReadonlyArray<SentEvent> {
+    const sender = transfer.deposits[0]?.from
+    if (transfer.receivedUnits === 0n || sender === undefined) return "no funds arrived: nothing to return"
+    if (transfer.refund !== undefined) return "the transfer is already being returned"
+    if (options.feeUnits > transfer.receivedUnits) return "refund_fee is more than the funds received"
+    if (!options.phantom && (this.sendRefund === null || !sender.startsWith("0x"))) {
+      return "no onchain deposit to return (start the simulator with a node, or report a phantom refund)"
+    }
+    const refund: RefundRecord = {
+      units: transfer.receivedUnits - options.feeUnits,
+      toAddress: sender,
+      txHash: null,
+      error: null
+    }
+    transfer.returnReason = options.reason
+    transfer.refund = refund
+    const sent = this.transition(transfer, "returned")
+    const send = options.phantom || this.sendRefund === null
+      ? Promise.resolve(`0x${randomBytes(32).toString("hex")}` as const)
+      : this.sendRefund({ from: transfer.depositAddress, to: sender, units: refund.units })
+    void send.then(
+      (txHash) => {
+        refund.txHash = txHash
+        this.log(`refund ${txHash} of ${refund.units} units to ${sender} for transfer ${transfer.id}`)
+        this.transition(transfer, "refunded")
+      },
+      (cause: unknown) => {
+        refund.error = cause instanceof Error ? cause.message.split("\n")[0] ?? "error" : String(cause)
+        this.log(`refund for transfer ${transfer.id} failed: ${refund.error}`)
+      }
+    )
+    return sent
   }
 
   /** Sends an event carrying `state` without changing the transfer (a late or replayed event). */

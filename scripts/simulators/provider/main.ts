@@ -11,6 +11,7 @@
  *   PROVIDER_SIM_STEP_DELAY_MS         between transfer states after the deposit, default 1000
  *   PROVIDER_SIM_POLL_INTERVAL_MS      deposit polling, default 1000
  *   PROVIDER_SIM_MINIMUM_COP           offramp minimum, default 4000
+ *   PROVIDER_SIM_RETURN_POLICY         the crypto return policy served: refund_to_sender (default), static_address, none
  *   PROVIDER_SIM_PRIVATE_KEY_FILE      webhook signing key (PEM); created on first start, so the public key
  *                                      the service is configured with survives restarts
  */
@@ -66,6 +67,10 @@ const rates = Object.fromEntries(
     })
 )
 const decimalsRaw = env("PROVIDER_SIM_TOKEN_DECIMALS")
+const returnPolicy = env("PROVIDER_SIM_RETURN_POLICY") ?? "refund_to_sender"
+if (!["refund_to_sender", "static_address", "none"].includes(returnPolicy)) {
+  fail(`PROVIDER_SIM_RETURN_POLICY must be refund_to_sender, static_address or none, got ${returnPolicy}`)
+}
 const minimumCop = decimal("PROVIDER_SIM_MINIMUM_COP")
 
 const simulator = await startProviderSimulator({
@@ -81,6 +86,7 @@ const simulator = await startProviderSimulator({
   pollIntervalMs: integer("PROVIDER_SIM_POLL_INTERVAL_MS", 1000),
   ...(minimumCop === undefined ? {} : { minimumCop }),
   ...(keyFile !== undefined && existsSync(keyFile) ? { privateKeyPem: readFileSync(keyFile, "utf8") } : {}),
+  returnPolicy: returnPolicy === "none" ? null : returnPolicy as "refund_to_sender" | "static_address",
   log: (line) => process.stdout.write(`${line}\n`)
 }).catch((cause: unknown) => fail(`could not start: ${cause instanceof Error ? cause.message : String(cause)}`))
 

@@ -10,7 +10,8 @@ import { handleControl } from "./control.ts"
 import { type DepositWatcher, readTokenDecimals, startDepositWatcher } from "./depositWatcher.ts"
 import { BodyTooLarge, sendJson } from "./http.ts"
 import { Lifecycle } from "./lifecycle.ts"
-import { type Rates, SimulatorState } from "./state.ts"
+import { makeRefunder } from "./refunds.ts"
+import { type Rates, type ReturnPolicyStrategy, SimulatorState } from "./state.ts"
 import { WebhookSender } from "./webhooks.ts"
 
 export interface ProviderSimulatorOptions {
@@ -44,6 +45,11 @@ export interface ProviderSimulatorOptions {
   readonly requireApprovedCustomer?: boolean
   /** PEM (PKCS#8) RSA private key to sign webhooks with; generated when absent. */
   readonly privateKeyPem?: string
+  /**
+   * The developer's crypto return policy (`GET /v0/crypto_return_policies`): `refund_to_sender` (default),
+   * `static_address`, or null for none.
+   */
+  readonly returnPolicy?: ReturnPolicyStrategy | null
   readonly log?: (line: string) => void
 }
 
@@ -81,7 +87,8 @@ export const startProviderSimulator = async (options: ProviderSimulatorOptions):
     (chain === undefined ? 6 : await readTokenDecimals(chain.rpcUrl, chain.tokenAddress))
 
   let baseUrl = ""
-  const lifecycle = new Lifecycle(state, webhooks, decimals, () => baseUrl)
+  const refunder = chain === undefined ? null : makeRefunder(chain.rpcUrl, chain.tokenAddress)
+  const lifecycle = new Lifecycle(state, webhooks, decimals, () => baseUrl, refunder, log)
   let watcher: DepositWatcher | null = null
   const hangs = new Set<() => void>()
   const ctx = (): SimulatorContext => ({
@@ -96,6 +103,7 @@ export const startProviderSimulator = async (options: ProviderSimulatorOptions):
     requireApprovedCustomer: options.requireApprovedCustomer ?? true,
     hangTimeoutMs: options.hangTimeoutMs ?? 30_000,
     hangs,
+    returnPolicy: options.returnPolicy === undefined ? "refund_to_sender" : options.returnPolicy,
     log
   })
 

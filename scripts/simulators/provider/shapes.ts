@@ -5,7 +5,9 @@
  * field names, the transfer states and the webhook envelope. NOT confirmed, chosen here and meant to be adjusted
  * in this file only: the Bre-B key object of an external account (`breb: { key }`), the external account
  * response's Bre-B details (`breb: { key_type, key_last_4, document_last_4 }`, `bank_name`), the COP endorsement
- * name (`cop`), the error codes, the receipt's `exchange_rate` / `destination_currency`, and the event types.
+ * name (`cop`), the error codes, the receipt's `exchange_rate` / `destination_currency`, and the event types. The
+ * crypto return policy object is Bridge's (`strategy`, `refund_destination_*`); the transfer's `refund`
+ * (`amount`, `currency`, `to_address`, `tx_hash`) and `return_details.reason` are not confirmed field by field.
  */
 import { isAddress } from "viem"
 import { convertToCents, formatCents, formatUnits, isDecimal, percentOf } from "./amounts.ts"
@@ -15,6 +17,8 @@ import type {
   KycLinkRecord,
   Rates,
   ReceiptRecord,
+  RefundRecord,
+  ReturnPolicyStrategy,
   TransferRecord,
   TransferState
 } from "./state.ts"
@@ -311,6 +315,38 @@ export const computeReceipt = (transfer: TransferRecord, sellRate: string, decim
 export const copCentsOf = (units: bigint, decimals: number, rate: string): bigint =>
   convertToCents(units, decimals, rate)
 
+/** The transfer's `refund`: what goes back (whole USDC), to whom, and its transaction once sent. */
+const refundResponse = (refund: RefundRecord, decimals: number) => ({
+  amount: formatUnits(refund.units, decimals),
+  currency: "usdc",
+  to_address: refund.toAddress,
+  tx_hash: refund.txHash
+})
+
+/**
+ * `GET /v0/crypto_return_policies`: the developer's one policy (Bridge: `refund_destination_*` set only for
+ * `static_address`), or none.
+ */
+export const cryptoReturnPoliciesResponse = (strategy: ReturnPolicyStrategy | null, paymentRail: string) => {
+  if (strategy === null) return { count: 0, data: [] }
+  const staticAddress = strategy === "static_address"
+  return {
+    count: 1,
+    data: [{
+      id: "crp_simulator",
+      developer_id: "dev_simulator",
+      strategy,
+      refund_destination_address: staticAddress ? OPERATOR_RETURN_ADDRESS : null,
+      refund_destination_chain: staticAddress ? paymentRail : null,
+      refund_destination_currency: staticAddress ? "usdc" : null,
+      refund_destination_blockchain_memo: null
+    }]
+  }
+}
+
+/** The developer's wallet a `static_address` policy names (the simulator never sends to it). */
+const OPERATOR_RETURN_ADDRESS = "0x000000000000000000000000000000000000dEaD"
+
 /** The transfer object (API responses and `transfer` webhooks); `state` overrides the stored state. */
 export const transferResponse = (
   transfer: TransferRecord,
@@ -343,6 +379,8 @@ export const transferResponse = (
     to_address: transfer.depositAddress
   },
   receipt: receiptResponse(transfer, transfer.receipt, decimals, baseUrl),
+  ...(transfer.returnReason === undefined ? {} : { return_details: { reason: transfer.returnReason } }),
+  ...(transfer.refund === undefined ? {} : { refund: refundResponse(transfer.refund, decimals) }),
   created_at: transfer.createdAt,
   updated_at: transfer.updatedAt
 })

@@ -80,9 +80,25 @@ export interface TransferRecord {
     { readonly txHash: string; readonly logIndex: number; readonly from: string; readonly units: bigint }
   >
   receipt: ReceiptRecord | null
+  /** Why the transfer failed or was returned (`return_details.reason`), once it has. */
+  returnReason?: string
+  /** The deposit going back to its sender, once the transfer is returned (refund_to_sender). */
+  refund?: RefundRecord
   readonly createdAt: string
   updatedAt: string
 }
+
+/** What is returned (`units`: received less the return fee) to the deposit's sender, and its transaction once sent. */
+export interface RefundRecord {
+  readonly units: bigint
+  readonly toAddress: string
+  txHash: string | null
+  /** Why sending it onchain failed, if it did. */
+  error: string | null
+}
+
+/** Bridge's crypto return strategies (per developer); null: no policy at all. */
+export type ReturnPolicyStrategy = "refund_to_sender" | "static_address"
 
 export interface StoredResponse {
   readonly fingerprint: string

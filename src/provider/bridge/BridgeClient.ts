@@ -14,6 +14,7 @@ import {
   type HttpClientResponse
 } from "effect/http"
 import { boundedTries } from "../../base/BoundedCall.ts"
+import { configError } from "../../base/StartupFailure.ts"
 import { getAddress } from "viem"
 import {
   type ExternalAccount,
@@ -23,6 +24,7 @@ import {
   type ProviderTransfer
 } from "../PayoutProvider.ts"
 import { customerKycStatusOf, kycStatusOf } from "./KycStatuses.ts"
+import { CryptoReturnPolicies, returnPolicyProblem } from "./ReturnPolicy.ts"
 import { progressOfTransfer, TransferObject } from "./TransferObject.ts"
 
 export interface BridgeOptions {
@@ -101,7 +103,8 @@ const isRetryable = (status: number) => status >= 500 || status === 429 || statu
 const failureReason = (error: HttpClientError.HttpClientError) =>
   error.reason._tag === "TransportError" ? "unreachable" : error.reason._tag.replace(/Error$/, "")
 
-export const makeBridgeProvider = (options: BridgeOptions) =>
+/** The client: the payout provider, and the developer's crypto return policies (checked at start-up). */
+const makeBridge = (options: BridgeOptions) =>
   Effect.gen(function*() {
     const client = (yield* HttpClient.HttpClient).pipe(
       HttpClient.mapRequest((request) =>
@@ -314,7 +317,12 @@ export const makeBridgeProvider = (options: BridgeOptions) =>
         yield* decoded("transfer cancel", TransferObject, answer)
       })
 
-    return PayoutProvider.of({
+    const cryptoReturnPolicies = Effect.flatMap(
+      send("crypto return policies", HttpClientRequest.get("/crypto_return_policies")),
+      (answer) => decoded("crypto return policies", CryptoReturnPolicies, answer)
+    )
+
+    const provider = PayoutProvider.of({
       destinationsPerCustomer: true,
       usdCopRates,
       createKycLink,
@@ -324,7 +332,33 @@ export const makeBridgeProvider = (options: BridgeOptions) =>
       getCustomerKyc,
       getTransfer
     })
+    return { provider, cryptoReturnPolicies } as const
   })
+
+export const makeBridgeProvider = (options: BridgeOptions) =>
+  Effect.map(makeBridge(options), (bridge) => bridge.provider)
 
 export const BridgeProvider = (options: BridgeOptions) =>
   Layer.effect(PayoutProvider, makeBridgeProvider(options)).pipe(Layer.provide(FetchHttpClient.layer))
+
+/**
+ * Live start-up check (issue #29): refunds go back to the wallet that sent the deposit. Refuses to start unless the
+ * developer has a `refund_to_sender` crypto return policy and no `static_address` one (ReturnPolicy.ts), or when
+ * Bridge cannot tell.
+ */
+export const BridgeReturnPolicyCheck = (options: BridgeOptions) =>
+  Layer.effectDiscard(
+    Effect.gen(function*() {
+      const bridge = yield* makeBridge(options)
+      const answer = yield* bridge.cryptoReturnPolicies.pipe(
+        Effect.mapError((error) =>
+          configError(
+            ["PROVIDER_API_URL"],
+            `the provider's crypto return policies could not be read (GET /crypto_return_policies): ${error.reason}`
+          )
+        )
+      )
+      const problem = returnPolicyProblem(answer.data)
+      if (Option.isSome(problem)) return yield* Effect.fail(configError(["PROVIDER_API_KEY"], problem.value))
+    })
+  ).pipe(Layer.provide(FetchHttpClient.layer))
