@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { EndpointId, EventId, IntegrationId } from "./Ids.ts"
 import { KycCustomer } from "./Kyc.ts"
 import { ListCursor, ListLimit, Payout } from "./Payout.ts"
+import { KNOWN_FAILURE_CODES, type KnownFailureCode } from "./PayoutFailure.ts"
 import { atLeast, atMost, IsoTimestamp, matching, PrintableText } from "./Primitives.ts"
 import { SwapIntent } from "./Swap.ts"
 
@@ -164,6 +165,14 @@ export type Redelivery = typeof Redelivery.Type
 export const AdvancePayoutRequest = Schema.Struct({
   to: Schema.Literals(["processing", "completed", "failed", "refunded"]).annotate({
     description: "The status to move to; only forward moves (else 409)"
-  })
+  }),
+  failureCode: Schema.optionalKey(
+    Schema.Literals(KNOWN_FAILURE_CODES as unknown as readonly [KnownFailureCode, ...Array<KnownFailureCode>]).annotate(
+      {
+        description:
+          "With `to: failed` or `refunded` only: the documented failure code the payout records in `failure` (default `provider_error` for `failed`, `returned_by_bank` for `refunded`)"
+      }
+    )
+  )
 }).annotate({ identifier: "AdvancePayoutRequest" })
 export type AdvancePayoutRequest = typeof AdvancePayoutRequest.Type

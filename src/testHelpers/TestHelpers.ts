@@ -1,10 +1,13 @@
 import type {
   AdvancePayoutRequest,
+  BadRequest,
   Conflict,
   IntegrationId,
   KycCustomer,
   Payout,
-  PayoutId
+  PayoutId,
+  SwapId,
+  SwapIntent
 } from "@cop-integrations/contracts"
 import { NotFound } from "@cop-integrations/contracts"
 import { Context, Effect, Layer } from "effect"
@@ -16,8 +19,17 @@ export class TestHelpers extends Context.Service<TestHelpers, {
   readonly advancePayout: (
     integrationId: IntegrationId,
     payoutId: PayoutId,
-    to: AdvancePayoutRequest["to"]
+    request: AdvancePayoutRequest
+  ) => Effect.Effect<Payout, BadRequest | NotFound | Conflict>
+  /** Time travel: the deposit window closed now, and the expiry sweep run (`payout.expired`). */
+  readonly expirePayout: (
+    integrationId: IntegrationId,
+    payoutId: PayoutId
   ) => Effect.Effect<Payout, NotFound | Conflict>
+  /** Time travel: unchanged past the delay threshold, and the delay sweep run (`payout.delayed`). */
+  readonly delayPayout: (integrationId: IntegrationId, payoutId: PayoutId) => Effect.Effect<Payout, NotFound | Conflict>
+  /** Time travel: the swap's quote expired now, and the expiry sweep run (`swap.expired`). */
+  readonly expireSwap: (integrationId: IntegrationId, swapId: SwapId) => Effect.Effect<SwapIntent, NotFound | Conflict>
   readonly rejectKyc: (
     integrationId: IntegrationId,
     userAddress: string
@@ -32,5 +44,8 @@ const absent = Effect.fail(new NotFound({ error: TEST_HELPERS_ABSENT }))
 export const TestHelpersNone = Layer.succeed(TestHelpers, {
   served: false,
   advancePayout: () => absent,
+  expirePayout: () => absent,
+  delayPayout: () => absent,
+  expireSwap: () => absent,
   rejectKyc: () => absent
 })
