@@ -343,6 +343,10 @@ export const transferResponse = (
     to_address: transfer.depositAddress
   },
   receipt: receiptResponse(transfer, transfer.receipt, decimals, baseUrl),
+  ...(transfer.returnReason === undefined ? {} : { return_details: { reason: transfer.returnReason } }),
+  ...(transfer.refund === undefined
+    ? {}
+    : { refund: { amount: transfer.refund.amount, tx_hash: transfer.refund.txHash } }),
   created_at: transfer.createdAt,
   updated_at: transfer.updatedAt
 })

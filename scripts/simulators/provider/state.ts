@@ -80,8 +80,18 @@ export interface TransferRecord {
     { readonly txHash: string; readonly logIndex: number; readonly from: string; readonly units: bigint }
   >
   receipt: ReceiptRecord | null
+  /** Why it was not delivered or was sent back (`return_details.reason`), as forced through the control API. */
+  returnReason?: string
+  /** What was sent back to the depositor (`refund`), as forced through the control API. */
+  refund?: RefundRecord
   readonly createdAt: string
   updatedAt: string
+}
+
+export interface RefundRecord {
+  /** Whole USDC, a decimal string. */
+  readonly amount: string
+  readonly txHash: string | null
 }
 
 export interface StoredResponse {
