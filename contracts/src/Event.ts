@@ -176,3 +176,18 @@ export const AdvancePayoutRequest = Schema.Struct({
   )
 }).annotate({ identifier: "AdvancePayoutRequest" })
 export type AdvancePayoutRequest = typeof AdvancePayoutRequest.Type
+
+export const TriggerEventRequest = Schema.Struct({
+  type: EventType.annotate({ description: "The event type to produce (any type of the webhooks section)" })
+}).annotate({ identifier: "TriggerEventRequest" })
+export type TriggerEventRequest = typeof TriggerEventRequest.Type
+
+export const TriggeredEvent = Schema.Struct({
+  type: EventType,
+  eventId: EventId.annotate({ description: "The event produced; `GET events/{eventId}` reads it" }),
+  resourceId: Schema.String.annotate({
+    description:
+      "What it is about: a payout's `po_…`, a swap's `sw_…`, a customer's address (lower case) or an endpoint's `we_…`"
+  })
+}).annotate({ identifier: "TriggeredEvent" })
+export type TriggeredEvent = typeof TriggeredEvent.Type

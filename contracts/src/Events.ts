@@ -11,6 +11,8 @@ import {
   ListEventsParams,
   PingEvent,
   Redelivery,
+  TriggeredEvent,
+  TriggerEventRequest,
   WebhookEndpoint,
   WebhookEndpointList,
   WebhookEndpointWithSecret
@@ -174,6 +176,16 @@ export class TestHelpersGroup extends HttpApiGroup.make("testHelpers")
       .annotate(
         OpenApi.Description,
         "Moves a `prepared` swap's `expiresAt` to now and runs the expiry sweep, which expires it (`swap.expired`). Any other status is 409. 404 in live mode."
+      ),
+    HttpApiEndpoint.post("triggerEvent", "/events/trigger", {
+      payload: TriggerEventRequest,
+      success: TriggeredEvent,
+      error: [...groupErrors, NotFoundError, ConflictError]
+    })
+      .annotate(OpenApi.Summary, "Produce one event of a type (mock mode only)")
+      .annotate(
+        OpenApi.Description,
+        "Like `stripe trigger`: creates what the event needs in this integration (a KYC-approved customer, a payout, a swap) and drives it through the same state machine, sweeps and events as the real thing until it produces one event of `type`; answers that event's id. `endpoint.ping` pings this integration's first enabled webhook endpoint (409 when it has none). 404 in live mode."
       ),
     HttpApiEndpoint.post("rejectKyc", "/kyc/:userAddress/reject", {
       params: { userAddress: UserAddressParam },

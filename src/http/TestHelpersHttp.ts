@@ -38,6 +38,12 @@ export const TestHelpersHttpLive = HttpApiBuilder.group(
               helpers.expireSwap(integrationId, params.intentId))
         )
         .handle(
+          "triggerEvent",
+          ({ payload }) =>
+            Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
+              helpers.triggerEvent(integrationId, payload.type))
+        )
+        .handle(
           "rejectKyc",
           ({ params }) =>
             Effect.flatMap(CurrentIntegration, ({ integrationId }) =>

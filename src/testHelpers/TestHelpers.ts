@@ -6,8 +6,10 @@ import type {
   KycCustomer,
   Payout,
   PayoutId,
+  EventType,
   SwapId,
-  SwapIntent
+  SwapIntent,
+  TriggeredEvent
 } from "@cop-integrations/contracts"
 import { NotFound } from "@cop-integrations/contracts"
 import { Context, Effect, Layer } from "effect"
@@ -30,6 +32,11 @@ export class TestHelpers extends Context.Service<TestHelpers, {
   readonly delayPayout: (integrationId: IntegrationId, payoutId: PayoutId) => Effect.Effect<Payout, NotFound | Conflict>
   /** Time travel: the swap's quote expired now, and the expiry sweep run (`swap.expired`). */
   readonly expireSwap: (integrationId: IntegrationId, swapId: SwapId) => Effect.Effect<SwapIntent, NotFound | Conflict>
+  /** One event of `type`, produced from resources made for it in the integration (like `stripe trigger`). */
+  readonly triggerEvent: (
+    integrationId: IntegrationId,
+    type: EventType
+  ) => Effect.Effect<TriggeredEvent, NotFound | Conflict>
   readonly rejectKyc: (
     integrationId: IntegrationId,
     userAddress: string
@@ -47,5 +54,6 @@ export const TestHelpersNone = Layer.succeed(TestHelpers, {
   expirePayout: () => absent,
   delayPayout: () => absent,
   expireSwap: () => absent,
+  triggerEvent: () => absent,
   rejectKyc: () => absent
 })

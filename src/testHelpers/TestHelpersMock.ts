@@ -22,6 +22,7 @@ import { noProgress, type TransferProgress } from "../provider/TransferProgress.
 import { presentSwap } from "../swaps/Present.ts"
 import { SwapRepo } from "../swaps/SwapRepo.ts"
 import { TestHelpers } from "./TestHelpers.ts"
+import { makeTriggerEvent } from "./TriggerEvent.ts"
 
 /**
  * Whether the provider's report of each target status says the funds reached it: the helper speaks as the provider's
@@ -159,6 +160,8 @@ export const TestHelpersMock = Layer.effect(
         }
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
 
-    return { served: true, advancePayout, expirePayout, delayPayout, expireSwap, rejectKyc }
+    const drivers = { advancePayout, expirePayout, delayPayout, expireSwap, rejectKyc }
+    const triggerEvent = yield* makeTriggerEvent(drivers)
+    return { served: true, ...drivers, triggerEvent }
   })
 )

@@ -6,7 +6,14 @@
  * helper's doing.
  */
 import { SqlClient } from "effect/sql"
-import { FAILURE_CODES, KNOWN_FAILURE_CODES, type Payout, type SwapIntent } from "@cop-integrations/contracts"
+import {
+  EventType,
+  FAILURE_CODES,
+  KNOWN_FAILURE_CODES,
+  type Payout,
+  type SwapIntent,
+  type TriggeredEvent
+} from "@cop-integrations/contracts"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { call, createConfirmedPayout, createPayout, expectErrorBody, newAddress } from "../support/http.ts"
@@ -155,5 +162,44 @@ describe("time helpers", () => {
     expectErrorBody(await post(`${HELPERS}/payouts/po_nope/expire`), 404)
     expectErrorBody(await post(`${HELPERS}/payouts/po_nope/delay`), 404)
     expectErrorBody(await post(`${HELPERS}/swaps/sw_nope/expire`), 404)
+  })
+})
+
+describe("trigger", () => {
+  const TRIGGER = `${HELPERS}/events/trigger`
+  const produced = EventType.literals.filter((type) => type !== "endpoint.ping")
+
+  it.each(produced)("%s: one event of that type, listed under it", async (type) => {
+    const answer = await post(TRIGGER, { type })
+    expect(answer.status, answer.text).toBe(200)
+    const triggered = answer.body as TriggeredEvent
+    expect(triggered).toEqual({ type, eventId: expect.stringMatching(/^evt_/), resourceId: expect.any(String) })
+    const event = await call(server, `/api/integrations/events/${triggered.eventId}`, { apiKey })
+    expect(event.status, event.text).toBe(200)
+    expect(event.body).toMatchObject({ id: triggered.eventId, type })
+    const listed = await call(server, `/api/integrations/events?type=${type}&limit=100`, { apiKey })
+    expect(listed.status, listed.text).toBe(200)
+    expect((listed.body.items as ReadonlyArray<{ id: string }>).map((item) => item.id)).toContain(triggered.eventId)
+    // the caller's alone
+    expect((await call(server, `/api/integrations/events/${triggered.eventId}`, { apiKey: otherKey })).status).toBe(404)
+  })
+
+  it("endpoint.ping pings the integration's endpoint, and needs one", async () => {
+    const { apiKey: lonely } = await server.newIntegration()
+    expectErrorBody(await post(TRIGGER, { type: "endpoint.ping" }, lonely), 409)
+    const registered = await post("/api/integrations/webhook-endpoints", { url: "https://example.com/hooks" }, lonely)
+    expect(registered.status, registered.text).toBe(201)
+    const answer = await post(TRIGGER, { type: "endpoint.ping" }, lonely)
+    expect(answer.status, answer.text).toBe(200)
+    expect(answer.body).toMatchObject({ type: "endpoint.ping", resourceId: registered.body.endpointId })
+  })
+
+  it("an unknown type is one 400 naming every type", async () => {
+    const answer = await post(TRIGGER, { type: "payout.exploded" })
+    expect(expectErrorBody(answer, 400).error).toBe(
+      `invalid request: type: must be one of ${
+        EventType.literals.map((type) => `"${type}"`).join(", ")
+      }, actual "payout.exploded"`
+    )
   })
 })
