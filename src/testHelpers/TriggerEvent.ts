@@ -115,7 +115,7 @@ export const makeTriggerEvent = (drivers: Drivers) =>
           )
         }
         yield* endpoints.ping(integrationId, enabled.endpointId)
-        return enabled.endpointId as string
+        return enabled.endpointId
       })
 
     const advanced = (to: "processing" | "completed" | "failed" | "refunded") => (integrationId: IntegrationId) =>
