@@ -200,6 +200,6 @@ export class TestHelpersGroup extends HttpApiGroup.make("testHelpers")
   .annotate(OpenApi.Title, "Test helpers")
   .annotate(
     OpenApi.Description,
-    "Mock mode only (404 in live mode): drive payouts and KYC through the same state machine and events as the provider's webhooks."
+    "Mock mode only (404 in live mode): drive payouts and KYC through the same state machine and events as the provider's webhooks, fail or refund a payout with a documented `failureCode`, make time pass (a deposit window or a swap quote expiring, a payout delayed) through the service's own sweeps, and produce one event of any type on request (`events/trigger`)."
   )
 {}
