@@ -95,7 +95,19 @@ export type Ports =
   | WebhookTargets
 
 /** The domain services the test helpers drive (mock mode). */
-type TestHelperNeeds = SqlClient.SqlClient | PayoutRepo | CustomerRepo | Lifecycle
+type TestHelperNeeds =
+  | SqlClient.SqlClient
+  | AppConfig
+  | PayoutRepo
+  | SwapRepo
+  | CustomerRepo
+  | EventRepo
+  | Lifecycle
+  | OtpService
+  | PayoutService
+  | PayoutConfirm
+  | SwapService
+  | WebhookEndpoints
 
 /**
  * What differs between modes: the ports (built over config and repositories), the outbox and rate cache (which the

@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { EndpointId, EventId, IntegrationId } from "./Ids.ts"
 import { KycCustomer } from "./Kyc.ts"
 import { ListCursor, ListLimit, Payout } from "./Payout.ts"
+import { KNOWN_FAILURE_CODES, type KnownFailureCode } from "./PayoutFailure.ts"
 import { atLeast, atMost, IsoTimestamp, matching, PrintableText } from "./Primitives.ts"
 import { SwapIntent } from "./Swap.ts"
 
@@ -164,6 +165,29 @@ export type Redelivery = typeof Redelivery.Type
 export const AdvancePayoutRequest = Schema.Struct({
   to: Schema.Literals(["processing", "completed", "failed", "refunded"]).annotate({
     description: "The status to move to; only forward moves (else 409)"
-  })
+  }),
+  failureCode: Schema.optionalKey(
+    Schema.Literals(KNOWN_FAILURE_CODES as unknown as readonly [KnownFailureCode, ...Array<KnownFailureCode>]).annotate(
+      {
+        description:
+          "With `to: failed` or `refunded` only: the documented failure code the payout records in `failure` (default `provider_error` for `failed`, `returned_by_bank` for `refunded`)"
+      }
+    )
+  )
 }).annotate({ identifier: "AdvancePayoutRequest" })
 export type AdvancePayoutRequest = typeof AdvancePayoutRequest.Type
+
+export const TriggerEventRequest = Schema.Struct({
+  type: EventType.annotate({ description: "The event type to produce (any type of the webhooks section)" })
+}).annotate({ identifier: "TriggerEventRequest" })
+export type TriggerEventRequest = typeof TriggerEventRequest.Type
+
+export const TriggeredEvent = Schema.Struct({
+  type: EventType,
+  eventId: EventId.annotate({ description: "The event produced; `GET events/{eventId}` reads it" }),
+  resourceId: Schema.String.annotate({
+    description:
+      "What it is about: a payout's `po_…`, a swap's `sw_…`, a customer's address (lower case) or an endpoint's `we_…`"
+  })
+}).annotate({ identifier: "TriggeredEvent" })
+export type TriggeredEvent = typeof TriggeredEvent.Type

@@ -69,6 +69,16 @@ export const ownedTable = <A extends KeysetRow & { readonly id: Id }, I, Id exte
           RETURNING *`
   })
 
+  // Sandbox time travel: the resource's deadline moved to `to` (never later), if it is still one that expires.
+  const closeWindow = SqlSchema.findOneOption({
+    Request: Schema.Struct({ ...Owned.fields, to: Schema.Date }),
+    Result: options.Row,
+    execute: ({ id, integrationId, to }) =>
+      sql`UPDATE ${table} SET expires_at = LEAST(expires_at, ${to})
+          WHERE id = ${id} AND integration_id = ${integrationId} AND status = ${expiresWhile}
+          RETURNING *`
+  })
+
   return {
     findOwned: (integrationId: IntegrationId, id: Id) => findOwned({ integrationId, id }).pipe(Effect.orDie),
     lockOwned: (integrationId: IntegrationId, id: Id) => lockOwned({ integrationId, id }).pipe(Effect.orDie),
@@ -77,6 +87,12 @@ export const ownedTable = <A extends KeysetRow & { readonly id: Id }, I, Id exte
         Effect.flatMap((before) => page({ ...request, before })),
         Effect.orDie
       ),
+    /**
+     * Sandbox only: moves a resource still `expiresWhile` to be due at `to` (never later than it was); none when it is
+     * not the integration's or no longer expires.
+     */
+    closeWindow: (integrationId: IntegrationId, id: Id, to: Date) =>
+      closeWindow({ integrationId, id, to }).pipe(Effect.orDie),
     /** Expires one batch of due resources (EXPIRY_BATCH), each with its event recorded in the same transaction. */
     expireOverdue: <E, R>(recordEvent: (row: A) => Effect.Effect<unknown, E, R>) => (at: Date) =>
       expireOverdue(at).pipe(Effect.tap(Effect.forEach(recordEvent)), atomically(sql), Effect.orDie, Effect.asVoid)

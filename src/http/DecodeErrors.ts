@@ -1,7 +1,7 @@
 /**
  * A request that does not decode against the contract is a 400 ErrorBody naming each field and its rule. The texts are
  * the ones the service has always answered: a schema's own message where it has one, else "is missing", "is not a known
- * field" or "Expected <type>, actual <value>" (one line per member of a union of literals).
+ * field", "Expected <type>, actual <value>" or, for a union of literals, one "must be one of …, actual <value>".
  */
 import { SchemaAST, SchemaIssue } from "effect"
 import type { HttpServerResponse } from "effect/http"
@@ -78,9 +78,10 @@ const describeIssues = (
       if (override !== undefined) return leaf(override)
       const own = messageAnnotation(issue.ast.annotations)
       if (own !== undefined) return leaf(own)
-      // Each literal it could have been, as its own line.
+      // The values it could have been, in one rule (not one "Expected" line per value).
       if (issue.ast.types.every(SchemaAST.isLiteral)) {
-        return issue.ast.types.flatMap((member) => leaf(withActual(expectedOf(member), issue)))
+        const allowed = issue.ast.types.map((member) => formatActual(member.literal)).join(", ")
+        return leaf(withActual(`must be one of ${allowed}`, issue))
       }
       return leaf(withActual(expectedOf(issue.ast), issue))
     }

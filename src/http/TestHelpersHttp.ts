@@ -17,7 +17,31 @@ export const TestHelpersHttpLive = HttpApiBuilder.group(
           "advancePayout",
           ({ params, payload }) =>
             Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
-              helpers.advancePayout(integrationId, params.payoutId, payload.to))
+              helpers.advancePayout(integrationId, params.payoutId, payload))
+        )
+        .handle(
+          "expirePayout",
+          ({ params }) =>
+            Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
+              helpers.expirePayout(integrationId, params.payoutId))
+        )
+        .handle(
+          "delayPayout",
+          ({ params }) =>
+            Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
+              helpers.delayPayout(integrationId, params.payoutId))
+        )
+        .handle(
+          "expireSwap",
+          ({ params }) =>
+            Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
+              helpers.expireSwap(integrationId, params.intentId))
+        )
+        .handle(
+          "triggerEvent",
+          ({ payload }) =>
+            Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
+              helpers.triggerEvent(integrationId, payload.type))
         )
         .handle(
           "rejectKyc",

@@ -96,6 +96,15 @@ export class EventRepo extends Context.Service<EventRepo>()("EventRepo", {
         sql`SELECT id, type, resource_id, body, created_at FROM events WHERE id = ${eventId} AND integration_id = ${integrationId}`
     })
 
+    const latestFor = SqlSchema.findOneOption({
+      Request: Schema.Struct({ integrationId: IntegrationId, resourceId: Schema.String, type: EventType }),
+      Result: EventRow,
+      execute: ({ integrationId, resourceId, type }) =>
+        sql`SELECT id, type, resource_id, body, created_at FROM events
+            WHERE integration_id = ${integrationId} AND resource_id = ${resourceId} AND type = ${type}
+            ORDER BY sequence DESC LIMIT 1`
+    })
+
     const attempts = SqlSchema.findAll({
       Request: EventId,
       Result: AttemptRow,
@@ -125,6 +134,10 @@ export class EventRepo extends Context.Service<EventRepo>()("EventRepo", {
 
     return {
       page: (request: typeof EventPage.Type) => page(request).pipe(Effect.orDie),
+      /** The resource's latest event of `type` (the sandbox's trigger answers its id). */
+      latestFor: (
+        request: { readonly integrationId: IntegrationId; readonly resourceId: string; readonly type: EventType }
+      ) => latestFor(request).pipe(Effect.orDie),
       positionPending: (integrationId: IntegrationId) =>
         positionPending(integrationId).pipe(Effect.orDie, Effect.map((row) => row.numbered)),
       /** Numbers the events of every integration that has some waiting (the worker's sweep). */

@@ -218,6 +218,17 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
             RETURNING *`
     })
 
+    // Sandbox time travel: a payout in flight, never reported delayed, made to look unchanged since `to`.
+    const backdateUnchanged = SqlSchema.findOneOption({
+      Request: Schema.Struct({ ...Owned.fields, to: Schema.Date }),
+      Result: PayoutRow,
+      execute: ({ integrationId, payoutId, to }) =>
+        sql`UPDATE payouts SET updated_at = LEAST(updated_at, ${to})
+            WHERE id = ${payoutId} AND integration_id = ${integrationId}
+              AND status IN ('deposit_confirmed', 'processing') AND delayed_at IS NULL
+            RETURNING *`
+    })
+
     const markDepositSeen = (id: string, at: Date) =>
       sql`UPDATE payouts SET provider_deposit_seen_at = COALESCE(provider_deposit_seen_at, ${at}) WHERE id = ${id}`
 
@@ -276,6 +287,13 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
       insert,
       update: updateStamped,
       markDepositSeen: (id: string, at: Date) => markDepositSeen(id, at).pipe(Effect.orDie, Effect.asVoid),
+      closeWindow: owned.closeWindow,
+      /**
+       * Sandbox only: a payout in flight (deposit_confirmed, processing) never reported delayed, made to look
+       * unchanged since `to`, so the delay sweep reports it; none when it is not the integration's or not such a one.
+       */
+      backdateUnchanged: (integrationId: IntegrationId, payoutId: PayoutId, to: Date) =>
+        backdateUnchanged({ integrationId, payoutId, to }).pipe(Effect.orDie),
       /** Expires one batch of payouts past their deposit window (EXPIRY_BATCH), each with its hop and its event. */
       expireOverdue: owned.expireOverdue(recordEvent),
       /**

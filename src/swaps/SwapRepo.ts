@@ -72,6 +72,7 @@ export class SwapRepo extends Context.Service<SwapRepo>()("SwapRepo", {
           Effect.orDie
         ),
       update: updateRecorded,
+      closeWindow: owned.closeWindow,
       expireOverdue: owned.expireOverdue(recordEvent)
     } as const
   })

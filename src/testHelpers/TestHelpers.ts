@@ -1,10 +1,15 @@
 import type {
   AdvancePayoutRequest,
+  BadRequest,
   Conflict,
   IntegrationId,
   KycCustomer,
   Payout,
-  PayoutId
+  PayoutId,
+  EventType,
+  SwapId,
+  SwapIntent,
+  TriggeredEvent
 } from "@cop-integrations/contracts"
 import { NotFound } from "@cop-integrations/contracts"
 import { Context, Effect, Layer } from "effect"
@@ -16,8 +21,22 @@ export class TestHelpers extends Context.Service<TestHelpers, {
   readonly advancePayout: (
     integrationId: IntegrationId,
     payoutId: PayoutId,
-    to: AdvancePayoutRequest["to"]
+    request: AdvancePayoutRequest
+  ) => Effect.Effect<Payout, BadRequest | NotFound | Conflict>
+  /** Time travel: the deposit window closed now, and the expiry sweep run (`payout.expired`). */
+  readonly expirePayout: (
+    integrationId: IntegrationId,
+    payoutId: PayoutId
   ) => Effect.Effect<Payout, NotFound | Conflict>
+  /** Time travel: unchanged past the delay threshold, and the delay sweep run (`payout.delayed`). */
+  readonly delayPayout: (integrationId: IntegrationId, payoutId: PayoutId) => Effect.Effect<Payout, NotFound | Conflict>
+  /** Time travel: the swap's quote expired now, and the expiry sweep run (`swap.expired`). */
+  readonly expireSwap: (integrationId: IntegrationId, swapId: SwapId) => Effect.Effect<SwapIntent, NotFound | Conflict>
+  /** One event of `type`, produced from resources made for it in the integration (like `stripe trigger`). */
+  readonly triggerEvent: (
+    integrationId: IntegrationId,
+    type: EventType
+  ) => Effect.Effect<TriggeredEvent, NotFound | Conflict>
   readonly rejectKyc: (
     integrationId: IntegrationId,
     userAddress: string
@@ -32,5 +51,9 @@ const absent = Effect.fail(new NotFound({ error: TEST_HELPERS_ABSENT }))
 export const TestHelpersNone = Layer.succeed(TestHelpers, {
   served: false,
   advancePayout: () => absent,
+  expirePayout: () => absent,
+  delayPayout: () => absent,
+  expireSwap: () => absent,
+  triggerEvent: () => absent,
   rejectKyc: () => absent
 })

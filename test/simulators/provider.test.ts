@@ -462,6 +462,35 @@ describe("provider simulator: API rules, KYC, accounts and faults", () => {
     }
   )
 
+  it("a forced failing state can carry the return reason and the refund, on the transfer and its event", async () => {
+    const transfer = await createTransfer(sim)
+    const txHash = `0x${"ab".repeat(32)}`
+    const forced = await request(sim, `/__sim/transfers/${transfer.id}/state`, {
+      body: {
+        state: "refunded",
+        return_details: { reason: "account_closed" },
+        refund: { amount: "63.4489", tx_hash: txHash }
+      }
+    })
+    expect(forced.status).toBe(200)
+    const [delivery] = await receiver.waitFor("the refunded event", 1, (d) => d.body?.event_object_id === transfer.id)
+    const carried = { return_details: { reason: "account_closed" }, refund: { amount: "63.4489", tx_hash: txHash } }
+    expect(delivery!.body.event_object).toMatchObject({ state: "refunded", ...carried })
+    expect((await request(sim, `/v0/transfers/${transfer.id}`)).body).toMatchObject(carried)
+
+    for (
+      const [body, message] of [
+        [{ state: "returned", return_details: { reason: 7 } }, "return_details"],
+        [{ state: "refunded", refund: { amount: "x" } }, "refund.amount"],
+        [{ state: "refunded", refund: { amount: "1", tx_hash: "0x12" } }, "refund.tx_hash"]
+      ] as const
+    ) {
+      const refused = await request(sim, `/__sim/transfers/${transfer.id}/state`, { body })
+      expect(refused.status).toBe(400)
+      expect(refused.body.error).toContain(message)
+    }
+  })
+
   it("emit: a past state can be sent without moving the transfer (a late event)", async () => {
     const transfer = await createTransfer(sim)
     await request(sim, `/__sim/transfers/${transfer.id}/state`, { body: { state: "refunded" } })

@@ -11,6 +11,7 @@ import type { EndpointName } from "./contract.ts"
 export type ReadmeSection =
   | "walkthrough-curl"
   | "endpoints"
+  | "test-helpers-sandbox"
   | "errors"
   | "payout-lifecycle-and-provider-events"
   | "the-payouts-timeline"
@@ -55,6 +56,10 @@ const DOCS_OPERATIONS = {
   getEvent: "tag/events/GET/api/integrations/events/{eventId}",
   redeliverEvent: "tag/events/POST/api/integrations/events/{eventId}/redeliver",
   advancePayout: "tag/test-helpers/POST/api/integrations/test-helpers/payouts/{payoutId}/advance",
+  expirePayout: "tag/test-helpers/POST/api/integrations/test-helpers/payouts/{payoutId}/expire",
+  delayPayout: "tag/test-helpers/POST/api/integrations/test-helpers/payouts/{payoutId}/delay",
+  expireSwap: "tag/test-helpers/POST/api/integrations/test-helpers/swaps/{intentId}/expire",
+  triggerEvent: "tag/test-helpers/POST/api/integrations/test-helpers/events/trigger",
   rejectKyc: "tag/test-helpers/POST/api/integrations/test-helpers/kyc/{userAddress}/reject",
   provider: "tag/webhooks/POST/api/integrations/webhooks/provider",
   healthz: "tag/health/GET/healthz",
@@ -429,6 +434,21 @@ export const RULES = {
     statement:
       "every event carries `sequence`: 1 for a resource's first event, one more with each later event of that resource (no gap, no repeat), the same in deliveries and in `GET events`; a receiver drops an event whose `sequence` is not above the last it applied for that resource",
     see: ["README#events-to-partners-webhooks", "listEvents"]
+  },
+  "R-SANDBOX-1": {
+    statement:
+      "in mock mode `advance` to `failed` or `refunded` takes a known `failureCode` and the payout's `failure` is that code's row of the documented table (`refunded` also carries the mock's `refund`); an unknown code or `to` is one 400 naming the allowed values",
+    see: ["README#test-helpers-sandbox", "advancePayout"]
+  },
+  "R-SANDBOX-2": {
+    statement:
+      "in mock mode the time helpers produce `payout.expired`, `payout.delayed` and `swap.expired` on request, through the sweeps: the resource answers in its new state and the event is in `GET events`",
+    see: ["README#test-helpers-sandbox", "expirePayout", "delayPayout", "expireSwap"]
+  },
+  "R-SANDBOX-3": {
+    statement:
+      "in mock mode `POST test-helpers/events/trigger { type }` produces one event of every type of the webhooks section in the caller's integration and answers its id, which `GET events/{eventId}` reads with that type",
+    see: ["README#test-helpers-sandbox", "triggerEvent", "getEvent"]
   },
   "R-RECEIVER-1": {
     statement:

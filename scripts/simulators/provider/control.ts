@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { isDecimal, toUnits } from "./amounts.ts"
 import type { Answer, SimulatorContext } from "./context.ts"
 import { match, parseJson, readBody, route, type Route, sendJson, sendText } from "./http.ts"
-import { isTransferState, noFaults, TRANSFER_STATES } from "./state.ts"
+import { isTransferState, noFaults, type RefundRecord, TRANSFER_STATES } from "./state.ts"
 import type { SentEvent } from "./webhooks.ts"
 
 interface ControlRequest {
@@ -186,11 +186,58 @@ const receiptPage: Handler = ({ ctx }, [id = ""]) => {
     : page("Simulated receipt", `Transfer ${id}: ${transfer.state}`)
 }
 
+/** `return_details: { reason }` as Bridge gives it (any reason, known to the service or not), or an error. */
+const returnReasonOf = (value: unknown): string | undefined | { readonly error: string } => {
+  if (value === undefined) return undefined
+  const reason = typeof value === "object" && value !== null ? (value as Record<string, unknown>)["reason"] : undefined
+  return typeof reason === "string" && reason.length > 0
+    ? reason
+    : { error: "return_details must be an object with a non-empty string reason" }
+}
+
+/**
+ * `refund: { amount, tx_hash? }` (amount a decimal string of whole USDC; tx_hash 0x and 64 hex), or an error; reported
+ * as going to the deposit's sender (or the transfer's `from_address` when no deposit was seen).
+ */
+const refundOf = (
+  value: unknown,
+  decimals: number,
+  toAddress: string
+): RefundRecord | undefined | { readonly problem: string } => {
+  if (value === undefined) return undefined
+  const refund = typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {}
+  const { amount, tx_hash } = refund
+  const units = isDecimal(amount) ? toUnits(amount, decimals) : undefined
+  if (units === undefined) {
+    return { problem: `refund.amount must be a decimal string with at most ${decimals} decimals` }
+  }
+  if (
+    tx_hash !== undefined && tx_hash !== null && (typeof tx_hash !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(tx_hash))
+  ) {
+    return { problem: "refund.tx_hash must be a transaction hash (0x and 64 hex digits) or null" }
+  }
+  return { units, toAddress, txHash: tx_hash ?? null, error: null }
+}
+
+/**
+ * Forces a transfer's state; with it, optionally, why it was returned (`return_details: { reason }`) and what was
+ * refunded (`refund: { amount, tx_hash }`), which the transfer then carries, as Bridge's does.
+ */
 const transferState: Handler = ({ ctx, body }, [id = ""]) => {
   const transfer = ctx.state.transfers.get(id)
   if (transfer === undefined) return error(404, `no transfer ${id}`)
   const state = body["state"]
   if (!isTransferState(state)) return error(400, `state must be one of ${TRANSFER_STATES.join(", ")}`)
+  const returnReason = returnReasonOf(body["return_details"])
+  if (typeof returnReason === "object") return error(400, returnReason.error)
+  const refund = refundOf(
+    body["refund"],
+    ctx.decimals,
+    transfer.deposits[0]?.from ?? transfer.source.fromAddress
+  )
+  if (refund !== undefined && "problem" in refund) return error(400, refund.problem)
+  if (returnReason !== undefined) transfer.returnReason = returnReason
+  if (refund !== undefined) transfer.refund = refund
   const sent = ctx.lifecycle.force(transfer, state)
   return { status: 200, body: { transfer_id: id, state: transfer.state, event_ids: sent.map((e) => e.event_id) } }
 }

@@ -14,6 +14,7 @@ import { negativeScenarios } from "./negative.ts"
 import { payoutScenarios } from "./payouts.ts"
 import { previewScenarios } from "./preview.ts"
 import { quoteScenarios } from "./quote.ts"
+import { sandboxScenarios } from "./sandbox.ts"
 import { swapScenarios } from "./swaps.ts"
 import { tenancyScenarios } from "./tenancy.ts"
 import { webhookScenarios } from "./webhooks.ts"
@@ -36,6 +37,7 @@ export const allScenarios: ReadonlyArray<Scenario> = [
   ...swapScenarios,
   ...webhookScenarios,
   ...eventScenarios,
+  ...sandboxScenarios,
   ...errorScenarios,
   ...negativeScenarios
 ]
