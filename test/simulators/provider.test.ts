@@ -474,7 +474,11 @@ describe("provider simulator: API rules, KYC, accounts and faults", () => {
     })
     expect(forced.status).toBe(200)
     const [delivery] = await receiver.waitFor("the refunded event", 1, (d) => d.body?.event_object_id === transfer.id)
-    const carried = { return_details: { reason: "account_closed" }, refund: { amount: "63.4489", tx_hash: txHash } }
+    // the amount as Bridge writes token amounts: to the token's decimals (6 for the test USDC)
+    const carried = {
+      return_details: { reason: "account_closed" },
+      refund: { amount: "63.448900", currency: "usdc", tx_hash: txHash }
+    }
     expect(delivery!.body.event_object).toMatchObject({ state: "refunded", ...carried })
     expect((await request(sim, `/v0/transfers/${transfer.id}`)).body).toMatchObject(carried)
 
