@@ -75,6 +75,11 @@ export class Lifecycle {
     if (transfer.state === "awaiting_funds" && transfer.receivedUnits >= transfer.amountUnits) {
       this.fundsReceived(transfer)
     }
+    // Bridge returns funds sent to a canceled transfer (the crypto return policy): they are not paid out.
+    if (transfer.state === "canceled" && transfer.refund === undefined) {
+      const returned = this.fail(transfer, { reason: "transfer_canceled", feeUnits: 0n, phantom: false })
+      if (typeof returned === "string") this.log(`funds for canceled transfer ${transfer.id} not returned: ${returned}`)
+    }
     return true
   }
 

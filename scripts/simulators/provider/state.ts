@@ -170,11 +170,15 @@ export class SimulatorState {
     return logged
   }
 
-  /** Transfers still waiting for their deposit, by lower-case deposit address. */
+  /**
+   * Transfers whose deposit address is watched, by lower-case deposit address: those still waiting for their deposit,
+   * and those canceled with nothing returned yet (funds sent after a cancel go back to their sender).
+   */
   openTransfersByAddress(): Map<string, TransferRecord> {
     const open = new Map<string, TransferRecord>()
     for (const transfer of this.transfers.values()) {
-      if (transfer.state === "awaiting_funds") open.set(transfer.depositAddress.toLowerCase(), transfer)
+      const watched = transfer.state === "awaiting_funds" || (transfer.state === "canceled" && !transfer.refund)
+      if (watched) open.set(transfer.depositAddress.toLowerCase(), transfer)
     }
     return open
   }
