@@ -10,7 +10,7 @@ import {
 import { Context, Effect, Layer, Option } from "effect"
 import { addSeconds, now } from "../base/Clock.ts"
 import { newInternalId } from "../base/ids.ts"
-import { CustomerRepo } from "../kyc/CustomerRepo.ts"
+import { CustomerKyc } from "../kyc/CustomerKyc.ts"
 import { providerIdempotencyKey } from "../provider/IdempotencyKeys.ts"
 import { type ExternalAccount, PayoutProvider } from "../provider/PayoutProvider.ts"
 import { orProviderFailure } from "../provider/ProviderErrors.ts"
@@ -61,14 +61,17 @@ const refuse = (error: string) => Effect.fail(new BadRequest({ error: `previewId
 export class DestinationPreviews extends Context.Service<DestinationPreviews>()("DestinationPreviews", {
   make: Effect.gen(function*() {
     const provider = yield* PayoutProvider
-    const customers = yield* CustomerRepo
+    const customerKyc = yield* CustomerKyc
     const previews = yield* PreviewRepo
     const budget = yield* VerificationBudget
 
-    /** The user's provider customer (null when the provider has none for them); a 409 unless their KYC is approved. */
+    /**
+     * The user's provider customer (null when the provider has none for them); a 409 unless their KYC is approved, as
+     * it stands now (a customer the provider approved without a webhook reaching us is read from the provider).
+     */
     const approvedCustomerId = (integrationId: IntegrationId, userAddress: string) =>
       Effect.gen(function*() {
-        const customer = yield* customers.find({ integrationId, userAddress })
+        const customer = yield* customerKyc.current({ integrationId, userAddress: userAddress.toLowerCase() })
         if (!Option.exists(customer, (row) => row.kyc_status === "approved")) {
           return yield* Effect.fail(
             new NeedsKyc({

@@ -89,6 +89,25 @@ describe("a customer the provider approved without a webhook", () => {
     expect(await customerReads(customer.customerId)).toBe(2)
   }, 60_000)
 
+  it(
+    "a payout for a customer the provider approved without a webhook is created: the create reads the provider",
+    async () => {
+      const customer = await pendingCustomer()
+      await simCall(stack, `/__sim/customers/${customer.customerId}/approve`, {})
+      const created = await post(`${BREB}/payouts`, {
+        userAddress: customer.userAddress,
+        destinationCop: "250000",
+        breBKey: "@camila2024",
+        accountOwnerName: "Camila Rojas"
+      })
+      expect(created.status, created.text).toBe(201)
+      expect((await kycEvents(customer.userAddress)).filter((type) => type.startsWith("kyc."))).toEqual([
+        "kyc.approved"
+      ])
+    },
+    60_000
+  )
+
   it("answers the stored status while the provider fails, and another integration gets 404", async () => {
     const customer = await pendingCustomer()
     await simCall(stack, `/__sim/customers/${customer.customerId}/approve`, {})
