@@ -2,7 +2,7 @@
  * Realistic examples for the OpenAPI document, taken from a mock-mode run (quote and payout of 250,000 COP at a
  * 3,960 COP sell rate). A test validates each against its schema in the document.
  */
-import type { AdvancePayoutRequest, CreateWebhookEndpointRequest } from "./Event.ts"
+import type { AdvancePayoutRequest, CreateWebhookEndpointRequest, TriggerEventRequest } from "./Event.ts"
 import { PayoutId, PreviewId, QuoteId } from "./Ids.ts"
 import type { OtpSendRequest, OtpVerifyRequest } from "./Kyc.ts"
 import type { ConfirmPayoutRequest, CreatePayoutRequest } from "./Payout.ts"
@@ -202,7 +202,8 @@ export const REQUEST_BODY_EXAMPLES = {
     slippageBps: 50
   },
   ConfirmSwapRequest: { txHash: EXAMPLE_TX_HASHES.swap },
-  CreateWebhookEndpointRequest: { url: "http://127.0.0.1:4000/hooks", events: ["*"] }
+  CreateWebhookEndpointRequest: { url: "http://127.0.0.1:4000/hooks", events: ["*"] },
+  TriggerEventRequest: { type: "payout.refunded" }
 } as const satisfies {
   readonly OtpSendRequest: typeof OtpSendRequest.Encoded
   readonly OtpVerifyRequest: typeof OtpVerifyRequest.Encoded
@@ -213,6 +214,7 @@ export const REQUEST_BODY_EXAMPLES = {
   readonly PrepareSwapRequest: typeof PrepareSwapRequest.Encoded
   readonly ConfirmSwapRequest: typeof ConfirmSwapRequest.Encoded
   readonly CreateWebhookEndpointRequest: typeof CreateWebhookEndpointRequest.Encoded
+  readonly TriggerEventRequest: typeof TriggerEventRequest.Encoded
 }
 
 /**

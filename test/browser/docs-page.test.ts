@@ -175,7 +175,7 @@ describe.skipIf(chromiumBinary === undefined)("/docs in headless Chromium", () =
 
 /**
  * What a partner tries in order: quote, KYC, a payee preview, a payout confirmed and moved on, a swap prepared and confirmed, a
- * webhook endpoint. Path parameters name what an earlier step created.
+ * webhook endpoint, an event triggered. Path parameters name what an earlier step created.
  */
 const partnerSequence = (created: { payoutId?: string; intentId?: string }): ReadonlyArray<TryIt> => [
   { method: "GET", path: "/api/integrations/breb/quote" },
@@ -203,7 +203,8 @@ const partnerSequence = (created: { payoutId?: string; intentId?: string }): Rea
     path: "/api/integrations/swaps/{intentId}/confirm",
     pathParameters: () => ({ intentId: created.intentId })
   },
-  { method: "POST", path: "/api/integrations/webhook-endpoints" }
+  { method: "POST", path: "/api/integrations/webhook-endpoints" },
+  { method: "POST", path: "/api/integrations/test-helpers/events/trigger" }
 ]
 
 /**

@@ -316,6 +316,7 @@ describe("traps of Effect 4 the contract avoids", () => {
       "prepareSwap",
       "previewDestination",
       "sendOtp",
+      "triggerEvent",
       "verifyOtp"
     ])
     for (const [name, schema] of bodies) {

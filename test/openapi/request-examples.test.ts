@@ -16,7 +16,8 @@ import {
   OtpVerifyRequest,
   PrepareSwapRequest,
   PreviewDestinationRequest,
-  RejectUnknownFields
+  RejectUnknownFields,
+  TriggerEventRequest
 } from "@cop-integrations/contracts"
 import { Exit, Schema } from "effect"
 import { describe, expect, it } from "vitest"
@@ -30,7 +31,8 @@ const requestSchemas: Record<string, Schema.Top> = {
   AdvancePayoutRequest,
   PrepareSwapRequest,
   ConfirmSwapRequest,
-  CreateWebhookEndpointRequest
+  CreateWebhookEndpointRequest,
+  TriggerEventRequest
 }
 
 type JsonObject = Record<string, any>
