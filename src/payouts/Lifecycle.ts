@@ -190,21 +190,24 @@ export class Lifecycle extends Context.Service<Lifecycle>()("Lifecycle", {
         if (progress.status === null && Option.isNone(reported)) return false
         const found = yield* payouts.lockByTransfer(progress.transferId)
         if (Option.isNone(found)) return false
-        const steps = stepsForProgress(found.value.status, progress, (found.value.canceled_at ?? null) !== null)
+        const canceled = (found.value.canceled_at ?? null) !== null
+        const steps = stepsForProgress(found.value.status, progress, canceled)
         const recordTotal = Option.isSome(reported) &&
           (steps.length > 0 || (found.value.total_received_cop ?? null) === null)
         // A payout that moves, or one the partner confirmed first; not a late duplicate for a payout long finished.
         const fundsNewlyReceived = progress.fundsArrived &&
           (steps.length > 0 || found.value.status === "deposit_confirmed") &&
           !found.value.timeline.some((hop) => hop.status === "funds_received")
-        const refundMoves = found.value.status === "refunded" &&
-          Option.isSome(refundOf(found.value, progress, new Date(0)))
-        if (steps.length === 0 && !recordTotal && !fundsNewlyReceived && !refundMoves) return false
         const at = yield* now
+        const refundMoves = found.value.status === "refunded" && Option.isSome(refundOf(found.value, progress, at))
+        if (steps.length === 0 && !recordTotal && !fundsNewlyReceived && !refundMoves) return false
         // The provider's word that the deposit arrived: recorded once (the moment of a late deposit stays known).
         if (steps.includes("deposit_confirmed")) yield* payouts.markDepositSeen(found.value.id, at)
         if (found.value.status === "expired" && steps.length > 0) {
-          yield* Effect.logInfo("provider reported funds for an expired payout: it moves forward (late deposit)").pipe(
+          const message = canceled
+            ? "provider reported funds for a canceled payout: they are returned, not paid out"
+            : "provider reported funds for an expired payout: it moves forward (late deposit)"
+          yield* Effect.logInfo(message).pipe(
             Effect.annotateLogs({ payoutId: found.value.id, transferId: progress.transferId, status: progress.status })
           )
         }
