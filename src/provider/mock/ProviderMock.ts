@@ -60,8 +60,9 @@ export const ProviderMock = Layer.effect(
           depositAmount: amount
         })),
       cancelTransfer: () => unlessUnavailable(Effect.void),
-      // The mock's KYC links start approved, so the mock's customers are approved.
-      getCustomerKyc: () => unlessUnavailable(Effect.succeed("approved")),
+      // The mock's KYC links start approved, so a customer still undecided was not decided by the mock (a provider
+      // webhook or a test decides it): the mock has no newer word, as it has none on its transfers.
+      getCustomerKyc: () => unlessUnavailable(Effect.succeed("pending")),
       // The mock's transfers progress through scheduled jobs, never by polling: nothing to reconcile.
       getTransfer: (transferId) => Effect.succeed(noProgress(transferId))
     })
