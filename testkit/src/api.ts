@@ -86,8 +86,8 @@ export const makeCall = (http: Http, policy: CallPolicy): Call => (name, input =
       policy.warn(unknownEventTypesWarning(`${spec.method} ${spec.path}`, checked.unknownEventTypes), exchange)
     }
     if (response.status === spec.successStatus) {
-      // The endpoint's wire codec of its success schema: TypeScript cannot narrow the schema table by a generic key,
-      // and the contract declares each name's success with that name's schema (testkit/test/contract.test.ts holds it).
+      // The endpoint's wire codec of its success schema, reflected from the same endpoint whose declared type SuccessOf
+      // reads: TypeScript cannot follow a generic name from the type of IntegrationsApi to its reflection at run time.
       const schema = spec.success as Schema.Decoder<SuccessOf<typeof name>>
       const value = Result.getOrThrowWith(
         decodeResource(schema, checked.json, policy.strict),

@@ -3,75 +3,20 @@
  * schema of its success, the statuses and schemas of its declared errors), reflected from the HttpApi
  * definition itself, and the check every response of a run goes through.
  */
-import {
-  Authentication,
-  DestinationPreviewResult,
-  ErrorBody,
-  EventList,
-  EventType,
-  EventWithAttempts,
-  KycCustomer,
-  KycCustomerRecord,
-  Health,
-  IntegrationsApi,
-  OtpSendResponse,
-  OtpVerifyResponse,
-  Payout,
-  PayoutList,
-  PingEvent,
-  Quote,
-  Readiness,
-  Redelivery,
-  SwapIntent,
-  SwapList,
-  TriggeredEvent,
-  WebhookAck,
-  WebhookEndpoint,
-  WebhookEndpointList,
-  WebhookEndpointWithSecret
-} from "@cop-integrations/contracts"
+import { Authentication, ErrorBody, EventType, IntegrationsApi } from "@cop-integrations/contracts"
 import { Context, Result, Schema, SchemaIssue, SchemaParser } from "effect"
-import { HttpApi, type HttpApiEndpoint, HttpApiSchema } from "effect/http-api"
+import { HttpApi, type HttpApiEndpoint, type HttpApiGroup, HttpApiSchema } from "effect/http-api"
 import type { AST, ParseOptions } from "effect/SchemaAST"
 
-/** The success body of each endpoint, by the contract's endpoint name. */
-export const successSchemas = {
-  quote: Quote,
-  sendOtp: OtpSendResponse,
-  verifyOtp: OtpVerifyResponse,
-  getKycCustomer: KycCustomerRecord,
-  previewDestination: DestinationPreviewResult,
-  createPayout: Payout,
-  getPayout: Payout,
-  confirmPayout: Payout,
-  cancelPayout: Payout,
-  listPayouts: PayoutList,
-  prepareSwap: SwapIntent,
-  getSwap: SwapIntent,
-  confirmSwap: SwapIntent,
-  listSwaps: SwapList,
-  createWebhookEndpoint: WebhookEndpointWithSecret,
-  listWebhookEndpoints: WebhookEndpointList,
-  getWebhookEndpoint: WebhookEndpoint,
-  deleteWebhookEndpoint: Schema.Void,
-  rotateWebhookSecret: WebhookEndpointWithSecret,
-  pingWebhookEndpoint: PingEvent,
-  listEvents: EventList,
-  getEvent: EventWithAttempts,
-  redeliverEvent: Redelivery,
-  advancePayout: Payout,
-  expirePayout: Payout,
-  delayPayout: Payout,
-  expireSwap: SwapIntent,
-  triggerEvent: TriggeredEvent,
-  rejectKyc: KycCustomer,
-  provider: WebhookAck,
-  healthz: Health,
-  readyz: Readiness
-} as const
+/** Every endpoint of the contract, as the type of `IntegrationsApi` declares them (its groups' endpoints). */
+type ContractEndpoints = typeof IntegrationsApi extends HttpApi.HttpApi<string, infer Groups>
+  ? HttpApiGroup.Endpoints<Groups>
+  : never
 
-export type EndpointName = keyof typeof successSchemas
-export type SuccessOf<E extends EndpointName> = (typeof successSchemas)[E]["Type"]
+/** The contract's endpoint names (`cancelPayout`, …): an endpoint the contract adds is one more, with no edit here. */
+export type EndpointName = HttpApiEndpoint.Identifier<ContractEndpoints>
+/** What the success body of endpoint `E` decodes to, as the contract declares it (void for no content). */
+export type SuccessOf<E extends EndpointName> = HttpApiEndpoint.SuccessWithIdentifier<ContractEndpoints, E>
 
 /** A schema read from the contract at run time: it decodes wire values and needs no service. */
 export type WireSchema = Schema.Decoder<unknown>
@@ -114,8 +59,6 @@ const inputParseOptions = (annotations: Context.Context<never>): InputParseOptio
   }
 }
 
-const isEndpointName = (name: string): name is EndpointName => Object.hasOwn(successSchemas, name)
-
 /** The schema of an AST the contract declares (the endpoint's wire codec): it has no service to ask for. */
 const wireSchema = (ast: AST): WireSchema => Schema.make<WireSchema>(ast)
 
@@ -137,12 +80,13 @@ const reflectEndpoints = (): ReadonlyMap<EndpointName, EndpointSpec> => {
   HttpApi.reflect(IntegrationsApi, {
     onGroup: () => {},
     onEndpoint: ({ endpoint, errors, mergedAnnotations, middleware, successes }) => {
-      if (!isEndpointName(endpoint.identifier)) throw new Error(`the kit does not know endpoint ${endpoint.identifier}`)
       const [successStatus, success] = [...successes.entries()][0] ?? [204, [Schema.Void]]
       const payload = jsonPayload(endpoint)
       const successAst = astOf(success)
-      specs.set(endpoint.identifier, {
-        name: endpoint.identifier,
+      // Reflection walks the endpoints of IntegrationsApi, so its identifiers are the contract's endpoint names.
+      const name = endpoint.identifier as EndpointName
+      specs.set(name, {
+        name,
         method: endpoint.method,
         path: endpoint.path,
         authenticated: (middleware as ReadonlySet<unknown>).has(Authentication),

@@ -4,13 +4,25 @@
  * before it is sent, so a delivery the kit makes is one the API could make. Every run uses new ids, so the state a
  * receiver kept from an earlier run never meets this one's.
  */
-import { Event, EventType, openApiDocument, PayoutEvent } from "@cop-integrations/contracts"
+import {
+  Event,
+  EventType,
+  KycEventType,
+  type KycStatus,
+  openApiDocument,
+  PayoutEvent,
+  PayoutEventType,
+  type PayoutStatus,
+  type PingEventType,
+  SwapEventType,
+  type SwapStatus
+} from "@cop-integrations/contracts"
 import { randomBytes } from "node:crypto"
 import { Schema } from "effect"
 
 export interface KitEvent {
   readonly id: string
-  readonly type: string
+  readonly type: EventType
   readonly createdAt: string
   /** The payout the event is about, for the state probe (undefined for other resources). */
   readonly payoutId: string | undefined
@@ -33,23 +45,44 @@ const payoutExample = (): Record<string, unknown> => {
   return example as Record<string, unknown>
 }
 
-/** The payout status each `payout.*` event reports; a payout event type added later reports `processing`. */
-const PAYOUT_STATUS: Record<string, string> = {
+/**
+ * The payout status each `payout.*` event reports. Typed over the contract's literals: a payout event type the contract
+ * adds fails to compile here until it is given its status, and so does a status no event reports (below).
+ */
+const PAYOUT_STATUS = {
   "payout.created": "awaiting_deposit",
   "payout.deposit_confirmed": "deposit_confirmed",
   "payout.processing": "processing",
   "payout.completed": "completed",
   "payout.failed": "failed",
   "payout.refunded": "refunded",
-  "payout.expired": "expired"
-}
+  "payout.expired": "expired",
+  // Sent while the payout stays in deposit_confirmed or processing past the service's threshold.
+  "payout.delayed": "processing"
+} as const satisfies Record<typeof PayoutEventType.Type, PayoutStatus>
+
+/** A payout status no event above reports: the kit's deliveries would never show it to a receiver. */
+type UnreportedPayoutStatus = Exclude<PayoutStatus, (typeof PAYOUT_STATUS)[keyof typeof PAYOUT_STATUS]>
+/** Fails to compile, naming the status, while one is unreported. */
+export const everyPayoutStatusReported: [UnreportedPayoutStatus] extends [never] ? true : UnreportedPayoutStatus = true
+
+const KYC_STATUS = {
+  "kyc.approved": "approved",
+  "kyc.rejected": "rejected"
+} as const satisfies Record<typeof KycEventType.Type, KycStatus>
+
+const SWAP_STATUS = {
+  "swap.confirmed": "confirmed",
+  "swap.failed": "failed",
+  "swap.expired": "expired"
+} as const satisfies Record<typeof SwapEventType.Type, SwapStatus>
 
 const USER = "0x52908400098527886E0F7030069857D2E4169EE7"
 const TOKEN = "0xcebA9300f2b948710d2653dD7B07f33A8B32118C"
 
-const payoutObject = (type: string, payoutId: string, at: string): Record<string, unknown> => {
+const payoutObject = (type: typeof PayoutEventType.Type, payoutId: string, at: string): Record<string, unknown> => {
   const example = payoutExample()
-  const status = PAYOUT_STATUS[type] ?? "processing"
+  const status = PAYOUT_STATUS[type]
   const receipt = example["receipt"] as Record<string, unknown>
   return {
     ...example,
@@ -60,9 +93,9 @@ const payoutObject = (type: string, payoutId: string, at: string): Record<string
   }
 }
 
-const swapObject = (type: string, at: string): Record<string, unknown> => ({
+const swapObject = (type: typeof SwapEventType.Type, at: string): Record<string, unknown> => ({
   intentId: newId("sw_", 22),
-  status: type.slice("swap.".length),
+  status: SWAP_STATUS[type],
   userAddress: USER,
   fromToken: "USDC",
   toToken: "COPm",
@@ -79,21 +112,26 @@ const swapObject = (type: string, at: string): Record<string, unknown> => ({
   expiresAt: at
 })
 
-const objectOf = (type: string, payoutId: string, at: string): Record<string, unknown> => {
-  if (type.startsWith("payout.")) return payoutObject(type, payoutId, at)
-  if (type.startsWith("kyc.")) {
-    return { userAddress: USER, kycStatus: type.slice("kyc.".length), kycUrl: null }
-  }
-  if (type.startsWith("swap.")) return swapObject(type, at)
-  return {
-    endpointId: newId("we_", 22),
-    url: "http://127.0.0.1:3000/hooks",
-    events: ["*"],
-    status: "enabled",
-    disabledReason: null,
-    createdAt: at,
-    updatedAt: at
-  }
+const endpointObject = (_type: typeof PingEventType.Type, at: string): Record<string, unknown> => ({
+  endpointId: newId("we_", 22),
+  url: "http://127.0.0.1:3000/hooks",
+  events: ["*"],
+  status: "enabled",
+  disabledReason: null,
+  createdAt: at,
+  updatedAt: at
+})
+
+const isPayoutEventType = Schema.is(PayoutEventType)
+const isKycEventType = Schema.is(KycEventType)
+const isSwapEventType = Schema.is(SwapEventType)
+
+/** The resource an event carries; an event type of a resource the contract adds fails to compile until it has one. */
+const objectOf = (type: EventType, payoutId: string, at: string): Record<string, unknown> => {
+  if (isPayoutEventType(type)) return payoutObject(type, payoutId, at)
+  if (isKycEventType(type)) return { userAddress: USER, kycStatus: KYC_STATUS[type], kycUrl: null }
+  if (isSwapEventType(type)) return swapObject(type, at)
+  return endpointObject(type, at)
 }
 
 const decodeEvent = Schema.decodeUnknownSync(Event)
@@ -114,7 +152,7 @@ const nextSequence = (resourceId: string): number => {
  * One event of `type`, at `at`, about `payoutId` when it is a payout event. It must decode with the contract's Event
  * schema (else the kit, not the receiver, is wrong: it throws).
  */
-export const makeEvent = (type: string, at: Date, payoutId: string = newId("po_", 22)): KitEvent => {
+export const makeEvent = (type: EventType, at: Date, payoutId: string = newId("po_", 22)): KitEvent => {
   const createdAt = at.toISOString()
   const object = objectOf(type, payoutId, createdAt)
   const resourceId = String(object["payoutId"] ?? object["intentId"] ?? object["userAddress"] ?? object["endpointId"])
@@ -136,7 +174,12 @@ export const makeEvent = (type: string, at: Date, payoutId: string = newId("po_"
 }
 
 /** Every event type the contract declares, in its order. */
-export const eventTypes = (): ReadonlyArray<string> => EventType.literals
+export const eventTypes = (): ReadonlyArray<EventType> => EventType.literals
 
 /** The lifecycle of a payout that completes, in order: these share one payout in the kit's deliveries. */
-export const HAPPY_PATH = ["payout.created", "payout.deposit_confirmed", "payout.processing", "payout.completed"]
+export const HAPPY_PATH: ReadonlyArray<EventType> = [
+  "payout.created",
+  "payout.deposit_confirmed",
+  "payout.processing",
+  "payout.completed"
+]

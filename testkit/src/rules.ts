@@ -6,6 +6,7 @@
  * Ids are never reused: a rule that goes away leaves a gap.
  */
 import type { EndpointName } from "./contract.ts"
+import { docsFragment } from "./docsAddress.ts"
 
 /** Sections of the Integrations API's README, by their GitHub anchor (testkit/test/rules.test.ts checks each exists). */
 export type ReadmeSection =
@@ -22,53 +23,16 @@ export type ReadmeSection =
   | "money"
   | "versioning"
 
-/** Where a rule is stated: a README section, or an operation of the contract (shown on `/docs`). */
-export type Reference = `README#${ReadmeSection}` | DocumentedEndpoint
-
-export interface Rule {
-  readonly statement: string
-  readonly see: readonly [Reference, ...Array<Reference>]
-}
-
 /**
- * The `/docs` page (Scalar) addresses an operation as `#tag/<tag, lower case, spaces as ->/<METHOD><path>`, the path as
- * the OpenAPI document writes it (checked against contracts/openapi.json by testkit/test/rules.test.ts).
+ * Where a rule may say it is stated: a README section, or an operation of the contract by its endpoint name (shown on
+ * `/docs` at the address docsAddress.ts reads from the contract's document).
  */
-const DOCS_OPERATIONS = {
-  quote: "tag/bre-b/GET/api/integrations/breb/quote",
-  sendOtp: "tag/bre-b/POST/api/integrations/breb/kyc/otp/send",
-  verifyOtp: "tag/bre-b/POST/api/integrations/breb/kyc/otp/verify",
-  getKycCustomer: "tag/bre-b/GET/api/integrations/breb/kyc/customers/{userAddress}",
-  previewDestination: "tag/bre-b/POST/api/integrations/breb/destinations/preview",
-  createPayout: "tag/bre-b/POST/api/integrations/breb/payouts",
-  listPayouts: "tag/bre-b/GET/api/integrations/breb/payouts",
-  getPayout: "tag/bre-b/GET/api/integrations/breb/payouts/{payoutId}",
-  confirmPayout: "tag/bre-b/POST/api/integrations/breb/payouts/{payoutId}/confirm",
-  cancelPayout: "tag/bre-b/POST/api/integrations/breb/payouts/{payoutId}/cancel",
-  prepareSwap: "tag/swaps/POST/api/integrations/swaps",
-  listSwaps: "tag/swaps/GET/api/integrations/swaps",
-  getSwap: "tag/swaps/GET/api/integrations/swaps/{intentId}",
-  confirmSwap: "tag/swaps/POST/api/integrations/swaps/{intentId}/confirm",
-  createWebhookEndpoint: "tag/events/POST/api/integrations/webhook-endpoints",
-  rotateWebhookSecret: "tag/events/POST/api/integrations/webhook-endpoints/{endpointId}/rotate-secret",
-  pingWebhookEndpoint: "tag/events/POST/api/integrations/webhook-endpoints/{endpointId}/ping",
-  listEvents: "tag/events/GET/api/integrations/events",
-  getEvent: "tag/events/GET/api/integrations/events/{eventId}",
-  redeliverEvent: "tag/events/POST/api/integrations/events/{eventId}/redeliver",
-  advancePayout: "tag/test-helpers/POST/api/integrations/test-helpers/payouts/{payoutId}/advance",
-  expirePayout: "tag/test-helpers/POST/api/integrations/test-helpers/payouts/{payoutId}/expire",
-  delayPayout: "tag/test-helpers/POST/api/integrations/test-helpers/payouts/{payoutId}/delay",
-  expireSwap: "tag/test-helpers/POST/api/integrations/test-helpers/swaps/{intentId}/expire",
-  triggerEvent: "tag/test-helpers/POST/api/integrations/test-helpers/events/trigger",
-  rejectKyc: "tag/test-helpers/POST/api/integrations/test-helpers/kyc/{userAddress}/reject",
-  provider: "tag/webhooks/POST/api/integrations/webhooks/provider",
-  healthz: "tag/health/GET/healthz",
-  readyz: "tag/health/GET/readyz"
-} as const satisfies Partial<Record<EndpointName, string>>
+type Citable = `README#${ReadmeSection}` | EndpointName
 
-export type DocumentedEndpoint = keyof typeof DOCS_OPERATIONS
-
-export const docsFragments: Readonly<Record<DocumentedEndpoint, string>> = DOCS_OPERATIONS
+interface CitingRule {
+  readonly statement: string
+  readonly see: readonly [Citable, ...Array<Citable>]
+}
 
 export const RULES = {
   "R-AUTH-1": {
@@ -484,7 +448,19 @@ export const RULES = {
       "a receiver answers 2xx to an event older than the state it has and does not move the resource back (a payout only moves forward)",
     see: ["README#events-to-partners-webhooks"]
   }
-} as const satisfies Record<string, Rule>
+} as const satisfies Record<string, CitingRule>
+
+/**
+ * Where a rule is stated: a README section (`README#errors`), or an operation of the contract by its endpoint name
+ * (`getPayout`, shown on `/docs`). The ones the rules cite: the contract's names stay out of the published declarations,
+ * which reach no module of effect's.
+ */
+export type Reference = (typeof RULES)[keyof typeof RULES]["see"][number]
+
+export interface Rule {
+  readonly statement: string
+  readonly see: readonly [Reference, ...Array<Reference>]
+}
 
 export type RuleId = keyof typeof RULES
 
@@ -495,7 +471,7 @@ export const README_URL = "https://github.com/cop-integrations/integrations-api/
 
 /** `README#errors`, or the `/docs` page's address of an operation. */
 export const referenceText = (reference: Reference): string =>
-  reference.startsWith("README#") ? reference : `/docs#${docsFragments[reference as DocumentedEndpoint]}`
+  reference.startsWith("README#") ? reference : `/docs#${docsFragment(reference as EndpointName)}`
 
 /** One line per rule, as failures show it: `R-TXHASH-1: <statement> (README#errors, /docs#…)`. */
 export const describeRule = (id: RuleId): string => {

@@ -2,16 +2,9 @@
  * testkit/RULES.md, rendered from the rules (rules.ts) and the scenarios that cite them: `npm run rules` writes it,
  * testkit/test/rules.test.ts fails while the committed file differs.
  */
-import { openApiDocument } from "@cop-integrations/contracts"
-import {
-  docsFragments,
-  type DocumentedEndpoint,
-  README_URL,
-  type Reference,
-  RULES,
-  type RuleId,
-  ruleIds
-} from "./rules.ts"
+import type { EndpointName } from "./contract.ts"
+import { docsFragment, operationAt } from "./docsAddress.ts"
+import { README_URL, type Reference, RULES, type RuleId, ruleIds } from "./rules.ts"
 import { RECEIVER_SCENARIOS } from "./receiverKit.ts"
 import type { Scenario } from "./scenario.ts"
 import { allScenarios } from "./scenarios/index.ts"
@@ -19,42 +12,9 @@ import { allScenarios } from "./scenarios/index.ts"
 /** What the listing needs of a scenario: the server-side kit's and the receiver kit's (receiverKit.ts) alike. */
 type Checker = Pick<Scenario, "id" | "title" | "rules">
 
-interface Operation {
-  readonly operationId: string
-  readonly method: string
-  readonly path: string
-  readonly tag: string
-}
-
-const operations = (): ReadonlyArray<Operation> => {
-  const document = openApiDocument() as unknown as {
-    readonly paths: Record<string, Record<string, { readonly operationId?: string; readonly tags?: Array<string> }>>
-  }
-  return Object.entries(document.paths).flatMap(([path, item]) =>
-    Object.entries(item).map(([method, operation]) => ({
-      operationId: operation.operationId ?? "",
-      method: method.toUpperCase(),
-      path,
-      tag: operation.tags?.[0] ?? ""
-    }))
-  )
-}
-
-/** How Scalar's /docs page names a tag in its addresses: lower case, spaces as `-`. */
-export const scalarTagSlug = (tag: string): string => tag.toLowerCase().replace(/[^a-z0-9 _-]/g, "").replace(/ /g, "-")
-
-/** The operation of the OpenAPI document a `/docs` fragment addresses; throws when there is none. */
-export const operationAt = (fragment: string): Operation => {
-  const found = operations().find((operation) =>
-    `tag/${scalarTagSlug(operation.tag)}/${operation.method}${operation.path}` === fragment
-  )
-  if (found === undefined) throw new Error(`no operation of the contract is at /docs#${fragment}`)
-  return found
-}
-
 const link = (reference: Reference): string => {
   if (reference.startsWith("README#")) return `[${reference}](${README_URL}${reference.slice("README".length)})`
-  const fragment = docsFragments[reference as DocumentedEndpoint]
+  const fragment = docsFragment(reference as EndpointName)
   const operation = operationAt(fragment)
   return `\`/docs#${fragment}\` (\`${operation.method} ${operation.path}\`, operationId \`${operation.operationId}\`)`
 }

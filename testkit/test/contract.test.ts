@@ -1,37 +1,55 @@
-import { IntegrationsApi } from "@cop-integrations/contracts"
-import { SchemaAST } from "effect"
-import { HttpApi } from "effect/http-api"
-import { describe, expect, it } from "vitest"
-import { contractProblem, endpoint, endpoints, successSchemas } from "../src/contract.ts"
+import type { Payout } from "@cop-integrations/contracts"
+import { readFileSync } from "node:fs"
+import { describe, expect, expectTypeOf, it } from "vitest"
+import { contractProblem, endpoint, type EndpointName, endpoints, type SuccessOf } from "../src/contract.ts"
 import { allScenarios } from "../src/scenarios/index.ts"
 import { KIT_NAME, KIT_VERSION } from "../src/version.ts"
 import packageJson from "../package.json" with { type: "json" }
 
+interface DocumentOperation {
+  readonly operationId: string
+  readonly responses: Record<string, { readonly content?: Record<string, { readonly schema?: { $ref?: string } }> }>
+}
+
+/** The committed OpenAPI document partners read: written from the same contract, by another path than the kit's. */
+const document = JSON.parse(readFileSync(new URL("../../contracts/openapi.json", import.meta.url), "utf8")) as {
+  readonly paths: Record<string, Record<string, DocumentOperation>>
+  readonly components: { readonly schemas: Record<string, { readonly examples?: ReadonlyArray<unknown> }> }
+}
+
+const documentOperations = Object.entries(document.paths).flatMap(([path, item]) =>
+  Object.entries(item).map(([method, operation]) => ({ method: method.toUpperCase(), path, operation }))
+)
+
 describe("the kit reads the contract", () => {
-  it("knows every endpoint of IntegrationsApi, with the contract's own success schema", () => {
-    const names: Array<string> = []
-    HttpApi.reflect(IntegrationsApi, {
-      onGroup: () => {},
-      onEndpoint: ({ endpoint: e }) => void names.push(e.identifier)
-    })
-    expect([...endpoints.keys()].sort()).toEqual(names.sort())
-    // The contract may re-annotate a schema (e.g. with its status): the fields (of each member of a union) are the
-    // same objects; a 204 has no body (void).
-    const members = (ast: SchemaAST.AST): ReadonlyArray<unknown> =>
-      SchemaAST.isObjects(ast)
-        ? [ast.propertySignatures]
-        : SchemaAST.isUnion(ast)
-        ? ast.types.flatMap(members)
-        : SchemaAST.isVoid(ast)
-        ? ["void"]
-        : []
-    for (const [name, schema] of Object.entries(successSchemas)) {
-      const reflected = members(endpoint(name as keyof typeof successSchemas).successAst)
-      const own = members(schema.ast)
-      expect(reflected.length, name).toBeGreaterThan(0)
-      expect(reflected.length, name).toBe(own.length)
-      reflected.forEach((part, i) => expect(part, name).toBe(own[i]))
+  it("knows every operation of the contract's document, with its method, path, success status and schema", () => {
+    expect([...endpoints.keys()].sort()).toEqual(
+      documentOperations.map(({ operation }) => operation.operationId.split(".").at(-1)).sort()
+    )
+    for (const { method, operation, path } of documentOperations) {
+      const spec = endpoint(operation.operationId.split(".").at(-1) as EndpointName)
+      const statuses = Object.keys(operation.responses).map(Number)
+      const [successStatus] = statuses.filter((status) => status < 300)
+      expect([spec.method, spec.path.replace(/:([A-Za-z0-9_]+)/g, "{$1}"), spec.successStatus], spec.name).toEqual([
+        method,
+        path,
+        successStatus
+      ])
+      for (const status of spec.errors.keys()) expect(statuses, `${spec.name} ${status}`).toContain(status)
+      const ref = operation.responses[String(successStatus)]?.content?.["application/json"]?.schema?.$ref
+      const example = ref === undefined ? undefined : document.components.schemas[ref.split("/").at(-1)!]?.examples?.[0]
+      if (example !== undefined) {
+        expect(contractProblem(spec, { status: successStatus!, isJson: true, json: example })).toBeUndefined()
+      }
     }
+  })
+
+  it("types each endpoint's name and success as the contract declares them", () => {
+    expectTypeOf<"cancelPayout">().toExtend<EndpointName>()
+    expectTypeOf<"noSuchEndpoint">().not.toExtend<EndpointName>()
+    expectTypeOf<SuccessOf<"cancelPayout">>().toEqualTypeOf<Payout>()
+    expectTypeOf<SuccessOf<"deleteWebhookEndpoint">>().toEqualTypeOf<void>()
+    expect(endpoint("deleteWebhookEndpoint").successStatus).toBe(204)
   })
 
   it("holds a response to its declared status, its schema and the errorCodes allowed at that status", () => {

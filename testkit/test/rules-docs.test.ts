@@ -1,15 +1,17 @@
 /**
- * The `/docs#…` addresses the rules cite (testkit/src/rules.ts) open their operation on the served reference page, in
- * headless Chromium (Debian's `chromium`, or CHROMIUM_BIN): each address is the id of the operation's section on the
- * page, with the operation's heading. (Whether the page has scrolled to it yet is left out: Scalar renders sections
- * lazily, so content rendered above a section can move it after the jump, which made that check flaky.) Where no
- * Chromium binary exists the test is skipped, saying so loudly: it is never counted as passed.
+ * The `/docs#…` addresses of the contract's operations (testkit/src/docsAddress.ts), which the rules cite, open their
+ * operation on the served reference page, in headless Chromium (Debian's `chromium`, or CHROMIUM_BIN): each address is
+ * the id of the operation's section on the page, with the operation's heading. (Whether the page has scrolled to it
+ * yet is left out: Scalar renders sections lazily, so content rendered above a section can move it after the jump,
+ * which made that check flaky.) Where no Chromium binary exists the test is skipped, saying so loudly: it is never
+ * counted as passed.
  */
 import { existsSync } from "node:fs"
 import { type Browser, chromium } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestServer, type TestServer } from "../../test/support/server.ts"
-import { docsFragments } from "../src/rules.ts"
+import { endpoints } from "../src/contract.ts"
+import { docsFragment } from "../src/docsAddress.ts"
 
 const chromiumBinary = [process.env["CHROMIUM_BIN"], "/usr/bin/chromium", "/usr/bin/chromium-browser"]
   .find((candidate): candidate is string => candidate !== undefined && candidate !== "" && existsSync(candidate))
@@ -40,7 +42,10 @@ describe.skipIf(chromiumBinary === undefined)("the /docs addresses rules cite, i
     await page.goto(`${server.baseUrl}/docs`, { waitUntil: "networkidle" })
     const shown: Record<string, string> = {}
     for (
-      const fragment of [...Object.values(docsFragments), "tag/bre-b/POST/api/integrations/breb/no-such-operation"]
+      const fragment of [
+        ...[...endpoints.keys()].map(docsFragment),
+        "tag/bre-b/POST/api/integrations/breb/no-such-operation"
+      ]
     ) {
       await page.evaluate((address) => (location.hash = address), fragment)
       // Scalar gives each operation's section an id ending in its address (a document prefix before it).

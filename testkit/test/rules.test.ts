@@ -7,9 +7,11 @@ import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
-import { docsFragments, type DocumentedEndpoint, README_URL, referenceText, RULES, ruleIds } from "../src/rules.ts"
+import { endpoints } from "../src/contract.ts"
+import { docsFragment } from "../src/docsAddress.ts"
 import { RECEIVER_SCENARIOS } from "../src/receiverKit.ts"
-import { operationAt, renderRulesMarkdown } from "../src/rulesMarkdown.ts"
+import { README_URL, referenceText, RULES, ruleIds } from "../src/rules.ts"
+import { renderRulesMarkdown } from "../src/rulesMarkdown.ts"
 import { allScenarios } from "../src/scenarios/index.ts"
 
 const kitRoot = fileURLToPath(new URL("..", import.meta.url))
@@ -71,12 +73,21 @@ describe("rules and the scenarios that check them", () => {
     for (const reference of cited) expect(anchors, reference).toContain(reference.slice("README#".length))
   })
 
-  it("every /docs address is the operation of that endpoint in the contract's document", () => {
-    for (const [name, fragment] of Object.entries(docsFragments)) {
-      const operation = operationAt(fragment)
-      expect(operation.operationId.split(".").at(-1), fragment).toBe(name)
-      expect(referenceText(name as DocumentedEndpoint)).toBe(`/docs#${fragment}`)
+  it("every endpoint's /docs address is its operation in the committed contracts/openapi.json, as Scalar names it", () => {
+    const document = JSON.parse(readFileSync(join(repoRoot, "contracts", "openapi.json"), "utf8")) as {
+      readonly paths: Record<string, Record<string, { readonly operationId: string; readonly tags: Array<string> }>>
     }
+    // Scalar's address of an operation: tag/<tag, lower case, spaces as ->/<METHOD><path as the document writes it>.
+    const addresses = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, operation]) => [
+        operation.operationId.split(".").at(-1),
+        `tag/${operation.tags[0]!.toLowerCase().replace(/ /g, "-")}/${method.toUpperCase()}${path}`
+      ])
+    )
+    expect([...endpoints.keys()].map((name) => [name, docsFragment(name)]).sort()).toEqual(addresses.sort())
+    expect(docsFragment("cancelPayout")).toBe("tag/bre-b/POST/api/integrations/breb/payouts/{payoutId}/cancel")
+    expect(docsFragment("readyz")).toBe("tag/health/GET/readyz")
+    expect(referenceText("getPayout")).toBe("/docs#tag/bre-b/GET/api/integrations/breb/payouts/{payoutId}")
   })
 
   it("testkit/RULES.md is what `npm run rules` writes (run it after changing a rule or a scenario)", () => {
