@@ -35,6 +35,13 @@ const positiveInt = (name: string, fallback: number) =>
     check(name, "must be a positive integer", (n: number) => n > 0)
   )
 
+/** A rate: a positive number, decimals allowed (`0.5`: one every two seconds). */
+const positiveRate = (name: string, fallback: number) =>
+  Config.Number(name).pipe(
+    Config.withDefault(fallback),
+    check(name, "must be a positive number", (n: number) => Number.isFinite(n) && n > 0)
+  )
+
 /** Load balancers whose X-Forwarded-For / Forwarded name the client (src/http/ClientAddress.ts); none by default. */
 const trustedProxies = Config.String("TRUSTED_PROXIES").pipe(
   Config.withDefault(""),
@@ -116,7 +123,7 @@ export const AppConfigShape = Config.all({
   /** A payout in deposit_confirmed or processing unchanged this long is reported delayed (`payout.delayed`, once). */
   payoutDelayedAfterMinutes: positiveInt("PAYOUT_DELAYED_AFTER_MINUTES", 30),
   brebMaxCop: decimal("BREB_MAX_COP", "11552000"),
-  rateLimitPerSecond: positiveInt("RATE_LIMIT_PER_SECOND", 100),
+  rateLimitPerSecond: positiveRate("RATE_LIMIT_PER_SECOND", 100),
   rateLimitBurst: positiveInt("RATE_LIMIT_BURST", 200),
   /** Destination verifications per integration a minute; unset: the mode's default (src/App.ts). */
   previewRateLimitPerMinute: Config.option(

@@ -159,7 +159,9 @@ describe("keys at rest", () => {
 describe("rate limit", () => {
   let limited: TestServer
   beforeAll(async () => {
-    limited = await startTestServer({ env: { RATE_LIMIT_PER_SECOND: "1", RATE_LIMIT_BURST: "3" } })
+    // A token every 1,000 s: however slowly a busy machine sends the four requests, none is refilled in between
+    // (at 1 a second, four requests spread over more than a second met a refilled bucket and the fourth got 200).
+    limited = await startTestServer({ env: { RATE_LIMIT_PER_SECOND: "0.001", RATE_LIMIT_BURST: "3" } })
   })
   afterAll(() => limited?.close())
 
