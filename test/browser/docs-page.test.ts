@@ -16,6 +16,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { repoRoot } from "../support/process.ts"
 import { startTestServer, type TestServer } from "../support/server.ts"
 
+/**
+ * How long one page step (a render, a request the page sends, its answer taken in) may take: seconds on a quiet
+ * machine; at load 10-16 Chromium renders the reference's bundle many times slower, and 20 s was not always enough.
+ */
+const STEP_DEADLINE_MS = 60_000
 const chromiumBinary = [
   process.env["CHROMIUM_BIN"],
   "/usr/bin/chromium",
@@ -137,7 +142,7 @@ describe.skipIf(chromiumBinary === undefined)("/docs in headless Chromium", () =
     expect(summaries.length).toBeGreaterThan(20)
     expect(summaries.filter((summary) => !listed.has(withoutZeroWidth(summary)))).toEqual([])
     expect(EventType.literals.filter((type) => !listed.has(type))).toEqual([])
-    await expect.poll(() => page.getByText("webhook.verify(rawBody, headers)").count(), { timeout: 20_000 })
+    await expect.poll(() => page.getByText("webhook.verify(rawBody, headers)").count(), { timeout: STEP_DEADLINE_MS })
       .toBeGreaterThan(0)
   })
 
@@ -169,7 +174,8 @@ describe.skipIf(chromiumBinary === undefined)("/docs in headless Chromium", () =
       console.log(`Try-it results per operation:\n${lines.join("\n")}`)
       expect(results.filter((result) => result.problems.length > 0)).toEqual([])
     },
-    240_000
+    // every step may take up to its deadline on a busy machine; the steps' sum, with margin
+    600_000
   )
 })
 
@@ -230,12 +236,12 @@ const tryIt = async (page: Page, apiKey: string, operation: Operation, step: Try
   const [answer] = await Promise.all([
     page.waitForResponse(
       (response) => response.request().method() === step.method && new URL(response.url()).pathname === path,
-      { timeout: 20_000 }
+      { timeout: STEP_DEADLINE_MS }
     ).catch(() => undefined),
     send.click()
   ])
   // Closed once the page has taken the answer in (closed sooner, the next request's Send stays disabled).
-  await expect.poll(() => send.isEnabled(), { timeout: 20_000 }).toBe(true)
+  await expect.poll(() => send.isEnabled(), { timeout: STEP_DEADLINE_MS }).toBe(true)
   await page.keyboard.press("Escape")
   if (answer === undefined) return notSent(`the page sent no request to ${path}`)
   const body = await answer.text()

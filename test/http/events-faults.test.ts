@@ -158,7 +158,9 @@ describe("an endpoint that fails for the whole retry window", () => {
       )
       expect(current.status).toBe("disabled")
       return current
-    }, { timeout: 10_000, interval: 50 })
+      // The work: failed attempts 50 ms, 100 ms, 200 ms … apart until the 1 s window has passed, about 1.6 s on a quiet
+      // machine; on one at load 10-16 every step is many times slower, and 10 s was not always enough.
+    }, { timeout: 45_000, interval: 50 })
     expect(disabled.disabledReason).toMatch(/every delivery failed for .* days \(last: answered HTTP 500\)/)
     const pending = await sql<{ n: number }>(
       server,
