@@ -15,7 +15,7 @@ import { creationTime } from "../db/ListHorizon.ts"
 import { ownedTable } from "../db/OwnedTable.ts"
 import { EXPIRY_BATCH } from "../db/Pagination.ts"
 import { Outbox } from "../outbox/Outbox.ts"
-import { PreviousStatus, recordingStatusChanges } from "../outbox/StatusEvents.ts"
+import { PreviousStatus, recordingStatusChanges, statusChangeOf } from "../outbox/StatusEvents.ts"
 import { PayoutRow } from "./PayoutRow.ts"
 import { PayoutChainId, presentPayout } from "./Present.ts"
 
@@ -200,7 +200,7 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
             statusHop: JSON.stringify([hop(hopNameOf(changed.status), changed.updated_at, stamp.source)]),
             hops: JSON.stringify(stamp.hops ?? []),
             after: JSON.stringify(stamp.after ?? [])
-          }),
+          }).pipe(Effect.map(statusChangeOf)),
         recordEvent
       )(row)
 

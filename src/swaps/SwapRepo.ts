@@ -2,7 +2,7 @@ import { SqlClient, SqlSchema } from "effect/sql"
 import { type EventType, type IntegrationId, SwapId } from "@cop-integrations/contracts"
 import { Context, Effect, Layer, Schema } from "effect"
 import { Outbox } from "../outbox/Outbox.ts"
-import { PreviousStatus, recordingStatusChanges } from "../outbox/StatusEvents.ts"
+import { PreviousStatus, recordingStatusChanges, statusChangeOf } from "../outbox/StatusEvents.ts"
 import { atomically } from "../db/Atomically.ts"
 import { creationTime } from "../db/ListHorizon.ts"
 import { ownedTable } from "../db/OwnedTable.ts"
@@ -58,7 +58,11 @@ export class SwapRepo extends Context.Service<SwapRepo>()("SwapRepo", {
             WHERE id = ${row.id} RETURNING swap_intents.*, (SELECT status FROM previous) AS previous_status`
     })
 
-    const updateRecorded = recordingStatusChanges(sql, update, recordEvent)
+    const updateRecorded = recordingStatusChanges(
+      sql,
+      (row: SwapRow) => Effect.map(update(row), statusChangeOf),
+      recordEvent
+    )
 
     return {
       findOwned: owned.findOwned,
