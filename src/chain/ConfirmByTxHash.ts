@@ -1,5 +1,4 @@
-import { Conflict } from "@cop-integrations/contracts"
-import { Effect } from "effect"
+import { Data, Effect } from "effect"
 import type { ClaimKind, TxHashClaims } from "./TxHashClaims.ts"
 
 /** What a confirm's first, short transaction decided. */
@@ -31,7 +30,10 @@ export const confirmByTxHash = <Row, A, E1, R1, E2, R2>(flow: {
     return yield* flow.finish(row, hashes).pipe(Effect.onError(() => flow.release(row, hashes)))
   })
 
-/** Step 2's first move: marks the hashes `claimed`, or 409 when any was released meanwhile (the confirm took too long). */
+/** The confirm's claims were released while it checked the chain (it took too long): it may be sent again. */
+export class ConfirmReleased extends Data.TaggedError("ConfirmReleased") {}
+
+/** Step 2's first move: marks the hashes `claimed`, or ConfirmReleased when any was released meanwhile. */
 export const keepClaims = (
   claims: TxHashClaims["Service"],
   kind: ClaimKind,
@@ -41,4 +43,4 @@ export const keepClaims = (
   Effect.flatMap(claims.markClaimed(kind, resourceId, hashes), (kept) =>
     kept === hashes.length
       ? Effect.void
-      : Effect.fail(new Conflict({ error: "this confirmation took too long and was released; confirm again" })))
+      : Effect.fail(new ConfirmReleased()))

@@ -1,6 +1,12 @@
-import { Conflict, ServiceUnavailable } from "@cop-integrations/contracts"
-import { Context, Duration, Effect, Schedule } from "effect"
-import { type Chain, DepositNotVerified, type TransferCheck, type VerifiedTransfer } from "./Chain.ts"
+import { ServiceUnavailable } from "@cop-integrations/contracts"
+import { Context, Data, Duration, Effect, Schedule } from "effect"
+import {
+  type Chain,
+  DepositNotVerified,
+  type NotVerifiedKind,
+  type TransferCheck,
+  type VerifiedTransfer
+} from "./Chain.ts"
 
 /**
  * How long one onchain check may take and how often a check the node could not answer is asked again. The
@@ -49,16 +55,29 @@ export const withVerifyPolicy = (
       })
     ))
 
-/** A transfer that did not verify, as a confirm answers it: 409 saying why (not mined yet, mismatch), or 503. */
+/** The confirmed transaction (`field` of the request) is not mined yet: it may be confirmed again once it is. */
+export class DepositNotMined extends Data.TaggedError("DepositNotMined")<{
+  readonly field: string
+  readonly reason: string
+}> {}
+
+/** The chain answered, and the transaction (`field` of the request) is not the transfer asked for. */
+export class DepositRefused extends Data.TaggedError("DepositRefused")<{
+  readonly field: string
+  readonly kind: Exclude<NotVerifiedKind, "not_mined" | "unreachable">
+  readonly reason: string
+}> {}
+
+/** A transfer that did not verify, as a confirm answers it: why (not mined yet, refused), or 503 (no answer). */
 export const notVerifiedError = (field: string, error: DepositNotVerified) => {
   switch (error.kind) {
     case "not_mined":
-      return new Conflict({ error: `${field}: not mined yet (${error.reason}); confirm again once it is mined` })
+      return new DepositNotMined({ field, reason: error.reason })
     case "unreachable":
       return new ServiceUnavailable({ error: `${field} could not be verified: ${error.reason}` })
     case "mismatch":
     case "reverted":
     case "unconfirmed":
-      return new Conflict({ error: `${field}: ${error.reason}` })
+      return new DepositRefused({ field, kind: error.kind, reason: error.reason })
   }
 }

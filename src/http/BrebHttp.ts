@@ -9,6 +9,7 @@ import { PayoutCancel } from "../payouts/PayoutCancel.ts"
 import { PayoutConfirm } from "../payouts/PayoutConfirm.ts"
 import { PayoutService } from "../payouts/PayoutService.ts"
 import { QuoteService } from "../quotes/QuoteService.ts"
+import { answerConflicts } from "./Conflicts.ts"
 
 export const BrebHttpLive = HttpApiBuilder.group(IntegrationsApi, "breb", (handlers) =>
   Effect.gen(function*() {
@@ -27,7 +28,7 @@ export const BrebHttpLive = HttpApiBuilder.group(IntegrationsApi, "breb", (handl
             integrationId,
             destinationCop: query.destinationCop,
             fromToken: query.fromToken ?? "USDC"
-          })))
+          }).pipe(answerConflicts)))
       .handle("sendOtp", ({ payload }) =>
         Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
           otp.send({ integrationId, ...payload })))
@@ -43,7 +44,9 @@ export const BrebHttpLive = HttpApiBuilder.group(IntegrationsApi, "breb", (handl
       .handle("createPayout", ({ headers, payload }) =>
         CurrentIntegration.pipe(
           Effect.flatMap(({ integrationId }) =>
-            payouts.create({ integrationId, request: payload, idempotencyKey: headers["idempotency-key"] })
+            payouts.create({ integrationId, request: payload, idempotencyKey: headers["idempotency-key"] }).pipe(
+              answerConflicts
+            )
           ),
           // The stored JSON is answered as is (serialised once, for the response, the replay and the event alike),
           // so a replay is byte-for-byte the first response.
@@ -60,10 +63,10 @@ export const BrebHttpLive = HttpApiBuilder.group(IntegrationsApi, "breb", (handl
           payouts.get(integrationId, params.payoutId)))
       .handle("confirmPayout", ({ params, payload }) =>
         Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
-          confirms.confirm({ integrationId, payoutId: params.payoutId, request: payload })))
+          confirms.confirm({ integrationId, payoutId: params.payoutId, request: payload }).pipe(answerConflicts)))
       .handle("cancelPayout", ({ params }) =>
         Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
-          cancels.cancel(integrationId, params.payoutId)))
+          cancels.cancel(integrationId, params.payoutId).pipe(answerConflicts)))
       // Rows are decoded once, from the database; the page the presenter builds from them is answered as it is
       // (encoding up to 500 payouts again through the contract's checks cost as much as the rest of the request).
       .handle("listPayouts", ({ query }) =>

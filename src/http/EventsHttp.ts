@@ -4,6 +4,7 @@ import { CurrentIntegration, type IntegrationId, IntegrationsApi } from "@cop-in
 import { Effect } from "effect"
 import { PartnerEvents } from "../partnerEvents/PartnerEvents.ts"
 import { WebhookEndpoints } from "../partnerEvents/WebhookEndpoints.ts"
+import { answerConflicts } from "./Conflicts.ts"
 
 /** Stored event bodies are answered as they are (the bytes a webhook delivery sends), not re-encoded. */
 const rawJson = (status: number) => (body: string) =>
@@ -15,16 +16,19 @@ export const EventsHttpLive = HttpApiBuilder.group(IntegrationsApi, "events", (h
     const events = yield* PartnerEvents
     const withIntegration = <A, E, R>(f: (integrationId: IntegrationId) => Effect.Effect<A, E, R>) =>
       Effect.flatMap(CurrentIntegration, ({ integrationId }) => f(integrationId))
+    /** `withIntegration`, the endpoint service's conflicts answered as 409. */
+    const refusable = <A, E, R>(f: (integrationId: IntegrationId) => Effect.Effect<A, E, R>) =>
+      answerConflicts(withIntegration(f))
 
     return handlers
-      .handle("createWebhookEndpoint", ({ payload }) => withIntegration((id) => endpoints.create(id, payload)))
+      .handle("createWebhookEndpoint", ({ payload }) => refusable((id) => endpoints.create(id, payload)))
       .handle("listWebhookEndpoints", () => withIntegration(endpoints.list))
       .handle("getWebhookEndpoint", ({ params }) => withIntegration((id) => endpoints.get(id, params.endpointId)))
       .handle("deleteWebhookEndpoint", ({ params }) => withIntegration((id) => endpoints.remove(id, params.endpointId)))
       .handle("rotateWebhookSecret", ({ params }) =>
         withIntegration((id) => endpoints.rotateSecret(id, params.endpointId)))
       .handle("pingWebhookEndpoint", ({ params }) =>
-        withIntegration((id) =>
+        refusable((id) =>
           Effect.map(endpoints.ping(id, params.endpointId), rawJson(202))
         ))
       .handle("listEvents", ({ query }) =>

@@ -3,6 +3,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { CurrentIntegration, IntegrationsApi } from "@cop-integrations/contracts"
 import { Effect } from "effect"
 import { SwapService } from "../swaps/SwapService.ts"
+import { answerConflicts } from "./Conflicts.ts"
 
 export const SwapsHttpLive = HttpApiBuilder.group(IntegrationsApi, "swaps", (handlers) =>
   Effect.gen(function*() {
@@ -12,7 +13,9 @@ export const SwapsHttpLive = HttpApiBuilder.group(IntegrationsApi, "swaps", (han
       .handle("prepareSwap", ({ headers, payload }) =>
         CurrentIntegration.pipe(
           Effect.flatMap(({ integrationId }) =>
-            swaps.create({ integrationId, request: payload, idempotencyKey: headers["idempotency-key"] })
+            swaps.create({ integrationId, request: payload, idempotencyKey: headers["idempotency-key"] }).pipe(
+              answerConflicts
+            )
           ),
           // The stored body is returned as is, so a replay is byte-for-byte the first response.
           Effect.map((outcome) =>
@@ -27,7 +30,7 @@ export const SwapsHttpLive = HttpApiBuilder.group(IntegrationsApi, "swaps", (han
           swaps.get(integrationId, params.intentId)))
       .handle("confirmSwap", ({ params, payload }) =>
         Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
-          swaps.confirm({ integrationId, intentId: params.intentId, request: payload })))
+          swaps.confirm({ integrationId, intentId: params.intentId, request: payload }).pipe(answerConflicts)))
       .handle("listSwaps", ({ query }) =>
         Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
           swaps.list({

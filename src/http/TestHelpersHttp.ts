@@ -2,6 +2,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { CurrentIntegration, IntegrationsApi } from "@cop-integrations/contracts"
 import { Effect, Layer } from "effect"
 import { TEST_HELPERS_ABSENT, TestHelpers } from "../testHelpers/TestHelpers.ts"
+import { answerConflicts } from "./Conflicts.ts"
 import { UnservedPaths } from "./UnservedPaths.ts"
 
 const TEST_HELPERS_PATH = "/api/integrations/test-helpers"
@@ -41,7 +42,7 @@ export const TestHelpersHttpLive = HttpApiBuilder.group(
           "triggerEvent",
           ({ payload }) =>
             Effect.flatMap(CurrentIntegration, ({ integrationId }) =>
-              helpers.triggerEvent(integrationId, payload.type))
+              answerConflicts(helpers.triggerEvent(integrationId, payload.type)))
         )
         .handle(
           "rejectKyc",

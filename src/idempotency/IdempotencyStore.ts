@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from "node:crypto"
 import { PgClient } from "@effect/sql-pg"
-import { Conflict, IdempotencyKeyReused, IntegrationId } from "@cop-integrations/contracts"
+import { IdempotencyKeyReused, IntegrationId } from "@cop-integrations/contracts"
 import { Clock, Context, Data, Duration, Effect, Exit, Layer, Option, Schedule, Schema } from "effect"
 import { SqlSchema } from "effect/sql"
 import { SqlError } from "effect/sql/SqlError"
@@ -61,6 +61,9 @@ const replayOf = (row: KeyRow): IdempotentResult => {
     replayed: true
   }
 }
+
+/** The request holding the key did not finish within `IdempotencyWait`. */
+export class IdempotencyKeyInProgress extends Data.TaggedError("IdempotencyKeyInProgress") {}
 
 /** How long a duplicate waits for the request that holds its key (DESIGN §3: 10 s), polling the key's row. */
 export const IdempotencyWait = Context.Reference<Duration.Duration>("IdempotencyWait", {
@@ -185,7 +188,7 @@ export class IdempotencyStore extends Context.Service<IdempotencyStore>()("Idemp
             AND (attempt IS NULL OR started_at < now() - ${staleMillis} * interval '1 millisecond')
           RETURNING 1 AS taken`.pipe(Effect.map((rows) => rows.length > 0))
 
-    const inProgress = new Conflict({ error: "a request with this Idempotency-Key is still in progress; retry later" })
+    const inProgress = new IdempotencyKeyInProgress()
     const reused = new IdempotencyKeyReused({
       error: "Idempotency-Key was already used with a different request body; use a new key"
     })
@@ -317,7 +320,7 @@ export class IdempotencyStore extends Context.Service<IdempotencyStore>()("Idemp
       input: Input,
       work: (claim: Claim) => Effect.Effect<A, E, R>,
       persist: (prepared: A) => Effect.Effect<StoredResponse, E2, R2>
-    ): Effect.Effect<IdempotentResult, E | E2 | IdempotencyKeyReused | Conflict, R | R2> => {
+    ): Effect.Effect<IdempotentResult, E | E2 | IdempotencyKeyReused | IdempotencyKeyInProgress, R | R2> => {
       const attempt = randomUUID()
       // Whether something outside may have acted for this key: a taken-over row may carry the call of the request
       // before, so it counts from the start.

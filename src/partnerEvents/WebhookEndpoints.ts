@@ -1,12 +1,11 @@
 import {
-  Conflict,
   type CreateWebhookEndpointRequest,
   type EndpointId,
   type IntegrationId,
   NotFound,
   type WebhookEndpointWithSecret
 } from "@cop-integrations/contracts"
-import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { Context, Data, Effect, Layer, Option, Redacted } from "effect"
 import { now } from "../base/Clock.ts"
 import { newId } from "../base/ids.ts"
 import type { EndpointRow } from "./EndpointRepo.ts"
@@ -20,6 +19,17 @@ import { WebhookTargets } from "./WebhookTargets.ts"
 export const MAX_ENDPOINTS = 16
 /** After a rotation the old secret keeps signing this long, beside the new one. */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000
+
+/** The integration already has `max` endpoints. */
+export class WebhookEndpointLimit extends Data.TaggedError("WebhookEndpointLimit")<{ readonly max: number }> {}
+
+/** The endpoint is disabled (`reason`: why), so it receives nothing. */
+export class WebhookEndpointDisabled extends Data.TaggedError("WebhookEndpointDisabled")<{
+  readonly endpointId: EndpointId
+  readonly reason: string | null
+}> {}
+
+export type WebhookEndpointConflict = WebhookEndpointLimit | WebhookEndpointDisabled
 
 const notFound = (endpointId: EndpointId) => new NotFound({ error: `no webhook endpoint ${endpointId}` })
 
@@ -62,10 +72,7 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints>()("Webho
           updated_at: at
         }, MAX_ENDPOINTS)
         return yield* Option.match(row, {
-          onNone: () =>
-            Effect.fail(
-              new Conflict({ error: `an integration has at most ${MAX_ENDPOINTS} webhook endpoints; delete one first` })
-            ),
+          onNone: () => Effect.fail(new WebhookEndpointLimit({ max: MAX_ENDPOINTS })),
           onSome: (created) => Effect.succeed(withSecret(created))
         })
       })
@@ -86,14 +93,12 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints>()("Webho
         })
       })
 
-    /** An `endpoint.ping` for this endpoint alone; a disabled endpoint receives nothing, so it is a 409. */
+    /** An `endpoint.ping` for this endpoint alone; a disabled endpoint receives nothing, so it is refused. */
     const ping = (integrationId: IntegrationId, endpointId: EndpointId) =>
       Effect.gen(function*() {
         const row = yield* owned(integrationId, endpointId)
         if (row.status === "disabled") {
-          return yield* Effect.fail(
-            new Conflict({ error: `webhook endpoint ${endpointId} is disabled: ${row.disabled_reason ?? ""}` })
-          )
+          return yield* Effect.fail(new WebhookEndpointDisabled({ endpointId, reason: row.disabled_reason }))
         }
         const at = yield* now
         const body = yield* outbox.recordFor(row.id, {

@@ -1,7 +1,7 @@
 import { PgClient } from "@effect/sql-pg"
 import { SqlError } from "effect/sql"
-import { Conflict, type IntegrationId, NotFound, type PayoutId } from "@cop-integrations/contracts"
-import { Context, Effect, Layer, Option } from "effect"
+import { type IntegrationId, NotFound, type PayoutId, type PayoutStatus } from "@cop-integrations/contracts"
+import { Context, Data, Effect, Layer, Option } from "effect"
 import { now } from "../base/Clock.ts"
 import { TxHashClaims } from "../chain/TxHashClaims.ts"
 import { PayoutProvider } from "../provider/PayoutProvider.ts"
@@ -11,13 +11,26 @@ import { PayoutRepo } from "./PayoutRepo.ts"
 import type { PayoutRow } from "./PayoutRow.ts"
 import { PayoutChainId, presentPayout } from "./Present.ts"
 
+/**
+ * The payout can no longer be canceled: it is past `awaiting_deposit` (`status`), the provider already received its
+ * deposit, or its deposit was confirmed (or is being confirmed).
+ */
+export class PayoutNotCancelable extends Data.TaggedError("PayoutNotCancelable")<{
+  readonly because: "status" | "deposit_seen" | "deposit_confirmed"
+  readonly status: PayoutStatus
+}> {}
+
 /** Why a payout can no longer be canceled, or none when it can (awaiting its deposit, none seen or being confirmed). */
-const cannotCancel = (row: PayoutRow, depositSeen: boolean, confirming: boolean): Option.Option<string> => {
-  if (row.status !== "awaiting_deposit") return Option.some(`this payout is ${row.status}`)
-  if (depositSeen) return Option.some("the provider already received its deposit")
-  if (row.tx_hash !== null || confirming) {
-    return Option.some("its deposit was already confirmed (or is being confirmed)")
-  }
+const cannotCancel = (
+  row: PayoutRow,
+  depositSeen: boolean,
+  confirming: boolean
+): Option.Option<PayoutNotCancelable> => {
+  const refused = (because: PayoutNotCancelable["because"]) =>
+    Option.some(new PayoutNotCancelable({ because, status: row.status }))
+  if (row.status !== "awaiting_deposit") return refused("status")
+  if (depositSeen) return refused("deposit_seen")
+  if (row.tx_hash !== null || confirming) return refused("deposit_confirmed")
   return Option.none()
 }
 
@@ -25,7 +38,7 @@ const cannotCancel = (row: PayoutRow, depositSeen: boolean, confirming: boolean)
  * The partner closes a payout's deposit window now (the user abandoned it): the provider's transfer is canceled first,
  * under the payout's lock (a confirm waits for it), then the payout is `expired` with `expiresAt` now, its `expired`
  * hop from `api` and `payout.expired`. Funds that still arrive are not paid out: the provider returns them
- * (Lifecycle: `deposit_after_cancel`). An expired payout answers as it is; one whose deposit was seen, 409.
+ * (Lifecycle: `deposit_after_cancel`). An expired payout answers as it is; one whose deposit was seen is refused.
  */
 export class PayoutCancel extends Context.Service<PayoutCancel>()("PayoutCancel", {
   make: Effect.gen(function*() {
@@ -43,9 +56,7 @@ export class PayoutCancel extends Context.Service<PayoutCancel>()("PayoutCancel"
         if (row.status === "expired") return presentPayout(row, chainId)
         const confirming = (yield* claims.verifyingOf("payout", row.id)).length > 0
         const refusal = cannotCancel(row, depositSeenByProvider, confirming)
-        if (Option.isSome(refusal)) {
-          return yield* Effect.fail(new Conflict({ error: `${refusal.value}: it can no longer be canceled` }))
-        }
+        if (Option.isSome(refusal)) return yield* Effect.fail(refusal.value)
         yield* orProviderFailure(provider.cancelTransfer(row.provider_transfer_id))
         const at = yield* now
         const canceled = yield* payouts.update(

@@ -2,12 +2,12 @@ import { PgClient } from "@effect/sql-pg"
 import { SqlError } from "effect/sql"
 import {
   BadRequest,
-  Conflict,
   type ConfirmPayoutRequest,
   type IntegrationId,
   lowerCaseTxHash,
   NotFound,
   type PayoutId,
+  type PayoutStatus,
   type PayoutTimelineHop,
   Requote,
   type TxHash,
@@ -15,10 +15,10 @@ import {
 } from "@cop-integrations/contracts"
 import { BigDecimal, Context, Data, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { Chain, transfersTo } from "../chain/Chain.ts"
-import { confirmByTxHash, keepClaims } from "../chain/ConfirmByTxHash.ts"
+import { confirmByTxHash, type ConfirmReleased, keepClaims } from "../chain/ConfirmByTxHash.ts"
 import { isTokenSymbol } from "../chain/Tokens.ts"
 import { TxHashClaims } from "../chain/TxHashClaims.ts"
-import { notVerifiedError, verifyWithRetry } from "../chain/Verification.ts"
+import { type DepositNotMined, type DepositRefused, notVerifiedError, verifyWithRetry } from "../chain/Verification.ts"
 import { now } from "../base/Clock.ts"
 import { AppConfig } from "../config/Config.ts"
 import { toBaseUnits } from "../money/index.ts"
@@ -30,7 +30,7 @@ import { RequoteGuard } from "../quotes/RequoteGuard.ts"
 
 /**
  * How long a confirm waits for a confirmation of the same payout with the same txHash that is still being
- * verified (then it answers with that result); past it, 409. Like a duplicate Idempotency-Key (DESIGN §3).
+ * verified (then it answers with that result); past it, ConfirmStillVerifying (a 409). Like a duplicate Idempotency-Key (DESIGN §3).
  */
 export const ConfirmWait = Context.Reference<Duration.Duration>("ConfirmWait", {
   defaultValue: () => Duration.seconds(10)
@@ -48,6 +48,28 @@ type Intent = Data.TaggedEnum<{
 const Intent = Data.taggedEnum<Intent>()
 
 class StillVerifying extends Data.TaggedError("StillVerifying") {}
+
+/** The payout is already confirmed with another txHash. */
+export class PayoutAlreadyConfirmed extends Data.TaggedError("PayoutAlreadyConfirmed") {}
+
+/** The payout is in a status (`status`) that no longer takes a confirm. */
+export class PayoutNotConfirmable extends Data.TaggedError("PayoutNotConfirmable")<{ readonly status: PayoutStatus }> {}
+
+/** A confirm of this payout with the same txHash is still being verified after `ConfirmWait`. */
+export class ConfirmStillVerifying extends Data.TaggedError("ConfirmStillVerifying") {}
+
+/** A confirm of this payout with another txHash is being verified. */
+export class PayoutConfirmInProgress extends Data.TaggedError("PayoutConfirmInProgress") {}
+
+/** What can refuse a payout's confirm (a 409 each). */
+export type PayoutConfirmConflict =
+  | PayoutAlreadyConfirmed
+  | PayoutNotConfirmable
+  | ConfirmStillVerifying
+  | PayoutConfirmInProgress
+  | ConfirmReleased
+  | DepositNotMined
+  | DepositRefused
 
 /**
  * The deposit's hop. Mock mode's chain has no block: the check's moment. A block's time is whole seconds by the
@@ -102,7 +124,7 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
         const { depositSeenByProvider: seenByProvider, row } = yield* lockOwned(input.integrationId, input.payoutId)
         if (row.tx_hash === input.txHash) return Intent.Replay({ row })
         if (row.tx_hash !== null) {
-          return yield* Effect.fail(new Conflict({ error: "this payout is already confirmed with a different txHash" }))
+          return yield* Effect.fail(new PayoutAlreadyConfirmed())
         }
         // Every claim of this payout is made under its row lock: what this sees is all there is.
         const verifying = yield* verifyingClaimsOf(row.id)
@@ -111,9 +133,7 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
         // moved on, and its confirm still records the txHash, whatever the deposit window says. An expired
         // payout is heard too: a deposit mined in time is accepted late (step 3 decides).
         if (!acceptsConfirm(row, seenByProvider)) {
-          return yield* Effect.fail(
-            new Conflict({ error: `this payout is ${row.status} and can no longer be confirmed` })
-          )
+          return yield* Effect.fail(new PayoutNotConfirmable({ status: row.status }))
         }
         yield* requoteGuard.beforeConfirm
         // Claim first: a hash that confirms something else (or is being verified for it) is tx_hash_reused
@@ -143,12 +163,7 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
             ),
             while: (error) => error._tag === "StillVerifying"
           }),
-          Effect.catchTag("StillVerifying", () =>
-            Effect.fail(
-              new Conflict({
-                error: "this payout's confirmation with this txHash is still being verified; retry shortly"
-              })
-            ))
+          Effect.catchTag("StillVerifying", () => Effect.fail(new ConfirmStillVerifying()))
         )
       })
 
@@ -213,9 +228,7 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
         const { depositSeenByProvider: seenByProvider, row } = yield* lockOwned(input.integrationId, input.payoutId)
         yield* keepClaims(claims, "payout", row.id, input.hashes)
         if (!acceptsConfirm(row, seenByProvider)) {
-          return yield* Effect.fail(
-            new Conflict({ error: `this payout is ${row.status} and can no longer be confirmed` })
-          )
+          return yield* Effect.fail(new PayoutNotConfirmable({ status: row.status }))
         }
         if (!seenByProvider && !minedInWindow(row, input.minedAt)) {
           return yield* Effect.fail(
@@ -252,13 +265,7 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
         const feeTxHash = feeSent === undefined ? undefined : chain.recordedTxHash(feeSent, input.payoutId)
         return yield* confirmByTxHash({
           begin: beginOrWait({ integrationId: input.integrationId, payoutId: input.payoutId, txHash, feeTxHash }).pipe(
-            Effect.filterOrFail(
-              (intent) => intent._tag !== "InProgress",
-              () =>
-                new Conflict({
-                  error: "another confirmation of this payout is being verified; retry once it has finished"
-                })
-            )
+            Effect.filterOrFail((intent) => intent._tag !== "InProgress", () => new PayoutConfirmInProgress())
           ),
           replay: present,
           finish: (row, hashes) =>

@@ -1,7 +1,7 @@
-import { BadGateway, Conflict, ServiceUnavailable } from "@cop-integrations/contracts"
+import { BadGateway, ServiceUnavailable } from "@cop-integrations/contracts"
 import type { SwapRouterFailure } from "./SwapRouter.ts"
 
-/** A router failure as the partner sees it: 503 (retry), 502 (unreadable answer), 409 (no route). */
+/** A router failure as the partner sees it: 503 (retry), 502 (unreadable answer); no route stays NoSwapRoute. */
 export const routerFailure = (error: SwapRouterFailure) => {
   switch (error._tag) {
     case "SwapRouterUnavailable":
@@ -9,6 +9,6 @@ export const routerFailure = (error: SwapRouterFailure) => {
     case "SwapRouterBadResponse":
       return new BadGateway({ error: "the swap router answered unexpectedly; retry later" })
     case "NoSwapRoute":
-      return new Conflict({ error: `no swap route: ${error.reason}` })
+      return error
   }
 }

@@ -2,7 +2,6 @@ import {
   BadGateway,
   BadRequest,
   BelowMinimum,
-  Conflict,
   type ConfirmSwapRequest,
   type IntegrationId,
   lowerCaseTxHash,
@@ -12,6 +11,7 @@ import {
   ServiceUnavailable,
   SwapId,
   type SwapList,
+  type SwapStatus,
   type TxHash,
   TxHashReused,
   UserAddress
@@ -21,13 +21,13 @@ import { SqlError } from "effect/sql"
 import { BigDecimal, Context, Data, Effect, Layer, Option, Result } from "effect"
 import { encodeFunctionData, erc20Abi, getAddress } from "viem"
 import { Chain } from "../chain/Chain.ts"
-import { confirmByTxHash, keepClaims } from "../chain/ConfirmByTxHash.ts"
+import { confirmByTxHash, type ConfirmReleased, keepClaims } from "../chain/ConfirmByTxHash.ts"
 import { TxHashClaims } from "../chain/TxHashClaims.ts"
-import { notVerifiedError, verifyWithRetry } from "../chain/Verification.ts"
+import { type DepositNotMined, type DepositRefused, notVerifiedError, verifyWithRetry } from "../chain/Verification.ts"
 import { addSeconds, now } from "../base/Clock.ts"
 import { AppConfig } from "../config/Config.ts"
 import { PageBudget } from "../db/PageBudget.ts"
-import { IdempotencyStore, requestFingerprint } from "../idempotency/IdempotencyStore.ts"
+import { type IdempotencyKeyInProgress, IdempotencyStore, requestFingerprint } from "../idempotency/IdempotencyStore.ts"
 import { newId } from "../base/ids.ts"
 import { formatFixed, fromBaseUnits, parsePlainDecimal, toBaseUnits } from "../money/index.ts"
 import { keysetPage, type ListRequest, rowsFetched } from "../db/Pagination.ts"
@@ -38,10 +38,30 @@ import { presentSwap } from "./Present.ts"
 import { DEFAULT_SLIPPAGE_BPS, MINIMUM_AMOUNT_IN, minAmountOut, swapFeeUsd } from "../router/SwapMath.ts"
 import { SwapRepo } from "./SwapRepo.ts"
 import { routerFailure } from "../router/RouterErrors.ts"
-import { SwapRouter } from "../router/SwapRouter.ts"
+import { type NoSwapRoute, SwapRouter } from "../router/SwapRouter.ts"
 import type { SwapRow } from "./SwapRow.ts"
 
 export const SWAPS_PATH = "/api/integrations/swaps"
+
+/** The swap is already confirmed with another txHash. */
+export class SwapAlreadyConfirmed extends Data.TaggedError("SwapAlreadyConfirmed") {}
+
+/** The swap is in a status (`status`) that no longer takes a confirm. */
+export class SwapNotConfirmable extends Data.TaggedError("SwapNotConfirmable")<{ readonly status: SwapStatus }> {}
+
+/** Another confirm of this swap is being verified. */
+export class SwapConfirmInProgress extends Data.TaggedError("SwapConfirmInProgress") {}
+
+/** What can refuse a swap's prepare or confirm (a 409 each). */
+export type SwapConflict =
+  | SwapAlreadyConfirmed
+  | SwapNotConfirmable
+  | SwapConfirmInProgress
+  | ConfirmReleased
+  | DepositNotMined
+  | DepositRefused
+  | NoSwapRoute
+  | IdempotencyKeyInProgress
 
 /** What the first, short transaction of a confirm decided. */
 type Begin = Data.TaggedEnum<{
@@ -230,17 +250,13 @@ export class SwapService extends Context.Service<SwapService>()("SwapService", {
         const row = yield* lockOwned(integrationId, intentId)
         if (row.tx_hash === txHash) return Begin.Replay({ row })
         if (row.tx_hash !== null) {
-          return yield* Effect.fail(new Conflict({ error: "this swap is already confirmed with a different txHash" }))
+          return yield* Effect.fail(new SwapAlreadyConfirmed())
         }
         if (row.status !== "prepared" && row.status !== "expired") {
-          return yield* Effect.fail(
-            new Conflict({ error: `this swap is ${row.status} and can no longer be confirmed` })
-          )
+          return yield* Effect.fail(new SwapNotConfirmable({ status: row.status }))
         }
         if ((yield* claims.verifyingOf("swap", row.id)).length > 0) {
-          return yield* Effect.fail(
-            new Conflict({ error: "another confirmation of this swap is being verified; retry once it has finished" })
-          )
+          return yield* Effect.fail(new SwapConfirmInProgress())
         }
         yield* requoteGuard.beforeConfirm
         if (!(yield* claims.claim("swap", row.id, txHash))) {

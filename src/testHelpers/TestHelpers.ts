@@ -13,6 +13,7 @@ import type {
 } from "@cop-integrations/contracts"
 import { NotFound } from "@cop-integrations/contracts"
 import { Context, Effect, Layer } from "effect"
+import type { TriggerStepConflict } from "./TriggerEvent.ts"
 
 /** Sandbox controls: produce every payout and KYC outcome on demand (mock mode); a live deployment has none. */
 export class TestHelpers extends Context.Service<TestHelpers, {
@@ -36,7 +37,7 @@ export class TestHelpers extends Context.Service<TestHelpers, {
   readonly triggerEvent: (
     integrationId: IntegrationId,
     type: EventType
-  ) => Effect.Effect<TriggeredEvent, NotFound | Conflict>
+  ) => Effect.Effect<TriggeredEvent, NotFound | Conflict | TriggerStepConflict>
   readonly rejectKyc: (
     integrationId: IntegrationId,
     userAddress: string

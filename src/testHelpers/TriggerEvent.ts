@@ -10,16 +10,18 @@ import {
   type TriggeredEvent,
   TxHash
 } from "@cop-integrations/contracts"
-import { Effect, Option } from "effect"
+import { Effect, Option, Predicate } from "effect"
 import { getAddress } from "viem"
 import { now } from "../base/Clock.ts"
 import { OtpService } from "../kyc/OtpService.ts"
+import type { IdempotencyKeyInProgress } from "../idempotency/IdempotencyStore.ts"
 import { EventRepo } from "../partnerEvents/EventRepo.ts"
-import { WebhookEndpoints } from "../partnerEvents/WebhookEndpoints.ts"
-import { PayoutConfirm } from "../payouts/PayoutConfirm.ts"
+import { type WebhookEndpointConflict, WebhookEndpoints } from "../partnerEvents/WebhookEndpoints.ts"
+import { PayoutConfirm, type PayoutConfirmConflict } from "../payouts/PayoutConfirm.ts"
 import { PayoutService } from "../payouts/PayoutService.ts"
+import type { NoSwapRoute } from "../router/SwapRouter.ts"
 import { SwapRepo } from "../swaps/SwapRepo.ts"
-import { SwapService } from "../swaps/SwapService.ts"
+import { type SwapConflict, SwapService } from "../swaps/SwapService.ts"
 import type { TestHelpers } from "./TestHelpers.ts"
 
 /** The helpers a trigger drives a resource with, after creating it through the partner's own operations. */
@@ -31,13 +33,32 @@ type Drivers = Pick<
 const freshAddress = () => Address.make(getAddress(`0x${randomBytes(20).toString("hex")}`))
 const freshTxHash = () => TxHash.make(`0x${randomBytes(32).toString("hex")}`)
 
-/** Whatever a step failed with (each domain error carries `error`), as the trigger's 409. */
-const asConflict = (type: EventType) => (failure: unknown) =>
-  failure instanceof NotFound || failure instanceof Conflict ? failure : new Conflict({
-    error: `could not produce ${type}: ${
-      typeof failure === "object" && failure !== null && "error" in failure ? String(failure.error) : String(failure)
-    }`
-  })
+/**
+ * A service's refusal met while producing an event: answered as the partner's own request would be (the HTTP edge
+ * writes its 409).
+ */
+export type TriggerStepConflict =
+  | PayoutConfirmConflict
+  | SwapConflict
+  | WebhookEndpointConflict
+  | NoSwapRoute
+  | IdempotencyKeyInProgress
+
+/**
+ * Whatever a step failed with as the trigger's answer: a service's 404, 409 or refusal as it is, any other error (each
+ * carries `error`) as the trigger's 409.
+ */
+const asConflict = (type: EventType) => <A, E extends { readonly _tag: string }, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.catchIf<A, E, R, Extract<E, { readonly error: string }>, never, NotFound | Conflict, never>(
+    self,
+    (failure): failure is Extract<E, { readonly error: string }> => Predicate.hasProperty(failure, "error"),
+    (failure) =>
+      Effect.fail(
+        failure instanceof NotFound || failure instanceof Conflict
+          ? failure
+          : new Conflict({ error: `could not produce ${type}: ${failure.error}` })
+      )
+  )
 
 /**
  * `POST test-helpers/events/trigger`: creates what an event of `type` needs in the caller's integration through the
@@ -121,7 +142,7 @@ export const makeTriggerEvent = (drivers: Drivers) =>
     const advanced = (to: "processing" | "completed" | "failed" | "refunded") => (integrationId: IntegrationId) =>
       Effect.tap(depositedPayout(integrationId), (payoutId) => drivers.advancePayout(integrationId, payoutId, { to }))
 
-    const produce: Record<EventType, (integrationId: IntegrationId) => Effect.Effect<string, unknown, never>> = {
+    const produce = {
       "payout.created": createdPayout,
       "payout.deposit_confirmed": depositedPayout,
       "payout.processing": advanced("processing"),
@@ -148,9 +169,12 @@ export const makeTriggerEvent = (drivers: Drivers) =>
       "swap.expired": (integrationId) =>
         Effect.tap(preparedSwap(integrationId), (intentId) => drivers.expireSwap(integrationId, intentId)),
       "endpoint.ping": pingedEndpoint
-    }
+    } satisfies Record<EventType, (integrationId: IntegrationId) => Effect.Effect<string, unknown>>
 
-    return (integrationId: IntegrationId, type: EventType): Effect.Effect<TriggeredEvent, NotFound | Conflict> =>
+    return (
+      integrationId: IntegrationId,
+      type: EventType
+    ): Effect.Effect<TriggeredEvent, NotFound | Conflict | TriggerStepConflict> =>
       Effect.gen(function*() {
         const resourceId = yield* produce[type](integrationId)
         const event = yield* events.latestFor({ integrationId, resourceId, type })
@@ -158,5 +182,5 @@ export const makeTriggerEvent = (drivers: Drivers) =>
           return yield* Effect.fail(new Conflict({ error: `${resourceId} did not produce ${type}` }))
         }
         return { type, eventId: event.value.id, resourceId }
-      }).pipe(Effect.mapError(asConflict(type)))
+      }).pipe(asConflict(type))
   })
