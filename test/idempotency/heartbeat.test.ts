@@ -1,18 +1,27 @@
 /**
- * The heartbeat keeps a working request's Idempotency-Key: with IdempotencyStale at 300 ms, requests that work for
- * four times that are not taken over by a duplicate with the same key and body (it waits and replays the first
- * answer). Without the heartbeat the duplicate would find the row stale and run the work a second time.
+ * The heartbeat keeps a working request's Idempotency-Key. A request holds its key past IdempotencyStale (2 s here,
+ * beats every ~667 ms), by the database's own clock; a duplicate with the same key and body then looks once
+ * (IdempotencyWait zero) and finds the key in progress, not stale: it does not run the work a second time. Without the
+ * heartbeat the row would be stale and the duplicate would take it over (runs 2).
+ *
+ * No sleeps: the held request waits on a Deferred, and the test waits on the database's condition (the row older than
+ * the stale age, its `started_at` refreshed). A beat would have to be starved for over 1.3 s to lose the key, which a
+ * busy machine (load 10-16) does not do; at the old 300 ms stale age and 100 ms beat, it did.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Duration, Effect, Fiber, Layer } from "effect"
+import { Deferred, Duration, Effect, Exit, Fiber, Layer, Schedule, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { IntegrationId } from "@cop-integrations/contracts"
 import { runMigrations } from "../../src/db/Migrations.ts"
-import { IdempotencyStale, IdempotencyStore, IdempotencyWait } from "../../src/idempotency/IdempotencyStore.ts"
+import {
+  IdempotencyKeyInProgress,
+  IdempotencyStale,
+  IdempotencyStore,
+  IdempotencyWait
+} from "../../src/idempotency/IdempotencyStore.ts"
 import { acquireTestDatabase, type TestDatabase } from "../support/database.ts"
 
-const STALE_MS = 300
-const WORK_MS = 4 * STALE_MS
+const STALE_MS = 2_000
 const integrationId = IntegrationId.make("int_heartbeat")
 
 let database: TestDatabase
@@ -32,40 +41,69 @@ const store = () =>
   IdempotencyStore.Default.pipe(
     Layer.provide(database.layer),
     Layer.provide(Layer.succeed(IdempotencyStale, Duration.millis(STALE_MS))),
-    Layer.provide(Layer.succeed(IdempotencyWait, Duration.seconds(5)))
+    Layer.provide(Layer.succeed(IdempotencyWait, Duration.zero))
   )
 
+const RowAge = Schema.Struct({ older_than_stale: Schema.Boolean, beaten: Schema.Boolean })
+
+/**
+ * Waits (a condition, polled) until the key's row is older than the stale age by the database's clock; answers whether
+ * its heartbeat has refreshed it since.
+ */
+const heldPastStale = (key: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql`SELECT now() - created_at > ${
+      STALE_MS * 1.5
+    } * interval '1 millisecond' AS older_than_stale,
+                                   started_at > created_at AS beaten
+                            FROM idempotency_keys WHERE integration_id = ${integrationId} AND idempotency_key = ${key}`
+    const age = rows.length === 0 ? undefined : Schema.decodeUnknownSync(RowAge)(rows[0])
+    if (age === undefined || !age.older_than_stale) return yield* Effect.fail("not yet")
+    return age.beaten
+  }).pipe(Effect.retry(Schedule.spaced(Duration.millis(50))), Effect.provide(database.layer))
+
 describe("IdempotencyStore heartbeat", () => {
-  it("requests working longer than IdempotencyStale keep their keys: each duplicate waits and replays", async () => {
+  it("a request working past IdempotencyStale keeps its key: a duplicate finds it in progress, not stale", async () => {
     const keys = Array.from({ length: 5 }, (_, i) => `hb-${i}-${crypto.randomUUID()}`)
     const runs = new Map<string, number>()
     const outcomes = await Effect.gen(function*() {
       const idempotency = yield* IdempotencyStore
-      const request = (key: string, resourceId: string) =>
+      const request = (key: string, resourceId: string, held: Deferred.Deferred<void>) =>
         idempotency.run(
           { integrationId, key, fingerprint: "same-body", resourceId, providerKey: `pk_${resourceId}` },
           (claim) =>
             Effect.sync(() => runs.set(key, (runs.get(key) ?? 0) + 1)).pipe(
-              Effect.andThen(Effect.sleep(Duration.millis(WORK_MS))),
+              Effect.andThen(Deferred.await(held)),
               Effect.as(claim.resourceId)
             ),
           (resourceId) => Effect.succeed({ status: 201, body: { id: resourceId }, resourceId })
         )
       return yield* Effect.forEach(keys, (key) =>
         Effect.gen(function*() {
-          const first = yield* Effect.forkChild(request(key, `first_${key}`))
-          // Well past the stale age: only the heartbeat keeps the first request's row fresh.
-          yield* Effect.sleep(Duration.millis(WORK_MS - STALE_MS))
-          const duplicate = yield* request(key, `second_${key}`)
-          return { first: yield* Fiber.join(first), duplicate }
+          const held = yield* Deferred.make<void>()
+          const free = yield* Deferred.make<void>()
+          yield* Deferred.succeed(free, undefined)
+          const first = yield* Effect.forkChild(request(key, `first_${key}`, held))
+          const beaten = yield* heldPastStale(key)
+          // A duplicate that took the key over would run its work at once (`free`), and this would see it.
+          const duplicate = yield* Effect.exit(request(key, `second_${key}`, free))
+          yield* Deferred.succeed(held, undefined)
+          const done = yield* Effect.exit(Fiber.join(first))
+          const replay = yield* Effect.exit(request(key, `third_${key}`, free))
+          return { beaten, duplicate, done, replay }
         }), { concurrency: "unbounded" })
     }).pipe(Effect.provide(store()), Effect.runPromise)
 
     for (const [i, key] of keys.entries()) {
       expect(runs.get(key)).toBe(1)
-      const outcome = outcomes[i]
-      expect(outcome?.first).toMatchObject({ resourceId: `first_${key}`, replayed: false })
-      expect(outcome?.duplicate).toMatchObject({ resourceId: `first_${key}`, replayed: true, status: 201 })
+      const outcome = outcomes[i]!
+      expect(outcome.beaten).toBe(true)
+      expect(Exit.isFailure(outcome.duplicate) && Exit.findErrorOption(outcome.duplicate)).toMatchObject({
+        value: expect.any(IdempotencyKeyInProgress)
+      })
+      expect(outcome.done).toMatchObject({ value: { resourceId: `first_${key}`, replayed: false } })
+      expect(outcome.replay).toMatchObject({ value: { resourceId: `first_${key}`, replayed: true, status: 201 } })
     }
-  }, 20_000)
+  }, 60_000)
 })
