@@ -3,17 +3,12 @@
  * checksummed addresses, but the 400 names the checksummed form in full, ready to copy. A mixed-case address with a
  * wrong checksum may be a typo: it gets the rule only, no guess.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect } from "vitest"
+import { httpTest } from "../support/fixture.ts"
 import { BREB, call, expectErrorBody, newAddress, withBadChecksum } from "../support/http.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
+import type { TestServer } from "../support/server.ts"
 
-let server: TestServer
-let apiKey: string
-beforeAll(async () => {
-  server = await startTestServer()
-  ;({ apiKey } = await server.newIntegration())
-})
-afterAll(() => server?.close())
+const it = httpTest()
 
 const RULE = "userAddress: must be an EIP-55 checksummed address (mixed case, correct checksum)"
 
@@ -48,22 +43,22 @@ const requests = {
   })
 }
 
-const errorFor = async (request: { path: string; body: unknown }) =>
+const errorFor = async (server: TestServer, apiKey: string, request: { path: string; body: unknown }) =>
   expectErrorBody(await call(server, request.path, { apiKey, body: request.body }), 400).error
 
 describe("a userAddress that is not checksummed", () => {
   for (const [name, request] of Object.entries(requests)) {
-    it(`${name}: all lower case or all upper case is 400 naming the field, the rule and the checksummed form`, async () => {
+    it(`${name}: all lower case or all upper case is 400 naming the field, the rule and the checksummed form`, async ({ server, partner }) => {
       const checksummed = addressWithLetters()
       const lower = `0x${checksummed.slice(2).toLowerCase()}`
       const upper = `0x${checksummed.slice(2).toUpperCase()}`
       for (const sent of [lower, upper]) {
-        expect(await errorFor(request(sent))).toContain(`${RULE}; did you mean ${checksummed}?`)
+        expect(await errorFor(server, partner.apiKey, request(sent))).toContain(`${RULE}; did you mean ${checksummed}?`)
       }
     })
 
-    it(`${name}: mixed case with a wrong checksum is 400 with the rule and no guess (it may be a typo)`, async () => {
-      const message = await errorFor(request(mixedCaseTypo()))
+    it(`${name}: mixed case with a wrong checksum is 400 with the rule and no guess (it may be a typo)`, async ({ server, partner }) => {
+      const message = await errorFor(server, partner.apiKey, request(mixedCaseTypo()))
       expect(message).toContain(RULE)
       expect(message).not.toContain("did you mean")
     })

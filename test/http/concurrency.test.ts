@@ -1,5 +1,7 @@
 import type { Payout } from "@cop-integrations/contracts"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect } from "vitest"
+import { httpTest } from "../support/fixture.ts"
+import type { TestServer } from "../support/server.ts"
 import {
   countPayouts,
   decodePayout,
@@ -12,15 +14,10 @@ import {
   sql,
   upperHex
 } from "../support/flows.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
 
 const N = 50
 
-let server: TestServer
-beforeAll(async () => {
-  server = await startTestServer()
-})
-afterAll(() => server?.close())
+const it = httpTest()
 
 const times = <A>(n: number, f: (i: number) => Promise<A>) => Promise.all(Array.from({ length: n }, (_, i) => f(i)))
 
@@ -30,14 +27,14 @@ const manyPayouts = async (partner: Partner): Promise<ReadonlyArray<Payout>> => 
   return times(N, () => partner.payout(user))
 }
 
-const claimsOf = async (hash: string) =>
+const claimsOf = async (server: TestServer, hash: string) =>
   sql<{ resource_id: string }>(
     server,
     (q) => q`SELECT resource_id FROM tx_hash_claims WHERE tx_hash = ${hash.toLowerCase()}`
   )
 
 describe("under concurrency (real HTTP, real database)", () => {
-  it(`creates exactly one payout for ${N} parallel requests with one Idempotency-Key`, async () => {
+  it(`creates exactly one payout for ${N} parallel requests with one Idempotency-Key`, async ({ server }) => {
     const partner = await newPartner(server)
     const user = await partner.approvedUser()
     const body = payoutBody(user, { destinationCop: "123456.78" })
@@ -56,7 +53,7 @@ describe("under concurrency (real HTTP, real database)", () => {
     expect(decodePayout(responses[0]!.json).payoutId).toBe(row?.id)
   })
 
-  it(`confirms exactly one of ${N} payouts racing for one txHash`, async () => {
+  it(`confirms exactly one of ${N} payouts racing for one txHash`, async ({ server }) => {
     const partner = await newPartner(server)
     const payouts = await manyPayouts(partner)
     const txHash = newTxHash()
@@ -69,13 +66,13 @@ describe("under concurrency (real HTTP, real database)", () => {
       if (i !== winners[0]) expectError(response, 409, "tx_hash_reused")
     }
     const winner = payouts[winners[0]!]!
-    expect(await claimsOf(txHash)).toEqual([{ resource_id: winner.payoutId }])
+    expect(await claimsOf(server, txHash)).toEqual([{ resource_id: winner.payoutId }])
     const confirmed = await sql<{ id: string }>(server, (q) => q`SELECT id FROM payouts WHERE tx_hash = ${txHash}`)
     expect(confirmed).toEqual([{ id: winner.payoutId }])
-    expect(await countConfirmed(partner)).toBe(1)
+    expect(await countConfirmed(server, partner)).toBe(1)
   })
 
-  it(`still confirms exactly one when the racing hash comes in mixed and upper case`, async () => {
+  it(`still confirms exactly one when the racing hash comes in mixed and upper case`, async ({ server }) => {
     const partner = await newPartner(server)
     const payouts = await manyPayouts(partner)
     const txHash = newTxHash()
@@ -87,11 +84,11 @@ describe("under concurrency (real HTTP, real database)", () => {
     for (const response of responses.filter((r) => r.status !== 200)) expectError(response, 409, "tx_hash_reused")
     const winner = decodePayout(responses.find((r) => r.status === 200)!.json)
     expect(winner.txHash).toBe(txHash)
-    expect(await claimsOf(txHash)).toEqual([{ resource_id: winner.payoutId }])
-    expect(await countConfirmed(partner)).toBe(1)
+    expect(await claimsOf(server, txHash)).toEqual([{ resource_id: winner.payoutId }])
+    expect(await countConfirmed(server, partner)).toBe(1)
   })
 
-  it("confirms the same payout concurrently with the same hash: all 200, one confirmation", async () => {
+  it("confirms the same payout concurrently with the same hash: all 200, one confirmation", async ({ server }) => {
     const partner = await newPartner(server)
     const payout = await partner.payout(await partner.approvedUser())
     const txHash = newTxHash()
@@ -106,11 +103,11 @@ describe("under concurrency (real HTTP, real database)", () => {
       // the mock lifecycle may already be moving it forward
       expect(["deposit_confirmed", "processing", "completed"]).toContain(body.status)
     }
-    expect(await claimsOf(txHash)).toEqual([{ resource_id: payout.payoutId }])
+    expect(await claimsOf(server, txHash)).toEqual([{ resource_id: payout.payoutId }])
   })
 })
 
-const countConfirmed = async (partner: Partner) => {
+const countConfirmed = async (server: TestServer, partner: Partner) => {
   const [row] = await sql<{ n: number }>(
     server,
     (q) =>

@@ -8,7 +8,9 @@ import { TestHelpersNone } from "../../src/testHelpers/TestHelpers.ts"
  */
 import { SqlClient } from "effect/sql"
 import { Deferred, Duration, Effect, Layer } from "effect"
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { afterEach, describe, expect } from "vitest"
+import { httpTest } from "../support/fixture.ts"
+import type { TestServer } from "../support/server.ts"
 import { serverLayerFor } from "../../src/App.ts"
 import {
   Chain,
@@ -35,13 +37,11 @@ import {
   decodePayout,
   expectError,
   expirePayoutWindow,
-  newPartner,
   newTxHash,
   type Partner,
   pollPayout,
   sql
 } from "../support/flows.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
 
 type Verify = (check: TransferCheck, mock: Chain["Service"]) => Effect.Effect<VerifiedTransfer, DepositNotVerified>
 
@@ -67,46 +67,37 @@ const ScriptedChain = Layer.effect(
 const ATTEMPT_TIMEOUT = Duration.millis(300)
 const RETRIES = 2
 
-let server: TestServer
-let partner: Partner
-let user: `0x${string}`
-
-beforeAll(async () => {
-  server = await startTestServer({
-    // confirmed payouts stay deposit_confirmed while a test looks at them
-    env: { MOCK_LIFECYCLE_DELAY_MS: "3600000" },
-    overrides: Layer.mergeAll(
-      Layer.succeed(ChainVerifyPolicy, {
-        attemptTimeout: ATTEMPT_TIMEOUT,
-        retries: RETRIES,
-        backoff: Duration.millis(10)
-      }),
-      Layer.succeed(ConfirmWait, Duration.seconds(10))
-    ),
-    app: (config) =>
-      serverLayerFor(config, {
-        ports: Layer.mergeAll(
-          ProviderMock,
-          BridgeCallbacks,
-          SwapRouterMock,
-          ScriptedChain,
-          MarketMock,
-          OtpCodesMock,
-          RequoteGuardMock,
-          DemoBootstrapMock,
-          MailerDisabled,
-          WebhookTargetsOpen
-        ),
-        outbox: TransferLifecycleMock,
-        rateCache: RateCacheMock,
-        testHelpers: TestHelpersNone,
-        apiMiddleware: MockScenarioLive
-      })
-  })
-  partner = await newPartner(server)
-  user = await partner.approvedUser()
+const it = httpTest({
+  // confirmed payouts stay deposit_confirmed while a test looks at them
+  env: { MOCK_LIFECYCLE_DELAY_MS: "3600000" },
+  overrides: Layer.mergeAll(
+    Layer.succeed(ChainVerifyPolicy, {
+      attemptTimeout: ATTEMPT_TIMEOUT,
+      retries: RETRIES,
+      backoff: Duration.millis(10)
+    }),
+    Layer.succeed(ConfirmWait, Duration.seconds(10))
+  ),
+  app: (config) =>
+    serverLayerFor(config, {
+      ports: Layer.mergeAll(
+        ProviderMock,
+        BridgeCallbacks,
+        SwapRouterMock,
+        ScriptedChain,
+        MarketMock,
+        OtpCodesMock,
+        RequoteGuardMock,
+        DemoBootstrapMock,
+        MailerDisabled,
+        WebhookTargetsOpen
+      ),
+      outbox: TransferLifecycleMock,
+      rateCache: RateCacheMock,
+      testHelpers: TestHelpersNone,
+      apiMiddleware: MockScenarioLive
+    })
 })
-afterAll(() => server?.close())
 afterEach(() => {
   verify = mockVerify
   attempts = []
@@ -115,18 +106,18 @@ afterEach(() => {
 const failWith = (kind: NotVerifiedKind, reason: string): Verify => () =>
   Effect.fail(new DepositNotVerified({ kind, reason }))
 
-const claimsOf = (hash: string) =>
+const claimsOf = (server: TestServer, hash: string) =>
   sql<{ resource_id: string; state: string }>(
     server,
     (q) => q`SELECT resource_id, state FROM tx_hash_claims WHERE tx_hash = ${hash}`
   )
 
-const expiresAtOf = async (payoutId: string) => {
+const expiresAtOf = async (server: TestServer, payoutId: string) => {
   const [row] = await sql<{ expires_at: Date }>(server, (q) => q`SELECT expires_at FROM payouts WHERE id = ${payoutId}`)
   return row!.expires_at
 }
 
-const confirmOk = async (payoutId: string, body: Record<string, string>) => {
+const confirmOk = async (partner: Partner, payoutId: string, body: Record<string, string>) => {
   const wire = await partner.confirm(payoutId, body)
   expect(wire.status, wire.text).toBe(200)
   return decodePayout(wire.json)
@@ -136,7 +127,7 @@ const await_ = <A>(deferred: Deferred.Deferred<A>) =>
   Effect.runPromise(Deferred.await(deferred).pipe(Effect.timeout("10 seconds")))
 
 describe("confirm: the chain is asked outside any transaction", () => {
-  it("holds no lock on the payout while the verification is pending; a concurrent confirm gets 409 or the replay", async () => {
+  it("holds no lock on the payout while the verification is pending; a concurrent confirm gets 409 or the replay", async ({ server, partner, user }) => {
     const payout = await partner.payout(user)
     const other = await partner.payout(user)
     const txHash = newTxHash()
@@ -166,7 +157,7 @@ describe("confirm: the chain is asked outside any transaction", () => {
     )
     expect(locked).toEqual([{ id: payout.payoutId }])
     // The hash is claimed for this payout, as `verifying`.
-    expect(await claimsOf(txHash)).toEqual([{ resource_id: payout.payoutId, state: "verifying" }])
+    expect(await claimsOf(server, txHash)).toEqual([{ resource_id: payout.payoutId, state: "verifying" }])
     // A different hash for the same payout: 409, in progress. The same hash for another payout: tx_hash_reused.
     expect(expectError(await partner.confirm(payout.payoutId, { txHash: newTxHash() }), 409)).toMatch(/being verified/)
     expectError(await partner.confirm(other.payoutId, { txHash }), 409, "tx_hash_reused")
@@ -179,10 +170,10 @@ describe("confirm: the chain is asked outside any transaction", () => {
     expect(duplicateWire.status, duplicateWire.text).toBe(200)
     expect(decodePayout(duplicateWire.json)).toEqual(decodePayout(firstWire.json))
     expect(decodePayout(firstWire.json).status).toBe("deposit_confirmed")
-    expect(await claimsOf(txHash)).toEqual([{ resource_id: payout.payoutId, state: "claimed" }])
+    expect(await claimsOf(server, txHash)).toEqual([{ resource_id: payout.payoutId, state: "claimed" }])
   })
 
-  it("releases the claim when the verification fails: the same hash then confirms the right payout", async () => {
+  it("releases the claim when the verification fails: the same hash then confirms the right payout", async ({ server, partner, user }) => {
     const wrong = await partner.payout(user)
     const right = await partner.payout(user)
     const txHash = newTxHash()
@@ -199,14 +190,14 @@ describe("confirm: the chain is asked outside any transaction", () => {
     const message = expectError(await partner.confirm(wrong.payoutId, { txHash }), 409)
     expect(message).toContain("has no Transfer to")
     expect(attempts).toEqual([txHash]) // a mismatch is an answer: not asked again
-    expect(await claimsOf(txHash)).toEqual([])
+    expect(await claimsOf(server, txHash)).toEqual([])
     expect(decodePayout((await partner.getPayout(wrong.payoutId)).json).status).toBe("awaiting_deposit")
 
-    expect((await confirmOk(right.payoutId, { txHash })).txHash).toBe(txHash)
-    expect(await claimsOf(txHash)).toEqual([{ resource_id: right.payoutId, state: "claimed" }])
+    expect((await confirmOk(partner, right.payoutId, { txHash })).txHash).toBe(txHash)
+    expect(await claimsOf(server, txHash)).toEqual([{ resource_id: right.payoutId, state: "claimed" }])
   })
 
-  it("answers 409 saying the transaction is not mined yet, leaves the hash unclaimed, and confirms once it is", async () => {
+  it("answers 409 saying the transaction is not mined yet, leaves the hash unclaimed, and confirms once it is", async ({ server, partner, user }) => {
     const payout = await partner.payout(user)
     const txHash = newTxHash()
     verify = failWith("not_mined", `no mined transaction ${txHash} on testchain`)
@@ -214,13 +205,13 @@ describe("confirm: the chain is asked outside any transaction", () => {
     const message = expectError(await partner.confirm(payout.payoutId, { txHash }), 409)
     expect(message).toMatch(/not mined yet/)
     expect(attempts).toEqual([txHash])
-    expect(await claimsOf(txHash)).toEqual([])
+    expect(await claimsOf(server, txHash)).toEqual([])
 
     verify = mockVerify
-    expect((await confirmOk(payout.payoutId, { txHash })).status).toBe("deposit_confirmed")
+    expect((await confirmOk(partner, payout.payoutId, { txHash })).status).toBe("deposit_confirmed")
   })
 
-  it("asks an unreachable node again a bounded number of times, then answers 503 and releases the hash", async () => {
+  it("asks an unreachable node again a bounded number of times, then answers 503 and releases the hash", async ({ server, partner, user }) => {
     const payout = await partner.payout(user)
     const txHash = newTxHash()
     verify = failWith("unreachable", "the testchain node could not be asked; retry later")
@@ -228,10 +219,10 @@ describe("confirm: the chain is asked outside any transaction", () => {
     const message = expectError(await partner.confirm(payout.payoutId, { txHash }), 503)
     expect(message).toContain("could not be asked")
     expect(attempts).toEqual(Array(1 + RETRIES).fill(txHash))
-    expect(await claimsOf(txHash)).toEqual([])
+    expect(await claimsOf(server, txHash)).toEqual([])
   })
 
-  it("times out a node that does not answer, as unreachable (retried, then 503)", async () => {
+  it("times out a node that does not answer, as unreachable (retried, then 503)", async ({ server, partner, user }) => {
     const payout = await partner.payout(user)
     const txHash = newTxHash()
     verify = () => Effect.never
@@ -239,10 +230,10 @@ describe("confirm: the chain is asked outside any transaction", () => {
     const message = expectError(await partner.confirm(payout.payoutId, { txHash }), 503)
     expect(message).toContain("did not answer within")
     expect(attempts).toHaveLength(1 + RETRIES)
-    expect(await claimsOf(txHash)).toEqual([])
+    expect(await claimsOf(server, txHash)).toEqual([])
   })
 
-  it("confirms when the node answers after failing to be asked", async () => {
+  it("confirms when the node answers after failing to be asked", async ({ partner, user }) => {
     const payout = await partner.payout(user)
     const txHash = newTxHash()
     verify = (check, mock) =>
@@ -250,11 +241,11 @@ describe("confirm: the chain is asked outside any transaction", () => {
         ? Effect.fail(new DepositNotVerified({ kind: "unreachable", reason: "connection refused" }))
         : mock.verifyTransfer(check)
 
-    expect((await confirmOk(payout.payoutId, { txHash })).status).toBe("deposit_confirmed")
+    expect((await confirmOk(partner, payout.payoutId, { txHash })).status).toBe("deposit_confirmed")
     expect(attempts).toHaveLength(1 + RETRIES)
   })
 
-  it("keeps the copby leg pending, and the fee hash recorded, when the fee transfer does not verify", async () => {
+  it("keeps the copby leg pending, and the fee hash recorded, when the fee transfer does not verify", async ({ server, partner, user }) => {
     const payout = await partner.payout(user)
     const [txHash, feeTxHash] = [newTxHash(), newTxHash()]
     verify = (check, mock) =>
@@ -262,40 +253,40 @@ describe("confirm: the chain is asked outside any transaction", () => {
         ? Effect.fail(new DepositNotVerified({ kind: "mismatch", reason: "too little" }))
         : mock.verifyTransfer(check)
 
-    const confirmed = await confirmOk(payout.payoutId, { txHash, feeTxHash })
+    const confirmed = await confirmOk(partner, payout.payoutId, { txHash, feeTxHash })
     expect(confirmed.feeTxHash).toBe(feeTxHash)
     expect(confirmed.fees.find((leg) => leg.code === "copby")?.status).toBe("pending")
-    expect(await claimsOf(feeTxHash)).toEqual([{ resource_id: payout.payoutId, state: "claimed" }])
+    expect(await claimsOf(server, feeTxHash)).toEqual([{ resource_id: payout.payoutId, state: "claimed" }])
   })
 })
 
 describe("confirm: the deposit window", () => {
-  it("accepts a deposit mined before expiresAt, confirmed after the window closed and after the sweep", async () => {
+  it("accepts a deposit mined before expiresAt, confirmed after the window closed and after the sweep", async ({ server, partner, user }) => {
     const payout = await partner.payout(user)
     await expirePayoutWindow(server, payout.payoutId)
     await pollPayout(partner, payout.payoutId, (p) => p.status === "expired")
-    const expiresAt = await expiresAtOf(payout.payoutId)
+    const expiresAt = await expiresAtOf(server, payout.payoutId)
     verify = () => Effect.succeed({ minedAt: new Date(expiresAt.getTime() - 5_000), transfers: [] })
 
     const txHash = newTxHash()
-    const confirmed = await confirmOk(payout.payoutId, { txHash })
+    const confirmed = await confirmOk(partner, payout.payoutId, { txHash })
     expect(confirmed.status).toBe("deposit_confirmed")
     expect(confirmed.txHash).toBe(txHash)
-    expect(await claimsOf(txHash)).toEqual([{ resource_id: payout.payoutId, state: "claimed" }])
+    expect(await claimsOf(server, txHash)).toEqual([{ resource_id: payout.payoutId, state: "claimed" }])
   })
 
-  it("answers requote when the deposit was mined after expiresAt, and leaves the hash unclaimed", async () => {
+  it("answers requote when the deposit was mined after expiresAt, and leaves the hash unclaimed", async ({ server, partner, user }) => {
     const payout = await partner.payout(user)
     await expirePayoutWindow(server, payout.payoutId)
-    const expiresAt = await expiresAtOf(payout.payoutId)
+    const expiresAt = await expiresAtOf(server, payout.payoutId)
     verify = () => Effect.succeed({ minedAt: new Date(expiresAt.getTime() + 1_000), transfers: [] })
 
     const txHash = newTxHash()
     expectError(await partner.confirm(payout.payoutId, { txHash }), 409, "requote")
-    expect(await claimsOf(txHash)).toEqual([])
+    expect(await claimsOf(server, txHash)).toEqual([])
   })
 
-  it("mock chain (mined now): a confirm after the window is requote, before and after the sweep", async () => {
+  it("mock chain (mined now): a confirm after the window is requote, before and after the sweep", async ({ server, partner, user }) => {
     const payout = await partner.payout(user)
     await expirePayoutWindow(server, payout.payoutId)
     const txHash = newTxHash()
@@ -303,6 +294,6 @@ describe("confirm: the deposit window", () => {
     await pollPayout(partner, payout.payoutId, (p) => p.status === "expired")
     expectError(await partner.confirm(payout.payoutId, { txHash }), 409, "requote")
     expect(decodePayout((await partner.getPayout(payout.payoutId)).json).status).toBe("expired")
-    expect(await claimsOf(txHash)).toEqual([])
+    expect(await claimsOf(server, txHash)).toEqual([])
   })
 })

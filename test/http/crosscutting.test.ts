@@ -2,7 +2,9 @@ import { existsSync, readFileSync } from "node:fs"
 import { request as httpRequest } from "node:http"
 import { fileURLToPath } from "node:url"
 import { openApiDocument } from "@cop-integrations/contracts"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect } from "vitest"
+import { httpTest } from "../support/fixture.ts"
+import type { Partner } from "../support/flows.ts"
 import {
   type Answer,
   approveKyc,
@@ -19,27 +21,28 @@ import { startTestServer, type TestServer } from "../support/server.ts"
 const MAX_BODY_BYTES = 64 * 1024 // DESIGN §3: request body ≤ 64 KiB
 const SEND_OTP = `${BREB}/kyc/otp/send`
 
-let server: TestServer
-let apiKey: string
-beforeAll(async () => {
-  server = await startTestServer()
-  ;({ apiKey } = await server.newIntegration())
-})
-afterAll(() => server?.close())
+const it = httpTest()
 
 /** Every status this file ever received, to show that no input yields a 5xx. */
 const statuses: Array<string> = []
-const req = async (path: string, options: Call = {}): Promise<Answer> => {
+const req = async (server: TestServer, path: string, options: Call = {}): Promise<Answer> => {
   const answer = await call(server, path, options)
   statuses.push(
     `${options.method ?? (options.body === undefined ? "GET" : "POST")} ${path.slice(0, 80)} → ${answer.status}`
   )
   return answer
 }
-const authed = (path: string, options: Call = {}) => req(path, { apiKey, ...options })
+const authed = (server: TestServer, partner: Partner, path: string, options: Call = {}) =>
+  req(server, path, { apiKey: partner.apiKey, ...options })
 
 /** A POST whose body is streamed (chunked, no Content-Length) in pieces of at most 4 KiB. */
-const postChunked = async (path: string, text: string, headers: Record<string, string> = {}) => {
+const postChunked = async (
+  server: TestServer,
+  partner: Partner,
+  path: string,
+  text: string,
+  headers: Record<string, string> = {}
+) => {
   const bytes = new TextEncoder().encode(text)
   let offset = 0
   const body = new ReadableStream<Uint8Array>({
@@ -53,7 +56,7 @@ const postChunked = async (path: string, text: string, headers: Record<string, s
     method: "POST",
     body,
     duplex: "half",
-    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json", ...headers }
+    headers: { authorization: `Bearer ${partner.apiKey}`, "content-type": "application/json", ...headers }
   }
   const response = await fetch(`${server.baseUrl}${path}`, init)
   const raw = await response.text()
@@ -68,14 +71,14 @@ const otpBodyOfSize = (size: number) => {
 }
 
 describe("routing", () => {
-  it("answers an unknown route with 404 ErrorBody", async () => {
+  it("answers an unknown route with 404 ErrorBody", async ({ server, partner }) => {
     for (const path of ["/", "/nope", "/api/integrations/breb/unknown", "/api/integrations/v1/breb/quote"]) {
-      expectErrorBody(await req(path), 404)
+      expectErrorBody(await req(server, path), 404)
     }
-    expectErrorBody(await authed(`${BREB}/payouts/po_1/refund`, { body: {} }), 404)
+    expectErrorBody(await authed(server, partner, `${BREB}/payouts/po_1/refund`, { body: {} }), 404)
   })
 
-  it("answers a wrong method on a known route with 405 ErrorBody and an Allow header", async () => {
+  it("answers a wrong method on a known route with 405 ErrorBody and an Allow header", async ({ server, partner }) => {
     const cases: ReadonlyArray<readonly [string, string, ReadonlyArray<string>]> = [
       ["DELETE", `${BREB}/payouts`, ["GET", "POST"]],
       ["PUT", "/healthz", ["GET"]],
@@ -85,7 +88,7 @@ describe("routing", () => {
       ["POST", "/openapi.json", ["GET"]]
     ]
     for (const [method, path, allowed] of cases) {
-      const answer = await authed(path, method === "GET" ? { method } : { method, body: {} })
+      const answer = await authed(server, partner, path, method === "GET" ? { method } : { method, body: {} })
       expectErrorBody(answer, 405)
       const allow = (answer.headers.get("allow") ?? "").split(",").map((m) => m.trim()).filter(Boolean)
       expect(`${method} ${path}: ${[...allow].sort().join(", ")}`).toBe(
@@ -94,8 +97,8 @@ describe("routing", () => {
     }
   })
 
-  it("never answers 405 for a method the route allows (malformed path encoding)", async () => {
-    const answer = await authed(`${BREB}/payouts/%E0%A4%A`)
+  it("never answers 405 for a method the route allows (malformed path encoding)", async ({ server, partner }) => {
+    const answer = await authed(server, partner, `${BREB}/payouts/%E0%A4%A`)
     expect(answer.status).not.toBe(405)
     expect([400, 404]).toContain(answer.status)
     expectErrorBody(answer, answer.status)
@@ -103,43 +106,46 @@ describe("routing", () => {
 })
 
 describe("request bodies", () => {
-  it("answers malformed JSON with 400 ErrorBody", async () => {
+  it("answers malformed JSON with 400 ErrorBody", async ({ server, partner }) => {
     for (const body of ["{bad", "{\"email\":", "\"unterminated", "{\"a\":1}}"]) {
-      expectErrorBody(await authed(SEND_OTP, { body }), 400)
+      expectErrorBody(await authed(server, partner, SEND_OTP, { body }), 400)
     }
   })
 
-  it("answers a JSON array, null, a scalar or an empty body with 400 ErrorBody", async () => {
+  it("answers a JSON array, null, a scalar or an empty body with 400 ErrorBody", async ({ server, partner }) => {
     for (const body of ["[]", "[{\"email\":\"ana@example.com\"}]", "null", "42", "\"text\"", ""]) {
-      const answer = await authed(SEND_OTP, { body })
+      const answer = await authed(server, partner, SEND_OTP, { body })
       expect(`${JSON.stringify(body)} → ${answer.status}`).toBe(`${JSON.stringify(body)} → 400`)
       expectErrorBody(answer, 400)
     }
   })
 
-  it("accepts a body of exactly 64 KiB and answers 413 ErrorBody one byte over (Content-Length)", async () => {
-    const atLimit = await authed(SEND_OTP, { body: otpBodyOfSize(MAX_BODY_BYTES) })
+  it("accepts a body of exactly 64 KiB and answers 413 ErrorBody one byte over (Content-Length)", async ({ server, partner }) => {
+    const atLimit = await authed(server, partner, SEND_OTP, { body: otpBodyOfSize(MAX_BODY_BYTES) })
     expect(atLimit.status, atLimit.text).toBe(200)
-    expectErrorBody(await authed(SEND_OTP, { body: otpBodyOfSize(MAX_BODY_BYTES + 1) }), 413)
-    expectErrorBody(await authed(SEND_OTP, { body: otpBodyOfSize(4 * MAX_BODY_BYTES) }), 413)
+    expectErrorBody(await authed(server, partner, SEND_OTP, { body: otpBodyOfSize(MAX_BODY_BYTES + 1) }), 413)
+    expectErrorBody(await authed(server, partner, SEND_OTP, { body: otpBodyOfSize(4 * MAX_BODY_BYTES) }), 413)
     // also where no key is needed
-    expectErrorBody(await req("/api/integrations/webhooks/provider", { body: otpBodyOfSize(MAX_BODY_BYTES + 1) }), 413)
+    expectErrorBody(
+      await req(server, "/api/integrations/webhooks/provider", { body: otpBodyOfSize(MAX_BODY_BYTES + 1) }),
+      413
+    )
   })
 
-  it("answers 413 ErrorBody for a chunked body over 64 KiB (no Content-Length)", async () => {
-    const atLimit = await postChunked(SEND_OTP, otpBodyOfSize(MAX_BODY_BYTES))
+  it("answers 413 ErrorBody for a chunked body over 64 KiB (no Content-Length)", async ({ server, partner }) => {
+    const atLimit = await postChunked(server, partner, SEND_OTP, otpBodyOfSize(MAX_BODY_BYTES))
     expect(atLimit.status, atLimit.text).toBe(200)
-    expectErrorBody(await postChunked(SEND_OTP, otpBodyOfSize(MAX_BODY_BYTES + 1)), 413)
+    expectErrorBody(await postChunked(server, partner, SEND_OTP, otpBodyOfSize(MAX_BODY_BYTES + 1)), 413)
     // the connection state is sane afterwards: the next request is answered normally
-    expect((await req("/healthz")).status).toBe(200)
+    expect((await req(server, "/healthz")).status).toBe(200)
   })
 
-  it("answers a chunked upload far over the limit with 413 instead of dropping the connection", async () => {
+  it("answers a chunked upload far over the limit with 413 instead of dropping the connection", async ({ server, partner }) => {
     const url = new URL(SEND_OTP, server.baseUrl)
     const status = await new Promise<number>((resolve, reject) => {
       const outgoing = httpRequest(url, {
         method: "POST",
-        headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" }
+        headers: { authorization: `Bearer ${partner.apiKey}`, "content-type": "application/json" }
       }, (response) => {
         response.resume()
         resolve(response.statusCode ?? 0)
@@ -158,46 +164,51 @@ describe("request bodies", () => {
     expect(status).toBe(413)
   })
 
-  it("answers a POST with Content-Type text/plain with 415 ErrorBody", async () => {
+  it("answers a POST with Content-Type text/plain with 415 ErrorBody", async ({ server, partner }) => {
     const body = JSON.stringify({ email: "ana@example.com", userAddress: newAddress() })
     for (const contentType of ["text/plain", "application/x-www-form-urlencoded", "application/jsonx"]) {
-      expectErrorBody(await authed(SEND_OTP, { body, headers: { "content-type": contentType } }), 415)
+      expectErrorBody(await authed(server, partner, SEND_OTP, { body, headers: { "content-type": contentType } }), 415)
     }
-    const ok = await authed(SEND_OTP, { body, headers: { "content-type": "application/json; charset=utf-8" } })
+    const ok = await authed(server, partner, SEND_OTP, {
+      body,
+      headers: { "content-type": "application/json; charset=utf-8" }
+    })
     expect(ok.status, ok.text).toBe(200)
   })
 })
 
 describe("request ids", () => {
-  it("puts an x-request-id on every response, errors included", async () => {
+  it("puts an x-request-id on every response, errors included", async ({ server, partner }) => {
     const answers = [
-      await req("/healthz"),
-      await req("/readyz"),
-      await req("/docs"),
-      await req("/openapi.json"),
-      await req("/nope"),
-      await req("/healthz", { method: "DELETE" }),
-      await req(`${BREB}/quote`),
-      await authed(`${BREB}/quote`),
-      await authed(`${BREB}/quote?destinationCop=abc`),
-      await authed(SEND_OTP, { body: "{bad" }),
-      await authed(SEND_OTP, { body: "{}", headers: { "content-type": "text/plain" } }),
-      await authed(SEND_OTP, { body: otpBodyOfSize(MAX_BODY_BYTES + 1) }),
-      await authed(`${BREB}/payouts/po_missing`),
-      await req("/api/integrations/webhooks/provider", { body: {} })
+      await req(server, "/healthz"),
+      await req(server, "/readyz"),
+      await req(server, "/docs"),
+      await req(server, "/openapi.json"),
+      await req(server, "/nope"),
+      await req(server, "/healthz", { method: "DELETE" }),
+      await req(server, `${BREB}/quote`),
+      await authed(server, partner, `${BREB}/quote`),
+      await authed(server, partner, `${BREB}/quote?destinationCop=abc`),
+      await authed(server, partner, SEND_OTP, { body: "{bad" }),
+      await authed(server, partner, SEND_OTP, { body: "{}", headers: { "content-type": "text/plain" } }),
+      await authed(server, partner, SEND_OTP, { body: otpBodyOfSize(MAX_BODY_BYTES + 1) }),
+      await authed(server, partner, `${BREB}/payouts/po_missing`),
+      await req(server, "/api/integrations/webhooks/provider", { body: {} })
     ]
     const ids = answers.map((answer) => answer.headers.get("x-request-id"))
     for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9._-]{8,64}$/)
     expect(new Set(ids).size).toBe(ids.length)
   })
 
-  it("echoes a sane incoming X-Request-Id and replaces an unsafe one", async () => {
+  it("echoes a sane incoming X-Request-Id and replaces an unsafe one", async ({ server }) => {
     for (const id of ["abc-123_XYZ.9", "0f8fad5b-d9cb-469f-a165-70867728950e"]) {
-      expect((await req("/healthz", { headers: { "x-request-id": id } })).headers.get("x-request-id")).toBe(id)
-      expect((await req("/nope", { headers: { "x-request-id": id } })).headers.get("x-request-id")).toBe(id)
+      expect((await req(server, "/healthz", { headers: { "x-request-id": id } })).headers.get("x-request-id")).toBe(id)
+      expect((await req(server, "/nope", { headers: { "x-request-id": id } })).headers.get("x-request-id")).toBe(id)
     }
     for (const unsafe of ["has spaces", "x".repeat(300), "<script>", "a\tb", "id;drop"]) {
-      const echoed = (await req("/healthz", { headers: { "x-request-id": unsafe } })).headers.get("x-request-id")
+      const echoed = (await req(server, "/healthz", { headers: { "x-request-id": unsafe } })).headers.get(
+        "x-request-id"
+      )
       expect(echoed).toMatch(/^[A-Za-z0-9._-]{8,64}$/)
       expect(echoed).not.toBe(unsafe)
     }
@@ -205,8 +216,8 @@ describe("request ids", () => {
 })
 
 describe("documents and health", () => {
-  it("serves /openapi.json equal to the committed contract document, version 0.1.0, no version segment", async () => {
-    const answer = await req("/openapi.json")
+  it("serves /openapi.json equal to the committed contract document, version 0.1.0, no version segment", async ({ server }) => {
+    const answer = await req(server, "/openapi.json")
     expect(answer.status).toBe(200)
     expect(answer.headers.get("content-type")).toMatch(/^application\/json/)
     const committed = fileURLToPath(new URL("../../contracts/openapi.json", import.meta.url))
@@ -219,28 +230,28 @@ describe("documents and health", () => {
     expect(paths).toContain("/api/integrations/breb/payouts")
   })
 
-  it("serves /docs as HTML", async () => {
-    const answer = await req("/docs")
+  it("serves /docs as HTML", async ({ server }) => {
+    const answer = await req(server, "/docs")
     expect(answer.status).toBe(200)
     expect(answer.headers.get("content-type")).toMatch(/^text\/html/)
     expect(answer.text).toMatch(/<html/i)
   })
 
-  it("serves /healthz and /readyz", async () => {
-    const health = await req("/healthz")
+  it("serves /healthz and /readyz", async ({ server }) => {
+    const health = await req(server, "/healthz")
     expect(health.status).toBe(200)
     expect(health.body).toEqual({ status: "ok", mode: "mock", version: "0.1.0" })
-    const ready = await req("/readyz")
+    const ready = await req(server, "/readyz")
     expect(ready.status).toBe(200)
     expect(ready.body).toEqual({ status: "ready" })
   })
 })
 
 describe("robustness", () => {
-  it("answers odd inputs without a 5xx", async () => {
+  it("answers odd inputs without a 5xx", async ({ server, partner }) => {
     const payoutId = "po_" + "x".repeat(40)
     const approved = newAddress()
-    await approveKyc(server, apiKey, approved)
+    await approveKyc(server, partner.apiKey, approved)
     const probes: ReadonlyArray<readonly [string, Call]> = [
       [`${BREB}/payouts/${"x".repeat(5000)}`, {}],
       [`${BREB}/payouts/%00`, {}],
@@ -281,13 +292,13 @@ describe("robustness", () => {
       [`${BREB}/payouts?cursor=%00`, {}]
     ]
     for (const [path, options] of probes) {
-      const answer = await authed(path, options)
+      const answer = await authed(server, partner, path, options)
       expect(answer.status, `${path.slice(0, 80)} → ${answer.text.slice(0, 200)}`).toBeLessThan(500)
       if (answer.status >= 400) expectErrorBody(answer, answer.status)
     }
     const weirdAuth = ["Bearer", "Bearer  ", `Bearer ${"a".repeat(10_000)}`, "Bearer cop_test_pk_\u00e9\u00e9"]
     for (const authorization of weirdAuth) {
-      expectErrorBody(await req(`${BREB}/payouts`, { headers: { authorization } }), 401)
+      expectErrorBody(await req(server, `${BREB}/payouts`, { headers: { authorization } }), 401)
     }
   })
 

@@ -9,7 +9,8 @@
  */
 import { DestinationPreviewResult } from "@cop-integrations/contracts"
 import { Effect, Layer, Schema } from "effect"
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { describe, expect } from "vitest"
+import { httpTest } from "../support/fixture.ts"
 import { mockMode, serverLayerFor } from "../../src/App.ts"
 import { PayoutProvider } from "../../src/provider/PayoutProvider.ts"
 import { ProviderMock } from "../../src/provider/mock/ProviderMock.ts"
@@ -23,7 +24,6 @@ import {
   sql,
   type Wire
 } from "../support/flows.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
 
 const PREVIEW = `${BREB}/destinations/preview`
 const RATE_LIMIT = 5
@@ -42,19 +42,14 @@ const CountingProvider = Layer.effect(
   }))
 ).pipe(Layer.provide(ProviderMock))
 
-let server: TestServer
-
-beforeAll(async () => {
-  server = await startTestServer({
-    captureLogs: true,
-    env: { PREVIEW_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT) },
-    app: (config) => {
-      const mode = mockMode(config)
-      return serverLayerFor(config, { ...mode, ports: Layer.merge(mode.ports, CountingProvider) })
-    }
-  })
+const it = httpTest({
+  captureLogs: true,
+  env: { PREVIEW_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT) },
+  app: (config) => {
+    const mode = mockMode(config)
+    return serverLayerFor(config, { ...mode, ports: Layer.merge(mode.ports, CountingProvider) })
+  }
 })
-afterAll(() => server?.close())
 
 const preview = (partner: Partner, body: Record<string, unknown>) => partner.post(PREVIEW, body)
 
@@ -72,7 +67,7 @@ const payoutBody = (userAddress: string, overrides: Record<string, unknown> = {}
 })
 
 describe("POST breb/destinations/preview", () => {
-  it("answers match true with the destination as the bank shows it, and an expiring previewId", async () => {
+  it("answers match true with the destination as the bank shows it, and an expiring previewId", async ({ server }) => {
     const partner = await newPartner(server)
     const alias = previewed(await preview(partner, { breBKey: "@maria2024", accountOwnerName: "Maria Perez" }))
     expect(alias.match).toBe(true)
@@ -88,14 +83,14 @@ describe("POST breb/destinations/preview", () => {
     expect(document.destinationPreview?.documentLast4).toBe("4050")
   })
 
-  it("answers match false for a holder name the provider does not confirm, revealing nothing about the holder", async () => {
+  it("answers match false for a holder name the provider does not confirm, revealing nothing about the holder", async ({ server }) => {
     const partner = await newPartner(server)
     const result = previewed(await preview(partner, { breBKey: "@maria2024", accountOwnerName: "Someone mismatch" }))
     expect(result.match).toBe(false)
     expect(result.destinationPreview).toBeNull()
   })
 
-  it("refuses a malformed body with a 400 naming the field", async () => {
+  it("refuses a malformed body with a 400 naming the field", async ({ server }) => {
     const partner = await newPartner(server)
     expectBadRequest(await preview(partner, { breBKey: "not a key", accountOwnerName: "Maria Perez" }), "breBKey")
     expectBadRequest(await preview(partner, { breBKey: "@maria2024", accountOwnerName: "  " }), "accountOwnerName")
@@ -105,7 +100,7 @@ describe("POST breb/destinations/preview", () => {
     )
   })
 
-  it("with a userAddress, needs that user's KYC approved", async () => {
+  it("with a userAddress, needs that user's KYC approved", async ({ server }) => {
     const partner = await newPartner(server)
     const body = { breBKey: "@maria2024", accountOwnerName: "Maria Perez", userAddress: newAddress() }
     expectError(await preview(partner, body), 409, "needs_kyc")
@@ -113,7 +108,7 @@ describe("POST breb/destinations/preview", () => {
     expect(previewed(await preview(partner, body)).match).toBe(true)
   })
 
-  it("where the provider keeps destinations per customer (live), refuses a preview without userAddress as needs_kyc", async () => {
+  it("where the provider keeps destinations per customer (live), refuses a preview without userAddress as needs_kyc", async ({ server }) => {
     const partner = await newPartner(server)
     provider.perCustomer = true
     try {
@@ -128,7 +123,7 @@ describe("POST breb/destinations/preview", () => {
     }
   })
 
-  it(`is limited to PREVIEW_RATE_LIMIT_PER_MINUTE (${RATE_LIMIT}) per integration: then 429 with Retry-After`, async () => {
+  it(`is limited to PREVIEW_RATE_LIMIT_PER_MINUTE (${RATE_LIMIT}) per integration: then 429 with Retry-After`, async ({ server }) => {
     const [limited, other] = [await newPartner(server), await newPartner(server)]
     const body = { breBKey: "@maria2024", accountOwnerName: "Maria Perez" }
     for (let i = 0; i < RATE_LIMIT; i++) previewed(await preview(limited, body))
@@ -139,7 +134,7 @@ describe("POST breb/destinations/preview", () => {
     previewed(await preview(other, body))
   })
 
-  it("never logs the full Bre-B key: the preview's log line carries it masked", async () => {
+  it("never logs the full Bre-B key: the preview's log line carries it masked", async ({ server }) => {
     const partner = await newPartner(server)
     const key = "3157779911"
     const result = previewed(await preview(partner, { breBKey: key, accountOwnerName: "Maria Perez" }))
@@ -155,7 +150,7 @@ describe("POST breb/payouts with previewId", () => {
   let user: `0x${string}`
 
   // A partner each: previews and payouts without a previewId spend one budget (test/http/destination-verification-budget.test.ts).
-  beforeEach(async () => {
+  it.beforeEach(async ({ server }) => {
     partner = await newPartner(server)
     user = await partner.approvedUser()
   })
@@ -188,7 +183,7 @@ describe("POST breb/payouts with previewId", () => {
     expectError(created, 409, "destination_mismatch")
   })
 
-  it("refuses another integration's previewId as an unknown one (400 naming previewId)", async () => {
+  it("refuses another integration's previewId as an unknown one (400 naming previewId)", async ({ server }) => {
     const other = await newPartner(server)
     const theirs = previewed(await preview(other, { breBKey: "@maria2024", accountOwnerName: "Maria Perez" }))
     const message = expectBadRequest(
@@ -202,7 +197,7 @@ describe("POST breb/payouts with previewId", () => {
     expect(message).toBe(unknown)
   })
 
-  it("refuses an expired previewId", async () => {
+  it("refuses an expired previewId", async ({ server }) => {
     const result = await newPreview()
     await sql(
       server,

@@ -5,17 +5,14 @@
  */
 import { request } from "node:http"
 import { brotliDecompressSync, gunzipSync } from "node:zlib"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startTestServer, type TestServer } from "../support/server.ts"
+import { describe, expect } from "vitest"
+import { httpTest } from "../support/fixture.ts"
+import type { TestServer } from "../support/server.ts"
 
-let server: TestServer
-beforeAll(async () => {
-  server = await startTestServer()
-})
-afterAll(() => server?.close())
+const it = httpTest()
 
 /** The raw answer (no client-side decompression). */
-const raw = (path: string, headers: Record<string, string> = {}) =>
+const raw = (server: TestServer, path: string, headers: Record<string, string> = {}) =>
   new Promise<{ status: number; headers: Record<string, string | Array<string> | undefined>; body: Buffer }>(
     (resolve, reject) => {
       const req = request(`${server.baseUrl}${path}`, { headers }, (res) => {
@@ -30,10 +27,10 @@ const raw = (path: string, headers: Record<string, string> = {}) =>
   )
 
 describe("GET /docs", () => {
-  it("is compressed for clients that accept it, the same page in each encoding", async () => {
-    const plain = await raw("/docs")
-    const br = await raw("/docs", { "accept-encoding": "gzip, deflate, br" })
-    const gzip = await raw("/docs", { "accept-encoding": "gzip" })
+  it("is compressed for clients that accept it, the same page in each encoding", async ({ server }) => {
+    const plain = await raw(server, "/docs")
+    const br = await raw(server, "/docs", { "accept-encoding": "gzip, deflate, br" })
+    const gzip = await raw(server, "/docs", { "accept-encoding": "gzip" })
     expect([plain.status, br.status, gzip.status]).toEqual([200, 200, 200])
     expect(plain.headers["content-encoding"]).toBeUndefined()
     expect(br.headers["content-encoding"]).toBe("br")
@@ -44,18 +41,18 @@ describe("GET /docs", () => {
     expect(br.headers["vary"]).toBe("accept-encoding")
   })
 
-  it("has an ETag (304 when unchanged) and a Cache-Control", async () => {
-    const first = await raw("/docs", { "accept-encoding": "br" })
+  it("has an ETag (304 when unchanged) and a Cache-Control", async ({ server }) => {
+    const first = await raw(server, "/docs", { "accept-encoding": "br" })
     const etag = first.headers["etag"] as string
     expect(etag).toMatch(/^"[A-Za-z0-9_-]{16,}"$/)
     expect(first.headers["cache-control"]).toMatch(/max-age=\d+/)
-    const again = await raw("/docs", { "accept-encoding": "br", "if-none-match": etag })
+    const again = await raw(server, "/docs", { "accept-encoding": "br", "if-none-match": etag })
     expect(again.status).toBe(304)
     expect(again.body.length).toBe(0)
   })
 
-  it("lets the page reach nothing but this server, and loads its script from here, cached for good", async () => {
-    const page = await raw("/docs")
+  it("lets the page reach nothing but this server, and loads its script from here, cached for good", async ({ server }) => {
+    const page = await raw(server, "/docs")
     const policy = String(page.headers["content-security-policy"])
     for (
       const directive of ["default-src 'self'", "connect-src 'self'", "font-src 'self' data:", "frame-ancestors 'none'"]
@@ -67,15 +64,15 @@ describe("GET /docs", () => {
     expect(scripts).toHaveLength(1)
     expect(scripts[0]).toMatch(/^\/docs\/scalar\.js\?v=/)
     expect(html).not.toMatch(/<link[^>]+href="https?:/)
-    const script = await raw(scripts[0]!, { "accept-encoding": "br" })
+    const script = await raw(server, scripts[0]!, { "accept-encoding": "br" })
     expect(script.status).toBe(200)
     expect(script.headers["content-encoding"]).toBe("br")
     expect(script.headers["cache-control"]).toContain("immutable")
     expect(script.headers["content-type"]).toMatch(/^text\/javascript/)
   })
 
-  it("shows the document without the mock-only x-mock-scenario header parameter, mentioning it instead", async () => {
-    const html = (await raw("/docs")).body.toString("utf8")
+  it("shows the document without the mock-only x-mock-scenario header parameter, mentioning it instead", async ({ server }) => {
+    const html = (await raw(server, "/docs")).body.toString("utf8")
     const embedded = JSON.parse(
       /<script id="api-reference" type="application\/json">(.*?)<\/script>/s.exec(html)![1]!
     ) as {

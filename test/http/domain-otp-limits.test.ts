@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect } from "vitest"
+import { httpTest } from "../support/fixture.ts"
+import type { TestServer } from "../support/server.ts"
+import type { Partner } from "../support/flows.ts"
 import { BREB, call, expectErrorBody, newAddress } from "../support/http.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
 
 const SECOND = 1000
 const MINUTE = 60 * SECOND
@@ -12,30 +14,31 @@ const DAY = 24 * HOUR
 const RESEND_COOLDOWN = 30 * SECOND // DESIGN §3
 const SENDS_PER_DAY = 10 // DESIGN §3
 
-let server: TestServer
-let apiKey: string
-let integrationId: string
-
-beforeAll(async () => {
-  server = await startTestServer()
-  ;({ apiKey, integrationId } = await server.newIntegration())
-})
-afterAll(() => server?.close())
+const it = httpTest()
 
 /** Records earlier sends for the user, at the given instants (epoch ms). */
-const sentAt = (userAddress: string, instants: ReadonlyArray<number>) =>
+const sentAt = (server: TestServer, integrationId: string, userAddress: string, instants: ReadonlyArray<number>) =>
   server.run(
-    Effect.flatMap(SqlClient.SqlClient, (sql) =>
-      Effect.forEach(instants, (at) =>
-        sql`INSERT INTO otp_challenges (id, integration_id, user_address, email, code_hash, created_at, expires_at, consumed_at)
+    Effect.flatMap(
+      SqlClient.SqlClient,
+      (sql) =>
+        Effect.forEach(
+          instants,
+          (at) =>
+            sql`INSERT INTO otp_challenges (id, integration_id, user_address, email, code_hash, created_at, expires_at, consumed_at)
           VALUES (${`otp_${randomUUID()}`}, ${integrationId}, ${userAddress.toLowerCase()}, 'ana@example.com', 'x',
-                  ${new Date(at)}, ${new Date(at + 10 * MINUTE)}, ${new Date(at)})`))
+                  ${new Date(at)}, ${new Date(at + 10 * MINUTE)}, ${new Date(at)})`
+        )
+    )
   )
 
 /** Sends and returns the answer with the instants just before and after it. */
-const timedSend = async (userAddress: string) => {
+const timedSend = async (server: TestServer, partner: Partner, userAddress: string) => {
   const before = Date.now()
-  const answer = await call(server, `${BREB}/kyc/otp/send`, { apiKey, body: { email: "ana@example.com", userAddress } })
+  const answer = await call(server, `${BREB}/kyc/otp/send`, {
+    apiKey: partner.apiKey,
+    body: { email: "ana@example.com", userAddress }
+  })
   return { answer, before, after: Date.now() }
 }
 
@@ -48,36 +51,36 @@ const expectRetryAfterUntil = (sent: Awaited<ReturnType<typeof timedSend>>, allo
 }
 
 describe("kyc/otp/send Retry-After", () => {
-  it("after the daily limit, is the time until the oldest send in the rolling 24 h leaves it", async () => {
+  it("after the daily limit, is the time until the oldest send in the rolling 24 h leaves it", async ({ server, partner }) => {
     const userAddress = newAddress()
     const now = Date.now()
     const outside = [now - DAY - 2 * HOUR, now - DAY - 10 * MINUTE]
     const inside = Array.from({ length: SENDS_PER_DAY }, (_, i) => now - 20 * HOUR + i * 10 * MINUTE)
-    await sentAt(userAddress, [...outside, ...inside])
-    expectRetryAfterUntil(await timedSend(userAddress), Math.min(...inside) + DAY)
+    await sentAt(server, partner.integrationId, userAddress, [...outside, ...inside])
+    expectRetryAfterUntil(await timedSend(server, partner, userAddress), Math.min(...inside) + DAY)
   })
 
-  it("when both the cooldown and the daily limit hold, is the later of the two", async () => {
+  it("when both the cooldown and the daily limit hold, is the later of the two", async ({ server, partner }) => {
     const userAddress = newAddress()
     const now = Date.now()
     const inside = Array.from({ length: SENDS_PER_DAY - 1 }, (_, i) => now - 18 * HOUR + i * MINUTE)
-    await sentAt(userAddress, [...inside, now - 10 * SECOND])
-    expectRetryAfterUntil(await timedSend(userAddress), Math.min(...inside) + DAY)
+    await sentAt(server, partner.integrationId, userAddress, [...inside, now - 10 * SECOND])
+    expectRetryAfterUntil(await timedSend(server, partner, userAddress), Math.min(...inside) + DAY)
   })
 
-  it("within the cooldown, is the time until the cooldown ends", async () => {
+  it("within the cooldown, is the time until the cooldown ends", async ({ server, partner }) => {
     const userAddress = newAddress()
     const last = Date.now() - 10 * SECOND
-    await sentAt(userAddress, [last])
-    expectRetryAfterUntil(await timedSend(userAddress), last + RESEND_COOLDOWN)
+    await sentAt(server, partner.integrationId, userAddress, [last])
+    expectRetryAfterUntil(await timedSend(server, partner, userAddress), last + RESEND_COOLDOWN)
   })
 
-  it("allows a send again once the oldest send has left the window", async () => {
+  it("allows a send again once the oldest send has left the window", async ({ server, partner }) => {
     const userAddress = newAddress()
     const now = Date.now()
     const inside = Array.from({ length: SENDS_PER_DAY - 1 }, (_, i) => now - 20 * HOUR + i * MINUTE)
-    await sentAt(userAddress, [now - DAY - SECOND, ...inside])
-    const sent = await timedSend(userAddress)
+    await sentAt(server, partner.integrationId, userAddress, [now - DAY - SECOND, ...inside])
+    const sent = await timedSend(server, partner, userAddress)
     expect(sent.answer.status, sent.answer.text).toBe(200)
   })
 })

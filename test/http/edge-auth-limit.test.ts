@@ -5,25 +5,24 @@
  * refused without a lookup (no key, a malformed key) cost nothing and spend nothing: they stay 401 and never bring
  * on a 429. All requests here come from 127.0.0.1, and TRUSTED_PROXIES is unset (edge-auth-proxies.test.ts sets it).
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { afterAll, beforeAll, describe, expect, vi } from "vitest"
 import { generateApiKey } from "../../src/auth/ApiKey.ts"
 import { FAILED_AUTH_BURST } from "../../src/http/FailedAuthLimit.ts"
+import { httpTest } from "../support/fixture.ts"
 import { type Answer, BREB, call, expectErrorBody } from "../support/http.ts"
 import { startTestServer, type TestServer } from "../support/server.ts"
 
 const LIST = `${BREB}/payouts`
 
-let server: TestServer
-let partnerKey: string
+const it = httpTest()
+
+/** A key no request has used yet. */
 let unusedKey: string
-beforeAll(async () => {
-  server = await startTestServer()
-  ;({ apiKey: partnerKey } = await server.newIntegration())
+it.beforeAll(async ({ server }) => {
   ;({ apiKey: unusedKey } = await server.newIntegration())
 })
-afterAll(() => server?.close())
 
-const list = (apiKey: string) => call(server, LIST, { apiKey })
+const list = (server: TestServer, apiKey: string) => call(server, LIST, { apiKey })
 const tally = (answers: ReadonlyArray<Answer>) =>
   answers.reduce<Record<number, number>>(
     (counts, answer) => ({ ...counts, [answer.status]: (counts[answer.status] ?? 0) + 1 }),
@@ -31,13 +30,13 @@ const tally = (answers: ReadonlyArray<Answer>) =>
   )
 
 describe("failed authentications per client address", () => {
-  it("serves a partner's first burst with a key not seen before: one lookup, no failure spent", async () => {
-    const answers = await Promise.all(Array.from({ length: 4 * FAILED_AUTH_BURST }, () => list(partnerKey)))
+  it("serves a partner's first burst with a key not seen before: one lookup, no failure spent", async ({ server, partner }) => {
+    const answers = await Promise.all(Array.from({ length: 4 * FAILED_AUTH_BURST }, () => list(server, partner.apiKey)))
     expect(tally(answers)).toEqual({ 200: 4 * FAILED_AUTH_BURST })
   })
 
-  it("answers 600 concurrent unknown keys with 429 after the budget: at most the budget are 401", async () => {
-    const answers = await Promise.all(Array.from({ length: 600 }, () => list(generateApiKey("test"))))
+  it("answers 600 concurrent unknown keys with 429 after the budget: at most the budget are 401", async ({ server }) => {
+    const answers = await Promise.all(Array.from({ length: 600 }, () => list(server, generateApiKey("test"))))
     const counts = tally(answers)
     expect(Object.keys(counts).sort()).toEqual(["401", "429"])
     // each 401 is a failure within the budget; a guess over it is looked up in a batch (FailedAuthLimit) and is 429
@@ -49,40 +48,40 @@ describe("failed authentications per client address", () => {
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
   })
 
-  it("serves a valid key this replica has never seen while the address is over budget", async () => {
-    const answer = await list(unusedKey)
+  it("serves a valid key this replica has never seen while the address is over budget", async ({ server }) => {
+    const answer = await list(server, unusedKey)
     expect(answer.status, answer.text).toBe(200)
   })
 
-  it("still answers another guess from the address 429 with Retry-After while it is over budget", async () => {
-    const answer = await list(generateApiKey("test"))
+  it("still answers another guess from the address 429 with Retry-After while it is over budget", async ({ server }) => {
+    const answer = await list(server, generateApiKey("test"))
     expectErrorBody(answer, 429)
     expect(answer.headers.get("retry-after")).toMatch(/^[1-9]\d*$/)
   })
 
-  it("ignores X-Forwarded-For and Forwarded from a peer that is not a trusted proxy (TRUSTED_PROXIES unset)", async () => {
+  it("ignores X-Forwarded-For and Forwarded from a peer that is not a trusted proxy (TRUSTED_PROXIES unset)", async ({ server }) => {
     for (const headers of [{ "x-forwarded-for": "198.51.100.23" }, { forwarded: "for=198.51.100.23" }]) {
       const answer = await call(server, LIST, { apiKey: generateApiKey("test"), headers })
       expectErrorBody(answer, 429)
     }
   })
 
-  it("answers requests refused without a lookup 401 all the same: no key, another scheme, malformed, the wrong kind", async () => {
+  it("answers requests refused without a lookup 401 all the same: no key, another scheme, malformed, the wrong kind", async ({ server }) => {
     const refusals = [
       () => call(server, LIST),
       () => call(server, LIST, { headers: { authorization: "Basic dXNlcjpwYXNz" } }),
-      () => list("not-a-key"),
-      () => list(generateApiKey("live"))
+      () => list(server, "not-a-key"),
+      () => list(server, generateApiKey("live"))
     ]
     for (const attempt of refusals) expectErrorBody(await attempt(), 401)
   })
 
-  it("still serves the partner key that authenticated before, from the same address", async () => {
-    for (let i = 0; i < 3; i++) expect((await list(partnerKey)).status).toBe(200)
+  it("still serves the partner key that authenticated before, from the same address", async ({ server, partner }) => {
+    for (let i = 0; i < 3; i++) expect((await list(server, partner.apiKey)).status).toBe(200)
   })
 
-  it("looks a guess up again (401, not 429) once the budget has refilled", async () => {
-    await vi.waitFor(async () => expect((await list(generateApiKey("test"))).status).toBe(401), {
+  it("looks a guess up again (401, not 429) once the budget has refilled", async ({ server }) => {
+    await vi.waitFor(async () => expect((await list(server, generateApiKey("test"))).status).toBe(401), {
       timeout: 20_000,
       interval: 500
     })

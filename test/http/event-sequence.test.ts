@@ -6,33 +6,28 @@
  */
 import { Event, EventList, EventWithAttempts, WebhookEndpointWithSecret } from "@cop-integrations/contracts"
 import { Schema } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { newPartner, newTxHash, type Partner } from "../support/flows.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
+import { describe, expect } from "vitest"
+import { httpTest } from "../support/fixture.ts"
+import { newTxHash, type Partner } from "../support/flows.ts"
 import { type Delivery, type Receiver, startReceiver } from "../support/webhookReceiver.ts"
 
 const API = "/api/integrations"
 
-let server: TestServer
-let partner: Partner
+const it = httpTest({ env: { MOCK_LIFECYCLE_DELAY_MS: "3600000", WEBHOOK_RETRY_BASE_MS: "20" } })
+
 let receiver: Receiver
 let endpointId: string
 
-beforeAll(async () => {
-  server = await startTestServer({ env: { MOCK_LIFECYCLE_DELAY_MS: "3600000", WEBHOOK_RETRY_BASE_MS: "20" } })
-  partner = await newPartner(server)
+it.beforeAll(async ({ partner }) => {
   receiver = await startReceiver()
   const created = await partner.post(`${API}/webhook-endpoints`, { url: receiver.url })
   expect(created.status, created.text).toBe(201)
   endpointId = Schema.decodeUnknownSync(WebhookEndpointWithSecret)(created.json).endpointId
 })
-afterAll(async () => {
-  await receiver?.close()
-  await server?.close()
-})
+it.afterAll(() => receiver?.close())
 
 /** Every event of the integration, through the list's pages, decoded by the contract. */
-const allEvents = async () => {
+const allEvents = async (partner: Partner) => {
   const events: Array<Event> = []
   let cursor: string | null = null
   do {
@@ -53,7 +48,7 @@ const resourceOf = (event: { readonly type: string; readonly data: { readonly ob
 const sequenceOf = (delivery: Delivery) => (JSON.parse(delivery.body) as { sequence: number }).sequence
 
 describe("event sequence", () => {
-  it("numbers a payout's events 1, 2, 3 … in GET events, GET events/{id} and the delivered bytes", async () => {
+  it("numbers a payout's events 1, 2, 3 … in GET events, GET events/{id} and the delivered bytes", async ({ partner }) => {
     const user = await partner.approvedUser()
     const payout = await partner.payout(user)
     const confirmed = await partner.confirm(payout.payoutId, { txHash: newTxHash() })
@@ -63,7 +58,7 @@ describe("event sequence", () => {
       expect(advanced.status, advanced.text).toBe(200)
     }
 
-    const listed = (await allEvents()).filter((event) => resourceOf(event) === payout.payoutId)
+    const listed = (await allEvents(partner)).filter((event) => resourceOf(event) === payout.payoutId)
     expect(listed.map((event) => [event.sequence, event.type])).toEqual([
       [1, "payout.created"],
       [2, "payout.deposit_confirmed"],
@@ -71,7 +66,7 @@ describe("event sequence", () => {
       [4, "payout.completed"]
     ])
     // the customer counts on its own
-    const customer = (await allEvents()).filter((event) => resourceOf(event) === user)
+    const customer = (await allEvents(partner)).filter((event) => resourceOf(event) === user)
     expect(customer.map((event) => [event.sequence, event.type])).toEqual([[1, "kyc.approved"]])
 
     const last = listed[3]!
@@ -89,7 +84,7 @@ describe("event sequence", () => {
     }
   })
 
-  it("two transitions of one payout racing leave its sequences unique and gap-free", async () => {
+  it("two transitions of one payout racing leave its sequences unique and gap-free", async ({ partner }) => {
     const payout = await partner.payout(await partner.approvedUser())
     const race = await Promise.all(
       ["processing", "failed", "completed"].map((to) =>
@@ -97,13 +92,13 @@ describe("event sequence", () => {
       )
     )
     expect(race.some((answer) => answer.status === 200), race.map((answer) => answer.text).join("\n")).toBe(true)
-    const sequences = (await allEvents()).filter((event) => resourceOf(event) === payout.payoutId)
+    const sequences = (await allEvents(partner)).filter((event) => resourceOf(event) === payout.payoutId)
       .map((event) => event.sequence)
     expect(sequences.length).toBeGreaterThan(1)
     expect([...sequences].sort((a, b) => a - b)).toEqual(Array.from({ length: sequences.length }, (_, i) => i + 1))
   })
 
-  it("an endpoint's pings are numbered as its own resource, and the ping's answer carries the number", async () => {
+  it("an endpoint's pings are numbered as its own resource, and the ping's answer carries the number", async ({ partner }) => {
     const numbers: Array<number> = []
     for (let i = 0; i < 2; i++) {
       const ping = await partner.post(`${API}/webhook-endpoints/${endpointId}/ping`, {})

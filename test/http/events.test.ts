@@ -14,7 +14,8 @@ import {
 import { SqlClient } from "effect/sql"
 import { Effect, Schema } from "effect"
 import { Webhook } from "standardwebhooks"
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
+import { describe, expect, vi } from "vitest"
+import { httpTest } from "../support/fixture.ts"
 import { Lifecycle } from "../../src/payouts/Lifecycle.ts"
 import { bridgeProgress } from "../../src/provider/bridge/TransferStates.ts"
 import {
@@ -27,28 +28,23 @@ import {
   runApp,
   sql
 } from "../support/flows.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
+import type { TestServer } from "../support/server.ts"
 import { type Delivery, type Receiver, startReceiver } from "../support/webhookReceiver.ts"
 
 const API = "/api/integrations"
 
-let server: TestServer
-let partner: Partner
+const it = httpTest({
+  // the mock lifecycle stays out of the way: outcomes come from the test helpers
+  env: { MOCK_LIFECYCLE_DELAY_MS: "3600000", WEBHOOK_RETRY_BASE_MS: "20", WEBHOOK_TIMEOUT_MS: "2000" }
+})
+
 let receiver: Receiver
 
-beforeAll(async () => {
-  server = await startTestServer({
-    // the mock lifecycle stays out of the way: outcomes come from the test helpers
-    env: { MOCK_LIFECYCLE_DELAY_MS: "3600000", WEBHOOK_RETRY_BASE_MS: "20", WEBHOOK_TIMEOUT_MS: "2000" }
-  })
-  partner = await newPartner(server)
+it.beforeAll(async () => {
   receiver = await startReceiver()
 })
-afterAll(async () => {
-  await receiver?.close()
-  await server?.close()
-})
-afterEach(() => {
+it.afterAll(() => receiver?.close())
+it.afterEach(() => {
   receiver.answer = () => 200
 })
 
@@ -58,7 +54,7 @@ const register = async (who: Partner, body: Record<string, unknown>) => {
   return Schema.decodeUnknownSync(WebhookEndpointWithSecret)(wire.json)
 }
 
-const advance = async (payoutId: string, to: string) => {
+const advance = async (partner: Partner, payoutId: string, to: string) => {
   const wire = await partner.post(`${API}/test-helpers/payouts/${payoutId}/advance`, { to })
   expect(wire.status, wire.text).toBe(200)
 }
@@ -76,7 +72,7 @@ const forResource = (id: string) => (delivery: Delivery) =>
 const answered = (status: number) => (delivery: Delivery) => delivery.answered === status
 
 describe("webhook endpoints", () => {
-  it("registers an endpoint whose secret is shown once, lists, gets and deletes it", async () => {
+  it("registers an endpoint whose secret is shown once, lists, gets and deletes it", async ({ server, partner }) => {
     const created = await register(partner, { url: receiver.url, events: ["payout.completed"] })
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]+={0,2}$/)
     expect(created.events).toEqual(["payout.completed"])
@@ -89,12 +85,12 @@ describe("webhook endpoints", () => {
       created.endpointId
     )
 
-    const removed = await call("DELETE", `${API}/webhook-endpoints/${created.endpointId}`)
+    const removed = await call(server, partner, "DELETE", `${API}/webhook-endpoints/${created.endpointId}`)
     expect(removed).toBe(204)
     expectError(await partner.get(`${API}/webhook-endpoints/${created.endpointId}`), 404)
   })
 
-  it("refuses bad input with a 400 naming the field and the rule", async () => {
+  it("refuses bad input with a 400 naming the field and the rule", async ({ partner }) => {
     expectBadRequest(await partner.post(`${API}/webhook-endpoints`, { url: "not a url" }), "url")
     expectBadRequest(await partner.post(`${API}/webhook-endpoints`, { url: "ftp://example.com/x" }), "url")
     expectBadRequest(
@@ -105,7 +101,7 @@ describe("webhook endpoints", () => {
     expectBadRequest(await partner.post(`${API}/webhook-endpoints`, { url: receiver.url, event: ["*"] }), "event")
   })
 
-  it("another integration's endpoints and events are 404", async () => {
+  it("another integration's endpoints and events are 404", async ({ server, partner }) => {
     const other = await newPartner(server)
     const endpoint = await register(other, { url: receiver.url, events: ["endpoint.ping"] })
     expectError(await partner.get(`${API}/webhook-endpoints/${endpoint.endpointId}`), 404)
@@ -116,11 +112,11 @@ describe("webhook endpoints", () => {
     expectError(await partner.get(`${API}/events/${ping.id}`), 404)
     expectError(await partner.post(`${API}/events/${ping.id}/redeliver`, {}), 404)
     await receiver.next((d) => d.id === ping.id)
-    await call("DELETE", `${API}/webhook-endpoints/${endpoint.endpointId}`, other)
+    await call(server, other, "DELETE", `${API}/webhook-endpoints/${endpoint.endpointId}`)
   })
 })
 
-const call = async (method: string, path: string, who: Partner = partner) => {
+const call = async (server: TestServer, who: Partner, method: string, path: string) => {
   const response = await fetch(`${server.baseUrl}${path}`, {
     method,
     headers: { authorization: `Bearer ${who.apiKey}` }
@@ -134,19 +130,19 @@ describe("events delivered to a partner", () => {
   let endpointId: string
   let user: `0x${string}`
 
-  beforeAll(async () => {
+  it.beforeAll(async ({ partner }) => {
     const endpoint = await register(partner, { url: receiver.url })
     secret = endpoint.secret
     endpointId = endpoint.endpointId
     user = await partner.approvedUser()
   })
 
-  it("a payout's events arrive signed (verified by standardwebhooks), in order, each the resource as the API returns it", async () => {
+  it("a payout's events arrive signed (verified by standardwebhooks), in order, each the resource as the API returns it", async ({ partner }) => {
     const payout = await partner.payout(user)
     const confirmed = await partner.confirm(payout.payoutId, { txHash: newTxHash() })
     expect(confirmed.status, confirmed.text).toBe(200)
-    await advance(payout.payoutId, "processing")
-    await advance(payout.payoutId, "completed")
+    await advance(partner, payout.payoutId, "processing")
+    await advance(partner, payout.payoutId, "completed")
 
     const got = await receiver.count(forResource(payout.payoutId), 4)
     expect(got.map((d) => d.event.type)).toEqual([
@@ -168,17 +164,17 @@ describe("events delivered to a partner", () => {
     expect(JSON.parse(got[3]!.body).data.object).toEqual(final.json)
   })
 
-  it("a tampered body or a wrong secret does not verify", async () => {
+  it("a tampered body or a wrong secret does not verify", async ({ partner }) => {
     const payout = await partner.payout(user)
     const created = await receiver.next((d) => forResource(payout.payoutId)(d) && d.event.type === "payout.created")
     expect(() => verified(secret, { ...created, body: created.body.replace(payout.payoutId, "po_other") })).toThrow()
     expect(() => verified(`whsec_${Buffer.alloc(32, 7).toString("base64")}`, created)).toThrow()
   })
 
-  it("every outcome can be produced on demand: failed, then refunded; KYC rejected", async () => {
+  it("every outcome can be produced on demand: failed, then refunded; KYC rejected", async ({ partner }) => {
     const payout = await partner.payout(user)
-    await advance(payout.payoutId, "failed")
-    await advance(payout.payoutId, "refunded")
+    await advance(partner, payout.payoutId, "failed")
+    await advance(partner, payout.payoutId, "refunded")
     const got = await receiver.count(forResource(payout.payoutId), 3)
     expect(got.map((d) => d.event.type)).toEqual(["payout.created", "payout.failed", "payout.refunded"])
 
@@ -190,9 +186,9 @@ describe("events delivered to a partner", () => {
     user = await partner.approvedUser()
   })
 
-  it("the test helpers only move forward (409) and know only this integration's payouts (404)", async () => {
+  it("the test helpers only move forward (409) and know only this integration's payouts (404)", async ({ server, partner }) => {
     const payout = await partner.payout(user)
-    await advance(payout.payoutId, "completed")
+    await advance(partner, payout.payoutId, "completed")
     expectError(await partner.post(`${API}/test-helpers/payouts/${payout.payoutId}/advance`, { to: "processing" }), 409)
     expectError(await partner.post(`${API}/test-helpers/payouts/${payout.payoutId}/advance`, { to: "failed" }), 409)
     expectBadRequest(
@@ -203,11 +199,11 @@ describe("events delivered to a partner", () => {
     expectError(await other.post(`${API}/test-helpers/payouts/${payout.payoutId}/advance`, { to: "refunded" }), 404)
   })
 
-  it("order per payout holds when the earlier event needs retries: completed waits for processing", async () => {
+  it("order per payout holds when the earlier event needs retries: completed waits for processing", async ({ partner }) => {
     receiver.answer = (delivery, seen) => (delivery.event.type === "payout.processing" && seen < 3 ? 500 : 200)
     const payout = await partner.payout(user)
-    await advance(payout.payoutId, "processing")
-    await advance(payout.payoutId, "completed")
+    await advance(partner, payout.payoutId, "processing")
+    await advance(partner, payout.payoutId, "completed")
     const ok = await receiver.count((d) => forResource(payout.payoutId)(d) && d.answered === 200, 4)
     expect(ok.map((d) => d.event.type)).toEqual([
       "payout.created",
@@ -223,10 +219,10 @@ describe("events delivered to a partner", () => {
     expect(new Set(processing.map((d) => d.body)).size).toBe(1)
   })
 
-  it("GET /events/{id} shows every attempt; the events list pages and filters by type", async () => {
+  it("GET /events/{id} shows every attempt; the events list pages and filters by type", async ({ partner }) => {
     receiver.answer = (delivery, seen) => (delivery.event.type === "payout.failed" && seen < 2 ? 503 : 200)
     const payout = await partner.payout(user)
-    await advance(payout.payoutId, "failed")
+    await advance(partner, payout.payoutId, "failed")
     const delivered = await receiver.next((d) =>
       forResource(payout.payoutId)(d) && d.event.type === "payout.failed" && answered(200)(d)
     )
@@ -264,7 +260,7 @@ describe("events delivered to a partner", () => {
     expect([...all].sort()).toEqual(all)
   })
 
-  it("redelivery sends the same bytes under the same webhook-id", async () => {
+  it("redelivery sends the same bytes under the same webhook-id", async ({ partner }) => {
     const payout = await partner.payout(user)
     const first = await receiver.next((d) => forResource(payout.payoutId)(d) && d.event.type === "payout.created")
     const wire = await partner.post(`${API}/events/${first.id}/redeliver`, {})
@@ -275,7 +271,7 @@ describe("events delivered to a partner", () => {
     expect(verified(secret, again[1]!)).toEqual(JSON.parse(first.body))
   })
 
-  it("after rotate-secret, deliveries carry both signatures: old and new secret each verify", async () => {
+  it("after rotate-secret, deliveries carry both signatures: old and new secret each verify", async ({ partner }) => {
     const rotated = await partner.post(`${API}/webhook-endpoints/${endpointId}/rotate-secret`, {})
     expect(rotated.status, rotated.text).toBe(200)
     const next = Schema.decodeUnknownSync(WebhookEndpointWithSecret)(rotated.json).secret
@@ -296,7 +292,7 @@ describe("events of every resource", () => {
   let user: `0x${string}`
   let secret: string
 
-  beforeAll(async () => {
+  it.beforeAll(async ({ partner }) => {
     secret = (await register(partner, {
       url: receiver.url,
       events: ["payout.expired", "kyc.approved", "swap.confirmed", "swap.expired"]
@@ -319,14 +315,14 @@ describe("events of every resource", () => {
     expect(delivery.event.data.object).toMatchObject({ userAddress: user, kycStatus: "approved" })
   })
 
-  it("payout.expired when the deposit window passes (the expiry sweep writes it)", async () => {
+  it("payout.expired when the deposit window passes (the expiry sweep writes it)", async ({ server, partner }) => {
     const payout = await partner.payout(user)
     await expirePayoutWindow(server, payout.payoutId)
     const delivery = await receiver.next(byType("payout.expired", (o) => o["payoutId"] === payout.payoutId))
     expect(delivery.event.data.object).toMatchObject({ status: "expired" })
   })
 
-  it("swap.confirmed and swap.expired", async () => {
+  it("swap.confirmed and swap.expired", async ({ server, partner }) => {
     const prepare = async () => {
       const wire = await partner.post(`${API}/swaps`, {
         userAddress: user,
@@ -354,7 +350,7 @@ describe("events of every resource", () => {
 })
 
 describe("the outbox", () => {
-  it("a state change and its event commit or roll back together", async () => {
+  it("a state change and its event commit or roll back together", async ({ server, partner }) => {
     const user = await partner.approvedUser()
     const payout = await partner.payout(user)
     const [row] = await sql<{ provider_transfer_id: string }>(
@@ -383,7 +379,7 @@ describe("the outbox", () => {
     expect((await partner.getPayout(payout.payoutId)).json).toMatchObject({ status: "awaiting_deposit" })
     expect(await events()).toEqual(["payout.created"])
 
-    await advance(payout.payoutId, "failed")
+    await advance(partner, payout.payoutId, "failed")
     expect(await events()).toEqual(["payout.created", "payout.failed"])
   })
 })

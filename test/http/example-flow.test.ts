@@ -6,20 +6,21 @@
  * (derived from the example and the resource), so a hash still confirms one thing only; any other hash is recorded
  * as sent, and reusing it is still tx_hash_reused.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect } from "vitest"
+import { httpTest } from "../support/fixture.ts"
 import { BREB, call, expectError, newTxHash, PAYOUTS, type Wire } from "../support/flows.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
+import type { TestServer } from "../support/server.ts"
 
 const SWAPS = "/api/integrations/swaps"
 
 type JsonObject = Record<string, any>
 
-let server: TestServer
+const it = httpTest()
+
 let examples: Record<string, JsonObject>
 let idempotencyKeys: Record<string, string>
 
-beforeAll(async () => {
-  server = await startTestServer()
+it.beforeAll(async ({ server }) => {
   const document = await fetch(`${server.baseUrl}/openapi.json`).then((answer) => answer.json()) as JsonObject
   const schemas = document["components"]["schemas"] as Record<string, JsonObject>
   examples = Object.fromEntries(
@@ -37,13 +38,13 @@ beforeAll(async () => {
       )
   )
 })
-afterAll(() => server?.close())
 
 /**
  * One integration sending the examples as pre-filled (the OTP steps left out once its customer is approved; other
  * Idempotency-Keys, for new resources): every answer, by step.
  */
 const runExamples = async (
+  server: TestServer,
   apiKey: string,
   options: { readonly kyc?: boolean; readonly keySuffix?: string } = {}
 ) => {
@@ -79,9 +80,9 @@ const ALL_2XX = {
 }
 
 describe("the reference's examples, sent by every integration (mock mode)", () => {
-  it("two integrations each run the examples: payout and swap created and confirmed, each with its own recorded hash", async () => {
-    const first = await runExamples((await server.newIntegration()).apiKey)
-    const second = await runExamples((await server.newIntegration()).apiKey)
+  it("two integrations each run the examples: payout and swap created and confirmed, each with its own recorded hash", async ({ server }) => {
+    const first = await runExamples(server, (await server.newIntegration()).apiKey)
+    const second = await runExamples(server, (await server.newIntegration()).apiKey)
     expect(statuses(first), JSON.stringify(first["payout confirm"]?.text)).toEqual(ALL_2XX)
     expect(statuses(second), JSON.stringify(second["payout confirm"]?.text)).toEqual(ALL_2XX)
     const recorded = [first, second].flatMap((answers) => [
@@ -92,10 +93,10 @@ describe("the reference's examples, sent by every integration (mock mode)", () =
     for (const hash of recorded) expect(hash).toMatch(/^0x[0-9a-f]{64}$/)
   })
 
-  it("one integration runs them again, for a new payout and swap (other Idempotency-Keys): confirmed too; the same confirm again is the same answer", async () => {
+  it("one integration runs them again, for a new payout and swap (other Idempotency-Keys): confirmed too; the same confirm again is the same answer", async ({ server }) => {
     const { apiKey } = await server.newIntegration()
-    const once = await runExamples(apiKey)
-    const again = await runExamples(apiKey, { kyc: false, keySuffix: "-again" })
+    const once = await runExamples(server, apiKey)
+    const again = await runExamples(server, apiKey, { kyc: false, keySuffix: "-again" })
     expect(statuses(once)).toEqual(ALL_2XX)
     const { ["otp send"]: _send, ["otp verify"]: _verify, ...withoutKyc } = ALL_2XX
     expect(statuses(again)).toEqual(withoutKyc)
@@ -112,10 +113,10 @@ describe("the reference's examples, sent by every integration (mock mode)", () =
     expect(replay.json).toEqual(payout)
   })
 
-  it("any other hash is recorded as sent, and confirms one thing only: tx_hash_reused on another integration's payout", async () => {
+  it("any other hash is recorded as sent, and confirms one thing only: tx_hash_reused on another integration's payout", async ({ server }) => {
     const [a, b] = [await server.newIntegration(), await server.newIntegration()]
     const fresh = await Promise.all([a, b].map(async ({ apiKey }) => {
-      const answers = await runExamples(apiKey)
+      const answers = await runExamples(server, apiKey)
       expect(statuses(answers)).toEqual(ALL_2XX)
       // the example's payout is confirmed already: another one, for this hash
       const wire = await call(server.baseUrl, apiKey, "POST", PAYOUTS, { body: examples["CreatePayoutRequest"] })

@@ -7,20 +7,16 @@
  * on `payouts`, so its INSERT waits until the test releases the lock, after the duplicate has answered.
  */
 import { Duration, Layer } from "effect"
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { describe, expect, vi } from "vitest"
+import { httpTest } from "../support/fixture.ts"
 import { IdempotencyWait } from "../../src/idempotency/IdempotencyStore.ts"
 import { countPayouts, decodePayout, expectError, newPartner, payoutBody } from "../support/flows.ts"
 import { holdLock, lockWaiters } from "../support/locks.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
 
-let server: TestServer
-beforeAll(async () => {
-  server = await startTestServer({ overrides: Layer.succeed(IdempotencyWait, Duration.seconds(1)) })
-})
-afterAll(() => server?.close())
+const it = httpTest({ overrides: Layer.succeed(IdempotencyWait, Duration.seconds(1)) })
 
 describe("Idempotency-Key while the first request is still running", () => {
-  it("the first completes (201), a duplicate gets 409 after the wait, a later retry replays; one payout", async () => {
+  it("the first completes (201), a duplicate gets 409 after the wait, a later retry replays; one payout", async ({ server }) => {
     const partner = await newPartner(server)
     const body = payoutBody(await partner.approvedUser())
     const headers = { "idempotency-key": `slow-${crypto.randomUUID()}` }

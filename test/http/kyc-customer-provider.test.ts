@@ -9,7 +9,10 @@
 import { SqlClient } from "effect/sql"
 import type { KycStatus } from "@cop-integrations/contracts"
 import { Deferred, Duration, Effect, Layer } from "effect"
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { describe, expect, vi } from "vitest"
+import { httpTest } from "../support/fixture.ts"
+import type { TestServer } from "../support/server.ts"
+import type { Partner } from "../support/flows.ts"
 import { serverLayerFor } from "../../src/App.ts"
 import { MockScenarioLive } from "../../src/base/MockScenario.ts"
 import { ChainMock } from "../../src/chain/ChainMock.ts"
@@ -34,7 +37,6 @@ import {
   providerEnvelope,
   signProviderWebhook
 } from "../support/providerWebhooks.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
 
 type Script = KycStatus | "down"
 
@@ -64,83 +66,82 @@ const ScriptedProvider = Layer.effect(
 ).pipe(Layer.provide(ProviderMock))
 
 const keys = newProviderKeyPair()
-let server: TestServer
-let apiKey: string
-let integrationId: string
-
-beforeAll(async () => {
-  server = await startTestServer({
-    env: { PROVIDER_WEBHOOK_PUBLIC_KEY: keys.publicKey },
-    // remembered for the whole file (reads of a customer ask once), and a short wait for a provider that is slow
-    overrides: Layer.succeed(ProviderKycReads, { rememberFor: Duration.hours(1), waitAtMost: Duration.millis(300) }),
-    app: (config) =>
-      serverLayerFor(config, {
-        ports: Layer.mergeAll(
-          ScriptedProvider,
-          BridgeCallbacks,
-          ChainMock,
-          SwapRouterMock,
-          MarketMock,
-          OtpCodesMock,
-          RequoteGuardMock,
-          DemoBootstrapMock,
-          MailerDisabled,
-          WebhookTargetsOpen
-        ),
-        outbox: Outbox.Default,
-        rateCache: RateCacheMock,
-        testHelpers: TestHelpersNone,
-        apiMiddleware: MockScenarioLive
-      })
-  })
-  ;({ apiKey, integrationId } = await server.newIntegration())
+const it = httpTest({
+  env: { PROVIDER_WEBHOOK_PUBLIC_KEY: keys.publicKey },
+  // remembered for the whole file (reads of a customer ask once), and a short wait for a provider that is slow
+  overrides: Layer.succeed(ProviderKycReads, { rememberFor: Duration.hours(1), waitAtMost: Duration.millis(300) }),
+  app: (config) =>
+    serverLayerFor(config, {
+      ports: Layer.mergeAll(
+        ScriptedProvider,
+        BridgeCallbacks,
+        ChainMock,
+        SwapRouterMock,
+        MarketMock,
+        OtpCodesMock,
+        RequoteGuardMock,
+        DemoBootstrapMock,
+        MailerDisabled,
+        WebhookTargetsOpen
+      ),
+      outbox: Outbox.Default,
+      rateCache: RateCacheMock,
+      testHelpers: TestHelpersNone,
+      apiMiddleware: MockScenarioLive
+    })
 })
-afterAll(() => server?.close())
 
-const sql = <A extends object>(f: (sql: SqlClient.SqlClient) => Effect.Effect<ReadonlyArray<A>, unknown>) =>
-  server.direct(Effect.flatMap(SqlClient.SqlClient, f))
+const sql = <A extends object>(
+  server: TestServer,
+  f: (sql: SqlClient.SqlClient) => Effect.Effect<ReadonlyArray<A>, unknown>
+) => server.direct(Effect.flatMap(SqlClient.SqlClient, f))
 
 /** A customer as live mode's verify leaves it: handed to the provider, pending, its OTP code used. */
-const pendingCustomer = async () => {
+const pendingCustomer = async (server: TestServer, partner: Partner) => {
   const userAddress = newAddress()
   const providerCustomerId = `cust_${crypto.randomUUID()}`
-  await sql((q) =>
-    q`INSERT INTO customers (integration_id, user_address, email, kyc_status, kyc_url, provider_customer_id, created_at, updated_at)
-      VALUES (${integrationId}, ${userAddress.toLowerCase()}, 'camila@example.com', 'pending', 'https://kyc.example/camila',
+  await sql(
+    server,
+    (q) =>
+      q`INSERT INTO customers (integration_id, user_address, email, kyc_status, kyc_url, provider_customer_id, created_at, updated_at)
+      VALUES (${partner.integrationId}, ${userAddress.toLowerCase()}, 'camila@example.com', 'pending', 'https://kyc.example/camila',
               ${providerCustomerId}, now(), now())
       RETURNING user_address`
   )
   return { userAddress, providerCustomerId }
 }
 
-const read = (userAddress: string) => call(server, `${BREB}/kyc/customers/${userAddress}`, { apiKey })
+const read = (server: TestServer, partner: Partner, userAddress: string) =>
+  call(server, `${BREB}/kyc/customers/${userAddress}`, { apiKey: partner.apiKey })
 
-const statusRead = async (userAddress: string) => {
-  const answer = await read(userAddress)
+const statusRead = async (server: TestServer, partner: Partner, userAddress: string) => {
+  const answer = await read(server, partner, userAddress)
   expect(answer.status, answer.text).toBe(200)
   return answer.body.kycStatus as string
 }
 
-const verify = (userAddress: string, code = "123456") =>
-  call(server, `${BREB}/kyc/otp/verify`, { apiKey, body: { userAddress, code } })
+const verify = (server: TestServer, partner: Partner, userAddress: string, code = "123456") =>
+  call(server, `${BREB}/kyc/otp/verify`, { apiKey: partner.apiKey, body: { userAddress, code } })
 
 const askedAbout = (providerCustomerId: string) => asked.filter((id) => id === providerCustomerId).length
 
-const eventsOf = (userAddress: string) =>
-  sql<{ type: string }>((q) =>
-    q`SELECT type FROM events WHERE integration_id = ${integrationId} AND resource_id = ${userAddress.toLowerCase()}
+const eventsOf = (server: TestServer, partner: Partner, userAddress: string) =>
+  sql<{ type: string }>(
+    server,
+    (q) =>
+      q`SELECT type FROM events WHERE integration_id = ${partner.integrationId} AND resource_id = ${userAddress.toLowerCase()}
       ORDER BY sequence`
   ).then((rows) => rows.map((row) => row.type))
 
 describe("a customer the provider has not decided through a webhook", () => {
-  it("reads approved once the provider approved it, recorded with one kyc.approved, which its webhook does not repeat", async () => {
-    const { providerCustomerId, userAddress } = await pendingCustomer()
+  it("reads approved once the provider approved it, recorded with one kyc.approved, which its webhook does not repeat", async ({ server, partner }) => {
+    const { providerCustomerId, userAddress } = await pendingCustomer(server, partner)
     scripts.set(providerCustomerId, "approved")
 
-    const answer = await read(userAddress)
+    const answer = await read(server, partner, userAddress)
     expect(answer.status, answer.text).toBe(200)
     expect(answer.body).toMatchObject({ userAddress, kycStatus: "approved", email: "c***@example.com" })
-    expect(await eventsOf(userAddress)).toEqual(["kyc.approved"])
+    expect(await eventsOf(server, partner, userAddress)).toEqual(["kyc.approved"])
 
     const webhook = providerEnvelope({
       category: "customer",
@@ -149,54 +150,56 @@ describe("a customer the provider has not decided through a webhook", () => {
     })
     expect((await deliverProviderWebhook(server, webhook, signProviderWebhook(webhook, keys.privateKey))).status)
       .toBe(200)
-    expect(await statusRead(userAddress)).toBe("approved")
-    expect(await eventsOf(userAddress)).toEqual(["kyc.approved"])
+    expect(await statusRead(server, partner, userAddress)).toBe("approved")
+    expect(await eventsOf(server, partner, userAddress)).toEqual(["kyc.approved"])
     // decided: later reads answer the stored decision without asking
     expect(askedAbout(providerCustomerId)).toBe(1)
   })
 
-  it("reads rejected once the provider rejected it", async () => {
-    const { providerCustomerId, userAddress } = await pendingCustomer()
+  it("reads rejected once the provider rejected it", async ({ server, partner }) => {
+    const { providerCustomerId, userAddress } = await pendingCustomer(server, partner)
     scripts.set(providerCustomerId, "rejected")
-    expect(await statusRead(userAddress)).toBe("rejected")
-    expect(await eventsOf(userAddress)).toEqual(["kyc.rejected"])
+    expect(await statusRead(server, partner, userAddress)).toBe("rejected")
+    expect(await eventsOf(server, partner, userAddress)).toEqual(["kyc.rejected"])
   })
 
-  it("asks the provider once for a storm of reads while its answer is remembered", async () => {
-    const { providerCustomerId, userAddress } = await pendingCustomer()
-    const statuses = await Promise.all(Array.from({ length: 20 }, () => statusRead(userAddress)))
+  it("asks the provider once for a storm of reads while its answer is remembered", async ({ server, partner }) => {
+    const { providerCustomerId, userAddress } = await pendingCustomer(server, partner)
+    const statuses = await Promise.all(Array.from({ length: 20 }, () => statusRead(server, partner, userAddress)))
     expect(statuses).toEqual(Array.from({ length: 20 }, () => "pending"))
     expect(askedAbout(providerCustomerId)).toBe(1)
-    expect(await eventsOf(userAddress)).toEqual([])
+    expect(await eventsOf(server, partner, userAddress)).toEqual([])
   })
 
-  it("answers the stored status while the provider is down", async () => {
-    const { providerCustomerId, userAddress } = await pendingCustomer()
+  it("answers the stored status while the provider is down", async ({ server, partner }) => {
+    const { providerCustomerId, userAddress } = await pendingCustomer(server, partner)
     scripts.set(providerCustomerId, "down")
-    expect(await statusRead(userAddress)).toBe("pending")
+    expect(await statusRead(server, partner, userAddress)).toBe("pending")
     expect(askedAbout(providerCustomerId)).toBe(1)
     // nothing to check and not approved: the repeated verify is still otp_invalid
-    expectErrorBody(await verify(userAddress), 400, "otp_invalid")
+    expectErrorBody(await verify(server, partner, userAddress), 400, "otp_invalid")
   })
 
-  it("answers the stored status while the provider is slow, and records its decision when it comes", async () => {
-    const { providerCustomerId, userAddress } = await pendingCustomer()
+  it("answers the stored status while the provider is slow, and records its decision when it comes", async ({ server, partner }) => {
+    const { providerCustomerId, userAddress } = await pendingCustomer(server, partner)
     const gate = Effect.runSync(Deferred.make<void>())
     held.set(providerCustomerId, gate)
     scripts.set(providerCustomerId, "approved")
-    expect(await statusRead(userAddress)).toBe("pending")
+    expect(await statusRead(server, partner, userAddress)).toBe("pending")
     await Effect.runPromise(Deferred.succeed(gate, undefined))
-    await vi.waitFor(async () => expect(await statusRead(userAddress)).toBe("approved"), { interval: 20 })
+    await vi.waitFor(async () => expect(await statusRead(server, partner, userAddress)).toBe("approved"), {
+      interval: 20
+    })
     expect(askedAbout(providerCustomerId)).toBe(1)
-    expect(await eventsOf(userAddress)).toEqual(["kyc.approved"])
+    expect(await eventsOf(server, partner, userAddress)).toEqual(["kyc.approved"])
   })
 
-  it("answers a repeated verify with the customer once the provider approved it", async () => {
-    const { providerCustomerId, userAddress } = await pendingCustomer()
+  it("answers a repeated verify with the customer once the provider approved it", async ({ server, partner }) => {
+    const { providerCustomerId, userAddress } = await pendingCustomer(server, partner)
     scripts.set(providerCustomerId, "approved")
-    const verified = await verify(userAddress)
+    const verified = await verify(server, partner, userAddress)
     expect(verified.status, verified.text).toBe(200)
     expect(verified.body).toEqual({ userAddress, kycStatus: "approved", kycUrl: "https://kyc.example/camila" })
-    expect(await eventsOf(userAddress)).toEqual(["kyc.approved"])
+    expect(await eventsOf(server, partner, userAddress)).toEqual(["kyc.approved"])
   })
 })

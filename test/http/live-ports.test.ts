@@ -5,7 +5,8 @@
  * scenario, because nothing sets one.
  */
 import { Effect, Layer } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect } from "vitest"
+import { httpTest } from "../support/fixture.ts"
 import { livePorts, serverLayerFor } from "../../src/App.ts"
 import { ChainMock } from "../../src/chain/ChainMock.ts"
 import { WebhookTargetsStrict } from "../../src/partnerEvents/WebhookTargets.ts"
@@ -18,11 +19,7 @@ import { TransferLifecycleMock } from "../../src/provider/mock/TransferLifecycle
 import { RateCache } from "../../src/quotes/RateCache.ts"
 import { SwapRouterMock } from "../../src/router/SwapRouterMock.ts"
 import { TestHelpersNone } from "../../src/testHelpers/TestHelpers.ts"
-import { BREB, call, newAddress, newPartner, newTxHash, type Partner, payoutBody, sql } from "../support/flows.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
-
-let server: TestServer
-let partner: Partner
+import { BREB, call, newAddress, newPartner, newTxHash, payoutBody, sql } from "../support/flows.ts"
 
 /** Live webhook targets over a fake DNS: no test resolves a real name. */
 const liveTargets = WebhookTargetsStrict(async (hostname) =>
@@ -31,29 +28,25 @@ const liveTargets = WebhookTargetsStrict(async (hostname) =>
     : [{ address: "127.0.0.1", family: 4 }]
 )
 
-beforeAll(async () => {
-  server = await startTestServer({
-    app: (config) =>
-      serverLayerFor(config, {
-        ports: Layer.mergeAll(
-          livePorts,
-          ProviderMock,
-          BridgeCallbacks,
-          ChainMock,
-          SwapRouterMock,
-          MarketMock,
-          MailerDisabled,
-          liveTargets
-        ),
-        outbox: TransferLifecycleMock,
-        rateCache: RateCache.Default,
-        testHelpers: TestHelpersNone,
-        apiMiddleware: Layer.empty
-      })
-  })
-  partner = await newPartner(server)
+const it = httpTest({
+  app: (config) =>
+    serverLayerFor(config, {
+      ports: Layer.mergeAll(
+        livePorts,
+        ProviderMock,
+        BridgeCallbacks,
+        ChainMock,
+        SwapRouterMock,
+        MarketMock,
+        MailerDisabled,
+        liveTargets
+      ),
+      outbox: TransferLifecycleMock,
+      rateCache: RateCache.Default,
+      testHelpers: TestHelpersNone,
+      apiMiddleware: Layer.empty
+    })
 })
-afterAll(() => server?.close())
 
 describe("OtpCodesLive", () => {
   it("draws 6 random digits and never reveals them", async () => {
@@ -69,13 +62,13 @@ describe("OtpCodesLive", () => {
 })
 
 describe("the app over the live ports, without the scenario middleware", () => {
-  it("sends an OTP without debugCode", async () => {
+  it("sends an OTP without debugCode", async ({ partner }) => {
     const sent = await partner.post(`${BREB}/kyc/otp/send`, { email: "ana@example.com", userAddress: newAddress() })
     expect(sent.status, sent.text).toBe(200)
     expect(Object.keys(sent.json as object).sort()).toEqual(["expiresAt", "userAddress"])
   })
 
-  it("ignores X-Mock-Scenario, known or unknown", async () => {
+  it("ignores X-Mock-Scenario, known or unknown", async ({ server, partner }) => {
     for (const scenario of ["market_closed", "provider_unavailable", "requote", "sunny_day"]) {
       const quote = await call(server.baseUrl, partner.apiKey, "GET", `${BREB}/quote`, {
         query: { destinationCop: "250000" },
@@ -103,7 +96,7 @@ describe("the app over the live ports, without the scenario middleware", () => {
 })
 
 describe("events and test helpers in live mode", () => {
-  it("the test helpers are 404, as if they did not exist", async () => {
+  it("the test helpers are 404, as if they did not exist", async ({ partner }) => {
     const user = newAddress()
     const advanced = await partner.post(`/api/integrations/test-helpers/payouts/po_whatever/advance`, {
       to: "completed"
@@ -113,7 +106,7 @@ describe("events and test helpers in live mode", () => {
     expect((await partner.post(`/api/integrations/test-helpers/kyc/${user}/reject`, {})).status).toBe(404)
   })
 
-  it("a webhook endpoint must be https to a public address (400 on url)", async () => {
+  it("a webhook endpoint must be https to a public address (400 on url)", async ({ server, partner }) => {
     for (
       const [url, rule] of [
         ["http://hooks.partner.example/cop", "must use https in live mode"],

@@ -5,11 +5,13 @@
  */
 import { SqlClient } from "effect/sql"
 import { Deferred, Effect, Layer } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect } from "vitest"
+import { httpTest } from "../support/fixture.ts"
+import type { TestServer } from "../support/server.ts"
+import type { Partner } from "../support/flows.ts"
 import { mockMode, serverLayerFor } from "../../src/App.ts"
 import { Mailer, MailerUnavailable } from "../../src/mailer/Mailer.ts"
 import { BREB, call, expectErrorBody, newAddress } from "../support/http.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
 
 const CODE = "123456" // the mock's fixed code (debugCode)
 
@@ -56,34 +58,26 @@ const holdMailTo = (to: string) => {
   }
 }
 
-let server: TestServer
-let apiKey: string
-let integrationId: string
-
-beforeAll(async () => {
-  server = await startTestServer({
-    captureLogs: true,
-    app: (config) => {
-      const mode = mockMode(config)
-      return serverLayerFor(config, { ...mode, ports: Layer.merge(mode.ports, TestMailer) })
-    }
-  })
-  ;({ apiKey, integrationId } = await server.newIntegration())
+const it = httpTest({
+  captureLogs: true,
+  app: (config) => {
+    const mode = mockMode(config)
+    return serverLayerFor(config, { ...mode, ports: Layer.merge(mode.ports, TestMailer) })
+  }
 })
-afterAll(() => server?.close())
 
-const send = (userAddress: string, email: string) =>
-  call(server, `${BREB}/kyc/otp/send`, { apiKey, body: { email, userAddress } })
+const send = (server: TestServer, partner: Partner, userAddress: string, email: string) =>
+  call(server, `${BREB}/kyc/otp/send`, { apiKey: partner.apiKey, body: { email, userAddress } })
 
-const verify = (userAddress: string, code: string) =>
-  call(server, `${BREB}/kyc/otp/verify`, { apiKey, body: { userAddress, code } })
+const verify = (server: TestServer, partner: Partner, userAddress: string, code: string) =>
+  call(server, `${BREB}/kyc/otp/verify`, { apiKey: partner.apiKey, body: { userAddress, code } })
 
 /** Whether another connection can take the user's OTP advisory lock right now (released at once). */
-const otpLockIsFree = (userAddress: string) =>
+const otpLockIsFree = (server: TestServer, partner: Partner, userAddress: string) =>
   server.direct(Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.withTransaction(
       sql<{ readonly free: boolean }>`
-        SELECT pg_try_advisory_xact_lock(hashtext(${`otp:${integrationId}:${userAddress.toLowerCase()}`})) AS free`
+        SELECT pg_try_advisory_xact_lock(hashtext(${`otp:${partner.integrationId}:${userAddress.toLowerCase()}`})) AS free`
     ).pipe(Effect.map((rows) => rows[0]?.free === true))))
 
 /**
@@ -95,7 +89,7 @@ const otpLockIsFree = (userAddress: string) =>
  */
 const HOUSEKEEPING_PURGE = "^WITH gone AS \\(DELETE"
 
-const idleInTransaction = () =>
+const idleInTransaction = (server: TestServer) =>
   server.direct(Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<{ readonly n: number }>`
       SELECT count(*)::int AS n FROM pg_stat_activity
@@ -104,97 +98,97 @@ const idleInTransaction = () =>
       Effect.map((rows) => rows[0]?.n ?? 0)
     )))
 
-const challenges = (userAddress: string) =>
+const challenges = (server: TestServer, partner: Partner, userAddress: string) =>
   server.direct(Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<{ readonly id: string; readonly consumed: boolean }>`
       SELECT id, consumed_at IS NOT NULL AS consumed FROM otp_challenges
-      WHERE integration_id = ${integrationId} AND user_address = ${userAddress.toLowerCase()}
+      WHERE integration_id = ${partner.integrationId} AND user_address = ${userAddress.toLowerCase()}
       ORDER BY created_at`))
 
 /** Moves the user's challenges back in time, past the resend cooldown. */
-const pastCooldown = (userAddress: string) =>
+const pastCooldown = (server: TestServer, partner: Partner, userAddress: string) =>
   server.direct(
     Effect.flatMap(SqlClient.SqlClient, (sql) =>
       sql`UPDATE otp_challenges SET created_at = created_at - interval '31 seconds'
-        WHERE integration_id = ${integrationId} AND user_address = ${userAddress.toLowerCase()}`)
+        WHERE integration_id = ${partner.integrationId} AND user_address = ${userAddress.toLowerCase()}`)
   )
 
 describe("kyc/otp/send with the e-mail outside any transaction", () => {
-  it("while the e-mail is on its way: no transaction is open, the user's lock is free, another user's send completes", async () => {
+  it("while the e-mail is on its way: no transaction is open, the user's lock is free, another user's send completes", async ({ server, partner }) => {
     const slowUser = newAddress()
     const held = holdMailTo("slow@example.com")
-    const slow = send(slowUser, "slow@example.com")
+    const slow = send(server, partner, slowUser, "slow@example.com")
     await held.entered()
 
-    expect(await idleInTransaction()).toBe(0)
-    expect(await otpLockIsFree(slowUser)).toBe(true)
+    expect(await idleInTransaction(server)).toBe(0)
+    expect(await otpLockIsFree(server, partner, slowUser)).toBe(true)
 
-    const other = await send(newAddress(), "quick@example.com")
+    const other = await send(server, partner, newAddress(), "quick@example.com")
     expect(other.status, other.text).toBe(200)
     // The challenge is recorded: a second send for the same user meanwhile is held by the cooldown (one e-mail).
-    expectErrorBody(await send(slowUser, "slow@example.com"), 429)
+    expectErrorBody(await send(server, partner, slowUser, "slow@example.com"), 429)
 
     held.release()
     const answer = await slow
     expect(answer.status, answer.text).toBe(200)
     expect(answer.body.debugCode).toBe(CODE)
-    const verified = await verify(slowUser, CODE)
+    const verified = await verify(server, partner, slowUser, CODE)
     expect(verified.status, verified.text).toBe(200)
     expect(verified.body.kycStatus).toBe("approved")
   })
 
-  it("when the e-mail fails: 503, no cooldown starts, and an immediate retry is sent", async () => {
+  it("when the e-mail fails: 503, no cooldown starts, and an immediate retry is sent", async ({ server, partner }) => {
     const userAddress = newAddress()
     mail.failing.add("down@example.com")
-    const down = await send(userAddress, "down@example.com")
+    const down = await send(server, partner, userAddress, "down@example.com")
     expect(expectErrorBody(down, 503).errorCode).toBeUndefined()
-    expect(await challenges(userAddress)).toEqual([])
+    expect(await challenges(server, partner, userAddress)).toEqual([])
 
     mail.failing.delete("down@example.com")
-    const retried = await send(userAddress, "down@example.com")
+    const retried = await send(server, partner, userAddress, "down@example.com")
     expect(retried.status, retried.text).toBe(200)
     expect(mail.delivered).toContain("down@example.com")
-    expect((await verify(userAddress, CODE)).status).toBe(200)
+    expect((await verify(server, partner, userAddress, CODE)).status).toBe(200)
   })
 
-  it("when a resend's e-mail fails, the code sent before is active again, attempts and all", async () => {
+  it("when a resend's e-mail fails, the code sent before is active again, attempts and all", async ({ server, partner }) => {
     const userAddress = newAddress()
-    expect((await send(userAddress, "first@example.com")).status).toBe(200)
-    expectErrorBody(await verify(userAddress, "000000"), 400, "otp_invalid")
-    const [first] = await challenges(userAddress)
-    await pastCooldown(userAddress)
+    expect((await send(server, partner, userAddress, "first@example.com")).status).toBe(200)
+    expectErrorBody(await verify(server, partner, userAddress, "000000"), 400, "otp_invalid")
+    const [first] = await challenges(server, partner, userAddress)
+    await pastCooldown(server, partner, userAddress)
 
     mail.failing.add("second@example.com")
-    expectErrorBody(await send(userAddress, "second@example.com"), 503)
+    expectErrorBody(await send(server, partner, userAddress, "second@example.com"), 503)
     mail.failing.delete("second@example.com")
-    expect(await challenges(userAddress)).toEqual([{ id: first!.id, consumed: false }])
+    expect(await challenges(server, partner, userAddress)).toEqual([{ id: first!.id, consumed: false }])
     // the attempt made on it still counts (5 in all)
-    const wrong = await verify(userAddress, "000000")
+    const wrong = await verify(server, partner, userAddress, "000000")
     expect(wrong.body.error).toContain("3 attempts left")
 
-    const retried = await send(userAddress, "second@example.com")
+    const retried = await send(server, partner, userAddress, "second@example.com")
     expect(retried.status, retried.text).toBe(200)
-    const after = await challenges(userAddress)
+    const after = await challenges(server, partner, userAddress)
     expect(after.map((row) => row.consumed)).toEqual([true, false])
-    expect((await verify(userAddress, CODE)).status).toBe(200)
+    expect((await verify(server, partner, userAddress, CODE)).status).toBe(200)
   })
 
-  it("the e-mail failing while held: the lock was free during the wait and the failure leaves nothing behind", async () => {
+  it("the e-mail failing while held: the lock was free during the wait and the failure leaves nothing behind", async ({ server, partner }) => {
     const userAddress = newAddress()
     const held = holdMailTo("flaky@example.com")
     mail.failing.add("flaky@example.com")
-    const pending = send(userAddress, "flaky@example.com")
+    const pending = send(server, partner, userAddress, "flaky@example.com")
     await held.entered()
-    expect(await otpLockIsFree(userAddress)).toBe(true)
-    expect(await idleInTransaction()).toBe(0)
+    expect(await otpLockIsFree(server, partner, userAddress)).toBe(true)
+    expect(await idleInTransaction(server)).toBe(0)
     held.release()
     expectErrorBody(await pending, 503)
     mail.failing.delete("flaky@example.com")
-    expect(await challenges(userAddress)).toEqual([])
-    expect((await send(userAddress, "flaky@example.com")).status).toBe(200)
+    expect(await challenges(server, partner, userAddress)).toEqual([])
+    expect((await send(server, partner, userAddress, "flaky@example.com")).status).toBe(200)
   })
 
-  it("never logs a code or an e-mail address", () => {
+  it("never logs a code or an e-mail address", ({ server }) => {
     const logs = server.logs.join("\n")
     expect(logs).not.toMatch(new RegExp(`\\b${CODE}\\b`))
     for (const address of ["slow@", "quick@", "down@", "first@", "second@", "flaky@"]) {

@@ -7,7 +7,10 @@
 import { SqlClient } from "effect/sql"
 import { FAILURE_CODES, type Payout } from "@cop-integrations/contracts"
 import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect } from "vitest"
+import { httpTest } from "../support/fixture.ts"
+import type { TestServer } from "../support/server.ts"
+import type { Partner } from "../support/flows.ts"
 import { BREB, call, createConfirmedPayout, newTxHash } from "../support/http.ts"
 import {
   deliverProviderWebhook,
@@ -15,28 +18,20 @@ import {
   providerEnvelope,
   signProviderWebhook
 } from "../support/providerWebhooks.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
 
 const providerKeys = newProviderKeyPair()
 
-let server: TestServer
-let apiKey: string
-
-beforeAll(async () => {
-  server = await startTestServer({
-    captureLogs: true,
-    // no reconciler run during a test: it would verify the mock chain's refunds (refund-verify.test.ts covers that)
-    env: {
-      PROVIDER_WEBHOOK_PUBLIC_KEY: providerKeys.publicKey,
-      MOCK_LIFECYCLE_DELAY_MS: "600000",
-      RECONCILE_INTERVAL_MS: "3600000"
-    }
-  })
-  ;({ apiKey } = await server.newIntegration())
+const it = httpTest({
+  captureLogs: true,
+  // no reconciler run during a test: it would verify the mock chain's refunds (refund-verify.test.ts covers that)
+  env: {
+    PROVIDER_WEBHOOK_PUBLIC_KEY: providerKeys.publicKey,
+    MOCK_LIFECYCLE_DELAY_MS: "600000",
+    RECONCILE_INTERVAL_MS: "3600000"
+  }
 })
-afterAll(() => server?.close())
 
-const transferIdOf = async (payoutId: string) => {
+const transferIdOf = async (server: TestServer, payoutId: string) => {
   const rows = await server.run(Effect.flatMap(
     SqlClient.SqlClient,
     (sql) => sql<{ provider_transfer_id: string }>`SELECT provider_transfer_id FROM payouts WHERE id = ${payoutId}`
@@ -45,55 +40,69 @@ const transferIdOf = async (payoutId: string) => {
 }
 
 /** A signed `transfer` event about the payout, with the transfer's other fields as given. */
-const providerSays = async (payoutId: string, state: string, fields: Record<string, unknown> = {}) => {
-  const object = { id: await transferIdOf(payoutId), state, ...fields }
+const providerSays = async (
+  server: TestServer,
+  payoutId: string,
+  state: string,
+  fields: Record<string, unknown> = {}
+) => {
+  const object = { id: await transferIdOf(server, payoutId), state, ...fields }
   const body = providerEnvelope({ category: "transfer", type: "transfer.updated.status_transitioned", object })
   const answer = await deliverProviderWebhook(server, body, signProviderWebhook(body, providerKeys.privateKey))
   expect(answer.status, answer.text).toBe(200)
 }
 
-const payoutOf = async (payoutId: string) => {
-  const answer = await call(server, `${BREB}/payouts/${payoutId}`, { apiKey })
+const payoutOf = async (server: TestServer, partner: Partner, payoutId: string) => {
+  const answer = await call(server, `${BREB}/payouts/${payoutId}`, { apiKey: partner.apiKey })
   expect(answer.status, answer.text).toBe(200)
   return answer.body as Payout
 }
 
 /** A payout whose deposit the partner confirmed (mock chain). */
-const depositedPayout = async () => (await createConfirmedPayout(server, apiKey)) as unknown as Payout
+const depositedPayout = async (server: TestServer, partner: Partner) =>
+  (await createConfirmedPayout(server, partner.apiKey)) as unknown as Payout
 
 describe("a payout the provider could not deliver", () => {
-  it("records the reason the provider gave, from the documented table, once", async () => {
-    const payout = await depositedPayout()
-    await providerSays(payout.payoutId, "undeliverable", { return_details: { reason: "account_not_found" } })
-    const failed = await payoutOf(payout.payoutId)
+  it("records the reason the provider gave, from the documented table, once", async ({ server, partner }) => {
+    const payout = await depositedPayout(server, partner)
+    await providerSays(server, payout.payoutId, "undeliverable", { return_details: { reason: "account_not_found" } })
+    const failed = await payoutOf(server, partner, payout.payoutId)
     expect(failed.status).toBe("failed")
     const { action: _, ...row } = FAILURE_CODES.breb_key_not_found
     expect(failed.failure).toEqual({ code: "breb_key_not_found", ...row, at: expect.any(String) })
     expect(failed.refund).toBeNull()
 
     // returned afterwards with another reason: the first reason stays; the refund is pending until a transaction
-    await providerSays(payout.payoutId, "returned", { return_details: { reason: "rejected_by_bank" } })
-    const returned = await payoutOf(payout.payoutId)
+    await providerSays(server, payout.payoutId, "returned", { return_details: { reason: "rejected_by_bank" } })
+    const returned = await payoutOf(server, partner, payout.payoutId)
     expect(returned.status).toBe("refunded")
     expect(returned.failure).toEqual(failed.failure)
     expect(returned.refund).toMatchObject({ status: "pending", to: payout.userAddress, token: "USDC", txHash: null })
   })
 
-  it("a state without a reason it knows falls back to what the state means", async () => {
-    const payout = await depositedPayout()
-    await providerSays(payout.payoutId, "undeliverable", { return_details: { reason: "some_reason_added_later" } })
-    expect((await payoutOf(payout.payoutId)).failure).toMatchObject({ code: "rejected_by_bank", category: "rail" })
-    const other = await depositedPayout()
-    await providerSays(other.payoutId, "error")
-    expect((await payoutOf(other.payoutId)).failure).toMatchObject({ code: "provider_error", retryable: true })
+  it("a state without a reason it knows falls back to what the state means", async ({ server, partner }) => {
+    const payout = await depositedPayout(server, partner)
+    await providerSays(server, payout.payoutId, "undeliverable", {
+      return_details: { reason: "some_reason_added_later" }
+    })
+    expect((await payoutOf(server, partner, payout.payoutId)).failure).toMatchObject({
+      code: "rejected_by_bank",
+      category: "rail"
+    })
+    const other = await depositedPayout(server, partner)
+    await providerSays(server, other.payoutId, "error")
+    expect((await payoutOf(server, partner, other.payoutId)).failure).toMatchObject({
+      code: "provider_error",
+      retryable: true
+    })
   })
 
-  it("a refund sent: amount, what was retained, the transaction, and a refunded hop saying sent", async () => {
-    const payout = await depositedPayout()
-    await providerSays(payout.payoutId, "returned", { return_details: { reason: "account_closed" } })
+  it("a refund sent: amount, what was retained, the transaction, and a refunded hop saying sent", async ({ server, partner }) => {
+    const payout = await depositedPayout(server, partner)
+    await providerSays(server, payout.payoutId, "returned", { return_details: { reason: "account_closed" } })
     const refundTx = newTxHash()
-    await providerSays(payout.payoutId, "refunded", { refund: { amount: "1.5", tx_hash: refundTx } })
-    const refunded = await payoutOf(payout.payoutId)
+    await providerSays(server, payout.payoutId, "refunded", { refund: { amount: "1.5", tx_hash: refundTx } })
+    const refunded = await payoutOf(server, partner, payout.payoutId)
     expect(refunded.failure).toMatchObject({ code: "account_inactive", category: "destination", retryable: false })
     expect(refunded.refund).toMatchObject({ status: "sent", amount: "1.5", txHash: refundTx, to: payout.userAddress })
     expect(refunded.refund!.retained).not.toBeNull()
@@ -104,14 +113,17 @@ describe("a payout the provider could not deliver", () => {
     expect(refunded.receipt.commission.note).toContain("not returned")
 
     // the same word again changes nothing
-    await providerSays(payout.payoutId, "refunded", { refund: { amount: "1.5", tx_hash: refundTx } })
-    expect((await payoutOf(payout.payoutId)).timeline).toEqual(refunded.timeline)
+    await providerSays(server, payout.payoutId, "refunded", { refund: { amount: "1.5", tx_hash: refundTx } })
+    expect((await payoutOf(server, partner, payout.payoutId)).timeline).toEqual(refunded.timeline)
   })
 
-  it("an unreadable refund or reason is logged and ignored; the state still applies, never a 500", async () => {
-    const payout = await depositedPayout()
-    await providerSays(payout.payoutId, "returned", { return_details: 42, refund: { amount: "-1", tx_hash: "nope" } })
-    const returned = await payoutOf(payout.payoutId)
+  it("an unreadable refund or reason is logged and ignored; the state still applies, never a 500", async ({ server, partner }) => {
+    const payout = await depositedPayout(server, partner)
+    await providerSays(server, payout.payoutId, "returned", {
+      return_details: 42,
+      refund: { amount: "-1", tx_hash: "nope" }
+    })
+    const returned = await payoutOf(server, partner, payout.payoutId)
     expect(returned.status).toBe("refunded")
     expect(returned.failure?.code).toBe("returned_by_bank")
     expect(returned.refund).toMatchObject({ status: "pending", amount: null, txHash: null })
@@ -120,10 +132,10 @@ describe("a payout the provider could not deliver", () => {
 })
 
 describe("the sandbox's advance helper", () => {
-  it("failed and refunded carry a failure, refunded a refund with the mock provider's transaction", async () => {
-    const payout = await depositedPayout()
+  it("failed and refunded carry a failure, refunded a refund with the mock provider's transaction", async ({ server, partner }) => {
+    const payout = await depositedPayout(server, partner)
     const answer = await call(server, `/api/integrations/test-helpers/payouts/${payout.payoutId}/advance`, {
-      apiKey,
+      apiKey: partner.apiKey,
       method: "POST",
       body: { to: "refunded" }
     })

@@ -3,20 +3,14 @@
  * response, its replay, a later GET (decoded from the stored row) and the `payout.created` event's object must all be
  * the same bytes.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { decodePayout, newPartner, type Partner, payoutBody, sql } from "../support/flows.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
+import { describe, expect } from "vitest"
+import { httpTest } from "../support/fixture.ts"
+import { decodePayout, payoutBody, sql } from "../support/flows.ts"
 
-let server: TestServer
-let partner: Partner
-beforeAll(async () => {
-  server = await startTestServer()
-  partner = await newPartner(server)
-})
-afterAll(() => server?.close())
+const it = httpTest()
 
 describe("POST /payouts: one presentation, the same bytes everywhere", () => {
-  it("create, replay, GET and the event's object are byte-identical", async () => {
+  it("create, replay, GET and the event's object are byte-identical", async ({ server, partner }) => {
     const user = await partner.approvedUser()
     const key = `bytes-${crypto.randomUUID()}`
     const created = await partner.createPayout(payoutBody(user), { "idempotency-key": key })

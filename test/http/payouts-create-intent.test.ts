@@ -11,7 +11,9 @@
 import { SqlClient } from "effect/sql"
 import type { Quote } from "@cop-integrations/contracts"
 import { BigDecimal, ConfigProvider, Deferred, Effect, Layer } from "effect"
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { describe, expect, vi } from "vitest"
+import { httpTest } from "../support/fixture.ts"
+import type { TestServer } from "../support/server.ts"
 import { mockMode, serverLayerFor } from "../../src/App.ts"
 import { AppConfig, AppConfigShape } from "../../src/config/Config.ts"
 import { requestFingerprint } from "../../src/idempotency/IdempotencyStore.ts"
@@ -36,7 +38,6 @@ import {
   payoutBody,
   sql
 } from "../support/flows.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
 
 interface Hold {
   readonly entered: Deferred.Deferred<void>
@@ -112,44 +113,37 @@ const holdNextTransfer = () => {
   }
 }
 
-let server: TestServer
-let partner: Partner
-
-beforeAll(async () => {
-  server = await startTestServer({
-    captureLogs: true,
-    // the rate row is moved by hand (setSellRate): read it on every request
-    env: { RATE_CACHE_TTL_SECONDS: "3600", RATE_CACHE_IN_MEMORY: "false" },
-    app: (config) => {
-      const mode = mockMode(config)
-      return serverLayerFor(config, { ...mode, ports: Layer.merge(mode.ports, TestProvider) })
-    }
-  })
-  partner = await newPartner(server)
+const it = httpTest({
+  captureLogs: true,
+  // the rate row is moved by hand (setSellRate): read it on every request
+  env: { RATE_CACHE_TTL_SECONDS: "3600", RATE_CACHE_IN_MEMORY: "false" },
+  app: (config) => {
+    const mode = mockMode(config)
+    return serverLayerFor(config, { ...mode, ports: Layer.merge(mode.ports, TestProvider) })
+  }
 })
-afterAll(() => server?.close())
 
-const keyRows = (key: string) =>
+const keyRows = (server: TestServer, key: string) =>
   sql<{ state: string; resource_id: string }>(
     server,
     (q) => q`SELECT state, resource_id FROM idempotency_keys WHERE idempotency_key = ${key}`
   )
 
-const setSellRate = (sellRate: string) =>
+const setSellRate = (server: TestServer, sellRate: string) =>
   sql(server, (q) => q`UPDATE rate_cache SET sell_rate = ${sellRate}, fetched_at = now() RETURNING pair`)
 
 describe("firm quotes", () => {
-  const quoteFor = async (destinationCop: string): Promise<Quote> => {
+  const quoteFor = async (partner: Partner, destinationCop: string): Promise<Quote> => {
     const quote = await partner.get(`${BREB}/quote`, { destinationCop })
     expect(quote.status, quote.text).toBe(200)
     return quote.json as Quote
   }
 
-  it("charges the quoted sourceAmount and fees when the rate moved within tolerance", async () => {
+  it("charges the quoted sourceAmount and fees when the rate moved within tolerance", async ({ server, partner }) => {
     const user = await partner.approvedUser()
-    const quote = await quoteFor("250000")
+    const quote = await quoteFor(partner, "250000")
     try {
-      await setSellRate("3948.12") // 30 bps below the quoted 3960.00 (tolerance 50 bps)
+      await setSellRate(server, "3948.12") // 30 bps below the quoted 3960.00 (tolerance 50 bps)
       const firm = await partner.payout(user, { quoteId: quote.quoteId })
       expect(firm.sourceAmount).toBe(quote.sourceAmount)
       expect(firm.fees).toEqual(quote.fees)
@@ -158,24 +152,24 @@ describe("firm quotes", () => {
       const unquoted = await partner.payout(user)
       expect(unquoted.sourceAmount).not.toBe(quote.sourceAmount)
     } finally {
-      await setSellRate("3960.00")
+      await setSellRate(server, "3960.00")
     }
   })
 
-  it("answers requote when the rate moved against the user beyond tolerance", async () => {
+  it("answers requote when the rate moved against the user beyond tolerance", async ({ server, partner }) => {
     const user = await partner.approvedUser()
-    const quote = await quoteFor("250000")
+    const quote = await quoteFor(partner, "250000")
     try {
-      await setSellRate("3900.00") // 152 bps below
+      await setSellRate(server, "3900.00") // 152 bps below
       expectError(await partner.createPayout(payoutBody(user, { quoteId: quote.quoteId })), 409, "requote")
     } finally {
-      await setSellRate("3960.00")
+      await setSellRate(server, "3960.00")
     }
   })
 })
 
 describe("provider calls outside any transaction", () => {
-  it("holds no transaction or lock while createTransfer is in flight", async () => {
+  it("holds no transaction or lock while createTransfer is in flight", async ({ server, partner }) => {
     const user = await partner.approvedUser()
     const key = `held-${crypto.randomUUID()}`
     const hold = holdNextTransfer()
@@ -183,7 +177,7 @@ describe("provider calls outside any transaction", () => {
     try {
       await hold.entered()
       // the intent is committed: another connection sees the key `started`
-      expect(await keyRows(key)).toEqual([{ state: "started", resource_id: expect.stringMatching(/^po_/) }])
+      expect(await keyRows(server, key)).toEqual([{ state: "started", resource_id: expect.stringMatching(/^po_/) }])
       // ... with the rates it priced at, recorded before the provider was called
       const [intent] = await sql<{ intent: unknown }>(
         server,
@@ -211,10 +205,10 @@ describe("provider calls outside any transaction", () => {
     }
     const created = await creating
     expect(created.status, created.text).toBe(201)
-    expect(await keyRows(key)).toEqual([{ state: "done", resource_id: decodePayout(created.json).payoutId }])
+    expect(await keyRows(server, key)).toEqual([{ state: "done", resource_id: decodePayout(created.json).payoutId }])
   })
 
-  it("a duplicate that arrives while the key is started waits for it and replays", async () => {
+  it("a duplicate that arrives while the key is started waits for it and replays", async ({ server, partner }) => {
     const user = await partner.approvedUser()
     const key = `dup-${crypto.randomUUID()}`
     const body = payoutBody(user)
@@ -244,7 +238,7 @@ describe("provider calls outside any transaction", () => {
     expect(provider.transferCalls.length - transfersBefore).toBe(1)
   })
 
-  it("the same key with another body while started is 422", async () => {
+  it("the same key with another body while started is 422", async ({ partner }) => {
     const user = await partner.approvedUser()
     const key = `dup422-${crypto.randomUUID()}`
     const hold = holdNextTransfer()
@@ -263,7 +257,7 @@ describe("provider calls outside any transaction", () => {
 })
 
 describe("failures and crashes around the provider call", () => {
-  it("provider down at the transfer: 503, no payout; the retry with the same key succeeds once it is back", async () => {
+  it("provider down at the transfer: 503, no payout; the retry with the same key succeeds once it is back", async ({ server }) => {
     const other = await newPartner(server)
     const user = await other.approvedUser()
     const key = `outage-${crypto.randomUUID()}`
@@ -281,7 +275,7 @@ describe("failures and crashes around the provider call", () => {
     expect(await countPayouts(server, other.integrationId)).toBe(1)
   })
 
-  it("a transfer made whose answer was lost: 503, the key keeps its payout id, the retry at once reaches the same transfer", async () => {
+  it("a transfer made whose answer was lost: 503, the key keeps its payout id, the retry at once reaches the same transfer", async ({ server }) => {
     const other = await newPartner(server)
     const user = await other.approvedUser()
     const key = `lost-${crypto.randomUUID()}`
@@ -291,7 +285,7 @@ describe("failures and crashes around the provider call", () => {
 
     expectError(await other.createPayout(body, { "idempotency-key": key }), 503)
     expect(await countPayouts(server, other.integrationId)).toBe(0)
-    const [held] = await keyRows(key)
+    const [held] = await keyRows(server, key)
     expect(held).toEqual({ state: "started", resource_id: expect.stringMatching(/^po_/) })
 
     const retry = await other.createPayout(body, { "idempotency-key": key })
@@ -301,28 +295,28 @@ describe("failures and crashes around the provider call", () => {
     const transferKey = providerIdempotencyKey("transfer", held!.resource_id)
     expect(provider.transferCalls.filter((k) => k === transferKey)).toHaveLength(2)
     expect(await countPayouts(server, other.integrationId)).toBe(1)
-    expect(await keyRows(key)).toEqual([{ state: "done", resource_id: held!.resource_id }])
+    expect(await keyRows(server, key)).toEqual([{ state: "done", resource_id: held!.resource_id }])
     // the 503 itself was not stored: only the created payout is replayed
     const again = await other.createPayout(body, { "idempotency-key": key })
     expect(again.headers.get("idempotent-replayed")).toBe("true")
     expect(again.text).toBe(retry.text)
   })
 
-  it("a transfer the provider refused (it made nothing): 502, the key is free for another body", async () => {
+  it("a transfer the provider refused (it made nothing): 502, the key is free for another body", async ({ server }) => {
     const other = await newPartner(server)
     const user = await other.approvedUser()
     const key = `refused-${crypto.randomUUID()}`
     provider.refuseNext = true
 
     expectError(await other.createPayout(payoutBody(user), { "idempotency-key": key }), 502)
-    expect(await keyRows(key)).toEqual([])
+    expect(await keyRows(server, key)).toEqual([])
     const other_body = await other.createPayout(payoutBody(user, { destinationCop: "300000" }), {
       "idempotency-key": key
     })
     expect(other_body.status, other_body.text).toBe(201)
   })
 
-  it("exactly one retry takes over a key its failed request left: one payout under concurrent retries", async () => {
+  it("exactly one retry takes over a key its failed request left: one payout under concurrent retries", async ({ server }) => {
     const other = await newPartner(server)
     const user = await other.approvedUser()
     const key = `lost-race-${crypto.randomUUID()}`
@@ -341,7 +335,7 @@ describe("failures and crashes around the provider call", () => {
     expect(await countPayouts(server, other.integrationId)).toBe(1)
   })
 
-  it("a crash between the provider call and the database write: the retry takes over, one transfer, one payout", async () => {
+  it("a crash between the provider call and the database write: the retry takes over, one transfer, one payout", async ({ server }) => {
     const other = await newPartner(server)
     const user = await other.approvedUser()
     const key = `crash-${crypto.randomUUID()}`
@@ -388,16 +382,16 @@ describe("failures and crashes around the provider call", () => {
     const priced = BigDecimal.fromStringUnsafe(payout.receipt.exchangeRate.sellRateUsdCop ?? "")
     expect(BigDecimal.equals(priced, BigDecimal.fromStringUnsafe(pinned.sellRate))).toBe(true)
     expect(await countPayouts(server, other.integrationId)).toBe(1)
-    expect(await keyRows(key)).toEqual([{ state: "done", resource_id: payoutId }])
+    expect(await keyRows(server, key)).toEqual([{ state: "done", resource_id: payoutId }])
 
     const again = await other.createPayout(body, { "idempotency-key": key })
     expect(again.headers.get("idempotent-replayed")).toBe("true")
     expect(again.text).toBe(retry.text)
   })
 
-  it("housekeeping deletes started rows older than 24 h, never a done or a recent one", async () => {
+  it("housekeeping deletes started rows older than 24 h, never a done or a recent one", async ({ server }) => {
     const other = await newPartner(server)
-    const plant = (key: string, state: string, startedAt: string) =>
+    const plant = (server: TestServer, key: string, state: string, startedAt: string) =>
       sql(
         server,
         (q) =>
@@ -406,9 +400,9 @@ describe("failures and crashes around the provider call", () => {
           VALUES (${other.integrationId}, ${key}, 'h', 0, '{}'::jsonb, 'po_x', ${state}, 'k', 'a', now() - ${startedAt}::interval)
           RETURNING resource_id`
       )
-    await plant("stale-started", "started", "25 hours")
-    await plant("recent-started", "started", "1 hour")
-    await plant("old-done", "done", "30 days")
+    await plant(server, "stale-started", "started", "25 hours")
+    await plant(server, "recent-started", "started", "1 hour")
+    await plant(server, "old-done", "done", "30 days")
     await Effect.runPromise(makeHousekeeping.pipe(
       Effect.flatten,
       Effect.provide(Layer.merge(appConfig, server.database.layer))

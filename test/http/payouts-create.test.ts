@@ -1,7 +1,8 @@
 import { type CreatePayoutRequest, type FeeLeg, UserAddress } from "@cop-integrations/contracts"
 import { BigDecimal, Effect } from "effect"
 import { decodeFunctionData, erc20Abi, getAddress } from "viem"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect } from "vitest"
+import { httpTest } from "../support/fixture.ts"
 import {
   BREB,
   countPayouts,
@@ -17,21 +18,12 @@ import {
   sql,
   unitsOf
 } from "../support/flows.ts"
-import { startTestServer, type TestServer, withClient } from "../support/server.ts"
+import { withClient } from "../support/server.ts"
 
-let server: TestServer
-let partner: Partner
-let user: `0x${string}`
-
-beforeAll(async () => {
-  server = await startTestServer()
-  partner = await newPartner(server)
-  user = await partner.approvedUser()
-})
-afterAll(() => server?.close())
+const it = httpTest()
 
 /** The same body, typed as the contract's request for the typed client. */
-const clientPayload = (destinationCop: string): CreatePayoutRequest => {
+const clientPayload = (user: `0x${string}`, destinationCop: string): CreatePayoutRequest => {
   const { accountOwnerName, breBKey, userAddress } = payoutBody(user)
   return { accountOwnerName, breBKey, destinationCop, userAddress: UserAddress.make(userAddress) }
 }
@@ -43,7 +35,7 @@ const legOf = (legs: ReadonlyArray<FeeLeg>, code: FeeLeg["code"]): FeeLeg => {
 }
 
 describe("POST /payouts: the prepared payout", () => {
-  it("returns 201 with a Payout whose amounts follow the DESIGN formulas", async () => {
+  it("returns 201 with a Payout whose amounts follow the DESIGN formulas", async ({ server, partner, user }) => {
     for (const destinationCop of ["250000", "7880.41", "4000000.55", "123456.78"]) {
       const created = await partner.createPayout(payoutBody(user, { destinationCop }))
       expect(created.status, created.text).toBe(201)
@@ -89,7 +81,7 @@ describe("POST /payouts: the prepared payout", () => {
     }
   })
 
-  it("keeps the receipt invariants (REQ-INT-RCPT-01)", async () => {
+  it("keeps the receipt invariants (REQ-INT-RCPT-01)", async ({ partner, user }) => {
     for (const breBKey of ["@maria2024", "3001234567", "maria.perez@example.com", "1020304050"]) {
       const payout = await partner.payout(user, { breBKey, accountOwnerName: "Maria Perez" })
       const receipt = payout.receipt
@@ -113,7 +105,7 @@ describe("POST /payouts: the prepared payout", () => {
     }
   })
 
-  it("prepares ERC-20 transfers of X to the deposit address and F to the fee wallet", async () => {
+  it("prepares ERC-20 transfers of X to the deposit address and F to the fee wallet", async ({ server, partner, user }) => {
     const payout = await partner.payout(user, { destinationCop: "987654.32" })
     const expected = expectedPayout("987654.32", server.config)
     const token = getAddress(server.config.tokenAddress)
@@ -131,11 +123,11 @@ describe("POST /payouts: the prepared payout", () => {
     expect(fee.args).toEqual([getAddress(server.config.feeWalletAddress), expected.serviceFee])
   })
 
-  it("is what the typed client gets too", async () => {
+  it("is what the typed client gets too", async ({ server, partner, user }) => {
     const payout = await withClient(
       server.baseUrl,
       partner.apiKey,
-      (client) => client.breb.createPayout({ payload: clientPayload("50000"), headers: {} })
+      (client) => client.breb.createPayout({ payload: clientPayload(user, "50000"), headers: {} })
     )
     expect(payout.sourceAmount).toBe(expectedPayout("50000", server.config).wire.totalPaid)
     const fetched = await partner.getPayout(payout.payoutId)
@@ -144,58 +136,63 @@ describe("POST /payouts: the prepared payout", () => {
 })
 
 describe("POST /payouts: validation (400 naming the field)", () => {
-  const expectRejected = async (field: string, overrides: Record<string, unknown>) => {
+  const expectRejected = async (
+    partner: Partner,
+    user: `0x${string}`,
+    field: string,
+    overrides: Record<string, unknown>
+  ) => {
     const wire = await partner.createPayout({ ...payoutBody(user), ...overrides })
     expectBadRequest(wire, field)
   }
 
-  it("rejects userAddress that is not EIP-55 checksummed", async () => {
-    await expectRejected("userAddress", { userAddress: user.toLowerCase() })
+  it("rejects userAddress that is not EIP-55 checksummed", async ({ partner, user }) => {
+    await expectRejected(partner, user, "userAddress", { userAddress: user.toLowerCase() })
     const flipped = user.replace(/[a-f]/, (c) => c.toUpperCase())
     expect(flipped).not.toBe(user)
-    await expectRejected("userAddress", { userAddress: flipped })
-    await expectRejected("userAddress", { userAddress: "0x1234" })
+    await expectRejected(partner, user, "userAddress", { userAddress: flipped })
+    await expectRejected(partner, user, "userAddress", { userAddress: "0x1234" })
   })
 
-  it("rejects destinationCop that is not a plain positive amount with at most 2 decimals", async () => {
+  it("rejects destinationCop that is not a plain positive amount with at most 2 decimals", async ({ partner, user }) => {
     for (const destinationCop of ["1e5", "-1", "1.234", " 100", "", "0", "0.00", "100.", ".5", "0100", 250000]) {
-      await expectRejected("destinationCop", { destinationCop })
+      await expectRejected(partner, user, "destinationCop", { destinationCop })
     }
   })
 
-  it("rejects destinationCop above the Bre-B cap and accepts the cap itself", async () => {
+  it("rejects destinationCop above the Bre-B cap and accepts the cap itself", async ({ server, partner, user }) => {
     const capCents = unitsOf(BigDecimal.format(server.config.brebMaxCop), 2)
-    await expectRejected("destinationCop", { destinationCop: fixed(capCents + 1n, 2) })
+    await expectRejected(partner, user, "destinationCop", { destinationCop: fixed(capCents + 1n, 2) })
     const atCap = await partner.createPayout(payoutBody(user, { destinationCop: fixed(capCents, 2) }))
     expect(atCap.status, atCap.text).toBe(201)
   })
 
-  it("accepts every Bre-B key form and rejects anything else", async () => {
+  it("accepts every Bre-B key form and rejects anything else", async ({ partner, user }) => {
     for (const breBKey of ["@alias", "3001234567", "+573001234567", "maria@example.com", "12345", "123456789012345"]) {
       const wire = await partner.createPayout(payoutBody(user, { breBKey, destinationCop: "10000" }))
       expect(wire.status, `${breBKey}: ${wire.text}`).toBe(201)
     }
     for (const breBKey of ["hello", "@", "12", "@toolongaliasxxxxxxxxxxx", "maria @example.com", "+57 3001234567"]) {
-      await expectRejected("breBKey", { breBKey })
+      await expectRejected(partner, user, "breBKey", { breBKey })
     }
   })
 
-  it("rejects missing fields, an empty accountOwnerName and an unknown fromToken", async () => {
+  it("rejects missing fields, an empty accountOwnerName and an unknown fromToken", async ({ partner, user }) => {
     for (const field of ["userAddress", "destinationCop", "breBKey", "accountOwnerName"]) {
       const body: Record<string, unknown> = { ...payoutBody(user) }
       delete body[field]
       expectBadRequest(await partner.createPayout(body as never), field)
     }
-    await expectRejected("accountOwnerName", { accountOwnerName: "" })
-    await expectRejected("accountOwnerName", { accountOwnerName: "   " })
-    await expectRejected("fromToken", { fromToken: "DAI" })
+    await expectRejected(partner, user, "accountOwnerName", { accountOwnerName: "" })
+    await expectRejected(partner, user, "accountOwnerName", { accountOwnerName: "   " })
+    await expectRejected(partner, user, "fromToken", { fromToken: "DAI" })
     const usdc = await partner.createPayout(payoutBody(user, { fromToken: "USDC" }))
     expect(usdc.status, usdc.text).toBe(201)
   })
 })
 
 describe("POST /payouts: business errors", () => {
-  it("answers needs_kyc for a user without approved KYC", async () => {
+  it("answers needs_kyc for a user without approved KYC", async ({ partner }) => {
     expectError(await partner.createPayout(payoutBody(newAddress())), 409, "needs_kyc")
     // OTP sent but not verified is still not approved
     const pending = newAddress()
@@ -204,19 +201,19 @@ describe("POST /payouts: business errors", () => {
     expectError(await partner.createPayout(payoutBody(pending)), 409, "needs_kyc")
   })
 
-  it("answers needs_kyc for a user approved only by another integration", async () => {
+  it("answers needs_kyc for a user approved only by another integration", async ({ server, partner }) => {
     const other = await newPartner(server)
     const theirs = await other.approvedUser()
     expectError(await partner.createPayout(payoutBody(theirs)), 409, "needs_kyc")
   })
 
-  it("answers destination_mismatch when the owner name contains mismatch, in any case", async () => {
+  it("answers destination_mismatch when the owner name contains mismatch, in any case", async ({ partner, user }) => {
     for (const accountOwnerName of ["mismatch", "MisMatch Co", "ACME MISMATCH SAS"]) {
       expectError(await partner.createPayout(payoutBody(user, { accountOwnerName })), 409, "destination_mismatch")
     }
   })
 
-  it("answers below_minimum under 4000 COP and under the provider minimum", async () => {
+  it("answers below_minimum under 4000 COP and under the provider minimum", async ({ server, partner, user }) => {
     expectError(await partner.createPayout(payoutBody(user, { destinationCop: "3999.99" })), 409, "below_minimum")
     // the provider must get X >= 2 USD: X = D / (0.995 S) crosses 2 near D = 2 · 0.995 · S
     const S = server.config.mockSellRate
@@ -232,7 +229,7 @@ describe("POST /payouts: business errors", () => {
     expect(accepted.status, accepted.text).toBe(201)
   })
 
-  it("ranks needs_kyc above destination_mismatch and below_minimum", async () => {
+  it("ranks needs_kyc above destination_mismatch and below_minimum", async ({ partner, user }) => {
     const stranger = newAddress()
     expectError(await partner.createPayout(payoutBody(stranger, { accountOwnerName: "Mismatch" })), 409, "needs_kyc")
     expectError(await partner.createPayout(payoutBody(stranger, { destinationCop: "100" })), 409, "needs_kyc")
@@ -243,7 +240,7 @@ describe("POST /payouts: business errors", () => {
     )
   })
 
-  it("follows X-Mock-Scenario: market_closed, requote, provider_unavailable", async () => {
+  it("follows X-Mock-Scenario: market_closed, requote, provider_unavailable", async ({ server, partner, user }) => {
     const before = await countPayouts(server, partner.integrationId)
     const body = payoutBody(user)
     expectError(await partner.createPayout(body, { "x-mock-scenario": "market_closed" }), 409, "mercado_cerrado")
@@ -254,20 +251,20 @@ describe("POST /payouts: business errors", () => {
 })
 
 describe("POST /payouts: quoteId", () => {
-  const newQuote = async (destinationCop = "250000") => {
+  const newQuote = async (partner: Partner, destinationCop = "250000") => {
     const quote = await partner.get(`${BREB}/quote`, { destinationCop })
     expect(quote.status, quote.text).toBe(200)
     return (quote.json as { quoteId: string }).quoteId
   }
 
-  it("accepts a fresh quote of this integration", async () => {
-    const quoteId = await newQuote()
+  it("accepts a fresh quote of this integration", async ({ server, partner, user }) => {
+    const quoteId = await newQuote(partner)
     const created = await partner.createPayout(payoutBody(user, { quoteId }))
     expect(created.status, created.text).toBe(201)
     expect(decodePayout(created.json).sourceAmount).toBe(expectedPayout("250000", server.config).wire.totalPaid)
   })
 
-  it("rejects an unknown quoteId, or another integration's, with 400", async () => {
+  it("rejects an unknown quoteId, or another integration's, with 400", async ({ server, partner, user }) => {
     expectBadRequest(await partner.createPayout(payoutBody(user, { quoteId: "qt_does_not_exist" })), "quoteId")
     const other = await newPartner(server)
     const theirs = await other.get(`${BREB}/quote`, {})
@@ -275,8 +272,8 @@ describe("POST /payouts: quoteId", () => {
     expectBadRequest(await partner.createPayout(payoutBody(user, { quoteId: theirQuoteId })), "quoteId")
   })
 
-  it("a quote with an amount binds it: another destinationCop is 409 requote naming both amounts", async () => {
-    const quoteId = await newQuote("250000")
+  it("a quote with an amount binds it: another destinationCop is 409 requote naming both amounts", async ({ server, partner, user }) => {
+    const quoteId = await newQuote(partner, "250000")
     const before = await countPayouts(server, partner.integrationId)
     const message = expectError(
       await partner.createPayout(payoutBody(user, { quoteId, destinationCop: "260000" })),
@@ -292,7 +289,7 @@ describe("POST /payouts: quoteId", () => {
     expect(same.status, same.text).toBe(201)
   })
 
-  it("a quote without an amount fixes the rate only: any destinationCop is accepted with it", async () => {
+  it("a quote without an amount fixes the rate only: any destinationCop is accepted with it", async ({ server, partner, user }) => {
     const rateOnly = await partner.get(`${BREB}/quote`, {})
     const quoteId = (rateOnly.json as { quoteId: string }).quoteId
     for (const destinationCop of ["250000", "260000"]) {
@@ -302,8 +299,8 @@ describe("POST /payouts: quoteId", () => {
     }
   })
 
-  it("a quote with an amount is for one fromToken: a payout from another token is 409 requote naming both; a rate-only quote serves any", async () => {
-    const usdcQuote = await newQuote("250000")
+  it("a quote with an amount is for one fromToken: a payout from another token is 409 requote naming both; a rate-only quote serves any", async ({ partner, user }) => {
+    const usdcQuote = await newQuote(partner, "250000")
     const message = expectError(
       await partner.createPayout(payoutBody(user, { quoteId: usdcQuote, fromToken: "COPm" })),
       409,
@@ -319,8 +316,8 @@ describe("POST /payouts: quoteId", () => {
     expect(fromUsdc.status, fromUsdc.text).toBe(201)
   })
 
-  it("answers requote for an expired quote", async () => {
-    const quoteId = await newQuote()
+  it("answers requote for an expired quote", async ({ server, partner, user }) => {
+    const quoteId = await newQuote(partner)
     const updated = await sql(
       server,
       (q) => q`UPDATE quotes SET expires_at = now() - interval '1 second' WHERE id = ${quoteId} RETURNING id`
@@ -333,7 +330,7 @@ describe("POST /payouts: quoteId", () => {
 describe("POST /payouts: Idempotency-Key", () => {
   const key = () => `idem-${crypto.randomUUID()}`
 
-  it("replays the same payout byte for byte for the same key and body", async () => {
+  it("replays the same payout byte for byte for the same key and body", async ({ server, partner, user }) => {
     const idempotencyKey = key()
     const body = payoutBody(user, { destinationCop: "31415.92" })
     const first = await partner.createPayout(body, { "idempotency-key": idempotencyKey })
@@ -351,7 +348,7 @@ describe("POST /payouts: Idempotency-Key", () => {
     expect(await countPayouts(server, partner.integrationId)).toBe(before)
   })
 
-  it("answers 422 for the same key with a different body", async () => {
+  it("answers 422 for the same key with a different body", async ({ partner, user }) => {
     const idempotencyKey = key()
     const first = await partner.createPayout(payoutBody(user), { "idempotency-key": idempotencyKey })
     expect(first.status).toBe(201)
@@ -361,7 +358,7 @@ describe("POST /payouts: Idempotency-Key", () => {
     expectError(different, 422)
   })
 
-  it("scopes keys per integration", async () => {
+  it("scopes keys per integration", async ({ server, partner, user }) => {
     const idempotencyKey = key()
     const other = await newPartner(server)
     const theirUser = await other.approvedUser(user)
@@ -375,7 +372,7 @@ describe("POST /payouts: Idempotency-Key", () => {
     expect((await other.getPayout(decodePayout(mine.json).payoutId)).status).toBe(404)
   })
 
-  it("does not burn the key on a failed create", async () => {
+  it("does not burn the key on a failed create", async ({ partner }) => {
     const idempotencyKey = key()
     const later = newAddress()
     const body = payoutBody(later)
@@ -389,7 +386,7 @@ describe("POST /payouts: Idempotency-Key", () => {
     expect(replay.text).toBe(created.text)
   })
 
-  it("rejects a key longer than 255 characters and an empty key", async () => {
+  it("rejects a key longer than 255 characters and an empty key", async ({ partner, user }) => {
     expectBadRequest(
       await partner.createPayout(payoutBody(user), { "idempotency-key": "k".repeat(256) }),
       "idempotency-key"
@@ -400,9 +397,9 @@ describe("POST /payouts: Idempotency-Key", () => {
     expect(longest.status, longest.text).toBe(201)
   })
 
-  it("keeps the replay under the typed client", async () => {
+  it("keeps the replay under the typed client", async ({ server, partner, user }) => {
     const idempotencyKey = key()
-    const payload = clientPayload("77777")
+    const payload = clientPayload(user, "77777")
     const [a, b] = await withClient(server.baseUrl, partner.apiKey, (client) =>
       Effect.all([
         client.breb.createPayout({ payload, headers: { "idempotency-key": idempotencyKey } }),

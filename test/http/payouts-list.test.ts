@@ -1,11 +1,11 @@
 import type { Payout } from "@cop-integrations/contracts"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect } from "vitest"
+import { httpTest } from "../support/fixture.ts"
 import { decodePayoutList, expectBadRequest, newPartner, type Partner, PAYOUTS, sql } from "../support/flows.ts"
-import { startTestServer, type TestServer, withClient } from "../support/server.ts"
+import { withClient } from "../support/server.ts"
 
-let server: TestServer
-/** Owns exactly `SEVEN` payouts. */
-let partner: Partner
+/** The fixture's `partner` owns exactly `SEVEN` payouts. */
+const it = httpTest()
 /** Another integration with payouts of its own. */
 let neighbour: Partner
 let mine: ReadonlyArray<Payout>
@@ -19,16 +19,13 @@ const createSome = async (owner: Partner, count: number) => {
   return created
 }
 
-beforeAll(async () => {
-  server = await startTestServer()
-  partner = await newPartner(server)
+it.beforeAll(async ({ server, partner }) => {
   neighbour = await newPartner(server)
   // interleave the two integrations in time
   const [a, b] = await Promise.all([createSome(partner, SEVEN), createSome(neighbour, 3)])
   mine = a
   theirs = b
 })
-afterAll(() => server?.close())
 
 const list = async (owner: Partner, query: Record<string, string> = {}) => {
   const wire = await owner.get(PAYOUTS, query)
@@ -56,7 +53,7 @@ const walkPages = async (owner: Partner, limit: number, query: Record<string, st
 }
 
 describe("GET /payouts", () => {
-  it("lists only the caller's payouts, in createdAt then payoutId order", async () => {
+  it("lists only the caller's payouts, in createdAt then payoutId order", async ({ partner }) => {
     const page = await list(partner)
     expect(page.integrationId).toBe(partner.integrationId)
     expect(page.nextCursor).toBeNull()
@@ -69,12 +66,12 @@ describe("GET /payouts", () => {
     expect(ids(other.items).sort()).toEqual(ids(theirs).sort())
   })
 
-  it("shows an integration without payouts an empty list", async () => {
+  it("shows an integration without payouts an empty list", async ({ server }) => {
     const fresh = await newPartner(server)
     expect(await list(fresh)).toEqual({ integrationId: fresh.integrationId, items: [], nextCursor: null })
   })
 
-  it("filters on createdFrom inclusively, to the millisecond", async () => {
+  it("filters on createdFrom inclusively, to the millisecond", async ({ partner }) => {
     const all = (await list(partner)).items
     for (const boundary of [all[0]!, all[3]!, all[all.length - 1]!]) {
       const at = Date.parse(boundary.createdAt)
@@ -87,7 +84,7 @@ describe("GET /payouts", () => {
     }
   })
 
-  it("accepts createdFrom with a time-zone offset", async () => {
+  it("accepts createdFrom with a time-zone offset", async ({ partner }) => {
     const all = (await list(partner)).items
     const boundary = all[2]!
     const at = Date.parse(boundary.createdAt)
@@ -99,7 +96,7 @@ describe("GET /payouts", () => {
     )
   })
 
-  it("enforces 1 <= limit <= 500", async () => {
+  it("enforces 1 <= limit <= 500", async ({ partner }) => {
     for (const limit of ["0", "501", "abc", "-1", "1.5", ""]) {
       expectBadRequest(await partner.get(PAYOUTS, { limit }), "limit")
     }
@@ -111,7 +108,7 @@ describe("GET /payouts", () => {
     expect(max.nextCursor).toBeNull()
   })
 
-  it("paginates with limit 2 over every payout exactly once", async () => {
+  it("paginates with limit 2 over every payout exactly once", async ({ partner }) => {
     const pages = await walkPages(partner, 2)
     expect(pages.map((page) => page.length)).toEqual([2, 2, 2, 1])
     const visited = pages.flat()
@@ -119,7 +116,7 @@ describe("GET /payouts", () => {
     expect(ids(visited)).toEqual(ids([...mine].sort(byCreatedThenId)))
   })
 
-  it("paginates an exact multiple of the page size and combines with createdFrom", async () => {
+  it("paginates an exact multiple of the page size and combines with createdFrom", async ({ partner }) => {
     const all = (await list(partner)).items
     const from = all[1]!.createdAt
     const expected = ids(all.filter((p) => Date.parse(p.createdAt) >= Date.parse(from)))
@@ -129,7 +126,7 @@ describe("GET /payouts", () => {
     }
   })
 
-  it("breaks createdAt ties by payoutId, also across page boundaries", async () => {
+  it("breaks createdAt ties by payoutId, also across page boundaries", async ({ server }) => {
     const tied = await newPartner(server)
     const created = await createSome(tied, 5)
     // three payouts share one createdAt (to the millisecond)
@@ -147,7 +144,7 @@ describe("GET /payouts", () => {
     expect(ids(from.items)).toEqual(expect.arrayContaining(tiedIds))
   })
 
-  it("rejects a garbage cursor and a malformed createdFrom with 400", async () => {
+  it("rejects a garbage cursor and a malformed createdFrom with 400", async ({ partner }) => {
     for (
       const cursor of ["garbage", "eyJ0IjoxfQ", Buffer.from("{\"t\":\"nope\",\"id\":\"x\"}").toString("base64url")]
     ) {
@@ -158,14 +155,14 @@ describe("GET /payouts", () => {
     }
   })
 
-  it("does not leak another integration's payouts through its cursor", async () => {
+  it("does not leak another integration's payouts through its cursor", async ({ partner }) => {
     const first = await list(neighbour, { limit: "1" })
     expect(first.nextCursor).not.toBeNull()
     const page = await list(partner, { cursor: first.nextCursor! })
     for (const payout of page.items) expect(ids(mine)).toContain(payout.payoutId)
   })
 
-  it("works through the typed client", async () => {
+  it("works through the typed client", async ({ server, partner }) => {
     const page = await withClient(
       server.baseUrl,
       partner.apiKey,

@@ -1,9 +1,11 @@
 import { SqlClient } from "effect/sql"
 import { MercadoCerrado, Quote, ServiceUnavailable } from "@cop-integrations/contracts"
 import { Effect, Schema } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect } from "vitest"
+import { httpTest } from "../support/fixture.ts"
+import type { Partner } from "../support/flows.ts"
 import { BREB, call, expectErrorBody, failureOf } from "../support/http.ts"
-import { clientExit, startTestServer, type TestServer, withClient } from "../support/server.ts"
+import { clientExit, type TestServer, withClient } from "../support/server.ts"
 
 /**
  * Expected amounts are computed here from DESIGN §3 "Money math" with bigint rationals, independently of
@@ -69,29 +71,23 @@ const smallestCentsForProviderMinimum = () => {
   return ((2n * ONE_TOKEN - 1n) * L) / K + 1n
 }
 
-let server: TestServer
-let apiKey: string
-beforeAll(async () => {
-  // The rate is read from the shared row on every request: these tests age the row by hand.
-  server = await startTestServer({
-    env: { MOCK_USD_COP_SELL: SELL, MOCK_USD_COP_MID: MID, BREB_MAX_COP: BREB_CAP, RATE_CACHE_IN_MEMORY: "false" }
-  })
-  ;({ apiKey } = await server.newIntegration())
+// The rate is read from the shared row on every request: these tests age the row by hand.
+const it = httpTest({
+  env: { MOCK_USD_COP_SELL: SELL, MOCK_USD_COP_MID: MID, BREB_MAX_COP: BREB_CAP, RATE_CACHE_IN_MEMORY: "false" }
 })
-afterAll(() => server?.close())
 
-const quote = (query = "", headers: Record<string, string> = {}) =>
-  call(server, `${BREB}/quote${query}`, { apiKey, headers })
+const quote = (server: TestServer, partner: Partner, query = "", headers: Record<string, string> = {}) =>
+  call(server, `${BREB}/quote${query}`, { apiKey: partner.apiKey, headers })
 
 const decodeQuote = Schema.decodeUnknownSync(Quote)
 
 describe("GET quote", () => {
   // First in the file: nothing has fetched a rate on this fresh database yet.
-  it("is cached:false on the first call, cached:true within the TTL, and refreshes after it", async () => {
-    const first = await quote()
+  it("is cached:false on the first call, cached:true within the TTL, and refreshes after it", async ({ server, partner }) => {
+    const first = await quote(server, partner)
     expect(first.status, first.text).toBe(200)
     expect(decodeQuote(first.body).cached).toBe(false)
-    const second = await quote()
+    const second = await quote(server, partner)
     expect(decodeQuote(second.body).cached).toBe(true)
     // the cache is shared through the database, so other integrations see it too
     const { apiKey: otherKey } = await server.newIntegration()
@@ -102,12 +98,12 @@ describe("GET quote", () => {
       SqlClient.SqlClient,
       (sql) => sql`UPDATE rate_cache SET fetched_at = fetched_at - interval '1 hour'`
     ))
-    expect(decodeQuote((await quote()).body).cached).toBe(false)
-    expect(decodeQuote((await quote()).body).cached).toBe(true)
+    expect(decodeQuote((await quote(server, partner)).body).cached).toBe(false)
+    expect(decodeQuote((await quote(server, partner)).body).cached).toBe(true)
   })
 
-  it("without an amount: matches the contract, display is E rounded down, E = S × 0.995 / 1.01", async () => {
-    const answer = await quote()
+  it("without an amount: matches the contract, display is E rounded down, E = S × 0.995 / 1.01", async ({ server, partner }) => {
+    const answer = await quote(server, partner)
     expect(answer.status, answer.text).toBe(200)
     const body = decodeQuote(answer.body)
     expect(body.sourceAmount).toBeUndefined()
@@ -122,9 +118,9 @@ describe("GET quote", () => {
     expect(Date.parse(body.expiresAt)).toBeGreaterThan(Date.now())
   })
 
-  it("with destinationCop: amounts and fee legs follow the money math exactly", async () => {
+  it("with destinationCop: amounts and fee legs follow the money math exactly", async ({ server, partner }) => {
     for (const destinationCop of ["250000", "4000000.55", "123457.01"]) {
-      const answer = await quote(`?destinationCop=${destinationCop}`)
+      const answer = await quote(server, partner, `?destinationCop=${destinationCop}`)
       expect(answer.status, answer.text).toBe(200)
       const body = decodeQuote(answer.body)
       const want = expectedPricing(destinationCop)
@@ -152,72 +148,72 @@ describe("GET quote", () => {
     }
   })
 
-  it("is served to the typed client as a Quote", async () => {
+  it("is served to the typed client as a Quote", async ({ server, partner }) => {
     const body = await withClient(
       server.baseUrl,
-      apiKey,
+      partner.apiKey,
       (client) => client.breb.quote({ query: { destinationCop: "250000" }, headers: {} })
     )
     expect(body.sourceAmount).toBe(fixed(expectedPricing("250000").total, TOKEN_DECIMALS))
   })
 
-  it("answers 409 below_minimum under 4000 COP and under the 2 USD provider minimum", async () => {
-    expectErrorBody(await quote("?destinationCop=3999.99"), 409, "below_minimum")
-    expectErrorBody(await quote("?destinationCop=1"), 409, "below_minimum")
+  it("answers 409 below_minimum under 4000 COP and under the 2 USD provider minimum", async ({ server, partner }) => {
+    expectErrorBody(await quote(server, partner, "?destinationCop=3999.99"), 409, "below_minimum")
+    expectErrorBody(await quote(server, partner, "?destinationCop=1"), 409, "below_minimum")
     const cents = smallestCentsForProviderMinimum()
     const justBelow = fixed(cents - 1n, 2)
     const enough = fixed(cents, 2)
     expect(units(justBelow, 2)).toBeGreaterThanOrEqual(400000n) // the COP minimum itself is met
-    expectErrorBody(await quote(`?destinationCop=${justBelow}`), 409, "below_minimum")
-    const ok = await quote(`?destinationCop=${enough}`)
+    expectErrorBody(await quote(server, partner, `?destinationCop=${justBelow}`), 409, "below_minimum")
+    const ok = await quote(server, partner, `?destinationCop=${enough}`)
     expect(ok.status, ok.text).toBe(200)
     expect(units(decodeQuote(ok.body).sourceAmount!, TOKEN_DECIMALS)).toBe(expectedPricing(enough).total)
   })
 
-  it("accepts the Bre-B cap and answers 400 naming destinationCop above it", async () => {
-    expect((await quote(`?destinationCop=${BREB_CAP}`)).status).toBe(200)
+  it("accepts the Bre-B cap and answers 400 naming destinationCop above it", async ({ server, partner }) => {
+    expect((await quote(server, partner, `?destinationCop=${BREB_CAP}`)).status).toBe(200)
     for (const above of [`${BREB_CAP}.01`, "11552001", "999999999999"]) {
-      const body = expectErrorBody(await quote(`?destinationCop=${above}`), 400)
+      const body = expectErrorBody(await quote(server, partner, `?destinationCop=${above}`), 400)
       expect(body.error).toContain("destinationCop")
     }
   })
 
-  it("answers 400 naming destinationCop for malformed amounts", async () => {
+  it("answers 400 naming destinationCop for malformed amounts", async ({ server, partner }) => {
     for (const bad of ["1e5", "-5", "12.345", "abc", "+5000", " 5000", "5000 ", "0", "0.00", "5,000", ""]) {
-      const body = expectErrorBody(await quote(`?destinationCop=${encodeURIComponent(bad)}`), 400)
+      const body = expectErrorBody(await quote(server, partner, `?destinationCop=${encodeURIComponent(bad)}`), 400)
       expect(body.error, JSON.stringify(bad)).toContain("destinationCop")
     }
   })
 
-  it("answers 400 naming fromToken for an unsupported token", async () => {
-    const body = expectErrorBody(await quote("?fromToken=DOGE"), 400)
+  it("answers 400 naming fromToken for an unsupported token", async ({ server, partner }) => {
+    const body = expectErrorBody(await quote(server, partner, "?fromToken=DOGE"), 400)
     expect(body.error).toContain("fromToken")
   })
 })
 
 describe("mock scenarios on quote", () => {
-  it("market_closed → 409 mercado_cerrado, with and without an amount", async () => {
+  it("market_closed → 409 mercado_cerrado, with and without an amount", async ({ server, partner }) => {
     const scenario = { "x-mock-scenario": "market_closed" }
-    expectErrorBody(await quote("", scenario), 409, "mercado_cerrado")
-    expectErrorBody(await quote("?destinationCop=250000", scenario), 409, "mercado_cerrado")
+    expectErrorBody(await quote(server, partner, "", scenario), 409, "mercado_cerrado")
+    expectErrorBody(await quote(server, partner, "?destinationCop=250000", scenario), 409, "mercado_cerrado")
     const exit = await clientExit(
       server.baseUrl,
-      apiKey,
+      partner.apiKey,
       (client) => client.breb.quote({ query: {}, headers: { "x-mock-scenario": "market_closed" } })
     )
     expect(failureOf(exit)).toBeInstanceOf(MercadoCerrado)
   })
 
-  it("provider_unavailable → 503 ErrorBody without errorCode", async () => {
+  it("provider_unavailable → 503 ErrorBody without errorCode", async ({ server, partner }) => {
     // age the cache so the provider has to be asked
     await server.run(Effect.flatMap(
       SqlClient.SqlClient,
       (sql) => sql`UPDATE rate_cache SET fetched_at = fetched_at - interval '1 hour'`
     ))
-    expectErrorBody(await quote("", { "x-mock-scenario": "provider_unavailable" }), 503)
+    expectErrorBody(await quote(server, partner, "", { "x-mock-scenario": "provider_unavailable" }), 503)
     const exit = await clientExit(
       server.baseUrl,
-      apiKey,
+      partner.apiKey,
       (client) =>
         client.breb.quote({
           query: { destinationCop: "250000" },
@@ -227,14 +223,14 @@ describe("mock scenarios on quote", () => {
     expect(failureOf(exit)).toBeInstanceOf(ServiceUnavailable)
   })
 
-  it("answers 400 for an unknown scenario", async () => {
-    const body = expectErrorBody(await quote("", { "x-mock-scenario": "sunny_day" }), 400)
+  it("answers 400 for an unknown scenario", async ({ server, partner }) => {
+    const body = expectErrorBody(await quote(server, partner, "", { "x-mock-scenario": "sunny_day" }), 400)
     expect(body.error.toLowerCase()).toContain("x-mock-scenario")
   })
 
-  it("checks the header on every route but the probes, as API-level middleware inside the ErrorBody one", async () => {
+  it("checks the header on every route but the probes, as API-level middleware inside the ErrorBody one", async ({ server, partner }) => {
     const answer = await call(server, "/api/integrations/events", {
-      apiKey,
+      apiKey: partner.apiKey,
       headers: { "x-mock-scenario": "sunny_day" }
     })
     expectErrorBody(answer, 400)

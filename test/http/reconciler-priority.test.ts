@@ -4,31 +4,23 @@
  * payout behind them for as long as there were more of them than a batch.
  */
 import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect } from "vitest"
+import { httpTest } from "../support/fixture.ts"
+import type { TestServer } from "../support/server.ts"
 import { makeReconciler } from "../../src/worker/Reconciler.ts"
-import { newPartner, type Partner, pollPayout, sql } from "../support/flows.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
+import { pollPayout, sql } from "../support/flows.ts"
 
-let server: TestServer
-let partner: Partner
-let user: `0x${string}`
-
-beforeAll(async () => {
-  // one payout a run, and runs only when the test asks (the loop's next one is an hour away)
-  server = await startTestServer({
-    env: { RECONCILE_INTERVAL_MS: "3600000", RECONCILE_BATCH_SIZE: "1", EXPIRY_SWEEP_INTERVAL_MS: "100" }
-  })
-  partner = await newPartner(server)
-  user = await partner.approvedUser()
+// one payout a run, and runs only when the test asks (the loop's next one is an hour away)
+const it = httpTest({
+  env: { RECONCILE_INTERVAL_MS: "3600000", RECONCILE_BATCH_SIZE: "1", EXPIRY_SWEEP_INTERVAL_MS: "100" }
 })
-afterAll(() => server?.close())
 
-const reconcileOnce = () =>
+const reconcileOnce = (server: TestServer) =>
   (server.run as <A, E>(effect: Effect.Effect<A, E, unknown>) => Promise<A>)(
     Effect.flatMap(makeReconciler, (reconciler) => reconciler.run)
   )
 
-const reconciledAt = async (payoutId: string) => {
+const reconciledAt = async (server: TestServer, payoutId: string) => {
   const [row] = await sql<{ reconciled_at: Date | null }>(
     server,
     (q) => q`SELECT reconciled_at FROM payouts WHERE id = ${payoutId}`
@@ -37,7 +29,7 @@ const reconciledAt = async (payoutId: string) => {
 }
 
 describe("reconciler: which payout a batch takes first", () => {
-  it("a payout in flight before an expired one, though the expired one has waited longer", async () => {
+  it("a payout in flight before an expired one, though the expired one has waited longer", async ({ server, partner, user }) => {
     const expired = await partner.payout(user)
     await sql(
       server,
@@ -53,13 +45,13 @@ describe("reconciler: which payout a batch takes first", () => {
         WHERE id IN (${expired.payoutId}, ${inFlight.payoutId}) RETURNING id`
     )
 
-    const report = await reconcileOnce()
+    const report = await reconcileOnce(server)
     expect(report.polled).toBe(1)
-    expect(await reconciledAt(inFlight.payoutId)).toBeInstanceOf(Date)
-    expect(await reconciledAt(expired.payoutId)).toBeNull()
+    expect(await reconciledAt(server, inFlight.payoutId)).toBeInstanceOf(Date)
+    expect(await reconciledAt(server, expired.payoutId)).toBeNull()
 
     // the next run takes the expired one
-    await reconcileOnce()
-    expect(await reconciledAt(expired.payoutId)).toBeInstanceOf(Date)
+    await reconcileOnce(server)
+    expect(await reconciledAt(server, expired.payoutId)).toBeInstanceOf(Date)
   })
 })

@@ -4,37 +4,32 @@
  * which verifies (source `mock_chain`). The reconciler runs every 100 ms here.
  */
 import type { Payout } from "@cop-integrations/contracts"
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { describe, expect, vi } from "vitest"
+import { httpTest } from "../support/fixture.ts"
+import type { TestServer } from "../support/server.ts"
+import type { Partner } from "../support/flows.ts"
 import { BREB, call, createConfirmedPayout } from "../support/http.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
 
-let server: TestServer
-let apiKey: string
+const it = httpTest({ env: { MOCK_LIFECYCLE_DELAY_MS: "600000", RECONCILE_INTERVAL_MS: "100" } })
 
-beforeAll(async () => {
-  server = await startTestServer({ env: { MOCK_LIFECYCLE_DELAY_MS: "600000", RECONCILE_INTERVAL_MS: "100" } })
-  ;({ apiKey } = await server.newIntegration())
-})
-afterAll(() => server?.close())
-
-const payoutOf = async (payoutId: string) => {
-  const answer = await call(server, `${BREB}/payouts/${payoutId}`, { apiKey })
+const payoutOf = async (server: TestServer, partner: Partner, payoutId: string) => {
+  const answer = await call(server, `${BREB}/payouts/${payoutId}`, { apiKey: partner.apiKey })
   expect(answer.status, answer.text).toBe(200)
   return answer.body as Payout
 }
 
 describe("a refund sent", () => {
-  it("the advance helper's refund reaches verified, on the timeline once, its amount and transaction kept", async () => {
-    const payout = (await createConfirmedPayout(server, apiKey)) as unknown as Payout
+  it("the advance helper's refund reaches verified, on the timeline once, its amount and transaction kept", async ({ server, partner }) => {
+    const payout = (await createConfirmedPayout(server, partner.apiKey)) as unknown as Payout
     const advanced = await call(server, `/api/integrations/test-helpers/payouts/${payout.payoutId}/advance`, {
-      apiKey,
+      apiKey: partner.apiKey,
       method: "POST",
       body: { to: "refunded" }
     })
     expect(advanced.status, advanced.text).toBe(200)
     const sent = (advanced.body as Payout).refund!
     const verified = await vi.waitFor(async () => {
-      const current = await payoutOf(payout.payoutId)
+      const current = await payoutOf(server, partner, payout.payoutId)
       expect(current.refund?.status).toBe("verified")
       return current
     }, { timeout: 15_000, interval: 50 })

@@ -4,20 +4,14 @@
  * the logs nor the response.
  */
 import { randomBytes } from "node:crypto"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect } from "vitest"
 import { isSafeRequestId } from "../../src/http/RequestId.ts"
+import { httpTest } from "../support/fixture.ts"
+import type { Partner } from "../support/flows.ts"
 import { BREB, call } from "../support/http.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
+import type { TestServer } from "../support/server.ts"
 
-let server: TestServer
-let apiKey: string
-let liveKey: string
-beforeAll(async () => {
-  server = await startTestServer({ captureLogs: true })
-  ;({ apiKey } = await server.newIntegration())
-  ;({ apiKey: liveKey } = await server.newIntegration("live"))
-})
-afterAll(() => server?.close())
+const it = httpTest({ captureLogs: true })
 
 const GENERATED = /^req_[0-9A-Za-z]{17}$/
 
@@ -46,11 +40,11 @@ const VENDOR_SECRETS = [
   "bearer.token"
 ]
 
-const withRequestId = (id: string, path = `${BREB}/quote`) =>
-  call(server, path, { apiKey, headers: { "x-request-id": id } })
+const withRequestId = (server: TestServer, partner: Partner, id: string, path = `${BREB}/quote`) =>
+  call(server, path, { apiKey: partner.apiKey, headers: { "x-request-id": id } })
 
 /** The access line of the request answered with `requestId`, once it is written. */
-const accessLineOf = (requestId: string) =>
+const accessLineOf = (server: TestServer, requestId: string) =>
   expect.poll(
     () =>
       server.logs.map((line) => JSON.parse(line) as { message: unknown; annotations: Record<string, unknown> })
@@ -61,9 +55,10 @@ const accessLineOf = (requestId: string) =>
   )
 
 describe("a secret pasted into X-Request-Id", () => {
-  it("never reaches the logs or the response: a generated id is used instead", async () => {
+  it("never reaches the logs or the response: a generated id is used instead", async ({ server, partner }) => {
+    const { apiKey: liveKey } = await server.newIntegration("live")
     const endpoint = await call(server, "/api/integrations/webhook-endpoints", {
-      apiKey,
+      apiKey: partner.apiKey,
       body: { url: "http://127.0.0.1:9/hooks" }
     })
     expect(endpoint.status, endpoint.text).toBe(201)
@@ -71,14 +66,14 @@ describe("a secret pasted into X-Request-Id", () => {
     expect(webhookSecret).toMatch(/^whsec_/)
 
     const secrets = [
-      apiKey,
+      partner.apiKey,
       liveKey,
       webhookSecret,
       // The same secret in base64url, so only its prefix tells it apart.
       `whsec_${randomBytes(32).toString("base64url")}`,
       // A key's prefix alone, or a key body alone.
       "cop_live_pk_staging",
-      apiKey.slice("cop_test_pk_".length),
+      partner.apiKey.slice("cop_test_pk_".length),
       // A hex private key (64 digits) and another service's token.
       randomBytes(32).toString("hex"),
       "ghp_R8xK2mQ9vL4nT7wZ1pY6sD3fH5jB0cE8gA2k",
@@ -89,10 +84,10 @@ describe("a secret pasted into X-Request-Id", () => {
     for (const secret of secrets) {
       const from = server.logs.length
       for (const path of [`${BREB}/quote`, "/nope"]) {
-        const answer = await withRequestId(secret, path)
+        const answer = await withRequestId(server, partner, secret, path)
         const used = answer.headers.get("x-request-id")!
         expect(used, secret).toMatch(GENERATED)
-        await accessLineOf(used).toMatchObject({ requestId: used })
+        await accessLineOf(server, used).toMatchObject({ requestId: used })
       }
       expect(server.logs.slice(from).filter((line) => line.includes(secret)), secret).toEqual([])
     }
@@ -100,7 +95,7 @@ describe("a secret pasted into X-Request-Id", () => {
 })
 
 describe("an ordinary X-Request-Id", () => {
-  it("is kept: echoed in the response and written in the access line", async () => {
+  it("is kept: echoed in the response and written in the access line", async ({ server, partner }) => {
     const ordinary = [
       "abc-123_XYZ.9",
       "0f8fad5b-d9cb-469f-a165-70867728950e", // UUID
@@ -115,10 +110,10 @@ describe("an ordinary X-Request-Id", () => {
       "asia-pacific-7"
     ]
     for (const id of ordinary) {
-      const answer = await withRequestId(id)
+      const answer = await withRequestId(server, partner, id)
       expect(answer.status).toBe(200)
       expect(answer.headers.get("x-request-id"), id).toBe(id)
-      await accessLineOf(id).toMatchObject({ requestId: id, status: 200 })
+      await accessLineOf(server, id).toMatchObject({ requestId: id, status: 200 })
     }
   })
 })

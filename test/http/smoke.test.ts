@@ -1,14 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startTestServer, type TestServer, withClient } from "../support/server.ts"
+import { describe, expect } from "vitest"
+import { httpTest } from "../support/fixture.ts"
+import { withClient } from "../support/server.ts"
 
-let server: TestServer
-beforeAll(async () => {
-  server = await startTestServer()
-})
-afterAll(() => server?.close())
+const it = httpTest()
 
 describe("smoke", () => {
-  it("serves healthz and a quote through the typed client", async () => {
+  it("serves healthz and a quote through the typed client", async ({ server }) => {
     const health = await fetch(`${server.baseUrl}/healthz`).then((r) => r.json())
     expect(health).toEqual({ status: "ok", mode: "mock", version: "0.1.0" })
     const { apiKey } = await server.newIntegration()

@@ -6,11 +6,11 @@
 import { SwapIntent, SwapList } from "@cop-integrations/contracts"
 import { Schema } from "effect"
 import { decodeFunctionData, erc20Abi, getAddress } from "viem"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect } from "vitest"
 import { routerAbi } from "../../src/router/RouterAbi.ts"
+import { httpTest } from "../support/fixture.ts"
 import {
   BREB,
-  call,
   expectBadRequest,
   expectError,
   fixed,
@@ -21,7 +21,7 @@ import {
   sql,
   unitsOf
 } from "../support/flows.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
+import type { TestServer } from "../support/server.ts"
 
 const SWAPS = "/api/integrations/swaps"
 const COPM = 18
@@ -30,27 +30,21 @@ const USDC = 6
 const MID = 4000n
 const FEE_BPS = 32n
 
-let server: TestServer
-let partner: Partner
-let other: Partner
+const it = httpTest({
+  captureLogs: true,
+  env: { MOCK_USD_COP_MID: "4000", MOCK_SWAP_FEE_BPS: "32", SWAP_TTL_SECONDS: "300" }
+})
 
-beforeAll(async () => {
-  server = await startTestServer({
-    captureLogs: true,
-    env: { MOCK_USD_COP_MID: "4000", MOCK_SWAP_FEE_BPS: "32", SWAP_TTL_SECONDS: "300" }
-  })
-  partner = await newPartner(server)
+/** Another integration, for tenancy. */
+let other: Partner
+it.beforeAll(async ({ server }) => {
   other = await newPartner(server)
 })
-afterAll(() => server?.close())
 
-const post = (who: Partner, path: string, body: unknown, headers?: Record<string, string>) =>
-  call(server.baseUrl, who.apiKey, "POST", path, { body, ...(headers ? { headers } : {}) })
-const get = (who: Partner, path: string) => call(server.baseUrl, who.apiKey, "GET", path)
-const errorLogLines = () => server.logs.filter((line) => JSON.parse(line).logLevel === "ERROR")
+const errorLogLines = (server: TestServer) => server.logs.filter((line) => JSON.parse(line).logLevel === "ERROR")
 
-const prepare = async (body: Record<string, unknown>, who: Partner = partner) => {
-  const answer = await post(who, SWAPS, body)
+const prepare = async (who: Partner, body: Record<string, unknown>) => {
+  const answer = await who.post(SWAPS, body)
   expect(answer.status, answer.text).toBe(201)
   return Schema.decodeUnknownSync(SwapIntent)(answer.json)
 }
@@ -62,7 +56,7 @@ const expectedOut = (from: "COPm" | "USDC", amountIn: string) =>
     : (unitsOf(amountIn, USDC) * MID * 10n ** 12n * (10_000n - FEE_BPS)) / 10_000n
 
 describe("prepare", () => {
-  it.each(
+  it.for(
     [
       ["COPm", "USDC", "250000", 50],
       ["COPm", "USDC", "1234.567890123456789012", 1],
@@ -71,9 +65,9 @@ describe("prepare", () => {
     ] as const
   )(
     "%s → %s of %s with %d bps: exact amounts, the router call, the approval",
-    async (fromToken, toToken, amountIn, slippageBps) => {
+    async ([fromToken, toToken, amountIn, slippageBps], { server, partner }) => {
       const user = newAddress()
-      const intent = await prepare({ userAddress: user, fromToken, toToken, amountIn, slippageBps })
+      const intent = await prepare(partner, { userAddress: user, fromToken, toToken, amountIn, slippageBps })
       const outDecimals = toToken === "USDC" ? USDC : COPM
       const inDecimals = fromToken === "USDC" ? USDC : COPM
       const out = expectedOut(fromToken, amountIn)
@@ -105,18 +99,23 @@ describe("prepare", () => {
     }
   )
 
-  it("the swap fee leg is what the route gives up against mid-market, in USD", async () => {
-    const intent = await prepare({ userAddress: newAddress(), fromToken: "COPm", toToken: "USDC", amountIn: "400000" })
+  it("the swap fee leg is what the route gives up against mid-market, in USD", async ({ partner }) => {
+    const intent = await prepare(partner, {
+      userAddress: newAddress(),
+      fromToken: "COPm",
+      toToken: "USDC",
+      amountIn: "400000"
+    })
     // 400000 COPm = 100 USD at mid-market; the route delivers 99.68: 0.32 USD
     expect(intent.expectedAmountOut).toBe("99.680000")
     expect(intent.fees[0]?.amountUsd).toBe("0.320000")
   })
 
-  it("a COPm amountIn below 1 COPm is 409 below_minimum naming the minimum, without an ERROR log; 1 COPm gets a non-zero minAmountOut", async () => {
-    const errorsBefore = errorLogLines().length
+  it("a COPm amountIn below 1 COPm is 409 below_minimum naming the minimum, without an ERROR log; 1 COPm gets a non-zero minAmountOut", async ({ server, partner }) => {
+    const errorsBefore = errorLogLines(server).length
     for (const amountIn of ["0.000001", "0.5", "0.999999999999999999"]) {
       const message = expectError(
-        await post(partner, SWAPS, {
+        await partner.post(SWAPS, {
           userAddress: newAddress(),
           fromToken: "COPm",
           toToken: "USDC",
@@ -128,8 +127,8 @@ describe("prepare", () => {
       )
       expect(message).toContain("amountIn: must be at least 1 COPm")
     }
-    expect(errorLogLines().slice(errorsBefore)).toEqual([])
-    const least = await prepare({
+    expect(errorLogLines(server).slice(errorsBefore)).toEqual([])
+    const least = await prepare(partner, {
       userAddress: newAddress(),
       fromToken: "COPm",
       toToken: "USDC",
@@ -140,25 +139,27 @@ describe("prepare", () => {
     expect(unitsOf(least.minAmountOut, USDC) > 0n).toBe(true)
   })
 
-  it.each([
-    [{ fromToken: "USDC", toToken: "USDC", amountIn: "1" }, "toToken"],
-    [{ fromToken: "DOGE", toToken: "COPm", amountIn: "1" }, "fromToken"],
-    [{ fromToken: "COPm", toToken: "USDC", amountIn: "1.1234567890123456789" }, "amountIn"],
-    [{ fromToken: "USDC", toToken: "COPm", amountIn: "1.0000001" }, "amountIn"],
-    [{ fromToken: "USDC", toToken: "COPm", amountIn: "0" }, "amountIn"],
-    [{ fromToken: "USDC", toToken: "COPm", amountIn: "-1" }, "amountIn"],
-    [{ fromToken: "USDC", toToken: "COPm", amountIn: "1e3" }, "amountIn"],
-    [{ fromToken: "USDC", toToken: "COPm", amountIn: "1", slippageBps: 0 }, "slippageBps"],
-    [{ fromToken: "USDC", toToken: "COPm", amountIn: "1", slippageBps: 501 }, "slippageBps"],
-    [{ fromToken: "USDC", toToken: "COPm", amountIn: "1", slippageBps: 1.5 }, "slippageBps"],
-    [{ fromToken: "USDC", toToken: "COPm", amountIn: "1", minOut: "1" }, "minOut"]
-  ])("%j is 400 naming %s", async (body, field) => {
-    expectBadRequest(await post(partner, SWAPS, { userAddress: newAddress(), ...body }), field)
+  it.for(
+    [
+      [{ fromToken: "USDC", toToken: "USDC", amountIn: "1" }, "toToken"],
+      [{ fromToken: "DOGE", toToken: "COPm", amountIn: "1" }, "fromToken"],
+      [{ fromToken: "COPm", toToken: "USDC", amountIn: "1.1234567890123456789" }, "amountIn"],
+      [{ fromToken: "USDC", toToken: "COPm", amountIn: "1.0000001" }, "amountIn"],
+      [{ fromToken: "USDC", toToken: "COPm", amountIn: "0" }, "amountIn"],
+      [{ fromToken: "USDC", toToken: "COPm", amountIn: "-1" }, "amountIn"],
+      [{ fromToken: "USDC", toToken: "COPm", amountIn: "1e3" }, "amountIn"],
+      [{ fromToken: "USDC", toToken: "COPm", amountIn: "1", slippageBps: 0 }, "slippageBps"],
+      [{ fromToken: "USDC", toToken: "COPm", amountIn: "1", slippageBps: 501 }, "slippageBps"],
+      [{ fromToken: "USDC", toToken: "COPm", amountIn: "1", slippageBps: 1.5 }, "slippageBps"],
+      [{ fromToken: "USDC", toToken: "COPm", amountIn: "1", minOut: "1" }, "minOut"]
+    ] as const
+  )("%j is 400 naming %s", async ([body, field], { partner }) => {
+    expectBadRequest(await partner.post(SWAPS, { userAddress: newAddress(), ...body }), field)
   })
 
-  it("a userAddress that is not EIP-55 is 400 naming userAddress", async () => {
+  it("a userAddress that is not EIP-55 is 400 naming userAddress", async ({ partner }) => {
     expectBadRequest(
-      await post(partner, SWAPS, {
+      await partner.post(SWAPS, {
         userAddress: newAddress().toLowerCase(),
         fromToken: "USDC",
         toToken: "COPm",
@@ -170,54 +171,74 @@ describe("prepare", () => {
 })
 
 describe("get, list, tenancy", () => {
-  it("GET returns the intent to its integration and 404 to another", async () => {
-    const intent = await prepare({ userAddress: newAddress(), fromToken: "USDC", toToken: "COPm", amountIn: "10" })
-    const mine = await get(partner, `${SWAPS}/${intent.intentId}`)
+  it("GET returns the intent to its integration and 404 to another", async ({ partner }) => {
+    const intent = await prepare(partner, {
+      userAddress: newAddress(),
+      fromToken: "USDC",
+      toToken: "COPm",
+      amountIn: "10"
+    })
+    const mine = await partner.get(`${SWAPS}/${intent.intentId}`)
     expect(mine.json).toEqual(intent)
-    expectError(await get(other, `${SWAPS}/${intent.intentId}`), 404)
-    expectError(await post(other, `${SWAPS}/${intent.intentId}/confirm`, { txHash: newTxHash() }), 404)
+    expectError(await other.get(`${SWAPS}/${intent.intentId}`), 404)
+    expectError(await other.post(`${SWAPS}/${intent.intentId}/confirm`, { txHash: newTxHash() }), 404)
   })
 
-  it("lists only the caller's swaps, in createdAt order, keyset-paginated", async () => {
+  it("lists only the caller's swaps, in createdAt order, keyset-paginated", async ({ server }) => {
     const lister = await newPartner(server)
     const made = []
     for (const amountIn of ["1", "2", "3"]) {
-      made.push(await prepare({ userAddress: newAddress(), fromToken: "USDC", toToken: "COPm", amountIn }, lister))
+      made.push(await prepare(lister, { userAddress: newAddress(), fromToken: "USDC", toToken: "COPm", amountIn }))
     }
-    await prepare({ userAddress: newAddress(), fromToken: "USDC", toToken: "COPm", amountIn: "4" }, other)
-    const first = Schema.decodeUnknownSync(SwapList)((await get(lister, `${SWAPS}?limit=2`)).json)
+    await prepare(other, { userAddress: newAddress(), fromToken: "USDC", toToken: "COPm", amountIn: "4" })
+    const first = Schema.decodeUnknownSync(SwapList)((await lister.get(`${SWAPS}?limit=2`)).json)
     expect(first.integrationId).toBe(lister.integrationId)
     expect(first.nextCursor).not.toBeNull()
     const second = Schema.decodeUnknownSync(SwapList)(
-      (await get(lister, `${SWAPS}?limit=2&cursor=${first.nextCursor}`)).json
+      (await lister.get(`${SWAPS}?limit=2&cursor=${first.nextCursor}`)).json
     )
     expect([...first.items, ...second.items].map((item) => item.intentId)).toEqual(made.map((item) => item.intentId))
     expect(second.nextCursor).toBeNull()
-    expectBadRequest(await get(lister, `${SWAPS}?limit=501`), "limit")
+    expectBadRequest(await lister.get(`${SWAPS}?limit=501`), "limit")
   })
 })
 
 describe("confirm", () => {
-  it("confirms with a txHash (mock: no receipt check), the fee leg verified; the same hash again is the same answer", async () => {
-    const intent = await prepare({ userAddress: newAddress(), fromToken: "COPm", toToken: "USDC", amountIn: "50000" })
+  it("confirms with a txHash (mock: no receipt check), the fee leg verified; the same hash again is the same answer", async ({ partner }) => {
+    const intent = await prepare(partner, {
+      userAddress: newAddress(),
+      fromToken: "COPm",
+      toToken: "USDC",
+      amountIn: "50000"
+    })
     const txHash = newTxHash()
-    const confirmed = await post(partner, `${SWAPS}/${intent.intentId}/confirm`, {
+    const confirmed = await partner.post(`${SWAPS}/${intent.intentId}/confirm`, {
       txHash: txHash.toUpperCase().replace("0X", "0x")
     })
     expect(confirmed.status, confirmed.text).toBe(200)
     expect(confirmed.json).toMatchObject({ status: "confirmed", txHash, fees: [{ code: "swap", status: "verified" }] })
-    const again = await post(partner, `${SWAPS}/${intent.intentId}/confirm`, { txHash })
+    const again = await partner.post(`${SWAPS}/${intent.intentId}/confirm`, { txHash })
     expect(again.json).toEqual(confirmed.json)
-    expectError(await post(partner, `${SWAPS}/${intent.intentId}/confirm`, { txHash: newTxHash() }), 409)
+    expectError(await partner.post(`${SWAPS}/${intent.intentId}/confirm`, { txHash: newTxHash() }), 409)
   })
 
-  it("one hash, one use across swaps and payouts, in any letter case: tx_hash_reused", async () => {
+  it("one hash, one use across swaps and payouts, in any letter case: tx_hash_reused", async ({ partner }) => {
     const txHash = newTxHash()
-    const first = await prepare({ userAddress: newAddress(), fromToken: "USDC", toToken: "COPm", amountIn: "5" })
-    const second = await prepare({ userAddress: newAddress(), fromToken: "USDC", toToken: "COPm", amountIn: "6" })
-    expect((await post(partner, `${SWAPS}/${first.intentId}/confirm`, { txHash })).status).toBe(200)
+    const first = await prepare(partner, {
+      userAddress: newAddress(),
+      fromToken: "USDC",
+      toToken: "COPm",
+      amountIn: "5"
+    })
+    const second = await prepare(partner, {
+      userAddress: newAddress(),
+      fromToken: "USDC",
+      toToken: "COPm",
+      amountIn: "6"
+    })
+    expect((await partner.post(`${SWAPS}/${first.intentId}/confirm`, { txHash })).status).toBe(200)
     expectError(
-      await post(partner, `${SWAPS}/${second.intentId}/confirm`, { txHash: `0x${txHash.slice(2).toUpperCase()}` }),
+      await partner.post(`${SWAPS}/${second.intentId}/confirm`, { txHash: `0x${txHash.slice(2).toUpperCase()}` }),
       409,
       "tx_hash_reused"
     )
@@ -228,28 +249,43 @@ describe("confirm", () => {
     const payoutHash = newTxHash()
     expect((await partner.confirm(payout.payoutId, { txHash: payoutHash })).status).toBe(200)
     expectError(
-      await post(partner, `${SWAPS}/${second.intentId}/confirm`, { txHash: payoutHash }),
+      await partner.post(`${SWAPS}/${second.intentId}/confirm`, { txHash: payoutHash }),
       409,
       "tx_hash_reused"
     )
   })
 
-  it("after the quote expired (the sweep marked it expired): requote, and the hash stays free", async () => {
-    const intent = await prepare({ userAddress: newAddress(), fromToken: "USDC", toToken: "COPm", amountIn: "7" })
+  it("after the quote expired (the sweep marked it expired): requote, and the hash stays free", async ({ server, partner }) => {
+    const intent = await prepare(partner, {
+      userAddress: newAddress(),
+      fromToken: "USDC",
+      toToken: "COPm",
+      amountIn: "7"
+    })
     await sql(
       server,
       (q) => q`UPDATE swap_intents SET expires_at = now() - interval '1 second' WHERE id = ${intent.intentId}`
     )
     const txHash = newTxHash()
-    expectError(await post(partner, `${SWAPS}/${intent.intentId}/confirm`, { txHash }), 409, "requote")
-    const fresh = await prepare({ userAddress: newAddress(), fromToken: "USDC", toToken: "COPm", amountIn: "7" })
-    expect((await post(partner, `${SWAPS}/${fresh.intentId}/confirm`, { txHash })).status).toBe(200)
+    expectError(await partner.post(`${SWAPS}/${intent.intentId}/confirm`, { txHash }), 409, "requote")
+    const fresh = await prepare(partner, {
+      userAddress: newAddress(),
+      fromToken: "USDC",
+      toToken: "COPm",
+      amountIn: "7"
+    })
+    expect((await partner.post(`${SWAPS}/${fresh.intentId}/confirm`, { txHash })).status).toBe(200)
   })
 
-  it("X-Mock-Scenario: requote applies to a swap confirm too", async () => {
-    const intent = await prepare({ userAddress: newAddress(), fromToken: "USDC", toToken: "COPm", amountIn: "8" })
+  it("X-Mock-Scenario: requote applies to a swap confirm too", async ({ partner }) => {
+    const intent = await prepare(partner, {
+      userAddress: newAddress(),
+      fromToken: "USDC",
+      toToken: "COPm",
+      amountIn: "8"
+    })
     expectError(
-      await post(partner, `${SWAPS}/${intent.intentId}/confirm`, { txHash: newTxHash() }, {
+      await partner.post(`${SWAPS}/${intent.intentId}/confirm`, { txHash: newTxHash() }, {
         "x-mock-scenario": "requote"
       }),
       409,
@@ -259,11 +295,11 @@ describe("confirm", () => {
 })
 
 describe("Idempotency-Key on prepare", () => {
-  it("the same key and body replay the same intent byte for byte; another body is 422; concurrent duplicates make one", async () => {
+  it("the same key and body replay the same intent byte for byte; another body is 422; concurrent duplicates make one", async ({ server, partner }) => {
     const key = `swap-${newTxHash()}`
     const body = { userAddress: newAddress(), fromToken: "USDC", toToken: "COPm", amountIn: "12.5" }
     const answers = await Promise.all(
-      Array.from({ length: 8 }, () => post(partner, SWAPS, body, { "idempotency-key": key }))
+      Array.from({ length: 8 }, () => partner.post(SWAPS, body, { "idempotency-key": key }))
     )
     expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 201))
     expect(new Set(answers.map((answer) => answer.text)).size).toBe(1)
@@ -274,16 +310,16 @@ describe("Idempotency-Key on prepare", () => {
       (q) => q`SELECT count(*)::int AS n FROM swap_intents WHERE id = ${intentId}`
     )
     expect(count!.n).toBe(1)
-    expectError(await post(partner, SWAPS, { ...body, amountIn: "12.6" }, { "idempotency-key": key }), 422)
+    expectError(await partner.post(SWAPS, { ...body, amountIn: "12.6" }, { "idempotency-key": key }), 422)
     // keys are per integration
-    expect((await post(other, SWAPS, body, { "idempotency-key": key })).status).toBe(201)
+    expect((await other.post(SWAPS, body, { "idempotency-key": key })).status).toBe(201)
   })
 
-  it("a rejected request leaves the key free", async () => {
+  it("a rejected request leaves the key free", async ({ partner }) => {
     const key = `swap-${newTxHash()}`
     const body = { userAddress: newAddress(), fromToken: "USDC", toToken: "USDC", amountIn: "1" }
-    expectBadRequest(await post(partner, SWAPS, body, { "idempotency-key": key }), "toToken")
-    expect((await post(partner, SWAPS, { ...body, toToken: "COPm" }, { "idempotency-key": key })).status).toBe(201)
+    expectBadRequest(await partner.post(SWAPS, body, { "idempotency-key": key }), "toToken")
+    expect((await partner.post(SWAPS, { ...body, toToken: "COPm" }, { "idempotency-key": key })).status).toBe(201)
   })
 })
 
@@ -294,7 +330,7 @@ describe("a payout funded from COPm (mock mode)", () => {
   const routeMin = (sell: bigint) =>
     ((((sell / (MID * 10n ** 6n)) * (10_000n - FEE_BPS)) / (10_000n * 10n ** 6n)) * 9_950n) / 10_000n
 
-  it("transaction is the router swap paying the deposit address at least X; the fee is paid in COPm; amounts exact", async () => {
+  it("transaction is the router swap paying the deposit address at least X; the fee is paid in COPm; amounts exact", async ({ server, partner }) => {
     const user = await partner.approvedUser()
     const created = await partner.createPayout({
       userAddress: user,
@@ -348,9 +384,9 @@ describe("a payout funded from COPm (mock mode)", () => {
     expect((confirmed.json as any).status).toBe("deposit_confirmed")
   })
 
-  it("GET quote?fromToken=COPm with an amount prices it exactly as the payout created with its quoteId, and one created without it", async () => {
+  it("GET quote?fromToken=COPm with an amount prices it exactly as the payout created with its quoteId, and one created without it", async ({ partner }) => {
     const user = await partner.approvedUser()
-    const quoted = await get(partner, `${BREB}/quote?fromToken=COPm&destinationCop=250000`)
+    const quoted = await partner.get(`${BREB}/quote?fromToken=COPm&destinationCop=250000`)
     expect(quoted.status, quoted.text).toBe(200)
     const quote = quoted.json as any
     expect(quote.fromToken).toBe("COPm")
@@ -387,9 +423,9 @@ describe("a payout funded from COPm (mock mode)", () => {
     }
   })
 
-  it("GET quote?fromToken=COPm without an amount fixes the rate only, as for USDC: E = S × 0.995 / 1.01", async () => {
-    const copm = await get(partner, `${BREB}/quote?fromToken=COPm`)
-    const usdc = await get(partner, `${BREB}/quote`)
+  it("GET quote?fromToken=COPm without an amount fixes the rate only, as for USDC: E = S × 0.995 / 1.01", async ({ partner }) => {
+    const copm = await partner.get(`${BREB}/quote?fromToken=COPm`)
+    const usdc = await partner.get(`${BREB}/quote`)
     expect(copm.status, copm.text).toBe(200)
     const { cached: _c1, expiresAt: _e1, quoteId, ...rate } = copm.json as any
     const { cached: _c2, expiresAt: _e2, quoteId: _q2, ...usdcRate } = usdc.json as any
@@ -407,7 +443,7 @@ describe("a payout funded from COPm (mock mode)", () => {
     expect(created.status, created.text).toBe(201)
   })
 
-  it("fromToken outside USDC and COPm is 400 naming fromToken", async () => {
+  it("fromToken outside USDC and COPm is 400 naming fromToken", async ({ partner }) => {
     const user = await partner.approvedUser()
     expectBadRequest(
       await partner.createPayout({

@@ -5,30 +5,23 @@
  */
 import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect } from "vitest"
+import { httpTest } from "../support/fixture.ts"
+import type { TestServer } from "../support/server.ts"
 import { BREB, call, expectErrorBody } from "../support/http.ts"
-import { newAddress, payoutBody } from "../support/flows.ts"
+import { newAddress, type Partner, payoutBody } from "../support/flows.ts"
 import {
   deliverProviderWebhook,
   newProviderKeyPair,
   providerEnvelope,
   signProviderWebhook
 } from "../support/providerWebhooks.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
 
 const keys = newProviderKeyPair()
-let server: TestServer
-let apiKey: string
-let integrationId: string
-
-beforeAll(async () => {
-  server = await startTestServer({ env: { PROVIDER_WEBHOOK_PUBLIC_KEY: keys.publicKey } })
-  ;({ apiKey, integrationId } = await server.newIntegration())
-})
-afterAll(() => server?.close())
+const it = httpTest({ env: { PROVIDER_WEBHOOK_PUBLIC_KEY: keys.publicKey } })
 
 /** A customer whose KYC was handed to the provider (what live OTP verify leaves behind). */
-const pendingCustomer = async () => {
+const pendingCustomer = async (server: TestServer, partner: Partner) => {
   const userAddress = newAddress()
   const providerCustomerId = `cust_${crypto.randomUUID()}`
   await server.direct(
@@ -36,14 +29,14 @@ const pendingCustomer = async () => {
       SqlClient.SqlClient,
       (sql) =>
         sql`INSERT INTO customers (integration_id, user_address, email, kyc_status, kyc_url, provider_customer_id, created_at, updated_at)
-        VALUES (${integrationId}, ${userAddress.toLowerCase()}, 'ana@example.com', 'pending', 'https://kyc.example/ana',
+        VALUES (${partner.integrationId}, ${userAddress.toLowerCase()}, 'ana@example.com', 'pending', 'https://kyc.example/ana',
                 ${providerCustomerId}, now(), now())`
     )
   )
   return { userAddress, providerCustomerId }
 }
 
-const kycStatusOf = async (userAddress: string) => {
+const kycStatusOf = async (server: TestServer, userAddress: string) => {
   const rows = await server.direct(
     Effect.flatMap(
       SqlClient.SqlClient,
@@ -54,43 +47,44 @@ const kycStatusOf = async (userAddress: string) => {
   return rows[0]?.kyc_status
 }
 
-const send = async (category: "customer" | "kyc_link", object: Record<string, unknown>) => {
+const send = async (server: TestServer, category: "customer" | "kyc_link", object: Record<string, unknown>) => {
   const body = providerEnvelope({ category, type: `${category}.updated`, object })
   const answer = await deliverProviderWebhook(server, body, signProviderWebhook(body, keys.privateKey))
   expect(answer.status, answer.text).toBe(200)
 }
 
-const createPayout = (userAddress: string) => call(server, `${BREB}/payouts`, { apiKey, body: payoutBody(userAddress) })
+const createPayout = (server: TestServer, partner: Partner, userAddress: string) =>
+  call(server, `${BREB}/payouts`, { apiKey: partner.apiKey, body: payoutBody(userAddress) })
 
 describe("provider KYC webhooks", () => {
-  it("a customer event with kyc_status approved approves the customer, and payouts can be created", async () => {
-    const { userAddress, providerCustomerId } = await pendingCustomer()
-    expectErrorBody(await createPayout(userAddress), 409, "needs_kyc")
-    await send("customer", { id: providerCustomerId, kyc_status: "approved", tos_status: "approved" })
-    expect(await kycStatusOf(userAddress)).toBe("approved")
-    expect((await createPayout(userAddress)).status).toBe(201)
+  it("a customer event with kyc_status approved approves the customer, and payouts can be created", async ({ server, partner }) => {
+    const { userAddress, providerCustomerId } = await pendingCustomer(server, partner)
+    expectErrorBody(await createPayout(server, partner, userAddress), 409, "needs_kyc")
+    await send(server, "customer", { id: providerCustomerId, kyc_status: "approved", tos_status: "approved" })
+    expect(await kycStatusOf(server, userAddress)).toBe("approved")
+    expect((await createPayout(server, partner, userAddress)).status).toBe(201)
   })
 
-  it("a kyc_link event with kyc_status rejected rejects; a late under_review does not undo it", async () => {
-    const { userAddress, providerCustomerId } = await pendingCustomer()
-    await send("kyc_link", { id: "kyc_link_1", customer_id: providerCustomerId, kyc_status: "rejected" })
-    expect(await kycStatusOf(userAddress)).toBe("rejected")
-    await send("kyc_link", { id: "kyc_link_1", customer_id: providerCustomerId, kyc_status: "under_review" })
-    expect(await kycStatusOf(userAddress)).toBe("rejected")
-    expectErrorBody(await createPayout(userAddress), 409, "needs_kyc")
+  it("a kyc_link event with kyc_status rejected rejects; a late under_review does not undo it", async ({ server, partner }) => {
+    const { userAddress, providerCustomerId } = await pendingCustomer(server, partner)
+    await send(server, "kyc_link", { id: "kyc_link_1", customer_id: providerCustomerId, kyc_status: "rejected" })
+    expect(await kycStatusOf(server, userAddress)).toBe("rejected")
+    await send(server, "kyc_link", { id: "kyc_link_1", customer_id: providerCustomerId, kyc_status: "under_review" })
+    expect(await kycStatusOf(server, userAddress)).toBe("rejected")
+    expectErrorBody(await createPayout(server, partner, userAddress), 409, "needs_kyc")
   })
 
-  it("an approved customer stays approved when an older incomplete state arrives late", async () => {
-    const { userAddress, providerCustomerId } = await pendingCustomer()
-    await send("customer", { id: providerCustomerId, kyc_status: "approved" })
-    await send("customer", { id: providerCustomerId, kyc_status: "incomplete" })
-    expect(await kycStatusOf(userAddress)).toBe("approved")
+  it("an approved customer stays approved when an older incomplete state arrives late", async ({ server, partner }) => {
+    const { userAddress, providerCustomerId } = await pendingCustomer(server, partner)
+    await send(server, "customer", { id: providerCustomerId, kyc_status: "approved" })
+    await send(server, "customer", { id: providerCustomerId, kyc_status: "incomplete" })
+    expect(await kycStatusOf(server, userAddress)).toBe("approved")
   })
 
-  it("an unknown provider customer or an unknown status is acknowledged and changes nothing", async () => {
-    const { userAddress, providerCustomerId } = await pendingCustomer()
-    await send("customer", { id: "cust_nobody", kyc_status: "approved" })
-    await send("customer", { id: providerCustomerId, kyc_status: "paused_by_compliance" })
-    expect(await kycStatusOf(userAddress)).toBe("pending")
+  it("an unknown provider customer or an unknown status is acknowledged and changes nothing", async ({ server, partner }) => {
+    const { userAddress, providerCustomerId } = await pendingCustomer(server, partner)
+    await send(server, "customer", { id: "cust_nobody", kyc_status: "approved" })
+    await send(server, "customer", { id: providerCustomerId, kyc_status: "paused_by_compliance" })
+    expect(await kycStatusOf(server, userAddress)).toBe("pending")
   })
 })
