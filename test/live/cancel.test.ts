@@ -5,13 +5,18 @@
  * and the reconciler verifies the refund onchain.
  */
 import type { Payout } from "@cop-integrations/contracts"
-import { Effect } from "effect"
 import { erc20Abi } from "viem"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeReconciler, type ReconcileReport } from "../../src/worker/Reconciler.ts"
 import { request, waitUntil } from "../simulators/support.ts"
 import { call, PAYOUTS, unitsOf } from "../support/flows.ts"
-import { fundedPayout, type LiveStack, startLiveStack, TOKEN_DECIMALS, transferIdOf } from "../support/liveStack.ts"
+import {
+  fundedPayout,
+  type LiveStack,
+  startLiveStack,
+  TOKEN_DECIMALS,
+  transferIdOf,
+  reconcileOnce
+} from "../support/liveStack.ts"
 
 let stack: LiveStack
 let apiKey: string
@@ -24,11 +29,6 @@ afterAll(() => stack?.close())
 
 const payoutOf = async (payoutId: string) =>
   (await call(stack.server.baseUrl, apiKey, "GET", `${PAYOUTS}/${payoutId}`)).json as Payout
-
-const reconcileOnce = () =>
-  (stack.server.run as <A, E>(effect: Effect.Effect<A, E, unknown>) => Promise<A>)<ReconcileReport, unknown>(
-    Effect.flatMap(makeReconciler, (reconciler) => reconciler.run)
-  )
 
 const balanceOf = (address: `0x${string}`) =>
   stack.anvil.client.readContract({ address: stack.token, abi: erc20Abi, functionName: "balanceOf", args: [address] })
@@ -58,7 +58,7 @@ describe("a payout canceled in live mode", () => {
     expect(await balanceOf(user.address)).toBe(before)
     expect(unitsOf(refunded.refund!.amount!, TOKEN_DECIMALS)).toBe(unitsOf(refunded.deposit.amount, TOKEN_DECIMALS))
 
-    expect(await reconcileOnce()).toMatchObject({ refundsVerified: 1 })
+    expect(await reconcileOnce(stack)).toMatchObject({ refundsVerified: 1 })
     expect((await payoutOf(payout.payoutId)).refund?.status).toBe("verified")
   })
 })

@@ -10,12 +10,17 @@
  * not for an hour (it cannot race the webhooks); the reconciler test ages its rows and runs it once itself.
  */
 import type { Payout } from "@cop-integrations/contracts"
-import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeReconciler } from "../../src/worker/Reconciler.ts"
 import { request, simEvents, waitUntil } from "../simulators/support.ts"
 import { call, PAYOUTS, sql } from "../support/flows.ts"
-import { eventsSettled, fundedPayout, type LiveStack, startLiveStack, transferIdOf } from "../support/liveStack.ts"
+import {
+  eventsSettled,
+  fundedPayout,
+  type LiveStack,
+  startLiveStack,
+  transferIdOf,
+  reconcileOnce
+} from "../support/liveStack.ts"
 
 let stack: LiveStack
 let apiKey: string
@@ -84,12 +89,6 @@ const transferEvents = async (transferId: string, count: number) => {
   await eventsSettled(stack, "transfer", transferId, count)
   return (await simEvents(stack.sim, transferId)).filter((event) => event.event_category === "transfer")
 }
-
-/** One reconciler run now, on the service's own layers (beside its loop; both take turns). */
-const reconcileOnce = () =>
-  (stack.server.run as <A, E>(effect: Effect.Effect<A, E, unknown>) => Promise<A>)(
-    Effect.flatMap(makeReconciler, (reconciler) => reconciler.run)
-  )
 
 describe("funds that arrive after the sweep (live)", () => {
   it("a deposit mined in the window, expired before the provider saw it: the provider's webhooks move it to completed", async () => {
@@ -219,7 +218,7 @@ describe("funds that arrive after the sweep (live)", () => {
           .map((entry) => entry.path)
       const askedBefore = (await asked()).length
 
-      const report = await reconcileOnce()
+      const report = await reconcileOnce(stack)
       expect(report).toMatchObject({ polled: 1, moved: 1, failed: 0 })
       expect((await asked()).slice(askedBefore)).toEqual([`/v0/transfers/${recentTransfer}`])
 

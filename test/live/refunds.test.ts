@@ -9,13 +9,18 @@
  * reconciler loop runs once at start and then not for an hour: the tests run it themselves.
  */
 import type { Payout } from "@cop-integrations/contracts"
-import { Effect } from "effect"
 import { erc20Abi } from "viem"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type ReconcileReport, makeReconciler } from "../../src/worker/Reconciler.ts"
 import { request, waitUntil } from "../simulators/support.ts"
 import { call, PAYOUTS, unitsOf } from "../support/flows.ts"
-import { fundedPayout, type LiveStack, startLiveStack, TOKEN_DECIMALS, transferIdOf } from "../support/liveStack.ts"
+import {
+  fundedPayout,
+  type LiveStack,
+  startLiveStack,
+  TOKEN_DECIMALS,
+  transferIdOf,
+  reconcileOnce
+} from "../support/liveStack.ts"
 
 let stack: LiveStack
 let apiKey: string
@@ -34,12 +39,6 @@ const refundBecomes = (payoutId: string, status: string) =>
     const current = await payoutOf(payoutId)
     return current.refund?.status === status ? current : undefined
   }, { timeoutMs: 20_000 })
-
-/** One reconciler run now, on the service's own layers. */
-const reconcileOnce = () =>
-  (stack.server.run as <A, E>(effect: Effect.Effect<A, E, unknown>) => Promise<A>)<ReconcileReport, unknown>(
-    Effect.flatMap(makeReconciler, (reconciler) => reconciler.run)
-  )
 
 const balanceOf = (address: `0x${string}`) =>
   stack.anvil.client.readContract({ address: stack.token, abi: erc20Abi, functionName: "balanceOf", args: [address] })
@@ -85,7 +84,7 @@ describe("a failed payout's deposit goes back to the user's wallet (live)", () =
     )
     expect(await balanceOf(user.address) - before).toBe(unitsOf(sent.refund!.amount!, TOKEN_DECIMALS))
 
-    const report = await reconcileOnce()
+    const report = await reconcileOnce(stack)
     expect(report).toMatchObject({ refundsChecked: 1, refundsVerified: 1 })
     const verified = await payoutOf(payout.payoutId)
     const verifiedAt = Date.now()
@@ -106,7 +105,7 @@ describe("a failed payout's deposit goes back to the user's wallet (live)", () =
     expect(sent.refund!.txHash).toBe((await request(stack.sim, `/v0/transfers/${transferId}`)).body.refund.tx_hash)
 
     for (const run of [1, 2]) {
-      const report = await reconcileOnce()
+      const report = await reconcileOnce(stack)
       expect(report, `run ${run}`).toMatchObject({ refundsChecked: 1, refundsVerified: 0 })
     }
     const after = await payoutOf(payout.payoutId)

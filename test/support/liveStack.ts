@@ -19,6 +19,7 @@ import { type Anvil, startAnvil, testUsdArtifact } from "../../scripts/localStac
 import { waitUntil } from "../simulators/support.ts"
 import { call, newAddress, unitsOf } from "./flows.ts"
 import { startTestServer, type TestServer, type TestServerOptions } from "./server.ts"
+import { makeReconciler, type ReconcileReport } from "../../src/worker/Reconciler.ts"
 import { deploySwapFixtures, type SwapFixtures } from "../../scripts/localStack/swapFixtures.ts"
 
 export const TOKEN_DECIMALS = 6
@@ -249,3 +250,9 @@ export const providerTransfersOf = async (
   customerId: string
 ): Promise<Array<{ id: string; client_reference_id: string; to_address: string }>> =>
   (await simCall(stack, `/__sim/transfers?on_behalf_of=${customerId}`)).data
+
+/** One reconciler run now, on the service's own layers (beside its loop, if it runs: both take turns). */
+export const reconcileOnce = (stack: LiveStack) =>
+  (stack.server.run as <A, E>(effect: Effect.Effect<A, E, unknown>) => Promise<A>)<ReconcileReport, unknown>(
+    Effect.flatMap(makeReconciler, (reconciler) => reconciler.run)
+  )
