@@ -20,7 +20,7 @@ import { serverLayer } from "../src/App.ts"
 import { ApiKeyRepo } from "../src/auth/ApiKeyRepo.ts"
 import { AppConfigShape } from "../src/config/Config.ts"
 import { redactUrl } from "../src/db/Database.ts"
-import { IntegrationRepo } from "../src/integrations/IntegrationRepo.ts"
+import { IntegrationRepo } from "../src/auth/IntegrationRepo.ts"
 
 const log = (line: string) => process.stderr.write(`[conformance] ${line}\n`)
 

@@ -2,7 +2,7 @@
 import { Effect, Option } from "effect"
 import type { KeyKind } from "../src/auth/ApiKey.ts"
 import { ApiKeyRepo } from "../src/auth/ApiKeyRepo.ts"
-import { IntegrationRepo } from "../src/integrations/IntegrationRepo.ts"
+import { IntegrationRepo } from "../src/auth/IntegrationRepo.ts"
 
 /**
  * A new key of `kind` for the integration named `name`, created first when missing and `create` is set; none when

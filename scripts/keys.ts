@@ -13,7 +13,7 @@ import { ApiKeyRepo, type ApiKeyRow, keyState } from "../src/auth/ApiKeyRepo.ts"
 import { startupFailureLine } from "../src/base/StartupFailure.ts"
 import { AppConfigShape, databaseTarget } from "../src/config/Config.ts"
 import { databaseLayer } from "../src/db/Database.ts"
-import { IntegrationRepo } from "../src/integrations/IntegrationRepo.ts"
+import { IntegrationRepo } from "../src/auth/IntegrationRepo.ts"
 import { issueKeyFor } from "./issueKey.ts"
 
 const usage = [

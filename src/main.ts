@@ -8,7 +8,7 @@ import { defaultInFlightLimit } from "./http/InFlightLimit.ts"
 import { createHttpServer } from "./http/NodeServer.ts"
 import { manageLifecycle } from "./http/ServeLifecycle.ts"
 import { Deployment } from "./auth/Deployment.ts"
-import { DemoBootstrap } from "./integrations/Demo.ts"
+import { DemoBootstrap } from "./auth/Demo.ts"
 import { loggingLayer, LogLevelConfig } from "./base/Logging.ts"
 import { startupFailureLine } from "./base/StartupFailure.ts"
 

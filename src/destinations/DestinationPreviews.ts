@@ -65,26 +65,9 @@ export class DestinationPreviews extends Context.Service<DestinationPreviews>()(
     const previews = yield* PreviewRepo
     const budget = yield* VerificationBudget
 
-    /**
-     * The user's provider customer (null when the provider has none for them); a 409 unless their KYC is approved, as
-     * it stands now (a customer the provider approved without a webhook reaching us is read from the provider).
-     */
-    const approvedCustomerId = (integrationId: IntegrationId, userAddress: string) =>
-      Effect.gen(function*() {
-        const customer = yield* customerKyc.current({ integrationId, userAddress: userAddress.toLowerCase() })
-        if (!Option.exists(customer, (row) => row.kyc_status === "approved")) {
-          return yield* Effect.fail(
-            new NeedsKyc({
-              error: "KYC is not approved for this userAddress: complete kyc/otp/send and kyc/otp/verify"
-            })
-          )
-        }
-        return Option.getOrNull(Option.flatMap(customer, (row) => Option.fromNullishOr(row.provider_customer_id)))
-      })
-
     /** The provider customer the destination is registered under: the user's, once their KYC is approved. */
     const customerFor = (integrationId: IntegrationId, userAddress: string | undefined) => {
-      if (userAddress !== undefined) return approvedCustomerId(integrationId, userAddress)
+      if (userAddress !== undefined) return customerKyc.approvedCustomerId(integrationId, userAddress)
       if (!provider.destinationsPerCustomer) return Effect.succeed(null)
       return Effect.fail(
         new NeedsKyc({
@@ -178,7 +161,7 @@ export class DestinationPreviews extends Context.Service<DestinationPreviews>()(
         return Option.some(destinationOf(row))
       })
 
-    return { preview, destinationFor, approvedCustomerId, registerDestination } as const
+    return { preview, destinationFor, registerDestination } as const
   })
 }) {
   static readonly Default = Layer.effect(this, this.make)

@@ -1,9 +1,15 @@
-import { type IntegrationId, type KycCustomerRecord, type KycStatus, NotFound } from "@cop-integrations/contracts"
+import {
+  type IntegrationId,
+  type KycCustomerRecord,
+  type KycStatus,
+  NeedsKyc,
+  NotFound
+} from "@cop-integrations/contracts"
 import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 import { getAddress } from "viem"
 import { now } from "../base/Clock.ts"
 import { singleFlight } from "../base/SingleFlight.ts"
-import { maskEmail } from "../mailer/Mailer.ts"
+import { maskEmail } from "./Mailer.ts"
 import { PayoutProvider } from "../provider/PayoutProvider.ts"
 import { CustomerRepo, type CustomerRow } from "./CustomerRepo.ts"
 
@@ -103,6 +109,23 @@ export class CustomerKyc extends Context.Service<CustomerKyc>()("CustomerKyc", {
         return yield* customers.find(owner)
       })
 
+    /**
+     * The user's provider customer (null when the provider has none for them); a 409 unless their KYC is approved, as
+     * it stands now (a customer the provider approved without a webhook reaching us is read from the provider).
+     */
+    const approvedCustomerId = (integrationId: IntegrationId, userAddress: string) =>
+      Effect.gen(function*() {
+        const customer = yield* current({ integrationId, userAddress: userAddress.toLowerCase() })
+        if (!Option.exists(customer, (row) => row.kyc_status === "approved")) {
+          return yield* Effect.fail(
+            new NeedsKyc({
+              error: "KYC is not approved for this userAddress: complete kyc/otp/send and kyc/otp/verify"
+            })
+          )
+        }
+        return Option.getOrNull(Option.flatMap(customer, (row) => Option.fromNullishOr(row.provider_customer_id)))
+      })
+
     /** `GET kyc/customers/{userAddress}`: 404 for an address no OTP was sent to by this integration. */
     const read = (integrationId: IntegrationId, userAddress: string) =>
       Effect.flatMap(
@@ -114,7 +137,7 @@ export class CustomerKyc extends Context.Service<CustomerKyc>()("CustomerKyc", {
           })
       )
 
-    return { current, read } as const
+    return { current, approvedCustomerId, read } as const
   })
 }) {
   static readonly Default = Layer.effect(this, this.make)

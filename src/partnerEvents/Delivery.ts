@@ -6,8 +6,8 @@ import { type Claimed, DeliveryRepo } from "./DeliveryRepo.ts"
 import { postWebhook, type SendOutcome } from "./Sender.ts"
 import { signatureHeaders } from "./Signing.ts"
 import { WebhookTargets } from "./WebhookTargets.ts"
-import { idleUntil } from "../work/PollLoop.ts"
-import { WorkSignal } from "../work/WorkSignal.ts"
+import { idleUntil } from "../background/PollLoop.ts"
+import { WorkSignal } from "../background/WorkSignal.ts"
 
 /** Deliveries sent at once by one replica. */
 export const DELIVERY_CONCURRENCY = 16

@@ -17,6 +17,7 @@ import { PageBudget } from "../db/PageBudget.ts"
 import { type Claim, IdempotencyStore, requestFingerprint } from "../idempotency/IdempotencyStore.ts"
 import { newId } from "../base/ids.ts"
 import { DestinationPreviews, previewedOr } from "../destinations/DestinationPreviews.ts"
+import { CustomerKyc } from "../kyc/CustomerKyc.ts"
 import { formatFixed } from "../money/index.ts"
 import { Market } from "../market/Market.ts"
 import { madeNothing, PayoutProvider, type UsdCopRates } from "../provider/PayoutProvider.ts"
@@ -71,6 +72,7 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
     // Taken at construction: pricing and funding from COPm use it, so the methods require no SwapRouter of their own.
     const router = yield* SwapRouter
     const previews = yield* DestinationPreviews
+    const customerKyc = yield* CustomerKyc
 
     /**
      * Everything a payout needs before it is written: checks, price, and the provider's external account and
@@ -97,7 +99,7 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
       Effect.gen(function*() {
         // A `previewId` is checked with the body, before anything else; its destination is reused below.
         const previewed = yield* previews.destinationFor(integrationId, request)
-        const providerCustomerId = yield* previews.approvedCustomerId(integrationId, request.userAddress)
+        const providerCustomerId = yield* customerKyc.approvedCustomerId(integrationId, request.userAddress)
         if (!(yield* market.isOpen)) return yield* Effect.fail(marketClosed)
         yield* requoteGuard.beforePricing
         const at = yield* now

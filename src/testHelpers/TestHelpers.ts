@@ -13,7 +13,22 @@ import type {
 } from "@cop-integrations/contracts"
 import { NotFound } from "@cop-integrations/contracts"
 import { Context, Effect, Layer } from "effect"
-import type { TriggerStepConflict } from "./TriggerEvent.ts"
+import type { IdempotencyKeyInProgress } from "../idempotency/IdempotencyStore.ts"
+import type { WebhookEndpointConflict } from "../partnerEvents/WebhookEndpoints.ts"
+import type { PayoutConfirmConflict } from "../payouts/PayoutConfirm.ts"
+import type { NoSwapRoute } from "../router/SwapRouter.ts"
+import type { SwapConflict } from "../swaps/SwapService.ts"
+
+/**
+ * A service's refusal met while producing an event: answered as the partner's own request would be (the HTTP edge
+ * writes its 409).
+ */
+export type TriggerStepConflict =
+  | PayoutConfirmConflict
+  | SwapConflict
+  | WebhookEndpointConflict
+  | NoSwapRoute
+  | IdempotencyKeyInProgress
 
 /** Sandbox controls: produce every payout and KYC outcome on demand (mock mode); a live deployment has none. */
 export class TestHelpers extends Context.Service<TestHelpers, {

@@ -14,15 +14,13 @@ import { Effect, Option, Predicate } from "effect"
 import { getAddress } from "viem"
 import { now } from "../base/Clock.ts"
 import { OtpService } from "../kyc/OtpService.ts"
-import type { IdempotencyKeyInProgress } from "../idempotency/IdempotencyStore.ts"
 import { EventRepo } from "../partnerEvents/EventRepo.ts"
-import { type WebhookEndpointConflict, WebhookEndpoints } from "../partnerEvents/WebhookEndpoints.ts"
-import { PayoutConfirm, type PayoutConfirmConflict } from "../payouts/PayoutConfirm.ts"
+import { WebhookEndpoints } from "../partnerEvents/WebhookEndpoints.ts"
+import { PayoutConfirm } from "../payouts/PayoutConfirm.ts"
 import { PayoutService } from "../payouts/PayoutService.ts"
-import type { NoSwapRoute } from "../router/SwapRouter.ts"
 import { SwapRepo } from "../swaps/SwapRepo.ts"
-import { type SwapConflict, SwapService } from "../swaps/SwapService.ts"
-import type { TestHelpers } from "./TestHelpers.ts"
+import { SwapService } from "../swaps/SwapService.ts"
+import type { TestHelpers, TriggerStepConflict } from "./TestHelpers.ts"
 
 /** The helpers a trigger drives a resource with, after creating it through the partner's own operations. */
 type Drivers = Pick<
@@ -32,17 +30,6 @@ type Drivers = Pick<
 
 const freshAddress = () => Address.make(getAddress(`0x${randomBytes(20).toString("hex")}`))
 const freshTxHash = () => TxHash.make(`0x${randomBytes(32).toString("hex")}`)
-
-/**
- * A service's refusal met while producing an event: answered as the partner's own request would be (the HTTP edge
- * writes its 409).
- */
-export type TriggerStepConflict =
-  | PayoutConfirmConflict
-  | SwapConflict
-  | WebhookEndpointConflict
-  | NoSwapRoute
-  | IdempotencyKeyInProgress
 
 /**
  * Whatever a step failed with as the trigger's answer: a service's 404, 409 or refusal as it is, any other error (each

@@ -3,7 +3,7 @@ import { Effect, Option } from "effect"
 import { now } from "../base/Clock.ts"
 import { AppConfig } from "../config/Config.ts"
 import { PayoutRepo } from "../payouts/PayoutRepo.ts"
-import { onOneReplica } from "../work/OneReplica.ts"
+import { onOneReplica } from "../background/OneReplica.ts"
 
 /**
  * Stuck payouts made visible (issue #22): a payout in deposit_confirmed or processing that has not changed for

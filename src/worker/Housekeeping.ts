@@ -2,7 +2,7 @@ import { SqlClient } from "effect/sql"
 import { Effect, Option } from "effect"
 import { now } from "../base/Clock.ts"
 import { AppConfig } from "../config/Config.ts"
-import { onOneReplica } from "../work/OneReplica.ts"
+import { onOneReplica } from "../background/OneReplica.ts"
 import { makeRetentionRepo } from "./RetentionRepo.ts"
 
 /** Rows deleted per statement, each batch its own short transaction. */

@@ -11,10 +11,10 @@ import { SwapRepo } from "../swaps/SwapRepo.ts"
 import { makeDelaySweep } from "./DelaySweep.ts"
 import { makeReconciler } from "./Reconciler.ts"
 import { makeHousekeeping } from "./Housekeeping.ts"
-import { type DueJob, Job, JobQueue } from "../work/JobQueue.ts"
-import { onOneReplica } from "../work/OneReplica.ts"
-import { idleUntil, pollWithBackoff, type IdleHint } from "../work/PollLoop.ts"
-import { WorkSignal } from "../work/WorkSignal.ts"
+import { type DueJob, Job, JobQueue } from "../background/JobQueue.ts"
+import { onOneReplica } from "../background/OneReplica.ts"
+import { idleUntil, pollWithBackoff, type IdleHint } from "../background/PollLoop.ts"
+import { WorkSignal } from "../background/WorkSignal.ts"
 
 const MAX_JOBS_PER_TICK = 50
 /**

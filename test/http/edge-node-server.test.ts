@@ -14,7 +14,7 @@ import { serverLayer } from "../../src/App.ts"
 import { ApiKeyRepo } from "../../src/auth/ApiKeyRepo.ts"
 import { AppConfigShape } from "../../src/config/Config.ts"
 import { createHttpServer } from "../../src/http/NodeServer.ts"
-import { IntegrationRepo } from "../../src/integrations/IntegrationRepo.ts"
+import { IntegrationRepo } from "../../src/auth/IntegrationRepo.ts"
 import { acquireTestDatabase, type TestDatabase } from "../support/database.ts"
 
 const SEND_OTP = "/api/integrations/breb/kyc/otp/send"

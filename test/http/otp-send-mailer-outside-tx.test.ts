@@ -10,7 +10,7 @@ import { httpTest } from "../support/fixture.ts"
 import type { TestServer } from "../support/server.ts"
 import type { Partner } from "../support/flows.ts"
 import { mockMode, serverLayerFor } from "../../src/App.ts"
-import { Mailer, MailerUnavailable } from "../../src/mailer/Mailer.ts"
+import { Mailer, MailerUnavailable } from "../../src/kyc/Mailer.ts"
 import { BREB, call, expectErrorBody, newAddress } from "../support/http.ts"
 
 const CODE = "123456" // the mock's fixed code (debugCode)

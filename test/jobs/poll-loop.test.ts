@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Effect, Logger, type LogLevel, Ref } from "effect"
 import { TestClock } from "effect/testing"
-import { pollWithBackoff } from "../../src/work/PollLoop.ts"
+import { pollWithBackoff } from "../../src/background/PollLoop.ts"
 
 // Explicit, not left to `it.scoped`: with vitest's isolate:false another file's @effect/vitest `layer()` can
 // replace the environment `it.scoped` provides (it mutates the shared `it`), and this test needs the TestClock.

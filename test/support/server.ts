@@ -15,7 +15,7 @@ import type { KeyKind } from "../../src/auth/ApiKey.ts"
 import { jsonLogger } from "../../src/base/Logging.ts"
 import { AppConfigShape } from "../../src/config/Config.ts"
 import { createHttpServer } from "../../src/http/NodeServer.ts"
-import { IntegrationRepo } from "../../src/integrations/IntegrationRepo.ts"
+import { IntegrationRepo } from "../../src/auth/IntegrationRepo.ts"
 import { acquireTestDatabase, type TestDatabase } from "./database.ts"
 
 export type AppConfig = AppConfigShape

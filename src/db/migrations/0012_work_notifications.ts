@@ -2,7 +2,7 @@ import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 /**
- * New work wakes the polling loops (src/work/WorkSignal.ts): inserting a job or a webhook delivery notifies
+ * New work wakes the polling loops (src/background/WorkSignal.ts): inserting a job or a webhook delivery notifies
  * `work_available`. PostgreSQL delivers it when the transaction commits (never for a rollback) and folds repeats
  * within one transaction into one, so it costs no round trip and at most one notification per commit. Row triggers,
  * not statement triggers: a statement that inserts no row (an event no endpoint subscribes to) wakes nobody.

@@ -2,7 +2,7 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { addSeconds } from "../../base/Clock.ts"
 import { AppConfig } from "../../config/Config.ts"
 import { type NewEvent, Outbox } from "../../outbox/Outbox.ts"
-import { JobQueue } from "../../work/JobQueue.ts"
+import { JobQueue } from "../../background/JobQueue.ts"
 import { mockTransferId } from "./ProviderMock.ts"
 
 /** What the mock reads of a `payout.deposit_confirmed` event's payout. */

@@ -1,5 +1,5 @@
 import { Effect, Layer, Option } from "effect"
-import { ApiKeyRepo } from "../auth/ApiKeyRepo.ts"
+import { ApiKeyRepo } from "./ApiKeyRepo.ts"
 import { DemoBootstrap } from "./Demo.ts"
 import { IntegrationRepo } from "./IntegrationRepo.ts"
 
