@@ -1,6 +1,7 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { BrebGroup } from "./Breb.ts"
-import { EventsGroup, TestHelpersGroup } from "./Events.ts"
+import { EventsGroup } from "./Events.ts"
+import { TestHelpersGroup } from "./TestHelpers.ts"
 import { HealthGroup } from "./Health.ts"
 import { finishOpenApiDocument } from "./OpenApiDocument.ts"
 import { RejectUnknownFields } from "./Primitives.ts"

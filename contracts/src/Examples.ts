@@ -2,12 +2,7 @@
  * Realistic examples for the OpenAPI document, taken from a mock-mode run (quote and payout of 250,000 COP at a
  * 3,960 COP sell rate). A test validates each against its schema in the document.
  */
-import type { AdvancePayoutRequest, CreateWebhookEndpointRequest, TriggerEventRequest } from "./Event.ts"
 import { PayoutId, PreviewId, QuoteId } from "./Ids.ts"
-import type { OtpSendRequest, OtpVerifyRequest } from "./Kyc.ts"
-import type { ConfirmPayoutRequest, CreatePayoutRequest } from "./Payout.ts"
-import type { PreviewDestinationRequest } from "./Destination.ts"
-import type { ConfirmSwapRequest, PrepareSwapRequest } from "./Swap.ts"
 
 const FEES_EXAMPLE = [
   {
@@ -141,7 +136,7 @@ export const PAYOUT_EXAMPLE = {
 } as const
 
 /** The wallet every request example names: the customer whose KYC the OTP examples approve, then paid out to. */
-const EXAMPLE_USER = "0x52908400098527886E0F7030069857D2E4169EE7"
+export const EXAMPLE_USER = "0x52908400098527886E0F7030069857D2E4169EE7"
 
 export const DESTINATION_PREVIEW_EXAMPLE = {
   "previewId": PreviewId.make("pv_4mZq8TnR2vXc7LpW1hK9sA"),
@@ -173,55 +168,3 @@ export const EXAMPLE_TX_HASHES = {
   payout: "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060",
   swap: "0x9e4f2a3d1c7b8e6f5a4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a29"
 } as const
-
-/**
- * One example per request body, by component name: in mock mode, sent in this order (OTP send, verify, payout,
- * confirm, advance, swap prepare, confirm, webhook endpoint), each is answered 2xx, so the docs page's "Test Request"
- * works as pre-filled, for every integration and every time (the confirms' hashes: EXAMPLE_TX_HASHES). The OTP code is mock mode's (MOCK_OTP_DEBUG_CODE, default 123456); no `quoteId` (a quote's
- * lock expires). The document's finishing step (OpenApiDocument.ts) puts each on its schema; a test decodes each
- * with the contract's schema.
- */
-export const REQUEST_BODY_EXAMPLES = {
-  OtpSendRequest: { email: "maria@example.com", userAddress: EXAMPLE_USER },
-  OtpVerifyRequest: { userAddress: EXAMPLE_USER, code: "123456" },
-  CreatePayoutRequest: {
-    userAddress: EXAMPLE_USER,
-    destinationCop: "250000",
-    breBKey: "@maria2024",
-    accountOwnerName: "Maria Gomez",
-    fromToken: "USDC"
-  },
-  PreviewDestinationRequest: { breBKey: "@maria2024", accountOwnerName: "Maria Gomez" },
-  ConfirmPayoutRequest: { txHash: EXAMPLE_TX_HASHES.payout },
-  AdvancePayoutRequest: { to: "completed" },
-  PrepareSwapRequest: {
-    userAddress: EXAMPLE_USER,
-    fromToken: "USDC",
-    toToken: "COPm",
-    amountIn: "10",
-    slippageBps: 50
-  },
-  ConfirmSwapRequest: { txHash: EXAMPLE_TX_HASHES.swap },
-  CreateWebhookEndpointRequest: { url: "http://127.0.0.1:4000/hooks", events: ["*"] },
-  TriggerEventRequest: { type: "payout.refunded" }
-} as const satisfies {
-  readonly OtpSendRequest: typeof OtpSendRequest.Encoded
-  readonly OtpVerifyRequest: typeof OtpVerifyRequest.Encoded
-  readonly CreatePayoutRequest: typeof CreatePayoutRequest.Encoded
-  readonly PreviewDestinationRequest: typeof PreviewDestinationRequest.Encoded
-  readonly ConfirmPayoutRequest: typeof ConfirmPayoutRequest.Encoded
-  readonly AdvancePayoutRequest: typeof AdvancePayoutRequest.Encoded
-  readonly PrepareSwapRequest: typeof PrepareSwapRequest.Encoded
-  readonly ConfirmSwapRequest: typeof ConfirmSwapRequest.Encoded
-  readonly CreateWebhookEndpointRequest: typeof CreateWebhookEndpointRequest.Encoded
-  readonly TriggerEventRequest: typeof TriggerEventRequest.Encoded
-}
-
-/**
- * `Idempotency-Key` examples, by operationId: one per operation, since a key reused on another operation is 422
- * (keys are per integration); reused on the same operation with the same body, it replays the first answer.
- */
-export const IDEMPOTENCY_KEY_EXAMPLES: Record<string, string> = {
-  "breb.createPayout": "payout-2026-11-0001",
-  "swaps.prepareSwap": "swap-2026-11-0001"
-}

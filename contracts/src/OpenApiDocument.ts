@@ -1,6 +1,6 @@
 import { MOCK_SCENARIOS } from "./Breb.ts"
 import { ErrorCode } from "./Errors.ts"
-import { IDEMPOTENCY_KEY_EXAMPLES, REQUEST_BODY_EXAMPLES } from "./Examples.ts"
+import { IDEMPOTENCY_KEY_EXAMPLES, REQUEST_BODY_EXAMPLES } from "./RequestExamples.ts"
 import { describeFromSchema, isObject, type Json, type JsonObject } from "./OpenApiJson.ts"
 import { ListLimitJsonSchema } from "./Payout.ts"
 import { FAILURES_GUIDE } from "./PayoutFailure.ts"

@@ -1,5 +1,5 @@
 import { Data } from "effect"
-import type { Exchange } from "./http.ts"
+import type { Exchange } from "./exchange.ts"
 
 /**
  * A broken rule, told so that whoever reads it can act: what the rule is, what was expected, what came
