@@ -26,6 +26,19 @@ const otpForFreshUser = (kit: Kit) =>
 const verifyOtp = (kit: Kit, userAddress: string, code: string) =>
   kit.call("verifyOtp", { json: { userAddress, code } })
 
+/** Verifies `code` and checks it approved the customer: `answered` names the 200, `approves` the check. */
+const verifyApproves = (
+  kit: Kit,
+  userAddress: string,
+  code: string,
+  labels: { readonly answered: string; readonly approves: string }
+) =>
+  Effect.gen(function*() {
+    const reply = yield* verifyOtp(kit, userAddress, code)
+    const verified = yield* ok(reply, labels.answered)
+    yield* checkEqual(labels.approves, verified.kycStatus, "approved", reply.exchange)
+  })
+
 const wrongCode = (code: string): string => String((Number(code) + 1) % 1_000_000).padStart(6, "0")
 
 const OTP_VALIDITY_MS = 10 * 60 * 1000
@@ -103,9 +116,10 @@ export const kycScenarios = [
           "otp_invalid",
           "a wrong code is otp_invalid"
         )
-        const reply = yield* verifyOtp(kit, userAddress, code)
-        const verified = yield* ok(reply, "the right code after one wrong attempt")
-        yield* checkEqual("the right code approves KYC", verified.kycStatus, "approved", reply.exchange)
+        yield* verifyApproves(kit, userAddress, code, {
+          answered: "the right code after one wrong attempt",
+          approves: "the right code approves KYC"
+        })
       })
   }),
   scenario({
@@ -166,9 +180,10 @@ export const kycScenarios = [
             `the code ${JSON.stringify(malformed)} is otp_invalid`
           )
         }
-        const reply = yield* verifyOtp(kit, userAddress, code)
-        const verified = yield* ok(reply, "the right code after malformed ones")
-        yield* checkEqual("the right code approves KYC", verified.kycStatus, "approved", reply.exchange)
+        yield* verifyApproves(kit, userAddress, code, {
+          answered: "the right code after malformed ones",
+          approves: "the right code approves KYC"
+        })
       })
   }),
   scenario({
@@ -185,9 +200,10 @@ export const kycScenarios = [
           headers: { "X-Mock-Scenario": "provider_unavailable" }
         })
         yield* rejected(down, 503, "none", "verify while the provider is unavailable is 503")
-        const reply = yield* verifyOtp(kit, userAddress, code)
-        const verified = yield* ok(reply, "the same code once the provider is back (the 503 did not burn it)")
-        yield* checkEqual("the code approves KYC", verified.kycStatus, "approved", reply.exchange)
+        yield* verifyApproves(kit, userAddress, code, {
+          answered: "the same code once the provider is back (the 503 did not burn it)",
+          approves: "the code approves KYC"
+        })
       })
   }),
   scenario({

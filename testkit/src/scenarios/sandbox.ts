@@ -2,7 +2,7 @@
  * The sandbox rehearses every exception (R-SANDBOX-1 to R-SANDBOX-3, mock mode): a failure with its documented reason,
  * a refund, the time helpers (deposit window, delay, swap quote) and one event of every type on request.
  */
-import { type Event, EventType, FAILURE_CODES } from "@cop-integrations/contracts"
+import { type Event, EventType, FAILURE_CODES, type KnownFailureCode } from "@cop-integrations/contracts"
 import { Effect } from "effect"
 import { ok, rejected } from "../api.ts"
 import { check, checkEqual } from "../check.ts"
@@ -52,6 +52,22 @@ const checkListed = (kit: Kit, type: EventType, id: string, createdFrom: string)
       check(found !== undefined, TIME_RULE, { expected: `a ${type} event about ${id}`, actual: "none in GET events" })
   )
 
+/**
+ * A deposited payout advanced `to` a failing status with `failureCode`, checked to carry that status, code and the
+ * code's category; `answered` names the 200.
+ */
+const failedWith = (kit: Kit, to: "failed" | "refunded", failureCode: KnownFailureCode, answered: string) =>
+  Effect.gen(function*() {
+    const payout = yield* depositedPayout(kit)
+    const advanced = yield* ok(yield* advance(kit, payout.payoutId, { to, failureCode }), answered)
+    yield* checkEqual(FAILURE_RULE, [advanced.status, advanced.failure?.code, advanced.failure?.category], [
+      to,
+      failureCode,
+      FAILURE_CODES[failureCode].category
+    ])
+    return advanced
+  })
+
 export const sandboxScenarios = [
   scenario({
     id: "SBX-001",
@@ -61,17 +77,8 @@ export const sandboxScenarios = [
     requires: sandbox,
     run: (kit) =>
       Effect.gen(function*() {
-        const payout = yield* depositedPayout(kit)
-        const failed = yield* ok(
-          yield* advance(kit, payout.payoutId, { to: "failed", failureCode: "beneficiary_name_mismatch" }),
-          "200 with the failed payout"
-        )
-        const { category, message, retryable } = FAILURE_CODES.beneficiary_name_mismatch
-        yield* checkEqual(FAILURE_RULE, [failed.status, failed.failure?.code, failed.failure?.category], [
-          "failed",
-          "beneficiary_name_mismatch",
-          category
-        ])
+        const failed = yield* failedWith(kit, "failed", "beneficiary_name_mismatch", "200 with the failed payout")
+        const { message, retryable } = FAILURE_CODES.beneficiary_name_mismatch
         yield* checkEqual(FAILURE_RULE, [failed.failure?.retryable, failed.failure?.message], [retryable, message])
 
         const other = yield* depositedPayout(kit)
@@ -97,18 +104,9 @@ export const sandboxScenarios = [
     requires: sandbox,
     run: (kit) =>
       Effect.gen(function*() {
-        const payout = yield* depositedPayout(kit)
-        const refunded = yield* ok(
-          yield* advance(kit, payout.payoutId, { to: "refunded", failureCode: "deposit_short" }),
-          "200 with the refunded payout"
-        )
-        yield* checkEqual(FAILURE_RULE, [refunded.status, refunded.failure?.code, refunded.failure?.category], [
-          "refunded",
-          "deposit_short",
-          FAILURE_CODES.deposit_short.category
-        ])
+        const refunded = yield* failedWith(kit, "refunded", "deposit_short", "200 with the refunded payout")
         yield* check(refunded.refund !== null, REFUND_RULE, { expected: "a refund", actual: show(refunded.refund) })
-        yield* checkEqual(REFUND_RULE, refunded.refund?.to, payout.userAddress)
+        yield* checkEqual(REFUND_RULE, refunded.refund?.to, refunded.userAddress)
       })
   }),
   scenario({
