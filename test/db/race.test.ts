@@ -1,6 +1,6 @@
 /**
  * Can the concurrency tests fail? A race planted in a copy of the txHash claim (check, then insert)
- * must be caught on the test database, the way test/http/concurrency.test.ts would catch it in the
+ * must be caught on the test database, the way test/payouts/concurrency.test.ts would catch it in the
  * service. Every claimant holds its own connection and transaction, and a barrier makes all of them
  * finish their check before any inserts: the interleaving that claimants sharing one connection
  * can never produce.
