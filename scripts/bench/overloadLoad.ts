@@ -1,5 +1,5 @@
 /**
- * Keyed creates for overload runs (scripts/bench/overload.ts and test/http/overload.test.ts): each on a connection of
+ * Keyed creates for overload runs (scripts/bench/overload.ts and test/process/overload.test.ts): each on a connection of
  * its own (`Connection: close`), so a burst of N is N requests in flight at once, answered or failed, never queued in
  * the client. Written as raw HTTP/1.1 bytes and read up to the status line and headers: the load generator shares the
  * machine's CPU with the service, and Node's HTTP client costs several times more per request, enough to make the

@@ -4,8 +4,8 @@
  * their rows; once every page's fiber is suspended (on the gate or on the budget), the number inside is the bound.
  * Without the budget all of them would be inside.
  */
+import { expect, layer } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Ref } from "effect"
-import { describe, expect, it } from "vitest"
 import { PAGE_ROWS_IN_FLIGHT, PageBudget } from "../../src/db/PageBudget.ts"
 import { rowsFetched } from "../../src/db/Pagination.ts"
 
@@ -22,13 +22,11 @@ const settle = (entered: Ref.Ref<number>) =>
     }
   })
 
-const run = <A>(effect: Effect.Effect<A, never, PageBudget>) =>
-  Effect.runPromise(effect.pipe(Effect.provide(PageBudget.Default)))
-
-describe("list pages in flight", () => {
-  it("admits only as many 500-item pages as the row budget holds; the rest wait and then all complete", async () => {
-    const pages = 20
-    const { entered, maxInside, insideAfter } = await run(Effect.gen(function*() {
+// One budget for the file, as a replica has one: each test leaves it whole (every page it ran has finished).
+layer(PageBudget.Default)("list pages in flight", (it) => {
+  it.effect("admits only as many 500-item pages as the row budget holds; the rest wait and then all complete", () =>
+    Effect.gen(function*() {
+      const pages = 20
       const budget = yield* PageBudget
       const gate = yield* Deferred.make<void>()
       const inside = yield* Ref.make(0)
@@ -43,27 +41,19 @@ describe("list pages in flight", () => {
       }).pipe(budget.withRows(rowsFetched(500)))
       const fibers = yield* Effect.forEach(Array.from({ length: pages }), () => Effect.forkChild(page))
       yield* settle(entered)
-      const enteredBeforeRelease = yield* Ref.get(entered)
+      const bound = Math.floor(PAGE_ROWS_IN_FLIGHT / rowsFetched(500))
+      expect(bound).toBeLessThan(pages)
+      expect(yield* Ref.get(entered)).toBe(bound)
       yield* Deferred.succeed(gate, undefined)
       yield* Fiber.joinAll(fibers)
-      return {
-        entered: enteredBeforeRelease,
-        maxInside: yield* Ref.get(maxInside),
-        insideAfter: yield* Ref.get(inside)
-      }
+      expect(yield* Ref.get(entered)).toBe(pages)
+      expect(yield* Ref.get(maxInside)).toBe(bound)
+      expect(yield* Ref.get(inside)).toBe(0)
     }))
-    const bound = Math.floor(PAGE_ROWS_IN_FLIGHT / rowsFetched(500))
-    expect(bound).toBeLessThan(pages)
-    expect(entered).toBe(bound)
-    expect(maxInside).toBe(bound)
-    expect(insideAfter).toBe(0)
-  })
 
-  it("still runs a page larger than the whole budget (alone)", async () => {
-    const answer = await run(Effect.gen(function*() {
+  it.effect("still runs a page larger than the whole budget (alone)", () =>
+    Effect.gen(function*() {
       const budget = yield* PageBudget
-      return yield* Effect.succeed("ran").pipe(budget.withRows(PAGE_ROWS_IN_FLIGHT * 2))
+      expect(yield* Effect.succeed("ran").pipe(budget.withRows(PAGE_ROWS_IN_FLIGHT * 2))).toBe("ran")
     }))
-    expect(answer).toBe("ran")
-  })
 })

@@ -1,17 +1,16 @@
 /**
  * Can the concurrency tests fail? A race planted in a copy of the txHash claim (check, then insert)
- * must be caught on the test database, the way test/http/concurrency.test.ts would catch it in the
+ * must be caught on the test database, the way test/payouts/concurrency.test.ts would catch it in the
  * service. Every claimant holds its own connection and transaction, and a barrier makes all of them
  * finish their check before any inserts: the interleaving that claimants sharing one connection
  * can never produce.
  */
 import { PgClient } from "@effect/sql-pg"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Deferred, Effect, Redacted, Result } from "effect"
+import { expect, layer } from "@effect/vitest"
+import { Deferred, Effect, Layer, Redacted, Result } from "effect"
 import { SqlClient } from "effect/sql"
 import { readFileSync } from "node:fs"
-import { runMigrations } from "../../src/db/Migrations.ts"
-import { acquireTestDatabase, type TestDatabase } from "../support/database.ts"
+import { TestDatabaseInfo, TestDatabaseMigrated } from "../support/database.ts"
 import { repoRoot } from "../support/process.ts"
 
 const CLAIMANTS = 20
@@ -52,7 +51,7 @@ interface Outcome {
 }
 
 /** CLAIMANTS transactions race for one hash; a barrier releases them once all have checked. */
-const race = (database: TestDatabase, claim: Claim) =>
+const race = (claim: Claim) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const hash = `0x${crypto.randomUUID().replaceAll("-", "")}`
@@ -75,28 +74,28 @@ const race = (database: TestDatabase, claim: Claim) =>
       errors: results.filter(Result.isFailure).length
     } satisfies Outcome
   }).pipe(
-    Effect.provide(PgClient.layer({ url: Redacted.make(database.url), maxConnections: CLAIMANTS })),
-    Effect.timeout("30 seconds"),
-    Effect.runPromise
+    // a pool of its own, one connection per claimant, on the migrated test database
+    Effect.provide(Layer.unwrap(Effect.map(TestDatabaseInfo, ({ url }) =>
+      PgClient.layer({ url: Redacted.make(url), maxConnections: CLAIMANTS })))),
+    Effect.timeout("30 seconds")
   )
 
-let database: TestDatabase
-beforeAll(async () => {
-  database = await acquireTestDatabase()
-  await Effect.runPromise(Effect.provide(runMigrations, database.layer))
-})
-afterAll(() => database?.release())
+// excludeTestServices: the real clock, so the timeout above is 30 real seconds.
+layer(TestDatabaseMigrated, { excludeTestServices: true })(
+  `${CLAIMANTS} transactions claiming one txHash on the test database`,
+  (it) => {
+    it.effect("the production claim (insert, on conflict do nothing) gives exactly one winner and no errors", () =>
+      Effect.gen(function*() {
+        expect(readFileSync(`${repoRoot}/src/chain/TxHashClaims.ts`, "utf8")).toContain(PRODUCTION_CLAIM)
+        expect(yield* race(insertOnConflict)).toEqual({ winners: 1, losers: CLAIMANTS - 1, errors: 0 })
+      }))
 
-describe(`${CLAIMANTS} transactions claiming one txHash on the test database`, () => {
-  it("the production claim (insert, on conflict do nothing) gives exactly one winner and no errors", async () => {
-    expect(readFileSync(`${repoRoot}/src/chain/TxHashClaims.ts`, "utf8")).toContain(PRODUCTION_CLAIM)
-    expect(await race(database, insertOnConflict)).toEqual({ winners: 1, losers: CLAIMANTS - 1, errors: 0 })
-  })
-
-  it("a planted check-then-insert race is caught: every other claimant fails on the unique key", async () => {
-    const outcome = await race(database, plantedCheckThenInsert)
-    expect(outcome.winners).toBe(1)
-    // In the service each of these is a 500 instead of 409 tx_hash_reused: the HTTP race tests fail on it.
-    expect(outcome.errors).toBe(CLAIMANTS - 1)
-  })
-})
+    it.effect("a planted check-then-insert race is caught: every other claimant fails on the unique key", () =>
+      Effect.gen(function*() {
+        const outcome = yield* race(plantedCheckThenInsert)
+        expect(outcome.winners).toBe(1)
+        // In the service each of these is a 500 instead of 409 tx_hash_reused: the HTTP race tests fail on it.
+        expect(outcome.errors).toBe(CLAIMANTS - 1)
+      }))
+  }
+)

@@ -3,8 +3,8 @@
  * itself: a read whose connection was lost runs once more; a write, or a timeout, does not.
  */
 import { SqlError, UnknownError } from "effect/sql/SqlError"
-import { Effect, Exit } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Exit, Result } from "effect"
 import { isConnectionLost, isDatabaseUnavailable } from "../../src/db/DatabaseFailures.ts"
 import { retryReadsOnLostConnection } from "../../src/http/DatabaseUnavailable.ts"
 
@@ -60,31 +60,36 @@ const flaky = (defects: ReadonlyArray<unknown>) => {
   return { effect, runs: () => runs }
 }
 
+/** The defect the request died with, the very object (undefined when it did not die). */
+const defectOf = <A, E>(request: Effect.Effect<A, E>) =>
+  Effect.map(Effect.exit(request), (exit) => Result.getOrUndefined(Exit.findDefect(exit)))
+
 describe("retryReadsOnLostConnection", () => {
-  it("runs a GET once more when its connection was lost", async () => {
-    const request = flaky([lost[1]])
-    expect(await Effect.runPromise(retryReadsOnLostConnection("GET")(request.effect))).toBe("ok")
-    expect(request.runs()).toBe(2)
-  })
+  it.effect("runs a GET once more when its connection was lost", () =>
+    Effect.gen(function*() {
+      const request = flaky([lost[1]])
+      expect(yield* retryReadsOnLostConnection("GET")(request.effect)).toBe("ok")
+      expect(request.runs()).toBe(2)
+    }))
 
-  it("retries only once", async () => {
-    const request = flaky([lost[0], lost[1]])
-    const exit = await Effect.runPromiseExit(retryReadsOnLostConnection("GET")(request.effect))
-    expect(Exit.isFailure(exit)).toBe(true)
-    expect(request.runs()).toBe(2)
-  })
+  it.effect("retries only once", () =>
+    Effect.gen(function*() {
+      const request = flaky([lost[0], lost[1]])
+      expect(yield* defectOf(retryReadsOnLostConnection("GET")(request.effect))).toBe(lost[1])
+      expect(request.runs()).toBe(2)
+    }))
 
-  it.each(["POST", "PUT", "PATCH", "DELETE"])("does not repeat a %s", async (method) => {
-    const request = flaky([lost[1]])
-    const exit = await Effect.runPromiseExit(retryReadsOnLostConnection(method)(request.effect))
-    expect(Exit.isFailure(exit)).toBe(true)
-    expect(request.runs()).toBe(1)
-  })
+  it.effect.each(["POST", "PUT", "PATCH", "DELETE"])("does not repeat a %s", (method) =>
+    Effect.gen(function*() {
+      const request = flaky([lost[1]])
+      expect(yield* defectOf(retryReadsOnLostConnection(method)(request.effect))).toBe(lost[1])
+      expect(request.runs()).toBe(1)
+    }))
 
-  it("does not repeat a GET that timed out", async () => {
-    const request = flaky([busy[0]])
-    const exit = await Effect.runPromiseExit(retryReadsOnLostConnection("GET")(request.effect))
-    expect(Exit.isFailure(exit)).toBe(true)
-    expect(request.runs()).toBe(1)
-  })
+  it.effect("does not repeat a GET that timed out", () =>
+    Effect.gen(function*() {
+      const request = flaky([busy[0]])
+      expect(yield* defectOf(retryReadsOnLostConnection("GET")(request.effect))).toBe(busy[0])
+      expect(request.runs()).toBe(1)
+    }))
 })

@@ -14,6 +14,7 @@ import { Context, Effect, Layer, Option, Redacted } from "effect"
 import type { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { makeSqlLayer } from "../../src/db/Database.ts"
+import { MigrationsLive } from "../../src/db/Migrations.ts"
 import { startThrowawayPostgres } from "../../src/db/EmbeddedPostgres.ts"
 
 export type TestDatabaseKind = "postgres" | "docker" | "embedded"
@@ -119,3 +120,7 @@ export const TestDatabaseLive: Layer.Layer<TestDatabaseInfo | PgClient.PgClient 
       )
     )
   )
+
+/** `TestDatabaseLive` with the app's migrations run: the schema every repository expects, and no rows. */
+export const TestDatabaseMigrated: Layer.Layer<TestDatabaseInfo | PgClient.PgClient | SqlClient.SqlClient> =
+  MigrationsLive.pipe(Layer.orDie, Layer.provideMerge(TestDatabaseLive))

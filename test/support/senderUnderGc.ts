@@ -1,5 +1,5 @@
 /**
- * Run by test/events/sender-timeout.test.ts in a node started with `--expose-gc`: `postWebhook` to the URL in
+ * Run by test/partnerEvents/sender-timeout.test.ts in a node started with `--expose-gc`: `postWebhook` to the URL in
  * argv[2] (a receiver that never answers) with the timeout in argv[3], argv[4] times one after the other,
  * collecting garbage every few milliseconds while each waits. Prints each outcome and how long it took as one JSON
  * line, then exits.

@@ -4,12 +4,11 @@
  * the only server any of these tests could reach is a listener on 127.0.0.1 that counts connections: a refusal is
  * proven by that count staying 0.
  */
-import { it } from "@effect/vitest"
-import { Cause, Effect, Exit, Option, Result } from "effect"
+import { describe, expect, it, layer } from "@effect/vitest"
+import { Context, Effect, Layer, Option, Result } from "effect"
 import { once } from "node:events"
 import { createServer, isIP } from "node:net"
 import type { AddressInfo } from "node:net"
-import { afterAll, beforeAll, describe, expect } from "vitest"
 import { postWebhook } from "../../src/partnerEvents/Sender.ts"
 import { checkUrl, forbiddenAddress } from "../../src/partnerEvents/TargetPolicy.ts"
 import {
@@ -130,16 +129,17 @@ describe("forbidden addresses", () => {
   })
 })
 
-describe("registration in live mode", () => {
-  const live = WebhookTargetsStrict(DNS)
+/** The 400 a URL gets, `url: …` (a URL the targets accept fails the test with it). */
+const refusal = (url: string) => Effect.map(Effect.flip(check(url)), (error) => error.error)
 
+layer(WebhookTargetsStrict(DNS))("registration in live mode", (it) => {
   it.effect("accepts https to a public host", () =>
     Effect.gen(function*() {
       const url = yield* check("https://hooks.partner.example/cop")
       expect(url.href).toBe("https://hooks.partner.example/cop")
-    }).pipe(Effect.provide(live)))
+    }))
 
-  it.each([
+  it.effect.each<readonly [string, string]>([
     ["http://hooks.partner.example/cop", "must use https in live mode"],
     ["https://127.0.0.1/hook", "loopback"],
     ["https://[::1]/hook", "loopback"],
@@ -155,31 +155,25 @@ describe("registration in live mode", () => {
     ["https://v6.partner.example/hook", "loopback"],
     ["https://nowhere.partner.example/hook", "does not resolve"],
     ["https://user:pass@hooks.partner.example/hook", "credentials"]
-  ])("refuses %s (400 on url: %s)", async (url, reason) => {
-    const exit = await Effect.runPromiseExit(check(url).pipe(Effect.provide(live)))
-    expect(Exit.isFailure(exit)).toBe(true)
-    if (Exit.isFailure(exit)) {
-      const error = Option.getOrUndefined(Cause.findErrorOption(exit.cause))
-      expect(error?._tag).toBe("BadRequest")
-      expect(error?.error).toMatch(/^url: /)
-      expect(error?.error).toContain(reason)
-    }
-  })
+  ])("refuses %s (400 on url: %s)", ([url, reason]) =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(check(url))
+      expect(error._tag).toBe("BadRequest")
+      expect(error.error).toMatch(/^url: /)
+      expect(error.error).toContain(reason)
+    }))
 
-  it.each(IPV6_FORMS.filter(([address]) => !address.includes("%")))(
+  it.effect.each(IPV6_FORMS.filter(([address]) => !address.includes("%")))(
     "refuses https://[%s]/hook (%s), and a name resolving to it",
-    async (address, reason) => {
-      const refused = async (url: string, resolve: Resolver) => {
-        const exit = await Effect.runPromiseExit(check(url).pipe(Effect.provide(WebhookTargetsStrict(resolve))))
-        expect(Exit.isFailure(exit), url).toBe(true)
-        return Exit.isFailure(exit) ? Option.getOrUndefined(Cause.findErrorOption(exit.cause))?.error ?? "" : ""
-      }
-      expect(await refused(`https://[${address}]/hook`, DNS)).toMatch(
-        new RegExp(`^url: must not point to a ${reason} address \\(`)
-      )
-      expect(await refused("https://v6-form.partner.example/hook", resolver({ "v6-form.partner.example": [address] })))
-        .toBe(`url: v6-form.partner.example resolves to a ${reason} address (${address})`)
-    }
+    ([address, reason]) =>
+      Effect.gen(function*() {
+        expect(yield* refusal(`https://[${address}]/hook`)).toMatch(
+          new RegExp(`^url: must not point to a ${reason} address \\(`)
+        )
+        const resolving = WebhookTargetsStrict(resolver({ "v6-form.partner.example": [address] }))
+        expect(yield* Effect.provide(refusal("https://v6-form.partner.example/hook"), resolving))
+          .toBe(`url: v6-form.partner.example resolves to a ${reason} address (${address})`)
+      })
   )
 
   it.effect("accepts the IPv6 forms of public addresses", () =>
@@ -187,7 +181,7 @@ describe("registration in live mode", () => {
       for (const address of PUBLIC.filter((a) => a.includes(":"))) {
         expect((yield* check(`https://[${address}]/hook`)).protocol).toBe("https:")
       }
-    }).pipe(Effect.provide(live)))
+    }))
 
   it.effect("mock mode accepts http and loopback, so local development works", () =>
     Effect.gen(function*() {
@@ -201,83 +195,103 @@ describe("registration in live mode", () => {
   })
 })
 
-describe("delivery in live mode: the connect guard", () => {
-  let connections = 0
-  let port = 0
-  const listener = createServer((socket) => {
-    connections++
-    socket.destroy()
-  })
+/** A listener on 127.0.0.1 that counts the connections made to it (and closes each): the only server in reach. */
+class Listener extends Context.Service<Listener, { readonly port: number; readonly connections: () => number }>()(
+  "test/Listener"
+) {}
 
-  beforeAll(async () => {
-    listener.listen(0, "127.0.0.1")
-    await once(listener, "listening")
-    port = (listener.address() as AddressInfo).port
-  })
-  afterAll(() => new Promise<void>((resolve) => listener.close(() => resolve())))
-
-  const send = (url: string, resolve: Resolver) =>
-    Effect.runPromise(
-      postWebhook({ url: new URL(url), headers: {}, body: "{}", timeoutMs: 2000, lookup: guardedLookup(resolve) })
-    )
-
-  it("refuses, before any connection, a name that resolves to loopback at delivery time (DNS rebinding)", async () => {
-    // registered while it resolved to a public address; by delivery time it points at the listener
-    const outcome = await send(`http://rebind.partner.example:${port}/hook`, DNS)
-    expect(outcome).toEqual({
-      ok: false,
-      status: null,
-      error: "refused: rebind.partner.example resolves to a loopback address (127.0.0.1)"
-    })
-    expect(connections).toBe(0)
-  })
-
-  it("refuses when any of the addresses is private", async () => {
-    const outcome = await send(`http://mixed-loop.partner.example:${port}/hook`, DNS)
-    expect(outcome.ok).toBe(false)
-    expect(!outcome.ok && outcome.error).toMatch(/^refused: mixed-loop.partner.example resolves to a /)
-    expect(connections).toBe(0)
-  })
-
-  it.each(IPV6_FORMS)("refuses to connect when the DNS answer is %s (%s)", async (address, reason) => {
-    const outcome = await send(
-      `http://v6-form.partner.example:${port}/hook`,
-      resolver({ "v6-form.partner.example": [address] })
-    )
-    expect(outcome).toEqual({
-      ok: false,
-      status: null,
-      error: `refused: v6-form.partner.example resolves to a ${reason} address (${address})`
-    })
-    expect(connections).toBe(0)
-  })
-
-  it("the same guard lets a connection through when the address is allowed (proof the listener counts)", async () => {
-    // a guard whose resolver answers 127.0.0.1 is refused, so the control goes around it with the system resolver
-    const outcome = await Effect.runPromise(
-      postWebhook({
-        url: new URL(`http://127.0.0.1:${port}/hook`),
-        headers: {},
-        body: "{}",
-        timeoutMs: 2000,
-        lookup: undefined
+const ListenerLive = Layer.effect(
+  Listener,
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      let connections = 0
+      const server = createServer((socket) => {
+        connections++
+        socket.destroy()
       })
-    )
-    expect(outcome.ok).toBe(false)
-    expect(connections).toBe(1)
-  })
+      server.listen(0, "127.0.0.1")
+      await once(server, "listening")
+      return { server, port: (server.address() as AddressInfo).port, connections: () => connections }
+    }),
+    ({ server }) => Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  )
+)
 
-  it.effect("the live Layer's lookup is the guard", () =>
-    Effect.gen(function*() {
-      const targets = yield* WebhookTargets
-      const outcome = yield* postWebhook({
-        url: new URL(`http://rebind.partner.example:${port}/hook`),
-        headers: {},
-        body: "{}",
-        timeoutMs: 2000,
-        lookup: targets.lookup
-      })
-      expect(outcome.ok).toBe(false)
-      expect(connections).toBe(1)
-    }).pipe(Effect.provide(WebhookTargetsStrict(DNS))))
-})
+const send = (url: string, resolve: Resolver) =>
+  postWebhook({ url: new URL(url), headers: {}, body: "{}", timeoutMs: 2000, lookup: guardedLookup(resolve) })
+
+// excludeTestServices: real sockets and the sender's own timer, nothing on the TestClock.
+layer(Layer.merge(ListenerLive, WebhookTargetsStrict(DNS)), { excludeTestServices: true })(
+  "delivery in live mode: the connect guard",
+  (it) => {
+    it.effect("refuses, before any connection, a name that resolves to loopback at delivery time (DNS rebinding)", () =>
+      Effect.gen(function*() {
+        const { connections, port } = yield* Listener
+        // registered while it resolved to a public address; by delivery time it points at the listener
+        const outcome = yield* send(`http://rebind.partner.example:${port}/hook`, DNS)
+        expect(outcome).toEqual({
+          ok: false,
+          status: null,
+          error: "refused: rebind.partner.example resolves to a loopback address (127.0.0.1)"
+        })
+        expect(connections()).toBe(0)
+      }))
+
+    it.effect("refuses when any of the addresses is private", () =>
+      Effect.gen(function*() {
+        const { connections, port } = yield* Listener
+        const outcome = yield* send(`http://mixed-loop.partner.example:${port}/hook`, DNS)
+        expect(outcome.ok).toBe(false)
+        expect(!outcome.ok && outcome.error).toMatch(/^refused: mixed-loop.partner.example resolves to a /)
+        expect(connections()).toBe(0)
+      }))
+
+    it.effect.each(IPV6_FORMS)(
+      "refuses to connect when the DNS answer is %s (%s)",
+      ([address, reason]) =>
+        Effect.gen(function*() {
+          const { connections, port } = yield* Listener
+          const outcome = yield* send(
+            `http://v6-form.partner.example:${port}/hook`,
+            resolver({ "v6-form.partner.example": [address] })
+          )
+          expect(outcome).toEqual({
+            ok: false,
+            status: null,
+            error: `refused: v6-form.partner.example resolves to a ${reason} address (${address})`
+          })
+          expect(connections()).toBe(0)
+        })
+    )
+
+    it.effect("the same guard lets a connection through when the address is allowed (proof the listener counts)", () =>
+      Effect.gen(function*() {
+        const { connections, port } = yield* Listener
+        // a guard whose resolver answers 127.0.0.1 is refused, so the control goes around it with the system resolver
+        const outcome = yield* postWebhook({
+          url: new URL(`http://127.0.0.1:${port}/hook`),
+          headers: {},
+          body: "{}",
+          timeoutMs: 2000,
+          lookup: undefined
+        })
+        expect(outcome.ok).toBe(false)
+        expect(connections()).toBe(1)
+      }))
+
+    it.effect("the live Layer's lookup is the guard", () =>
+      Effect.gen(function*() {
+        const { connections, port } = yield* Listener
+        const targets = yield* WebhookTargets
+        const outcome = yield* postWebhook({
+          url: new URL(`http://rebind.partner.example:${port}/hook`),
+          headers: {},
+          body: "{}",
+          timeoutMs: 2000,
+          lookup: targets.lookup
+        })
+        expect(outcome.ok).toBe(false)
+        expect(connections()).toBe(1)
+      }))
+  }
+)

@@ -23,7 +23,7 @@ const providerKeys = newProviderKeyPair()
 
 const it = httpTest({
   captureLogs: true,
-  // no reconciler run during a test: it would verify the mock chain's refunds (refund-verify.test.ts covers that)
+  // no reconciler run during a test: it would verify the mock chain's refunds (test/worker/refund-verify.test.ts covers that)
   env: {
     PROVIDER_WEBHOOK_PUBLIC_KEY: providerKeys.publicKey,
     MOCK_LIFECYCLE_DELAY_MS: "600000",

@@ -30,8 +30,8 @@ const sharedLookup = (lookup: (key: string) => Effect.Effect<string>) => {
 }
 
 describe("singleFlight that finishes (the key lookup)", () => {
-  it("runs once for concurrent calls with the same key, and gives each caller the result", () =>
-    Effect.runPromise(Effect.gen(function*() {
+  it.effect("runs once for concurrent calls with the same key, and gives each caller the result", () =>
+    Effect.gen(function*() {
       const { lookup, release, runs, started } = yield* blockedLookup()
       const shared = sharedLookup(lookup)
       const callers = yield* Effect.forEach(Array.from({ length: 100 }), () => Effect.forkChild(shared("k")))
@@ -44,10 +44,10 @@ describe("singleFlight that finishes (the key lookup)", () => {
       // once settled, the next call runs again (nothing is cached)
       expect(yield* shared("k")).toBe("k:found")
       expect(runs()).toBe(3)
-    })))
+    }))
 
-  it("finishes the run for the others when the first caller is interrupted", () =>
-    Effect.runPromise(Effect.gen(function*() {
+  it.effect("finishes the run for the others when the first caller is interrupted", () =>
+    Effect.gen(function*() {
       const { lookup, release, runs, started } = yield* blockedLookup()
       const shared = sharedLookup(lookup)
       const first = yield* Effect.forkChild(shared("k"))
@@ -58,7 +58,7 @@ describe("singleFlight that finishes (the key lookup)", () => {
       yield* Deferred.succeed(release, "found")
       expect(yield* Fiber.join(second)).toBe("k:found")
       expect(runs()).toBe(1)
-    })))
+    }))
 })
 
 describe("singleFlight that hands over (the rate cache's refresh)", () => {

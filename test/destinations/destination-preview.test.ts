@@ -2,7 +2,7 @@
  * Payee preview (issue #22, part 4): `POST breb/destinations/preview` verifies a Bre-B key and holder name with the
  * provider before any money moves, and a payout given its `previewId` reuses the verified destination instead of
  * registering it again. Tenant-owned, expiring, bound to the previewed body, rate limited per integration (one budget
- * with payout creation: test/http/destination-verification-budget.test.ts), and the full key never reaches a log line.
+ * with payout creation: test/destinations/destination-verification-budget.test.ts), and the full key never reaches a log line.
  *
  * The app runs over the mock ports with the mock provider wrapped to count external-account registrations (and, on
  * demand, to keep destinations per customer as the live provider does).
@@ -149,7 +149,7 @@ describe("POST breb/payouts with previewId", () => {
   let partner: Partner
   let user: `0x${string}`
 
-  // A partner each: previews and payouts without a previewId spend one budget (test/http/destination-verification-budget.test.ts).
+  // A partner each: previews and payouts without a previewId spend one budget (test/destinations/destination-verification-budget.test.ts).
   it.beforeEach(async ({ server }) => {
     partner = await newPartner(server)
     user = await partner.approvedUser()
