@@ -162,3 +162,16 @@ describe("no circles of imports", () => {
     ])).toEqual([["a.ts", "b.ts", "c.ts"]])
   })
 })
+
+describe("test/ mirrors src/", () => {
+  /** Folders of test/ that are kinds of test rather than floors (ARCHITECTURE.md, "Tests"). */
+  const KINDS = ["live", "process", "openapi", "simulators", "browser", "support"]
+  const testFolders = readdirSync(join(repoRoot, "test"), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+
+  it("every folder of test/ is a folder of src/ or a kind of test", () => {
+    expect(testFolders.length).toBeGreaterThan(KINDS.length)
+    expect(testFolders.filter((folder) => !floorOf.has(folder) && !KINDS.includes(folder))).toEqual([])
+  })
+})

@@ -1,7 +1,7 @@
 /**
  * The router call the mock router prepares: `swap(tokenIn, tokenOut, amountIn, minAmountOut, recipient)`. It pulls
  * amountIn from the sender (after an ERC-20 approve), reverts below minAmountOut, and sends the output to recipient.
- * The test router on anvil (test/chain/TestSwapRouter.sol) implements it.
+ * The test router on anvil (`TestRouter` in test/chain/SwapFixtures.sol) implements it.
  */
 export const routerAbi = [
   {
