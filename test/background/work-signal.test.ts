@@ -4,30 +4,22 @@
  * event can only arrive within the receiver's wait if the notification woke the delivery loop. (Without the trigger
  * the first event waits for the idle poll and this test fails.)
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { newPartner, type Partner } from "../support/flows.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
+import { describe, expect } from "vitest"
+import { httpTest } from "../support/fixture.ts"
 import { type Receiver, startReceiver } from "../support/webhookReceiver.ts"
 
-let server: TestServer
-let partner: Partner
-let receiver: Receiver
+const it = httpTest({ env: { JOBS_IDLE_INTERVAL_MS: "600000", MOCK_LIFECYCLE_DELAY_MS: "50" } })
 
-beforeAll(async () => {
-  server = await startTestServer({ env: { JOBS_IDLE_INTERVAL_MS: "600000", MOCK_LIFECYCLE_DELAY_MS: "50" } })
-  partner = await newPartner(server)
+let receiver: Receiver
+it.beforeAll(async () => {
   receiver = await startReceiver()
 })
-afterAll(async () => {
-  await receiver?.close()
-  await server?.close()
-})
+it.afterAll(() => receiver?.close())
 
 describe("work notifications", () => {
-  it("wake the idle delivery loop and job worker when new work commits", async () => {
+  it("wake the idle delivery loop and job worker when new work commits", async ({ partner, user }) => {
     const endpoint = await partner.post("/api/integrations/webhook-endpoints", { url: receiver.url })
     expect(endpoint.status, endpoint.text).toBe(201)
-    const user = await partner.approvedUser()
     const payout = await partner.payout(user)
     // the delivery loop, idle since start-up, is woken by the commit that wrote payout.created's delivery
     await receiver.next(

@@ -12,9 +12,10 @@ import { EventType } from "@cop-integrations/contracts"
 import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { type Browser, chromium, type Page, type Response } from "playwright-core"
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect } from "vitest"
+import { httpTest } from "../support/fixture.ts"
 import { repoRoot } from "../support/process.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
+import type { TestServer } from "../support/server.ts"
 
 /**
  * How long one page step (a render, a request the page sends, its answer taken in) may take: seconds on a quiet
@@ -66,8 +67,10 @@ interface TryItResult {
   readonly problems: ReadonlyArray<string>
 }
 
+// The test helpers move payouts in this test, not the mock lifecycle (which would complete it first).
+const it = httpTest({ env: { MOCK_LIFECYCLE_DELAY_MS: "3600000" } })
+
 describe.skipIf(chromiumBinary === undefined)("/docs in headless Chromium", () => {
-  let server: TestServer
   let browser: Browser
   let apiKey: string
   let document: Document
@@ -76,10 +79,8 @@ describe.skipIf(chromiumBinary === undefined)("/docs in headless Chromium", () =
   const pageErrors: Array<string> = []
   const loadFailures: Array<string> = []
 
-  beforeAll(async () => {
-    // The test helpers move payouts in this test, not the mock lifecycle (which would complete it first).
-    server = await startTestServer({ env: { MOCK_LIFECYCLE_DELAY_MS: "3600000" } })
-    ;({ apiKey } = await server.newIntegration())
+  it.beforeAll(async ({ server, partner }) => {
+    apiKey = partner.apiKey
     document = await fetch(`${server.baseUrl}/openapi.json`).then((answer) => answer.json()) as Document
     browser = await chromium.launch({
       executablePath: chromiumBinary!,
@@ -93,19 +94,16 @@ describe.skipIf(chromiumBinary === undefined)("/docs in headless Chromium", () =
         "--no-first-run"
       ]
     })
-    page = await openDocs() // once: loading the page and opening its groups takes seconds
+    page = await openDocs(server) // once: loading the page and opening its groups takes seconds
   })
-  afterEach(() => {
+  it.afterEach(() => {
     expect(elsewhere).toEqual([])
     expect(pageErrors).toEqual([])
   })
-  afterAll(async () => {
-    await browser?.close()
-    await server?.close()
-  })
+  it.afterAll(() => browser?.close())
 
   /** /docs with every group open, recording requests elsewhere and page errors (checked after each test). */
-  const openDocs = async () => {
+  const openDocs = async (server: TestServer) => {
     const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } })
     await context.route("**/*", (route) => {
       const url = new URL(route.request().url())

@@ -7,31 +7,27 @@
 import type { PreparedTx } from "@cop-integrations/contracts"
 import { erc20Abi, getAddress, type Hex, parseEther, parseEventLogs, type TransactionReceipt } from "viem"
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect } from "vitest"
 import { type Anvil, startAnvil, testUsdArtifact } from "../../scripts/localStack/anvil.ts"
-import { expectedPayout, newAddress, newPartner, type Partner, unitsOf } from "../support/flows.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
+import { httpTest } from "../support/fixture.ts"
+import { expectedPayout, newAddress, type Partner, unitsOf } from "../support/flows.ts"
 
 const DECIMALS = 6
 const feeWallet = newAddress()
 
 let anvil: Anvil
 let token: `0x${string}`
-let server: TestServer
-let partner: Partner
 
-beforeAll(async () => {
+// The server's options name the token deployed on anvil: read when the server starts, after it.beforeAll below.
+const it = httpTest(() => ({
+  env: { TOKEN_ADDRESS: token, TOKEN_DECIMALS: String(DECIMALS), FEE_WALLET_ADDRESS: feeWallet }
+}))
+
+it.beforeAll(async () => {
   anvil = await startAnvil()
   token = await anvil.deploy(testUsdArtifact())
-  server = await startTestServer({
-    env: { TOKEN_ADDRESS: token, TOKEN_DECIMALS: String(DECIMALS), FEE_WALLET_ADDRESS: feeWallet }
-  })
-  partner = await newPartner(server)
 })
-afterAll(async () => {
-  await server?.close()
-  await anvil?.close()
-})
+it.afterAll(() => anvil?.close())
 
 const balanceOf = (owner: `0x${string}`) =>
   anvil.client.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [owner] })
@@ -39,7 +35,7 @@ const balanceOf = (owner: `0x${string}`) =>
 const mint = (to: `0x${string}`, units: bigint) => anvil.mintTestUsd(token, to, units)
 
 /** An end user with their own key, some ETH for gas, and KYC approved for this integration. */
-const newEndUser = async () => {
+const newEndUser = async (partner: Partner) => {
   const key = generatePrivateKey()
   const address = privateKeyToAddress(key)
   await anvil.client.setBalance({ address, value: parseEther("1") })
@@ -71,10 +67,10 @@ const transfersIn = (receipt: TransactionReceipt) =>
   }))
 
 describe("prepared transactions on anvil", () => {
-  it.each(["8000", "250000", "123456.78", "11552000"])(
+  it.for(["8000", "250000", "123456.78", "11552000"])(
     "move exactly the deposit and the service fee for %s COP, and their hashes confirm the payout",
-    async (destinationCop) => {
-      const user = await newEndUser()
+    async (destinationCop, { server, partner }) => {
+      const user = await newEndUser(partner)
       const payout = await partner.payout(user.address, { destinationCop })
       const expected = expectedPayout(destinationCop, server.config)
       const serviceFee = payout.fees.find((leg) => leg.code === "copby")
@@ -118,8 +114,8 @@ describe("prepared transactions on anvil", () => {
     }
   )
 
-  it("a transaction prepared for one user reverts from a wallet that cannot pay it", async () => {
-    const user = await newEndUser()
+  it("a transaction prepared for one user reverts from a wallet that cannot pay it", async ({ server, partner }) => {
+    const user = await newEndUser(partner)
     const payout = await partner.payout(user.address)
     const expected = expectedPayout("250000", server.config)
     await mint(user.address, expected.deposit - 1n)

@@ -9,33 +9,25 @@
 import { PayoutList, SwapList } from "@cop-integrations/contracts"
 import { Effect, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { describe, expect, vi } from "vitest"
 import { newId } from "../../src/base/ids.ts"
 import { requestFingerprint } from "../../src/idempotency/IdempotencyStore.ts"
 import { PAYOUTS_PATH } from "../../src/payouts/PayoutService.ts"
 import { SWAPS_PATH } from "../../src/swaps/SwapService.ts"
-import { call, newPartner, type Partner, type Wire } from "../support/flows.ts"
+import { httpTest } from "../support/fixture.ts"
+import { call, type Partner, type Wire } from "../support/flows.ts"
 import { follower, repeated } from "../support/follower.ts"
 import { holdUncommitted, patientDatabase } from "../support/locks.ts"
 import { payoutRow } from "../support/payoutRow.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
+import type { TestServer } from "../support/server.ts"
 
 const ENV = { MOCK_LIFECYCLE_DELAY_MS: "3600000" }
 const CREATES = 24
 const WRITERS = 6
 const DEADLINE_MS = 60_000
 
-let first: TestServer
-let second: TestServer
-
-beforeAll(async () => {
-  first = await startTestServer({ env: ENV, overrides: patientDatabase })
-  second = await startTestServer({ env: ENV, overrides: patientDatabase, database: first.database })
-})
-afterAll(async () => {
-  await second?.close()
-  await first?.close()
-})
+// `server` and its `replica`: two app instances on one database
+const it = httpTest({ env: ENV, overrides: patientDatabase })
 
 const ok = (wire: Wire, status = 200) => {
   expect(wire.status, wire.text).toBe(status)
@@ -56,7 +48,6 @@ interface Kind {
   readonly page: (json: unknown) => { readonly items: ReadonlyArray<Listed>; readonly nextCursor: string | null }
   /** An uncommitted row with the resource's id, enough for the app's INSERT of that id to wait on it. */
   readonly placeholder: (sql: SqlClient.SqlClient, id: string, integrationId: string) => Effect.Effect<unknown, unknown>
-  readonly needsKyc: boolean
 }
 
 const payouts: Kind = {
@@ -76,8 +67,7 @@ const payouts: Kind = {
   placeholder: (sql, id, integrationId) =>
     sql`INSERT INTO payouts ${
       sql.insert({ ...payoutRow(id, "awaiting_deposit", new Date(), new Date()), integration_id: integrationId })
-    }`,
-  needsKyc: true
+    }`
 }
 
 const swaps: Kind = {
@@ -114,22 +104,23 @@ const swaps: Kind = {
         updated_at: new Date(),
         expires_at: new Date()
       })
-    }`,
-  needsKyc: false
+    }`
 }
 
 /** The (createdAt, id) order the lists document. */
 const before = (a: Listed, b: Listed) => a.createdAt < b.createdAt || (a.createdAt === b.createdAt && a.id < b.id)
 
-const followsSafely = async (kind: Kind) => {
-  const partner: Partner = await newPartner(first)
+/** A swap needs no KYC: any address. */
+const SWAP_USER = "0x52908400098527886E0F7030069857D2E4169EE7"
+
+/** The partner follows `kind`'s list through both replicas while `user`'s resources are created on both. */
+const followsSafely = async (kind: Kind, first: TestServer, second: TestServer, partner: Partner, user: string) => {
   const via = (server: TestServer) => ({
     get: (query: Record<string, string>) => call(server.baseUrl, partner.apiKey, "GET", kind.path, { query }),
     create: (body: unknown, headers: Record<string, string> = {}) =>
       call(server.baseUrl, partner.apiKey, "POST", kind.path, { body, headers })
   })
   const replicas = [via(first), via(second)] as const
-  const user = kind.needsKyc ? await partner.approvedUser() : "0x52908400098527886E0F7030069857D2E4169EE7"
 
   let reads = 0
   let polls = 0
@@ -216,6 +207,14 @@ const followsSafely = async (kind: Kind) => {
 }
 
 describe("following a list with its cursor, with concurrent creates on two replicas and a late commit", () => {
-  it("GET payouts shows every payout once, in (createdAt, payoutId) order", () => followsSafely(payouts), 240_000)
-  it("GET swaps shows every swap once, in (createdAt, intentId) order", () => followsSafely(swaps), 240_000)
+  it(
+    "GET payouts shows every payout once, in (createdAt, payoutId) order",
+    ({ server, replica, partner, user }) => followsSafely(payouts, server, replica, partner, user),
+    240_000
+  )
+  it(
+    "GET swaps shows every swap once, in (createdAt, intentId) order",
+    ({ server, replica, partner }) => followsSafely(swaps, server, replica, partner, SWAP_USER),
+    240_000
+  )
 })

@@ -6,18 +6,17 @@
  * stack trace), and the service recovers without a restart once connections are allowed again.
  */
 import { Client } from "pg"
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
-import { BREB, countPayouts, expectError, newPartner, type Partner, PAYOUTS, payoutBody } from "../support/flows.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
+import { describe, expect, vi } from "vitest"
+import { httpTest } from "../support/fixture.ts"
+import { BREB, countPayouts, expectError, PAYOUTS, payoutBody } from "../support/flows.ts"
+import type { TestServer } from "../support/server.ts"
 
-let server: TestServer
-let partner: Partner
-let user: `0x${string}`
+const it = httpTest({ captureLogs: true })
 
-const databaseName = () => new URL(server.database.url).pathname.slice(1)
+const databaseName = (server: TestServer) => new URL(server.database.url).pathname.slice(1)
 
 /** Runs `statements` on a connection to the server's `postgres` database (the test database may refuse it). */
-const asAdmin = async (statements: ReadonlyArray<readonly [string, ReadonlyArray<unknown>]>) => {
+const asAdmin = async (server: TestServer, statements: ReadonlyArray<readonly [string, ReadonlyArray<unknown>]>) => {
   const url = new URL(server.database.url)
   url.pathname = "/postgres"
   const client = new Client({ connectionString: url.toString() })
@@ -29,27 +28,19 @@ const asAdmin = async (statements: ReadonlyArray<readonly [string, ReadonlyArray
   }
 }
 
-const allowConnections = (allow: boolean) =>
-  asAdmin([[`ALTER DATABASE "${databaseName()}" ALLOW_CONNECTIONS ${allow}`, []]])
+const allowConnections = (server: TestServer, allow: boolean) =>
+  asAdmin(server, [[`ALTER DATABASE "${databaseName(server)}" ALLOW_CONNECTIONS ${allow}`, []]])
 
-const refuseConnections = () =>
-  asAdmin([
-    [`ALTER DATABASE "${databaseName()}" ALLOW_CONNECTIONS false`, []],
+const refuseConnections = (server: TestServer) =>
+  asAdmin(server, [
+    [`ALTER DATABASE "${databaseName(server)}" ALLOW_CONNECTIONS false`, []],
     ["SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [
-      databaseName()
+      databaseName(server)
     ]]
   ])
 
-beforeAll(async () => {
-  server = await startTestServer({ captureLogs: true })
-  partner = await newPartner(server)
-  user = await partner.approvedUser()
-})
-afterAll(async () => {
-  if (server === undefined) return
-  await allowConnections(true)
-  await server.close()
-})
+// Connections allowed again before the fixture closes the server (and drops its database), if the test stopped early.
+it.afterAll(({ server }) => allowConnections(server, true))
 
 interface LogLine {
   readonly message: string | ReadonlyArray<string>
@@ -71,10 +62,10 @@ const parse = (line: string) => JSON.parse(line) as LogLine
 const text = (line: LogLine) => (Array.isArray(line.message) ? line.message.join(" ") : String(line.message))
 
 describe("the database refuses connections (SQLSTATE 55000)", () => {
-  it("answers every request 503 ErrorBody with Retry-After, logs one line each without a stack, and recovers", async () => {
+  it("answers every request 503 ErrorBody with Retry-After, logs one line each without a stack, and recovers", async ({ server, partner, user }) => {
     const existing = await partner.payout(user)
     const from = server.logs.length
-    await refuseConnections()
+    await refuseConnections(server)
 
     const requests = [
       ...Array.from({ length: 15 }, () => () => partner.get(PAYOUTS)),
@@ -116,7 +107,7 @@ describe("the database refuses connections (SQLSTATE 55000)", () => {
     expect(reasons.filter((reason) => !KNOWN_REASONS.includes(reason))).toEqual([])
     expect(reasons.filter((reason) => reason.includes("55000")).length).toBeGreaterThan(answers.length / 2)
 
-    await allowConnections(true)
+    await allowConnections(server, true)
     await vi.waitFor(async () => expect((await partner.get(PAYOUTS)).status).toBe(200), {
       timeout: 20_000,
       interval: 50

@@ -10,10 +10,11 @@
  * is shown by moving the bucket's time back (as that much time passing would), not by waiting.
  */
 import { Effect, Layer } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect } from "vitest"
 import { mockMode, serverLayerFor } from "../../src/App.ts"
 import { PayoutProvider } from "../../src/provider/PayoutProvider.ts"
 import { ProviderMock } from "../../src/provider/mock/ProviderMock.ts"
+import { httpTest } from "../support/fixture.ts"
 import {
   BREB,
   call,
@@ -27,7 +28,7 @@ import {
   sql,
   type Wire
 } from "../support/flows.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
+import type { TestServer } from "../support/server.ts"
 
 const PREVIEW = `${BREB}/destinations/preview`
 const LIMIT = 2
@@ -44,23 +45,13 @@ const CountingProvider = Layer.effect(
   }))
 ).pipe(Layer.provide(ProviderMock))
 
-const options = {
+// `server` and its `replica`: two app instances on one database, both counting their provider's verifications
+const it = httpTest({
   env: { PREVIEW_RATE_LIMIT_PER_MINUTE: String(LIMIT) },
-  app: (config: Parameters<typeof serverLayerFor>[0]) => {
+  app: (config) => {
     const mode = mockMode(config)
     return serverLayerFor(config, { ...mode, ports: Layer.merge(mode.ports, CountingProvider) })
   }
-}
-
-let first: TestServer
-let second: TestServer
-beforeAll(async () => {
-  first = await startTestServer(options)
-  second = await startTestServer({ ...options, database: first.database })
-})
-afterAll(async () => {
-  await second?.close()
-  await first?.close()
 })
 
 /** A fresh Bre-B key per call: distinct destinations, as an oracle's lookups would be. */
@@ -99,16 +90,17 @@ const expectLimited = (wire: Wire) => {
 }
 
 /** As if `seconds` had passed for the integration's budget: its bucket's time moves back. */
-const letTimePass = (partner: Partner, seconds: number) =>
+const letTimePass = (server: TestServer, partner: Partner, seconds: number) =>
   sql(
-    first,
+    server,
     (q) =>
       q`UPDATE destination_verification_budgets SET full_at = full_at - ${seconds} * interval '1 second'
         WHERE integration_id = ${partner.integrationId} RETURNING integration_id`
   ).then((rows) => expect(rows).toHaveLength(1))
 
 describe("one destination verification budget per integration", () => {
-  it("with the preview budget spent, payouts to distinct destinations are 429 without reaching the provider", async () => {
+  // each test makes a partner of its own (not the fixture's): the budget is per integration
+  it("with the preview budget spent, payouts to distinct destinations are 429 without reaching the provider", async ({ server: first }) => {
     const partner = await newPartner(first)
     const user = await partner.approvedUser()
     for (let i = 0; i < LIMIT; i++) expect((await previewOn(first, partner)).status).toBe(200)
@@ -120,7 +112,7 @@ describe("one destination verification budget per integration", () => {
     expectLimited(await previewOn(first, partner))
   })
 
-  it("two replicas on one database together allow the budget once, not once each", async () => {
+  it("two replicas on one database together allow the budget once, not once each", async ({ server: first, replica: second }) => {
     const partner = await newPartner(first)
     const user = await partner.approvedUser()
     const before = provider.verifications
@@ -138,21 +130,21 @@ describe("one destination verification budget per integration", () => {
     expect(provider.verifications - before).toBe(LIMIT)
   })
 
-  it("refills at PREVIEW_RATE_LIMIT_PER_MINUTE / 60 a second, up to PREVIEW_RATE_LIMIT_PER_MINUTE", async () => {
+  it("refills at PREVIEW_RATE_LIMIT_PER_MINUTE / 60 a second, up to PREVIEW_RATE_LIMIT_PER_MINUTE", async ({ server: first, replica: second }) => {
     const partner = await newPartner(first)
     for (let i = 0; i < LIMIT; i++) expect((await previewOn(first, partner)).status).toBe(200)
     expectLimited(await previewOn(second, partner))
 
-    await letTimePass(partner, 60 / LIMIT) // one token's worth
+    await letTimePass(first, partner, 60 / LIMIT) // one token's worth
     expect((await previewOn(second, partner)).status).toBe(200)
     expectLimited(await previewOn(first, partner))
 
-    await letTimePass(partner, 3600) // an idle hour fills the bucket, no more
+    await letTimePass(first, partner, 3600) // an idle hour fills the bucket, no more
     for (let i = 0; i < LIMIT; i++) expect((await previewOn(second, partner)).status).toBe(200)
     expectLimited(await previewOn(first, partner))
   })
 
-  it("a payout reusing a previewId and the replay of a create spend nothing", async () => {
+  it("a payout reusing a previewId and the replay of a create spend nothing", async ({ server: first, replica: second }) => {
     const partner = await newPartner(first)
     const user = await partner.approvedUser()
     const before = provider.verifications
@@ -189,7 +181,7 @@ describe("one destination verification budget per integration", () => {
     expect(again.status, again.text).toBe(201)
   })
 
-  it("requests refused before the provider verifies spend nothing", async () => {
+  it("requests refused before the provider verifies spend nothing", async ({ server: first, replica: second }) => {
     const partner = await newPartner(first)
     const user = await partner.approvedUser()
     const unapproved = newAddress()

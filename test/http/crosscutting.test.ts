@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs"
 import { request as httpRequest } from "node:http"
 import { fileURLToPath } from "node:url"
 import { openApiDocument } from "@cop-integrations/contracts"
-import { afterAll, beforeAll, describe, expect } from "vitest"
+import { describe, expect } from "vitest"
 import { httpTest } from "../support/fixture.ts"
 import type { Partner } from "../support/flows.ts"
 import {
@@ -16,12 +16,14 @@ import {
   newTxHash,
   payoutBody
 } from "../support/http.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
+import type { TestServer } from "../support/server.ts"
 
 const MAX_BODY_BYTES = 64 * 1024 // DESIGN §3: request body ≤ 64 KiB
 const SEND_OTP = `${BREB}/kyc/otp/send`
 
 const it = httpTest()
+/** The log-hygiene describe's server, of its own: it keeps every log line, and only that describe's requests. */
+const itLogged = httpTest({ captureLogs: true })
 
 /** Every status this file ever received, to show that no input yields a 5xx. */
 const statuses: Array<string> = []
@@ -310,91 +312,95 @@ describe("robustness", () => {
 })
 
 describe("log hygiene", () => {
-  let logged: TestServer
-  beforeAll(async () => {
-    logged = await startTestServer({ captureLogs: true })
-  })
-  afterAll(() => logged?.close())
+  itLogged(
+    "each access line names the authenticated integration and an ErrorBody's errorCode",
+    async ({ server: logged, partner }) => {
+      const { apiKey, integrationId } = partner
+      const needsKyc = await call(logged, `${BREB}/payouts`, { apiKey, body: payoutBody(newAddress()) })
+      expect(needsKyc.status, needsKyc.text).toBe(409)
+      expect(needsKyc.body.errorCode).toBe("needs_kyc")
+      const listed = await call(logged, `${BREB}/payouts`, { apiKey })
+      expect(listed.status).toBe(200)
+      const anonymous = await call(logged, `${BREB}/payouts`, {})
+      expect(anonymous.status).toBe(401)
+      const accessLine = (answer: Answer) =>
+        expect.poll(
+          () =>
+            logged.logs.map((line) => JSON.parse(line) as { message: unknown; annotations: Record<string, unknown> })
+              .find((entry) =>
+                entry.message === "request" && entry.annotations["requestId"] === answer.headers.get("x-request-id")
+              )
+              ?.annotations,
+          { timeout: 5000 }
+        )
 
-  it("each access line names the authenticated integration and an ErrorBody's errorCode", async () => {
-    const { apiKey, integrationId } = await logged.newIntegration()
-    const needsKyc = await call(logged, `${BREB}/payouts`, { apiKey, body: payoutBody(newAddress()) })
-    expect(needsKyc.status, needsKyc.text).toBe(409)
-    expect(needsKyc.body.errorCode).toBe("needs_kyc")
-    const listed = await call(logged, `${BREB}/payouts`, { apiKey })
-    expect(listed.status).toBe(200)
-    const anonymous = await call(logged, `${BREB}/payouts`, {})
-    expect(anonymous.status).toBe(401)
-    const accessLine = (answer: Answer) =>
-      expect.poll(
-        () =>
-          logged.logs.map((line) => JSON.parse(line) as { message: unknown; annotations: Record<string, unknown> })
-            .find((entry) =>
-              entry.message === "request" && entry.annotations["requestId"] === answer.headers.get("x-request-id")
-            )
-            ?.annotations,
-        { timeout: 5000 }
+      await accessLine(needsKyc).toMatchObject({ status: 409, integrationId, errorCode: "needs_kyc" })
+      await accessLine(listed).toMatchObject({ status: 200, integrationId })
+      await accessLine(listed).not.toHaveProperty("errorCode")
+      await accessLine(anonymous).toMatchObject({ status: 401 })
+      await accessLine(anonymous).not.toHaveProperty("integrationId")
+    }
+  )
+
+  itLogged(
+    "logs JSON lines with request ids and never a full key, an OTP or an unmasked Bre-B key",
+    async ({ server: logged }) => {
+      const breBKey = "@secretalias77"
+      const { apiKey: key } = await logged.newIntegration()
+      const { apiKey: liveKey } = await logged.newIntegration("live")
+      const userAddress = newAddress()
+      const requestIds: Array<string> = []
+      const step = async (path: string, options: Call, status: number) => {
+        const answer = await call(logged, path, { apiKey: key, ...options })
+        expect(answer.status, answer.text).toBe(status)
+        requestIds.push(answer.headers.get("x-request-id")!)
+        return answer
+      }
+      const sent = await step(SEND_OTP, { body: { email: "ana@example.com", userAddress } }, 200)
+      const code: string = sent.body.debugCode
+      await step(
+        `${BREB}/kyc/otp/verify`,
+        { body: { userAddress, code: code === "000000" ? "000001" : "000000" } },
+        400
       )
+      await step(`${BREB}/kyc/otp/verify`, { body: { userAddress, code } }, 200)
+      const created = await step(`${BREB}/payouts`, {
+        body: payoutBody(userAddress, { breBKey, accountOwnerName: "Ana Gomez" }),
+        headers: { "idempotency-key": "log-hygiene-1" }
+      }, 201)
+      await step(
+        `${BREB}/payouts`,
+        { body: payoutBody(userAddress, { breBKey, accountOwnerName: "Mismatch Person" }) },
+        409
+      )
+      await step(`${BREB}/payouts`, { body: payoutBody(userAddress, { breBKey: "not a key" }) }, 400)
+      await step(`${BREB}/payouts/${created.body.payoutId}`, {}, 200)
+      await step(`${BREB}/payouts/${created.body.payoutId}/confirm`, { body: { txHash: newTxHash() } }, 200)
+      await step(`${BREB}/payouts`, {}, 200)
+      await step(`${BREB}/payouts`, { apiKey: liveKey }, 401)
+      await step(`${BREB}/payouts`, { apiKey: `${key.slice(0, -1)}${key.endsWith("A") ? "B" : "A"}` }, 401)
 
-    await accessLine(needsKyc).toMatchObject({ status: 409, integrationId, errorCode: "needs_kyc" })
-    await accessLine(listed).toMatchObject({ status: 200, integrationId })
-    await accessLine(listed).not.toHaveProperty("errorCode")
-    await accessLine(anonymous).toMatchObject({ status: 401 })
-    await accessLine(anonymous).not.toHaveProperty("integrationId")
-  })
+      // every request has been logged once its response is written
+      await expect.poll(() => requestIds.filter((id) => !logged.logs.some((line) => line.includes(id))), {
+        timeout: 5000
+      }).toEqual([])
 
-  it("logs JSON lines with request ids and never a full key, an OTP or an unmasked Bre-B key", async () => {
-    const breBKey = "@secretalias77"
-    const { apiKey: key } = await logged.newIntegration()
-    const { apiKey: liveKey } = await logged.newIntegration("live")
-    const userAddress = newAddress()
-    const requestIds: Array<string> = []
-    const step = async (path: string, options: Call, status: number) => {
-      const answer = await call(logged, path, { apiKey: key, ...options })
-      expect(answer.status, answer.text).toBe(status)
-      requestIds.push(answer.headers.get("x-request-id")!)
-      return answer
+      const lines = [...logged.logs]
+      expect(lines.length).toBeGreaterThan(0)
+      const parsed = lines.map((line) => JSON.parse(line) as Record<string, any>)
+      const loggedIds = new Set(parsed.map((entry) => entry["annotations"]?.["requestId"]).filter(Boolean))
+      for (const id of requestIds) expect(loggedIds).toContain(id)
+
+      const keyBody = key.slice("cop_test_pk_".length)
+      for (const line of lines) {
+        expect(line).not.toContain(key)
+        expect(line).not.toContain(liveKey)
+        expect(line).not.toContain(keyBody.slice(0, 16))
+        expect(line).not.toContain(breBKey)
+        expect(line).not.toContain(breBKey.slice(1))
+        expect(line).not.toMatch(new RegExp(`"code"\\s*:\\s*"?${code}`))
+        if (/code/i.test(line)) expect(line).not.toContain(code)
+      }
     }
-    const sent = await step(SEND_OTP, { body: { email: "ana@example.com", userAddress } }, 200)
-    const code: string = sent.body.debugCode
-    await step(`${BREB}/kyc/otp/verify`, { body: { userAddress, code: code === "000000" ? "000001" : "000000" } }, 400)
-    await step(`${BREB}/kyc/otp/verify`, { body: { userAddress, code } }, 200)
-    const created = await step(`${BREB}/payouts`, {
-      body: payoutBody(userAddress, { breBKey, accountOwnerName: "Ana Gomez" }),
-      headers: { "idempotency-key": "log-hygiene-1" }
-    }, 201)
-    await step(
-      `${BREB}/payouts`,
-      { body: payoutBody(userAddress, { breBKey, accountOwnerName: "Mismatch Person" }) },
-      409
-    )
-    await step(`${BREB}/payouts`, { body: payoutBody(userAddress, { breBKey: "not a key" }) }, 400)
-    await step(`${BREB}/payouts/${created.body.payoutId}`, {}, 200)
-    await step(`${BREB}/payouts/${created.body.payoutId}/confirm`, { body: { txHash: newTxHash() } }, 200)
-    await step(`${BREB}/payouts`, {}, 200)
-    await step(`${BREB}/payouts`, { apiKey: liveKey }, 401)
-    await step(`${BREB}/payouts`, { apiKey: `${key.slice(0, -1)}${key.endsWith("A") ? "B" : "A"}` }, 401)
-
-    // every request has been logged once its response is written
-    await expect.poll(() => requestIds.filter((id) => !logged.logs.some((line) => line.includes(id))), {
-      timeout: 5000
-    }).toEqual([])
-
-    const lines = [...logged.logs]
-    expect(lines.length).toBeGreaterThan(0)
-    const parsed = lines.map((line) => JSON.parse(line) as Record<string, any>)
-    const loggedIds = new Set(parsed.map((entry) => entry["annotations"]?.["requestId"]).filter(Boolean))
-    for (const id of requestIds) expect(loggedIds).toContain(id)
-
-    const keyBody = key.slice("cop_test_pk_".length)
-    for (const line of lines) {
-      expect(line).not.toContain(key)
-      expect(line).not.toContain(liveKey)
-      expect(line).not.toContain(keyBody.slice(0, 16))
-      expect(line).not.toContain(breBKey)
-      expect(line).not.toContain(breBKey.slice(1))
-      expect(line).not.toMatch(new RegExp(`"code"\\s*:\\s*"?${code}`))
-      if (/code/i.test(line)) expect(line).not.toContain(code)
-    }
-  })
+  )
 })

@@ -5,16 +5,18 @@
  * refused without a lookup (no key, a malformed key) cost nothing and spend nothing: they stay 401 and never bring
  * on a 429. All requests here come from 127.0.0.1, and TRUSTED_PROXIES is unset (edge-auth-proxies.test.ts sets it).
  */
-import { afterAll, beforeAll, describe, expect, vi } from "vitest"
+import { describe, expect, vi } from "vitest"
 import { generateApiKey } from "../../src/auth/ApiKey.ts"
 import { FAILED_AUTH_BURST } from "../../src/http/FailedAuthLimit.ts"
 import { httpTest } from "../support/fixture.ts"
 import { type Answer, BREB, call, expectErrorBody } from "../support/http.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
+import type { TestServer } from "../support/server.ts"
 
 const LIST = `${BREB}/payouts`
 
 const it = httpTest()
+/** The last describe's server: fresh, no failed authentication spent on it. */
+const itFresh = httpTest()
 
 /** A key no request has used yet. */
 let unusedKey: string
@@ -89,20 +91,17 @@ describe("failed authentications per client address", () => {
 })
 
 describe("requests refused without a lookup spend nothing", () => {
-  let fresh: TestServer
-  beforeAll(async () => {
-    fresh = await startTestServer()
-  })
-  afterAll(() => fresh?.close())
-
-  it("600 without a key or with a malformed one are all 401, and a guess afterwards is still looked up (401, not 429)", async () => {
-    const unauthenticated = (authorization?: string) =>
-      call(fresh, LIST, authorization === undefined ? {} : { headers: { authorization } })
-    const answers = await Promise.all(
-      Array.from({ length: 600 }, (_, i) => unauthenticated(i % 2 === 0 ? undefined : "Bearer not-a-key"))
-    )
-    expect(tally(answers)).toEqual({ 401: 600 })
-    const guess = await call(fresh, LIST, { apiKey: generateApiKey("test") })
-    expectErrorBody(guess, 401)
-  })
+  itFresh(
+    "600 without a key or with a malformed one are all 401, and a guess afterwards is still looked up (401, not 429)",
+    async ({ server: fresh }) => {
+      const unauthenticated = (authorization?: string) =>
+        call(fresh, LIST, authorization === undefined ? {} : { headers: { authorization } })
+      const answers = await Promise.all(
+        Array.from({ length: 600 }, (_, i) => unauthenticated(i % 2 === 0 ? undefined : "Bearer not-a-key"))
+      )
+      expect(tally(answers)).toEqual({ 401: 600 })
+      const guess = await call(fresh, LIST, { apiKey: generateApiKey("test") })
+      expectErrorBody(guess, 401)
+    }
+  )
 })

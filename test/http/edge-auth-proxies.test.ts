@@ -4,14 +4,19 @@
  * client's forged keys do not limit another's; from a peer that is not trusted the headers change nothing. The
  * loopback test client plays the balancer here.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect } from "vitest"
 import { generateApiKey } from "../../src/auth/ApiKey.ts"
 import { FAILED_AUTH_BURST } from "../../src/http/FailedAuthLimit.ts"
+import { httpTest } from "../support/fixture.ts"
 import { type Answer, BREB, call, expectErrorBody } from "../support/http.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
+import type { TestServer } from "../support/server.ts"
 
 const LIST = `${BREB}/payouts`
 const GUESSES = 4 * FAILED_AUTH_BURST
+
+/** One server per describe: one whose TRUSTED_PROXIES covers the peer (loopback), one whose does not. */
+const itTrusted = httpTest({ env: { TRUSTED_PROXIES: "127.0.0.0/8, ::1" } })
+const itUntrusted = httpTest({ env: { TRUSTED_PROXIES: "10.0.0.0/8" } })
 
 const tally = (answers: ReadonlyArray<Answer>) =>
   answers.reduce<Record<number, number>>(
@@ -28,17 +33,9 @@ const floodFrom = async (server: TestServer, headers: Record<string, string>) =>
   )
 
 describe("behind a trusted proxy (TRUSTED_PROXIES covers the peer)", () => {
-  let server: TestServer
-  let unseenKey: string
-  beforeAll(async () => {
-    server = await startTestServer({ env: { TRUSTED_PROXIES: "127.0.0.0/8, ::1" } })
-    ;({ apiKey: unseenKey } = await server.newIntegration())
-  })
-  afterAll(() => server?.close())
-
   const fromClient = (client: string) => ({ "x-forwarded-for": `198.51.100.250, ${client}` })
 
-  it("limits the client that forges keys, by its forwarded address", async () => {
+  itTrusted("limits the client that forges keys, by its forwarded address", async ({ server }) => {
     const counts = await floodFrom(server, fromClient("203.0.113.7"))
     expect(counts[401]).toBeLessThanOrEqual(FAILED_AUTH_BURST + 5)
     expect(counts[429]).toBeGreaterThanOrEqual(GUESSES - FAILED_AUTH_BURST - 5)
@@ -46,35 +43,36 @@ describe("behind a trusted proxy (TRUSTED_PROXIES covers the peer)", () => {
     expectErrorBody(limited, 429)
   })
 
-  it("does not limit another forwarded client's guesses: they are looked up and answered 401", async () => {
-    const clients = [
-      fromClient("203.0.113.8"),
-      { forwarded: `for="[2001:db8::c]:4711";proto=https` },
-      { "x-forwarded-for": "203.0.113.7, 198.51.100.9" } // the limited address, sent by another client
-    ]
-    for (const headers of clients) {
-      expectErrorBody(await call(server, LIST, { apiKey: generateApiKey("test"), headers }), 401)
+  itTrusted(
+    "does not limit another forwarded client's guesses: they are looked up and answered 401",
+    async ({ server }) => {
+      const clients = [
+        fromClient("203.0.113.8"),
+        { forwarded: `for="[2001:db8::c]:4711";proto=https` },
+        { "x-forwarded-for": "203.0.113.7, 198.51.100.9" } // the limited address, sent by another client
+      ]
+      for (const headers of clients) {
+        expectErrorBody(await call(server, LIST, { apiKey: generateApiKey("test"), headers }), 401)
+      }
     }
-  })
+  )
 
-  it("serves a correct key the replica has never seen from the limited client", async () => {
-    const answer = await call(server, LIST, { apiKey: unseenKey, headers: fromClient("203.0.113.7") })
+  itTrusted("serves a correct key the replica has never seen from the limited client", async ({ server, partner }) => {
+    // the partner's key: no request of this file has used it before
+    const answer = await call(server, LIST, { apiKey: partner.apiKey, headers: fromClient("203.0.113.7") })
     expect(answer.status, answer.text).toBe(200)
   })
 })
 
 describe("behind a proxy that is not trusted (TRUSTED_PROXIES does not cover the peer)", () => {
-  let server: TestServer
-  beforeAll(async () => {
-    server = await startTestServer({ env: { TRUSTED_PROXIES: "10.0.0.0/8" } })
-  })
-  afterAll(() => server?.close())
-
-  it("ignores the forwarded address: the budget is the peer's, whatever the header says", async () => {
-    const counts = await floodFrom(server, { "x-forwarded-for": "203.0.113.7" })
-    expect(counts[429]).toBeGreaterThanOrEqual(GUESSES - FAILED_AUTH_BURST - 5)
-    for (const headers of [{ "x-forwarded-for": "203.0.113.8" }, { forwarded: "for=203.0.113.8" }]) {
-      expectErrorBody(await call(server, LIST, { apiKey: generateApiKey("test"), headers }), 429)
+  itUntrusted(
+    "ignores the forwarded address: the budget is the peer's, whatever the header says",
+    async ({ server }) => {
+      const counts = await floodFrom(server, { "x-forwarded-for": "203.0.113.7" })
+      expect(counts[429]).toBeGreaterThanOrEqual(GUESSES - FAILED_AUTH_BURST - 5)
+      for (const headers of [{ "x-forwarded-for": "203.0.113.8" }, { forwarded: "for=203.0.113.8" }]) {
+        expectErrorBody(await call(server, LIST, { apiKey: generateApiKey("test"), headers }), 429)
+      }
     }
-  })
+  )
 })

@@ -1,10 +1,10 @@
 import { SqlClient } from "effect/sql"
 import { OtpInvalid, OtpSendResponse, OtpVerifyResponse, UserAddress } from "@cop-integrations/contracts"
 import { Effect, Schema } from "effect"
-import { afterAll, beforeAll, describe, expect } from "vitest"
+import { describe, expect } from "vitest"
 import { httpTest } from "../support/fixture.ts"
 import { BREB, call, expectErrorBody, failureOf, newAddress, payoutBody, withBadChecksum } from "../support/http.ts"
-import { clientExit, startTestServer, type TestServer } from "../support/server.ts"
+import { clientExit, type TestServer } from "../support/server.ts"
 
 const DEFAULT_DEBUG_CODE = "123456" // seed part 1: the default debugCode in mock mode
 const OTP_TTL_MS = 10 * 60 * 1000 // DESIGN §3: valid 10 min
@@ -12,6 +12,8 @@ const RESEND_COOLDOWN_S = 30
 const MAX_WRONG_ATTEMPTS = 5
 
 const it = httpTest()
+/** A server of its own for the operator-configured debug code (file-scoped fixtures are set up at the top level). */
+const itWithDebugCode = httpTest({ env: { MOCK_OTP_DEBUG_CODE: "482913" } })
 
 const send = (target: Pick<TestServer, "baseUrl">, key: string, userAddress: string) =>
   call(target, `${BREB}/kyc/otp/send`, { apiKey: key, body: { email: "ana@example.com", userAddress } })
@@ -258,19 +260,12 @@ describe("OTP at rest", () => {
 })
 
 describe("operator-configured debug code", () => {
-  let custom: TestServer
-  beforeAll(async () => {
-    custom = await startTestServer({ env: { MOCK_OTP_DEBUG_CODE: "482913" } })
-  })
-  afterAll(() => custom?.close())
-
-  it("returns MOCK_OTP_DEBUG_CODE as debugCode, and that code verifies", async () => {
-    const { apiKey: key } = await custom.newIntegration()
+  itWithDebugCode("returns MOCK_OTP_DEBUG_CODE as debugCode, and that code verifies", async ({ server, partner }) => {
     const userAddress = newAddress()
-    const sent = await send(custom, key, userAddress)
+    const sent = await send(server, partner.apiKey, userAddress)
     expect(sent.status, sent.text).toBe(200)
     expect(sent.body.debugCode).toBe("482913")
-    expectErrorBody(await verify(custom, key, userAddress, DEFAULT_DEBUG_CODE), 400, "otp_invalid")
-    await expectApproved(await verify(custom, key, userAddress, "482913"), userAddress)
+    expectErrorBody(await verify(server, partner.apiKey, userAddress, DEFAULT_DEBUG_CODE), 400, "otp_invalid")
+    await expectApproved(await verify(server, partner.apiKey, userAddress, "482913"), userAddress)
   })
 })

@@ -6,9 +6,11 @@
 import { once } from "node:events"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect } from "vitest"
+import { httpTest } from "../support/fixture.ts"
+import type { Partner } from "../support/flows.ts"
 import { BREB, call, expectErrorBody, newAddress } from "../support/http.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
+import type { TestServer } from "../support/server.ts"
 
 const EMAIL_KEY = "re_test_key_0123456789"
 
@@ -27,8 +29,6 @@ interface Received {
 let emailApi: Server
 let received: Array<Received> = []
 let answer: { status: number; body: unknown } = { status: 200, body: { id: "msg_1" } }
-let server: TestServer
-let apiKey: string
 
 const readBody = async (request: IncomingMessage) => {
   const chunks: Array<Buffer> = []
@@ -36,7 +36,17 @@ const readBody = async (request: IncomingMessage) => {
   return Buffer.concat(chunks).toString("utf8")
 }
 
-beforeAll(async () => {
+// The server's options name the e-mail API's port: read when the server starts, after the API below is listening.
+const it = httpTest(() => ({
+  captureLogs: true,
+  env: {
+    EMAIL_API_KEY: EMAIL_KEY,
+    EMAIL_API_URL: `http://127.0.0.1:${(emailApi.address() as AddressInfo).port}`,
+    EMAIL_FROM: "Codes <codes@example.com>"
+  }
+}))
+
+it.beforeAll(async () => {
   const receive = async (request: IncomingMessage, response: ServerResponse) => {
     received.push({
       method: request.method ?? "",
@@ -49,30 +59,17 @@ beforeAll(async () => {
   emailApi = createServer((request, response) => void receive(request, response))
   emailApi.listen(0, "127.0.0.1")
   await once(emailApi, "listening")
-  const { port } = emailApi.address() as AddressInfo
-  server = await startTestServer({
-    captureLogs: true,
-    env: {
-      EMAIL_API_KEY: EMAIL_KEY,
-      EMAIL_API_URL: `http://127.0.0.1:${port}`,
-      EMAIL_FROM: "Codes <codes@example.com>"
-    }
-  })
-  ;({ apiKey } = await server.newIntegration())
 })
-afterAll(async () => {
-  await server?.close()
-  emailApi?.close()
-})
+it.afterAll(() => void emailApi?.close())
 
-const send = (userAddress: string, email: string) =>
-  call(server, `${BREB}/kyc/otp/send`, { apiKey, body: { email, userAddress } })
+const send = (server: TestServer, partner: Partner, userAddress: string, email: string) =>
+  call(server, `${BREB}/kyc/otp/send`, { apiKey: partner.apiKey, body: { email, userAddress } })
 
 describe("OTP e-mail", () => {
-  it("sends the code to the user's address with the configured key and sender, and logs neither the code nor the key", async () => {
+  it("sends the code to the user's address with the configured key and sender, and logs neither the code nor the key", async ({ server, partner }) => {
     received = []
     answer = { status: 200, body: { id: "msg_42" } }
-    const sent = await send(newAddress(), "lucia@example.com")
+    const sent = await send(server, partner, newAddress(), "lucia@example.com")
     expect(sent.status, sent.text).toBe(200)
     const code = sent.body.debugCode as string
     expect(received).toHaveLength(1)
@@ -88,21 +85,21 @@ describe("OTP e-mail", () => {
     expect(logs).not.toMatch(new RegExp(`\\b${code}\\b`))
   })
 
-  it("when the e-mail API fails, answers 503 ErrorBody with Retry-After and records nothing: the retry is not held by the cooldown", async () => {
+  it("when the e-mail API fails, answers 503 ErrorBody with Retry-After and records nothing: the retry is not held by the cooldown", async ({ server, partner }) => {
     const userAddress = newAddress()
     for (const failure of [{ status: 500, body: { message: "down" } }, { status: 200, body: { unexpected: true } }]) {
       answer = failure
-      const down = await send(userAddress, "mateo@example.com")
+      const down = await send(server, partner, userAddress, "mateo@example.com")
       expect(expectErrorBody(down, 503).errorCode).toBeUndefined()
       expect(down.text).not.toContain("down")
       // every 503 tells when to come back, not only the database's and the provider's
       expect(down.headers.get("retry-after") ?? "(no Retry-After)").toMatch(/^[1-9][0-9]*$/)
     }
     answer = { status: 200, body: { id: "msg_43" } }
-    const retried = await send(userAddress, "mateo@example.com")
+    const retried = await send(server, partner, userAddress, "mateo@example.com")
     expect(retried.status, retried.text).toBe(200)
     const verified = await call(server, `${BREB}/kyc/otp/verify`, {
-      apiKey,
+      apiKey: partner.apiKey,
       body: { userAddress, code: retried.body.debugCode }
     })
     expect(verified.status, verified.text).toBe(200)

@@ -11,10 +11,10 @@ import { join } from "node:path"
 import { promisify } from "node:util"
 import Ajv2020 from "ajv/dist/2020.js"
 import addFormats from "ajv-formats"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect } from "vitest"
+import { httpTest } from "../support/fixture.ts"
 import { newAddress, newTxHash } from "../support/http.ts"
 import { repoRoot } from "../support/process.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
 
 const run = promisify(execFile)
 const bin = (name: string) => join(repoRoot, "node_modules", ".bin", name)
@@ -26,21 +26,20 @@ const quietEnv = {
   NODE_NO_WARNINGS: "1"
 }
 
-let server: TestServer
+const it = httpTest()
+
 let workDir: string
 let documentFile: string
 let document: Record<string, any>
 
-beforeAll(async () => {
-  server = await startTestServer()
+it.beforeAll(async ({ server }) => {
   document = await fetch(`${server.baseUrl}/openapi.json`).then((answer) => answer.json())
   mkdirSync(join(repoRoot, ".data"), { recursive: true })
   workDir = mkdtempSync(join(repoRoot, ".data", "openapi-tools-")) // inside the repo: the client resolves node_modules
   documentFile = join(workDir, "openapi.json")
   writeFileSync(documentFile, JSON.stringify(document, null, 2))
 })
-afterAll(async () => {
-  await server?.close()
+it.afterAll(() => {
   if (workDir !== undefined) rmSync(workDir, { recursive: true, force: true })
 })
 
@@ -127,7 +126,7 @@ describe("the OpenAPI document in third-party tools", () => {
     expect(created["content"]["application/json"]["schema"]).toEqual({ $ref: "#/components/schemas/Payout" })
   })
 
-  it("openapi-typescript types + openapi-fetch: a typed client type-checks with tsc and runs the payout flow", async () => {
+  it("openapi-typescript types + openapi-fetch: a typed client type-checks with tsc and runs the payout flow", async ({ server, partner }) => {
     await run(bin("openapi-typescript"), [documentFile, "--output", join(workDir, "api.ts")], {
       env: quietEnv,
       cwd: workDir
@@ -159,13 +158,12 @@ describe("the OpenAPI document in third-party tools", () => {
     }).then(() => "", (failure: { stdout: string }) => failure.stdout)
     expect(typeCheck).toBe("")
 
-    const { apiKey } = await server.newIntegration()
     const { stdout } = await run(process.execPath, ["--import", "tsx", join(workDir, "typed-client.ts")], {
       cwd: workDir,
       env: {
         ...quietEnv,
         BASE_URL: server.baseUrl,
-        API_KEY: apiKey,
+        API_KEY: partner.apiKey,
         USER_ADDRESS: newAddress(),
         OTHER_USER_ADDRESS: newAddress(),
         TX_HASH: newTxHash()

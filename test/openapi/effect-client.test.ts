@@ -15,25 +15,24 @@ import {
 } from "@cop-integrations/contracts"
 import { Effect } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect } from "vitest"
+import { httpTest } from "../support/fixture.ts"
+import type { Partner } from "../support/flows.ts"
 import { newAddress, newTxHash } from "../support/http.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
+import type { TestServer } from "../support/server.ts"
 
-let server: TestServer
-let apiKey: string
-beforeAll(async () => {
-  server = await startTestServer()
-  ;({ apiKey } = await server.newIntegration())
-})
-afterAll(() => server?.close())
+const it = httpTest()
 
+/** Runs `program` with the partner's client of `server`. */
 const run = <A, E>(
+  server: TestServer,
+  partner: Partner,
   program: (client: Effect.Success<ReturnType<typeof makeIntegrationsClient>>) => Effect.Effect<A, E>
 ) =>
   Effect.runPromise(
     makeIntegrationsClient({
       baseUrl: server.baseUrl,
-      transformClient: HttpClient.mapRequest(HttpClientRequest.bearerToken(apiKey))
+      transformClient: HttpClient.mapRequest(HttpClientRequest.bearerToken(partner.apiKey))
     }).pipe(Effect.flatMap(program), Effect.provide(FetchHttpClient.layer))
   )
 
@@ -45,8 +44,8 @@ const payoutRequest = (userAddress: string) => ({
 })
 
 describe("the contract's Effect client", () => {
-  it("calls every step of a payout without empty headers or query, and types its enums as enums", async () => {
-    const seen = await run((client) =>
+  it("calls every step of a payout without empty headers or query, and types its enums as enums", async ({ server, partner }) => {
+    const seen = await run(server, partner, (client) =>
       Effect.gen(function*() {
         const quote = yield* client.breb.quote()
         const priced = yield* client.breb.quote({ query: { destinationCop: "250000" } })
@@ -77,8 +76,7 @@ describe("the contract's Effect client", () => {
           createdId: created.payoutId,
           swapStatus: swap.status
         }
-      })
-    )
+      }))
     expect(seen).toMatchObject({
       quoteToken: "USDC",
       payoutToken: "USDC",
@@ -89,8 +87,8 @@ describe("the contract's Effect client", () => {
     })
   })
 
-  it("still sends the headers it is given: an Idempotency-Key replays the payout", async () => {
-    const replayed = await run((client) =>
+  it("still sends the headers it is given: an Idempotency-Key replays the payout", async ({ server, partner }) => {
+    const replayed = await run(server, partner, (client) =>
       Effect.gen(function*() {
         const userAddress = newAddress()
         const sent = yield* client.breb.sendOtp({
@@ -103,17 +101,19 @@ describe("the contract's Effect client", () => {
         const first = yield* client.breb.createPayout(request)
         const [again, response] = yield* client.breb.createPayout({ ...request, responseMode: "decoded-and-response" })
         return { same: again.payoutId === first.payoutId, header: response.headers["idempotent-replayed"] }
-      })
-    )
+      }))
     expect(replayed).toEqual({ same: true, header: "true" })
   })
 
-  it("fails with the contract's error class, told apart by its _tag", async () => {
-    const message = await run((client) =>
-      client.breb.createPayout({ payload: payoutRequest(newAddress()) }).pipe(
-        Effect.map(() => "created"),
-        Effect.catchTag("NeedsKyc", (error: NeedsKyc) => Effect.succeed(error.error))
-      )
+  it("fails with the contract's error class, told apart by its _tag", async ({ server, partner }) => {
+    const message = await run(
+      server,
+      partner,
+      (client) =>
+        client.breb.createPayout({ payload: payoutRequest(newAddress()) }).pipe(
+          Effect.map(() => "created"),
+          Effect.catchTag("NeedsKyc", (error: NeedsKyc) => Effect.succeed(error.error))
+        )
     )
     expect(message).toContain("KYC is not approved")
   })

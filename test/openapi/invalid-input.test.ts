@@ -4,22 +4,16 @@
  * Effect 4: a request that fails its schema gets an empty 400 unless the server writes the ErrorBody itself, and a
  * number read from text can decode to NaN. The rule texts are the contract's schemas' own messages.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { BREB, expectBadRequest, newAddress, newPartner, type Partner, payoutBody, PAYOUTS } from "../support/flows.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
+import { describe, expect } from "vitest"
+import { httpTest } from "../support/fixture.ts"
+import { BREB, expectBadRequest, newAddress, payoutBody, PAYOUTS } from "../support/flows.ts"
 
-let server: TestServer
-let partner: Partner
-beforeAll(async () => {
-  server = await startTestServer()
-  partner = await newPartner(server)
-})
-afterAll(() => server?.close())
+const it = httpTest()
 
 const DIGITS = "must be an integer in plain decimal digits (no sign, exponent, hex prefix, leading zeros or spaces)"
 
 describe("invalid input is a 400 ErrorBody naming the field and the rule", () => {
-  it("trap: a `limit` that is not a number (Number(\"abc\") is NaN) is refused on every list, naming the rule", async () => {
+  it("trap: a `limit` that is not a number (Number(\"abc\") is NaN) is refused on every list, naming the rule", async ({ partner }) => {
     for (const path of [PAYOUTS, "/api/integrations/swaps", "/api/integrations/events"]) {
       for (const limit of ["abc", "NaN", "Infinity"]) {
         expect(expectBadRequest(await partner.get(path, { limit }), "limit"), `${path}?limit=${limit}`).toContain(
@@ -33,7 +27,7 @@ describe("invalid input is a 400 ErrorBody naming the field and the rule", () =>
     }
   })
 
-  it("trap: a schema failure is never an empty 400, whichever part of the request it is in", async () => {
+  it("trap: a schema failure is never an empty 400, whichever part of the request it is in", async ({ partner }) => {
     // query
     expect(expectBadRequest(await partner.get(PAYOUTS, { createdFrom: "yesterday" }), "createdFrom")).toContain(
       "createdFrom: must be an ISO 8601 timestamp with a time zone, e.g. 2026-11-22T03:19:32.123Z"

@@ -11,11 +11,13 @@
 import Ajv2020 from "ajv/dist/2020.js"
 import addFormats from "ajv-formats"
 import fc from "fast-check"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect } from "vitest"
 import { IsoTimestamp } from "@cop-integrations/contracts"
 import { Schema } from "effect"
+import { httpTest } from "../support/fixture.ts"
+import type { Partner } from "../support/flows.ts"
 import { BREB, call, newAddress, newTxHash } from "../support/http.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
+import type { TestServer } from "../support/server.ts"
 
 type Json = Record<string, any>
 type Method = "GET" | "POST"
@@ -35,16 +37,12 @@ interface Case {
   readonly query?: Record<string, string>
 }
 
-let server: TestServer
-let apiKey: string
-let document: Json
+const it = httpTest()
 
-beforeAll(async () => {
-  server = await startTestServer()
-  ;({ apiKey } = await server.newIntegration())
+let document: Json
+it.beforeAll(async ({ server }) => {
   document = await fetch(`${server.baseUrl}/openapi.json`).then((answer) => answer.json())
 })
-afterAll(() => server?.close())
 
 const SWAPS = "/api/integrations/swaps"
 const ENDPOINTS = "/api/integrations/webhook-endpoints"
@@ -75,11 +73,11 @@ const validatorFor = (schema: Json) => {
 
 const schemaAccepts = (c: Case): boolean => validatorFor(schemaOf(c.template, c.method, c.part, c.name))(c.value)
 
-const send = (c: Case) => {
+const send = (server: TestServer, partner: Partner, c: Case) => {
   const query = c.query === undefined ? "" : `?${new URLSearchParams(c.query)}`
   return call(server, `${c.path}${query}`, {
     method: c.method,
-    apiKey,
+    apiKey: partner.apiKey,
     ...(c.body === undefined ? {} : { body: c.body }),
     ...(c.headers === undefined ? {} : { headers: c.headers })
   })
@@ -258,10 +256,10 @@ const accepted: ReadonlyArray<Case> = [
 ]
 
 describe("the document's request schemas refuse what the service refuses", () => {
-  it("every input the service answers 400 for (the contract's rules), the published schema refuses", async () => {
+  it("every input the service answers 400 for (the contract's rules), the published schema refuses", async ({ server, partner }) => {
     const disagreements: Array<string> = []
     for (const c of refused) {
-      const answer = await send(c)
+      const answer = await send(server, partner, c)
       const refusedByService = answer.status === 400 && answer.body?.errorCode === undefined
       if (!refusedByService) disagreements.push(`${c.title}: the service answered ${answer.status} ${answer.text}`)
       if (schemaAccepts(c)) disagreements.push(`${c.title}: the document's schema accepts ${JSON.stringify(c.value)}`)
@@ -269,17 +267,17 @@ describe("the document's request schemas refuse what the service refuses", () =>
     expect(disagreements).toEqual([])
   })
 
-  it("valid inputs: the service does not answer 400 and the published schema accepts them", async () => {
+  it("valid inputs: the service does not answer 400 and the published schema accepts them", async ({ server, partner }) => {
     const disagreements: Array<string> = []
     for (const c of accepted) {
-      const answer = await send(c)
+      const answer = await send(server, partner, c)
       if (answer.status === 400) disagreements.push(`${c.title}: the service answered 400 ${answer.text}`)
       if (!schemaAccepts(c)) disagreements.push(`${c.title}: the document's schema refuses ${JSON.stringify(c.value)}`)
     }
     expect(disagreements).toEqual([])
   })
 
-  it("the rules JSON Schema does not carry: the service refuses these, the schema cannot (its description says so)", async () => {
+  it("the rules JSON Schema does not carry: the service refuses these, the schema cannot (its description says so)", async ({ server, partner }) => {
     const lowercase = newAddress().toLowerCase()
     const beyondJsonSchema: ReadonlyArray<readonly [Case, string]> = [
       [createPayout("userAddress in lower case", { userAddress: lowercase }), "an EIP-55 checksum needs Keccak-256"],
@@ -289,7 +287,7 @@ describe("the document's request schemas refuse what the service refuses", () =>
       [query("cursor not one this API gave", PAYOUTS, "cursor", "abc"), "a cursor is opaque"]
     ]
     for (const [c, why] of beyondJsonSchema) {
-      const answer = await send(c)
+      const answer = await send(server, partner, c)
       expect(answer.status, `${c.title}: ${answer.text}`).toBe(400)
       expect(schemaAccepts(c), `${c.title} (${why})`).toBe(true)
     }

@@ -11,12 +11,13 @@ import Ajv2020 from "ajv/dist/2020.js"
 import addFormats from "ajv-formats"
 import { Effect, Layer } from "effect"
 import { Webhook } from "standardwebhooks"
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { describe, expect, vi } from "vitest"
 import { mockMode, serverLayerFor } from "../../src/App.ts"
 import { Chain, DepositNotVerified } from "../../src/chain/Chain.ts"
 import { ChainMock } from "../../src/chain/ChainMock.ts"
-import { expirePayoutWindow, newPartner, newTxHash, type Partner, sql } from "../support/flows.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
+import { httpTest } from "../support/fixture.ts"
+import { expirePayoutWindow, newTxHash, type Partner, sql } from "../support/flows.ts"
+import type { TestServer } from "../support/server.ts"
 import { type Delivery, type Receiver, startReceiver } from "../support/webhookReceiver.ts"
 
 const API = "/api/integrations"
@@ -37,32 +38,27 @@ const RevertingChain = Layer.effect(
 
 type JsonObject = Record<string, any>
 
-let server: TestServer
-let partner: Partner
+const it = httpTest({
+  // outcomes come from the test helpers, not the mock lifecycle
+  env: { MOCK_LIFECYCLE_DELAY_MS: "3600000", WEBHOOK_RETRY_BASE_MS: "20" },
+  app: (config) => {
+    const mode = mockMode(config)
+    return serverLayerFor(config, { ...mode, ports: Layer.merge(mode.ports, RevertingChain) })
+  }
+})
+
 let receiver: Receiver
 let secret: string
 let document: JsonObject
 
-beforeAll(async () => {
-  server = await startTestServer({
-    // outcomes come from the test helpers, not the mock lifecycle
-    env: { MOCK_LIFECYCLE_DELAY_MS: "3600000", WEBHOOK_RETRY_BASE_MS: "20" },
-    app: (config) => {
-      const mode = mockMode(config)
-      return serverLayerFor(config, { ...mode, ports: Layer.merge(mode.ports, RevertingChain) })
-    }
-  })
+it.beforeAll(async ({ server, partner }) => {
   document = await fetch(`${server.baseUrl}/openapi.json`).then((answer) => answer.json())
-  partner = await newPartner(server)
   receiver = await startReceiver()
   const endpoint = await partner.post(`${API}/webhook-endpoints`, { url: receiver.url })
   expect(endpoint.status, endpoint.text).toBe(201)
   secret = (endpoint.json as { secret: string }).secret
 })
-afterAll(async () => {
-  await receiver?.close()
-  await server?.close()
-})
+it.afterAll(() => receiver?.close())
 
 const expectStatus = async (wire: Promise<{ status: number; text: string; json: unknown }>, status: number) => {
   const answer = await wire
@@ -70,25 +66,26 @@ const expectStatus = async (wire: Promise<{ status: number; text: string; json: 
   return answer.json as JsonObject
 }
 
-const advance = (payoutId: string, to: string) =>
+const advance = (partner: Partner, payoutId: string, to: string) =>
   expectStatus(partner.post(`${API}/test-helpers/payouts/${payoutId}/advance`, { to }), 200)
 
-const prepareSwap = async (userAddress: string) =>
+const prepareSwap = async (partner: Partner, userAddress: string) =>
   (await expectStatus(
     partner.post(`${API}/swaps`, { userAddress, fromToken: "USDC", toToken: "COPm", amountIn: "10" }),
     201
   ))["intentId"] as string
 
 /** Every event type, produced through the API as a partner's sandbox produces it. */
-const produceEveryEventType = async () => {
+const produceEveryEventType = async (server: TestServer, partner: Partner) => {
+  // not the fixture's user: its kyc.approved, one of the event types, must come after the endpoint is registered
   const user = await partner.approvedUser() // kyc.approved
   const completed = await partner.payout(user) // payout.created
   await expectStatus(partner.confirm(completed.payoutId, { txHash: newTxHash() }), 200) // payout.deposit_confirmed
-  await advance(completed.payoutId, "processing")
-  await advance(completed.payoutId, "completed")
+  await advance(partner, completed.payoutId, "processing")
+  await advance(partner, completed.payoutId, "completed")
   const refunded = await partner.payout(user)
-  await advance(refunded.payoutId, "failed")
-  await advance(refunded.payoutId, "refunded")
+  await advance(partner, refunded.payoutId, "failed")
+  await advance(partner, refunded.payoutId, "refunded")
   const expired = await partner.payout(user)
   await expirePayoutWindow(server, expired.payoutId) // the expiry sweep writes payout.expired
   const delayed = await partner.payout(user)
@@ -98,11 +95,11 @@ const produceEveryEventType = async () => {
     (q) => q`UPDATE payouts SET updated_at = now() - interval '1 day' WHERE id = ${delayed.payoutId} RETURNING id`
   ) // unchanged for a day: the delay sweep writes payout.delayed
 
-  const confirmedSwap = await prepareSwap(user)
+  const confirmedSwap = await prepareSwap(partner, user)
   await expectStatus(partner.post(`${API}/swaps/${confirmedSwap}/confirm`, { txHash: newTxHash() }), 200)
-  const failedSwap = await prepareSwap(user)
+  const failedSwap = await prepareSwap(partner, user)
   await expectStatus(partner.post(`${API}/swaps/${failedSwap}/confirm`, { txHash: REVERTED_TX }), 200)
-  const expiredSwap = await prepareSwap(user)
+  const expiredSwap = await prepareSwap(partner, user)
   await sql(
     server,
     (q) => q`UPDATE swap_intents SET expires_at = now() - interval '1 minute' WHERE id = ${expiredSwap} RETURNING id`
@@ -130,8 +127,8 @@ describe("the document's webhooks", () => {
   let listed: Array<JsonObject>
   let delivered: Array<Delivery>
 
-  beforeAll(async () => {
-    await produceEveryEventType()
+  it.beforeAll(async ({ server, partner }) => {
+    await produceEveryEventType(server, partner)
     listed = await vi.waitFor(async () => {
       const page = await expectStatus(partner.get(`${API}/events`, { limit: "500" }), 200)
       const items = page["items"] as Array<JsonObject>

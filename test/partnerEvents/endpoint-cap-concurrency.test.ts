@@ -3,33 +3,26 @@
  * server, and 40 split over two app instances on one database (replicas). Exactly MAX_ENDPOINTS are created; the
  * rest get the documented 409.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect } from "vitest"
 import { MAX_ENDPOINTS } from "../../src/partnerEvents/WebhookEndpoints.ts"
+import { httpTest } from "../support/fixture.ts"
 import { call, expectError, newPartner, type Partner, sql, type Wire } from "../support/flows.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
+import type { TestServer } from "../support/server.ts"
 
 const CREATES = 40
 const CAP_ERROR = `an integration has at most ${MAX_ENDPOINTS} webhook endpoints; delete one first`
 
-let first: TestServer
-let second: TestServer
-beforeAll(async () => {
-  first = await startTestServer()
-  second = await startTestServer({ database: first.database })
-})
-afterAll(async () => {
-  await second?.close()
-  await first?.close()
-})
+// `server` and its `replica`: two app instances on one database
+const it = httpTest()
 
 const create = (server: TestServer, partner: Partner, i: number) =>
   call(server.baseUrl, partner.apiKey, "POST", "/api/integrations/webhook-endpoints", {
     body: { url: `http://127.0.0.1:9/hooks/${i}` }
   })
 
-const endpointsOf = async (partner: Partner) => {
+const endpointsOf = async (server: TestServer, partner: Partner) => {
   const [row] = await sql<{ n: number }>(
-    first,
+    server,
     (q) =>
       q`SELECT count(*)::int AS n FROM webhook_endpoints WHERE integration_id = ${partner.integrationId} AND deleted_at IS NULL`
   )
@@ -42,9 +35,13 @@ const race = (partners: ReadonlyArray<Partner>, serverFor: (i: number) => TestSe
     partners.map((partner) => Promise.all(Array.from({ length: CREATES }, (_, i) => create(serverFor(i), partner, i))))
   )
 
-const expectCapHeld = async (partners: ReadonlyArray<Partner>, responses: ReadonlyArray<ReadonlyArray<Wire>>) => {
+const expectCapHeld = async (
+  server: TestServer,
+  partners: ReadonlyArray<Partner>,
+  responses: ReadonlyArray<ReadonlyArray<Wire>>
+) => {
   const created = responses.map((of) => of.filter((r) => r.status === 201).length)
-  const stored = await Promise.all(partners.map(endpointsOf))
+  const stored = await Promise.all(partners.map((partner) => endpointsOf(server, partner)))
   console.info(
     `${CREATES} concurrent creates per integration (cap ${MAX_ENDPOINTS}): created ${created.join(", ")}; stored ${
       stored.join(", ")
@@ -61,18 +58,17 @@ const expectCapHeld = async (partners: ReadonlyArray<Partner>, responses: Readon
 const INTEGRATIONS = 5
 
 describe(`${CREATES} concurrent webhook endpoint creates of one integration (${INTEGRATIONS} integrations at once)`, () => {
-  it("against one server: exactly the cap is created, the rest are 409", async () => {
+  it("against one server: exactly the cap is created, the rest are 409", async ({ server: first }) => {
     const partners = await Promise.all(Array.from({ length: INTEGRATIONS }, () => newPartner(first)))
-    await expectCapHeld(partners, await race(partners, () => first))
+    await expectCapHeld(first, partners, await race(partners, () => first))
   })
 
-  it("over two app instances on one database: exactly the cap is created, the rest are 409", async () => {
+  it("over two app instances on one database: exactly the cap is created, the rest are 409", async ({ server: first, replica: second }) => {
     const partners = await Promise.all(Array.from({ length: INTEGRATIONS }, () => newPartner(first)))
-    await expectCapHeld(partners, await race(partners, (i) => (i % 2 === 0 ? first : second)))
+    await expectCapHeld(first, partners, await race(partners, (i) => (i % 2 === 0 ? first : second)))
   })
 
-  it("a deleted endpoint frees its place", async () => {
-    const partner = await newPartner(first)
+  it("a deleted endpoint frees its place", async ({ server: first, replica: second, partner }) => {
     const created = await Promise.all(Array.from({ length: MAX_ENDPOINTS }, (_, i) => create(first, partner, i)))
     expect(created.map((r) => r.status)).toEqual(Array(MAX_ENDPOINTS).fill(201))
     expectError(await create(second, partner, MAX_ENDPOINTS), 409)

@@ -8,11 +8,12 @@
 import { WebhookEndpointWithSecret } from "@cop-integrations/contracts"
 import { SqlClient } from "effect/sql"
 import { Effect, Schema } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect } from "vitest"
 import { DELIVERY_PER_ENDPOINT, DELIVERY_PER_INTEGRATION } from "../../src/partnerEvents/Delivery.ts"
 import { Outbox } from "../../src/outbox/Outbox.ts"
+import { httpTest } from "../support/fixture.ts"
 import { newPartner, type Partner } from "../support/flows.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
+import type { TestServer } from "../support/server.ts"
 import { type Receiver, startReceiver } from "../support/webhookReceiver.ts"
 
 const API = "/api/integrations"
@@ -22,6 +23,25 @@ const HEALTHY_EVENTS = 10
 const ENV = { WEBHOOK_TIMEOUT_MS: "120000", MOCK_LIFECYCLE_DELAY_MS: "3600000" }
 /** Generous: a healthy delivery takes milliseconds; this only bounds one that waits behind the hanging receiver. */
 const DEADLINE_MS = 20_000
+
+/** A server per describe, each with a backlog of its own; the last with its replica (two app instances). */
+const itOneEndpoint = httpTest({ env: ENV })
+const itAllEndpoints = httpTest({ env: ENV })
+const itReplicas = httpTest({ env: ENV })
+
+/**
+ * Receivers are closed when the file ends, just before the servers (which the fixture keeps until then): a server
+ * whose hanging receiver had gone would retry its backlog (refused at once) beside a later describe's measurement.
+ */
+const receivers: Array<Receiver> = []
+const newReceiver = async () => {
+  const receiver = await startReceiver()
+  receivers.push(receiver)
+  return receiver
+}
+afterAll(async () => {
+  for (const receiver of receivers) await receiver.close()
+})
 
 const register = async (partner: Partner, url: string) => {
   const wire = await partner.post(`${API}/webhook-endpoints`, { url })
@@ -108,137 +128,120 @@ const peakHolding = (receivers: ReadonlyArray<Receiver>) => {
 }
 
 describe("a hanging endpoint with a backlog beside a healthy endpoint of another integration", () => {
-  let server: TestServer
   let hanging: Receiver
   let healthy: Receiver
 
   beforeAll(async () => {
-    server = await startTestServer({ env: ENV })
-    hanging = await startReceiver()
+    hanging = await newReceiver()
     hanging.answer = () => "hold"
-    healthy = await startReceiver()
-  })
-  afterAll(async () => {
-    await hanging?.close()
-    await healthy?.close()
-    await server?.close()
+    healthy = await newReceiver()
   })
 
-  it(`holds at most ${DELIVERY_PER_ENDPOINT} of the slots; the healthy endpoint's events arrive while it hangs`, async () => {
-    const slow = await newPartner(server)
-    const fast = await newPartner(server)
-    await register(slow, hanging.url)
-    const healthyEndpoint = await register(fast, healthy.url)
-    const baseline = await pingLatencies(fast, healthyEndpoint.endpointId, healthy, () => true)
+  itOneEndpoint(
+    `holds at most ${DELIVERY_PER_ENDPOINT} of the slots; the healthy endpoint's events arrive while it hangs`,
+    async ({ server, partner: slow }) => {
+      const fast = await newPartner(server)
+      await register(slow, hanging.url)
+      const healthyEndpoint = await register(fast, healthy.url)
+      const baseline = await pingLatencies(fast, healthyEndpoint.endpointId, healthy, () => true)
 
-    const held = peakHolding([hanging])
-    const reached = holdingAtLeast([hanging], DELIVERY_PER_ENDPOINT)
-    await backlog(server, slow, BACKLOG)
-    await reached
-    const beside = await pingLatencies(
-      fast,
-      healthyEndpoint.endpointId,
-      healthy,
-      () => hanging.holding() === DELIVERY_PER_ENDPOINT
-    )
+      const held = peakHolding([hanging])
+      const reached = holdingAtLeast([hanging], DELIVERY_PER_ENDPOINT)
+      await backlog(server, slow, BACKLOG)
+      await reached
+      const beside = await pingLatencies(
+        fast,
+        healthyEndpoint.endpointId,
+        healthy,
+        () => hanging.holding() === DELIVERY_PER_ENDPOINT
+      )
 
-    console.info(
-      `healthy endpoint alone: ${summary(baseline)}; beside ${BACKLOG} pending to a hanging endpoint: ${
-        summary(beside)
-      } (hanging receiver held at most ${held.peak()} at once)`
-    )
-    expect(held.peak()).toBeLessThanOrEqual(DELIVERY_PER_ENDPOINT)
-  })
+      console.info(
+        `healthy endpoint alone: ${summary(baseline)}; beside ${BACKLOG} pending to a hanging endpoint: ${
+          summary(beside)
+        } (hanging receiver held at most ${held.peak()} at once)`
+      )
+      expect(held.peak()).toBeLessThanOrEqual(DELIVERY_PER_ENDPOINT)
+    }
+  )
 })
 
 describe("an integration whose endpoints all hang", () => {
-  let server: TestServer
   let hanging: ReadonlyArray<Receiver>
   let healthy: Receiver
 
   beforeAll(async () => {
-    server = await startTestServer({ env: ENV })
-    hanging = await Promise.all([startReceiver(), startReceiver(), startReceiver()])
+    hanging = await Promise.all([newReceiver(), newReceiver(), newReceiver()])
     for (const receiver of hanging) receiver.answer = () => "hold"
-    healthy = await startReceiver()
-  })
-  afterAll(async () => {
-    for (const receiver of hanging ?? []) await receiver.close()
-    await healthy?.close()
-    await server?.close()
+    healthy = await newReceiver()
   })
 
-  it(`holds at most ${DELIVERY_PER_INTEGRATION} slots over its endpoints; another integration is still served`, async () => {
-    const slow = await newPartner(server)
-    const fast = await newPartner(server)
-    for (const receiver of hanging) await register(slow, receiver.url)
-    const healthyEndpoint = await register(fast, healthy.url)
+  itAllEndpoints(
+    `holds at most ${DELIVERY_PER_INTEGRATION} slots over its endpoints; another integration is still served`,
+    async ({ server, partner: slow }) => {
+      const fast = await newPartner(server)
+      for (const receiver of hanging) await register(slow, receiver.url)
+      const healthyEndpoint = await register(fast, healthy.url)
 
-    const held = peakHolding(hanging)
-    const reached = holdingAtLeast(hanging, DELIVERY_PER_INTEGRATION)
-    await backlog(server, slow, BACKLOG)
-    await reached
-    const beside = await pingLatencies(
-      fast,
-      healthyEndpoint.endpointId,
-      healthy,
-      () => held.total() === DELIVERY_PER_INTEGRATION
-    )
+      const held = peakHolding(hanging)
+      const reached = holdingAtLeast(hanging, DELIVERY_PER_INTEGRATION)
+      await backlog(server, slow, BACKLOG)
+      await reached
+      const beside = await pingLatencies(
+        fast,
+        healthyEndpoint.endpointId,
+        healthy,
+        () => held.total() === DELIVERY_PER_INTEGRATION
+      )
 
-    console.info(
-      `beside ${hanging.length} hanging endpoints of one integration (${BACKLOG} pending each): ${
-        summary(beside)
-      } (held at most ${held.peak()} at once, per endpoint at most ${
-        Math.max(...hanging.map((r) => r.holding()))
-      } at the end)`
-    )
-    expect(held.peak()).toBeLessThanOrEqual(DELIVERY_PER_INTEGRATION)
-    for (const receiver of hanging) expect(receiver.holding()).toBeLessThanOrEqual(DELIVERY_PER_ENDPOINT)
-  })
+      console.info(
+        `beside ${hanging.length} hanging endpoints of one integration (${BACKLOG} pending each): ${
+          summary(beside)
+        } (held at most ${held.peak()} at once, per endpoint at most ${
+          Math.max(...hanging.map((r) => r.holding()))
+        } at the end)`
+      )
+      expect(held.peak()).toBeLessThanOrEqual(DELIVERY_PER_INTEGRATION)
+      for (const receiver of hanging) expect(receiver.holding()).toBeLessThanOrEqual(DELIVERY_PER_ENDPOINT)
+    }
+  )
 })
 
 describe("two replicas on one database", () => {
-  let first: TestServer
-  let second: TestServer
   let hanging: Receiver
   let healthy: Receiver
 
   beforeAll(async () => {
-    first = await startTestServer({ env: ENV })
-    second = await startTestServer({ env: ENV, database: first.database })
-    hanging = await startReceiver()
+    hanging = await newReceiver()
     hanging.answer = () => "hold"
-    healthy = await startReceiver()
-  })
-  afterAll(async () => {
-    await hanging?.close()
-    await healthy?.close()
-    await second?.close()
-    await first?.close()
+    healthy = await newReceiver()
   })
 
-  it(`hold at most ${DELIVERY_PER_ENDPOINT} attempts to one hanging endpoint between them; the healthy endpoint is served`, async () => {
-    const slow = await newPartner(first)
-    const fast = await newPartner(first)
-    await register(slow, hanging.url)
-    const healthyEndpoint = await register(fast, healthy.url)
+  itReplicas(
+    `hold at most ${DELIVERY_PER_ENDPOINT} attempts to one hanging endpoint between them; the healthy endpoint is served`,
+    async ({ server: first, replica, partner: slow }) => {
+      void replica // started, not called: it takes deliveries from the backlog as the first replica does
+      const fast = await newPartner(first)
+      await register(slow, hanging.url)
+      const healthyEndpoint = await register(fast, healthy.url)
 
-    const held = peakHolding([hanging])
-    const reached = holdingAtLeast([hanging], DELIVERY_PER_ENDPOINT)
-    await backlog(first, slow, BACKLOG)
-    await reached
-    const beside = await pingLatencies(
-      fast,
-      healthyEndpoint.endpointId,
-      healthy,
-      () => hanging.holding() === DELIVERY_PER_ENDPOINT
-    )
+      const held = peakHolding([hanging])
+      const reached = holdingAtLeast([hanging], DELIVERY_PER_ENDPOINT)
+      await backlog(first, slow, BACKLOG)
+      await reached
+      const beside = await pingLatencies(
+        fast,
+        healthyEndpoint.endpointId,
+        healthy,
+        () => hanging.holding() === DELIVERY_PER_ENDPOINT
+      )
 
-    console.info(
-      `two replicas: beside ${BACKLOG} pending to a hanging endpoint: ${
-        summary(beside)
-      } (held at most ${held.peak()} at once)`
-    )
-    expect(held.peak()).toBeLessThanOrEqual(DELIVERY_PER_ENDPOINT)
-  })
+      console.info(
+        `two replicas: beside ${BACKLOG} pending to a hanging endpoint: ${
+          summary(beside)
+        } (held at most ${held.peak()} at once)`
+      )
+      expect(held.peak()).toBeLessThanOrEqual(DELIVERY_PER_ENDPOINT)
+    }
+  )
 })

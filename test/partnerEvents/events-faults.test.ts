@@ -6,13 +6,19 @@
 import { WebhookEndpoint, WebhookEndpointWithSecret } from "@cop-integrations/contracts"
 import { Schema } from "effect"
 import { Webhook } from "standardwebhooks"
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { afterAll, beforeAll, describe, expect, vi } from "vitest"
+import { httpTest } from "../support/fixture.ts"
 import { newPartner, type Partner, sql } from "../support/flows.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
 import { type Delivery, type Receiver, startReceiver } from "../support/webhookReceiver.ts"
 
 const API = "/api/integrations"
 const TIMEOUT_MS = 300
+
+/** One server per describe: one whose deliveries time out and are retried quickly, one whose retry window is 1 s. */
+const itFaults = httpTest({
+  env: { MOCK_LIFECYCLE_DELAY_MS: "50", WEBHOOK_RETRY_BASE_MS: "20", WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) }
+})
+const itShortWindow = httpTest({ env: { WEBHOOK_RETRY_BASE_MS: "50", WEBHOOK_RETRY_WINDOW_SECONDS: "1" } })
 
 const register = async (partner: Partner, url: string) => {
   const wire = await partner.post(`${API}/webhook-endpoints`, { url })
@@ -28,72 +34,67 @@ const verify = (secret: string) => (delivery: Delivery) =>
   })
 
 describe("delivery under faults", () => {
-  let server: TestServer
   let receiver: Receiver
 
   beforeAll(async () => {
-    server = await startTestServer({
-      env: { MOCK_LIFECYCLE_DELAY_MS: "50", WEBHOOK_RETRY_BASE_MS: "20", WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) }
-    })
     receiver = await startReceiver()
   })
-  afterAll(async () => {
-    await receiver?.close()
-    await server?.close()
-  })
+  afterAll(() => receiver?.close())
 
-  it("every event of many payouts is delivered although each first attempt fails (500, 503 or a hang past the timeout)", async () => {
-    const partner = await newPartner(server)
-    const endpoint = await register(partner, receiver.url)
-    const held: Array<string> = []
-    receiver.onHeld((delivery) => held.push(delivery.id))
-    // the first attempt of every event fails, in turn with a 500, a 503, or no answer within the timeout
-    let turn = 0
-    receiver.answer = (
-      _delivery,
-      seen
-    ) => (seen > 0 || held.includes(_delivery.id) ? 200 : [500, 503, "hold" as const][turn++ % 3]!)
+  itFaults(
+    "every event of many payouts is delivered although each first attempt fails (500, 503 or a hang past the timeout)",
+    async ({ partner, user }) => {
+      const endpoint = await register(partner, receiver.url)
+      const held: Array<string> = []
+      receiver.onHeld((delivery) => held.push(delivery.id))
+      // the first attempt of every event fails, in turn with a 500, a 503, or no answer within the timeout
+      let turn = 0
+      receiver.answer = (
+        _delivery,
+        seen
+      ) => (seen > 0 || held.includes(_delivery.id) ? 200 : [500, 503, "hold" as const][turn++ % 3]!)
 
-    const user = await partner.approvedUser()
-    const started = Date.now()
-    const PAYOUTS = 12
-    const payoutIds: Array<string> = []
-    for (let i = 0; i < PAYOUTS; i++) {
-      const payout = await partner.payout(user)
-      const confirmed = await partner.confirm(payout.payoutId, {
-        txHash: `0x${(i + 1).toString(16).padStart(64, "a")}`
-      })
-      expect(confirmed.status, confirmed.text).toBe(200)
-      payoutIds.push(payout.payoutId)
+      const started = Date.now()
+      const PAYOUTS = 12
+      const payoutIds: Array<string> = []
+      for (let i = 0; i < PAYOUTS; i++) {
+        const payout = await partner.payout(user)
+        const confirmed = await partner.confirm(payout.payoutId, {
+          txHash: `0x${(i + 1).toString(16).padStart(64, "a")}`
+        })
+        expect(confirmed.status, confirmed.text).toBe(200)
+        payoutIds.push(payout.payoutId)
+      }
+      // created, deposit_confirmed, processing, completed per payout
+      const expected = PAYOUTS * 4
+      const delivered = await receiver.count(
+        (d) => d.answered === 200 && d.event.type.startsWith("payout."),
+        expected,
+        30_000
+      )
+      const elapsed = Date.now() - started
+
+      const ids = delivered.map((d) => d.id)
+      expect(new Set(ids).size).toBe(expected)
+      for (const payoutId of payoutIds) {
+        const types = delivered.filter((d) => d.event.data.object["payoutId"] === payoutId).map((d) => d.event.type)
+        expect(types).toEqual(["payout.created", "payout.deposit_confirmed", "payout.processing", "payout.completed"])
+      }
+      // every delivery of one event carries the same id and the same bytes, and verifies
+      for (const id of ids) {
+        const copies = receiver.deliveries.filter((d) => d.id === id)
+        expect(new Set(copies.map((d) => d.body)).size).toBe(1)
+        for (const copy of copies) expect(verify(endpoint.secret)(copy)).toMatchObject({ id })
+      }
+      const failedAttempts = receiver.deliveries.filter((d) => d.answered !== 200).length + held.length
+      console.info(
+        `faults: ${expected} events delivered after ${failedAttempts} failed attempts (${held.length} timeouts) in ${elapsed} ms`
+      )
     }
-    // created, deposit_confirmed, processing, completed per payout, plus kyc.approved
-    const expected = PAYOUTS * 4
-    const delivered = await receiver.count(
-      (d) => d.answered === 200 && d.event.type.startsWith("payout."),
-      expected,
-      30_000
-    )
-    const elapsed = Date.now() - started
+  )
 
-    const ids = delivered.map((d) => d.id)
-    expect(new Set(ids).size).toBe(expected)
-    for (const payoutId of payoutIds) {
-      const types = delivered.filter((d) => d.event.data.object["payoutId"] === payoutId).map((d) => d.event.type)
-      expect(types).toEqual(["payout.created", "payout.deposit_confirmed", "payout.processing", "payout.completed"])
-    }
-    // every delivery of one event carries the same id and the same bytes, and verifies
-    for (const id of ids) {
-      const copies = receiver.deliveries.filter((d) => d.id === id)
-      expect(new Set(copies.map((d) => d.body)).size).toBe(1)
-      for (const copy of copies) expect(verify(endpoint.secret)(copy)).toMatchObject({ id })
-    }
-    const failedAttempts = receiver.deliveries.filter((d) => d.answered !== 200).length + held.length
-    console.info(
-      `faults: ${expected} events delivered after ${failedAttempts} failed attempts (${held.length} timeouts) in ${elapsed} ms`
-    )
-  })
-
-  it("without faults, measures the time from an event's creation to its receipt", async () => {
+  itFaults("without faults, measures the time from an event's creation to its receipt", async ({ server }) => {
+    // a partner of its own, whose one endpoint gets its events (the fixture's has one from the test above)
     const partner = await newPartner(server)
     await register(partner, receiver.url)
     receiver.answer = () => 200
@@ -111,45 +112,44 @@ describe("delivery under faults", () => {
     console.info(`time to deliver (JOBS_POLL_INTERVAL_MS=25): median ${latencies[5]} ms, max ${latencies[9]} ms`)
   })
 
-  it("an attempt that times out is recorded as such and retried under the same webhook-id", async () => {
-    const partner = await newPartner(server)
-    const endpoint = await register(partner, receiver.url)
-    receiver.answer = (
-      _delivery,
-      seen
-    ) => (seen === 0 && !heldOnce.has(_delivery.id) ? (heldOnce.add(_delivery.id), "hold") : 200)
-    const heldOnce = new Set<string>()
-    const ping = (await partner.post(`${API}/webhook-endpoints/${endpoint.endpointId}/ping`, {})).json as { id: string }
-    const delivery = await receiver.next((d) => d.id === ping.id && d.answered === 200)
-    expect(heldOnce.has(ping.id)).toBe(true)
-    expect(verify(endpoint.secret)(delivery)).toMatchObject({ type: "endpoint.ping" })
-    await vi.waitFor(async () => {
-      const attempts = ((await partner.get(`${API}/events/${ping.id}`)).json as {
-        attempts: Array<{ error: string | null; outcome: string }>
-      })
-        .attempts
-      expect(attempts.map((a) => a.outcome)).toEqual(["failed", "succeeded"])
-      expect(attempts[0]!.error).toBe(`timed out after ${TIMEOUT_MS} ms`)
-    }, { timeout: 5000, interval: 20 })
-  })
+  itFaults(
+    "an attempt that times out is recorded as such and retried under the same webhook-id",
+    async ({ server }) => {
+      const partner = await newPartner(server) // of its own, as above
+      const endpoint = await register(partner, receiver.url)
+      receiver.answer = (
+        _delivery,
+        seen
+      ) => (seen === 0 && !heldOnce.has(_delivery.id) ? (heldOnce.add(_delivery.id), "hold") : 200)
+      const heldOnce = new Set<string>()
+      const ping = (await partner.post(`${API}/webhook-endpoints/${endpoint.endpointId}/ping`, {})).json as {
+        id: string
+      }
+      const delivery = await receiver.next((d) => d.id === ping.id && d.answered === 200)
+      expect(heldOnce.has(ping.id)).toBe(true)
+      expect(verify(endpoint.secret)(delivery)).toMatchObject({ type: "endpoint.ping" })
+      await vi.waitFor(async () => {
+        const attempts = ((await partner.get(`${API}/events/${ping.id}`)).json as {
+          attempts: Array<{ error: string | null; outcome: string }>
+        })
+          .attempts
+        expect(attempts.map((a) => a.outcome)).toEqual(["failed", "succeeded"])
+        expect(attempts[0]!.error).toBe(`timed out after ${TIMEOUT_MS} ms`)
+      }, { timeout: 5000, interval: 20 })
+    }
+  )
 })
 
 describe("an endpoint that fails for the whole retry window", () => {
-  let server: TestServer
   let receiver: Receiver
 
   beforeAll(async () => {
-    server = await startTestServer({ env: { WEBHOOK_RETRY_BASE_MS: "50", WEBHOOK_RETRY_WINDOW_SECONDS: "1" } })
     receiver = await startReceiver()
     receiver.answer = () => 500
   })
-  afterAll(async () => {
-    await receiver?.close()
-    await server?.close()
-  })
+  afterAll(() => receiver?.close())
 
-  it("is disabled, says so, and its pending deliveries stop", async () => {
-    const partner = await newPartner(server)
+  itShortWindow("is disabled, says so, and its pending deliveries stop", async ({ server, partner }) => {
     const endpoint = await register(partner, receiver.url)
     await partner.post(`${API}/webhook-endpoints/${endpoint.endpointId}/ping`, {})
     const disabled = await vi.waitFor(async () => {

@@ -8,11 +8,12 @@
 import { EventList, WebhookEndpointWithSecret } from "@cop-integrations/contracts"
 import { Effect, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { describe, expect, vi } from "vitest"
+import { httpTest } from "../support/fixture.ts"
 import { call, newPartner, type Partner, type Wire } from "../support/flows.ts"
 import { follower, repeated } from "../support/follower.ts"
 import { holdLock, patientDatabase } from "../support/locks.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
+import type { TestServer } from "../support/server.ts"
 import { type Receiver, startReceiver } from "../support/webhookReceiver.ts"
 
 const API = "/api/integrations"
@@ -21,29 +22,22 @@ const PAYOUTS = 24
 const WRITERS = 6
 const DEADLINE_MS = 60_000
 
-let first: TestServer
-let second: TestServer
-let partner: Partner
-let receiver: Receiver
+// `server` and its `replica`: two app instances on one database
+const it = httpTest({ env: ENV, overrides: patientDatabase })
 
-beforeAll(async () => {
-  first = await startTestServer({ env: ENV, overrides: patientDatabase })
-  second = await startTestServer({ env: ENV, overrides: patientDatabase, database: first.database })
-  partner = await newPartner(first)
+let receiver: Receiver
+it.beforeAll(async () => {
   receiver = await startReceiver()
 })
-afterAll(async () => {
-  await receiver?.close()
-  await second?.close()
-  await first?.close()
-})
+it.afterAll(() => receiver?.close())
 
 /** The partner's calls through either replica. */
-const on = (server: TestServer) => ({
+const on = (server: TestServer, partner: Partner) => ({
   get: (path: string, query: Record<string, string>) => call(server.baseUrl, partner.apiKey, "GET", path, { query }),
   post: (path: string, body: unknown) => call(server.baseUrl, partner.apiKey, "POST", path, { body })
 })
-const replicas = () => [on(first), on(second)] as const
+const replicas = (first: TestServer, second: TestServer, partner: Partner) =>
+  [on(first, partner), on(second, partner)] as const
 
 const ok = (wire: Wire, status = 200) => {
   expect(wire.status, wire.text).toBe(status)
@@ -53,25 +47,29 @@ const ok = (wire: Wire, status = 200) => {
 const advance = (via: ReturnType<typeof on>, payoutId: string, to: string) =>
   via.post(`${API}/test-helpers/payouts/${payoutId}/advance`, { to })
 
-/** Every event of the integration in the database: id, resource and sequence. */
-const storedEvents = () =>
-  first.direct(
+/** Every event of the partner's integration in the database: id, resource and sequence. */
+const storedEvents = (server: TestServer, partner: Partner) =>
+  server.direct(
     Effect.flatMap(SqlClient.SqlClient, (sql) =>
       sql<{ readonly id: string; readonly resource_id: string; readonly sequence: number }>`
       SELECT id, resource_id, sequence FROM events WHERE integration_id = ${partner.integrationId}`.pipe(Effect.orDie))
   )
 
 /** Backends of the test database waiting on a lock while inserting event deliveries. */
-const deliveryInsertsWaiting = () =>
-  first.direct(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+const deliveryInsertsWaiting = (server: TestServer) =>
+  server.direct(Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<{ readonly n: number }>`
       SELECT count(*)::int AS n FROM pg_stat_activity
       WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO event_deliveries%'`
       .pipe(Effect.map((rows) => rows[0]?.n ?? 0), Effect.orDie)))
 
-/** One payout's life, its calls spread over both replicas; every third has two moves racing. */
-const lifecycle = async (index: number, user: string) => {
-  const [here, there] = index % 2 === 0 ? replicas() : [...replicas()].reverse()
+/** One payout's life, its calls spread over both replicas (`on` each of them); every third has two moves racing. */
+const lifecycle = async (
+  both: ReturnType<typeof replicas>,
+  index: number,
+  user: string
+) => {
+  const [here, there] = index % 2 === 0 ? both : [...both].reverse()
   const created = ok(
     await here.post(`${API}/breb/payouts`, {
       userAddress: user,
@@ -94,7 +92,7 @@ const lifecycle = async (index: number, user: string) => {
 }
 
 describe("event positions", () => {
-  it("are given by the worker too, to the events of an integration no one lists", async () => {
+  it("are given by the worker too, to the events of an integration no one lists", async ({ server: first }) => {
     const quiet = await newPartner(first)
     const endpoint = Schema.decodeUnknownSync(WebhookEndpointWithSecret)(
       ok(await quiet.post(`${API}/webhook-endpoints`, { url: receiver.url }), 201)
@@ -120,15 +118,15 @@ describe("event positions", () => {
 describe("following GET events with its cursor", () => {
   it(
     "shows every event once, each resource's in sequence order, with concurrent writers on two replicas and a late commit",
-    async () => {
+    async ({ server: first, replica: second, partner, user }) => {
+      const both = replicas(first, second, partner)
       const slow = Schema.decodeUnknownSync(WebhookEndpointWithSecret)(
         ok(await partner.post(`${API}/webhook-endpoints`, { url: receiver.url, events: ["payout.failed"] }), 201)
       )
-      const user = await partner.approvedUser()
 
       let reads = 0
       const events = follower(async (cursor) => {
-        const via = replicas()[reads++ % 2]!
+        const via = both[reads++ % 2]!
         const query: Record<string, string> = cursor === null ? { limit: "7" } : { limit: "7", cursor }
         return Schema.decodeUnknownSync(EventList)(ok(await via.get(`${API}/events`, query)))
       }, (event) => event.id)
@@ -155,21 +153,21 @@ describe("following GET events with its cursor", () => {
         first.direct,
         `SELECT 1 FROM webhook_endpoints WHERE id = '${slow.endpointId}' FOR UPDATE`
       )
-      const failing = advance(on(first), late.payoutId, "failed")
-      await vi.waitFor(async () => expect(await deliveryInsertsWaiting()).toBe(1), {
+      const failing = advance(both[0], late.payoutId, "failed")
+      await vi.waitFor(async () => expect(await deliveryInsertsWaiting(first)).toBe(1), {
         timeout: DEADLINE_MS,
         interval: 20
       })
 
       const queue = Array.from({ length: PAYOUTS }, (_, i) => i)
       await Promise.all(Array.from({ length: WRITERS }, async () => {
-        for (let next = queue.shift(); next !== undefined; next = queue.shift()) await lifecycle(next, user)
+        for (let next = queue.shift(); next !== undefined; next = queue.shift()) await lifecycle(both, next, user)
       }))
 
       // The follower has read everything committed so far (all but the late event), through both replicas.
       const seenIds = () => new Set<string>(events.seen.map((event) => event.id))
       await vi.waitFor(async () => {
-        const stored = await storedEvents()
+        const stored = await storedEvents(first, partner)
         expect(stored.filter((event) => !seenIds().has(event.id)).length).toBe(0)
       }, { timeout: DEADLINE_MS, interval: 50 })
 
@@ -177,10 +175,10 @@ describe("following GET events with its cursor", () => {
       ok(await failing)
 
       const deadline = Date.now() + 15_000
-      let stored = await storedEvents()
+      let stored = await storedEvents(first, partner)
       while (Date.now() < deadline && stored.some((event) => !seenIds().has(event.id))) {
         await new Promise((resolve) => setTimeout(resolve, 50))
-        stored = await storedEvents()
+        stored = await storedEvents(first, partner)
       }
       following = false
       await followed

@@ -7,7 +7,7 @@
  */
 import type { Payout, PayoutTimelineHop } from "@cop-integrations/contracts"
 import { Effect, Layer } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect } from "vitest"
 import { mockMode, serverLayerFor } from "../../src/App.ts"
 import { now } from "../../src/base/Clock.ts"
 import { Chain } from "../../src/chain/Chain.ts"
@@ -17,14 +17,11 @@ import { bridgeProgress } from "../../src/provider/bridge/TransferStates.ts"
 import { PayoutRepo } from "../../src/payouts/PayoutRepo.ts"
 import { orderedTimeline } from "../../src/payouts/Present.ts"
 import { makeDelaySweep } from "../../src/worker/DelaySweep.ts"
-import { decodePayout, expirePayoutWindow, newPartner, newTxHash, type Partner, sql } from "../support/flows.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
+import { httpTest } from "../support/fixture.ts"
+import { decodePayout, expirePayoutWindow, newTxHash, type Partner, sql } from "../support/flows.ts"
+import type { TestServer } from "../support/server.ts"
 
 const API = "/api/integrations"
-
-let server: TestServer
-let partner: Partner
-let user: `0x${string}`
 
 /** Block times the chain stand-in reports, by txHash: a deposit "read from the chain" (any other hash: mock mode's). */
 const blockTimes = new Map<string, Date>()
@@ -40,34 +37,29 @@ const BlockTimeChain = Layer.effect(
     }))
 ).pipe(Layer.provide(ChainMock))
 
-beforeAll(async () => {
-  server = await startTestServer({
-    // no worker: the mock lifecycle's jobs and the sweeps run only when a test says so
-    env: { WORKER_ENABLED: "false", PAYOUT_DELAYED_AFTER_MINUTES: "5" },
-    app: (config) => {
-      const mode = mockMode(config)
-      return serverLayerFor(config, { ...mode, ports: Layer.merge(mode.ports, BlockTimeChain) })
-    }
-  })
-  partner = await newPartner(server)
-  user = await partner.approvedUser()
+const it = httpTest({
+  // no worker: the mock lifecycle's jobs and the sweeps run only when a test says so
+  env: { WORKER_ENABLED: "false", PAYOUT_DELAYED_AFTER_MINUTES: "5" },
+  app: (config) => {
+    const mode = mockMode(config)
+    return serverLayerFor(config, { ...mode, ports: Layer.merge(mode.ports, BlockTimeChain) })
+  }
 })
-afterAll(() => server?.close())
 
 /** Runs an Effect on the whole app's services (the harness's runtime is the app). */
-const runOnApp = <A, E>(effect: Effect.Effect<A, E, unknown>) =>
+const runOnApp = <A, E>(server: TestServer, effect: Effect.Effect<A, E, unknown>) =>
   (server.run as <A1, E1>(e: Effect.Effect<A1, E1, unknown>) => Promise<A1>)(effect)
 
-const current = async (payoutId: string) => decodePayout((await partner.getPayout(payoutId)).json)
+const current = async (partner: Partner, payoutId: string) => decodePayout((await partner.getPayout(payoutId)).json)
 
-const confirmed = async () => {
+const confirmed = async (partner: Partner, user: string) => {
   const payout = await partner.payout(user)
   const wire = await partner.confirm(payout.payoutId, { txHash: newTxHash() })
   expect(wire.status, wire.text).toBe(200)
   return decodePayout(wire.json)
 }
 
-const advance = async (payoutId: string, to: string) => {
+const advance = async (partner: Partner, payoutId: string, to: string) => {
   const wire = await partner.post(`${API}/test-helpers/payouts/${payoutId}/advance`, { to })
   expect(wire.status, wire.text).toBe(200)
   return decodePayout(wire.json)
@@ -76,32 +68,32 @@ const advance = async (payoutId: string, to: string) => {
 const hopsOf = (payout: Payout) => payout.timeline.map((hop) => [hop.status, hop.source])
 
 /** The payout as each of its events carried it, oldest first. */
-const eventsOf = async (payoutId: string) =>
+const eventsOf = async (server: TestServer, payoutId: string) =>
   (await sql<{ type: string; body: string }>(
     server,
     (q) => q`SELECT type, body FROM events WHERE resource_id = ${payoutId} ORDER BY sequence`
   )).map((row) => ({ type: row.type, payout: decodePayout(JSON.parse(row.body).data.object) }))
 
 /** Unchanged for `minutes`: its last change moved back (the sweep reads `updated_at` against the clock). */
-const unchangedFor = (payoutId: string, minutes: number) =>
+const unchangedFor = (server: TestServer, payoutId: string, minutes: number) =>
   sql(
     server,
     (q) =>
       q`UPDATE payouts SET updated_at = now() - make_interval(mins => ${minutes}) WHERE id = ${payoutId} RETURNING id`
   )
 
-const delaySweep = () => runOnApp(Effect.flatMap(makeDelaySweep, (sweep) => sweep))
+const delaySweep = (server: TestServer) => runOnApp(server, Effect.flatMap(makeDelaySweep, (sweep) => sweep))
 
 describe("payout timeline", () => {
-  it("a mock payout through create → confirm → processing → completed: every hop, in order, with its source", async () => {
+  it("a mock payout through create → confirm → processing → completed: every hop, in order, with its source", async ({ server, partner, user }) => {
     const created = await partner.payout(user)
     expect(hopsOf(created)).toEqual([["created", "api"]])
     expect(created.timeline[0]!.at).toBe(created.createdAt)
 
     const wire = await partner.confirm(created.payoutId, { txHash: newTxHash() })
     expect(wire.status, wire.text).toBe(200)
-    await advance(created.payoutId, "processing")
-    const completed = await advance(created.payoutId, "completed")
+    await advance(partner, created.payoutId, "processing")
+    const completed = await advance(partner, created.payoutId, "completed")
 
     expect(hopsOf(completed)).toEqual([
       ["created", "api"],
@@ -115,8 +107,8 @@ describe("payout timeline", () => {
     expect(times).toEqual([...times].sort((a, b) => a - b))
     expect(completed.timeline.at(-1)!.at).toBe(completed.receipt.completedAt)
     // GET answers the same timeline, and each event carries the timeline as it was when it was written
-    expect((await current(created.payoutId)).timeline).toEqual(completed.timeline)
-    const events = await eventsOf(created.payoutId)
+    expect((await current(partner, created.payoutId)).timeline).toEqual(completed.timeline)
+    const events = await eventsOf(server, created.payoutId)
     expect(events.map((event) => [event.type, event.payout.timeline.at(-1)?.status])).toEqual([
       ["payout.created", "created"],
       ["payout.deposit_confirmed", "deposit_confirmed"],
@@ -125,14 +117,15 @@ describe("payout timeline", () => {
     ])
   })
 
-  it("the provider's word that the funds arrived, after the partner confirmed, is a hop of its own (status unchanged)", async () => {
-    const payout = await confirmed()
+  it("the provider's word that the funds arrived, after the partner confirmed, is a hop of its own (status unchanged)", async ({ server, partner, user }) => {
+    const payout = await confirmed(partner, user)
     const [row] = await sql<{ provider_transfer_id: string }>(
       server,
       (q) => q`SELECT provider_transfer_id FROM payouts WHERE id = ${payout.payoutId}`
     )
     const apply = (state: string) =>
       runOnApp(
+        server,
         Effect.flatMap(Lifecycle, (lifecycle) =>
           lifecycle.applyTransferProgress({
             progress: bridgeProgress({ id: row!.provider_transfer_id, state }),
@@ -141,7 +134,7 @@ describe("payout timeline", () => {
       )
     expect(await apply("funds_received")).toBe(true)
     expect(await apply("funds_received")).toBe(false) // a duplicate adds nothing
-    const after = await current(payout.payoutId)
+    const after = await current(partner, payout.payoutId)
     expect(after.status).toBe("deposit_confirmed")
     expect(hopsOf(after)).toEqual([
       ["created", "api"],
@@ -151,18 +144,18 @@ describe("payout timeline", () => {
     ])
   })
 
-  it("an expired payout: the sweep's hop", async () => {
+  it("an expired payout: the sweep's hop", async ({ server, partner, user }) => {
     const payout = await partner.payout(user)
     await expirePayoutWindow(server, payout.payoutId)
-    await runOnApp(Effect.flatMap(PayoutRepo, (payouts) => Effect.flatMap(now, payouts.expireOverdue)))
-    const expired = await current(payout.payoutId)
+    await runOnApp(server, Effect.flatMap(PayoutRepo, (payouts) => Effect.flatMap(now, payouts.expireOverdue)))
+    const expired = await current(partner, payout.payoutId)
     expect(expired.status).toBe("expired")
     expect(hopsOf(expired)).toEqual([["created", "api"], ["expired", "sweep"]])
     expect(expired.timeline[1]!.at).toBe(expired.updatedAt)
   })
 
   /** A payout confirmed with a deposit whose block the chain dates at `blockTime(createdAt)`; its timeline. */
-  const confirmedWithBlockAt = async (blockTime: (createdAt: number) => Date) => {
+  const confirmedWithBlockAt = async (partner: Partner, user: string, blockTime: (createdAt: number) => Date) => {
     const payout = await partner.payout(user)
     const txHash = newTxHash()
     const minedAt = blockTime(Date.parse(payout.createdAt))
@@ -178,10 +171,12 @@ describe("payout timeline", () => {
     expect(times).toEqual([...times].sort((a, b) => a - b))
   }
 
-  it("a deposit whose block is dated in the payout's first second (block times are whole seconds) comes after `created`, at it", async () => {
+  it("a deposit whose block is dated in the payout's first second (block times are whole seconds) comes after `created`, at it", async ({ partner, user }) => {
     // the whole second that began before the payout was created (the one before it, when created on the second)
-    const { minedAt, payout } = await confirmedWithBlockAt((createdAt) =>
-      new Date(Math.floor((createdAt - 1) / 1000) * 1000)
+    const { minedAt, payout } = await confirmedWithBlockAt(
+      partner,
+      user,
+      (createdAt) => new Date(Math.floor((createdAt - 1) / 1000) * 1000)
     )
     expect(minedAt.getTime()).toBeLessThan(Date.parse(payout.createdAt))
     expectInOrder(payout)
@@ -193,8 +188,8 @@ describe("payout timeline", () => {
     })
   })
 
-  it("a deposit whose block the chain dates after the confirm that read it (its clock ahead of ours) comes before the confirm", async () => {
-    const { minedAt, payout } = await confirmedWithBlockAt((createdAt) => new Date(createdAt + 60_000))
+  it("a deposit whose block the chain dates after the confirm that read it (its clock ahead of ours) comes before the confirm", async ({ partner, user }) => {
+    const { minedAt, payout } = await confirmedWithBlockAt(partner, user, (createdAt) => new Date(createdAt + 60_000))
     expectInOrder(payout)
     expect(payout.timeline[1]).toEqual({
       status: "deposit_mined",
@@ -204,8 +199,8 @@ describe("payout timeline", () => {
     })
   })
 
-  it("a deposit whose block is dated between the two keeps its block's time", async () => {
-    const { minedAt, payout } = await confirmedWithBlockAt((createdAt) => new Date(createdAt + 1))
+  it("a deposit whose block is dated between the two keeps its block's time", async ({ partner, user }) => {
+    const { minedAt, payout } = await confirmedWithBlockAt(partner, user, (createdAt) => new Date(createdAt + 1))
     expectInOrder(payout)
     expect(payout.timeline[1]).toEqual({
       status: "deposit_mined",
@@ -229,36 +224,36 @@ describe("payout timeline", () => {
 })
 
 describe("payout.delayed", () => {
-  it("is emitted once for a payout in flight unchanged past the threshold, never for one awaiting its deposit or finished", async () => {
-    const stuck = await confirmed()
-    const submitted = await confirmed()
-    await advance(submitted.payoutId, "processing")
-    const recent = await confirmed()
+  it("is emitted once for a payout in flight unchanged past the threshold, never for one awaiting its deposit or finished", async ({ server, partner, user }) => {
+    const stuck = await confirmed(partner, user)
+    const submitted = await confirmed(partner, user)
+    await advance(partner, submitted.payoutId, "processing")
+    const recent = await confirmed(partner, user)
     const awaiting = await partner.payout(user)
-    const completed = await confirmed()
-    await advance(completed.payoutId, "completed")
+    const completed = await confirmed(partner, user)
+    await advance(partner, completed.payoutId, "completed")
     const failed = await partner.payout(user)
-    await advance(failed.payoutId, "failed")
-    for (const payout of [stuck, submitted, awaiting, completed, failed]) await unchangedFor(payout.payoutId, 6)
-    await unchangedFor(recent.payoutId, 4)
+    await advance(partner, failed.payoutId, "failed")
+    for (const payout of [stuck, submitted, awaiting, completed, failed]) await unchangedFor(server, payout.payoutId, 6)
+    await unchangedFor(server, recent.payoutId, 4)
 
-    expect(await delaySweep()).toBe(2)
-    expect(await delaySweep()).toBe(0) // a second round finds nothing more to report
+    expect(await delaySweep(server)).toBe(2)
+    expect(await delaySweep(server)).toBe(0) // a second round finds nothing more to report
 
     for (const payout of [stuck, submitted]) {
-      const events = await eventsOf(payout.payoutId)
+      const events = await eventsOf(server, payout.payoutId)
       expect(events.filter((event) => event.type === "payout.delayed")).toHaveLength(1)
-      const after = await current(payout.payoutId)
+      const after = await current(partner, payout.payoutId)
       expect(after.status).toBe(payout.payoutId === stuck.payoutId ? "deposit_confirmed" : "processing")
       expect(after.timeline.at(-1)).toMatchObject({ status: "delayed", source: "sweep" })
       expect(events.at(-1)!.payout.timeline).toEqual(after.timeline)
     }
     for (const payout of [recent, awaiting, completed, failed]) {
-      expect((await eventsOf(payout.payoutId)).map((event) => event.type)).not.toContain("payout.delayed")
-      expect((await current(payout.payoutId)).timeline.map((hop) => hop.status)).not.toContain("delayed")
+      expect((await eventsOf(server, payout.payoutId)).map((event) => event.type)).not.toContain("payout.delayed")
+      expect((await current(partner, payout.payoutId)).timeline.map((hop) => hop.status)).not.toContain("delayed")
     }
     // still stuck later: reported once in its life
-    await unchangedFor(stuck.payoutId, 60)
-    expect(await delaySweep()).toBe(0)
+    await unchangedFor(server, stuck.payoutId, 60)
+    expect(await delaySweep(server)).toBe(0)
   })
 })

@@ -10,10 +10,10 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { promisify } from "node:util"
 import { Webhook } from "standardwebhooks"
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
-import { newPartner, type Partner } from "../support/flows.ts"
+import { describe, expect, vi } from "vitest"
+import { httpTest } from "../support/fixture.ts"
+import type { Partner } from "../support/flows.ts"
 import { repoRoot } from "../support/process.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
 
 const API = "/api/integrations"
 const readme = readFileSync(join(repoRoot, "README.md"), "utf8")
@@ -48,26 +48,23 @@ const runReceiver = async (port: number, secret: string) => {
   return { output: () => out, stop: () => child.kill("SIGKILL") }
 }
 
+const it = httpTest({ env: { WEBHOOK_RETRY_BASE_MS: "20" } })
+
 describe("the README's webhook receiver", () => {
-  let server: TestServer
-  let partner: Partner
   const stops: Array<() => void> = []
 
-  beforeAll(async () => {
+  it.beforeAll(() => {
     expect(receiverCode, "README.md has no receiver block").toBeDefined()
     expect(receiverCode!.trim().split("\n").length).toBeLessThanOrEqual(25)
     writeFileSync(file, receiverCode!)
-    server = await startTestServer({ env: { WEBHOOK_RETRY_BASE_MS: "20" } })
-    partner = await newPartner(server)
   })
-  afterAll(async () => {
+  it.afterAll(() => {
     for (const stop of stops) stop()
     rmSync(file, { force: true })
-    await server?.close()
   })
 
   /** Registers an endpoint on a free port and starts the receiver there, with its secret or another one. */
-  const receiverFor = async (secretOf: (secret: string) => string) => {
+  const receiverFor = async (partner: Partner, secretOf: (secret: string) => string) => {
     const port = await freePort()
     const wire = await partner.post(`${API}/webhook-endpoints`, {
       url: `http://127.0.0.1:${port}/hooks`,
@@ -82,7 +79,7 @@ describe("the README's webhook receiver", () => {
     return { receiver, eventId: (ping.json as { id: string }).id }
   }
 
-  it("runs in the README's order: its curl registers the endpoint and shows the secret, the receiver started with it logs a payout's events", async () => {
+  it("runs in the README's order: its curl registers the endpoint and shows the secret, the receiver started with it logs a payout's events", async ({ server, partner, user }) => {
     expect(registerCommand, "README.md has no registration curl before the receiver").toBeDefined()
     const port = await freePort()
     // the README's receiver listens on 4000 unless PORT says otherwise; this test's receiver on a free port
@@ -95,7 +92,7 @@ describe("the README's webhook receiver", () => {
     const receiver = await runReceiver(port, secret)
     stops.push(receiver.stop)
 
-    const payout = await partner.payout(await partner.approvedUser())
+    const payout = await partner.payout(user)
     const advanced = await partner.post(`${API}/test-helpers/payouts/${payout.payoutId}/advance`, { to: "completed" })
     expect(advanced.status, advanced.text).toBe(200)
     await vi.waitFor(() => expect(receiver.output()).toContain(`payout.completed ${payout.payoutId}`), {
@@ -105,7 +102,7 @@ describe("the README's webhook receiver", () => {
     expect(receiver.output()).toContain(`payout.created ${payout.payoutId}`)
   })
 
-  it("skips an event older than the last one it applied for that payout (its sequence is not above it)", async () => {
+  it("skips an event older than the last one it applied for that payout (its sequence is not above it)", async ({ partner, user }) => {
     const port = await freePort()
     // subscribed to the outcomes only: `payout.created` never reaches it, until it comes late below
     const wire = await partner.post(`${API}/webhook-endpoints`, {
@@ -116,7 +113,7 @@ describe("the README's webhook receiver", () => {
     const { secret } = wire.json as { secret: string }
     const receiver = await runReceiver(port, secret)
     stops.push(receiver.stop)
-    const payout = await partner.payout(await partner.approvedUser())
+    const payout = await partner.payout(user)
     const advance = async (to: string) => {
       const advanced = await partner.post(`${API}/test-helpers/payouts/${payout.payoutId}/advance`, { to })
       expect(advanced.status, advanced.text).toBe(200)
@@ -165,13 +162,13 @@ describe("the README's webhook receiver", () => {
     expect(stderr).toBe("set WEBHOOK_SECRET to the endpoint's whsec_… secret\n")
   })
 
-  it("verifies a delivery and logs its type", async () => {
-    const { receiver } = await receiverFor((secret) => secret)
+  it("verifies a delivery and logs its type", async ({ partner }) => {
+    const { receiver } = await receiverFor(partner, (secret) => secret)
     await vi.waitFor(() => expect(receiver.output()).toContain("endpoint.ping"), { timeout: 10_000, interval: 20 })
   })
 
-  it("with the wrong secret refuses the delivery (400), which the service records and retries", async () => {
-    const { eventId, receiver } = await receiverFor(() => `whsec_${Buffer.alloc(32, 1).toString("base64")}`)
+  it("with the wrong secret refuses the delivery (400), which the service records and retries", async ({ partner }) => {
+    const { eventId, receiver } = await receiverFor(partner, () => `whsec_${Buffer.alloc(32, 1).toString("base64")}`)
     await vi.waitFor(async () => {
       const attempts =
         ((await partner.get(`${API}/events/${eventId}`)).json as { attempts: Array<{ responseStatus: number }> })

@@ -1,6 +1,7 @@
 import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect } from "vitest"
+import { httpTest } from "../support/fixture.ts"
 import { BREB, call, createConfirmedPayout, createPayout, expectErrorBody } from "../support/http.ts"
 import {
   deliverProviderWebhook,
@@ -8,11 +9,17 @@ import {
   providerEnvelope,
   signProviderWebhook
 } from "../support/providerWebhooks.ts"
-import { startTestServer, type TestServer } from "../support/server.ts"
+import type { TestServer } from "../support/server.ts"
 
 const MINUTE = 60 * 1000
 
 const providerKeys = newProviderKeyPair()
+
+/** One server per describe: without a provider key (the mock default), and with one. */
+const itWithoutKey = httpTest()
+const itWithKey = httpTest({
+  env: { PROVIDER_WEBHOOK_PUBLIC_KEY: providerKeys.publicKey, MOCK_LIFECYCLE_DELAY_MS: "600000" }
+})
 const newKeyPair = newProviderKeyPair
 
 const signature = (rawBody: string, options: { readonly at?: number; readonly privateKey?: string } = {}) =>
@@ -28,13 +35,7 @@ const envelope = (fields: { category?: string; type?: string; object?: Record<st
 const deliver = deliverProviderWebhook
 
 describe("without a configured provider key (mock default)", () => {
-  let server: TestServer
-  beforeAll(async () => {
-    server = await startTestServer()
-  })
-  afterAll(() => server?.close())
-
-  it("rejects every call with 401 invalid_webhook_signature", async () => {
+  itWithoutKey("rejects every call with 401 invalid_webhook_signature", async ({ server }) => {
     const body = envelope()
     expectErrorBody(await deliver(server, body), 401, "invalid_webhook_signature")
     expectErrorBody(await deliver(server, body, signature(body)), 401, "invalid_webhook_signature")
@@ -42,17 +43,7 @@ describe("without a configured provider key (mock default)", () => {
 })
 
 describe("with PROVIDER_WEBHOOK_PUBLIC_KEY", () => {
-  let server: TestServer
-  let apiKey: string
-  beforeAll(async () => {
-    server = await startTestServer({
-      env: { PROVIDER_WEBHOOK_PUBLIC_KEY: providerKeys.publicKey, MOCK_LIFECYCLE_DELAY_MS: "600000" }
-    })
-    ;({ apiKey } = await server.newIntegration())
-  })
-  afterAll(() => server?.close())
-
-  const transferIdOf = async (payoutId: string) => {
+  const transferIdOf = async (server: TestServer, payoutId: string) => {
     const rows = await server.run(Effect.flatMap(
       SqlClient.SqlClient,
       (sql) => sql<{ provider_transfer_id: string }>`SELECT provider_transfer_id FROM payouts WHERE id = ${payoutId}`
@@ -61,20 +52,20 @@ describe("with PROVIDER_WEBHOOK_PUBLIC_KEY", () => {
     return rows[0]!.provider_transfer_id
   }
 
-  const statusOf = async (payoutId: string) => {
+  const statusOf = async (server: TestServer, apiKey: string, payoutId: string) => {
     const answer = await call(server, `${BREB}/payouts/${payoutId}`, { apiKey })
     expect(answer.status, answer.text).toBe(200)
     return answer.body as { status: string; receipt: { status: string; completedAt: string | null } }
   }
 
-  const transferEvent = async (transferId: string, state: string) => {
+  const transferEvent = async (server: TestServer, transferId: string, state: string) => {
     const body = envelope({ object: { id: transferId, state } })
     const answer = await deliver(server, body, signature(body))
     expect(answer.status, answer.text).toBe(200)
     expect(answer.body).toEqual({ received: true, duplicate: false })
   }
 
-  it("acknowledges a correctly signed event once, then as a duplicate", async () => {
+  itWithKey("acknowledges a correctly signed event once, then as a duplicate", async ({ server }) => {
     const body = envelope()
     const header = signature(body)
     const first = await deliver(server, body, header)
@@ -88,31 +79,34 @@ describe("with PROVIDER_WEBHOOK_PUBLIC_KEY", () => {
     expect(resigned.body).toEqual({ received: true, duplicate: true })
   })
 
-  it("rejects a missing, malformed or wrong signature with 401 invalid_webhook_signature", async () => {
-    const body = envelope()
-    const header = signature(body)
-    const tampered = body.replace("payment_processed", "payment_submitted")
-    const cases: ReadonlyArray<readonly [string, string | undefined]> = [
-      ["no header", undefined],
-      ["empty header", ""],
-      ["garbage header", "not-a-signature"],
-      ["no v0", `t=${Date.now()}`],
-      ["v0 not base64", `t=${Date.now()},v0=%%%`],
-      ["timestamp changed after signing", header.replace(/^t=(\d+)/, (_, t: string) => `t=${Number(t) + 1}`)],
-      ["body changed after signing", header],
-      ["bytes flipped", header.replace(/v0=(.)/, (_, c: string) => `v0=${c === "A" ? "B" : "A"}`)]
-    ]
-    for (const [name, signatureHeader] of cases) {
-      const raw = name === "body changed after signing" ? tampered : body
-      const answer = await deliver(server, raw, signatureHeader)
-      expect(`${name}: ${answer.status}`).toBe(`${name}: 401`)
-      expectErrorBody(answer, 401, "invalid_webhook_signature")
+  itWithKey(
+    "rejects a missing, malformed or wrong signature with 401 invalid_webhook_signature",
+    async ({ server }) => {
+      const body = envelope()
+      const header = signature(body)
+      const tampered = body.replace("payment_processed", "payment_submitted")
+      const cases: ReadonlyArray<readonly [string, string | undefined]> = [
+        ["no header", undefined],
+        ["empty header", ""],
+        ["garbage header", "not-a-signature"],
+        ["no v0", `t=${Date.now()}`],
+        ["v0 not base64", `t=${Date.now()},v0=%%%`],
+        ["timestamp changed after signing", header.replace(/^t=(\d+)/, (_, t: string) => `t=${Number(t) + 1}`)],
+        ["body changed after signing", header],
+        ["bytes flipped", header.replace(/v0=(.)/, (_, c: string) => `v0=${c === "A" ? "B" : "A"}`)]
+      ]
+      for (const [name, signatureHeader] of cases) {
+        const raw = name === "body changed after signing" ? tampered : body
+        const answer = await deliver(server, raw, signatureHeader)
+        expect(`${name}: ${answer.status}`).toBe(`${name}: 401`)
+        expectErrorBody(answer, 401, "invalid_webhook_signature")
+      }
+      // none of the rejected deliveries was recorded: the genuine one is still new
+      expect((await deliver(server, body, signature(body))).body).toEqual({ received: true, duplicate: false })
     }
-    // none of the rejected deliveries was recorded: the genuine one is still new
-    expect((await deliver(server, body, signature(body))).body).toEqual({ received: true, duplicate: false })
-  })
+  )
 
-  it("rejects a stale timestamp (11 minutes old) even with a valid signature", async () => {
+  itWithKey("rejects a stale timestamp (11 minutes old) even with a valid signature", async ({ server }) => {
     const body = envelope()
     const stale = await deliver(server, body, signature(body, { at: Date.now() - 11 * MINUTE }))
     expectErrorBody(stale, 401, "invalid_webhook_signature")
@@ -120,55 +114,61 @@ describe("with PROVIDER_WEBHOOK_PUBLIC_KEY", () => {
     expect(recent.status, recent.text).toBe(200)
   })
 
-  it("rejects an event signed with another key", async () => {
+  itWithKey("rejects an event signed with another key", async ({ server }) => {
     const body = envelope()
     const forged = await deliver(server, body, signature(body, { privateKey: newKeyPair().privateKey }))
     expectErrorBody(forged, 401, "invalid_webhook_signature")
   })
 
-  it("answers 400 for a signed body that is not an event envelope", async () => {
+  itWithKey("answers 400 for a signed body that is not an event envelope", async ({ server }) => {
     for (const body of ["{\"hello\":\"world\"}", "[]", JSON.stringify({ event_id: "x" })]) {
       expectErrorBody(await deliver(server, body, signature(body)), 400)
     }
   })
 
-  it("acknowledges and ignores an unknown event category", async () => {
+  itWithKey("acknowledges and ignores an unknown event category", async ({ server }) => {
     const body = envelope({ category: "customer", type: "customer.updated", object: { id: "cus_1" } })
     const answer = await deliver(server, body, signature(body))
     expect(answer.status, answer.text).toBe(200)
     expect(answer.body).toEqual({ received: true, duplicate: false })
   })
 
-  it("moves a confirmed payout to completed on payment_processed, and never back", async () => {
-    const payout = await createConfirmedPayout(server, apiKey)
-    expect(payout.status).toBe("deposit_confirmed")
-    const transferId = await transferIdOf(payout.payoutId)
+  itWithKey(
+    "moves a confirmed payout to completed on payment_processed, and never back",
+    async ({ server, partner }) => {
+      const payout = await createConfirmedPayout(server, partner.apiKey)
+      expect(payout.status).toBe("deposit_confirmed")
+      const transferId = await transferIdOf(server, payout.payoutId)
 
-    await transferEvent(transferId, "payment_processed")
-    const completed = await statusOf(payout.payoutId)
-    expect(completed.status).toBe("completed")
-    expect(completed.receipt.status).toBe("completed")
-    expect(completed.receipt.completedAt).not.toBeNull()
+      await transferEvent(server, transferId, "payment_processed")
+      const completed = await statusOf(server, partner.apiKey, payout.payoutId)
+      expect(completed.status).toBe("completed")
+      expect(completed.receipt.status).toBe("completed")
+      expect(completed.receipt.completedAt).not.toBeNull()
 
-    await transferEvent(transferId, "payment_submitted")
-    await transferEvent(transferId, "funds_received")
-    const after = await statusOf(payout.payoutId)
-    expect(after.status).toBe("completed")
-    expect(after.receipt.completedAt).toBe(completed.receipt.completedAt)
-  })
+      await transferEvent(server, transferId, "payment_submitted")
+      await transferEvent(server, transferId, "funds_received")
+      const after = await statusOf(server, partner.apiKey, payout.payoutId)
+      expect(after.status).toBe("completed")
+      expect(after.receipt.completedAt).toBe(completed.receipt.completedAt)
+    }
+  )
 
-  it("moves a payout forward step by step: payment_submitted → processing → payment_processed → completed", async () => {
-    const payout = await createConfirmedPayout(server, apiKey)
-    const transferId = await transferIdOf(payout.payoutId)
-    await transferEvent(transferId, "payment_submitted")
-    expect((await statusOf(payout.payoutId)).status).toBe("processing")
-    await transferEvent(transferId, "payment_processed")
-    expect((await statusOf(payout.payoutId)).status).toBe("completed")
-  })
+  itWithKey(
+    "moves a payout forward step by step: payment_submitted → processing → payment_processed → completed",
+    async ({ server, partner }) => {
+      const payout = await createConfirmedPayout(server, partner.apiKey)
+      const transferId = await transferIdOf(server, payout.payoutId)
+      await transferEvent(server, transferId, "payment_submitted")
+      expect((await statusOf(server, partner.apiKey, payout.payoutId)).status).toBe("processing")
+      await transferEvent(server, transferId, "payment_processed")
+      expect((await statusOf(server, partner.apiKey, payout.payoutId)).status).toBe("completed")
+    }
+  )
 
-  it("leaves a payout alone when the event is about another transfer", async () => {
-    const payout = await createPayout(server, apiKey)
-    await transferEvent("tr_someone_else", "payment_processed")
-    expect((await statusOf(payout.payoutId)).status).toBe("awaiting_deposit")
+  itWithKey("leaves a payout alone when the event is about another transfer", async ({ server, partner }) => {
+    const payout = await createPayout(server, partner.apiKey)
+    await transferEvent(server, "tr_someone_else", "payment_processed")
+    expect((await statusOf(server, partner.apiKey, payout.payoutId)).status).toBe("awaiting_deposit")
   })
 })
