@@ -4,37 +4,33 @@
  * timeout instead of hanging, /readyz must answer quickly, and once the database is reachable again
  * the service must work without a restart: the stalled connections are thrown away, not reused.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { describe, expect, vi } from "vitest"
 import { expectError, newPartner, PAYOUTS, payoutBody } from "../support/flows.ts"
-import { type ProxiedServer, startProxiedServer, timedCall } from "../support/resilience.ts"
+import { type ProxiedServer, proxiedTest, timedCall } from "../support/resilience.ts"
 
-let proxied: ProxiedServer
-beforeAll(async () => {
-  proxied = await startProxiedServer()
-})
-afterAll(() => proxied?.close())
+const it = proxiedTest()
 
 const BOUND_MS = 15_000
 
-const get = (path: string, apiKey?: string) =>
+const get = (proxied: ProxiedServer, path: string, apiKey?: string) =>
   timedCall(proxied.server.baseUrl, path, { boundMs: BOUND_MS, ...(apiKey === undefined ? {} : { apiKey }) })
 
 describe("the database stalls", () => {
-  it("answers 503 within the timeouts instead of hanging, and works again after the stall without a restart", async () => {
+  it("answers 503 within the timeouts instead of hanging, and works again after the stall without a restart", async ({ proxied }) => {
     const partner = await newPartner(proxied.server)
     const user = await partner.approvedUser()
 
     proxied.proxy.setMode("stall")
 
     const [listed, created, ready] = await Promise.all([
-      get(PAYOUTS, partner.apiKey),
+      get(proxied, PAYOUTS, partner.apiKey),
       timedCall(proxied.server.baseUrl, PAYOUTS, {
         apiKey: partner.apiKey,
         body: payoutBody(user),
         headers: { "idempotency-key": `stalled-${crypto.randomUUID()}` },
         boundMs: BOUND_MS
       }),
-      get("/readyz")
+      get(proxied, "/readyz")
     ])
     expectError(listed, 503)
     expectError(created, 503)
@@ -43,10 +39,10 @@ describe("the database stalls", () => {
 
     proxied.proxy.setMode("pass")
     await vi.waitFor(async () => {
-      const answer = await get(PAYOUTS, partner.apiKey)
+      const answer = await get(proxied, PAYOUTS, partner.apiKey)
       expect(answer.status, answer.text).toBe(200)
     }, { timeout: 20_000, interval: 50 })
-    expect((await get("/readyz")).status).toBe(200)
+    expect((await get(proxied, "/readyz")).status).toBe(200)
     const again = await timedCall(proxied.server.baseUrl, PAYOUTS, {
       apiKey: partner.apiKey,
       body: payoutBody(user),

@@ -4,14 +4,10 @@
  * each says when it recovered. The outage is measured by the loops' own connection attempts at the proxy, not by
  * a timer: the assertions run after several rounds of retries have reached it.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type ProxiedServer, shortTimeouts, startProxiedServer } from "../support/resilience.ts"
+import { describe, expect } from "vitest"
+import { proxiedTest, shortTimeouts } from "../support/resilience.ts"
 
-let proxied: ProxiedServer
-beforeAll(async () => {
-  proxied = await startProxiedServer(shortTimeouts, { captureLogs: true })
-})
-afterAll(() => proxied?.close())
+const it = proxiedTest(shortTimeouts, { captureLogs: true })
 
 interface LogLine {
   readonly message: string
@@ -22,7 +18,7 @@ const LOOPS = ["job worker", "webhook deliveries", "expiry sweep", "reconciler",
 const loopOf = (message: string) => LOOPS.find((loop) => message.startsWith(`${loop}:`))
 
 describe("background loops while the database is down", () => {
-  it("log one short WARN line per loop for the whole outage (retrying with backoff), and log their recovery", async () => {
+  it("log one short WARN line per loop for the whole outage (retrying with backoff), and log their recovery", async ({ proxied }) => {
     const from = proxied.server.logs.length
     const linesSince = () => proxied.server.logs.slice(from).map((line) => JSON.parse(line) as LogLine)
     const warnedLoops = () =>

@@ -5,21 +5,17 @@
  * without a restart, and no payout is lost or duplicated.
  */
 import { RETRY_AFTER_SECONDS } from "../../src/http/DatabaseUnavailable.ts"
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
+import { describe, expect, vi } from "vitest"
 import { countPayouts, decodePayout, expectError, newPartner, PAYOUTS, payoutBody, sql } from "../support/flows.ts"
 import { holdLock } from "../support/locks.ts"
-import { type ProxiedServer, startProxiedServer, timedCall, type TimedAnswer } from "../support/resilience.ts"
+import { type ProxiedServer, proxiedTest, timedCall, type TimedAnswer } from "../support/resilience.ts"
 
-let proxied: ProxiedServer
-beforeAll(async () => {
-  proxied = await startProxiedServer()
-})
-afterAll(() => proxied?.close())
-afterEach(() => proxied.proxy.setMode("pass"))
+const it = proxiedTest()
+it.afterEach(({ proxied }) => proxied.proxy.setMode("pass"))
 
 const BOUND_MS = 10_000
 
-const get = (path: string, apiKey?: string) =>
+const get = (proxied: ProxiedServer, path: string, apiKey?: string) =>
   timedCall(proxied.server.baseUrl, path, { boundMs: BOUND_MS, ...(apiKey === undefined ? {} : { apiKey }) })
 
 const expectUnavailable = (answer: TimedAnswer) => {
@@ -29,14 +25,14 @@ const expectUnavailable = (answer: TimedAnswer) => {
 }
 
 /** Waits (bounded) until `path` answers 200 again. */
-const recovered = (path: string, apiKey?: string) =>
+const recovered = (proxied: ProxiedServer, path: string, apiKey?: string) =>
   vi.waitFor(async () => {
-    const answer = await get(path, apiKey)
+    const answer = await get(proxied, path, apiKey)
     expect(answer.status, answer.text).toBe(200)
   }, { timeout: 20_000, interval: 50 })
 
 describe("the app's connections", () => {
-  it("carry bounded statement, lock and idle-in-transaction timeouts", async () => {
+  it("carry bounded statement, lock and idle-in-transaction timeouts", async ({ proxied }) => {
     const settings = await sql(
       proxied.server,
       (q) =>
@@ -48,14 +44,14 @@ describe("the app's connections", () => {
 })
 
 describe("the database refuses connections", () => {
-  it("answers 503 ErrorBody quickly on every kind of request, and recovers when it accepts again", async () => {
+  it("answers 503 ErrorBody quickly on every kind of request, and recovers when it accepts again", async ({ proxied }) => {
     const partner = await newPartner(proxied.server)
     const user = await partner.approvedUser()
 
     proxied.proxy.setMode("refuse")
     proxied.proxy.resetAll()
 
-    expectUnavailable(await get(PAYOUTS, partner.apiKey))
+    expectUnavailable(await get(proxied, PAYOUTS, partner.apiKey))
     const created = await timedCall(proxied.server.baseUrl, PAYOUTS, {
       apiKey: partner.apiKey,
       body: payoutBody(user),
@@ -63,18 +59,18 @@ describe("the database refuses connections", () => {
       boundMs: BOUND_MS
     })
     expectUnavailable(created)
-    expectError(await get("/readyz"), 503)
-    expect((await get("/healthz")).status).toBe(200)
+    expectError(await get(proxied, "/readyz"), 503)
+    expect((await get(proxied, "/healthz")).status).toBe(200)
 
     proxied.proxy.setMode("pass")
-    await recovered(PAYOUTS, partner.apiKey)
-    await recovered("/readyz")
+    await recovered(proxied, PAYOUTS, partner.apiKey)
+    await recovered(proxied, "/readyz")
     expect(await countPayouts(proxied.server, partner.integrationId)).toBe(0)
   })
 })
 
 describe("connections reset under load", () => {
-  it("answers only 2xx or 503, and every Idempotency-Key ends with exactly one payout", async () => {
+  it("answers only 2xx or 503, and every Idempotency-Key ends with exactly one payout", async ({ proxied }) => {
     const partner = await newPartner(proxied.server)
     const user = await partner.approvedUser()
     const KEYS = 30
@@ -98,7 +94,7 @@ describe("connections reset under load", () => {
           })
         )
         if (answer.status === 201) return decodePayout(answer.json).payoutId
-        record(await get(PAYOUTS, partner.apiKey))
+        record(await get(proxied, PAYOUTS, partner.apiKey))
       }
       throw new Error(`key ${key}: no 201 after 20 attempts`)
     }
@@ -131,17 +127,17 @@ describe("connections reset under load", () => {
 })
 
 describe("a table lock held for long", () => {
-  it("answers 503 after the lock timeout instead of waiting for the lock", async () => {
+  it("answers 503 after the lock timeout instead of waiting for the lock", async ({ proxied }) => {
     const partner = await newPartner(proxied.server)
     const lock = await holdLock(proxied.server.direct, "LOCK TABLE payouts IN ACCESS EXCLUSIVE MODE")
     let answer: TimedAnswer
     try {
-      answer = await get(PAYOUTS, partner.apiKey)
+      answer = await get(proxied, PAYOUTS, partner.apiKey)
     } finally {
       await lock.release()
     }
     expectUnavailable(answer)
     expect(answer.elapsedMs).toBeLessThan(BOUND_MS / 2)
-    expect((await get(PAYOUTS, partner.apiKey)).status).toBe(200)
+    expect((await get(proxied, PAYOUTS, partner.apiKey)).status).toBe(200)
   })
 })

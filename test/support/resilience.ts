@@ -3,6 +3,7 @@
  * bound: a call that hangs fails the test instead of hanging it.
  */
 import { Layer } from "effect"
+import { test } from "vitest"
 import { DatabaseTimeouts, type DatabaseTimeoutsShape } from "../../src/db/Database.ts"
 import { startTcpProxy, targetOf, type TcpProxy } from "./tcpProxy.ts"
 import { startTestServer, type TestServer, type TestServerOptions } from "./server.ts"
@@ -43,6 +44,22 @@ export const startProxiedServer = async (
     }
   }
 }
+
+/**
+ * vitest's `test` with a file-scoped `proxied` fixture: the app behind its proxy (`startProxiedServer(overrides,
+ * options)`), started the first time a test of the file asks for it and closed after the file.
+ */
+export const proxiedTest = (
+  overrides: Layer.Layer<never> = shortTimeouts,
+  options: Pick<TestServerOptions, "captureLogs" | "env"> = {}
+) =>
+  // vitest reads a fixture's first parameter for the fixtures it uses: an empty pattern says none.
+  // eslint-disable-next-line no-empty-pattern
+  test.extend("proxied", { scope: "file" }, async ({}, { onCleanup }) => {
+    const proxied = await startProxiedServer(overrides, options)
+    onCleanup(() => proxied.close())
+    return proxied
+  })
 
 export interface TimedAnswer {
   readonly status: number
