@@ -26,7 +26,6 @@ import { acceptsConfirm, confirmByPartner, minedInWindow } from "./Lifecycle.ts"
 import { hop, PayoutRepo } from "./PayoutRepo.ts"
 import type { PayoutRow } from "./PayoutRow.ts"
 import { PayoutChainId, presentPayout } from "./Present.ts"
-import { RequoteGuard } from "../quotes/RequoteGuard.ts"
 
 /**
  * How long a confirm waits for a confirmation of the same payout with the same txHash that is still being
@@ -95,7 +94,6 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
     const config = yield* AppConfig
     const chain = yield* Chain
     const payouts = yield* PayoutRepo
-    const requoteGuard = yield* RequoteGuard
     const claims = yield* TxHashClaims
     const chainId = yield* PayoutChainId
     const present = (row: PayoutRow) => presentPayout(row, chainId)
@@ -135,7 +133,6 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
         if (!acceptsConfirm(row, seenByProvider)) {
           return yield* Effect.fail(new PayoutNotConfirmable({ status: row.status }))
         }
-        yield* requoteGuard.beforeConfirm
         // Claim first: a hash that confirms something else (or is being verified for it) is tx_hash_reused
         // whatever its receipt says.
         if (!(yield* claimHash(input.txHash, row.id))) {

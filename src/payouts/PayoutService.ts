@@ -6,7 +6,8 @@ import {
   NotFound,
   type Payout,
   PayoutId,
-  type PayoutList
+  type PayoutList,
+  Requote
 } from "@cop-integrations/contracts"
 import { BigDecimal, Context, Effect, Layer, Option, Schema } from "effect"
 import { getAddress } from "viem"
@@ -33,7 +34,6 @@ import { hop, PayoutRepo } from "./PayoutRepo.ts"
 import type { PayoutRow } from "./PayoutRow.ts"
 import { PayoutChainId, presentPayout } from "./Present.ts"
 import { parseDestinationCop, pricePayout } from "../pricing/Pricing.ts"
-import { RequoteGuard } from "../quotes/RequoteGuard.ts"
 
 export const PAYOUTS_PATH = "/api/integrations/breb/payouts"
 
@@ -67,7 +67,6 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
     const chain = yield* Chain
     const payouts = yield* PayoutRepo
     const idempotency = yield* IdempotencyStore
-    const requoteGuard = yield* RequoteGuard
     const pageBudget = yield* PageBudget
     // Taken at construction: pricing and funding from COPm use it, so the methods require no SwapRouter of their own.
     const router = yield* SwapRouter
@@ -100,8 +99,10 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
         // A `previewId` is checked with the body, before anything else; its destination is reused below.
         const previewed = yield* previews.destinationFor(integrationId, request)
         const providerCustomerId = yield* customerKyc.approvedCustomerId(integrationId, request.userAddress)
-        if (!(yield* market.isOpen)) return yield* Effect.fail(marketClosed)
-        yield* requoteGuard.beforePricing
+        const marketState = yield* market.state
+        if (marketState._tag === "Closed") return yield* Effect.fail(marketClosed)
+        // A moving market: no price taken now stands, the partner quotes again.
+        if (marketState._tag === "Moving") return yield* Effect.fail(new Requote({ error: marketState.reason }))
         const at = yield* now
         const pinned = Schema.decodeUnknownOption(PinnedTerms)(claim.pinned)
         const token = chain.token(request.fromToken ?? "USDC")

@@ -52,7 +52,8 @@ export class QuoteService extends Context.Service<QuoteService>()("QuoteService"
         const destinationCop = input.destinationCop === undefined
           ? undefined
           : yield* parseDestinationCop(input.destinationCop, config.brebMaxCop)
-        if (!(yield* market.isOpen)) return yield* Effect.fail(marketClosed)
+        // A moving market is open to a quote: a quote is a fresh price.
+        if ((yield* market.state)._tag === "Closed") return yield* Effect.fail(marketClosed)
         const rates = yield* orProviderFailure(rateCache.usdCopRates)
         const token = chain.token(input.fromToken)
         const at = yield* now

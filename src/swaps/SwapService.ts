@@ -31,7 +31,6 @@ import { type IdempotencyKeyInProgress, IdempotencyStore, requestFingerprint } f
 import { newId } from "../base/ids.ts"
 import { formatFixed, fromBaseUnits, parsePlainDecimal, toBaseUnits } from "../money/index.ts"
 import { keysetPage, type ListRequest, rowsFetched } from "../db/Pagination.ts"
-import { RequoteGuard } from "../quotes/RequoteGuard.ts"
 import { orProviderFailure } from "../provider/ProviderErrors.ts"
 import { RateCache } from "../quotes/RateCache.ts"
 import { presentSwap } from "./Present.ts"
@@ -83,7 +82,6 @@ export class SwapService extends Context.Service<SwapService>()("SwapService", {
     const rateCache = yield* RateCache
     const swaps = yield* SwapRepo
     const claims = yield* TxHashClaims
-    const requoteGuard = yield* RequoteGuard
     const idempotency = yield* IdempotencyStore
     const pageBudget = yield* PageBudget
 
@@ -258,7 +256,6 @@ export class SwapService extends Context.Service<SwapService>()("SwapService", {
         if ((yield* claims.verifyingOf("swap", row.id)).length > 0) {
           return yield* Effect.fail(new SwapConfirmInProgress())
         }
-        yield* requoteGuard.beforeConfirm
         if (!(yield* claims.claim("swap", row.id, txHash))) {
           return yield* Effect.fail(new TxHashReused({ error: "txHash already confirms another payout or swap" }))
         }
