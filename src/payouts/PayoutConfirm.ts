@@ -15,7 +15,7 @@ import {
 } from "@cop-integrations/contracts"
 import { BigDecimal, Context, Data, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { Chain, transfersTo } from "../chain/Chain.ts"
-import { confirmByTxHash, type ConfirmReleased, keepClaims } from "../chain/ConfirmByTxHash.ts"
+import { ConfirmBegun, confirmByTxHash, type ConfirmReleased, keepClaims } from "../chain/ConfirmByTxHash.ts"
 import { isTokenSymbol } from "../chain/Tokens.ts"
 import { TxHashClaims } from "../chain/TxHashClaims.ts"
 import { type DepositNotMined, type DepositRefused, notVerifiedError, verifyWithRetry } from "../chain/Verification.ts"
@@ -34,17 +34,6 @@ import { PayoutChainId, presentPayout } from "./Present.ts"
 export const ConfirmWait = Context.Reference<Duration.Duration>("ConfirmWait", {
   defaultValue: () => Duration.seconds(10)
 })
-
-/** What the first, short transaction decided. */
-type Intent = Data.TaggedEnum<{
-  /** The payout is already confirmed with this txHash: answer it unchanged. */
-  Replay: { readonly row: PayoutRow }
-  /** Another confirm of this payout is verifying its hash (`sameHash`: the same txHash as this one). */
-  InProgress: { readonly sameHash: boolean }
-  /** The hashes are claimed `verifying` for this payout; the chain check comes next. */
-  Claimed: { readonly row: PayoutRow; readonly hashes: ReadonlyArray<string> }
-}>
-const Intent = Data.taggedEnum<Intent>()
 
 class StillVerifying extends Data.TaggedError("StillVerifying") {}
 
@@ -120,13 +109,13 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
     }) =>
       Effect.gen(function*() {
         const { depositSeenByProvider: seenByProvider, row } = yield* lockOwned(input.integrationId, input.payoutId)
-        if (row.tx_hash === input.txHash) return Intent.Replay({ row })
+        if (row.tx_hash === input.txHash) return ConfirmBegun.Replay({ row })
         if (row.tx_hash !== null) {
           return yield* Effect.fail(new PayoutAlreadyConfirmed())
         }
         // Every claim of this payout is made under its row lock: what this sees is all there is.
         const verifying = yield* verifyingClaimsOf(row.id)
-        if (verifying.length > 0) return Intent.InProgress({ sameHash: verifying.includes(input.txHash) })
+        if (verifying.length > 0) return ConfirmBegun.InProgress({ sameHash: verifying.includes(input.txHash) })
         // The provider's word that the deposit arrived is authoritative (Lifecycle): such a payout may have
         // moved on, and its confirm still records the txHash, whatever the deposit window says. An expired
         // payout is heard too: a deposit mined in time is accepted late (step 3 decides).
@@ -142,7 +131,7 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
           return yield* Effect.fail(new TxHashReused({ error: "feeTxHash already used by another payout or swap" }))
         }
         const hashes = input.feeTxHash === undefined ? [input.txHash] : [input.txHash, input.feeTxHash]
-        return Intent.Claimed({ row, hashes })
+        return ConfirmBegun.Claimed({ row, hashes })
       }).pipe(sql.withTransaction)
 
     /** Step 1, waiting (bounded) while a confirm of the same payout with the same hash is being verified. */
@@ -151,7 +140,7 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
         const wait = yield* ConfirmWait
         return yield* begin(input).pipe(
           Effect.filterOrFail(
-            (intent) => !(intent._tag === "InProgress" && intent.sameHash),
+            (begun) => !(begun._tag === "InProgress" && begun.sameHash),
             () => new StillVerifying()
           ),
           Effect.retry({
@@ -261,9 +250,8 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
         const txHash = chain.recordedTxHash(sent, input.payoutId)
         const feeTxHash = feeSent === undefined ? undefined : chain.recordedTxHash(feeSent, input.payoutId)
         return yield* confirmByTxHash({
-          begin: beginOrWait({ integrationId: input.integrationId, payoutId: input.payoutId, txHash, feeTxHash }).pipe(
-            Effect.filterOrFail((intent) => intent._tag !== "InProgress", () => new PayoutConfirmInProgress())
-          ),
+          begin: beginOrWait({ integrationId: input.integrationId, payoutId: input.payoutId, txHash, feeTxHash }),
+          inProgress: () => new PayoutConfirmInProgress(),
           replay: present,
           finish: (row, hashes) =>
             Effect.gen(function*() {

@@ -21,7 +21,7 @@ import { SqlError } from "effect/sql"
 import { BigDecimal, Context, Data, Effect, Layer, Option, Result } from "effect"
 import { encodeFunctionData, erc20Abi, getAddress } from "viem"
 import { Chain } from "../chain/Chain.ts"
-import { confirmByTxHash, type ConfirmReleased, keepClaims } from "../chain/ConfirmByTxHash.ts"
+import { ConfirmBegun, confirmByTxHash, type ConfirmReleased, keepClaims } from "../chain/ConfirmByTxHash.ts"
 import { TxHashClaims } from "../chain/TxHashClaims.ts"
 import { type DepositNotMined, type DepositRefused, notVerifiedError, verifyWithRetry } from "../chain/Verification.ts"
 import { addSeconds, now } from "../base/Clock.ts"
@@ -61,13 +61,6 @@ export type SwapConflict =
   | DepositRefused
   | NoSwapRoute
   | IdempotencyKeyInProgress
-
-/** What the first, short transaction of a confirm decided. */
-type Begin = Data.TaggedEnum<{
-  Replay: { readonly row: SwapRow }
-  Claimed: { readonly row: SwapRow; readonly hashes: ReadonlyArray<string> }
-}>
-const Begin = Data.taggedEnum<Begin>()
 
 /**
  * The Swaps group: prepare a swap of the COP stablecoin (the router's route, its calldata, an approval when the
@@ -246,20 +239,19 @@ export class SwapService extends Context.Service<SwapService>()("SwapService", {
     const begin = (integrationId: IntegrationId, intentId: SwapId, txHash: TxHash) =>
       Effect.gen(function*() {
         const row = yield* lockOwned(integrationId, intentId)
-        if (row.tx_hash === txHash) return Begin.Replay({ row })
+        if (row.tx_hash === txHash) return ConfirmBegun.Replay({ row })
         if (row.tx_hash !== null) {
           return yield* Effect.fail(new SwapAlreadyConfirmed())
         }
         if (row.status !== "prepared" && row.status !== "expired") {
           return yield* Effect.fail(new SwapNotConfirmable({ status: row.status }))
         }
-        if ((yield* claims.verifyingOf("swap", row.id)).length > 0) {
-          return yield* Effect.fail(new SwapConfirmInProgress())
-        }
+        const verifying = yield* claims.verifyingOf("swap", row.id)
+        if (verifying.length > 0) return ConfirmBegun.InProgress({ sameHash: verifying.includes(txHash) })
         if (!(yield* claims.claim("swap", row.id, txHash))) {
           return yield* Effect.fail(new TxHashReused({ error: "txHash already confirms another payout or swap" }))
         }
-        return Begin.Claimed({ row, hashes: [txHash] })
+        return ConfirmBegun.Claimed({ row, hashes: [txHash] })
       }).pipe(sql.withTransaction)
 
     /** Step 3: record it, if the claim is still this confirm's and the swap was mined before it expired. */
@@ -304,6 +296,7 @@ export class SwapService extends Context.Service<SwapService>()("SwapService", {
         const txHash = chain.recordedTxHash(lowerCaseTxHash(input.request.txHash), input.intentId)
         return yield* confirmByTxHash({
           begin: begin(input.integrationId, input.intentId, txHash),
+          inProgress: () => new SwapConfirmInProgress(),
           replay: presentSwap,
           finish: (row) =>
             Effect.gen(function*() {
