@@ -236,39 +236,38 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
         return present(confirmed)
       }).pipe(sql.withTransaction)
 
-    const confirm = (input: {
+    const confirm = Effect.fn("PayoutConfirm.confirm")(function*(input: {
       readonly integrationId: IntegrationId
       readonly payoutId: PayoutId
       readonly request: ConfirmPayoutRequest
-    }) =>
-      Effect.gen(function*() {
-        const sent = lowerCaseTxHash(input.request.txHash)
-        const feeSent = input.request.feeTxHash === undefined ? undefined : lowerCaseTxHash(input.request.feeTxHash)
-        if (feeSent === sent) {
-          return yield* Effect.fail(new BadRequest({ error: "feeTxHash: must differ from txHash" }))
-        }
-        const txHash = chain.recordedTxHash(sent, input.payoutId)
-        const feeTxHash = feeSent === undefined ? undefined : chain.recordedTxHash(feeSent, input.payoutId)
-        return yield* confirmByTxHash({
-          begin: beginOrWait({ integrationId: input.integrationId, payoutId: input.payoutId, txHash, feeTxHash }),
-          inProgress: () => new PayoutConfirmInProgress(),
-          replay: present,
-          finish: (row, hashes) =>
-            Effect.gen(function*() {
-              const { feeStatus, feeTxHash: feePaidBy, verified } = yield* verify(row, txHash, feeTxHash)
-              return yield* finalize({
-                ...input,
-                txHash,
-                feeTxHash: feePaidBy,
-                hashes,
-                minedAt: verified.minedAt,
-                simulated: verified.simulated === true,
-                feeStatus
-              })
-            }),
-          release: (row, hashes) => release(row.id, hashes)
-        })
-      }).pipe(Effect.catchIf(SqlError.isSqlError, Effect.die))
+    }) {
+      const sent = lowerCaseTxHash(input.request.txHash)
+      const feeSent = input.request.feeTxHash === undefined ? undefined : lowerCaseTxHash(input.request.feeTxHash)
+      if (feeSent === sent) {
+        return yield* Effect.fail(new BadRequest({ error: "feeTxHash: must differ from txHash" }))
+      }
+      const txHash = chain.recordedTxHash(sent, input.payoutId)
+      const feeTxHash = feeSent === undefined ? undefined : chain.recordedTxHash(feeSent, input.payoutId)
+      return yield* confirmByTxHash({
+        begin: beginOrWait({ integrationId: input.integrationId, payoutId: input.payoutId, txHash, feeTxHash }),
+        inProgress: () => new PayoutConfirmInProgress(),
+        replay: present,
+        finish: (row, hashes) =>
+          Effect.gen(function*() {
+            const { feeStatus, feeTxHash: feePaidBy, verified } = yield* verify(row, txHash, feeTxHash)
+            return yield* finalize({
+              ...input,
+              txHash,
+              feeTxHash: feePaidBy,
+              hashes,
+              minedAt: verified.minedAt,
+              simulated: verified.simulated === true,
+              feeStatus
+            })
+          }),
+        release: (row, hashes) => release(row.id, hashes)
+      })
+    }, Effect.catchIf(SqlError.isSqlError, Effect.die))
 
     return { confirm } as const
   })

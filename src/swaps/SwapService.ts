@@ -192,39 +192,35 @@ export class SwapService extends Context.Service<SwapService>()("SwapService", {
      * Prepares and stores a swap: the router and the chain are asked before any transaction opens. With an
      * Idempotency-Key, the same semantics as payouts (the key's row records the intent id first).
      */
-    const create = (input: {
+    const create = Effect.fn("SwapService.create")(function*(input: {
       readonly integrationId: IntegrationId
       readonly request: PrepareSwapRequest
       readonly idempotencyKey: string | undefined
-    }) =>
-      Effect.gen(function*() {
-        const intentId = newId("sw")
-        if (input.idempotencyKey === undefined) {
-          const created = yield* Effect.flatMap(prepare(input.integrationId, input.request, intentId), persist)
-          return { ...created, replayed: false }
-        }
-        return yield* idempotency.run(
-          {
-            integrationId: input.integrationId,
-            key: input.idempotencyKey,
-            fingerprint: requestFingerprint("POST", SWAPS_PATH, input.request),
-            resourceId: intentId,
-            providerKey: intentId
-          },
-          // The key's row keeps the intent id as text (it serves every resource kind): this one or a stopped try's.
-          (claim) => prepare(input.integrationId, input.request, SwapId.make(claim.resourceId)),
-          persist
-        )
-      })
-
-    const get = (integrationId: IntegrationId, intentId: SwapId) =>
-      Effect.flatMap(
-        swaps.findOwned(integrationId, intentId),
-        Option.match({
-          onNone: () => Effect.fail(new NotFound({ error: `no swap ${intentId}` })),
-          onSome: (row) => Effect.succeed(presentSwap(row))
-        })
+    }) {
+      const intentId = newId("sw")
+      if (input.idempotencyKey === undefined) {
+        const created = yield* Effect.flatMap(prepare(input.integrationId, input.request, intentId), persist)
+        return { ...created, replayed: false }
+      }
+      return yield* idempotency.run(
+        {
+          integrationId: input.integrationId,
+          key: input.idempotencyKey,
+          fingerprint: requestFingerprint("POST", SWAPS_PATH, input.request),
+          resourceId: intentId,
+          providerKey: intentId
+        },
+        // The key's row keeps the intent id as text (it serves every resource kind): this one or a stopped try's.
+        (claim) => prepare(input.integrationId, input.request, SwapId.make(claim.resourceId)),
+        persist
       )
+    })
+
+    const get = Effect.fn("SwapService.get")(function*(integrationId: IntegrationId, intentId: SwapId) {
+      const found = yield* swaps.findOwned(integrationId, intentId)
+      if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ error: `no swap ${intentId}` }))
+      return presentSwap(found.value)
+    })
 
     const lockOwned = (integrationId: IntegrationId, intentId: SwapId) =>
       Effect.flatMap(
@@ -289,39 +285,39 @@ export class SwapService extends Context.Service<SwapService>()("SwapService", {
      * least minAmountOut of toToken to the user (mock mode skips the receipt), then a short transaction records it
      * or the claim is released. The user's own transaction having reverted makes the swap `failed`.
      */
-    const confirm = (
+    const confirm = Effect.fn("SwapService.confirm")(function*(
       input: { readonly integrationId: IntegrationId; readonly intentId: SwapId; readonly request: ConfirmSwapRequest }
-    ) =>
-      Effect.gen(function*() {
-        const txHash = chain.recordedTxHash(lowerCaseTxHash(input.request.txHash), input.intentId)
-        return yield* confirmByTxHash({
-          begin: begin(input.integrationId, input.intentId, txHash),
-          inProgress: () => new SwapConfirmInProgress(),
-          replay: presentSwap,
-          finish: (row) =>
-            Effect.gen(function*() {
-              const to = chain.token(row.to_token)
-              const verified = yield* Effect.result(verifyWithRetry(chain, {
-                token: to.address,
-                txHash,
-                from: row.user_address,
-                to: row.user_address,
-                minAmountBaseUnits: toBaseUnits(BigDecimal.fromStringUnsafe(row.min_amount_out), to.decimals)
-              }))
-              if (Result.isSuccess(verified)) {
-                return yield* finalize(input.integrationId, input.intentId, txHash, verified.success.minedAt)
-              }
-              if (verified.failure.kind === "reverted") {
-                return yield* markFailed(input.integrationId, input.intentId, txHash)
-              }
-              return yield* Effect.fail(notVerifiedError("txHash", verified.failure))
-            }),
-          release: (row, hashes) => claims.release("swap", row.id, hashes)
-        })
-      }).pipe(Effect.catchIf(SqlError.isSqlError, Effect.die))
+    ) {
+      const txHash = chain.recordedTxHash(lowerCaseTxHash(input.request.txHash), input.intentId)
+      return yield* confirmByTxHash({
+        begin: begin(input.integrationId, input.intentId, txHash),
+        inProgress: () => new SwapConfirmInProgress(),
+        replay: presentSwap,
+        finish: (row) =>
+          Effect.gen(function*() {
+            const to = chain.token(row.to_token)
+            const verified = yield* Effect.result(verifyWithRetry(chain, {
+              token: to.address,
+              txHash,
+              from: row.user_address,
+              to: row.user_address,
+              minAmountBaseUnits: toBaseUnits(BigDecimal.fromStringUnsafe(row.min_amount_out), to.decimals)
+            }))
+            if (Result.isSuccess(verified)) {
+              return yield* finalize(input.integrationId, input.intentId, txHash, verified.success.minedAt)
+            }
+            if (verified.failure.kind === "reverted") {
+              return yield* markFailed(input.integrationId, input.intentId, txHash)
+            }
+            return yield* Effect.fail(notVerifiedError("txHash", verified.failure))
+          }),
+        release: (row, hashes) => claims.release("swap", row.id, hashes)
+      })
+    }, Effect.catchIf(SqlError.isSqlError, Effect.die))
 
-    const list = (request: ListRequest): Effect.Effect<SwapList, BadRequest> =>
-      keysetPage(request, swaps.page, presentSwap).pipe(pageBudget.withRows(rowsFetched(request.limit)))
+    const list = Effect.fn("SwapService.list")(function*(request: ListRequest): Effect.fn.Return<SwapList, BadRequest> {
+      return yield* keysetPage(request, swaps.page, presentSwap).pipe(pageBudget.withRows(rowsFetched(request.limit)))
+    })
 
     return { prepare, create, get, confirm, list } as const
   })
