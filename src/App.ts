@@ -9,6 +9,7 @@ import type { Chain } from "./chain/Chain.ts"
 import { ChainLive } from "./chain/ChainLive.ts"
 import { ChainMock } from "./chain/ChainMock.ts"
 import { TxHashClaims } from "./chain/TxHashClaims.ts"
+import { TxHashClaimsMock } from "./chain/TxHashClaimsMock.ts"
 import { AppConfig, type AppConfigShape } from "./config/Config.ts"
 import { databaseLayer } from "./db/Database.ts"
 import { PageBudget } from "./db/PageBudget.ts"
@@ -56,8 +57,6 @@ import { PayoutRepo } from "./payouts/PayoutRepo.ts"
 import { PayoutChainId } from "./payouts/Present.ts"
 import { PayoutCancel } from "./payouts/PayoutCancel.ts"
 import { PayoutService } from "./payouts/PayoutService.ts"
-import { type RequoteGuard, RequoteGuardLive } from "./quotes/RequoteGuard.ts"
-import { RequoteGuardMock } from "./quotes/RequoteGuardMock.ts"
 import type { Market } from "./market/Market.ts"
 import { MarketLive } from "./market/MarketLive.ts"
 import { MarketMock } from "./market/MarketMock.ts"
@@ -90,7 +89,6 @@ export type Ports =
   | Market
   | Mailer
   | OtpCodes
-  | RequoteGuard
   | DemoBootstrap
   | WebhookTargets
 
@@ -110,13 +108,15 @@ type TestHelperNeeds =
   | WebhookEndpoints
 
 /**
- * What differs between modes: the ports (built over config and repositories), the outbox and rate cache (which the
- * mock's outside world reacts to or reaches into), test helpers and the router middleware of the mode.
+ * What differs between modes: the ports (built over config and repositories), the outbox, rate cache and txHash
+ * claims (which the mock's outside world reacts to or reaches into: its scenarios reach the last two), test helpers
+ * and the router middleware of the mode.
  */
 export interface ModeLayers {
   readonly ports: Layer.Layer<Ports, Config.ConfigError, AppConfig | IntegrationRepo | ApiKeyRepo>
   readonly outbox: Layer.Layer<Outbox, never, SqlClient.SqlClient | JobQueue | AppConfig>
   readonly rateCache: Layer.Layer<RateCache, never, SqlClient.SqlClient | PayoutProvider | AppConfig>
+  readonly claims: Layer.Layer<TxHashClaims, never, SqlClient.SqlClient>
   readonly testHelpers: Layer.Layer<TestHelpers, never, TestHelperNeeds>
   readonly apiMiddleware: Layer.Layer<never, never, HttpRouter.HttpRouter>
 }
@@ -134,19 +134,19 @@ export const mockMode = (config: AppConfigShape): ModeLayers => ({
     SwapRouterMock,
     MarketMock,
     OtpCodesMock,
-    RequoteGuardMock,
     DemoBootstrapMock,
     WebhookTargetsOpen,
     mailer(config)
   ),
   outbox: TransferLifecycleMock,
   rateCache: RateCacheMock,
+  claims: TxHashClaimsMock,
   testHelpers: TestHelpersMock,
   apiMiddleware: MockScenarioLive
 })
 
-/** The ports that differ in live mode only by how codes and quotes behave (no sandbox, no demo key). */
-export const livePorts = Layer.mergeAll(OtpCodesLive, RequoteGuardLive, DemoBootstrapNone)
+/** The ports that differ in live mode only by how codes behave (no sandbox, no demo key). */
+export const livePorts = Layer.mergeAll(OtpCodesLive, DemoBootstrapNone)
 
 const bridgeOptions = (config: AppConfigShape, secrets: LiveSecrets): BridgeOptions => ({
   baseUrl: config.providerApiUrl,
@@ -182,6 +182,7 @@ export const liveMode = (config: AppConfigShape, secrets: LiveSecrets): ModeLaye
   ),
   outbox: Outbox.Default,
   rateCache: RateCache.Default,
+  claims: TxHashClaims.Default,
   testHelpers: TestHelpersNone,
   apiMiddleware: Layer.empty
 })
@@ -235,7 +236,7 @@ const repositories = (mode: ModeLayers) =>
     PayoutRepo.Default,
     SwapRepo.Default,
     IdempotencyStore.Default,
-    TxHashClaims.Default,
+    mode.claims,
     ProviderEventRepo.Default
   ).pipe(Layer.provideMerge(mode.outbox), Layer.provideMerge(JobQueue.Default))
 

@@ -1,30 +1,40 @@
 import { Data, Effect } from "effect"
 import type { ClaimKind, TxHashClaims } from "./TxHashClaims.ts"
 
-/** What a confirm's first, short transaction decided. */
-export type Begun<Row> =
+/** What a confirm's first, short transaction decided (payouts and swaps), generic over the resource's row. */
+export type ConfirmBegun<Row> = Data.TaggedEnum<{
   /** The resource is already confirmed with this txHash: answer it unchanged. */
-  | { readonly _tag: "Replay"; readonly row: Row }
+  Replay: { readonly row: Row }
+  /** Another confirm of the resource is verifying its hashes (`sameHash`: this confirm's txHash among them). */
+  InProgress: { readonly sameHash: boolean }
   /** The hashes are claimed `verifying` for the resource; the chain check comes next. */
-  | { readonly _tag: "Claimed"; readonly row: Row; readonly hashes: ReadonlyArray<string> }
+  Claimed: { readonly row: Row; readonly hashes: ReadonlyArray<string> }
+}>
+interface ConfirmBegunDefinition extends Data.TaggedEnum.WithGenerics<1> {
+  readonly taggedEnum: ConfirmBegun<this["A"]>
+}
+export const ConfirmBegun = Data.taggedEnum<ConfirmBegunDefinition>()
 
 /**
  * A confirm by txHash (payouts and swaps). No network call runs inside a database transaction:
  * 1. `begin`, a short transaction, locks the resource, checks it and claims its hashes `verifying` (or finds it
- *    already confirmed with them: a replay);
+ *    already confirmed with them: a replay; or another confirm of it verifying: `inProgress`);
  * 2. `finish` checks the chain outside any transaction, then records the outcome in a second short transaction
  *    (which keeps the claims, see `keepClaims`);
  * 3. when anything after the claim fails, the claims are released (the hashes are free again). A crash between
  *    the steps leaves `verifying` claims that the reconciler releases.
  */
-export const confirmByTxHash = <Row, A, E1, R1, E2, R2>(flow: {
-  readonly begin: Effect.Effect<Begun<Row>, E1, R1>
+export const confirmByTxHash = <Row, A, E1, R1, E2, R2, E3>(flow: {
+  readonly begin: Effect.Effect<ConfirmBegun<Row>, E1, R1>
+  /** The refusal when another confirm of the resource is verifying. */
+  readonly inProgress: () => E3
   readonly replay: (row: Row) => A
   readonly finish: (row: Row, hashes: ReadonlyArray<string>) => Effect.Effect<A, E2, R2>
   readonly release: (row: Row, hashes: ReadonlyArray<string>) => Effect.Effect<void>
 }) =>
   Effect.gen(function*() {
     const begun = yield* flow.begin
+    if (begun._tag === "InProgress") return yield* Effect.fail(flow.inProgress())
     if (begun._tag === "Replay") return flow.replay(begun.row)
     const { hashes, row } = begun
     return yield* flow.finish(row, hashes).pipe(Effect.onError(() => flow.release(row, hashes)))

@@ -1,5 +1,6 @@
+import type { Requote } from "@cop-integrations/contracts"
 import { Context, Effect, Layer, Schema } from "effect"
-import { SqlClient, SqlSchema } from "effect/sql"
+import { SqlClient, type SqlError, SqlSchema } from "effect/sql"
 
 /** What a transaction hash confirms: one hash, one use, across payouts and swaps (compared lower-cased). */
 export type ClaimKind = "payout" | "swap"
@@ -20,8 +21,15 @@ export class TxHashClaims extends Context.Service<TxHashClaims>()("TxHashClaims"
   make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    /** False when the hash is already claimed (by anything). */
-    const claim = (kind: ClaimKind, resourceId: string, hash: string) =>
+    /**
+     * False when the hash is already claimed (by anything). Requote: the deposit is too late to be taken as the
+     * resource's; this ledger never says so, mock mode's (`TxHashClaimsMock`) does under its `requote` scenario.
+     */
+    const claim = (
+      kind: ClaimKind,
+      resourceId: string,
+      hash: string
+    ): Effect.Effect<boolean, SqlError.SqlError | Requote> =>
       Effect.map(
         sql`INSERT INTO tx_hash_claims (tx_hash, resource_kind, resource_id, state) VALUES (${hash}, ${kind}, ${resourceId}, 'verifying')
             ON CONFLICT DO NOTHING RETURNING tx_hash`,

@@ -83,7 +83,7 @@ export class DestinationPreviews extends Context.Service<DestinationPreviews>()(
      * same account. Every call spends a token of the integration's verification budget (429 when none is left): it
      * is the one way to the provider's verification, so every path that verifies is limited alike.
      */
-    const registerDestination = (
+    const registerDestination = Effect.fn("DestinationPreviews.registerDestination")(function*(
       integrationId: IntegrationId,
       destination: {
         readonly userAddress?: string | undefined
@@ -91,8 +91,8 @@ export class DestinationPreviews extends Context.Service<DestinationPreviews>()(
         readonly accountOwnerName: string
       },
       customerId: string | null
-    ) =>
-      budget.spending(
+    ) {
+      return yield* budget.spending(
         integrationId,
         orProviderFailure(provider.createExternalAccount({
           idempotencyKey: providerIdempotencyKey(
@@ -106,9 +106,10 @@ export class DestinationPreviews extends Context.Service<DestinationPreviews>()(
           accountOwnerName: destination.accountOwnerName
         }))
       )
+    })
 
-    const preview = (integrationId: IntegrationId, request: PreviewDestinationRequest) =>
-      Effect.gen(function*() {
+    const preview = Effect.fn("DestinationPreviews.preview")(
+      function*(integrationId: IntegrationId, request: PreviewDestinationRequest) {
         const customerId = yield* customerFor(integrationId, request.userAddress)
         const account = yield* registerDestination(integrationId, request, customerId)
         const at = yield* now
@@ -132,34 +133,34 @@ export class DestinationPreviews extends Context.Service<DestinationPreviews>()(
           Effect.annotateLogs({ previewId: row.id, breBKey: maskBreBKey(request.breBKey), match: row.match })
         )
         return present(row)
-      })
+      }
+    )
 
     /**
      * The destination a payout's `previewId` verified, if it names one: none without a `previewId`; a 400 naming
      * `previewId` when it is not this integration's, has expired, or was for another key, name or user.
      */
-    const destinationFor = (
+    const destinationFor = Effect.fn("DestinationPreviews.destinationFor")(function*(
       integrationId: IntegrationId,
       request: CreatePayoutRequest
-    ): Effect.Effect<Option.Option<ExternalAccount>, BadRequest> =>
-      Effect.gen(function*() {
-        if (request.previewId === undefined) return Option.none()
-        const found = yield* previews.findOwned(integrationId, request.previewId)
-        if (Option.isNone(found)) return yield* refuse("no such preview for this integration")
-        const row = found.value
-        if (row.expires_at.getTime() <= (yield* now).getTime()) {
-          return yield* refuse(`the preview expired at ${row.expires_at.toISOString()}; preview the destination again`)
-        }
-        if (row.bre_b_key !== request.breBKey || row.account_owner_name !== request.accountOwnerName) {
-          return yield* refuse(
-            "the preview was for another breBKey or accountOwnerName; send the previewed ones or preview again"
-          )
-        }
-        if (row.user_address !== null && row.user_address !== request.userAddress.toLowerCase()) {
-          return yield* refuse("the preview was for another userAddress; send the previewed one or preview again")
-        }
-        return Option.some(destinationOf(row))
-      })
+    ): Effect.fn.Return<Option.Option<ExternalAccount>, BadRequest> {
+      if (request.previewId === undefined) return Option.none()
+      const found = yield* previews.findOwned(integrationId, request.previewId)
+      if (Option.isNone(found)) return yield* refuse("no such preview for this integration")
+      const row = found.value
+      if (row.expires_at.getTime() <= (yield* now).getTime()) {
+        return yield* refuse(`the preview expired at ${row.expires_at.toISOString()}; preview the destination again`)
+      }
+      if (row.bre_b_key !== request.breBKey || row.account_owner_name !== request.accountOwnerName) {
+        return yield* refuse(
+          "the preview was for another breBKey or accountOwnerName; send the previewed ones or preview again"
+        )
+      }
+      if (row.user_address !== null && row.user_address !== request.userAddress.toLowerCase()) {
+        return yield* refuse("the preview was for another userAddress; send the previewed one or preview again")
+      }
+      return Option.some(destinationOf(row))
+    })
 
     return { preview, destinationFor, registerDestination } as const
   })

@@ -97,24 +97,23 @@ export class CustomerKyc extends Context.Service<CustomerKyc>()("CustomerKyc", {
       })
 
     /** The customer (none: no OTP was ever sent to this address by this integration), its KYC as it stands now. */
-    const current = (owner: Owner) =>
-      Effect.gen(function*() {
-        const found = yield* customers.find(owner)
-        if (Option.isNone(found)) return found
-        const { kyc_status, provider_customer_id } = found.value
-        if (provider_customer_id === null || isDecided(kyc_status)) return found
-        const said = yield* providerSays(provider_customer_id)
-        if (Option.isNone(said) || !isDecided(said.value)) return found
-        // Recorded by the provider read, or by a webhook meanwhile: the row has it, with its updatedAt.
-        return yield* customers.find(owner)
-      })
+    const current = Effect.fn("CustomerKyc.current")(function*(owner: Owner) {
+      const found = yield* customers.find(owner)
+      if (Option.isNone(found)) return found
+      const { kyc_status, provider_customer_id } = found.value
+      if (provider_customer_id === null || isDecided(kyc_status)) return found
+      const said = yield* providerSays(provider_customer_id)
+      if (Option.isNone(said) || !isDecided(said.value)) return found
+      // Recorded by the provider read, or by a webhook meanwhile: the row has it, with its updatedAt.
+      return yield* customers.find(owner)
+    })
 
     /**
      * The user's provider customer (null when the provider has none for them); a 409 unless their KYC is approved, as
      * it stands now (a customer the provider approved without a webhook reaching us is read from the provider).
      */
-    const approvedCustomerId = (integrationId: IntegrationId, userAddress: string) =>
-      Effect.gen(function*() {
+    const approvedCustomerId = Effect.fn("CustomerKyc.approvedCustomerId")(
+      function*(integrationId: IntegrationId, userAddress: string) {
         const customer = yield* current({ integrationId, userAddress: userAddress.toLowerCase() })
         if (!Option.exists(customer, (row) => row.kyc_status === "approved")) {
           return yield* Effect.fail(
@@ -124,18 +123,17 @@ export class CustomerKyc extends Context.Service<CustomerKyc>()("CustomerKyc", {
           )
         }
         return Option.getOrNull(Option.flatMap(customer, (row) => Option.fromNullishOr(row.provider_customer_id)))
-      })
+      }
+    )
 
     /** `GET kyc/customers/{userAddress}`: 404 for an address no OTP was sent to by this integration. */
-    const read = (integrationId: IntegrationId, userAddress: string) =>
-      Effect.flatMap(
-        current({ integrationId, userAddress: userAddress.toLowerCase() }),
-        (found) =>
-          Option.match(found, {
-            onNone: () => Effect.fail(new NotFound({ error: `no KYC customer ${userAddress}: send it an OTP first` })),
-            onSome: (row) => Effect.succeed(presentCustomer(row))
-          })
-      )
+    const read = Effect.fn("CustomerKyc.read")(function*(integrationId: IntegrationId, userAddress: string) {
+      const found = yield* current({ integrationId, userAddress: userAddress.toLowerCase() })
+      if (Option.isNone(found)) {
+        return yield* Effect.fail(new NotFound({ error: `no KYC customer ${userAddress}: send it an OTP first` }))
+      }
+      return presentCustomer(found.value)
+    })
 
     return { current, approvedCustomerId, read } as const
   })

@@ -136,25 +136,24 @@ export class OtpService extends Context.Service<OtpService>()("OtpService", {
         yield* otps.restoreSuperseded(owner, pending.supersededIds)
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
 
-    const send = (input: SendInput) =>
-      Effect.gen(function*() {
-        const userAddress = input.userAddress.toLowerCase()
-        const pending = yield* recordChallenge(input, userAddress, yield* now)
-        // Outside any transaction (MailerHttp has its own timeout). On failure the send is undone and answered 503.
-        yield* mailer.sendOtp({ to: input.email, code: pending.code }).pipe(
-          Effect.catchTag("MailerUnavailable", () =>
-            Effect.andThen(
-              undoChallenge(input, userAddress, pending),
-              Effect.fail(new ServiceUnavailable({ error: "the OTP e-mail could not be sent; retry later" }))
-            ))
-        )
-        const response: OtpSendResponse = {
-          userAddress: input.userAddress,
-          expiresAt: pending.expiresAt.toISOString(),
-          ...(pending.revealed ? { debugCode: pending.code } : {})
-        }
-        return response
-      })
+    const send = Effect.fn("OtpService.send")(function*(input: SendInput) {
+      const userAddress = input.userAddress.toLowerCase()
+      const pending = yield* recordChallenge(input, userAddress, yield* now)
+      // Outside any transaction (MailerHttp has its own timeout). On failure the send is undone and answered 503.
+      yield* mailer.sendOtp({ to: input.email, code: pending.code }).pipe(
+        Effect.catchTag("MailerUnavailable", () =>
+          Effect.andThen(
+            undoChallenge(input, userAddress, pending),
+            Effect.fail(new ServiceUnavailable({ error: "the OTP e-mail could not be sent; retry later" }))
+          ))
+      )
+      const response: OtpSendResponse = {
+        userAddress: input.userAddress,
+        expiresAt: pending.expiresAt.toISOString(),
+        ...(pending.revealed ? { debugCode: pending.code } : {})
+      }
+      return response
+    })
 
     // The provider could not start KYC: the code the user typed stays valid for a retry, unless a newer
     // code was sent meanwhile.
@@ -199,60 +198,59 @@ export class OtpService extends Context.Service<OtpService>()("OtpService", {
         return VerifyOutcome.Approved({ challengeId: challenge.id, consumedAt: at })
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
 
-    const verify = (
+    const verify = Effect.fn("OtpService.verify")(function*(
       input: { readonly integrationId: IntegrationId; readonly userAddress: string; readonly code: string }
-    ) =>
-      Effect.gen(function*() {
-        const owner = { integrationId: input.integrationId, userAddress: input.userAddress.toLowerCase() }
-        if (!OTP_FORMAT.test(input.code)) {
-          return yield* Effect.fail(new OtpInvalid({ error: "code: an OTP is the 6 digits that were sent" }))
+    ) {
+      const owner = { integrationId: input.integrationId, userAddress: input.userAddress.toLowerCase() }
+      if (!OTP_FORMAT.test(input.code)) {
+        return yield* Effect.fail(new OtpInvalid({ error: "code: an OTP is the 6 digits that were sent" }))
+      }
+      const outcome = yield* check(owner.integrationId, owner.userAddress, input.code)
+      if (outcome._tag === "Rejected") {
+        // A verify repeated after its code was used, or after the provider approved the customer, has nothing to
+        // check: an approved customer is answered as it is. A code waiting to be checked is checked first.
+        const approved = outcome.nothingToCheck
+          ? Option.filter(yield* customerKyc.current(owner), (row) => row.kyc_status === "approved")
+          : Option.none()
+        if (Option.isNone(approved)) return yield* Effect.fail(new OtpInvalid({ error: outcome.error }))
+        const response: OtpVerifyResponse = {
+          userAddress: input.userAddress,
+          kycStatus: approved.value.kyc_status,
+          kycUrl: approved.value.kyc_url
         }
-        const outcome = yield* check(owner.integrationId, owner.userAddress, input.code)
-        if (outcome._tag === "Rejected") {
-          // A verify repeated after its code was used, or after the provider approved the customer, has nothing to
-          // check: an approved customer is answered as it is. A code waiting to be checked is checked first.
-          const approved = outcome.nothingToCheck
-            ? Option.filter(yield* customerKyc.current(owner), (row) => row.kyc_status === "approved")
-            : Option.none()
-          if (Option.isNone(approved)) return yield* Effect.fail(new OtpInvalid({ error: outcome.error }))
-          const response: OtpVerifyResponse = {
-            userAddress: input.userAddress,
-            kycStatus: approved.value.kyc_status,
-            kycUrl: approved.value.kyc_url
-          }
-          return response
-        }
-        const customer = yield* customerKyc.current(owner)
-        // One provider customer per (integration, user), kept once the provider has made it, whatever e-mail the
-        // codes go to now: an approved user stays approved, a rejected one is not started over by a new address, and
-        // a pending one keeps the KYC link that may be half filled in. So a later verify starts nothing at the provider
-        // (a pending customer's status is read from it: CustomerKyc).
-        const started = Option.filter(customer, (row) => row.provider_customer_id !== null)
-        if (Option.isSome(started)) {
-          const response: OtpVerifyResponse = {
-            userAddress: input.userAddress,
-            kycStatus: started.value.kyc_status,
-            kycUrl: started.value.kyc_url
-          }
-          return response
-        }
-        const email = Option.match(customer, { onNone: () => "", onSome: (row) => row.email })
-        // The key names what is asked (this user's KYC under this e-mail): a retry after a lost answer reaches the
-        // same customer, and a start under another e-mail is another request, not a reuse of the key (which the
-        // provider refuses: idempotency_key_reused).
-        const kyc = yield* provider.createKycLink({
-          idempotencyKey: providerIdempotencyKey("kyc_link", owner.integrationId, owner.userAddress, email),
-          email,
-          userAddress: input.userAddress
-        }).pipe(Effect.catch((error) => Effect.andThen(restoreCode(owner, outcome), providerFailure(error))))
-        const kycStatus = yield* customers.setKyc(
-          owner,
-          { providerCustomerId: kyc.customerId, kycStatus: kyc.kycStatus, kycUrl: kyc.kycUrl },
-          yield* now
-        )
-        const response: OtpVerifyResponse = { userAddress: input.userAddress, kycStatus, kycUrl: kyc.kycUrl }
         return response
-      })
+      }
+      const customer = yield* customerKyc.current(owner)
+      // One provider customer per (integration, user), kept once the provider has made it, whatever e-mail the
+      // codes go to now: an approved user stays approved, a rejected one is not started over by a new address, and
+      // a pending one keeps the KYC link that may be half filled in. So a later verify starts nothing at the provider
+      // (a pending customer's status is read from it: CustomerKyc).
+      const started = Option.filter(customer, (row) => row.provider_customer_id !== null)
+      if (Option.isSome(started)) {
+        const response: OtpVerifyResponse = {
+          userAddress: input.userAddress,
+          kycStatus: started.value.kyc_status,
+          kycUrl: started.value.kyc_url
+        }
+        return response
+      }
+      const email = Option.match(customer, { onNone: () => "", onSome: (row) => row.email })
+      // The key names what is asked (this user's KYC under this e-mail): a retry after a lost answer reaches the
+      // same customer, and a start under another e-mail is another request, not a reuse of the key (which the
+      // provider refuses: idempotency_key_reused).
+      const kyc = yield* provider.createKycLink({
+        idempotencyKey: providerIdempotencyKey("kyc_link", owner.integrationId, owner.userAddress, email),
+        email,
+        userAddress: input.userAddress
+      }).pipe(Effect.catch((error) => Effect.andThen(restoreCode(owner, outcome), providerFailure(error))))
+      const kycStatus = yield* customers.setKyc(
+        owner,
+        { providerCustomerId: kyc.customerId, kycStatus: kyc.kycStatus, kycUrl: kyc.kycUrl },
+        yield* now
+      )
+      const response: OtpVerifyResponse = { userAddress: input.userAddress, kycStatus, kycUrl: kyc.kycUrl }
+      return response
+    })
 
     return { send, verify } as const
   })

@@ -1,13 +1,18 @@
 /**
  * The live `Market`: open or closed by the configured market hours (./MarketHours.ts) at the Effect
- * Clock's current time, so tests drive it with the TestClock.
+ * Clock's current time, so tests drive it with the TestClock. It is never `Moving`.
  */
 import { Clock, Effect, Layer } from "effect"
-import { Market } from "./Market.ts"
+import { Market, MarketState } from "./Market.ts"
 import { isMarketOpen, type MarketHours } from "./MarketHours.ts"
 
 export const MarketLive = (hours: MarketHours): Layer.Layer<Market> =>
   Layer.succeed(
     Market,
-    Market.of({ isOpen: Effect.map(Clock.currentTimeMillis, (millis) => isMarketOpen(new Date(millis), hours)) })
+    Market.of({
+      state: Effect.map(
+        Clock.currentTimeMillis,
+        (millis) => (isMarketOpen(new Date(millis), hours) ? MarketState.Open() : MarketState.Closed())
+      )
+    })
   )

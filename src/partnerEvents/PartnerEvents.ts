@@ -31,36 +31,40 @@ export class PartnerEvents extends Context.Service<PartnerEvents>()("PartnerEven
     const events = yield* EventRepo
     const pageBudget = yield* PageBudget
 
-    const list = (request: EventListRequest): Effect.Effect<string, BadRequest> =>
-      positionPage(
-        request,
-        (page) =>
-          events.positionPending(request.integrationId).pipe(
-            Effect.andThen(events.page({ ...page, type: request.type ?? null }).pipe(pageBudget.withRows(page.limit)))
-          ),
-        (row) => row.body
-      ).pipe(Effect.map((page) =>
-        `{"integrationId":${JSON.stringify(page.integrationId)},"items":[${page.items.join(",")}],"nextCursor":${
-          JSON.stringify(page.nextCursor)
-        }}`
-      ))
+    const list = Effect.fn("PartnerEvents.list")(
+      function*(request: EventListRequest): Effect.fn.Return<string, BadRequest> {
+        const listed = yield* positionPage(
+          request,
+          (page) =>
+            events.positionPending(request.integrationId).pipe(
+              Effect.andThen(events.page({ ...page, type: request.type ?? null }).pipe(pageBudget.withRows(page.limit)))
+            ),
+          (row) => row.body
+        )
+        return `{"integrationId":${JSON.stringify(listed.integrationId)},"items":[${
+          listed.items.join(",")
+        }],"nextCursor":${JSON.stringify(listed.nextCursor)}}`
+      }
+    )
 
-    const get = (integrationId: IntegrationId, eventId: EventId): Effect.Effect<string, NotFound> =>
-      Effect.gen(function*() {
+    const get = Effect.fn("PartnerEvents.get")(
+      function*(integrationId: IntegrationId, eventId: EventId): Effect.fn.Return<string, NotFound> {
         const found = yield* events.findOwned(integrationId, eventId)
         if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ error: `no event ${eventId}` }))
         const attempts = (yield* events.attempts(eventId)).map(presentAttempt)
         // The stored body is an object literal: close it with the attempts instead of its last brace.
         return `${found.value.body.slice(0, -1)},"attempts":${JSON.stringify(attempts)}}`
-      })
+      }
+    )
 
-    const redeliver = (integrationId: IntegrationId, eventId: EventId): Effect.Effect<Redelivery, NotFound> =>
-      Effect.gen(function*() {
+    const redeliver = Effect.fn("PartnerEvents.redeliver")(
+      function*(integrationId: IntegrationId, eventId: EventId): Effect.fn.Return<Redelivery, NotFound> {
         const found = yield* events.findOwned(integrationId, eventId)
         if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ error: `no event ${eventId}` }))
         const endpointIds = yield* events.redeliver(integrationId, eventId, yield* now)
         return { eventId, endpointIds }
-      })
+      }
+    )
 
     return { list, get, redeliver } as const
   })

@@ -54,8 +54,8 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints>()("Webho
         })
       )
 
-    const create = (integrationId: IntegrationId, request: CreateWebhookEndpointRequest) =>
-      Effect.gen(function*() {
+    const create = Effect.fn("WebhookEndpoints.create")(
+      function*(integrationId: IntegrationId, request: CreateWebhookEndpointRequest) {
         const url = yield* targets.check(request.url)
         const at = yield* now
         const row = yield* endpoints.insertWithinCap({
@@ -75,10 +75,11 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints>()("Webho
           onNone: () => Effect.fail(new WebhookEndpointLimit({ max: MAX_ENDPOINTS })),
           onSome: (created) => Effect.succeed(withSecret(created))
         })
-      })
+      }
+    )
 
-    const rotateSecret = (integrationId: IntegrationId, endpointId: EndpointId) =>
-      Effect.gen(function*() {
+    const rotateSecret = Effect.fn("WebhookEndpoints.rotateSecret")(
+      function*(integrationId: IntegrationId, endpointId: EndpointId) {
         const at = yield* now
         const rotated = yield* endpoints.rotate({
           integrationId,
@@ -91,42 +92,42 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints>()("Webho
           onNone: () => Effect.fail(notFound(endpointId)),
           onSome: (row) => Effect.succeed(withSecret(row))
         })
-      })
+      }
+    )
 
     /** An `endpoint.ping` for this endpoint alone; a disabled endpoint receives nothing, so it is refused. */
-    const ping = (integrationId: IntegrationId, endpointId: EndpointId) =>
-      Effect.gen(function*() {
-        const row = yield* owned(integrationId, endpointId)
-        if (row.status === "disabled") {
-          return yield* Effect.fail(new WebhookEndpointDisabled({ endpointId, reason: row.disabled_reason }))
-        }
-        const at = yield* now
-        const body = yield* outbox.recordFor(row.id, {
-          integrationId,
-          type: "endpoint.ping",
-          resourceId: row.id,
-          object: presentEndpoint(row),
-          at
-        })
-        return body
+    const ping = Effect.fn("WebhookEndpoints.ping")(function*(integrationId: IntegrationId, endpointId: EndpointId) {
+      const row = yield* owned(integrationId, endpointId)
+      if (row.status === "disabled") {
+        return yield* Effect.fail(new WebhookEndpointDisabled({ endpointId, reason: row.disabled_reason }))
+      }
+      const at = yield* now
+      const body = yield* outbox.recordFor(row.id, {
+        integrationId,
+        type: "endpoint.ping",
+        resourceId: row.id,
+        object: presentEndpoint(row),
+        at
       })
+      return body
+    })
 
-    const remove = (integrationId: IntegrationId, endpointId: EndpointId) =>
-      Effect.gen(function*() {
+    const remove = Effect.fn("WebhookEndpoints.remove")(
+      function*(integrationId: IntegrationId, endpointId: EndpointId) {
         const removed = yield* endpoints.remove(integrationId, endpointId, yield* now)
         if (!removed) return yield* Effect.fail(notFound(endpointId))
-      })
+      }
+    )
 
-    return {
-      create,
-      list: (integrationId: IntegrationId) =>
-        Effect.map(endpoints.list(integrationId), (rows) => ({ items: rows.map(presentEndpoint) })),
-      get: (integrationId: IntegrationId, endpointId: EndpointId) =>
-        Effect.map(owned(integrationId, endpointId), presentEndpoint),
-      rotateSecret,
-      ping,
-      remove
-    } as const
+    const list = Effect.fn("WebhookEndpoints.list")(function*(integrationId: IntegrationId) {
+      return { items: (yield* endpoints.list(integrationId)).map(presentEndpoint) }
+    })
+
+    const get = Effect.fn("WebhookEndpoints.get")(function*(integrationId: IntegrationId, endpointId: EndpointId) {
+      return presentEndpoint(yield* owned(integrationId, endpointId))
+    })
+
+    return { create, list, get, rotateSecret, ping, remove } as const
   })
 }) {
   static readonly Default = Layer.effect(this, this.make)

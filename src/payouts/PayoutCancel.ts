@@ -48,8 +48,8 @@ export class PayoutCancel extends Context.Service<PayoutCancel>()("PayoutCancel"
     const claims = yield* TxHashClaims
     const chainId = yield* PayoutChainId
 
-    const cancel = (integrationId: IntegrationId, payoutId: PayoutId) =>
-      Effect.gen(function*() {
+    const cancel = Effect.fn("PayoutCancel.cancel")(
+      function*(integrationId: IntegrationId, payoutId: PayoutId) {
         const found = yield* payouts.lockForConfirm(integrationId, payoutId)
         if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ error: `no payout ${payoutId}` }))
         const { depositSeenByProvider, row } = found.value
@@ -64,7 +64,10 @@ export class PayoutCancel extends Context.Service<PayoutCancel>()("PayoutCancel"
           { source: "api" }
         )
         return presentPayout(canceled, chainId)
-      }).pipe(sql.withTransaction, Effect.catchIf(SqlError.isSqlError, Effect.die))
+      },
+      sql.withTransaction,
+      Effect.catchIf(SqlError.isSqlError, Effect.die)
+    )
 
     return { cancel } as const
   })

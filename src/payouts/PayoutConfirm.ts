@@ -15,7 +15,7 @@ import {
 } from "@cop-integrations/contracts"
 import { BigDecimal, Context, Data, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { Chain, transfersTo } from "../chain/Chain.ts"
-import { confirmByTxHash, type ConfirmReleased, keepClaims } from "../chain/ConfirmByTxHash.ts"
+import { ConfirmBegun, confirmByTxHash, type ConfirmReleased, keepClaims } from "../chain/ConfirmByTxHash.ts"
 import { isTokenSymbol } from "../chain/Tokens.ts"
 import { TxHashClaims } from "../chain/TxHashClaims.ts"
 import { type DepositNotMined, type DepositRefused, notVerifiedError, verifyWithRetry } from "../chain/Verification.ts"
@@ -26,7 +26,6 @@ import { acceptsConfirm, confirmByPartner, minedInWindow } from "./Lifecycle.ts"
 import { hop, PayoutRepo } from "./PayoutRepo.ts"
 import type { PayoutRow } from "./PayoutRow.ts"
 import { PayoutChainId, presentPayout } from "./Present.ts"
-import { RequoteGuard } from "../quotes/RequoteGuard.ts"
 
 /**
  * How long a confirm waits for a confirmation of the same payout with the same txHash that is still being
@@ -35,17 +34,6 @@ import { RequoteGuard } from "../quotes/RequoteGuard.ts"
 export const ConfirmWait = Context.Reference<Duration.Duration>("ConfirmWait", {
   defaultValue: () => Duration.seconds(10)
 })
-
-/** What the first, short transaction decided. */
-type Intent = Data.TaggedEnum<{
-  /** The payout is already confirmed with this txHash: answer it unchanged. */
-  Replay: { readonly row: PayoutRow }
-  /** Another confirm of this payout is verifying its hash (`sameHash`: the same txHash as this one). */
-  InProgress: { readonly sameHash: boolean }
-  /** The hashes are claimed `verifying` for this payout; the chain check comes next. */
-  Claimed: { readonly row: PayoutRow; readonly hashes: ReadonlyArray<string> }
-}>
-const Intent = Data.taggedEnum<Intent>()
 
 class StillVerifying extends Data.TaggedError("StillVerifying") {}
 
@@ -95,7 +83,6 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
     const config = yield* AppConfig
     const chain = yield* Chain
     const payouts = yield* PayoutRepo
-    const requoteGuard = yield* RequoteGuard
     const claims = yield* TxHashClaims
     const chainId = yield* PayoutChainId
     const present = (row: PayoutRow) => presentPayout(row, chainId)
@@ -122,20 +109,19 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
     }) =>
       Effect.gen(function*() {
         const { depositSeenByProvider: seenByProvider, row } = yield* lockOwned(input.integrationId, input.payoutId)
-        if (row.tx_hash === input.txHash) return Intent.Replay({ row })
+        if (row.tx_hash === input.txHash) return ConfirmBegun.Replay({ row })
         if (row.tx_hash !== null) {
           return yield* Effect.fail(new PayoutAlreadyConfirmed())
         }
         // Every claim of this payout is made under its row lock: what this sees is all there is.
         const verifying = yield* verifyingClaimsOf(row.id)
-        if (verifying.length > 0) return Intent.InProgress({ sameHash: verifying.includes(input.txHash) })
+        if (verifying.length > 0) return ConfirmBegun.InProgress({ sameHash: verifying.includes(input.txHash) })
         // The provider's word that the deposit arrived is authoritative (Lifecycle): such a payout may have
         // moved on, and its confirm still records the txHash, whatever the deposit window says. An expired
         // payout is heard too: a deposit mined in time is accepted late (step 3 decides).
         if (!acceptsConfirm(row, seenByProvider)) {
           return yield* Effect.fail(new PayoutNotConfirmable({ status: row.status }))
         }
-        yield* requoteGuard.beforeConfirm
         // Claim first: a hash that confirms something else (or is being verified for it) is tx_hash_reused
         // whatever its receipt says.
         if (!(yield* claimHash(input.txHash, row.id))) {
@@ -145,7 +131,7 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
           return yield* Effect.fail(new TxHashReused({ error: "feeTxHash already used by another payout or swap" }))
         }
         const hashes = input.feeTxHash === undefined ? [input.txHash] : [input.txHash, input.feeTxHash]
-        return Intent.Claimed({ row, hashes })
+        return ConfirmBegun.Claimed({ row, hashes })
       }).pipe(sql.withTransaction)
 
     /** Step 1, waiting (bounded) while a confirm of the same payout with the same hash is being verified. */
@@ -154,7 +140,7 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
         const wait = yield* ConfirmWait
         return yield* begin(input).pipe(
           Effect.filterOrFail(
-            (intent) => !(intent._tag === "InProgress" && intent.sameHash),
+            (begun) => !(begun._tag === "InProgress" && begun.sameHash),
             () => new StillVerifying()
           ),
           Effect.retry({
@@ -250,40 +236,38 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
         return present(confirmed)
       }).pipe(sql.withTransaction)
 
-    const confirm = (input: {
+    const confirm = Effect.fn("PayoutConfirm.confirm")(function*(input: {
       readonly integrationId: IntegrationId
       readonly payoutId: PayoutId
       readonly request: ConfirmPayoutRequest
-    }) =>
-      Effect.gen(function*() {
-        const sent = lowerCaseTxHash(input.request.txHash)
-        const feeSent = input.request.feeTxHash === undefined ? undefined : lowerCaseTxHash(input.request.feeTxHash)
-        if (feeSent === sent) {
-          return yield* Effect.fail(new BadRequest({ error: "feeTxHash: must differ from txHash" }))
-        }
-        const txHash = chain.recordedTxHash(sent, input.payoutId)
-        const feeTxHash = feeSent === undefined ? undefined : chain.recordedTxHash(feeSent, input.payoutId)
-        return yield* confirmByTxHash({
-          begin: beginOrWait({ integrationId: input.integrationId, payoutId: input.payoutId, txHash, feeTxHash }).pipe(
-            Effect.filterOrFail((intent) => intent._tag !== "InProgress", () => new PayoutConfirmInProgress())
-          ),
-          replay: present,
-          finish: (row, hashes) =>
-            Effect.gen(function*() {
-              const { feeStatus, feeTxHash: feePaidBy, verified } = yield* verify(row, txHash, feeTxHash)
-              return yield* finalize({
-                ...input,
-                txHash,
-                feeTxHash: feePaidBy,
-                hashes,
-                minedAt: verified.minedAt,
-                simulated: verified.simulated === true,
-                feeStatus
-              })
-            }),
-          release: (row, hashes) => release(row.id, hashes)
-        })
-      }).pipe(Effect.catchIf(SqlError.isSqlError, Effect.die))
+    }) {
+      const sent = lowerCaseTxHash(input.request.txHash)
+      const feeSent = input.request.feeTxHash === undefined ? undefined : lowerCaseTxHash(input.request.feeTxHash)
+      if (feeSent === sent) {
+        return yield* Effect.fail(new BadRequest({ error: "feeTxHash: must differ from txHash" }))
+      }
+      const txHash = chain.recordedTxHash(sent, input.payoutId)
+      const feeTxHash = feeSent === undefined ? undefined : chain.recordedTxHash(feeSent, input.payoutId)
+      return yield* confirmByTxHash({
+        begin: beginOrWait({ integrationId: input.integrationId, payoutId: input.payoutId, txHash, feeTxHash }),
+        inProgress: () => new PayoutConfirmInProgress(),
+        replay: present,
+        finish: (row, hashes) =>
+          Effect.gen(function*() {
+            const { feeStatus, feeTxHash: feePaidBy, verified } = yield* verify(row, txHash, feeTxHash)
+            return yield* finalize({
+              ...input,
+              txHash,
+              feeTxHash: feePaidBy,
+              hashes,
+              minedAt: verified.minedAt,
+              simulated: verified.simulated === true,
+              feeStatus
+            })
+          }),
+        release: (row, hashes) => release(row.id, hashes)
+      })
+    }, Effect.catchIf(SqlError.isSqlError, Effect.die))
 
     return { confirm } as const
   })

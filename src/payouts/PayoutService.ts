@@ -6,7 +6,8 @@ import {
   NotFound,
   type Payout,
   PayoutId,
-  type PayoutList
+  type PayoutList,
+  Requote
 } from "@cop-integrations/contracts"
 import { BigDecimal, Context, Effect, Layer, Option, Schema } from "effect"
 import { getAddress } from "viem"
@@ -33,7 +34,6 @@ import { hop, PayoutRepo } from "./PayoutRepo.ts"
 import type { PayoutRow } from "./PayoutRow.ts"
 import { PayoutChainId, presentPayout } from "./Present.ts"
 import { parseDestinationCop, pricePayout } from "../pricing/Pricing.ts"
-import { RequoteGuard } from "../quotes/RequoteGuard.ts"
 
 export const PAYOUTS_PATH = "/api/integrations/breb/payouts"
 
@@ -67,7 +67,6 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
     const chain = yield* Chain
     const payouts = yield* PayoutRepo
     const idempotency = yield* IdempotencyStore
-    const requoteGuard = yield* RequoteGuard
     const pageBudget = yield* PageBudget
     // Taken at construction: pricing and funding from COPm use it, so the methods require no SwapRouter of their own.
     const router = yield* SwapRouter
@@ -100,8 +99,10 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
         // A `previewId` is checked with the body, before anything else; its destination is reused below.
         const previewed = yield* previews.destinationFor(integrationId, request)
         const providerCustomerId = yield* customerKyc.approvedCustomerId(integrationId, request.userAddress)
-        if (!(yield* market.isOpen)) return yield* Effect.fail(marketClosed)
-        yield* requoteGuard.beforePricing
+        const marketState = yield* market.state
+        if (marketState._tag === "Closed") return yield* Effect.fail(marketClosed)
+        // A moving market: no price taken now stands, the partner quotes again.
+        if (marketState._tag === "Moving") return yield* Effect.fail(new Requote({ error: marketState.reason }))
         const at = yield* now
         const pinned = Schema.decodeUnknownOption(PinnedTerms)(claim.pinned)
         const token = chain.token(request.fromToken ?? "USDC")
@@ -240,67 +241,68 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
      * Three short steps, none held across the provider: record intent (the Idempotency-Key row `started` with the
      * payout id allocated here), prepare (provider calls outside any transaction), write the payout.
      */
-    const create = (input: {
+    const create = Effect.fn("PayoutService.create")(function*(input: {
       readonly integrationId: IntegrationId
       readonly request: CreatePayoutRequest
       readonly idempotencyKey: string | undefined
-    }) =>
-      Effect.gen(function*() {
-        const destinationCop = yield* parseDestinationCop(input.request.destinationCop, config.brebMaxCop)
-        const payoutId = newId("po")
-        const transferKey = providerIdempotencyKey("transfer", payoutId)
-        if (input.idempotencyKey === undefined) {
-          const prepared = yield* prepare(input.integrationId, input.request, destinationCop, {
-            payoutId,
-            transferKey,
-            pinned: null,
-            record: () => Effect.void,
-            outsideCall: (call) => call
-          })
-          const created = yield* persist(prepared)
-          return {
-            status: created.status,
-            body: created.body,
-            bodyJson: created.bodyJson,
-            replayed: false
-          } satisfies CreateOutcome
-        }
-        const result = yield* idempotency.run(
-          {
-            integrationId: input.integrationId,
-            key: input.idempotencyKey,
-            fingerprint: requestFingerprint("POST", PAYOUTS_PATH, input.request),
-            resourceId: payoutId,
-            providerKey: transferKey
-          },
-          (claim) =>
-            prepare(input.integrationId, input.request, destinationCop, {
-              // The key's row keeps the payout id as text (it serves every resource kind): this one or a stopped try's.
-              payoutId: PayoutId.make(claim.resourceId),
-              transferKey: claim.providerKey,
-              pinned: claim.intent,
-              record: claim.record,
-              outsideCall: claim.outsideCall
-            }),
-          persist
-        )
+    }) {
+      const destinationCop = yield* parseDestinationCop(input.request.destinationCop, config.brebMaxCop)
+      const payoutId = newId("po")
+      const transferKey = providerIdempotencyKey("transfer", payoutId)
+      if (input.idempotencyKey === undefined) {
+        const prepared = yield* prepare(input.integrationId, input.request, destinationCop, {
+          payoutId,
+          transferKey,
+          pinned: null,
+          record: () => Effect.void,
+          outsideCall: (call) => call
+        })
+        const created = yield* persist(prepared)
         return {
-          status: result.status,
-          body: result.body,
-          bodyJson: result.bodyJson,
-          replayed: result.replayed
+          status: created.status,
+          body: created.body,
+          bodyJson: created.bodyJson,
+          replayed: false
         } satisfies CreateOutcome
-      })
+      }
+      const result = yield* idempotency.run(
+        {
+          integrationId: input.integrationId,
+          key: input.idempotencyKey,
+          fingerprint: requestFingerprint("POST", PAYOUTS_PATH, input.request),
+          resourceId: payoutId,
+          providerKey: transferKey
+        },
+        (claim) =>
+          prepare(input.integrationId, input.request, destinationCop, {
+            // The key's row keeps the payout id as text (it serves every resource kind): this one or a stopped try's.
+            payoutId: PayoutId.make(claim.resourceId),
+            transferKey: claim.providerKey,
+            pinned: claim.intent,
+            record: claim.record,
+            outsideCall: claim.outsideCall
+          }),
+        persist
+      )
+      return {
+        status: result.status,
+        body: result.body,
+        bodyJson: result.bodyJson,
+        replayed: result.replayed
+      } satisfies CreateOutcome
+    })
 
-    const get = (integrationId: IntegrationId, payoutId: PayoutId) =>
-      Effect.flatMap(payouts.findOwned(integrationId, payoutId), (found) =>
-        Option.match(found, {
-          onNone: () => Effect.fail(new NotFound({ error: `no payout ${payoutId}` })),
-          onSome: (row) => Effect.succeed(present(row))
-        }))
+    const get = Effect.fn("PayoutService.get")(function*(integrationId: IntegrationId, payoutId: PayoutId) {
+      const found = yield* payouts.findOwned(integrationId, payoutId)
+      if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ error: `no payout ${payoutId}` }))
+      return present(found.value)
+    })
 
-    const list = (request: ListRequest): Effect.Effect<PayoutList, BadRequest> =>
-      keysetPage(request, payouts.page, present).pipe(pageBudget.withRows(rowsFetched(request.limit)))
+    const list = Effect.fn("PayoutService.list")(
+      function*(request: ListRequest): Effect.fn.Return<PayoutList, BadRequest> {
+        return yield* keysetPage(request, payouts.page, present).pipe(pageBudget.withRows(rowsFetched(request.limit)))
+      }
+    )
 
     return { create, get, list } as const
   })

@@ -43,127 +43,126 @@ export class QuoteService extends Context.Service<QuoteService>()("QuoteService"
     // Taken at construction: pricing a COPm quote uses it, so the methods require no SwapRouter of their own.
     const router = yield* SwapRouter
 
-    const quote = (input: {
+    const quote = Effect.fn("QuoteService.quote")(function*(input: {
       readonly integrationId: IntegrationId
       readonly destinationCop: string | undefined
       readonly fromToken: TokenSymbol
-    }) =>
-      Effect.gen(function*() {
-        const destinationCop = input.destinationCop === undefined
-          ? undefined
-          : yield* parseDestinationCop(input.destinationCop, config.brebMaxCop)
-        if (!(yield* market.isOpen)) return yield* Effect.fail(marketClosed)
-        const rates = yield* orProviderFailure(rateCache.usdCopRates)
-        const token = chain.token(input.fromToken)
-        const at = yield* now
-        const expiresAt = addSeconds(at, config.quoteTtlSeconds)
-        const quoteId = newId("qt")
+    }) {
+      const destinationCop = input.destinationCop === undefined
+        ? undefined
+        : yield* parseDestinationCop(input.destinationCop, config.brebMaxCop)
+      // A moving market is open to a quote: a quote is a fresh price.
+      if ((yield* market.state)._tag === "Closed") return yield* Effect.fail(marketClosed)
+      const rates = yield* orProviderFailure(rateCache.usdCopRates)
+      const token = chain.token(input.fromToken)
+      const at = yield* now
+      const expiresAt = addSeconds(at, config.quoteTtlSeconds)
+      const quoteId = newId("qt")
 
-        const base = {
-          quoteId,
-          fromToken: input.fromToken,
-          sellRateUsdCop: BigDecimal.format(rates.sellRate),
-          cached: rates.cached,
-          expiresAt: expiresAt.toISOString()
+      const base = {
+        quoteId,
+        fromToken: input.fromToken,
+        sellRateUsdCop: BigDecimal.format(rates.sellRate),
+        cached: rates.cached,
+        expiresAt: expiresAt.toISOString()
+      }
+      let response: Quote
+      let swapSellAmount: string | null = null
+      if (destinationCop === undefined) {
+        // The rate only, for COPm too: the swap's cost depends on the amount, so it is priced with one.
+        const rate = quoteWithoutAmount(rates.sellRate)
+        response = { ...base, display: rate.display, effectiveUsdCop: formatEffectiveRate(rate.effectiveUsdCop) }
+      } else {
+        const price = yield* pricePayout({
+          destinationCop,
+          rates,
+          fromToken: token,
+          usdc: chain.token("USDC"),
+          feeWallet: config.feeWalletAddress,
+          rateBufferBps: config.rateBufferBps,
+          swapTaker: getAddress(config.feeWalletAddress),
+          quotedSwapSellAmount: undefined
+        }).pipe(
+          Effect.provideService(SwapRouter, router),
+          Effect.catchTag("Requote", Effect.die) // only a quoted swap can fall short, and a quote has none
+        )
+        if (price.copm !== undefined) {
+          swapSellAmount = formatFixed(fromBaseUnits(price.copm.sellAmount, token.decimals), token.decimals)
         }
-        let response: Quote
-        let swapSellAmount: string | null = null
-        if (destinationCop === undefined) {
-          // The rate only, for COPm too: the swap's cost depends on the amount, so it is priced with one.
-          const rate = quoteWithoutAmount(rates.sellRate)
-          response = { ...base, display: rate.display, effectiveUsdCop: formatEffectiveRate(rate.effectiveUsdCop) }
-        } else {
-          const price = yield* pricePayout({
-            destinationCop,
-            rates,
-            fromToken: token,
-            usdc: chain.token("USDC"),
-            feeWallet: config.feeWalletAddress,
-            rateBufferBps: config.rateBufferBps,
-            swapTaker: getAddress(config.feeWalletAddress),
-            quotedSwapSellAmount: undefined
-          }).pipe(
-            Effect.provideService(SwapRouter, router),
-            Effect.catchTag("Requote", Effect.die) // only a quoted swap can fall short, and a quote has none
-          )
-          if (price.copm !== undefined) {
-            swapSellAmount = formatFixed(fromBaseUnits(price.copm.sellAmount, token.decimals), token.decimals)
-          }
-          response = {
-            ...base,
-            display: price.display,
-            effectiveUsdCop: price.effectiveUsdCop,
-            destinationCop: formatFixed(destinationCop, 2),
-            sourceAmount: price.sourceAmount,
-            fees: price.fees
-          }
+        response = {
+          ...base,
+          display: price.display,
+          effectiveUsdCop: price.effectiveUsdCop,
+          destinationCop: formatFixed(destinationCop, 2),
+          sourceAmount: price.sourceAmount,
+          fees: price.fees
         }
-        yield* quotes.insert({
-          id: quoteId,
-          integration_id: input.integrationId,
-          from_token: input.fromToken,
-          sell_rate: BigDecimal.format(rates.sellRate),
-          mid_rate: BigDecimal.format(rates.midRate),
-          destination_cop: destinationCop === undefined ? null : formatFixed(destinationCop, 2),
-          swap_sell_amount: swapSellAmount,
-          created_at: at,
-          expires_at: expiresAt
-        })
-        return response
+      }
+      yield* quotes.insert({
+        id: quoteId,
+        integration_id: input.integrationId,
+        from_token: input.fromToken,
+        sell_rate: BigDecimal.format(rates.sellRate),
+        mid_rate: BigDecimal.format(rates.midRate),
+        destination_cop: destinationCop === undefined ? null : formatFixed(destinationCop, 2),
+        swap_sell_amount: swapSellAmount,
+        created_at: at,
+        expires_at: expiresAt
       })
+      return response
+    })
 
     /**
      * The price a payout is charged at: the current rates, or what its quote fixed while the quote is firm (DESIGN
      * §3: the service absorbs movement within tolerance; beyond it or after expiry → requote). A quote with an amount
      * is for that amount and fromToken only: another is requote, naming both. A quote without one fixes the rate only.
      */
-    const termsFor = (input: {
+    const termsFor = Effect.fn("QuoteService.termsFor")(function*(input: {
       readonly integrationId: IntegrationId
       readonly quoteId: QuoteId | undefined
       readonly destinationCop: BigDecimal.BigDecimal
       readonly fromToken: TokenSymbol
       readonly current: UsdCopRates
       readonly at: Date
-    }) =>
-      Effect.gen(function*() {
-        if (input.quoteId === undefined) {
-          return { rates: input.current, swapSellAmount: undefined } satisfies QuotedTerms
-        }
-        const found = yield* quotes.findOwned(input.integrationId, input.quoteId)
-        if (Option.isNone(found)) {
-          return yield* Effect.fail(new BadRequest({ error: "quoteId: no such quote for this integration" }))
-        }
-        const quote = found.value
-        // The amount and the token were priced together; a rate is the same whatever the token (DESIGN §3).
-        if (quote.destination_cop !== null && quote.from_token !== input.fromToken) {
-          return yield* requote(
-            `fromToken: the quote is for paying from ${quote.from_token}, this payout pays from ${input.fromToken}: quote again with fromToken=${input.fromToken}`
-          )
-        }
-        if (quote.destination_cop !== null && !BigDecimal.equals(quote.destination_cop, input.destinationCop)) {
-          const quoted = formatFixed(quote.destination_cop, 2)
-          const asked = formatFixed(input.destinationCop, 2)
-          return yield* requote(
-            `destinationCop: the quote is for ${quoted} COP, this payout asks for ${asked} COP: quote again for ${asked} COP`
-          )
-        }
-        if (quote.expires_at.getTime() <= input.at.getTime()) {
-          return yield* requote("the quote has expired: quote again")
-        }
-        const floor = BigDecimal.multiply(
-          quote.sell_rate,
-          BigDecimal.subtract(BigDecimal.fromBigInt(1n), BigDecimal.make(BigInt(config.requoteToleranceBps), 4))
+    }) {
+      if (input.quoteId === undefined) {
+        return { rates: input.current, swapSellAmount: undefined } satisfies QuotedTerms
+      }
+      const found = yield* quotes.findOwned(input.integrationId, input.quoteId)
+      if (Option.isNone(found)) {
+        return yield* Effect.fail(new BadRequest({ error: "quoteId: no such quote for this integration" }))
+      }
+      const quote = found.value
+      // The amount and the token were priced together; a rate is the same whatever the token (DESIGN §3).
+      if (quote.destination_cop !== null && quote.from_token !== input.fromToken) {
+        return yield* requote(
+          `fromToken: the quote is for paying from ${quote.from_token}, this payout pays from ${input.fromToken}: quote again with fromToken=${input.fromToken}`
         )
-        if (BigDecimal.isLessThan(input.current.sellRate, floor)) {
-          return yield* requote("the rate moved against the user beyond tolerance: quote again")
-        }
-        return {
-          rates: { sellRate: quote.sell_rate, midRate: quote.mid_rate },
-          swapSellAmount: quote.swap_sell_amount === null
-            ? undefined
-            : toBaseUnits(quote.swap_sell_amount, chain.token(input.fromToken).decimals)
-        } satisfies QuotedTerms
-      })
+      }
+      if (quote.destination_cop !== null && !BigDecimal.equals(quote.destination_cop, input.destinationCop)) {
+        const quoted = formatFixed(quote.destination_cop, 2)
+        const asked = formatFixed(input.destinationCop, 2)
+        return yield* requote(
+          `destinationCop: the quote is for ${quoted} COP, this payout asks for ${asked} COP: quote again for ${asked} COP`
+        )
+      }
+      if (quote.expires_at.getTime() <= input.at.getTime()) {
+        return yield* requote("the quote has expired: quote again")
+      }
+      const floor = BigDecimal.multiply(
+        quote.sell_rate,
+        BigDecimal.subtract(BigDecimal.fromBigInt(1n), BigDecimal.make(BigInt(config.requoteToleranceBps), 4))
+      )
+      if (BigDecimal.isLessThan(input.current.sellRate, floor)) {
+        return yield* requote("the rate moved against the user beyond tolerance: quote again")
+      }
+      return {
+        rates: { sellRate: quote.sell_rate, midRate: quote.mid_rate },
+        swapSellAmount: quote.swap_sell_amount === null
+          ? undefined
+          : toBaseUnits(quote.swap_sell_amount, chain.token(input.fromToken).decimals)
+      } satisfies QuotedTerms
+    })
 
     return { quote, termsFor } as const
   })

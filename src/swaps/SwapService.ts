@@ -21,7 +21,7 @@ import { SqlError } from "effect/sql"
 import { BigDecimal, Context, Data, Effect, Layer, Option, Result } from "effect"
 import { encodeFunctionData, erc20Abi, getAddress } from "viem"
 import { Chain } from "../chain/Chain.ts"
-import { confirmByTxHash, type ConfirmReleased, keepClaims } from "../chain/ConfirmByTxHash.ts"
+import { ConfirmBegun, confirmByTxHash, type ConfirmReleased, keepClaims } from "../chain/ConfirmByTxHash.ts"
 import { TxHashClaims } from "../chain/TxHashClaims.ts"
 import { type DepositNotMined, type DepositRefused, notVerifiedError, verifyWithRetry } from "../chain/Verification.ts"
 import { addSeconds, now } from "../base/Clock.ts"
@@ -31,7 +31,6 @@ import { type IdempotencyKeyInProgress, IdempotencyStore, requestFingerprint } f
 import { newId } from "../base/ids.ts"
 import { formatFixed, fromBaseUnits, parsePlainDecimal, toBaseUnits } from "../money/index.ts"
 import { keysetPage, type ListRequest, rowsFetched } from "../db/Pagination.ts"
-import { RequoteGuard } from "../quotes/RequoteGuard.ts"
 import { orProviderFailure } from "../provider/ProviderErrors.ts"
 import { RateCache } from "../quotes/RateCache.ts"
 import { presentSwap } from "./Present.ts"
@@ -63,13 +62,6 @@ export type SwapConflict =
   | NoSwapRoute
   | IdempotencyKeyInProgress
 
-/** What the first, short transaction of a confirm decided. */
-type Begin = Data.TaggedEnum<{
-  Replay: { readonly row: SwapRow }
-  Claimed: { readonly row: SwapRow; readonly hashes: ReadonlyArray<string> }
-}>
-const Begin = Data.taggedEnum<Begin>()
-
 /**
  * The Swaps group: prepare a swap of the COP stablecoin (the router's route, its calldata, an approval when the
  * allowance is short), get, list, and confirm by txHash (claimed like a payout's: one hash, one use).
@@ -83,7 +75,6 @@ export class SwapService extends Context.Service<SwapService>()("SwapService", {
     const rateCache = yield* RateCache
     const swaps = yield* SwapRepo
     const claims = yield* TxHashClaims
-    const requoteGuard = yield* RequoteGuard
     const idempotency = yield* IdempotencyStore
     const pageBudget = yield* PageBudget
 
@@ -201,39 +192,35 @@ export class SwapService extends Context.Service<SwapService>()("SwapService", {
      * Prepares and stores a swap: the router and the chain are asked before any transaction opens. With an
      * Idempotency-Key, the same semantics as payouts (the key's row records the intent id first).
      */
-    const create = (input: {
+    const create = Effect.fn("SwapService.create")(function*(input: {
       readonly integrationId: IntegrationId
       readonly request: PrepareSwapRequest
       readonly idempotencyKey: string | undefined
-    }) =>
-      Effect.gen(function*() {
-        const intentId = newId("sw")
-        if (input.idempotencyKey === undefined) {
-          const created = yield* Effect.flatMap(prepare(input.integrationId, input.request, intentId), persist)
-          return { ...created, replayed: false }
-        }
-        return yield* idempotency.run(
-          {
-            integrationId: input.integrationId,
-            key: input.idempotencyKey,
-            fingerprint: requestFingerprint("POST", SWAPS_PATH, input.request),
-            resourceId: intentId,
-            providerKey: intentId
-          },
-          // The key's row keeps the intent id as text (it serves every resource kind): this one or a stopped try's.
-          (claim) => prepare(input.integrationId, input.request, SwapId.make(claim.resourceId)),
-          persist
-        )
-      })
-
-    const get = (integrationId: IntegrationId, intentId: SwapId) =>
-      Effect.flatMap(
-        swaps.findOwned(integrationId, intentId),
-        Option.match({
-          onNone: () => Effect.fail(new NotFound({ error: `no swap ${intentId}` })),
-          onSome: (row) => Effect.succeed(presentSwap(row))
-        })
+    }) {
+      const intentId = newId("sw")
+      if (input.idempotencyKey === undefined) {
+        const created = yield* Effect.flatMap(prepare(input.integrationId, input.request, intentId), persist)
+        return { ...created, replayed: false }
+      }
+      return yield* idempotency.run(
+        {
+          integrationId: input.integrationId,
+          key: input.idempotencyKey,
+          fingerprint: requestFingerprint("POST", SWAPS_PATH, input.request),
+          resourceId: intentId,
+          providerKey: intentId
+        },
+        // The key's row keeps the intent id as text (it serves every resource kind): this one or a stopped try's.
+        (claim) => prepare(input.integrationId, input.request, SwapId.make(claim.resourceId)),
+        persist
       )
+    })
+
+    const get = Effect.fn("SwapService.get")(function*(integrationId: IntegrationId, intentId: SwapId) {
+      const found = yield* swaps.findOwned(integrationId, intentId)
+      if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ error: `no swap ${intentId}` }))
+      return presentSwap(found.value)
+    })
 
     const lockOwned = (integrationId: IntegrationId, intentId: SwapId) =>
       Effect.flatMap(
@@ -248,21 +235,19 @@ export class SwapService extends Context.Service<SwapService>()("SwapService", {
     const begin = (integrationId: IntegrationId, intentId: SwapId, txHash: TxHash) =>
       Effect.gen(function*() {
         const row = yield* lockOwned(integrationId, intentId)
-        if (row.tx_hash === txHash) return Begin.Replay({ row })
+        if (row.tx_hash === txHash) return ConfirmBegun.Replay({ row })
         if (row.tx_hash !== null) {
           return yield* Effect.fail(new SwapAlreadyConfirmed())
         }
         if (row.status !== "prepared" && row.status !== "expired") {
           return yield* Effect.fail(new SwapNotConfirmable({ status: row.status }))
         }
-        if ((yield* claims.verifyingOf("swap", row.id)).length > 0) {
-          return yield* Effect.fail(new SwapConfirmInProgress())
-        }
-        yield* requoteGuard.beforeConfirm
+        const verifying = yield* claims.verifyingOf("swap", row.id)
+        if (verifying.length > 0) return ConfirmBegun.InProgress({ sameHash: verifying.includes(txHash) })
         if (!(yield* claims.claim("swap", row.id, txHash))) {
           return yield* Effect.fail(new TxHashReused({ error: "txHash already confirms another payout or swap" }))
         }
-        return Begin.Claimed({ row, hashes: [txHash] })
+        return ConfirmBegun.Claimed({ row, hashes: [txHash] })
       }).pipe(sql.withTransaction)
 
     /** Step 3: record it, if the claim is still this confirm's and the swap was mined before it expired. */
@@ -300,38 +285,39 @@ export class SwapService extends Context.Service<SwapService>()("SwapService", {
      * least minAmountOut of toToken to the user (mock mode skips the receipt), then a short transaction records it
      * or the claim is released. The user's own transaction having reverted makes the swap `failed`.
      */
-    const confirm = (
+    const confirm = Effect.fn("SwapService.confirm")(function*(
       input: { readonly integrationId: IntegrationId; readonly intentId: SwapId; readonly request: ConfirmSwapRequest }
-    ) =>
-      Effect.gen(function*() {
-        const txHash = chain.recordedTxHash(lowerCaseTxHash(input.request.txHash), input.intentId)
-        return yield* confirmByTxHash({
-          begin: begin(input.integrationId, input.intentId, txHash),
-          replay: presentSwap,
-          finish: (row) =>
-            Effect.gen(function*() {
-              const to = chain.token(row.to_token)
-              const verified = yield* Effect.result(verifyWithRetry(chain, {
-                token: to.address,
-                txHash,
-                from: row.user_address,
-                to: row.user_address,
-                minAmountBaseUnits: toBaseUnits(BigDecimal.fromStringUnsafe(row.min_amount_out), to.decimals)
-              }))
-              if (Result.isSuccess(verified)) {
-                return yield* finalize(input.integrationId, input.intentId, txHash, verified.success.minedAt)
-              }
-              if (verified.failure.kind === "reverted") {
-                return yield* markFailed(input.integrationId, input.intentId, txHash)
-              }
-              return yield* Effect.fail(notVerifiedError("txHash", verified.failure))
-            }),
-          release: (row, hashes) => claims.release("swap", row.id, hashes)
-        })
-      }).pipe(Effect.catchIf(SqlError.isSqlError, Effect.die))
+    ) {
+      const txHash = chain.recordedTxHash(lowerCaseTxHash(input.request.txHash), input.intentId)
+      return yield* confirmByTxHash({
+        begin: begin(input.integrationId, input.intentId, txHash),
+        inProgress: () => new SwapConfirmInProgress(),
+        replay: presentSwap,
+        finish: (row) =>
+          Effect.gen(function*() {
+            const to = chain.token(row.to_token)
+            const verified = yield* Effect.result(verifyWithRetry(chain, {
+              token: to.address,
+              txHash,
+              from: row.user_address,
+              to: row.user_address,
+              minAmountBaseUnits: toBaseUnits(BigDecimal.fromStringUnsafe(row.min_amount_out), to.decimals)
+            }))
+            if (Result.isSuccess(verified)) {
+              return yield* finalize(input.integrationId, input.intentId, txHash, verified.success.minedAt)
+            }
+            if (verified.failure.kind === "reverted") {
+              return yield* markFailed(input.integrationId, input.intentId, txHash)
+            }
+            return yield* Effect.fail(notVerifiedError("txHash", verified.failure))
+          }),
+        release: (row, hashes) => claims.release("swap", row.id, hashes)
+      })
+    }, Effect.catchIf(SqlError.isSqlError, Effect.die))
 
-    const list = (request: ListRequest): Effect.Effect<SwapList, BadRequest> =>
-      keysetPage(request, swaps.page, presentSwap).pipe(pageBudget.withRows(rowsFetched(request.limit)))
+    const list = Effect.fn("SwapService.list")(function*(request: ListRequest): Effect.fn.Return<SwapList, BadRequest> {
+      return yield* keysetPage(request, swaps.page, presentSwap).pipe(pageBudget.withRows(rowsFetched(request.limit)))
+    })
 
     return { prepare, create, get, confirm, list } as const
   })

@@ -1,8 +1,8 @@
 /**
  * Live mode cannot start yet (no live provider Layers), so its seam is checked at the layer level: the app served
- * over the live variants of the mode ports (OTP codes, requote guard, no demo key) and without the mock's
- * X-Mock-Scenario middleware. The provider, chain and market are still the mock stand-ins; they never see a
- * scenario, because nothing sets one.
+ * over the live variants of the mode ports (OTP codes, no demo key), the live rate cache and txHash claims, and
+ * without the mock's X-Mock-Scenario middleware. The provider, chain and market are still the mock stand-ins; they
+ * never see a scenario, because nothing sets one.
  */
 import { Effect, Layer } from "effect"
 import { describe, expect } from "vitest"
@@ -18,6 +18,7 @@ import { BridgeCallbacks } from "../../src/provider/bridge/BridgeCallbacks.ts"
 import { TransferLifecycleMock } from "../../src/provider/mock/TransferLifecycleMock.ts"
 import { RateCache } from "../../src/quotes/RateCache.ts"
 import { SwapRouterMock } from "../../src/router/SwapRouterMock.ts"
+import { TxHashClaims } from "../../src/chain/TxHashClaims.ts"
 import { TestHelpersNone } from "../../src/testHelpers/TestHelpers.ts"
 import { BREB, call, newAddress, newPartner, newTxHash, payoutBody, sql } from "../support/flows.ts"
 
@@ -43,6 +44,7 @@ const it = httpTest({
       ),
       outbox: TransferLifecycleMock,
       rateCache: RateCache.Default,
+      claims: TxHashClaims.Default,
       testHelpers: TestHelpersNone,
       apiMiddleware: Layer.empty
     })

@@ -27,7 +27,7 @@ import { PayoutProvider, ProviderUnavailable } from "../../src/provider/PayoutPr
 import { BridgeCallbacks } from "../../src/provider/bridge/BridgeCallbacks.ts"
 import { ProviderMock } from "../../src/provider/mock/ProviderMock.ts"
 import { RateCacheMock } from "../../src/quotes/RateCacheMock.ts"
-import { RequoteGuardMock } from "../../src/quotes/RequoteGuardMock.ts"
+import { TxHashClaimsMock } from "../../src/chain/TxHashClaimsMock.ts"
 import { SwapRouterMock } from "../../src/router/SwapRouterMock.ts"
 import { TestHelpersNone } from "../../src/testHelpers/TestHelpers.ts"
 import { BREB, call, expectErrorBody, newAddress } from "../support/http.ts"
@@ -79,13 +79,13 @@ const it = httpTest({
         SwapRouterMock,
         MarketMock,
         OtpCodesMock,
-        RequoteGuardMock,
         DemoBootstrapMock,
         MailerDisabled,
         WebhookTargetsOpen
       ),
       outbox: Outbox.Default,
       rateCache: RateCacheMock,
+      claims: TxHashClaimsMock,
       testHelpers: TestHelpersNone,
       apiMiddleware: MockScenarioLive
     })

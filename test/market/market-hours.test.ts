@@ -267,30 +267,30 @@ describe("market hours: parseMarketHours", () => {
 })
 
 describe("MarketLive", () => {
-  it.effect("answers Market.isOpen by the Effect Clock (TestClock)", () =>
+  it.effect("answers Market.state by the Effect Clock (TestClock)", () =>
     Effect.gen(function*() {
       const market = yield* Market
       yield* TestClock.setTime(Date.parse("2026-01-07T12:59:59.999Z")) // Wed 07:59:59.999
-      expect(yield* market.isOpen).toBe(false)
+      expect((yield* market.state)._tag).toBe("Closed")
       yield* TestClock.adjust("1 millis") // 08:00
-      expect(yield* market.isOpen).toBe(true)
+      expect((yield* market.state)._tag).toBe("Open")
       yield* TestClock.adjust("5 hours") // 13:00
-      expect(yield* market.isOpen).toBe(false)
+      expect((yield* market.state)._tag).toBe("Closed")
       yield* TestClock.setTime(Date.parse("2026-01-12T15:00:00Z")) // Monday 10:00, Reyes Magos
-      expect(yield* market.isOpen).toBe(false)
+      expect((yield* market.state)._tag).toBe("Closed")
       const now = new Date(yield* Clock.currentTimeMillis)
       expect(marketStatus(now, defaultMarketHours)).toMatchObject({ open: false, reason: "holiday" })
       yield* TestClock.setTime(Date.parse("2026-01-13T15:00:00Z")) // Tuesday 10:00
-      expect(yield* market.isOpen).toBe(true)
+      expect((yield* market.state)._tag).toBe("Open")
     }).pipe(Effect.provide(MarketLive(defaultMarketHours)), withTestClock))
 
   it.effect("applies the overrides it is built with", () =>
     Effect.gen(function*() {
       const market = yield* Market
       yield* TestClock.setTime(Date.parse("2026-07-03T15:00:00Z")) // US holiday, listed as an open date
-      expect(yield* market.isOpen).toBe(true)
+      expect((yield* market.state)._tag).toBe("Open")
       yield* TestClock.setTime(Date.parse("2026-07-02T15:00:00Z")) // a closed date
-      expect(yield* market.isOpen).toBe(false)
+      expect((yield* market.state)._tag).toBe("Closed")
     }).pipe(
       Effect.provide(MarketLive(hoursOf({ openDates: "2026-07-03", closedDates: "2026-07-02" }))),
       withTestClock

@@ -26,7 +26,7 @@ import { OtpCodesMock } from "../../src/kyc/OtpCodesMock.ts"
 import { MailerDisabled } from "../../src/kyc/Mailer.ts"
 import { MockScenarioLive } from "../../src/base/MockScenario.ts"
 import { ConfirmWait } from "../../src/payouts/PayoutConfirm.ts"
-import { RequoteGuardMock } from "../../src/quotes/RequoteGuardMock.ts"
+import { TxHashClaimsMock } from "../../src/chain/TxHashClaimsMock.ts"
 import { MarketMock } from "../../src/market/MarketMock.ts"
 import { ProviderMock } from "../../src/provider/mock/ProviderMock.ts"
 import { BridgeCallbacks } from "../../src/provider/bridge/BridgeCallbacks.ts"
@@ -87,13 +87,13 @@ const it = httpTest({
         ScriptedChain,
         MarketMock,
         OtpCodesMock,
-        RequoteGuardMock,
         DemoBootstrapMock,
         MailerDisabled,
         WebhookTargetsOpen
       ),
       outbox: TransferLifecycleMock,
       rateCache: RateCacheMock,
+      claims: TxHashClaimsMock,
       testHelpers: TestHelpersNone,
       apiMiddleware: MockScenarioLive
     })

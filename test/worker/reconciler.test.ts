@@ -19,7 +19,7 @@ import { MailerDisabled } from "../../src/kyc/Mailer.ts"
 import { MockScenarioLive } from "../../src/base/MockScenario.ts"
 import { ConfirmWait } from "../../src/payouts/PayoutConfirm.ts"
 import { makeReconciler } from "../../src/worker/Reconciler.ts"
-import { RequoteGuardMock } from "../../src/quotes/RequoteGuardMock.ts"
+import { TxHashClaimsMock } from "../../src/chain/TxHashClaimsMock.ts"
 import { MarketMock } from "../../src/market/MarketMock.ts"
 import { PayoutProvider, ProviderUnavailable } from "../../src/provider/PayoutProvider.ts"
 import { bridgeProgress } from "../../src/provider/bridge/TransferStates.ts"
@@ -63,7 +63,6 @@ const it = httpTest({
         SwapRouterMock,
         MarketMock,
         OtpCodesMock,
-        RequoteGuardMock,
         DemoBootstrapMock,
         MailerDisabled,
         WebhookTargetsOpen
@@ -71,6 +70,7 @@ const it = httpTest({
       // the scripted provider's transfers move only as the test says
       outbox: Outbox.Default,
       rateCache: RateCacheMock,
+      claims: TxHashClaimsMock,
       testHelpers: TestHelpersNone,
       apiMiddleware: MockScenarioLive
     })
