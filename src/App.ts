@@ -124,20 +124,28 @@ export interface ModeLayers {
 const mailer = (config: AppConfigShape) =>
   Option.match(config.emailApiKey, { onNone: () => MailerDisabled, onSome: MailerHttp })
 
-/** Mock mode: deterministic stand-ins for the outside world (no network) and the `X-Mock-Scenario` header. */
-export const mockMode = (config: AppConfigShape): ModeLayers => ({
-  ports: Layer.mergeAll(
-    ProviderMock,
+/** Mock mode's ports around a provider, a chain and a mailer (tests put a scripted provider or chain in). */
+export const mockPorts = <EP, RP, EC, RC, RM>(parts: {
+  readonly provider: Layer.Layer<PayoutProvider, EP, RP>
+  readonly chain: Layer.Layer<Chain, EC, RC>
+  readonly mailer: Layer.Layer<Mailer, never, RM>
+}) =>
+  Layer.mergeAll(
+    parts.provider,
     // The sandbox hears callbacks signed and shaped as Bridge's (a deployment's tests and the simulator send them).
     BridgeCallbacks,
-    ChainMock,
+    parts.chain,
     SwapRouterMock,
     MarketMock,
     OtpCodesMock,
     DemoBootstrapMock,
     WebhookTargetsOpen,
-    mailer(config)
-  ),
+    parts.mailer
+  )
+
+/** Mock mode: deterministic stand-ins for the outside world (no network) and the `X-Mock-Scenario` header. */
+export const mockMode = (config: AppConfigShape): ModeLayers => ({
+  ports: mockPorts({ provider: ProviderMock, chain: ChainMock, mailer: mailer(config) }),
   outbox: TransferLifecycleMock,
   rateCache: RateCacheMock,
   claims: TxHashClaimsMock,

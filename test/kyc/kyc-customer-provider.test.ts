@@ -11,25 +11,13 @@ import type { KycStatus } from "@cop-integrations/contracts"
 import { Deferred, Duration, Effect, Layer } from "effect"
 import { describe, expect, vi } from "vitest"
 import { httpTest } from "../support/fixture.ts"
+import { mockModeWith } from "../support/mockModeWith.ts"
+import { Outbox } from "../../src/outbox/Outbox.ts"
 import type { TestServer } from "../support/server.ts"
 import type { Partner } from "../support/flows.ts"
-import { serverLayerFor } from "../../src/App.ts"
-import { MockScenarioLive } from "../../src/base/MockScenario.ts"
-import { ChainMock } from "../../src/chain/ChainMock.ts"
-import { DemoBootstrapMock } from "../../src/auth/DemoMock.ts"
 import { ProviderKycReads } from "../../src/kyc/CustomerKyc.ts"
-import { OtpCodesMock } from "../../src/kyc/OtpCodesMock.ts"
-import { MailerDisabled } from "../../src/kyc/Mailer.ts"
-import { MarketMock } from "../../src/market/MarketMock.ts"
-import { Outbox } from "../../src/outbox/Outbox.ts"
-import { WebhookTargetsOpen } from "../../src/partnerEvents/WebhookTargets.ts"
 import { PayoutProvider, ProviderUnavailable } from "../../src/provider/PayoutProvider.ts"
-import { BridgeCallbacks } from "../../src/provider/bridge/BridgeCallbacks.ts"
 import { ProviderMock } from "../../src/provider/mock/ProviderMock.ts"
-import { RateCacheMock } from "../../src/quotes/RateCacheMock.ts"
-import { TxHashClaimsMock } from "../../src/chain/TxHashClaimsMock.ts"
-import { SwapRouterMock } from "../../src/router/SwapRouterMock.ts"
-import { TestHelpersNone } from "../../src/testHelpers/TestHelpers.ts"
 import { BREB, call, expectErrorBody, newAddress } from "../support/http.ts"
 import {
   deliverProviderWebhook,
@@ -70,25 +58,8 @@ const it = httpTest({
   env: { PROVIDER_WEBHOOK_PUBLIC_KEY: keys.publicKey },
   // remembered for the whole file (reads of a customer ask once), and a short wait for a provider that is slow
   overrides: Layer.succeed(ProviderKycReads, { rememberFor: Duration.hours(1), waitAtMost: Duration.millis(300) }),
-  app: (config) =>
-    serverLayerFor(config, {
-      ports: Layer.mergeAll(
-        ScriptedProvider,
-        BridgeCallbacks,
-        ChainMock,
-        SwapRouterMock,
-        MarketMock,
-        OtpCodesMock,
-        DemoBootstrapMock,
-        MailerDisabled,
-        WebhookTargetsOpen
-      ),
-      outbox: Outbox.Default,
-      rateCache: RateCacheMock,
-      claims: TxHashClaimsMock,
-      testHelpers: TestHelpersNone,
-      apiMiddleware: MockScenarioLive
-    })
+  // the scripted provider's transfers move only as the test says
+  app: mockModeWith({ provider: ScriptedProvider, outbox: Outbox.Default })
 })
 
 const sql = <A extends object>(

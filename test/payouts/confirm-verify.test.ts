@@ -1,5 +1,3 @@
-import { WebhookTargetsOpen } from "../../src/partnerEvents/WebhookTargets.ts"
-import { TestHelpersNone } from "../../src/testHelpers/TestHelpers.ts"
 /**
  * Confirm in three steps (issue #7, "make the seam honest"): a short transaction claims the txHash `verifying`,
  * the chain is asked outside any transaction (timeout, bounded retry only while the node cannot be asked), and a
@@ -10,8 +8,8 @@ import { SqlClient } from "effect/sql"
 import { Deferred, Duration, Effect, Layer } from "effect"
 import { afterEach, describe, expect } from "vitest"
 import { httpTest } from "../support/fixture.ts"
+import { mockModeWith } from "../support/mockModeWith.ts"
 import type { TestServer } from "../support/server.ts"
-import { serverLayerFor } from "../../src/App.ts"
 import {
   Chain,
   DepositNotVerified,
@@ -21,18 +19,8 @@ import {
 } from "../../src/chain/Chain.ts"
 import { ChainMock } from "../../src/chain/ChainMock.ts"
 import { ChainVerifyPolicy } from "../../src/chain/Verification.ts"
-import { DemoBootstrapMock } from "../../src/auth/DemoMock.ts"
-import { OtpCodesMock } from "../../src/kyc/OtpCodesMock.ts"
-import { MailerDisabled } from "../../src/kyc/Mailer.ts"
-import { MockScenarioLive } from "../../src/base/MockScenario.ts"
 import { ConfirmWait } from "../../src/payouts/PayoutConfirm.ts"
-import { TxHashClaimsMock } from "../../src/chain/TxHashClaimsMock.ts"
-import { MarketMock } from "../../src/market/MarketMock.ts"
-import { ProviderMock } from "../../src/provider/mock/ProviderMock.ts"
-import { BridgeCallbacks } from "../../src/provider/bridge/BridgeCallbacks.ts"
 import { TransferLifecycleMock } from "../../src/provider/mock/TransferLifecycleMock.ts"
-import { SwapRouterMock } from "../../src/router/SwapRouterMock.ts"
-import { RateCacheMock } from "../../src/quotes/RateCacheMock.ts"
 import {
   decodePayout,
   expectError,
@@ -78,25 +66,7 @@ const it = httpTest({
     }),
     Layer.succeed(ConfirmWait, Duration.seconds(10))
   ),
-  app: (config) =>
-    serverLayerFor(config, {
-      ports: Layer.mergeAll(
-        ProviderMock,
-        BridgeCallbacks,
-        SwapRouterMock,
-        ScriptedChain,
-        MarketMock,
-        OtpCodesMock,
-        DemoBootstrapMock,
-        MailerDisabled,
-        WebhookTargetsOpen
-      ),
-      outbox: TransferLifecycleMock,
-      rateCache: RateCacheMock,
-      claims: TxHashClaimsMock,
-      testHelpers: TestHelpersNone,
-      apiMiddleware: MockScenarioLive
-    })
+  app: mockModeWith({ chain: ScriptedChain, outbox: TransferLifecycleMock })
 })
 afterEach(() => {
   verify = mockVerify

@@ -1,5 +1,3 @@
-import { WebhookTargetsOpen } from "../../src/partnerEvents/WebhookTargets.ts"
-import { TestHelpersNone } from "../../src/testHelpers/TestHelpers.ts"
 /**
  * The reconciler (issue #7): it releases txHash claims a crashed confirm left `verifying`, and asks the provider
  * about payouts that stopped moving, applying the transfer's state the way a webhook would. The app runs over a
@@ -9,24 +7,14 @@ import { TestHelpersNone } from "../../src/testHelpers/TestHelpers.ts"
 import { Duration, Effect, Layer } from "effect"
 import { describe, expect, vi } from "vitest"
 import { httpTest } from "../support/fixture.ts"
+import { mockModeWith } from "../support/mockModeWith.ts"
+import { Outbox } from "../../src/outbox/Outbox.ts"
 import type { TestServer } from "../support/server.ts"
-import { serverLayerFor } from "../../src/App.ts"
-import { ChainMock } from "../../src/chain/ChainMock.ts"
-import { SwapRouterMock } from "../../src/router/SwapRouterMock.ts"
-import { DemoBootstrapMock } from "../../src/auth/DemoMock.ts"
-import { OtpCodesMock } from "../../src/kyc/OtpCodesMock.ts"
-import { MailerDisabled } from "../../src/kyc/Mailer.ts"
-import { MockScenarioLive } from "../../src/base/MockScenario.ts"
 import { ConfirmWait } from "../../src/payouts/PayoutConfirm.ts"
 import { makeReconciler } from "../../src/worker/Reconciler.ts"
-import { TxHashClaimsMock } from "../../src/chain/TxHashClaimsMock.ts"
-import { MarketMock } from "../../src/market/MarketMock.ts"
 import { PayoutProvider, ProviderUnavailable } from "../../src/provider/PayoutProvider.ts"
 import { bridgeProgress } from "../../src/provider/bridge/TransferStates.ts"
 import { ProviderMock } from "../../src/provider/mock/ProviderMock.ts"
-import { BridgeCallbacks } from "../../src/provider/bridge/BridgeCallbacks.ts"
-import { Outbox } from "../../src/outbox/Outbox.ts"
-import { RateCacheMock } from "../../src/quotes/RateCacheMock.ts"
 import { decodePayout, expectError, newTxHash, type Partner, pollPayout, sql } from "../support/flows.ts"
 
 /** What the provider says about each transfer; "down": it cannot be reached. Unknown transfers await funds. */
@@ -54,26 +42,8 @@ const it = httpTest({
   env: { RECONCILE_INTERVAL_MS: "100" },
   // a confirm waits this long for a verifying claim of its own hash before 409
   overrides: Layer.succeed(ConfirmWait, Duration.millis(300)),
-  app: (config) =>
-    serverLayerFor(config, {
-      ports: Layer.mergeAll(
-        ScriptedProvider,
-        BridgeCallbacks,
-        ChainMock,
-        SwapRouterMock,
-        MarketMock,
-        OtpCodesMock,
-        DemoBootstrapMock,
-        MailerDisabled,
-        WebhookTargetsOpen
-      ),
-      // the scripted provider's transfers move only as the test says
-      outbox: Outbox.Default,
-      rateCache: RateCacheMock,
-      claims: TxHashClaimsMock,
-      testHelpers: TestHelpersNone,
-      apiMiddleware: MockScenarioLive
-    })
+  // the scripted provider's transfers move only as the test says
+  app: mockModeWith({ provider: ScriptedProvider, outbox: Outbox.Default })
 })
 
 const transferOf = async (server: TestServer, payoutId: string) => {
