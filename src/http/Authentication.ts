@@ -9,7 +9,7 @@ import { noteIntegration, tooManyRequests } from "../base/ResponseHints.ts"
 import { singleFlight } from "../base/SingleFlight.ts"
 import { AppConfig } from "../config/Config.ts"
 import { clientAddressResolver } from "./ClientAddress.ts"
-import { makeFailedAuthLimit } from "./FailedAuthLimit.ts"
+import { FailedAuthBudget, makeFailedAuthLimit } from "./FailedAuthLimit.ts"
 import { makeRateLimiter } from "./RateLimiter.ts"
 
 const bearerPattern = /^Bearer +(\S+)$/i
@@ -57,7 +57,7 @@ export const AuthenticationLive = Layer.effect(
     const keys = yield* ApiKeyRepo
     const findActive = cachedKeyLookup(config.apiKeyCacheMs, keys.findActiveByHash)
     const limiter = makeRateLimiter(config.rateLimitPerSecond, config.rateLimitBurst)
-    const failedAuth = makeFailedAuthLimit({ lookUpMany: keys.findActiveByHashes })
+    const failedAuth = makeFailedAuthLimit({ lookUpMany: keys.findActiveByHashes, ...(yield* FailedAuthBudget) })
     const clientAddress = clientAddressResolver(config.trustedProxies)
     // A burst of requests with the same key from one address is one lookup (and one failure if unknown).
     const findKey = singleFlight({

@@ -1,10 +1,20 @@
-import { Effect, Option } from "effect"
+import { Context, Effect, Option } from "effect"
 import { batched } from "../base/Batched.ts"
 import { makeRateLimiter } from "./RateLimiter.ts"
 
 /** Failed authentications one client address may make at once, and how many more a second after that (one per 5 s). */
 export const FAILED_AUTH_BURST = 50
 const FAILED_AUTH_PER_SECOND = 0.2
+
+/**
+ * The failed-authentication budget of one client address: `burst` at once, `perSecond` more after that. A
+ * Reference so a test can hold an address over budget for as long as it looks (a refill of 0.2 a second gives a
+ * guess back every 5 s, sooner than a busy machine runs a test's next request).
+ */
+export const FailedAuthBudget = Context.Reference<{ readonly burst: number; readonly perSecond: number }>(
+  "FailedAuthBudget",
+  { defaultValue: () => ({ burst: FAILED_AUTH_BURST, perSecond: FAILED_AUTH_PER_SECOND }) }
+)
 
 /** Keys remembered as having authenticated (their hashes), least recently used forgotten first. */
 const MAX_TRUSTED_KEYS = 10_000

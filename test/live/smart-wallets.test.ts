@@ -61,6 +61,9 @@ const newPayout = async (userAddress: string) => {
   return created.json as any
 }
 
+/** What a confirm answers: the provider's callbacks may move the payout on while the confirm checks the chain. */
+const DEPOSIT_CONFIRMED_OR_LATER = ["deposit_confirmed", "processing", "completed"]
+
 const copbyOf = (payout: any) => payout.fees.find((leg: any) => leg.code === "copby").status
 
 describe("smart-contract wallets, live", () => {
@@ -76,7 +79,8 @@ describe("smart-contract wallets, live", () => {
       feeTxHash: fee.transactionHash
     })
     expect(confirmed.status, confirmed.text).toBe(200)
-    expect((confirmed.json as any).status).toBe("deposit_confirmed")
+    // the provider may have seen the deposit and moved the payout on before the confirm (a busy machine)
+    expect(DEPOSIT_CONFIRMED_OR_LATER).toContain((confirmed.json as any).status)
     expect(copbyOf(confirmed.json)).toBe("verified")
   })
 })
@@ -131,7 +135,7 @@ describe("one-signature payouts (calls), live", () => {
     const confirmed = await post(`${PAYOUTS}/${payout.payoutId}/confirm`, { txHash: batch.transactionHash })
     expect(confirmed.status, confirmed.text).toBe(200)
     const body = confirmed.json as any
-    expect(body.status).toBe("deposit_confirmed")
+    expect(DEPOSIT_CONFIRMED_OR_LATER).toContain(body.status)
     expect(copbyOf(body)).toBe("verified")
     expect(body.txHash).toBe(batch.transactionHash)
     expect(body.feeTxHash).toBe(batch.transactionHash)
