@@ -52,14 +52,22 @@ export const makeDelivery = Effect.gen(function*() {
   const leaseMs = config.webhookTimeoutMs * 2 + 1000
   const windowMs = config.webhookRetryWindowSeconds * 1000
 
-  /** Retried until the window after the event closes; an endpoint failing for the whole window is disabled. */
+  /**
+   * Retried until the window after the event closes; an endpoint failing for the whole window (or for the whole
+   * window of an event it gives up) is disabled.
+   */
   const failed = (delivery: Claimed, at: Date, error: string) =>
     Effect.gen(function*() {
       const giveUp = at.getTime() - delivery.event_created_at.getTime() >= windowMs
       const nextAt = new Date(at.getTime() + retryDelayMs(delivery.attempts, config.webhookRetryBaseMs))
       yield* giveUp ? deliveries.markFailed(delivery.seq, at) : deliveries.retryAt(delivery.seq, nextAt)
       const failingSince = yield* deliveries.markFailing(delivery.endpoint_id, at)
-      if (Option.isNone(failingSince) || at.getTime() - failingSince.value.getTime() < windowMs) return
+      if (Option.isNone(failingSince)) return
+      // Failing for the window, or for this event's whole window: it is given up and nothing succeeded since its
+      // first attempt failed (a late first attempt, under load or behind a backlog, must not leave it enabled).
+      const failedThroughout = at.getTime() - failingSince.value.getTime() >= windowMs ||
+        (giveUp && failingSince.value.getTime() <= (yield* deliveries.firstFailureOf(delivery)).getTime())
+      if (!failedThroughout) return
       const days = Math.round((config.webhookRetryWindowSeconds / 86_400) * 10) / 10
       const reason = `disabled ${at.toISOString()}: every delivery failed for ${days} days (last: ${error})`
       yield* deliveries.disableEndpoint(delivery.endpoint_id, reason, at)

@@ -153,6 +153,14 @@ export class DeliveryRepo extends Context.Service<DeliveryRepo>()("DeliveryRepo"
         WHERE id = ${endpointId} RETURNING failing_since`
     })
 
+    const firstFailureOf = SqlSchema.findOne({
+      Request: Schema.Struct({ eventId: Schema.String, endpointId: Schema.String }),
+      Result: Schema.Struct({ first_failed_at: Schema.Date }),
+      execute: ({ endpointId, eventId }) =>
+        sql`SELECT min(attempted_at + duration_ms * interval '1 millisecond') AS first_failed_at
+              FROM event_delivery_attempts WHERE event_id = ${eventId} AND endpoint_id = ${endpointId}`
+    })
+
     const disableEndpoint = SqlSchema.void({
       Request: Schema.Struct({ ...EndpointAt.fields, reason: Schema.String }),
       execute: ({ at, endpointId, reason }) =>
@@ -199,6 +207,12 @@ export class DeliveryRepo extends Context.Service<DeliveryRepo>()("DeliveryRepo"
       /** Since when the endpoint has been failing (now, if it was not). */
       markFailing: (endpointId: EndpointId, at: Date) =>
         markFailing({ endpointId, at }).pipe(Effect.map(Option.map((row) => row.failing_since))),
+      /** When the delivery's first attempt ended (failed): the failing_since it would have set. */
+      firstFailureOf: (delivery: Claimed) =>
+        firstFailureOf({ eventId: delivery.event_id, endpointId: delivery.endpoint_id }).pipe(
+          Effect.map((row) => row.first_failed_at),
+          Effect.orDie
+        ),
       disableEndpoint: (endpointId: EndpointId, reason: string, at: Date) =>
         disableEndpoint({ endpointId, reason, at }),
       /** Gives up every pending delivery to the endpoint. */

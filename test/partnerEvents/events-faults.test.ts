@@ -19,6 +19,10 @@ const itFaults = httpTest({
   env: { MOCK_LIFECYCLE_DELAY_MS: "50", WEBHOOK_RETRY_BASE_MS: "20", WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) }
 })
 const itShortWindow = httpTest({ env: { WEBHOOK_RETRY_BASE_MS: "50", WEBHOOK_RETRY_WINDOW_SECONDS: "1" } })
+/** A 1 s window whose first attempt fails late: it hangs until the 800 ms timeout. */
+const itLateFirstFailure = httpTest({
+  env: { WEBHOOK_RETRY_BASE_MS: "50", WEBHOOK_RETRY_WINDOW_SECONDS: "1", WEBHOOK_TIMEOUT_MS: "800" }
+})
 
 const register = async (partner: Partner, url: string) => {
   const wire = await partner.post(`${API}/webhook-endpoints`, { url })
@@ -170,5 +174,35 @@ describe("an endpoint that fails for the whole retry window", () => {
     expect(pending[0]?.n).toBe(0)
     // a disabled endpoint receives nothing: a ping is refused
     expect((await partner.post(`${API}/webhook-endpoints/${endpoint.endpointId}/ping`, {})).status).toBe(409)
+  })
+})
+
+describe("an endpoint whose first attempt failed late in the event's window", () => {
+  let receiver: Receiver
+
+  beforeAll(async () => {
+    receiver = await startReceiver()
+    receiver.answer = (_delivery, seen) => (seen === 0 ? "hold" : 500)
+  })
+  afterAll(() => receiver?.close())
+
+  // Its last attempt, the first one a window after the event, comes less than a window after the first failure
+  // (800 ms late): the endpoint failed for the event's whole window all the same, so it is disabled when it gives up.
+  itLateFirstFailure("is disabled when the event is given up", async ({ server, partner }) => {
+    const endpoint = await register(partner, receiver.url)
+    await partner.post(`${API}/webhook-endpoints/${endpoint.endpointId}/ping`, {})
+    const states = () =>
+      sql<{ state: string }>(
+        server,
+        (q) => q`SELECT state FROM event_deliveries WHERE endpoint_id = ${endpoint.endpointId}`
+      )
+    await vi.waitFor(async () => expect(await states()).toEqual([{ state: "failed" }]), {
+      timeout: 60_000,
+      interval: 50
+    })
+    const current = Schema.decodeUnknownSync(WebhookEndpoint)(
+      (await partner.get(`${API}/webhook-endpoints/${endpoint.endpointId}`)).json
+    )
+    expect(current.status).toBe("disabled")
   })
 })
