@@ -210,8 +210,7 @@ export class DeliveryRepo extends Context.Service<DeliveryRepo>()("DeliveryRepo"
       /** When the delivery's first attempt ended (failed): the failing_since it would have set. */
       firstFailureOf: (delivery: Claimed) =>
         firstFailureOf({ eventId: delivery.event_id, endpointId: delivery.endpoint_id }).pipe(
-          Effect.map((row) => row.first_failed_at),
-          Effect.orDie
+          Effect.map((row) => row.first_failed_at)
         ),
       disableEndpoint: (endpointId: EndpointId, reason: string, at: Date) =>
         disableEndpoint({ endpointId, reason, at }),
