@@ -81,8 +81,39 @@ const readUpTo = async (stream: ReadableStream<Uint8Array> | null, maxBytes: num
 
 const urlText = (input: string | URL | Request) => input instanceof Request ? input.url : String(input)
 
+/** Methods a client may send again when their connection closed before any answer (RFC 9110 §9.2.2, RFC 9112 §9.3.1). */
+const IDEMPOTENT_METHODS = new Set(["GET", "HEAD", "OPTIONS"])
+
+/** Codes of a connection the server closed or reset, as fetch (undici) gives them in its error's cause. */
+const CONNECTION_CLOSED = new Set(["ECONNRESET", "EPIPE", "UND_ERR_SOCKET"])
+
 /**
- * `fetchFn(url, init)` and its answer's body, within `bounds`. `init.signal` interrupts it (it rejects with that
+ * fetch failed because the connection was closed under the request, before any answer: the race of HTTP/1.1
+ * keep-alive, where a server (or a proxy in front of it) closes an idle connection just as the client sends on it. A
+ * busy kit run met it against this service (the server's idle timer fired before it read the request).
+ */
+const closedBeforeAnswer = (error: unknown): boolean =>
+  error instanceof TypeError && error.cause instanceof Error && "code" in error.cause &&
+  typeof error.cause.code === "string" && CONNECTION_CLOSED.has(error.cause.code)
+
+/** fetch, sent once more (on a new connection) when an idempotent request's connection closed before any answer. */
+const fetchAgainIfClosed = async (
+  fetchFn: typeof globalThis.fetch,
+  url: string | URL | Request,
+  init: RequestInit,
+  method: string
+): Promise<Response> => {
+  try {
+    return await fetchFn(url, init)
+  } catch (error) {
+    if (!IDEMPOTENT_METHODS.has(method) || init.signal?.aborted === true || !closedBeforeAnswer(error)) throw error
+    return fetchFn(url, init)
+  }
+}
+
+/**
+ * `fetchFn(url, init)` and its answer's body, within `bounds`; a GET, HEAD or OPTIONS whose connection closed before
+ * any answer is sent once more (see closedBeforeAnswer). `init.signal` interrupts it (it rejects with that
  * signal's reason); the time limit rejects with a TimeoutError DOMException; an answer over the limit rejects with
  * AnswerTooLarge (or is cut, see Bounds). A network error rejects as fetch does.
  */
@@ -103,7 +134,7 @@ export const fetchBounded = async (
   else interrupted?.addEventListener("abort", interrupt, { once: true })
   const method = (init.method ?? (url instanceof Request ? url.method : "GET")).toUpperCase()
   try {
-    const response = await fetchFn(url, { ...init, signal: controller.signal })
+    const response = await fetchAgainIfClosed(fetchFn, url, { ...init, signal: controller.signal }, method)
     const tooLarge = tooLargeMessage(method, urlText(url), bounds)
     const declared = Number(response.headers.get("content-length") ?? Number.NaN)
     if (bounds.beyondLimit !== "cut" && declared > bounds.maxBytes) {

@@ -29,9 +29,20 @@ export interface Exchange {
   readonly curl: string
 }
 
-/** `message`, then `: ` and the message of the error's cause when it has one (fetch's "fetch failed: connect …"). */
-export const withCause = (message: string, error: Error): string =>
-  error.cause instanceof Error ? `${message}: ${error.cause.message}` : message
+/**
+ * `message`, then `: ` and the message of each cause in turn (fetch's "fetch failed: connect …"; a typed client's
+ * "Transport error (GET …): fetch failed: other side closed"), with a cause's `code` when its message lacks it.
+ */
+export const withCause = (message: string, error: Error): string => {
+  const parts = [message]
+  for (let cause = error.cause, depth = 0; cause instanceof Error && depth < 4; cause = cause.cause, depth++) {
+    const code = "code" in cause && typeof cause.code === "string" && !cause.message.includes(cause.code)
+      ? ` (${cause.code})`
+      : ""
+    parts.push(`${cause.message}${code}`)
+  }
+  return parts.join(": ")
+}
 
 /** An error's message with its cause's (see withCause); anything else thrown, as a string. */
 export const describeError = (error: unknown): string =>

@@ -2,6 +2,7 @@ import { FailureCategory, INTERFACE_VERSION, KNOWN_FAILURE_CODES } from "@cop-in
 import { Effect } from "effect"
 import { check, checkVersion } from "../check.ts"
 import { endpoints } from "../contract.ts"
+import { withCause } from "../exchange.ts"
 import { failure, show } from "../failure.ts"
 import { scenario } from "../scenario.ts"
 
@@ -15,12 +16,12 @@ interface OpenApiShape {
 
 const openApiPath = (path: string): string => path.replace(/:([A-Za-z0-9_]+)/g, "{$1}")
 
-const describeError = (error: unknown): string =>
-  error !== null && typeof error === "object" && "_tag" in error
-    ? `${String(error._tag)}: ${
-      "message" in error ? String(error.message) : "error" in error ? String(error.error) : show(error)
-    }`
-    : String(error)
+/** A typed client's failure: its tag and message, and for a transport failure why the request got no answer. */
+export const describeError = (error: unknown): string => {
+  if (error === null || typeof error !== "object" || !("_tag" in error)) return String(error)
+  const message = "message" in error ? String(error.message) : "error" in error ? String(error.error) : show(error)
+  return `${String(error._tag)}: ${error instanceof Error ? withCause(message, error) : message}`
+}
 
 export const contractScenarios = [
   scenario({
