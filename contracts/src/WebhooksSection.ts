@@ -10,6 +10,7 @@ import { EventType, KycEvent, PayoutEvent, PingEvent, SwapEvent } from "./Event.
 import { EventId } from "./Ids.ts"
 import { describeFromSchema, type Json, type JsonObject } from "./OpenApiJson.ts"
 import { matching } from "./Primitives.ts"
+import { WEBHOOK_EXAMPLES } from "./WebhookExamples.ts"
 
 /** The envelope whose `type` admits `type`, with `type` narrowed to that one literal. */
 const envelopeOf = (type: EventType) => {
@@ -86,6 +87,9 @@ export const webhooksSection = (finish: (node: Json) => Json) => {
     // Both already `required` (OpenApi.fromApi writes it for the headers and the payload).
     const { parameters, requestBody } = paths[`/${type}`]!.post
     for (const parameter of parameters as Array<JsonObject>) describeFromSchema(parameter)
+    // The body a viewer shows: this event's own example, its object at the status the event reports.
+    const media = ((requestBody as JsonObject)["content"] as JsonObject)["application/json"] as JsonObject
+    media["example"] = WEBHOOK_EXAMPLES[type]
     webhooks[type] = {
       post: {
         tags: ["Events"],

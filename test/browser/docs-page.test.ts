@@ -146,6 +146,15 @@ describe.skipIf(chromiumBinary === undefined)("/docs in headless Chromium", () =
       .toBeGreaterThan(0)
   })
 
+  it("shows each event's own example body: payout.completed's payout is completed, at sequence 4", async () => {
+    const section = page.locator(`section[id$="/webhook/POST/payoutcompleted"]`)
+    await section.scrollIntoViewIfNeeded({ timeout: STEP_DEADLINE_MS })
+    await expect.poll(() => section.innerText(), { timeout: STEP_DEADLINE_MS }).toMatch(/"sequence": 4/)
+    const shown = await section.innerText()
+    expect(shown).toMatch(/"status": "completed"/)
+    expect(shown).not.toMatch(/awaiting_deposit|"sequence": 1\b/)
+  })
+
   it(
     "Test Request with the page's own example answers 2xx on every operation with a body, and on the quote",
     async () => {
