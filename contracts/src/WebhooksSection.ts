@@ -134,4 +134,6 @@ const webhook = new Webhook(process.env.WEBHOOK_SECRET) // the whsec_… shown w
 export const verifiedEvent = (rawBody, headers) =>
   webhook.verify(rawBody, headers) // throws on a bad signature or a timestamp over 5 minutes off
 \`\`\`
+
+In another language, by hand: the HMAC key is the **base64-decoded** part of the secret after \`whsec_\` (not its text); compute the base64 HMAC-SHA256 of \`<webhook-id>.<webhook-timestamp>.<raw body>\` and accept the delivery when it equals any of the space-separated \`v1,\` signatures (compared in constant time); refuse a \`webhook-timestamp\` more than **5 minutes** from your clock, either way. The README has the same receiver in Python.
 `
