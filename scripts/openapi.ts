@@ -1,10 +1,25 @@
-/** Writes contracts/openapi.json from the contract (`npm run openapi`); a test fails when it is stale. */
+/**
+ * Writes contracts/openapi.json from the contract, and the README's errors table from the contract's error catalogue
+ * (`npm run openapi`); a test fails when either is stale.
+ */
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { resolve } from "node:path"
 import { fileURLToPath } from "node:url"
-import { openApiDocument } from "@cop-integrations/contracts"
+import { errorTableMarkdown, openApiDocument } from "@cop-integrations/contracts"
 
 const target = fileURLToPath(new URL("../contracts/openapi.json", import.meta.url))
+const readme = fileURLToPath(new URL("../README.md", import.meta.url))
+
+const TABLE_START = "<!-- errors:start (written by npm run openapi from contracts/src/ErrorCatalogue.ts) -->"
+const TABLE_END = "<!-- errors:end -->"
+
+/** `text` (the README) with the error catalogue's table between its markers. */
+export const withErrorTable = (text: string): string => {
+  const start = text.indexOf(TABLE_START)
+  const end = text.indexOf(TABLE_END)
+  if (start < 0 || end < start) throw new Error(`README.md has no ${TABLE_START} … ${TABLE_END} section`)
+  return `${text.slice(0, start + TABLE_START.length)}\n${errorTableMarkdown()}\n${text.slice(end)}`
+}
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
@@ -33,4 +48,6 @@ export const renderOpenApi = (): string => {
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   writeFileSync(target, renderOpenApi())
   console.log(`wrote ${target}`)
+  writeFileSync(readme, withErrorTable(readFileSync(readme, "utf8")))
+  console.log(`wrote the errors table of ${readme}`)
 }

@@ -28,6 +28,28 @@ export const EventType = Schema.Literals([
 ]).annotate({ identifier: "EventType", description: "What happened; `<resource>.<what happened to it>`" })
 export type EventType = typeof EventType.Type
 
+/**
+ * The status `data.object` has in an event of each type (a payout's and a swap's `status`, a customer's `kycStatus`,
+ * an endpoint's `status`): an event is recorded with the status change it reports, so its object is at that status.
+ */
+export const EVENT_OBJECT_STATUSES: { readonly [Type in EventType]: ReadonlyArray<string> } = {
+  "payout.created": ["awaiting_deposit"],
+  "payout.deposit_confirmed": ["deposit_confirmed"],
+  "payout.processing": ["processing"],
+  "payout.completed": ["completed"],
+  "payout.failed": ["failed"],
+  "payout.refunded": ["refunded"],
+  "payout.expired": ["expired"],
+  // sent while a payout stays put, its status unchanged
+  "payout.delayed": ["deposit_confirmed", "processing"],
+  "kyc.approved": ["approved"],
+  "kyc.rejected": ["rejected"],
+  "swap.confirmed": ["confirmed"],
+  "swap.failed": ["failed"],
+  "swap.expired": ["expired"],
+  "endpoint.ping": ["enabled"]
+}
+
 /** The event types an endpoint can subscribe to, or `*` for every type (including ones added later). */
 export const EventSubscription = Schema.Literals(["*", ...EventType.literals]).annotate({
   identifier: "EventSubscription",

@@ -1,4 +1,5 @@
 import { MOCK_SCENARIOS } from "./Breb.ts"
+import { type CodelessStatus, ERROR_CATALOGUE, errorAnchor, ERRORS_GUIDE } from "./ErrorCatalogue.ts"
 import { ErrorCode } from "./Errors.ts"
 import { IDEMPOTENCY_KEY_EXAMPLES, REQUEST_BODY_EXAMPLES } from "./RequestExamples.ts"
 import { describeFromSchema, isObject, type Json, type JsonObject } from "./OpenApiJson.ts"
@@ -101,7 +102,8 @@ const headers = {
     schema: { type: "string", maxLength: 64 }
   },
   "Retry-After": {
-    description: "Seconds to wait before retrying",
+    description:
+      "Seconds to wait before retrying; on a 409 `mercado_cerrado`, the seconds until the market opens (present when the service knows)",
     schema: { type: "integer", minimum: 1 }
   },
   "Idempotent-Replayed": {
@@ -174,9 +176,14 @@ const describeResponse = (spec: JsonObject, status: string, response: JsonObject
     return typeof description === "string" && / /.test(description) ? `${meaning}: ${description}` : meaning
   }
   const { codeless, codes } = errorCodesOf(spec, response)
-  if (codes.length === 0) return `${meaning} (ErrorBody without errorCode)`
-  const listed = codes.map((code) => `\`${code}\``).join(", ")
-  return `${meaning}. ErrorBody with errorCode ${listed}${codeless ? ", or without errorCode in other cases" : ""}`
+  // Links to the rows of "Errors and what to do next" (ErrorCatalogue.ts) in the description.
+  const codelessStatus = ERROR_CATALOGUE.find((entry) => entry.errorCode === undefined && `${entry.status}` === status)
+  const without = codelessStatus === undefined
+    ? "without errorCode"
+    : `[without errorCode](#${errorAnchor(codelessStatus.status as CodelessStatus)})`
+  if (codes.length === 0) return `${meaning} (ErrorBody ${without})`
+  const listed = codes.map((code) => `[\`${code}\`](#${errorAnchor(code as ErrorCode)})`).join(", ")
+  return `${meaning}. ErrorBody with errorCode ${listed}${codeless ? `, or ${without} in other cases` : ""}`
 }
 
 type Operation = JsonObject & {
@@ -230,10 +237,13 @@ const finishOperation = (spec: JsonObject, path: string, method: string, operati
   responses["503"] ??= errorResponse("503")
   const idempotent = (operation.parameters ?? []).some((parameter) => parameter["name"] === "idempotency-key")
   for (const [status, response] of Object.entries(responses)) {
+    // A closed market's 409 says when it opens again, when the service knows.
+    const retryAfter = status === "429" || status === "503" ||
+      (status === "409" && errorCodesOf(spec, response).codes.includes("mercado_cerrado"))
     response["description"] = describeResponse(spec, status, response)
     response["headers"] = {
       "X-Request-Id": headerRef("X-Request-Id"),
-      ...(status === "429" || status === "503" ? { "Retry-After": headerRef("Retry-After") } : {}),
+      ...(retryAfter ? { "Retry-After": headerRef("Retry-After") } : {}),
       ...(idempotent && status.startsWith("2") ? { "Idempotent-Replayed": headerRef("Idempotent-Replayed") } : {})
     }
   }
@@ -307,7 +317,7 @@ export const finishOpenApiDocument = (generated: Record<string, unknown>): Recor
     ...spec,
     info: {
       ...info,
-      description: `${description}${conventions}${FAILURES_GUIDE}${WEBHOOKS_GUIDE}`,
+      description: `${description}${conventions}${ERRORS_GUIDE}${FAILURES_GUIDE}${WEBHOOKS_GUIDE}`,
       license: { name: "Apache 2.0", identifier: "Apache-2.0" },
       contact: {
         name: "Integrations API maintainers",

@@ -10,6 +10,7 @@ import { EventType, KycEvent, PayoutEvent, PingEvent, SwapEvent } from "./Event.
 import { EventId } from "./Ids.ts"
 import { describeFromSchema, type Json, type JsonObject } from "./OpenApiJson.ts"
 import { matching } from "./Primitives.ts"
+import { WEBHOOK_EXAMPLES } from "./WebhookExamples.ts"
 
 /** The envelope whose `type` admits `type`, with `type` narrowed to that one literal. */
 const envelopeOf = (type: EventType) => {
@@ -86,6 +87,9 @@ export const webhooksSection = (finish: (node: Json) => Json) => {
     // Both already `required` (OpenApi.fromApi writes it for the headers and the payload).
     const { parameters, requestBody } = paths[`/${type}`]!.post
     for (const parameter of parameters as Array<JsonObject>) describeFromSchema(parameter)
+    // The body a viewer shows: this event's own example, its object at the status the event reports.
+    const media = ((requestBody as JsonObject)["content"] as JsonObject)["application/json"] as JsonObject
+    media["example"] = WEBHOOK_EXAMPLES[type]
     webhooks[type] = {
       post: {
         tags: ["Events"],
@@ -130,4 +134,6 @@ const webhook = new Webhook(process.env.WEBHOOK_SECRET) // the whsec_… shown w
 export const verifiedEvent = (rawBody, headers) =>
   webhook.verify(rawBody, headers) // throws on a bad signature or a timestamp over 5 minutes off
 \`\`\`
+
+In another language, by hand: the HMAC key is the **base64-decoded** part of the secret after \`whsec_\` (not its text); compute the base64 HMAC-SHA256 of \`<webhook-id>.<webhook-timestamp>.<raw body>\` and accept the delivery when it equals any of the space-separated \`v1,\` signatures (compared in constant time); refuse a \`webhook-timestamp\` more than **5 minutes** from your clock, either way. The README has the same receiver in Python.
 `

@@ -76,23 +76,36 @@ const loadScalar = Effect.gen(function*() {
   return html.slice(start, end)
 })
 
+interface PageParameter {
+  name: string
+  description?: string
+  example?: unknown
+}
+
+/** What the page says of the pre-filled `Idempotency-Key` (the page's script sends a new key in its place). */
+const PER_SEND_KEY_NOTE =
+  "On this page each Send replaces the pre-filled example with a new key, so a second Send creates another resource; type a key of your own to try a replay (the same key and body again) or a 422 (another body)."
+
 /**
  * The document the page shows: the contract's, without the mock-only `x-mock-scenario` header parameter (Scalar's
  * requests and snippets would send it empty); the operations that take it carry the contract's description of it
- * in their own instead.
+ * in their own instead. Also the `Idempotency-Key` examples, which the page's script replaces on each send.
  */
 const documentForPage = () => {
   // A copy: the platform memoizes the document, and /openapi.json must keep the parameter. Read as the plain JSON it
   // is (OpenAPI 3.1 paths, operations and parameters), the only parts edited here.
   const document = structuredClone(openApiDocument()) as unknown as {
-    paths: Record<
-      string,
-      Record<string, { parameters?: Array<{ name: string; description?: string }>; description?: string }>
-    >
+    paths: Record<string, Record<string, { parameters?: Array<PageParameter>; description?: string }>>
   }
+  const keyExamples = new Set<string>()
   for (const item of Object.values(document.paths)) {
     for (const operation of Object.values(item)) {
       const parameters = operation.parameters ?? []
+      for (const parameter of parameters) {
+        if (parameter.name !== "idempotency-key" || typeof parameter.example !== "string") continue
+        keyExamples.add(parameter.example)
+        parameter.description = `${parameter.description ?? ""}. ${PER_SEND_KEY_NOTE}`
+      }
       const scenario = parameters.find((parameter) => parameter.name === "x-mock-scenario")
       if (scenario === undefined) continue
       operation.parameters = parameters.filter((parameter) => parameter !== scenario)
@@ -102,7 +115,7 @@ const documentForPage = () => {
       operation.description = `${operation.description ?? ""}\n\n${note}`.trim()
     }
   }
-  return document
+  return { document, keyExamples: [...keyExamples] }
 }
 
 /**
@@ -124,8 +137,28 @@ const scalarConfiguration = {
 /** JSON inside a <script> element: nothing in it may close the element. */
 const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u003c")
 
+/**
+ * Runs in the page before Scalar: a fresh `Idempotency-Key` (a v4 UUID, from getRandomValues: a page served over plain
+ * http on another host than loopback has no crypto.randomUUID) in place of a pre-filled example on every request the
+ * page sends (Scalar sends them with the global fetch, a Request); and `#error-…` anchors (links to the errors table,
+ * or a URL an error message names) scrolled to once Scalar has rendered the row, on load and on each hash change.
+ */
+const pageBehaviour = (keyExamples: ReadonlyArray<string>) =>
+  `var k=${scriptJson(keyExamples)},f=window.fetch;` +
+  `function u(){var b=crypto.getRandomValues(new Uint8Array(16));b[6]=b[6]&15|64;b[8]=b[8]&63|128;` +
+  `var h=Array.from(b,function(x){return(x+256).toString(16).slice(1)}).join("");` +
+  `return h.slice(0,8)+"-"+h.slice(8,12)+"-"+h.slice(12,16)+"-"+h.slice(16,20)+"-"+h.slice(20)}` +
+  `window.fetch=function(r,i){if(r instanceof Request&&k.indexOf(r.headers.get("idempotency-key"))>=0)` +
+  `r.headers.set("idempotency-key",u());return f.call(this,r,i)};` +
+  `function g(){var id=decodeURIComponent(location.hash.slice(1));if(!/^error-[a-z0-9_]+$/.test(id))return;` +
+  `var s=function(){var e=document.getElementById(id);if(!e)return false;e.scrollIntoView({block:"center"});return true};` +
+  `if(s())return;var o=new MutationObserver(function(){if(s())o.disconnect()});` +
+  `o.observe(document.documentElement,{childList:true,subtree:true});setTimeout(function(){o.disconnect()},60000)}` +
+  `addEventListener("hashchange",g);addEventListener("DOMContentLoaded",g);`
+
 const pageHtml = (scriptUrl: string) => {
-  const configure =
+  const { document, keyExamples } = documentForPage()
+  const configure = pageBehaviour(keyExamples) +
     `var c=${scriptJson(scalarConfiguration)};c.servers=[{url:location.origin,description:"This server"}];` +
     `document.getElementById("api-reference").dataset.configuration=JSON.stringify(c);`
   const html = `<!doctype html>
@@ -137,7 +170,7 @@ const pageHtml = (scriptUrl: string) => {
     <link rel="icon" href="data:," />
   </head>
   <body>
-    <script id="api-reference" type="application/json">${scriptJson(documentForPage())}</script>
+    <script id="api-reference" type="application/json">${scriptJson(document)}</script>
     <script>${configure}</script>
     <script src="${scriptUrl}"></script>
   </body>

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from "node:crypto"
 import { PgClient } from "@effect/sql-pg"
-import { IdempotencyKeyReused, IntegrationId } from "@cop-integrations/contracts"
+import { docsPointer, IdempotencyKeyReused, IntegrationId } from "@cop-integrations/contracts"
 import { Clock, Context, Data, Duration, Effect, Exit, Layer, Option, Schedule, Schema } from "effect"
 import { SqlSchema } from "effect/sql"
 import { SqlError } from "effect/sql/SqlError"
@@ -190,7 +190,7 @@ export class IdempotencyStore extends Context.Service<IdempotencyStore>()("Idemp
 
     const inProgress = new IdempotencyKeyInProgress()
     const reused = new IdempotencyKeyReused({
-      error: "Idempotency-Key was already used with a different request body; use a new key"
+      error: `Idempotency-Key was already used with a different request body; use a new key (see ${docsPointer(422)})`
     })
 
     /** Claims the key (new, or a stale `started` row), or finds the stored response; waits while another holds it. */

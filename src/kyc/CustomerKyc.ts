@@ -1,4 +1,5 @@
 import {
+  docsPointer,
   type IntegrationId,
   type KycCustomerRecord,
   type KycStatus,
@@ -118,7 +119,9 @@ export class CustomerKyc extends Context.Service<CustomerKyc>()("CustomerKyc", {
         if (!Option.exists(customer, (row) => row.kyc_status === "approved")) {
           return yield* Effect.fail(
             new NeedsKyc({
-              error: "KYC is not approved for this userAddress: complete kyc/otp/send and kyc/otp/verify"
+              error: `KYC is not approved for this userAddress: complete kyc/otp/send and kyc/otp/verify (see ${
+                docsPointer("needs_kyc")
+              })`
             })
           )
         }

@@ -4,8 +4,11 @@ import { Context, Data, type Effect } from "effect"
 export type MarketState = Data.TaggedEnum<{
   /** Open: a price taken now stands. */
   Open: Record<never, never>
-  /** Closed: our own `mercado_cerrado` policy (Bre-B itself never closes). */
-  Closed: Record<never, never>
+  /**
+   * Closed: our own `mercado_cerrado` policy (Bre-B itself never closes); `reopensAt` when the next opening is known
+   * (a partner is told to retry then: `Retry-After`).
+   */
+  Closed: { readonly reopensAt: Date | undefined }
   /**
    * Open, but moving: a payout's price no longer stands and it is priced again (409 requote, `reason` its message);
    * a quote is a fresh price and goes on. The live market never says so (the provider's rates are indicative and it

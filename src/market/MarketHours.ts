@@ -170,6 +170,46 @@ export const marketStatus = (at: Date, hours: MarketHours): MarketStatus => {
 /** Whether the USD/COP market is open at `at`. Pure. */
 export const isMarketOpen = (at: Date, hours: MarketHours): boolean => marketStatus(at, hours).open
 
+/** The local calendar date `days` after `date` (both `YYYY-MM-DD`). */
+const addDays = (date: string, days: number): string => {
+  const [year = NaN, month = NaN, day = NaN] = date.split("-").map(Number)
+  return new Date(Date.UTC(year, month - 1, day + days)).toISOString().slice(0, 10)
+}
+
+/** The instant the wall clocks of `timeZone` read `minutes` after midnight of `date` (one offset correction, twice). */
+const instantOf = (date: string, minutes: number, timeZone: string): Date => {
+  const wall = Date.parse(`${date}T00:00:00.000Z`) + minutes * 60_000
+  let instant = wall
+  for (let pass = 0; pass < 2; pass++) {
+    const local = localTime(new Date(instant), timeZone)
+    instant += wall - (Date.parse(`${local.date}T00:00:00.000Z`) + local.millisOfDay)
+  }
+  return new Date(instant)
+}
+
+/** How far ahead `nextOpening` looks: past a year of closed dates it gives up. */
+const OPENING_HORIZON_DAYS = 400
+
+/**
+ * The first moment after `at` when a session opens on a day the market opens (rules 1-3 above), or undefined when none
+ * does within a year or so. When the market is closed at `at`, that is when it opens again. Pure.
+ */
+export const nextOpening = (at: Date, hours: MarketHours): Date | undefined => {
+  const today = localTime(at, hours.timeZone).date
+  for (let day = 0; day <= OPENING_HORIZON_DAYS; day++) {
+    const date = addDays(today, day)
+    const [year = NaN, month = NaN, dayOfMonth = NaN] = date.split("-").map(Number)
+    const weekday = weekdayOf(year, month, dayOfMonth)
+    const opens = hours.sessions.filter((session) => session.days.includes(weekday)).map((session) => session.opens)
+    for (const minutes of [...opens].sort((a, b) => a - b)) {
+      const candidate = instantOf(date, minutes, hours.timeZone)
+      // A holiday or closed date fails here; so does a wall time that a clock change skips.
+      if (candidate.getTime() > at.getTime() && isMarketOpen(candidate, hours)) return candidate
+    }
+  }
+  return undefined
+}
+
 /** One line for the start-up log. */
 export const describeMarketHours = (hours: MarketHours): string => {
   const sessions = hours.sessions

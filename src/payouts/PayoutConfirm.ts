@@ -3,6 +3,7 @@ import { SqlError } from "effect/sql"
 import {
   BadRequest,
   type ConfirmPayoutRequest,
+  docsPointer,
   type IntegrationId,
   lowerCaseTxHash,
   NotFound,
@@ -125,10 +126,18 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
         // Claim first: a hash that confirms something else (or is being verified for it) is tx_hash_reused
         // whatever its receipt says.
         if (!(yield* claimHash(input.txHash, row.id))) {
-          return yield* Effect.fail(new TxHashReused({ error: "txHash already confirms another payout or swap" }))
+          return yield* Effect.fail(
+            new TxHashReused({
+              error: `txHash already confirms another payout or swap (see ${docsPointer("tx_hash_reused")})`
+            })
+          )
         }
         if (input.feeTxHash !== undefined && !(yield* claimHash(input.feeTxHash, row.id))) {
-          return yield* Effect.fail(new TxHashReused({ error: "feeTxHash already used by another payout or swap" }))
+          return yield* Effect.fail(
+            new TxHashReused({
+              error: `feeTxHash already used by another payout or swap (see ${docsPointer("tx_hash_reused")})`
+            })
+          )
         }
         const hashes = input.feeTxHash === undefined ? [input.txHash] : [input.txHash, input.feeTxHash]
         return ConfirmBegun.Claimed({ row, hashes })

@@ -2,6 +2,7 @@ import {
   type BadRequest,
   type CreatePayoutRequest,
   DestinationMismatch,
+  docsPointer,
   type IntegrationId,
   NotFound,
   type Payout,
@@ -21,10 +22,11 @@ import { DestinationPreviews, previewedOr } from "../destinations/DestinationPre
 import { CustomerKyc } from "../kyc/CustomerKyc.ts"
 import { formatFixed } from "../money/index.ts"
 import { Market } from "../market/Market.ts"
+import { marketClosed } from "../market/MarketClosed.ts"
 import { madeNothing, PayoutProvider, type UsdCopRates } from "../provider/PayoutProvider.ts"
 import { providerIdempotencyKey } from "../provider/IdempotencyKeys.ts"
 import { orProviderFailure } from "../provider/ProviderErrors.ts"
-import { marketClosed, QuoteService } from "../quotes/QuoteService.ts"
+import { QuoteService } from "../quotes/QuoteService.ts"
 import { RateCache } from "../quotes/RateCache.ts"
 import { routerFailure } from "../router/RouterErrors.ts"
 import { SwapRouter } from "../router/SwapRouter.ts"
@@ -100,7 +102,7 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
         const previewed = yield* previews.destinationFor(integrationId, request)
         const providerCustomerId = yield* customerKyc.approvedCustomerId(integrationId, request.userAddress)
         const marketState = yield* market.state
-        if (marketState._tag === "Closed") return yield* Effect.fail(marketClosed)
+        if (marketState._tag === "Closed") return yield* marketClosed(marketState.reopensAt)
         // A moving market: no price taken now stands, the partner quotes again.
         if (marketState._tag === "Moving") return yield* Effect.fail(new Requote({ error: marketState.reason }))
         const at = yield* now
@@ -156,7 +158,12 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
         )
         if (destination._tag === "OwnerMismatch") {
           return yield* Effect.fail(
-            new DestinationMismatch({ error: "the account owner name does not match the holder of this Bre-B key" })
+            new DestinationMismatch({
+              error:
+                `the account owner name does not match the holder of this Bre-B key; check both with a payee preview (POST breb/destinations/preview) first (see ${
+                  docsPointer("destination_mismatch")
+                })`
+            })
           )
         }
 

@@ -1,11 +1,4 @@
-import {
-  BadRequest,
-  type IntegrationId,
-  MercadoCerrado,
-  type Quote,
-  type QuoteId,
-  Requote
-} from "@cop-integrations/contracts"
+import { BadRequest, type IntegrationId, type Quote, type QuoteId, Requote } from "@cop-integrations/contracts"
 import { BigDecimal, Context, Effect, Layer, Option } from "effect"
 import { getAddress } from "viem"
 import { Chain, type TokenSymbol } from "../chain/Chain.ts"
@@ -15,15 +8,12 @@ import { newId } from "../base/ids.ts"
 import { formatEffectiveRate, formatFixed, fromBaseUnits, quoteWithoutAmount, toBaseUnits } from "../money/index.ts"
 import { parseDestinationCop, pricePayout } from "../pricing/Pricing.ts"
 import { Market } from "../market/Market.ts"
+import { marketClosed } from "../market/MarketClosed.ts"
 import type { UsdCopRates } from "../provider/PayoutProvider.ts"
 import { orProviderFailure } from "../provider/ProviderErrors.ts"
 import { SwapRouter } from "../router/SwapRouter.ts"
 import { QuoteRepo } from "./QuoteRepo.ts"
 import { RateCache } from "./RateCache.ts"
-
-export const marketClosed = new MercadoCerrado({
-  error: "the USD/COP market is closed; quotes and payouts resume when it opens"
-})
 
 /** What a quote fixes for the payout created with it: its rates, and for COPm with an amount its swap's sellAmount. */
 export interface QuotedTerms {
@@ -52,7 +42,8 @@ export class QuoteService extends Context.Service<QuoteService>()("QuoteService"
         ? undefined
         : yield* parseDestinationCop(input.destinationCop, config.brebMaxCop)
       // A moving market is open to a quote: a quote is a fresh price.
-      if ((yield* market.state)._tag === "Closed") return yield* Effect.fail(marketClosed)
+      const marketState = yield* market.state
+      if (marketState._tag === "Closed") return yield* marketClosed(marketState.reopensAt)
       const rates = yield* orProviderFailure(rateCache.usdCopRates)
       const token = chain.token(input.fromToken)
       const at = yield* now

@@ -3,6 +3,7 @@ import {
   BadRequest,
   BelowMinimum,
   type ConfirmSwapRequest,
+  docsPointer,
   type IntegrationId,
   lowerCaseTxHash,
   NotFound,
@@ -245,7 +246,11 @@ export class SwapService extends Context.Service<SwapService>()("SwapService", {
         const verifying = yield* claims.verifyingOf("swap", row.id)
         if (verifying.length > 0) return ConfirmBegun.InProgress({ sameHash: verifying.includes(txHash) })
         if (!(yield* claims.claim("swap", row.id, txHash))) {
-          return yield* Effect.fail(new TxHashReused({ error: "txHash already confirms another payout or swap" }))
+          return yield* Effect.fail(
+            new TxHashReused({
+              error: `txHash already confirms another payout or swap (see ${docsPointer("tx_hash_reused")})`
+            })
+          )
         }
         return ConfirmBegun.Claimed({ row, hashes: [txHash] })
       }).pipe(sql.withTransaction)

@@ -5,7 +5,9 @@
  * Request", with the page's own pre-filled example and a test key pasted into the preselected bearer scheme, gets a
  * 2xx on every operation that takes a body (and on the quote, with an amount), clicked in the order a partner
  * follows; only path parameters are typed in, from the resources created before. Each operation's status is written
- * to .artifacts/docs-try-it.json, and a screenshot of the last answer kept beside it (CI keeps both).
+ * to .artifacts/docs-try-it.json, and a screenshot of the last answer kept beside it (CI keeps both). A second Send
+ * of the payout creates a second payout (the page sends a new Idempotency-Key each time, not its example), and a
+ * `/docs#error-…` anchor lands on its row of the errors table.
  * Where no Chromium binary exists the test is skipped, saying so loudly: it is never counted as passed.
  */
 import { EventType } from "@cop-integrations/contracts"
@@ -43,7 +45,7 @@ interface Operation {
   readonly summary: string
   readonly operationId: string
   readonly requestBody?: unknown
-  readonly parameters?: ReadonlyArray<{ readonly name: string; readonly in: string }>
+  readonly parameters?: ReadonlyArray<{ readonly name: string; readonly in: string; readonly example?: unknown }>
 }
 interface Document {
   readonly paths: Record<string, Record<string, Operation>>
@@ -144,6 +146,15 @@ describe.skipIf(chromiumBinary === undefined)("/docs in headless Chromium", () =
       .toBeGreaterThan(0)
   })
 
+  it("shows each event's own example body: payout.completed's payout is completed, at sequence 4", async () => {
+    const section = page.locator(`section[id$="/webhook/POST/payoutcompleted"]`)
+    await section.scrollIntoViewIfNeeded({ timeout: STEP_DEADLINE_MS })
+    await expect.poll(() => section.innerText(), { timeout: STEP_DEADLINE_MS }).toMatch(/"sequence": 4/)
+    const shown = await section.innerText()
+    expect(shown).toMatch(/"status": "completed"/)
+    expect(shown).not.toMatch(/awaiting_deposit|"sequence": 1\b/)
+  })
+
   it(
     "Test Request with the page's own example answers 2xx on every operation with a body, and on the quote",
     async () => {
@@ -174,6 +185,74 @@ describe.skipIf(chromiumBinary === undefined)("/docs in headless Chromium", () =
     },
     // every step may take up to its deadline on a busy machine; the steps' sum, with margin
     600_000
+  )
+
+  it(
+    "Send twice on create payout: two payouts, each sent with a new Idempotency-Key in place of the example",
+    async ({ server }) => {
+      // The example's user approved, as the OTP examples approve it (whether or not the test above ran).
+      const served = await fetch(`${server.baseUrl}/openapi.json`).then((answer) => answer.json()) as {
+        components: { schemas: Record<string, { examples?: Array<unknown> }> }
+      }
+      for (const [step, schema] of [["send", "OtpSendRequest"], ["verify", "OtpVerifyRequest"]] as const) {
+        const answer = await fetch(`${server.baseUrl}/api/integrations/breb/kyc/otp/${step}`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+          body: JSON.stringify(served.components.schemas[schema]!.examples![0])
+        })
+        expect([200, 429], `${step}: ${answer.status}`).toContain(answer.status) // 429: sent moments ago, still valid
+      }
+      const path = "/api/integrations/breb/payouts"
+      const operation = document.paths[path]!["post"]!
+      const example = operation.parameters?.find((parameter) => parameter.name === "idempotency-key")?.example
+      expect(example).toBeTypeOf("string")
+      const sent: Array<{ key: string | undefined; replayed: string | null; payoutId: unknown }> = []
+      for (let send = 1; send <= 2; send++) {
+        const { answer, body, result } = await tryIt(page, apiKey, operation, { method: "POST", path })
+        expect(result.problems).toEqual([])
+        expect(result.status).toBe(201)
+        sent.push({
+          key: answer!.request().headers()["idempotency-key"],
+          replayed: await answer!.headerValue("idempotent-replayed"),
+          payoutId: JSON.parse(body)["payoutId"]
+        })
+      }
+      const [first, second] = sent
+      expect(first!.key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+      expect(second!.key).not.toBe(first!.key)
+      expect(sent.map(({ key }) => key)).not.toContain(example)
+      expect(sent.map(({ replayed }) => replayed)).toEqual([null, null])
+      expect(second!.payoutId).not.toBe(first!.payoutId)
+    },
+    300_000
+  )
+
+  it(
+    "lands on an errors table row from its anchor, as a message's /docs#error-… pointer and a response's link lead there",
+    async ({ server }) => {
+      // A page of its own, loaded at the anchor (on the page open above it would be a hash change only).
+      const fresh = await page.context().newPage()
+      fresh.on("pageerror", (error) => pageErrors.push(`page error: ${error.message}`))
+      const inView = (id: string) =>
+        fresh.evaluate((id) => {
+          const element = window.document.getElementById(id)
+          if (element === null) return "absent"
+          const box = element.getBoundingClientRect()
+          return box.top >= 0 && box.bottom <= window.innerHeight ? "in view" : `at ${Math.round(box.top)}`
+        }, id)
+      try {
+        await fresh.goto(`${server.baseUrl}/docs#error-destination_mismatch`, { waitUntil: "networkidle" })
+        await expect.poll(() => inView("error-destination_mismatch"), { timeout: STEP_DEADLINE_MS }).toBe("in view")
+        // a response's link to its row changes the hash (Scalar renders the link; a click does the same)
+        await fresh.evaluate(() => window.scrollTo(0, window.document.body.scrollHeight))
+        expect(await inView("error-422")).not.toBe("in view")
+        await fresh.evaluate(() => (location.hash = "error-422"))
+        await expect.poll(() => inView("error-422"), { timeout: STEP_DEADLINE_MS }).toBe("in view")
+      } finally {
+        await fresh.close()
+      }
+    },
+    300_000
   )
 })
 
@@ -220,6 +299,7 @@ const tryIt = async (page: Page, apiKey: string, operation: Operation, step: Try
   const missing = Object.entries(parameters).filter(([, value]) => value === undefined).map(([name]) => name)
   const notSent = (why: string) => ({
     body: "",
+    answer: undefined,
     result: { operation: operation.operationId, status: 0, problems: [`not sent: ${why}`] }
   })
   if (missing.length > 0) return notSent(`no ${missing.join(", ")}`)
@@ -246,6 +326,7 @@ const tryIt = async (page: Page, apiKey: string, operation: Operation, step: Try
   const status = answer.status()
   return {
     body,
+    answer,
     result: { operation: operation.operationId, status, problems: problemsOf(apiKey, operation, answer, body, snippet) }
   }
 }

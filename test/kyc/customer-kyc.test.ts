@@ -74,7 +74,8 @@ const customer = (kycStatus: KycStatus, integrationId: IntegrationId = MINE) =>
     return { userAddress, providerCustomerId }
   })
 
-const NOT_APPROVED = "KYC is not approved for this userAddress: complete kyc/otp/send and kyc/otp/verify"
+const NOT_APPROVED =
+  "KYC is not approved for this userAddress: complete kyc/otp/send and kyc/otp/verify (see /docs#error-needs_kyc)"
 
 /** The gate's refusal (an approval fails the test with the provider customer it gave). */
 const refusal = (integrationId: IntegrationId, userAddress: string) =>

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, ConfigProvider, Effect, Result } from "effect"
 import { TestClock } from "effect/testing"
-import { Market } from "../../src/market/Market.ts"
+import { Market, MarketState } from "../../src/market/Market.ts"
 import {
   defaultMarketHours,
   describeMarketHours,
@@ -17,6 +17,7 @@ import {
   type MarketHours,
   type MarketHoursSettings,
   marketStatus,
+  nextOpening,
   parseMarketHours
 } from "../../src/market/MarketHours.ts"
 import { MarketLive } from "../../src/market/MarketLive.ts"
@@ -266,12 +267,59 @@ describe("market hours: parseMarketHours", () => {
   })
 })
 
+describe("market hours: nextOpening (when a closed market opens again: mercado_cerrado's Retry-After)", () => {
+  const opening = (iso: string, hours: MarketHours = defaultMarketHours) => nextOpening(at(iso), hours)?.toISOString()
+
+  it("before the session: today's 08:00 Bogotá; after it: the next weekday's", () => {
+    expect(opening("2026-01-07T12:00:00Z")).toBe("2026-01-07T13:00:00.000Z") // Wed 07:00 → Wed 08:00
+    expect(opening("2026-01-07T19:00:00Z")).toBe("2026-01-08T13:00:00.000Z") // Wed 14:00 → Thu 08:00
+    expect(opening("2026-01-08T04:00:00Z")).toBe("2026-01-08T13:00:00.000Z") // Wed 23:00 Bogotá is Thu in UTC
+  })
+
+  it("is strictly after the moment: at 08:00:00.000 itself (open), the next day's", () => {
+    expect(opening("2026-01-07T13:00:00.000Z")).toBe("2026-01-08T13:00:00.000Z")
+    expect(opening("2026-01-07T12:59:59.999Z")).toBe("2026-01-07T13:00:00.000Z")
+  })
+
+  it("skips weekends and holidays of every calendar", () => {
+    expect(opening("2026-01-09T19:00:00Z")).toBe("2026-01-13T13:00:00.000Z") // Fri after → Mon is Reyes Magos → Tue
+    expect(opening("2026-11-25T19:00:00Z")).toBe("2026-11-27T13:00:00.000Z") // Wed after → Thanksgiving → Fri
+    expect(opening("2026-07-02T19:00:00Z")).toBe("2026-07-06T13:00:00.000Z") // Thu after → Fri 3 (US) → Mon 6
+  })
+
+  it("skips configured closed dates, and opens on a configured open date", () => {
+    expect(opening("2026-07-01T19:00:00Z", hoursOf({ closedDates: "2026-07-02", openDates: "2026-07-03" }))).toBe(
+      "2026-07-03T13:00:00.000Z"
+    )
+  })
+
+  it("keeps to the wall clock across a daylight-saving switch (New York 09:30)", () => {
+    const newYork = hoursOf({ timeZone: "America/New_York", sessions: "Mon-Fri 09:30-16:00", holidays: "none" })
+    expect(opening("2026-03-06T22:00:00Z", newYork)).toBe("2026-03-09T13:30:00.000Z") // Fri EST → Mon EDT
+    expect(opening("2026-03-05T22:00:00Z", newYork)).toBe("2026-03-06T14:30:00.000Z") // Thu EST → Fri EST
+  })
+
+  it("takes the earliest of several sessions, a later one the same day too", () => {
+    const split = hoursOf({ sessions: "Mon-Fri 08:00-10:00; Mon-Fri 14:00-16:00", holidays: "none" })
+    expect(opening("2026-01-07T16:00:00Z", split)).toBe("2026-01-07T19:00:00.000Z") // Wed 11:00 → Wed 14:00
+    expect(opening("2026-01-07T22:00:00Z", split)).toBe("2026-01-08T13:00:00.000Z") // Wed 17:00 → Thu 08:00
+  })
+
+  it("is undefined when no session opens within the horizon (a year and more of closed dates)", () => {
+    const dates = Array.from(
+      { length: 420 },
+      (_, day) => new Date(Date.UTC(2026, 0, 1 + day)).toISOString().slice(0, 10)
+    )
+    expect(opening("2026-01-01T00:00:00Z", hoursOf({ closedDates: dates.join(","), holidays: "none" }))).toBeUndefined()
+  })
+})
+
 describe("MarketLive", () => {
   it.effect("answers Market.state by the Effect Clock (TestClock)", () =>
     Effect.gen(function*() {
       const market = yield* Market
       yield* TestClock.setTime(Date.parse("2026-01-07T12:59:59.999Z")) // Wed 07:59:59.999
-      expect((yield* market.state)._tag).toBe("Closed")
+      expect(yield* market.state).toEqual(MarketState.Closed({ reopensAt: new Date("2026-01-07T13:00:00.000Z") }))
       yield* TestClock.adjust("1 millis") // 08:00
       expect((yield* market.state)._tag).toBe("Open")
       yield* TestClock.adjust("5 hours") // 13:00

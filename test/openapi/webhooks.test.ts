@@ -6,10 +6,10 @@
  * way a partner's sandbox is: payouts, KYC, swaps, the test helpers and a ping (the swap's revert from a chain
  * stand-in, since mock mode has no reverting chain).
  */
-import { EventType } from "@cop-integrations/contracts"
+import { Event, EVENT_OBJECT_STATUSES, EventType } from "@cop-integrations/contracts"
 import Ajv2020 from "ajv/dist/2020.js"
 import addFormats from "ajv-formats"
-import { Effect, Layer } from "effect"
+import { Effect, Exit, Layer, Schema } from "effect"
 import { Webhook } from "standardwebhooks"
 import { describe, expect, vi } from "vitest"
 import { mockMode, serverLayerFor } from "../../src/App.ts"
@@ -119,6 +119,29 @@ const validatorFor = (schema: unknown) => {
   return ajv.compile({ ...local(schema), $defs: local(document["components"]["schemas"]) })
 }
 
+/** The status an event's object is at: a payout's, a swap's or an endpoint's `status`, a customer's `kycStatus`. */
+const objectStatusOf = (event: JsonObject): unknown =>
+  event["data"]["object"]["status"] ?? event["data"]["object"]["kycStatus"]
+
+/** A payout's events so far, read from its timeline: one per status change and one per `delayed` report. */
+const PAYOUT_EVENT_HOPS = new Set([
+  "created",
+  "deposit_confirmed",
+  "processing",
+  "completed",
+  "failed",
+  "refunded",
+  "expired",
+  "delayed"
+])
+const payoutEventsSoFar = (payout: JsonObject): number =>
+  (payout["timeline"] as Array<JsonObject>).filter((hop) =>
+    PAYOUT_EVENT_HOPS.has(hop["status"]) && hop["refundStatus"] === undefined
+  ).length
+
+const exampleOf = (type: string): JsonObject | undefined =>
+  document["webhooks"]?.[type]?.post?.requestBody?.content?.["application/json"]?.example
+
 const bodySchemaOf = (type: string) =>
   document["webhooks"]?.[type]?.post?.requestBody?.content?.["application/json"]
     ?.schema
@@ -173,6 +196,41 @@ describe("the document's webhooks", () => {
         expect(validate(value), `${parameter["name"]}: ${value}`).toBe(true)
       }
       expect(new Webhook(secret).verify(delivery.body, delivery.headers)).toMatchObject({ id: delivery.id, type })
+    }
+  })
+
+  it.each(EventType.literals)(
+    "%s: its example is a body of that type, its object at a status the event reports, its sequence its place",
+    (type) => {
+      const example = exampleOf(type)
+      expect(example, `webhooks.${type} has an example body`).toBeDefined()
+      const validate = validatorFor(bodySchemaOf(type))
+      expect(validate(example), JSON.stringify(validate.errors)).toBe(true)
+      expect(Exit.isSuccess(Schema.decodeUnknownExit(Event)(example)), "decodes as the contract's Event").toBe(true)
+      expect(example!["type"]).toBe(type)
+      expect(EVENT_OBJECT_STATUSES[type]).toContain(objectStatusOf(example!))
+      if (type.startsWith("payout.")) {
+        expect(example!["sequence"], "a payout's sequence counts its events so far").toBe(
+          payoutEventsSoFar(example!["data"]["object"])
+        )
+      } else {
+        expect(example!["sequence"]).toBe(1)
+      }
+    }
+  )
+
+  it("the examples' ids are distinct, as events' are", () => {
+    const ids = EventType.literals.map((type) => exampleOf(type)?.["id"])
+    expect(new Set(ids).size).toBe(ids.length)
+  })
+
+  it("the events delivered and listed carry their object at a status EVENT_OBJECT_STATUSES gives their type, and a payout's sequence counts its events", () => {
+    for (const event of [...listed, ...delivered.map((d) => JSON.parse(d.body) as JsonObject)]) {
+      const type = event["type"] as EventType
+      expect(EVENT_OBJECT_STATUSES[type], `${type} ${event["id"]}`).toContain(objectStatusOf(event))
+      if (type.startsWith("payout.")) {
+        expect(event["sequence"], `${type} ${event["id"]}`).toBe(payoutEventsSoFar(event["data"]["object"]))
+      }
     }
   })
 

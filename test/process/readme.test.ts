@@ -12,6 +12,21 @@ describe("README", () => {
     expect(read.filter((name) => !documented.has(name))).toEqual([])
   })
 
+  it("names the TypeScript major openapi-typescript needs: its peer dependency's, the one this repository pins", () => {
+    const readme = readFileSync(`${repoRoot}/README.md`, "utf8")
+    const json = (path: string) => JSON.parse(readFileSync(`${repoRoot}/${path}`, "utf8")) as Record<string, any>
+    const generator = json("node_modules/openapi-typescript/package.json")
+    const peer = /^\^(\d+)\.x$/.exec(String(generator["peerDependencies"]["typescript"]))?.[1]
+    const pinned = String(json("package.json")["devDependencies"]["typescript"]).split(".")[0]
+    expect(peer).toBe(pinned)
+    expect(readme).toContain(
+      `\`openapi-typescript\` ${generator["version"].split(".")[0]} needs **TypeScript ${peer}**`
+    )
+    expect(readme).toContain(
+      `npm install --save-dev openapi-typescript@${generator["version"].split(".")[0]} typescript@${peer}`
+    )
+  })
+
   it("puts the two commands first", () => {
     const readme = readFileSync(`${repoRoot}/README.md`, "utf8")
     const firstBlock = /```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? ""

@@ -11,6 +11,7 @@ import { ConfigurationError } from "./configurationError.ts"
 import { KEY_VARIABLES } from "./curl.ts"
 import { consoleProgress, consoleSummary } from "./report/console.ts"
 import type { ConformanceOptions } from "./runner.ts"
+import { httpUrlProblem } from "./urlOptions.ts"
 import { KIT_NAME, KIT_VERSION } from "./version.ts"
 
 /** The runner (Effect, the contract) loads only once the arguments are known to be usable. */
@@ -20,11 +21,12 @@ const HELP = `integrations-conformance ${KIT_VERSION}: does this deployment keep
 
 Usage: integrations-conformance --base-url <url> --api-key <key> [options]
        integrations-conformance listen --base-url <url> --api-key <key> --forward-to <url>
-                            (a deployment's events, signed, to a receiver on this machine; listen --help)
+                            (a deployment's events, signed with WEBHOOK_SECRET or a new secret, to a
+                            receiver on this machine; listen --help)
        integrations-conformance receiver --url <url> --secret <whsec_...> [--state-url <url>]
                             (tests your own webhook receiver with signed deliveries; receiver --help)
 
-  --base-url <url>          the deployment (env CONFORMANCE_BASE_URL)
+  --base-url <url>          the deployment, http://… or https://… (env CONFORMANCE_BASE_URL)
   --api-key <key>           an API key of one integration (env ${KEY_VARIABLES.primary})
   --second-api-key <key>    a key of a second integration, for cross-tenant checks; without it those
                             scenarios are not run (env ${KEY_VARIABLES.second})
@@ -145,9 +147,15 @@ const main = async (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promis
 
   const baseUrl = values["base-url"] ?? env["CONFORMANCE_BASE_URL"]
   const apiKey = values["api-key"] ?? env[KEY_VARIABLES.primary]
-  if (baseUrl === undefined || !URL.canParse(baseUrl)) {
+  if (baseUrl === undefined || baseUrl === "") {
     throw new UsageError("--base-url <url> is required (or CONFORMANCE_BASE_URL)")
   }
+  const baseUrlProblem = httpUrlProblem("base-url", baseUrl)
+  if (baseUrlProblem !== undefined) throw new UsageError(baseUrlProblem)
+  const receiverUrlProblem = values["webhook-receiver-url"] === undefined
+    ? undefined
+    : httpUrlProblem("webhook-receiver-url", values["webhook-receiver-url"])
+  if (receiverUrlProblem !== undefined) throw new UsageError(receiverUrlProblem)
   if (apiKey === undefined || apiKey === "") {
     throw new UsageError(`--api-key <key> is required (or ${KEY_VARIABLES.primary})`)
   }

@@ -17,6 +17,7 @@ import {
 } from "./boundedFetch.ts"
 import { KEY_VARIABLES } from "./curl.ts"
 import { describeError } from "./exchange.ts"
+import { httpUrlProblem, plainHttpProblem } from "./urlOptions.ts"
 import { KIT_VERSION } from "./version.ts"
 import { isWebhookSecret, newWebhookSecret, webhookHeaders } from "./webhookSignature.ts"
 
@@ -28,8 +29,10 @@ Usage: integrations-conformance listen --base-url <url> --api-key <key> --forwar
   --base-url <url>        the deployment (env CONFORMANCE_BASE_URL)
   --api-key <key>         a key of the integration whose events to follow (env ${KEY_VARIABLES.primary})
   --forward-to <url>      where each event is POSTed, e.g. http://localhost:3000/hooks
-  --secret <whsec_...>    the signing secret; default: a new one on every run, printed at start. Pass
-                          one to keep your receiver's configuration across runs
+  --secret <whsec_...>    the signing secret (or env WEBHOOK_SECRET, which ps and the shell's
+                          history do not show: the variable your receiver reads); default: a new
+                          one on every run, printed at start. Give one to keep your receiver's
+                          configuration across runs
   --since <time|evt_...>  first replay the events from this ISO time, or from this event on (it
                           included), then follow
   --interval <seconds>    between two polls of GET /api/integrations/events (default 1)
@@ -38,8 +41,9 @@ Usage: integrations-conformance listen --base-url <url> --api-key <key> --forwar
 Follows GET /api/integrations/events from the moment it starts (or from --since) and POSTs each new
 event, in the order listed, with the exact body the API keeps for it (the bytes its webhooks deliver), signed
 with Standard Webhooks headers: webhook-id (the event id), webhook-timestamp and webhook-signature,
-under the secret printed at start. That is listen's own secret, not the one of an endpoint registered
-on the deployment: give it to your receiver (e.g. WEBHOOK_SECRET=whsec_...).
+under the secret printed at start (or given). That is listen's own secret, not the one of an endpoint
+registered on the deployment: give your receiver the same (e.g. WEBHOOK_SECRET=whsec_..., exported
+once for both).
 One line per event on stdout. A receiver error or non-2xx answer is retried after 1, 2 and 4 s, then
 the event is skipped (replay it with --since <its id>). A 429 from the deployment is waited out.
 Ctrl-C stops. Exit code: 0 when stopped, 2 when it cannot start or the key stops authenticating.
@@ -63,7 +67,8 @@ interface ListenOptions {
   readonly apiKey: string
   readonly forwardTo: string
   readonly secret: string
-  readonly secretGiven: boolean
+  /** Where the secret came from: --secret, the environment, or made for this run (then printed). */
+  readonly secretFrom: "option" | "environment" | "new"
   readonly since: string | undefined
   readonly intervalMs: number
 }
@@ -74,12 +79,13 @@ export const maskKey = (key: string): string => {
   return key.length - prefix.length >= 12 ? `${prefix}…${key.slice(-4)}` : `${prefix}…`
 }
 
+/** The variable listen takes its secret from when --secret is not given: the one the README's receivers read. */
+export const SECRET_VARIABLE = "WEBHOOK_SECRET"
+
 const httpUrl = (option: string, text: string | undefined): string => {
-  if (text === undefined || !URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol)) {
-    throw new ListenError(
-      `--${option} <url> is required: an http or https URL${text === undefined ? "" : `, got ${text}`}`
-    )
-  }
+  if (text === undefined || text === "") throw new ListenError(`--${option} <url> is required: an http or https URL`)
+  const problem = httpUrlProblem(option, text)
+  if (problem !== undefined) throw new ListenError(problem)
   return text
 }
 
@@ -105,8 +111,14 @@ const optionsOf = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv): ListenO
     throw new ListenError(`--api-key <key> is required (or ${KEY_VARIABLES.primary})`)
   }
   const forwardTo = httpUrl("forward-to", values["forward-to"])
-  const secret = values.secret ?? newWebhookSecret()
-  if (!isWebhookSecret(secret)) throw new ListenError("--secret must be whsec_ followed by base64 (the key bytes)")
+  const fromEnvironment = env[SECRET_VARIABLE] === "" ? undefined : env[SECRET_VARIABLE]
+  const secretFrom = values.secret !== undefined ? "option" : fromEnvironment !== undefined ? "environment" : "new"
+  const secret = values.secret ?? fromEnvironment ?? newWebhookSecret()
+  if (!isWebhookSecret(secret)) {
+    throw new ListenError(
+      `${secretFrom === "option" ? "--secret" : SECRET_VARIABLE} must be whsec_ followed by base64 (the key bytes)`
+    )
+  }
   const interval = Number(values.interval ?? "1")
   if (!Number.isFinite(interval) || interval < 0.05 || interval > 3600) {
     throw new ListenError(`--interval must be a number of seconds from 0.05 to 3600, got ${values.interval}`)
@@ -120,11 +132,14 @@ const optionsOf = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv): ListenO
     apiKey,
     forwardTo,
     secret,
-    secretGiven: values.secret !== undefined,
+    secretFrom,
     since,
     intervalMs: Math.round(interval * 1000)
   }
 }
+
+/** What listen prints is one line each, whatever an error's message holds (OpenSSL's end with a line break). */
+const oneLine = (text: string) => text.replace(/\s*\n\s*/g, " ").trim()
 
 const isIsoTime = (text: string) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(text) && !Number.isNaN(Date.parse(text))
 
@@ -272,7 +287,9 @@ const deployment = (options: ListenOptions, signal: AbortSignal): Deployment => 
     } catch (error) {
       if (signal.aborted) throw error
       if (error instanceof AnswerTooLarge) throw new ListenError(error.message)
-      throw new Unavailable(`cannot reach ${url.origin}: ${describeError(error)}`)
+      const plain = plainHttpProblem(url, error)
+      if (plain !== undefined) throw new ListenError(`--base-url: ${plain}`)
+      throw new Unavailable(`cannot reach ${url.origin}: ${oneLine(describeError(error))}`)
     }
     const bytes = Buffer.from(response.body.buffer, response.body.byteOffset, response.body.byteLength)
     if (response.status === 429) throw new RateLimited(retryAfterMs(response.headers.get("retry-after")))
@@ -326,7 +343,8 @@ const attemptOnce = async (options: ListenOptions, event: ListedEvent, signal: A
     return { status: response.status, ms: elapsed() }
   } catch (error) {
     if (signal.aborted) throw error
-    return { error: describeError(error), ms: elapsed() }
+    const plain = plainHttpProblem(options.forwardTo, error)
+    return { error: plain === undefined ? oneLine(describeError(error)) : `--forward-to: ${plain}`, ms: elapsed() }
   }
 }
 
@@ -538,9 +556,11 @@ export const listen = async (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv
 
   note(`following ${urlOf(options.baseUrl, EVENTS_PATH).href} with the key ${maskKey(options.apiKey)}`)
   note(
-    options.secretGiven
+    options.secretFrom === "option"
       ? "signing with the secret given by --secret"
-      : `signing secret: ${options.secret}  (your receiver's WEBHOOK_SECRET; pass --secret to keep it across runs)`
+      : options.secretFrom === "environment"
+      ? `signing with the secret in ${SECRET_VARIABLE} (…${options.secret.slice(-4)})`
+      : `signing secret: ${options.secret}  (your receiver's ${SECRET_VARIABLE}; export it as ${SECRET_VARIABLE} here too, or pass --secret, to keep it across runs)`
   )
   try {
     return await follow(options, deployment(options, stop.signal), out, tally, stop.signal)

@@ -11,6 +11,7 @@ import { endpoint, pathOf } from "./contract.ts"
 import { KEY_VARIABLES } from "./curl.ts"
 import { describeError } from "./exchange.ts"
 import type { Mode } from "./scenarioInfo.ts"
+import { plainHttpProblem } from "./urlOptions.ts"
 import { POLICY, versionFit } from "./versioning.ts"
 
 export interface PreflightOptions {
@@ -41,6 +42,9 @@ interface Answer {
 
 const trimmed = (baseUrl: string) => baseUrl.replace(/\/+$/, "")
 
+/** A refusal is one line, whatever an error's message holds (OpenSSL's end with a line break). */
+const oneLine = (text: string) => text.replace(/\s*\n\s*/g, " ").trim()
+
 const get = async (options: PreflightOptions, path: string, headers: Record<string, string> = {}): Promise<Answer> => {
   const url = `${trimmed(options.baseUrl)}${path}`
   try {
@@ -54,7 +58,9 @@ const get = async (options: PreflightOptions, path: string, headers: Record<stri
     return { status: answer.status, contentType, body: new TextDecoder().decode(answer.body) }
   } catch (error) {
     if (error instanceof AnswerTooLarge) throw new ConfigurationError(error.message)
-    throw new ConfigurationError(`cannot reach ${url}: ${describeError(error)}`)
+    throw new ConfigurationError(
+      plainHttpProblem(url, error) ?? `cannot reach ${url}: ${oneLine(describeError(error))}`
+    )
   }
 }
 

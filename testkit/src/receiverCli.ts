@@ -8,6 +8,7 @@ import { ConfigurationError } from "./configurationError.ts"
 import { consoleProgress } from "./report/console.ts"
 import { describeFailureGroup, groupByRootCause } from "./report/text.ts"
 import type { ConformanceReport } from "./report/types.ts"
+import { httpUrlProblem } from "./urlOptions.ts"
 
 export const RECEIVER_HELP = `integrations-conformance receiver: does your webhook receiver verify, dedupe and order?
 
@@ -56,11 +57,9 @@ const reportersOf = (specs: ReadonlyArray<string>, out: string | undefined): Rea
 }
 
 const httpUrl = (option: string, text: string | undefined): string => {
-  if (text === undefined || !URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol)) {
-    throw new ConfigurationError(
-      `--${option} <url> must be an http or https URL${text === undefined ? "" : `, got ${text}`}`
-    )
-  }
+  if (text === undefined) throw new ConfigurationError(`--${option} <url> must be an http or https URL`)
+  const problem = httpUrlProblem(option, text)
+  if (problem !== undefined) throw new ConfigurationError(problem)
   return text
 }
 

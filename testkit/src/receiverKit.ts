@@ -16,6 +16,7 @@ import { describeError, type Exchange } from "./exchange.ts"
 import { HAPPY_PATH, type KitEvent, eventTypes, makeEvent, newId } from "./receiverEvents.ts"
 import type { ConformanceReport, FailureReport, RunEvent, ScenarioResult } from "./report/types.ts"
 import { describeRules, type RuleId } from "./rules.ts"
+import { plainHttpProblem } from "./urlOptions.ts"
 import { KIT_NAME, KIT_VERSION } from "./version.ts"
 import {
   isWebhookSecret,
@@ -554,7 +555,10 @@ const reachable = async (method: "GET" | "POST", url: string, what: string) => {
   try {
     await fetchBounded(fetch, url, { method, redirect: "manual" }, { ...DELIVERY_READ, timeoutMs: 10_000 })
   } catch (error) {
-    throw new ReceiverUnreachable(`${what} ${url} does not answer (${describeError(error)})`)
+    throw new ReceiverUnreachable(
+      plainHttpProblem(url, error) ??
+        `${what} ${url} does not answer (${describeError(error).replace(/\s*\n\s*/g, " ").trim()})`
+    )
   }
 }
 

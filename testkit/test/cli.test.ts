@@ -7,12 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 const CLI = fileURLToPath(new URL("../src/cli.ts", import.meta.url))
 
-const cli = (args: ReadonlyArray<string>) =>
+const cli = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
   new Promise<{ readonly code: number; readonly stdout: string; readonly stderr: string }>((resolve) => {
     execFile(
       process.execPath,
       ["--import", "tsx", CLI, ...args],
-      { env: { ...process.env, NO_COLOR: "1" } },
+      { env: { ...process.env, NO_COLOR: "1", ...env } },
       (error, stdout, stderr) => {
         resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr })
       }
@@ -87,6 +87,30 @@ describe.concurrent("integrations-conformance", () => {
       expect(stderr).toMatch(says)
     })
   }
+
+  it("a base URL without its scheme: one line saying so, with the two URLs it may mean", async () => {
+    for (const given of ["localhost:3000", "127.0.0.1:8787", "sandbox.example.com"]) {
+      const { code, stderr, stdout } = await cli(["--base-url", given, "--api-key", "k"])
+      expect({ code, stdout, stderr }).toEqual({
+        code: 2,
+        stdout: "",
+        stderr:
+          `integrations-conformance: --base-url ${given}: a base URL needs a scheme: http://${given} or https://${given}\n`
+      })
+    }
+    const env = await cli(["--api-key", "k"], { CONFORMANCE_BASE_URL: "localhost:3000" })
+    expect(env.stderr).toMatch(/a base URL needs a scheme/)
+  })
+
+  it("https:// to a port that speaks plain HTTP: one line saying so and what to use", async () => {
+    const tls = liveUrl.replace("http://", "https://")
+    const { code, stderr, stdout } = await cli(["--base-url", tls, "--api-key", "k"])
+    expect({ code, stdout, stderr }).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: `integrations-conformance: ${new URL(tls).origin} speaks plain HTTP, not HTTPS: use ${liveUrl}\n`
+    })
+  })
 
   it("refuses --mode mock against a deployment that says it is live", async () => {
     const { code, stderr } = await cli(["--base-url", liveUrl, "--api-key", "cop_live_pk_x", "--mode", "mock"])

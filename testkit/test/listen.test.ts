@@ -35,9 +35,15 @@ interface Listener {
 
 const children = new Set<ChildProcess>()
 
-const startListen = (args: ReadonlyArray<string>): Listener => {
+/** The environment without a WEBHOOK_SECRET of the machine's (listen would take it), with `env` on top. */
+const environment = (env: Record<string, string>) => {
+  const { WEBHOOK_SECRET: _, ...rest } = process.env
+  return { ...rest, NO_COLOR: "1", ...env }
+}
+
+const startListen = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Listener => {
   const child = spawn(process.execPath, ["--import", "tsx", CLI, "listen", ...args], {
-    env: { ...process.env, NO_COLOR: "1" },
+    env: environment(env),
     stdio: ["ignore", "pipe", "pipe"]
   })
   children.add(child)
@@ -83,12 +89,12 @@ const startListen = (args: ReadonlyArray<string>): Listener => {
 const printedSecret = async (listener: Listener) =>
   (await listener.line(/signing secret: whsec_/)).match(/whsec_[A-Za-z0-9+/]+={0,2}/)?.[0] ?? ""
 
-const runListen = (args: ReadonlyArray<string>) =>
+const runListen = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
   new Promise<{ readonly code: number; readonly stdout: string; readonly stderr: string }>((resolve) => {
     execFile(
       process.execPath,
       ["--import", "tsx", CLI, "listen", ...args],
-      { timeout: WAIT_MS },
+      { timeout: WAIT_MS, env: environment(env) },
       (error, stdout, stderr) => {
         resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr })
       }
@@ -227,6 +233,53 @@ describe("listen", () => {
     expect(await listener.interrupt()).toBe(0)
     expect(listener.stderr.join("\n")).not.toContain(secret)
     await local.close()
+  })
+
+  it("takes its secret from WEBHOOK_SECRET, kept off the command line (ps shows argv), and never prints it", async () => {
+    const partner = await newPartner(server)
+    await partner.approvedUser()
+    const [approved] = await eventsOf(partner, "kyc.approved")
+    const local = await startReceiver()
+    const secret = `whsec_${Buffer.from("the secret a receiver reads......").toString("base64")}`
+    const args = ["--base-url", server.baseUrl, "--api-key", partner.apiKey, "--forward-to", local.url]
+    const listener = startListen([...args, "--since", approved!.id, "--interval", "0.1"], { WEBHOOK_SECRET: secret })
+    const arrival = await local.next((a) => a.id === approved!.id, WAIT_MS)
+    expect(new Webhook(secret).verify(arrival.body, arrival.headers)).toMatchObject({ id: approved!.id })
+    expect(listener.stderr).toContainEqual(`listen: signing with the secret in WEBHOOK_SECRET (…${secret.slice(-4)})`)
+    expect(await listener.interrupt()).toBe(0)
+    expect([...listener.stdout, ...listener.stderr].join("\n")).not.toContain(secret)
+    await local.close()
+
+    const invalid = await runListen(args, { WEBHOOK_SECRET: "not-a-secret" })
+    expect({ code: invalid.code, stderr: invalid.stderr }).toEqual({
+      code: 2,
+      stderr: "listen: WEBHOOK_SECRET must be whsec_ followed by base64 (the key bytes) (see listen --help)\n"
+    })
+  })
+
+  it("says in one line what is wrong with a URL without its scheme, or https:// to a port speaking plain HTTP", async () => {
+    const key = (await server.newIntegration()).apiKey
+    const port = new URL(server.baseUrl).port
+    const [noScheme, tls] = await Promise.all([
+      runListen(["--base-url", `localhost:${port}`, "--api-key", key, "--forward-to", "http://127.0.0.1:9/hooks"]),
+      runListen([
+        "--base-url",
+        server.baseUrl.replace("http://", "https://"),
+        "--api-key",
+        key,
+        "--forward-to",
+        "http://127.0.0.1:9/hooks"
+      ])
+    ])
+    expect({ code: noScheme.code, stderr: noScheme.stderr }).toEqual({
+      code: 2,
+      stderr:
+        `listen: --base-url localhost:${port}: a base URL needs a scheme: http://localhost:${port} or https://localhost:${port} (see listen --help)\n`
+    })
+    expect(tls.code).toBe(2)
+    expect(tls.stderr.trimEnd().split("\n").at(-1)).toBe(
+      `listen: --base-url: https://127.0.0.1:${port} speaks plain HTTP, not HTTPS: use http://127.0.0.1:${port}`
+    )
   })
 
   it("refuses, in one line and exit 2, what cannot work: an unknown key, a wrong base path, a server that is not this API", async () => {

@@ -196,4 +196,27 @@ describe("integrations-conformance receiver", () => {
     expect(unreachable.code).toBe(2)
     expect(unreachable.stderr).toContain("does not answer")
   }, 60_000)
+
+  it(
+    "says in one line what is wrong with a URL without its scheme, or https:// to a receiver speaking plain HTTP",
+    async () => {
+      const plain = await startReceiver("none")
+      const port = new URL(plain.url).port
+      const [noScheme, tls] = await Promise.all([
+        cli(["receiver", "--url", `127.0.0.1:${port}/hooks`, "--secret", SECRET]),
+        cli(["receiver", "--url", plain.url.replace("http://", "https://"), "--secret", SECRET])
+      ])
+      expect({ code: noScheme.code, stderr: noScheme.stderr }).toEqual({
+        code: 2,
+        stderr:
+          `integrations-conformance: --url 127.0.0.1:${port}/hooks: the URL needs a scheme: http://127.0.0.1:${port}/hooks or https://127.0.0.1:${port}/hooks\n`
+      })
+      expect({ code: tls.code, stderr: tls.stderr }).toEqual({
+        code: 2,
+        stderr:
+          `integrations-conformance: https://127.0.0.1:${port} speaks plain HTTP, not HTTPS: use http://127.0.0.1:${port}\n`
+      })
+    },
+    60_000
+  )
 })
