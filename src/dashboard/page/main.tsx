@@ -39,24 +39,26 @@ const Shell = ({ onSignOut, session }: { readonly session: DashboardSession; rea
   return (
     <>
       <a class="skip" href="#main">Skip to content</a>
-      {session.mode === "mock"
-        ? (
-          <p class="test-banner" data-testid="test-mode-banner">
-            <strong>Test mode</strong>: sandbox data from test keys; nothing here moves real money.
-          </p>
-        )
-        : null}
       <header class="top">
-        <p class="brand">Integrations dashboard</p>
-        <p class="who">
-          Integration <code>{session.integrationId}</code>, signed in until <DateTime iso={session.expiresAt} />
-        </p>
-        <button
-          type="button"
-          onClick={() => signOut().then(onSignOut, (error: unknown) => setSignOutError(error))}
-        >
-          Sign out
-        </button>
+        {session.mode === "mock"
+          ? (
+            <p class="test-banner" data-testid="test-mode-banner">
+              <strong>Test mode</strong>: sandbox data from test keys; nothing here moves real money.
+            </p>
+          )
+          : null}
+        <div class="bar">
+          <p class="brand">Integrations dashboard</p>
+          <p class="who">
+            Integration <code>{session.integrationId}</code>, signed in until <DateTime iso={session.expiresAt} />
+          </p>
+          <button
+            type="button"
+            onClick={() => signOut().then(onSignOut, (error: unknown) => setSignOutError(error))}
+          >
+            Sign out
+          </button>
+        </div>
       </header>
       {signOutError === undefined ? null : <Failure error={signOutError} />}
       <nav aria-label="Sections" class="sections">
