@@ -27,7 +27,7 @@ export default Effect.gen(function*() {
       created_at timestamptz NOT NULL DEFAULT now(),
       expires_at timestamptz NOT NULL,
       used_at timestamptz,
-      session_id text REFERENCES dashboard_sessions(id)
+      session_id text REFERENCES dashboard_sessions(id) ON DELETE SET NULL
     )`
   yield* sql`CREATE INDEX dashboard_sign_in_links_expires_at ON dashboard_sign_in_links (expires_at)`
 })
