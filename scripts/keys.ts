@@ -99,7 +99,13 @@ const VERBS = ["issue", "rotate", "list", "revoke", "dashboard-link"] as const
 /** Where the link sends a browser: PUBLIC_BASE_URL, else the service as this configuration runs it (HOST, PORT). */
 const dashboardOrigin = (config: AppConfigShape) =>
   Option.getOrElse(config.publicBaseUrl, () => {
-    const host = config.host === "0.0.0.0" ? "127.0.0.1" : config.host === "::" ? "[::1]" : config.host.includes(":") ? `[${config.host}]` : config.host
+    const host = config.host === "0.0.0.0"
+      ? "127.0.0.1"
+      : config.host === "::"
+      ? "[::1]"
+      : config.host.includes(":")
+      ? `[${config.host}]`
+      : config.host
     return `http://${host}:${config.port}`
   })
 

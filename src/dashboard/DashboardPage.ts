@@ -69,7 +69,11 @@ const makeAssets = ({ css, js }: PageFiles): DashboardAssets => {
     `${DASHBOARD_STYLES_PATH}?v=${assetVersion(styles)}`
   )
   // Revalidated on every load (304 while unchanged), so a new deployment's page is never mixed with an old script.
-  const page = makeAsset(html, { "content-type": "text/html; charset=utf-8", "cache-control": "no-cache", ...PAGE_HEADERS })
+  const page = makeAsset(html, {
+    "content-type": "text/html; charset=utf-8",
+    "cache-control": "no-cache",
+    ...PAGE_HEADERS
+  })
   return { page, script, styles }
 }
 

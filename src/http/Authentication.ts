@@ -15,7 +15,12 @@ import { cachedKeyLookup } from "../auth/KeyCache.ts"
 import { noteIntegration, tooManyRequests } from "../base/ResponseHints.ts"
 import { singleFlight } from "../base/SingleFlight.ts"
 import { AppConfig } from "../config/Config.ts"
-import { type ActiveSession, activeSession, DashboardSessions, type SessionRefusal } from "../dashboard/DashboardSessions.ts"
+import {
+  type ActiveSession,
+  activeSession,
+  DashboardSessions,
+  type SessionRefusal
+} from "../dashboard/DashboardSessions.ts"
 import type { SessionRow } from "../dashboard/SessionRepo.ts"
 import { hashToken, isTokenShaped, sameToken } from "../dashboard/Tokens.ts"
 import { clientAddressResolver } from "./ClientAddress.ts"

@@ -19,7 +19,8 @@ const noSession = new NotFound({
 /** The session the request was made with (its cookie), or 404 for a request made with a key. */
 const currentSession = Effect.flatMap(
   CurrentIntegration,
-  (current) => current.session === undefined ? Effect.fail(noSession) : Effect.succeed({ ...current, ...current.session })
+  (current) =>
+    current.session === undefined ? Effect.fail(noSession) : Effect.succeed({ ...current, ...current.session })
 )
 
 /** The cookie removed from the browser too (the session it named has ended on the server already). */
@@ -34,40 +35,44 @@ const clearCookie = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request
   })
 })
 
-export const DashboardHttpLive = HttpApiBuilder.group(IntegrationsApi, "dashboard", (handlers) =>
-  Effect.gen(function*() {
-    const sessions = yield* DashboardSessions
-    return handlers
-      .handle("createDashboardSignInLink", () =>
-        Effect.gen(function*() {
-          const { integrationId, keyId, session } = yield* CurrentIntegration
-          if (session !== undefined) {
-            // A session could otherwise outlive itself, one link after another.
-            return yield* new Forbidden({
-              error: "a sign-in link is made with an API key (Authorization: Bearer …), not from a dashboard session"
-            })
-          }
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const origin = sessions.originFor(request.headers["host"])
-          if (Option.isNone(origin)) {
-            return yield* new BadRequest({
-              error: "Host: the request names no valid host for the link (the deployment can set PUBLIC_BASE_URL)"
-            })
-          }
-          const link = yield* sessions.createLink({ integrationId, keyId }, origin.value)
-          return { url: link.url, expiresAt: link.expiresAt.toISOString() }
-        }))
-      .handle("getDashboardSession", () =>
-        Effect.map(currentSession, ({ csrfToken, expiresAt, integrationId, mode }) => ({
-          integrationId,
-          mode,
-          expiresAt: expiresAt.toISOString(),
-          csrfToken
-        })))
-      .handle("endDashboardSession", () =>
-        Effect.gen(function*() {
-          const { integrationId, sessionId } = yield* currentSession
-          yield* sessions.end(sessionId, integrationId)
-          yield* clearCookie
-        }))
-  }))
+export const DashboardHttpLive = HttpApiBuilder.group(
+  IntegrationsApi,
+  "dashboard",
+  (handlers) =>
+    Effect.gen(function*() {
+      const sessions = yield* DashboardSessions
+      return handlers
+        .handle("createDashboardSignInLink", () =>
+          Effect.gen(function*() {
+            const { integrationId, keyId, session } = yield* CurrentIntegration
+            if (session !== undefined) {
+              // A session could otherwise outlive itself, one link after another.
+              return yield* new Forbidden({
+                error: "a sign-in link is made with an API key (Authorization: Bearer …), not from a dashboard session"
+              })
+            }
+            const request = yield* HttpServerRequest.HttpServerRequest
+            const origin = sessions.originFor(request.headers["host"])
+            if (Option.isNone(origin)) {
+              return yield* new BadRequest({
+                error: "Host: the request names no valid host for the link (the deployment can set PUBLIC_BASE_URL)"
+              })
+            }
+            const link = yield* sessions.createLink({ integrationId, keyId }, origin.value)
+            return { url: link.url, expiresAt: link.expiresAt.toISOString() }
+          }))
+        .handle("getDashboardSession", () =>
+          Effect.map(currentSession, ({ csrfToken, expiresAt, integrationId, mode }) => ({
+            integrationId,
+            mode,
+            expiresAt: expiresAt.toISOString(),
+            csrfToken
+          })))
+        .handle("endDashboardSession", () =>
+          Effect.gen(function*() {
+            const { integrationId, sessionId } = yield* currentSession
+            yield* sessions.end(sessionId, integrationId)
+            yield* clearCookie
+          }))
+    })
+)

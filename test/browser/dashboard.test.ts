@@ -122,9 +122,15 @@ describe.skipIf(chromiumBinary === undefined)("/dashboard in headless Chromium",
     }) as ReadonlyArray<AxeViolation>
     const serious = violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical")
     if (violations.length > serious.length) {
-      console.log(`axe on ${view}, minor or moderate (allowed): ${violations.map((v) => `${v.id} (${v.impact})`).join(", ")}`)
+      console.log(
+        `axe on ${view}, minor or moderate (allowed): ${violations.map((v) => `${v.id} (${v.impact})`).join(", ")}`
+      )
     }
-    return serious.map((violation) => `${view}: ${violation.id} (${violation.impact}) ${violation.help} at ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`)
+    return serious.map((violation) =>
+      `${view}: ${violation.id} (${violation.impact}) ${violation.help} at ${
+        violation.nodes.map((node) => node.target.join(" ")).join(", ")
+      }`
+    )
   }
 
   const viewChecked = async (name: string) => {
@@ -137,9 +143,15 @@ describe.skipIf(chromiumBinary === undefined)("/dashboard in headless Chromium",
     page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name, exact: true })
 
   /** The first `td` texts of the row whose first cell reads `first`. */
-  const rowOf = (first: string) => page.getByRole("row").filter({ has: page.getByRole("cell", { name: first, exact: true }) })
+  const rowOf = (first: string) =>
+    page.getByRole("row").filter({ has: page.getByRole("cell", { name: first, exact: true }) })
 
-  let payout: { readonly payoutId: string; readonly destinationCop: string; readonly sourceAmount: string; readonly createdAt: string }
+  let payout: {
+    readonly payoutId: string
+    readonly destinationCop: string
+    readonly sourceAmount: string
+    readonly createdAt: string
+  }
 
   it("signs in with a link made with the API key, lands on /dashboard without the token, and shows test mode", async ({ server, partner, user }) => {
     payout = await partner.payout(user)
@@ -260,9 +272,14 @@ describe.skipIf(chromiumBinary === undefined)("/dashboard in headless Chromium",
 
   it("refuses an expired link: no cookie, a page saying so", async ({ server, partner }) => {
     const link = await signInLink(server, partner.apiKey)
-    await server.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
-      sql`UPDATE dashboard_sign_in_links SET expires_at = now() - interval '1 millisecond'
-          WHERE token_hash = ${hashToken(link.token)}`))
+    await server.run(
+      Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) =>
+          sql`UPDATE dashboard_sign_in_links SET expires_at = now() - interval '1 millisecond'
+          WHERE token_hash = ${hashToken(link.token)}`
+      )
+    )
     const answer = await page.goto(link.url)
     expect(answer?.status()).toBe(410)
     await expect.poll(() => page.getByRole("heading", { name: "This sign-in link has expired" }).count()).toBe(1)

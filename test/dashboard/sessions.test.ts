@@ -24,8 +24,10 @@ import type { TestServer } from "../support/server.ts"
 
 const it = httpTest({ captureLogs: true })
 
-const sql = <A extends object>(server: TestServer, run: (sql: SqlClient.SqlClient) => Effect.Effect<ReadonlyArray<A>, unknown>) =>
-  server.run(Effect.flatMap(SqlClient.SqlClient, run))
+const sql = <A extends object>(
+  server: TestServer,
+  run: (sql: SqlClient.SqlClient) => Effect.Effect<ReadonlyArray<A>, unknown>
+) => server.run(Effect.flatMap(SqlClient.SqlClient, run))
 
 /** An ErrorBody with exactly `{ error }` at `status`; its text. */
 const errorText = (answer: { status: number; json: any; text: string }, status: number): string => {
@@ -55,7 +57,9 @@ describe("a sign-in link", () => {
     expect(opened.headers["cache-control"]).toBe("no-store")
     const setCookie = [opened.headers["set-cookie"]].flat().join("\n")
     // On loopback no Secure (browsers keep it over plain http there); HttpOnly, SameSite=Strict, the session's 12 h.
-    expect(setCookie).toMatch(/^cop_dashboard=[A-Za-z0-9_-]{43}; Max-Age=(43199|43200); Path=\/; HttpOnly; SameSite=Strict$/)
+    expect(setCookie).toMatch(
+      /^cop_dashboard=[A-Za-z0-9_-]{43}; Max-Age=(43199|43200); Path=\/; HttpOnly; SameSite=Strict$/
+    )
 
     const again = await openLink(server, link.url)
     expect(again.status).toBe(410)
@@ -153,7 +157,9 @@ describe("the session cookie", () => {
     const { cookie, csrfToken } = await signIn(server, partner.apiKey)
     const signedOut = await withCookie(server, cookie, SESSION, { method: "DELETE", csrfToken })
     expect(signedOut.status, signedOut.text).toBe(204)
-    expect([signedOut.headers["set-cookie"]].flat().join("\n")).toMatch(/^cop_dashboard=; Max-Age=0; Path=\/; HttpOnly; SameSite=Strict$/)
+    expect([signedOut.headers["set-cookie"]].flat().join("\n")).toMatch(
+      /^cop_dashboard=; Max-Age=0; Path=\/; HttpOnly; SameSite=Strict$/
+    )
     expect(errorText(await withCookie(server, cookie, PAYOUTS), 401)).toContain("ended")
     expect(errorText(await withCookie(server, cookie, SESSION), 401)).toContain("ended")
   })
@@ -162,14 +168,19 @@ describe("the session cookie", () => {
     const owner = await newPartner(server)
     const { cookie } = await signIn(server, owner.apiKey)
     const sessionHash = hashToken(cookie.slice("cop_dashboard=".length))
-    await sql(server, (sql) =>
-      sql`UPDATE dashboard_sessions SET expires_at = now() - interval '1 millisecond' WHERE token_hash = ${sessionHash}`)
+    await sql(
+      server,
+      (sql) =>
+        sql`UPDATE dashboard_sessions SET expires_at = now() - interval '1 millisecond' WHERE token_hash = ${sessionHash}`
+    )
     expect(errorText(await withCookie(server, cookie, PAYOUTS), 401)).toContain("expired")
 
     const revoked = await signIn(server, owner.apiKey)
     expect((await withCookie(server, revoked.cookie, PAYOUTS)).status).toBe(200)
-    await sql(server, (sql) =>
-      sql`UPDATE api_keys SET revoked_at = now() WHERE integration_id = ${owner.integrationId}`)
+    await sql(
+      server,
+      (sql) => sql`UPDATE api_keys SET revoked_at = now() WHERE integration_id = ${owner.integrationId}`
+    )
     expect(errorText(await withCookie(server, revoked.cookie, PAYOUTS), 401)).toContain("expired")
   })
 
@@ -190,9 +201,11 @@ describe("the session cookie", () => {
       headers: { authorization: `Bearer ${partner.apiKey}` }
     })
     expect(mixed.status).toBe(200)
-    expect((await withCookie(server, cookie, `${PAYOUTS}/${otherPayout.payoutId}`, {
-      headers: { authorization: `Bearer ${partner.apiKey}` }
-    })).status).toBe(404)
+    expect(
+      (await withCookie(server, cookie, `${PAYOUTS}/${otherPayout.payoutId}`, {
+        headers: { authorization: `Bearer ${partner.apiKey}` }
+      })).status
+    ).toBe(404)
     // A bad key is refused even with a good cookie.
     const badKey = await withCookie(server, cookie, PAYOUTS, { headers: { authorization: "Bearer nope" } })
     expect(badKey.status).toBe(401)

@@ -135,7 +135,8 @@ describe("npm start on the embedded PostgreSQL (no DATABASE_URL)", () => {
   it("prints a dashboard sign-in link at start-up, and keys dashboard-link makes another; each signs in once", async () => {
     const open = (url: string) =>
       fetch(`${service.baseUrl}${new URL(url).pathname}${new URL(url).search}`, { redirect: "manual" })
-    const printed = /(http:\/\/127\.0\.0\.1:\d+\/dashboard\/sign-in\?token=[\w-]{43})\n/.exec(service.streams().stderr)?.[1]
+    const printed = /(http:\/\/127\.0\.0\.1:\d+\/dashboard\/sign-in\?token=[\w-]{43})\n/.exec(service.streams().stderr)
+      ?.[1]
     expect(printed, service.streams().stderr).toBeDefined()
     expect(printed!.startsWith(service.baseUrl)).toBe(true)
     const signedIn = await open(printed!)
@@ -202,7 +203,9 @@ describe("npm start on the embedded PostgreSQL (no DATABASE_URL)", () => {
     service = await startServiceProcess(env())
     expect(service.stdout()).not.toMatch(/cop_test_pk_[0-9A-Za-z]{49}/)
     expect(service.stdout()).toContain("keys -- issue")
-    expect(service.streams().stderr).toMatch(/dashboard for "demo" .*\n\s*http:\/\/127\.0\.0\.1:\d+\/dashboard\/sign-in\?token=/)
+    expect(service.streams().stderr).toMatch(
+      /dashboard for "demo" .*\n\s*http:\/\/127\.0\.0\.1:\d+\/dashboard\/sign-in\?token=/
+    )
     const quote = await fetch(`${service.baseUrl}/api/integrations/breb/quote`, { headers: bearer(firstKey) })
     expect(quote.status).toBe(200)
     expect(await service.stop("SIGTERM")).toBe(0)

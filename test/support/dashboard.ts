@@ -55,7 +55,10 @@ export const signInLink = async (
   apiKey: string,
   headers: Record<string, string> = {}
 ): Promise<{ readonly url: string; readonly expiresAt: string; readonly token: string }> => {
-  const answer = await raw(server, SESSIONS, { method: "POST", headers: { authorization: `Bearer ${apiKey}`, ...headers } })
+  const answer = await raw(server, SESSIONS, {
+    method: "POST",
+    headers: { authorization: `Bearer ${apiKey}`, ...headers }
+  })
   expect(answer.status, answer.text).toBe(201)
   const { expiresAt, url } = answer.json as { url: string; expiresAt: string }
   return { url, expiresAt, token: new URL(url).searchParams.get("token") ?? "" }
@@ -64,7 +67,9 @@ export const signInLink = async (
 /** The session cookie's `name=value` from a Set-Cookie list, if one sets it. */
 export const sessionCookieOf = (answer: RawAnswer): string | undefined => {
   const setCookie = answer.headers["set-cookie"] ?? []
-  const line = (Array.isArray(setCookie) ? setCookie : [setCookie]).find((cookie) => cookie.startsWith("cop_dashboard="))
+  const line = (Array.isArray(setCookie) ? setCookie : [setCookie]).find((cookie) =>
+    cookie.startsWith("cop_dashboard=")
+  )
   return line?.split(";")[0]
 }
 
@@ -91,7 +96,12 @@ export const withCookie = (
   server: Pick<TestServer, "baseUrl">,
   cookie: string,
   path: string,
-  options: { readonly method?: string; readonly csrfToken?: string; readonly body?: unknown; readonly headers?: Record<string, string> } = {}
+  options: {
+    readonly method?: string
+    readonly csrfToken?: string
+    readonly body?: unknown
+    readonly headers?: Record<string, string>
+  } = {}
 ) =>
   raw(server, path, {
     method: options.method ?? "GET",

@@ -90,7 +90,9 @@ const remaining = Effect.gen(function*() {
     jobs: ids(yield* sql`SELECT id::text AS id FROM jobs`),
     events: ids(yield* sql`SELECT event_id AS id FROM webhook_events`),
     dashboardSessions: ids(yield* sql`SELECT id FROM dashboard_sessions`),
-    dashboardLinks: ids(yield* sql`SELECT token_hash || ' ' || coalesce(session_id, '-') AS id FROM dashboard_sign_in_links`)
+    dashboardLinks: ids(
+      yield* sql`SELECT token_hash || ' ' || coalesce(session_id, '-') AS id FROM dashboard_sign_in_links`
+    )
   }
 })
 

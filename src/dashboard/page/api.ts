@@ -26,7 +26,9 @@ type Query = Readonly<Record<string, string | undefined>>
 
 const urlOf = (path: string, query: Query = {}) => {
   const url = new URL(`${API}${path}`, location.origin)
-  for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== "") url.searchParams.set(name, value)
+  for (const [name, value] of Object.entries(query)) {
+    if (value !== undefined && value !== "") url.searchParams.set(name, value)
+  }
   return url
 }
 

@@ -93,7 +93,7 @@ export const EventView = ({ eventId }: { readonly eventId: string }) => {
             <button
               type="button"
               onClick={() =>
-                post<Redelivery>(`/events/${encodeURIComponent(eventId)}/redeliver`).then(
+                void post<Redelivery>(`/events/${encodeURIComponent(eventId)}/redeliver`).then(
                   (queued) => {
                     setResend({
                       text: queued.endpointIds.length === 0

@@ -54,7 +54,7 @@ const Shell = ({ onSignOut, session }: { readonly session: DashboardSession; rea
           </p>
           <button
             type="button"
-            onClick={() => signOut().then(onSignOut, (error: unknown) => setSignOutError(error))}
+            onClick={() => void signOut().then(onSignOut, (error: unknown) => setSignOutError(error))}
           >
             Sign out
           </button>
@@ -75,7 +75,11 @@ const Shell = ({ onSignOut, session }: { readonly session: DashboardSession; rea
       </nav>
       <main id="main" tabIndex={-1}>
         {found === undefined
-          ? <p role="alert">No such page: {route}. <a href={href(DEFAULT_ROUTE)}>Payouts</a></p>
+          ? (
+            <p role="alert">
+              No such page: {route}. <a href={href(DEFAULT_ROUTE)}>Payouts</a>
+            </p>
+          )
           : <div key={route}>{found.view.render(found.params)}</div>}
       </main>
     </>
@@ -105,7 +109,10 @@ const App = () => {
       return <SignedOut why={state.why} />
     case "signedIn":
       return (
-        <Shell session={state.session} onSignOut={() => setState({ _tag: "signedOut", why: "You are signed out." })} />
+        <Shell
+          session={state.session}
+          onSignOut={() => setState({ _tag: "signedOut", why: "You are signed out." })}
+        />
       )
   }
 }

@@ -36,7 +36,7 @@ export interface Column<A> {
   readonly cell: (row: A) => ComponentChildren
 }
 
-export const Table = <A,>(
+export const Table = <A extends object>(
   { caption, columns, empty, rowKey, rows }: {
     readonly caption: string
     readonly columns: ReadonlyArray<Column<A>>
@@ -53,19 +53,25 @@ export const Table = <A,>(
           <tr>{columns.map((column) => <th key={column.header} scope="col">{column.header}</th>)}</tr>
         </thead>
         <tbody>
-          {rows.map((row) => <tr key={rowKey(row)}>{columns.map((column) => <td key={column.header}>{column.cell(row)}</td>)}</tr>)}
+          {rows.map((row) => (
+            <tr key={rowKey(row)}>{columns.map((column) => <td key={column.header}>{column.cell(row)}</td>)}</tr>
+          ))}
         </tbody>
       </table>
     </div>
   )
 
 export const messageOf = (error: unknown) =>
-  error instanceof ApiError ? `${error.message} (HTTP ${error.status})` : error instanceof Error ? error.message : String(error)
+  error instanceof ApiError
+    ? `${error.message} (HTTP ${error.status})`
+    : error instanceof Error
+    ? error.message
+    : String(error)
 
 export const Failure = ({ error }: { readonly error: unknown }) => <p class="error" role="alert">{messageOf(error)}</p>
 
 /** `load` run whenever `deps` change: its result, its failure, or neither while it runs; `reload` runs it again. */
-export const useLoad = <A,>(load: () => Promise<A>, deps: ReadonlyArray<unknown>) => {
+export function useLoad<A>(load: () => Promise<A>, deps: ReadonlyArray<unknown>) {
   const [state, setState] = useState<{ readonly value?: A; readonly error?: unknown; readonly loading: boolean }>({
     loading: true
   })
@@ -105,7 +111,7 @@ export const SecretOnce = ({ label, secret }: { readonly label: string; readonly
         <code class="mono" data-testid="secret">{secret}</code>{" "}
         <button
           type="button"
-          onClick={() => navigator.clipboard.writeText(secret).then(() => setCopied(true), () => setCopied(false))}
+          onClick={() => void navigator.clipboard.writeText(secret).then(() => setCopied(true), () => setCopied(false))}
         >
           Copy
         </button>{" "}

@@ -164,7 +164,13 @@ const PayoutDetail = ({ payout }: { readonly payout: Payout }) => (
         ["User", <Code>{payout.userAddress}</Code>],
         ["Destination", <Amount value={payout.destinationCop} unit="COP" />],
         ["Paid by the user", <Amount value={payout.sourceAmount} unit={payout.fromToken} />],
-        ["Deposit", <><Amount value={payout.deposit.amount} unit={payout.deposit.currency} /> to <Code>{payout.deposit.address}</Code></>],
+        [
+          "Deposit",
+          <>
+            <Amount value={payout.deposit.amount} unit={payout.deposit.currency} /> to{" "}
+            <Code>{payout.deposit.address}</Code>
+          </>
+        ],
         ["Rate", payout.quote.display ?? "—"],
         ["Deposit transaction", payout.txHash === null ? "—" : <Code>{payout.txHash}</Code>],
         ["Fee transaction", payout.feeTxHash === null ? "—" : <Code>{payout.feeTxHash}</Code>]
@@ -175,7 +181,7 @@ const PayoutDetail = ({ payout }: { readonly payout: Payout }) => (
       {payout.timeline.map((hop, index) => (
         <li key={index}>
           <Status value={hop.status} /> <DateTime iso={hop.at} /> <span class="muted">from {hop.source}</span>
-          {hop.refundStatus === undefined ? null : <span> refund {hop.refundStatus}</span>}
+          {hop.refundStatus === undefined ? null : <span>refund {hop.refundStatus}</span>}
         </li>
       ))}
     </ol>
@@ -200,9 +206,19 @@ const PayoutDetail = ({ payout }: { readonly payout: Payout }) => (
         ["Bre-B key", payout.receipt.breBKey ?? "—"],
         ["Beneficiary", payout.receipt.beneficiaryName ?? "—"],
         ["Total paid", <Amount value={payout.receipt.totalPaid.amount} unit={payout.receipt.totalPaid.currency} />],
-        ["Total received", <Amount value={payout.receipt.totalReceived.amount} unit={payout.receipt.totalReceived.currency} />],
+        [
+          "Total received",
+          <Amount value={payout.receipt.totalReceived.amount} unit={payout.receipt.totalReceived.currency} />
+        ],
         ["Exchange rate", payout.receipt.exchangeRate.display ?? "—"],
-        ["Commission", <><Amount value={payout.receipt.commission.displayAmount} unit={payout.receipt.commission.displayCurrency} /> ({payout.receipt.commission.note})</>]
+        [
+          "Commission",
+          <>
+            <Amount value={payout.receipt.commission.displayAmount} unit={payout.receipt.commission.displayCurrency} />
+            {" "}
+            ({payout.receipt.commission.note})
+          </>
+        ]
       ]}
     />
     <h2>Failure</h2>

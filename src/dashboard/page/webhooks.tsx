@@ -22,7 +22,8 @@ interface EndpointAction {
   readonly run: (endpoint: WebhookEndpoint) => Promise<Outcome>
 }
 
-const path = (endpoint: WebhookEndpoint, rest = "") => `/webhook-endpoints/${encodeURIComponent(endpoint.endpointId)}${rest}`
+const path = (endpoint: WebhookEndpoint, rest = "") =>
+  `/webhook-endpoints/${encodeURIComponent(endpoint.endpointId)}${rest}`
 
 const endpointActions: ReadonlyArray<EndpointAction> = [
   {
@@ -132,7 +133,12 @@ const CreateEndpoint = ({ onDone }: { readonly onDone: (outcome: Outcome) => voi
       <fieldset>
         <legend>Events</legend>
         <p>
-          <input id="events-all" type="checkbox" checked={all} onChange={(event) => setAll(event.currentTarget.checked)} />
+          <input
+            id="events-all"
+            type="checkbox"
+            checked={all}
+            onChange={(event) => setAll(event.currentTarget.checked)}
+          />
           <label for="events-all">All events, including types added later</label>
         </p>
         {all ? null : (
@@ -193,7 +199,7 @@ export const WebhooksView = () => {
               cell: (e) => (
                 <>
                   <Status value={e.status} />
-                  {e.disabledReason === null ? null : <span class="muted"> {e.disabledReason}</span>}
+                  {e.disabledReason === null ? null : <span class="muted">{e.disabledReason}</span>}
                 </>
               )
             },
@@ -202,7 +208,9 @@ export const WebhooksView = () => {
               header: "Actions",
               cell: (e) => (
                 <span class="row-actions">
-                  {endpointActions.map((action) => <ActionButton key={action.label} action={action} endpoint={e} onDone={done} />)}
+                  {endpointActions.map((action) => (
+                    <ActionButton key={action.label} action={action} endpoint={e} onDone={done} />
+                  ))}
                 </span>
               )
             }
