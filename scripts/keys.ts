@@ -11,7 +11,9 @@ import { parseArgs } from "node:util"
 import { keyKindForMode } from "../src/auth/ApiKey.ts"
 import { ApiKeyRepo, type ApiKeyRow, keyState } from "../src/auth/ApiKeyRepo.ts"
 import { startupFailureLine } from "../src/base/StartupFailure.ts"
-import { AppConfigShape, databaseTarget } from "../src/config/Config.ts"
+import { AppConfig, AppConfigShape, databaseTarget } from "../src/config/Config.ts"
+import { DashboardSessions } from "../src/dashboard/DashboardSessions.ts"
+import { SessionRepo } from "../src/dashboard/SessionRepo.ts"
 import { databaseLayer } from "../src/db/Database.ts"
 import { IntegrationRepo } from "../src/auth/IntegrationRepo.ts"
 import { issueKeyFor } from "./issueKey.ts"
@@ -21,6 +23,7 @@ const usage = [
   "       keys rotate <key-id> [--overlap <24h|90m|0>] [--expires <30d|12h|ISO timestamp|never>]",
   "       keys list [--json]",
   "       keys revoke <key-id>",
+  "       keys dashboard-link <integration-name>",
   "       keys help"
 ].join("\n")
 
@@ -37,6 +40,9 @@ npm run -s keys -- <command> …
           gives another
   list    every key: its id, integration, last 4 characters, created, last used, expiry and state (--json: an array)
   revoke  stops a key at once (running servers notice within API_KEY_CACHE_MS)
+  dashboard-link
+          a one-time sign-in link to the dashboard (/dashboard) for the integration, made with its newest active key,
+          valid 5 minutes, printed as the last line of stdout; it names PUBLIC_BASE_URL, else http://HOST:PORT
 
 The key kind follows APP_MODE: mock (default) issues cop_test_pk_ keys, live cop_live_pk_ keys.
 Exit codes: 0 done, 2 a usage error or no such integration or active key, 1 the database failed.`
@@ -88,7 +94,20 @@ const asJson = (key: ApiKeyRow, now: Date) => ({
   replacedBy: key.replaced_by
 })
 
-const VERBS = ["issue", "rotate", "list", "revoke"] as const
+const VERBS = ["issue", "rotate", "list", "revoke", "dashboard-link"] as const
+
+/** Where the link sends a browser: PUBLIC_BASE_URL, else the service as this configuration runs it (HOST, PORT). */
+const dashboardOrigin = (config: AppConfigShape) =>
+  Option.getOrElse(config.publicBaseUrl, () => {
+    const host = config.host === "0.0.0.0"
+      ? "127.0.0.1"
+      : config.host === "::"
+      ? "[::1]"
+      : config.host.includes(":")
+      ? `[${config.host}]`
+      : config.host
+    return `http://${host}:${config.port}`
+  })
 
 const parseCommandLine = (args: ReadonlyArray<string>) =>
   parseArgs({
@@ -220,6 +239,23 @@ const command = (parsed: CommandLine) =>
           onSome: () => Console.log(`revoked ${argument}`)
         })
       }
+      case "dashboard-link": {
+        const name = argument?.trim() ?? ""
+        if (name === "") return yield* fail(usage)
+        const integration = yield* (yield* IntegrationRepo).findByName(name)
+        if (Option.isNone(integration)) return yield* fail(`no integration named "${name}"`)
+        const key = yield* keys.newestActiveOf(integration.value.id)
+        if (Option.isNone(key)) return yield* fail(`integration "${name}" has no active key: issue one first`)
+        const link = yield* (yield* DashboardSessions).createLink(
+          { integrationId: integration.value.id, keyId: key.value.id },
+          dashboardOrigin(config)
+        )
+        yield* Console.log(
+          `integration ${name} (${integration.value.id}), made with key ${key.value.id}; one use, until ${link.expiresAt.toISOString()}:`
+        )
+        yield* Console.log(link.url)
+        return
+      }
       default:
         return yield* fail(usage)
     }
@@ -248,8 +284,10 @@ const reportFailure = (cause: Cause.Cause<unknown>, database?: string) =>
 const program = (parsed: CommandLine) =>
   Effect.gen(function*() {
     const config = yield* AppConfigShape
-    const services = Layer.mergeAll(ApiKeyRepo.Default, IntegrationRepo.Default).pipe(
-      Layer.provideMerge(databaseLayer(config))
+    const services = DashboardSessions.Default.pipe(
+      Layer.provideMerge(Layer.mergeAll(ApiKeyRepo.Default, IntegrationRepo.Default, SessionRepo.Default)),
+      Layer.provideMerge(databaseLayer(config)),
+      Layer.provide(Layer.succeed(AppConfig, config))
     )
     const stopSaying = yield* sayConnecting(config)
     yield* Effect.provide(Effect.andThen(stopSaying, command(parsed)), services).pipe(

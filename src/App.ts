@@ -17,6 +17,10 @@ import { Deployment } from "./auth/Deployment.ts"
 import { AuthenticationLive } from "./http/Authentication.ts"
 import { BrebHttpLive } from "./http/BrebHttp.ts"
 import { DocsLive } from "./http/Docs.ts"
+import { DashboardHttpLive } from "./http/DashboardHttp.ts"
+import { DashboardPageLive } from "./dashboard/DashboardPage.ts"
+import { DashboardSessions } from "./dashboard/DashboardSessions.ts"
+import { SessionRepo } from "./dashboard/SessionRepo.ts"
 import { RequestMiddleware } from "./http/RequestMiddleware.ts"
 import { DeliveryRepo } from "./partnerEvents/DeliveryRepo.ts"
 import { EndpointRepo } from "./partnerEvents/EndpointRepo.ts"
@@ -244,6 +248,7 @@ const repositories = (mode: ModeLayers) =>
     PayoutRepo.Default,
     SwapRepo.Default,
     IdempotencyStore.Default,
+    SessionRepo.Default,
     mode.claims,
     ProviderEventRepo.Default
   ).pipe(Layer.provideMerge(mode.outbox), Layer.provideMerge(JobQueue.Default))
@@ -261,6 +266,7 @@ const domain = (config: AppConfigShape, mode: ModeLayers) =>
     ProviderWebhook.Default,
     WebhookEndpoints.Default,
     PartnerEvents.Default,
+    DashboardSessions.Default,
     worker(config)
   ).pipe(
     Layer.provideMerge(Lifecycle.Default),
@@ -274,7 +280,15 @@ const domain = (config: AppConfigShape, mode: ModeLayers) =>
 
 /** The contract's groups, each with its handlers and authentication. */
 const api = HttpApiBuilder.layer(IntegrationsApi).pipe(
-  Layer.provide([BrebHttpLive, SwapsHttpLive, EventsHttpLive, TestHelpersHttpLive, WebhooksHttpLive, HealthHttpLive]),
+  Layer.provide([
+    BrebHttpLive,
+    SwapsHttpLive,
+    EventsHttpLive,
+    DashboardHttpLive,
+    TestHelpersHttpLive,
+    WebhooksHttpLive,
+    HealthHttpLive
+  ]),
   Layer.provide(AuthenticationLive)
 )
 
@@ -310,8 +324,8 @@ const services = (config: AppConfigShape, mode: ModeLayers) =>
     Layer.provideMerge(Layer.succeed(AppConfig, config))
   )
 
-/** The routes (the contract's, /openapi.json and /docs) and the mode's router middleware, on one router. */
-const routes = (mode: ModeLayers) => Layer.mergeAll(api, DocsLive, mode.apiMiddleware)
+/** The routes (the contract's, /openapi.json, /docs and /dashboard) and the mode's router middleware, on one router. */
+const routes = (mode: ModeLayers) => Layer.mergeAll(api, DocsLive, DashboardPageLive, mode.apiMiddleware)
 
 /** Serves the app over `mode`'s Layers on whatever HttpServer is provided. */
 export const serverLayerFor = (config: AppConfigShape, mode: ModeLayers) =>

@@ -8,7 +8,8 @@ import { defaultInFlightLimit } from "./http/InFlightLimit.ts"
 import { createHttpServer } from "./http/NodeServer.ts"
 import { manageLifecycle } from "./http/ServeLifecycle.ts"
 import { Deployment } from "./auth/Deployment.ts"
-import { DemoBootstrap } from "./auth/Demo.ts"
+import { type DemoAccess, DemoBootstrap } from "./auth/Demo.ts"
+import { DashboardSessions } from "./dashboard/DashboardSessions.ts"
 import { loggingLayer, LogLevelConfig } from "./base/Logging.ts"
 import { startupFailureLine } from "./base/StartupFailure.ts"
 
@@ -30,20 +31,38 @@ const stopRequested = Deferred.makeUnsafe<NodeJS.Signals>()
 const hurryRequested = Deferred.makeUnsafe<NodeJS.Signals>()
 let serving = false
 
+/** Where a browser on this machine reaches the service: a wildcard address is reached on loopback. */
+const browserOrigin = (base: string) => base.replace("//0.0.0.0:", "//127.0.0.1:").replace("//[::]:", "//[::1]:")
+
+/** The demo key (when this start made it) and a dashboard sign-in link for its integration. */
+const demoLines = (demo: DemoAccess, origin: string) =>
+  Effect.gen(function*() {
+    const link = yield* Effect.flatMap(DashboardSessions, (sessions) => sessions.createLink(demo, origin))
+    return [
+      ...Option.match(demo.key, {
+        onSome: (key) => [`test API key for integration "${demo.name}" (shown once, store it now):`, key],
+        onNone: () => [`issue another key: npm run -s keys -- issue ${demo.name}`]
+      }),
+      `dashboard for "${demo.name}" (a sign-in link: one use, within 5 minutes):`,
+      link.url
+    ]
+  })
+
 const announce = (config: AppConfigShape, startedAt: number) =>
   Effect.gen(function*() {
     const { keyKind, mode } = yield* Deployment
-    const demoKey = yield* Effect.flatMap(DemoBootstrap, (demo) => demo.run)
+    const demo = yield* Effect.flatMap(DemoBootstrap, (bootstrap) => bootstrap.run)
     const { address } = yield* HttpServer.HttpServer
     const base = address._tag === "UnixPathAddress" ? `unix:${address.path}` : HttpServer.formatAddress(address)
+    const origin = Option.getOrElse(config.publicBaseUrl, () => browserOrigin(base))
     yield* banner([
       `Integrations API ${mode} mode, ready in ${Math.round(performance.now() - startedAt)} ms`,
       `listening on ${base}   docs: ${base}/docs   openapi: ${base}/openapi.json`,
       `database: ${describeDatabase(config)}`,
-      ...Option.match(demoKey, {
-        onSome: (key) => [`test API key for integration "demo" (shown once, store it now):`, key],
-        onNone: () => [`issue a ${keyKind} key: npm run -s keys -- issue <integration-name> --create`]
-      })
+      ...(Option.isSome(demo) ? yield* demoLines(demo.value, origin) : [
+        `issue a ${keyKind} key: npm run -s keys -- issue <integration-name> --create`,
+        `dashboard sign-in link: npm run -s keys -- dashboard-link <integration-name>`
+      ])
     ])
   })
 

@@ -13,7 +13,7 @@ const FLOORS: ReadonlyArray<ReadonlyArray<string>> = [
   ["base", "money", "db", "idempotency"],
   ["auth", "market", "outbox", "background"],
   ["config"],
-  ["chain", "provider", "partnerEvents"],
+  ["chain", "provider", "partnerEvents", "dashboard"],
   ["kyc", "router"],
   ["destinations", "pricing"],
   ["quotes"],

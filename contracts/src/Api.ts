@@ -1,5 +1,6 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { BrebGroup } from "./Breb.ts"
+import { DashboardGroup } from "./Dashboard.ts"
 import { EventsGroup } from "./Events.ts"
 import { TestHelpersGroup } from "./TestHelpers.ts"
 import { HealthGroup } from "./Health.ts"
@@ -11,7 +12,7 @@ import { WebhooksGroup } from "./Webhooks.ts"
 export const INTERFACE_VERSION = "0.1.0"
 
 export class IntegrationsApi extends HttpApi.make("IntegrationsApi")
-  .add(BrebGroup, SwapsGroup, EventsGroup, TestHelpersGroup, WebhooksGroup, HealthGroup)
+  .add(BrebGroup, SwapsGroup, EventsGroup, DashboardGroup, TestHelpersGroup, WebhooksGroup, HealthGroup)
   // Issues name the rejected value (the 400 texts quote it); request bodies refuse unknown fields.
   .annotate(HttpApi.ParseOptions, { reportInput: true })
   .annotate(HttpApi.PayloadParseOptions, { ...RejectUnknownFields, reportInput: true })

@@ -78,6 +78,7 @@ export class InvalidWebhookSignature
 // Errors without a documented code: body `{ error }` only
 export class BadRequest extends Schema.TaggedError<BadRequest>()("BadRequest", { error: Schema.String }) {}
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", { error: Schema.String }) {}
+export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", { error: Schema.String }) {}
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", { error: Schema.String }) {}
 export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", { error: Schema.String }) {}
 export class IdempotencyKeyReused
@@ -112,6 +113,7 @@ export const InvalidWebhookSignatureError = wire(
 
 export const BadRequestError = wire(BadRequest, "BadRequestError", 400, undefined)
 export const UnauthorizedError = wire(Unauthorized, "UnauthorizedError", 401, undefined)
+export const ForbiddenError = wire(Forbidden, "ForbiddenError", 403, undefined)
 export const NotFoundError = wire(NotFound, "NotFoundError", 404, undefined)
 export const ConflictError = wire(Conflict, "ConflictError", 409, undefined)
 export const IdempotencyKeyReusedError = wire(IdempotencyKeyReused, "IdempotencyKeyReusedError", 422, undefined)

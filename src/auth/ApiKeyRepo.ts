@@ -81,6 +81,16 @@ export class ApiKeyRepo extends Context.Service<ApiKeyRepo>()("ApiKeyRepo", {
             ORDER BY k.created_at, k.id`
     })
 
+    const newestActiveOf = SqlSchema.findOneOption({
+      Request: IntegrationId,
+      Result: ApiKeyRow,
+      execute: (integrationId) =>
+        sql`SELECT ${columns} FROM api_keys k JOIN integrations i ON i.id = k.integration_id
+            WHERE k.integration_id = ${integrationId} AND k.revoked_at IS NULL
+              AND (k.expires_at IS NULL OR k.expires_at > now())
+            ORDER BY k.created_at DESC, k.id DESC LIMIT 1`
+    })
+
     const revoke = SqlSchema.findOneOption({
       Request: Schema.String,
       Result: Schema.Struct({ id: Schema.String }),
@@ -156,6 +166,8 @@ export class ApiKeyRepo extends Context.Service<ApiKeyRepo>()("ApiKeyRepo", {
           Effect.orDie
         ),
       list: list(undefined).pipe(Effect.orDie),
+      /** The integration's newest key that authenticates now, if any (without noting a use of it). */
+      newestActiveOf: (integrationId: IntegrationId) => newestActiveOf(integrationId).pipe(Effect.orDie),
       revoke: (id: string) => revoke(id).pipe(Effect.orDie)
     } as const
   })

@@ -207,7 +207,22 @@ export const AppConfigShape = Config.all({
   webhookTimeoutMs: positiveInt("WEBHOOK_TIMEOUT_MS", 10_000),
   webhookRetryBaseMs: positiveInt("WEBHOOK_RETRY_BASE_MS", 5_000),
   webhookRetryWindowSeconds: positiveInt("WEBHOOK_RETRY_WINDOW_SECONDS", 3 * 24 * 60 * 60),
-  marketHours: MarketHoursConfig
+  marketHours: MarketHoursConfig,
+  /** How long a dashboard session lasts after its sign-in link is opened. */
+  dashboardSessionHours: positiveInt("DASHBOARD_SESSION_HOURS", 12),
+  /** The service's public origin, for the links it hands out; unset: each request's own Host (src/dashboard/). */
+  publicBaseUrl: Config.option(
+    Config.String("PUBLIC_BASE_URL").pipe(
+      check(
+        "PUBLIC_BASE_URL",
+        "must be the service's public http(s) origin, such as https://api.example.com (no path, query or fragment)",
+        (s: string) =>
+          URL.canParse(s) && /^https?:$/.test(new URL(s).protocol) && new URL(s).pathname === "/" &&
+          new URL(s).search === "" && new URL(s).hash === ""
+      ),
+      Config.map((s) => new URL(s).origin)
+    )
+  )
 })
 
 export type AppConfigShape = Config.Success<typeof AppConfigShape>

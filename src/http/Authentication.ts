@@ -1,4 +1,11 @@
-import { Authentication, CurrentIntegration, type TooManyRequests, Unauthorized } from "@cop-integrations/contracts"
+import {
+  Authentication,
+  CurrentIntegration,
+  DASHBOARD_SESSION_COOKIE,
+  Forbidden,
+  type TooManyRequests,
+  Unauthorized
+} from "@cop-integrations/contracts"
 import { Clock, Context, Effect, Layer, Option, Result } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { hashApiKey, hasValidChecksum, type KeyShape, keyShape } from "../auth/ApiKey.ts"
@@ -8,6 +15,14 @@ import { cachedKeyLookup } from "../auth/KeyCache.ts"
 import { noteIntegration, tooManyRequests } from "../base/ResponseHints.ts"
 import { singleFlight } from "../base/SingleFlight.ts"
 import { AppConfig } from "../config/Config.ts"
+import {
+  type ActiveSession,
+  activeSession,
+  DashboardSessions,
+  type SessionRefusal
+} from "../dashboard/DashboardSessions.ts"
+import type { SessionRow } from "../dashboard/SessionRepo.ts"
+import { hashToken, isTokenShaped, sameToken } from "../dashboard/Tokens.ts"
 import { clientAddressResolver } from "./ClientAddress.ts"
 import { FailedAuthBudget, makeFailedAuthLimit } from "./FailedAuthLimit.ts"
 import { makeRateLimiter } from "./RateLimiter.ts"
@@ -46,6 +61,20 @@ const invalidKey = (shape: KeyShape, deployment: typeof Deployment.Service): str
     : `this is a ${mode} deployment: it accepts only ${keyKind} keys (cop_${keyKind}_pk_…), not ${shape.kind} keys`
 }
 
+const sessionRefused: Record<SessionRefusal | "unknown", string> = {
+  unknown: "unknown dashboard session: sign in again with a new link",
+  ended: "this dashboard session has ended (signed out): sign in again with a new link",
+  expired: "this dashboard session has expired: sign in again with a new link"
+}
+
+/** Methods that change nothing, so need no CSRF token with the session cookie. */
+const SAFE_METHODS = new Set(["GET", "HEAD"])
+
+const csrfRefused = new Forbidden({
+  error:
+    "X-CSRF-Token: a change made with the dashboard's session cookie (any method but GET and HEAD) must send the session's csrfToken (GET /api/integrations/dashboard/session) in this header"
+})
+
 const tooManyFailures = (retryAfterSeconds: number) =>
   tooManyRequests("too many failed authentication attempts from this address; retry later", retryAfterSeconds)
 
@@ -58,6 +87,12 @@ export const AuthenticationLive = Layer.effect(
     const findActive = cachedKeyLookup(config.apiKeyCacheMs, keys.findActiveByHash)
     const limiter = makeRateLimiter(config.rateLimitPerSecond, config.rateLimitBurst)
     const failedAuth = makeFailedAuthLimit({ lookUpMany: keys.findActiveByHashes, ...(yield* FailedAuthBudget) })
+    const sessions = yield* DashboardSessions
+    // Unknown session cookies cost a lookup each, as unknown keys do: the same kind of budget, one of its own.
+    const failedSessions = makeFailedAuthLimit<SessionRow>({
+      lookUpMany: sessions.findByHashes,
+      ...(yield* FailedAuthBudget)
+    })
     const clientAddress = clientAddressResolver(config.trustedProxies)
     // A burst of requests with the same key from one address is one lookup (and one failure if unknown).
     const findKey = singleFlight({
@@ -69,7 +104,7 @@ export const AuthenticationLive = Layer.effect(
     /** Refused without a lookup, so without spending the address's budget of failures (see FailedAuthLimit). */
     const rejectWithoutLookup = (error: string): Authenticated => Effect.fail(new Unauthorized({ error }))
 
-    type Authenticated = Effect.Effect<typeof CurrentIntegration.Service, Unauthorized | TooManyRequests>
+    type Authenticated = Effect.Effect<typeof CurrentIntegration.Service, Unauthorized | Forbidden | TooManyRequests>
 
     const admit = (key: ApiKeyRow): Authenticated => {
       const { allowed, retryAfterSeconds } = limiter.take(key.id)
@@ -94,8 +129,59 @@ export const AuthenticationLive = Layer.effect(
           : admit(looked.key.value)
       })
 
+    /** A session's request, checked for its CSRF token and counted against its key's rate limit. */
+    const admitSession = (method: string, csrfHeader: string | undefined, session: ActiveSession): Authenticated => {
+      if (!SAFE_METHODS.has(method) && (csrfHeader === undefined || !sameToken(csrfHeader, session.csrfToken))) {
+        return Effect.fail(csrfRefused)
+      }
+      const { allowed, retryAfterSeconds } = limiter.take(session.keyId)
+      if (!allowed) return tooManyRequests("rate limit exceeded for this API key", retryAfterSeconds)
+      const { csrfToken, expiresAt, integrationId, keyId, sessionId } = session
+      return Effect.as(
+        noteIntegration(integrationId),
+        CurrentIntegration.of({
+          integrationId,
+          keyId,
+          mode: deployment.mode,
+          session: { sessionId, expiresAt, csrfToken }
+        })
+      )
+    }
+
     /**
-     * The integration behind the request's bearer key, or why there is none (401, 429).
+     * The dashboard session the cookie names (`token`), under the same kind of failed-lookup budget per address as
+     * keys: a token of the wrong shape is refused without a lookup.
+     */
+    const authenticateSession = (
+      request: HttpServerRequest.HttpServerRequest,
+      token: string
+    ): Authenticated => {
+      if (!isTokenShaped(token)) return rejectWithoutLookup(sessionRefused.unknown)
+      const hash = hashToken(token)
+      const address = clientAddress(Option.getOrUndefined(request.remoteAddress), request.headers)
+      const found = (row: Option.Option<SessionRow>): Authenticated => {
+        if (Option.isNone(row)) return Effect.fail(new Unauthorized({ error: sessionRefused.unknown }))
+        const session = activeSession(row.value, token)
+        return Result.isFailure(session)
+          ? Effect.fail(new Unauthorized({ error: sessionRefused[session.failure] }))
+          : admitSession(request.method, request.headers["x-csrf-token"], session.success)
+      }
+      return Effect.flatMap(
+        failedSessions.guardLookup(address, hash, sessions.findByHash(hash)),
+        (looked): Authenticated =>
+          looked._tag === "Looked"
+            ? found(looked.key)
+            : Effect.flatMap(
+              failedSessions.lookUpOverBudget(hash),
+              (row) => Option.isSome(row) ? found(row) : tooManyFailures(looked.retryAfterSeconds)
+            )
+      )
+    }
+
+    /**
+     * The integration behind the request's bearer key, or why there is none (401, 429). Without an Authorization
+     * header, the dashboard session its cookie names (401, 403 for a change without the CSRF token, 429); a request
+     * with one is authenticated by its key alone.
      *
      * A key this replica remembers as active (KeyCache) that has authenticated before (FailedAuthLimit) is admitted
      * at once: no single flight (what a run would give it is that same remembered row) and no checksum or kind check
@@ -104,7 +190,12 @@ export const AuthenticationLive = Layer.effect(
      */
     const authenticate = Effect.withFiber((fiber): Authenticated => {
       const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
-      const bearer = readBearerKey(request.headers["authorization"])
+      const authorization = request.headers["authorization"]
+      if (authorization === undefined || authorization.trim() === "") {
+        const cookie = request.cookies[DASHBOARD_SESSION_COOKIE]
+        if (cookie !== undefined && cookie !== "") return authenticateSession(request, cookie)
+      }
+      const bearer = readBearerKey(authorization)
       if (Result.isFailure(bearer)) return rejectWithoutLookup(bearer.failure)
       const { hash, shape } = bearer.success
       const remembered = findActive.cached(hash, fiber.getRef(Clock.Clock).currentTimeMillisUnsafe())
@@ -114,7 +205,15 @@ export const AuthenticationLive = Layer.effect(
       return lookUp(clientAddress(Option.getOrUndefined(request.remoteAddress), request.headers), hash)
     })
 
+    /**
+     * The platform tries the schemes in order and answers the last one's failure. One request is authenticated one
+     * way (above), and its refusal must say why, so the first scheme (the cookie's) passes to the second, which decides
+     * for both.
+     */
+    const passToNextScheme = Effect.fail(new Unauthorized({ error: "(tried by the next scheme)" }))
+
     return Authentication.of({
+      dashboardSession: () => passToNextScheme,
       bearer: (httpEffect) =>
         Effect.flatMap(authenticate, (current) => Effect.provideService(httpEffect, CurrentIntegration, current))
     })

@@ -1,59 +1,13 @@
 import { openApiDocument } from "@cop-integrations/contracts"
 import { Effect, Layer } from "effect"
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpRouter, HttpServerResponse } from "effect/http"
 import { HttpApi, HttpApiScalar } from "effect/http-api"
 import { createHash } from "node:crypto"
-import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib"
+import { assetVersion, makeAsset, serveAsset } from "../base/StaticAsset.ts"
 
 export const OPENAPI_PATH = "/openapi.json"
 export const DOCS_PATH = "/docs"
 export const DOCS_SCRIPT_PATH = "/docs/scalar.js"
-
-/** A static answer, compressed once, served with its ETag. */
-interface Asset {
-  readonly identity: Uint8Array
-  readonly gzip: Uint8Array
-  readonly br: Uint8Array
-  readonly etag: string
-  readonly headers: Record<string, string>
-}
-
-const makeAsset = (text: string, headers: Record<string, string>): Asset => {
-  const identity = Buffer.from(text, "utf8")
-  return {
-    identity,
-    gzip: gzipSync(identity, { level: 9 }),
-    br: brotliCompressSync(identity, {
-      params: { [zlib.BROTLI_PARAM_QUALITY]: 9, [zlib.BROTLI_PARAM_SIZE_HINT]: identity.length }
-    }),
-    etag: `"${createHash("sha256").update(identity).digest("base64url").slice(0, 32)}"`,
-    headers
-  }
-}
-
-/** br, then gzip, then none: what the client accepts (q=0 refuses). */
-const encodingFor = (acceptEncoding: string | undefined): "br" | "gzip" | "identity" => {
-  const accepted = new Set(
-    (acceptEncoding ?? "").split(",").map((part) => part.trim().split(";")).filter(([, q]) => q?.trim() !== "q=0").map((
-      [name]
-    ) => name?.trim())
-  )
-  return accepted.has("br") ? "br" : accepted.has("gzip") ? "gzip" : "identity"
-}
-
-const serveAsset = (asset: Asset) =>
-  Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
-    const common = { ...asset.headers, etag: asset.etag, vary: "accept-encoding" }
-    if (request.headers["if-none-match"] === asset.etag) {
-      return HttpServerResponse.empty({ status: 304, headers: common })
-    }
-    const encoding = encodingFor(request.headers["accept-encoding"])
-    const body = asset[encoding]
-    return HttpServerResponse.uint8Array(body, {
-      contentType: asset.headers["content-type"]!,
-      headers: encoding === "identity" ? common : { ...common, "content-encoding": encoding }
-    })
-  })
 
 /**
  * Scalar's standalone bundle (@scalar/api-reference), as effect ships it: taken from the page its public HttpApiScalar
@@ -203,7 +157,7 @@ const makeDocsAssets = Effect.map(loadScalar, (scalar) => {
     // Its URL changes with its content: cached for good.
     "cache-control": "public, max-age=31536000, immutable"
   })
-  const { configureHash, html } = pageHtml(`${DOCS_SCRIPT_PATH}?v=${script.etag.slice(1, 13)}`)
+  const { configureHash, html } = pageHtml(`${DOCS_SCRIPT_PATH}?v=${assetVersion(script)}`)
   const page = makeAsset(html, {
     "content-type": "text/html; charset=utf-8",
     // The document changes with a deployment: revalidated (304 while unchanged) after five minutes.

@@ -1,5 +1,6 @@
 import { HttpApi } from "effect/http-api"
 import { IntegrationsApi } from "@cop-integrations/contracts"
+import { DASHBOARD_PATHS } from "../dashboard/DashboardPage.ts"
 import { DOCS_PATH, DOCS_SCRIPT_PATH, OPENAPI_PATH } from "./Docs.ts"
 
 export interface KnownRoute {
@@ -15,7 +16,8 @@ const knownRoutes: ReadonlyArray<KnownRoute> = (() => {
   const routes: Array<KnownRoute> = [
     { method: "GET", pattern: toPattern(OPENAPI_PATH) },
     { method: "GET", pattern: toPattern(DOCS_PATH) },
-    { method: "GET", pattern: toPattern(DOCS_SCRIPT_PATH) }
+    { method: "GET", pattern: toPattern(DOCS_SCRIPT_PATH) },
+    ...DASHBOARD_PATHS.map((path) => ({ method: "GET", pattern: toPattern(path) }))
   ]
   HttpApi.reflect(IntegrationsApi, {
     onGroup: () => {},

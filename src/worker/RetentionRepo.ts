@@ -31,6 +31,11 @@ export const makeRetentionRepo = Effect.gen(function*() {
         "id",
         sql`created_at < ${cutoff} AND NOT EXISTS (SELECT 1 FROM event_deliveries d WHERE d.event_id = events.id AND d.state = 'pending')`
       ),
+    /** Dashboard sign-in links (valid 5 minutes) and sessions (hours), once past their expiry. */
+    dashboardLinksExpiredBefore: (cutoff: Date) =>
+      deleteBatch("dashboard_sign_in_links", "token_hash", sql`expires_at < ${cutoff}`),
+    dashboardSessionsExpiredBefore: (cutoff: Date) =>
+      deleteBatch("dashboard_sessions", "id", sql`expires_at < ${cutoff}`),
     /** Idempotency-Keys whose request died before finishing. */
     idempotencyKeysStartedBefore: (cutoff: Date) =>
       deleteBatch("idempotency_keys", "ctid", sql`state = 'started' AND started_at < ${cutoff}`)

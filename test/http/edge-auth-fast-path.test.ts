@@ -13,6 +13,7 @@ import { generateApiKey, hashApiKey } from "../../src/auth/ApiKey.ts"
 import { ApiKeyRepo, type ApiKeyRow } from "../../src/auth/ApiKeyRepo.ts"
 import { Deployment } from "../../src/auth/Deployment.ts"
 import { AppConfig } from "../../src/config/Config.ts"
+import { DashboardSessions } from "../../src/dashboard/DashboardSessions.ts"
 import { AuthenticationLive } from "../../src/http/Authentication.ts"
 
 const row: ApiKeyRow = {
@@ -60,7 +61,9 @@ const harness = (table: Table, settings: { readonly rateLimitBurst?: number } = 
       // Authentication reads only these settings and these repository methods.
       Layer.succeed(AppConfig, config as unknown as typeof AppConfig.Service),
       Layer.succeed(Deployment, { mode: "mock", keyKind: "test" }),
-      Layer.succeed(ApiKeyRepo, repo as unknown as typeof ApiKeyRepo.Service)
+      Layer.succeed(ApiKeyRepo, repo as unknown as typeof ApiKeyRepo.Service),
+      // No request here has a session cookie.
+      Layer.succeed(DashboardSessions, {} as unknown as typeof DashboardSessions.Service)
     ))
   )
 }

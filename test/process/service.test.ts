@@ -132,6 +132,28 @@ describe("npm start on the embedded PostgreSQL (no DATABASE_URL)", () => {
     expect(await denied.json()).toEqual({ error: "unknown or revoked API key" })
   })
 
+  it("prints a dashboard sign-in link at start-up, and keys dashboard-link makes another; each signs in once", async () => {
+    const open = (url: string) =>
+      fetch(`${service.baseUrl}${new URL(url).pathname}${new URL(url).search}`, { redirect: "manual" })
+    const printed = /(http:\/\/127\.0\.0\.1:\d+\/dashboard\/sign-in\?token=[\w-]{43})\n/.exec(service.streams().stderr)
+      ?.[1]
+    expect(printed, service.streams().stderr).toBeDefined()
+    expect(printed!.startsWith(service.baseUrl)).toBe(true)
+    const signedIn = await open(printed!)
+    expect(signedIn.status).toBe(303)
+    expect(signedIn.headers.get("set-cookie")).toMatch(/^cop_dashboard=[\w-]{43};/)
+    expect((await open(printed!)).status).toBe(410)
+
+    const made = await runKeysCli(["dashboard-link", "demo"], env())
+    expect(made.code, made.stderr).toBe(0)
+    const url = lastLine(made.stdout)
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:8787\/dashboard\/sign-in\?token=[\w-]{43}$/)
+    expect((await open(url)).status).toBe(303)
+    const unknown = await runKeysCli(["dashboard-link", "nobody"], env())
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toContain(`no integration named "nobody"`)
+  })
+
   it("keys rotate: the new key works at once, the old one for the stated overlap (0: it stops within the cache bound); list --json tells", async () => {
     const keyOf = async (args: Array<string>) => {
       const result = await runKeysCli([...args], env())
@@ -181,6 +203,9 @@ describe("npm start on the embedded PostgreSQL (no DATABASE_URL)", () => {
     service = await startServiceProcess(env())
     expect(service.stdout()).not.toMatch(/cop_test_pk_[0-9A-Za-z]{49}/)
     expect(service.stdout()).toContain("keys -- issue")
+    expect(service.streams().stderr).toMatch(
+      /dashboard for "demo" .*\n\s*http:\/\/127\.0\.0\.1:\d+\/dashboard\/sign-in\?token=/
+    )
     const quote = await fetch(`${service.baseUrl}/api/integrations/breb/quote`, { headers: bearer(firstKey) })
     expect(quote.status).toBe(200)
     expect(await service.stop("SIGTERM")).toBe(0)

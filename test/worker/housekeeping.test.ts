@@ -63,6 +63,22 @@ const seed = Effect.gen(function*() {
     sql`INSERT INTO webhook_events (event_id, event_category, received_at) VALUES (${id}, 'transfer', ${receivedAt})`
   yield* event("wh_old", daysAgo(WEBHOOK_RETENTION_DAYS + 1))
   yield* event("wh_within", daysAgo(WEBHOOK_RETENTION_DAYS - 1))
+
+  const key = `key_${randomUUID()}`
+  yield* sql`INSERT INTO api_keys (id, integration_id, kind, key_hash, last4)
+             VALUES (${key}, ${integration}, 'test', ${key}, 'abcd')`
+  const session = (id: string, expiresAt: Date) =>
+    sql`INSERT INTO dashboard_sessions (id, token_hash, integration_id, key_id, expires_at)
+        VALUES (${id}, ${id}, ${integration}, ${key}, ${expiresAt})`
+  yield* session("ds_expired_long_ago", daysAgo(RETENTION_DAYS + 1))
+  yield* session("ds_expired_recently", daysAgo(1))
+  yield* session("ds_open", daysAhead(0.5))
+  const link = (hash: string, expiresAt: Date, sessionId: string | null) =>
+    sql`INSERT INTO dashboard_sign_in_links (token_hash, integration_id, key_id, expires_at, session_id)
+        VALUES (${hash}, ${integration}, ${key}, ${expiresAt}, ${sessionId})`
+  yield* link("link_expired_long_ago", daysAgo(RETENTION_DAYS + 2), "ds_expired_long_ago")
+  yield* link("link_expired_recently", daysAgo(RETENTION_DAYS - 1), "ds_expired_long_ago")
+  yield* link("link_valid", daysAhead(0.001), null)
 })
 
 const remaining = Effect.gen(function*() {
@@ -72,7 +88,11 @@ const remaining = Effect.gen(function*() {
     quotes: ids(yield* sql`SELECT id FROM quotes`),
     otp: ids(yield* sql`SELECT id FROM otp_challenges`),
     jobs: ids(yield* sql`SELECT id::text AS id FROM jobs`),
-    events: ids(yield* sql`SELECT event_id AS id FROM webhook_events`)
+    events: ids(yield* sql`SELECT event_id AS id FROM webhook_events`),
+    dashboardSessions: ids(yield* sql`SELECT id FROM dashboard_sessions`),
+    dashboardLinks: ids(
+      yield* sql`SELECT token_hash || ' ' || coalesce(session_id, '-') AS id FROM dashboard_sign_in_links`
+    )
   }
 })
 
@@ -87,7 +107,10 @@ describe("housekeeping", () => {
         quotes: ["qt_expired_recently", "qt_old_but_valid"],
         otp: ["otp_old_but_valid", "otp_recent"],
         jobs: ["3", "4"],
-        events: ["wh_within"]
+        events: ["wh_within"],
+        dashboardSessions: ["ds_expired_recently", "ds_open"],
+        // a link kept longer than the session it opened no longer names it
+        dashboardLinks: ["link_expired_recently -", "link_valid -"]
       })
       // a second round finds nothing more
       const before = yield* remaining

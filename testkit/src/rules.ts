@@ -18,6 +18,7 @@ export type ReadmeSection =
   | "the-payouts-timeline"
   | "when-a-payout-does-not-go-through"
   | "events-to-partners-webhooks"
+  | "dashboard"
   | "operating-it"
   | "live-mode"
   | "money"
@@ -69,6 +70,11 @@ export const RULES = {
   "R-HEALTH-2": {
     statement: "`GET /readyz` answers 200 while the database answers (503 otherwise)",
     see: ["README#operating-it", "readyz"]
+  },
+  "R-DASH-1": {
+    statement:
+      "`POST dashboard/sessions` with an API key answers 201 `{ url, expiresAt }`: a one-time sign-in link to the deployment's `/dashboard/sign-in?token=…`, valid until `expiresAt` (five minutes); the dashboard's session endpoints answer 404 to a key, which has no session",
+    see: ["README#dashboard", "createDashboardSignInLink", "getDashboardSession"]
   },
   "R-CONTRACT-1": {
     statement:

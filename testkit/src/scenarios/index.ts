@@ -3,6 +3,7 @@ import { authScenarios } from "./auth.ts"
 import { cancelScenarios } from "./cancel.ts"
 import { confirmScenarios } from "./confirm.ts"
 import { contractScenarios } from "./contract.ts"
+import { dashboardScenarios } from "./dashboard.ts"
 import { errorScenarios } from "./errors.ts"
 import { eventScenarios } from "./events.ts"
 import { healthScenarios } from "./health.ts"
@@ -25,6 +26,7 @@ export const allScenarios: ReadonlyArray<Scenario> = [
   ...lifecycleScenarios,
   ...healthScenarios,
   ...authScenarios,
+  ...dashboardScenarios,
   ...contractScenarios,
   ...kycScenarios,
   ...payoutScenarios,

@@ -1,0 +1,41 @@
+/** Cursor pages over a list endpoint (`{ items, nextCursor }`): next, previous (the cursors seen), first. */
+import { useState } from "preact/hooks"
+
+export interface Page<A> {
+  readonly items: ReadonlyArray<A>
+  readonly nextCursor: string | null
+}
+
+export const PAGE_SIZE = "25"
+
+/** The cursors that fetched the pages before this one; the last fetched this one (none: the first page). */
+export const useCursors = () => {
+  const [cursors, setCursors] = useState<ReadonlyArray<string>>([])
+  return {
+    cursor: cursors.at(-1),
+    pageNumber: cursors.length + 1,
+    next: (cursor: string) => setCursors([...cursors, cursor]),
+    previous: () => setCursors(cursors.slice(0, -1)),
+    first: () => setCursors([])
+  }
+}
+
+export const Pager = (
+  { cursors, label, nextCursor }: {
+    readonly cursors: ReturnType<typeof useCursors>
+    readonly nextCursor: string | null | undefined
+    readonly label: string
+  }
+) => (
+  <nav class="pager" aria-label={`${label} pages`}>
+    <button type="button" disabled={cursors.pageNumber === 1} onClick={cursors.previous}>Previous page</button>
+    <span>Page {cursors.pageNumber}</span>
+    <button
+      type="button"
+      disabled={nextCursor === null || nextCursor === undefined}
+      onClick={() => nextCursor !== null && nextCursor !== undefined && cursors.next(nextCursor)}
+    >
+      Next page
+    </button>
+  </nav>
+)

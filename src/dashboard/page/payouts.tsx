@@ -1,0 +1,255 @@
+/** Payouts: the list (filters, cursor pages, a payout by id) and one payout's page. */
+import type { Payout, PayoutList } from "@cop-integrations/contracts"
+import { useState } from "preact/hooks"
+import { get } from "./api.ts"
+import { Pager, PAGE_SIZE, useCursors } from "./paging.tsx"
+import { Amount, Code, DateTime, Failure, Fields, Heading, Loading, Status, Table, useLoad } from "./parts.tsx"
+import { go, href } from "./router.ts"
+
+/**
+ * The list's filters, each one query parameter of `GET breb/payouts`: a filter the API gains is one more entry here
+ * (the form, the query and the reset follow).
+ */
+interface PayoutFilter {
+  readonly name: string
+  readonly label: string
+  readonly input: "datetime-local" | "text"
+  /** The query parameter's value for what was typed (none: left out). */
+  readonly toQuery: (typed: string) => string | undefined
+}
+
+/** A local date and time typed in the viewer's zone, as the API's ISO timestamp (UTC). */
+const localToIso = (typed: string) => (typed === "" ? undefined : new Date(typed).toISOString())
+
+export const payoutFilters: ReadonlyArray<PayoutFilter> = [
+  { name: "createdFrom", label: "Created from", input: "datetime-local", toQuery: localToIso }
+]
+
+type Typed = Readonly<Record<string, string>>
+
+const queryOf = (typed: Typed) =>
+  Object.fromEntries(payoutFilters.map((filter) => [filter.name, filter.toQuery(typed[filter.name] ?? "")]))
+
+const FilterInput = (
+  { filter, onInput, value }: {
+    readonly filter: PayoutFilter
+    readonly value: string
+    readonly onInput: (value: string) => void
+  }
+) => {
+  const common = {
+    id: `filter-${filter.name}`,
+    name: filter.name,
+    value,
+    onInput: (event: { readonly currentTarget: HTMLInputElement }) => onInput(event.currentTarget.value)
+  }
+  return filter.input === "text" ? <input type="text" {...common} /> : <input type="datetime-local" {...common} />
+}
+
+export const PayoutsView = () => {
+  const [typed, setTyped] = useState<Typed>({})
+  const [applied, setApplied] = useState<Typed>({})
+  const cursors = useCursors()
+  const list = useLoad(
+    () => get<PayoutList>("/breb/payouts", { ...queryOf(applied), limit: PAGE_SIZE, cursor: cursors.cursor }),
+    [applied, cursors.cursor]
+  )
+  const [payoutId, setPayoutId] = useState("")
+  return (
+    <section aria-labelledby="view-title">
+      <Heading>Payouts</Heading>
+      <form
+        class="filters"
+        aria-label="Filter payouts"
+        onSubmit={(event) => {
+          event.preventDefault()
+          cursors.first()
+          setApplied(typed)
+        }}
+      >
+        {payoutFilters.map((filter) => (
+          <p key={filter.name}>
+            <label for={`filter-${filter.name}`}>{filter.label}</label>
+            <FilterInput
+              filter={filter}
+              value={typed[filter.name] ?? ""}
+              onInput={(value) => setTyped({ ...typed, [filter.name]: value })}
+            />
+          </p>
+        ))}
+        <p class="actions">
+          <button type="submit">Apply filters</button>
+          <button
+            type="button"
+            onClick={() => {
+              setTyped({})
+              cursors.first()
+              setApplied({})
+            }}
+          >
+            Clear
+          </button>
+        </p>
+      </form>
+      <form
+        class="filters"
+        aria-label="Open a payout by id"
+        onSubmit={(event) => {
+          event.preventDefault()
+          if (payoutId.trim() !== "") go(`/payouts/${encodeURIComponent(payoutId.trim())}`)
+        }}
+      >
+        <p>
+          <label for="payout-id">Payout id</label>
+          <input
+            id="payout-id"
+            name="payoutId"
+            placeholder="po_…"
+            value={payoutId}
+            onInput={(event) => setPayoutId(event.currentTarget.value)}
+          />
+        </p>
+        <p class="actions">
+          <button type="submit">Open payout</button>
+        </p>
+      </form>
+      {list.error !== undefined ? <Failure error={list.error} /> : list.value === undefined ? <Loading /> : (
+        <>
+          <Table
+            caption="Payouts, oldest first"
+            rows={list.value.items}
+            rowKey={(payout) => payout.payoutId}
+            empty="No payouts match."
+            columns={[
+              { header: "Payout", cell: (p) => <a href={href(`/payouts/${p.payoutId}`)}>{p.payoutId}</a> },
+              { header: "Created", cell: (p) => <DateTime iso={p.createdAt} /> },
+              { header: "Status", cell: (p) => <Status value={p.status} /> },
+              { header: "Destination", cell: (p) => <Amount value={p.destinationCop} unit="COP" /> },
+              { header: "Paid", cell: (p) => <Amount value={p.sourceAmount} unit={p.fromToken} /> },
+              { header: "Bre-B key", cell: (p) => p.receipt.breBKey ?? "—" }
+            ]}
+          />
+          <Pager cursors={cursors} nextCursor={list.value.nextCursor} label="Payouts" />
+        </>
+      )}
+    </section>
+  )
+}
+
+export const PayoutView = ({ payoutId }: { readonly payoutId: string }) => {
+  const payout = useLoad(() => get<Payout>(`/breb/payouts/${encodeURIComponent(payoutId)}`), [payoutId])
+  return (
+    <section aria-labelledby="view-title">
+      <Heading>Payout {payoutId}</Heading>
+      <p>
+        <a href={href("/payouts")}>All payouts</a>
+      </p>
+      {payout.error !== undefined
+        ? <Failure error={payout.error} />
+        : payout.value === undefined
+        ? <Loading />
+        : <PayoutDetail payout={payout.value} />}
+    </section>
+  )
+}
+
+const PayoutDetail = ({ payout }: { readonly payout: Payout }) => (
+  <>
+    <Fields
+      rows={[
+        ["Status", <Status value={payout.status} />],
+        ["Created", <DateTime iso={payout.createdAt} />],
+        ["Updated", <DateTime iso={payout.updatedAt} />],
+        ["Deposit window ends", <DateTime iso={payout.expiresAt} />],
+        ["User", <Code>{payout.userAddress}</Code>],
+        ["Destination", <Amount value={payout.destinationCop} unit="COP" />],
+        ["Paid by the user", <Amount value={payout.sourceAmount} unit={payout.fromToken} />],
+        [
+          "Deposit",
+          <>
+            <Amount value={payout.deposit.amount} unit={payout.deposit.currency} /> to{" "}
+            <Code>{payout.deposit.address}</Code>
+          </>
+        ],
+        ["Rate", payout.quote.display ?? "—"],
+        ["Deposit transaction", payout.txHash === null ? "—" : <Code>{payout.txHash}</Code>],
+        ["Fee transaction", payout.feeTxHash === null ? "—" : <Code>{payout.feeTxHash}</Code>]
+      ]}
+    />
+    <h2>Timeline</h2>
+    <ol class="timeline">
+      {payout.timeline.map((hop, index) => (
+        <li key={index}>
+          <Status value={hop.status} /> <DateTime iso={hop.at} /> <span class="muted">from {hop.source}</span>
+          {hop.refundStatus === undefined ? null : <span>refund {hop.refundStatus}</span>}
+        </li>
+      ))}
+    </ol>
+    <h2>Fees</h2>
+    <Table
+      caption="Fee legs"
+      rows={payout.fees}
+      rowKey={(leg) => leg.code}
+      empty="No fees."
+      columns={[
+        { header: "Leg", cell: (leg) => leg.code },
+        { header: "Amount", cell: (leg) => <Amount value={leg.amountUsd} unit="USD" /> },
+        { header: "To", cell: (leg) => (leg.to === null ? "—" : <Code>{leg.to}</Code>) },
+        { header: "Status", cell: (leg) => <Status value={leg.status} /> }
+      ]}
+    />
+    <h2>Receipt</h2>
+    <Fields
+      rows={[
+        ["Title", payout.receipt.title],
+        ["Completed", <DateTime iso={payout.receipt.completedAt} />],
+        ["Bre-B key", payout.receipt.breBKey ?? "—"],
+        ["Beneficiary", payout.receipt.beneficiaryName ?? "—"],
+        ["Total paid", <Amount value={payout.receipt.totalPaid.amount} unit={payout.receipt.totalPaid.currency} />],
+        [
+          "Total received",
+          <Amount value={payout.receipt.totalReceived.amount} unit={payout.receipt.totalReceived.currency} />
+        ],
+        ["Exchange rate", payout.receipt.exchangeRate.display ?? "—"],
+        [
+          "Commission",
+          <>
+            <Amount value={payout.receipt.commission.displayAmount} unit={payout.receipt.commission.displayCurrency} />
+            {" "}
+            ({payout.receipt.commission.note})
+          </>
+        ]
+      ]}
+    />
+    <h2>Failure</h2>
+    {payout.failure === null ? <p class="muted">None.</p> : (
+      <Fields
+        rows={[
+          ["Code", <Code>{payout.failure.code}</Code>],
+          ["Category", payout.failure.category],
+          ["Retryable", payout.failure.retryable ? "yes" : "no"],
+          ["Message", payout.failure.message],
+          ["At", <DateTime iso={payout.failure.at} />]
+        ]}
+      />
+    )}
+    <h2>Refund</h2>
+    {payout.refund === null ? <p class="muted">None.</p> : (
+      <Fields
+        rows={[
+          ["Status", <Status value={payout.refund.status} />],
+          ["To", <Code>{payout.refund.to}</Code>],
+          ["Amount", <Amount value={payout.refund.amount} unit={payout.refund.token} />],
+          ["Retained", <Amount value={payout.refund.retained} unit={payout.refund.token} />],
+          ["Transaction", payout.refund.txHash === null ? "—" : <Code>{payout.refund.txHash}</Code>],
+          ["At", <DateTime iso={payout.refund.at} />]
+        ]}
+      />
+    )}
+    <h2>Events</h2>
+    <p class="muted">
+      This payout's events, with every delivery attempt, are listed here once the API lists events by resource. Until
+      then they are in <a href={href("/events")}>Events</a>.
+    </p>
+  </>
+)

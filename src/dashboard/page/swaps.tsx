@@ -1,0 +1,80 @@
+/** Swaps of the COP stablecoin: the list (cursor pages) and one swap. */
+import type { SwapIntent } from "@cop-integrations/contracts"
+import { get } from "./api.ts"
+import { type Page, Pager, PAGE_SIZE, useCursors } from "./paging.tsx"
+import { Amount, Code, DateTime, Failure, Fields, Heading, Loading, Status, Table, useLoad } from "./parts.tsx"
+import { href } from "./router.ts"
+
+export const SwapsView = () => {
+  const cursors = useCursors()
+  const list = useLoad(
+    () => get<Page<SwapIntent>>("/swaps", { limit: PAGE_SIZE, cursor: cursors.cursor }),
+    [cursors.cursor]
+  )
+  return (
+    <section aria-labelledby="view-title">
+      <Heading>Swaps</Heading>
+      {list.error !== undefined ? <Failure error={list.error} /> : list.value === undefined ? <Loading /> : (
+        <>
+          <Table
+            caption="Swaps, oldest first"
+            rows={list.value.items}
+            rowKey={(swap) => swap.intentId}
+            empty="No swaps yet."
+            columns={[
+              { header: "Swap", cell: (s) => <a href={href(`/swaps/${s.intentId}`)}>{s.intentId}</a> },
+              { header: "Created", cell: (s) => <DateTime iso={s.createdAt} /> },
+              { header: "Status", cell: (s) => <Status value={s.status} /> },
+              { header: "In", cell: (s) => <Amount value={s.amountIn} unit={s.fromToken} /> },
+              { header: "Expected out", cell: (s) => <Amount value={s.expectedAmountOut} unit={s.toToken} /> }
+            ]}
+          />
+          <Pager cursors={cursors} nextCursor={list.value.nextCursor} label="Swaps" />
+        </>
+      )}
+    </section>
+  )
+}
+
+export const SwapView = ({ intentId }: { readonly intentId: string }) => {
+  const swap = useLoad(() => get<SwapIntent>(`/swaps/${encodeURIComponent(intentId)}`), [intentId])
+  const s = swap.value
+  return (
+    <section aria-labelledby="view-title">
+      <Heading>Swap {intentId}</Heading>
+      <p>
+        <a href={href("/swaps")}>All swaps</a>
+      </p>
+      {swap.error !== undefined ? <Failure error={swap.error} /> : s === undefined ? <Loading /> : (
+        <>
+          <Fields
+            rows={[
+              ["Status", <Status value={s.status} />],
+              ["Created", <DateTime iso={s.createdAt} />],
+              ["Updated", <DateTime iso={s.updatedAt} />],
+              ["Expires", <DateTime iso={s.expiresAt} />],
+              ["User", <Code>{s.userAddress}</Code>],
+              ["In", <Amount value={s.amountIn} unit={s.fromToken} />],
+              ["Expected out", <Amount value={s.expectedAmountOut} unit={s.toToken} />],
+              ["Minimum out", <Amount value={s.minAmountOut} unit={s.toToken} />],
+              ["Slippage", `${s.slippageBps} bps`],
+              ["Transaction", s.txHash === null ? "—" : <Code>{s.txHash}</Code>]
+            ]}
+          />
+          <h2>Fees</h2>
+          <Table
+            caption="Fee legs"
+            rows={s.fees}
+            rowKey={(leg) => leg.code}
+            empty="No fees."
+            columns={[
+              { header: "Leg", cell: (leg) => leg.code },
+              { header: "Amount", cell: (leg) => <Amount value={leg.amountUsd} unit="USD" /> },
+              { header: "Status", cell: (leg) => <Status value={leg.status} /> }
+            ]}
+          />
+        </>
+      )}
+    </section>
+  )
+}

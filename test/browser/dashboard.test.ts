@@ -1,0 +1,295 @@
+/**
+ * The partner dashboard in a real browser: headless Chromium (Debian's `chromium`, or CHROMIUM_BIN) driven by
+ * playwright-core against a running mock-mode server. It signs in with a link the API made, sees a payout created
+ * through the API (amounts exactly as the API wrote them), adds a webhook endpoint pointing at a real receiver (the
+ * secret shown once) and rotates its secret, resends an event and sees the receiver get it (signed with the new
+ * secret) and the attempt listed, signs out and is refused after, and is refused with an expired link. No request
+ * leaves for another host, nothing breaks the page's Content-Security-Policy, and axe-core finds no serious or
+ * critical accessibility violation on any view. Screenshots of each view go to .artifacts/dashboard-*.png.
+ * Where no Chromium binary exists the test is skipped, saying so loudly: it is never counted as passed.
+ */
+import axe from "axe-core"
+import { existsSync, mkdirSync } from "node:fs"
+import { join } from "node:path"
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
+import { Webhook } from "standardwebhooks"
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+import { describe, expect } from "vitest"
+import { hashToken } from "../../src/dashboard/Tokens.ts"
+import { raw, signInLink } from "../support/dashboard.ts"
+import { httpTest } from "../support/fixture.ts"
+import { PAYOUTS } from "../support/flows.ts"
+import { repoRoot } from "../support/process.ts"
+import { type Receiver, startReceiver } from "../support/webhookReceiver.ts"
+
+/** How long one page step may take: well under a second on a quiet machine, generous for a loaded one. */
+const STEP_DEADLINE_MS = 30_000
+const chromiumBinary = [
+  process.env["CHROMIUM_BIN"],
+  "/usr/bin/chromium",
+  "/usr/bin/chromium-browser",
+  "/usr/bin/google-chrome"
+]
+  .find((candidate): candidate is string => candidate !== undefined && candidate !== "" && existsSync(candidate))
+
+if (chromiumBinary === undefined) {
+  console.warn(
+    "\n!!! test/browser/dashboard.test.ts SKIPPED: no Chromium binary (apt-get install chromium, or set CHROMIUM_BIN); the /dashboard page was NOT checked in a browser !!!\n"
+  )
+}
+
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"])
+
+// The payout stays where the API left it (the mock lifecycle would move a confirmed one on).
+const it = httpTest({ env: { MOCK_LIFECYCLE_DELAY_MS: "3600000" } })
+
+interface AxeViolation {
+  readonly id: string
+  readonly impact: string | null
+  readonly help: string
+  readonly nodes: ReadonlyArray<{ readonly target: ReadonlyArray<string> }>
+}
+
+describe.skipIf(chromiumBinary === undefined)("/dashboard in headless Chromium", () => {
+  let browser: Browser
+  let context: BrowserContext
+  let page: Page
+  let receiver: Receiver
+  const elsewhere: Array<string> = []
+  const pageErrors: Array<string> = []
+
+  it.beforeAll(async () => {
+    receiver = await startReceiver()
+    browser = await chromium.launch({
+      executablePath: chromiumBinary!,
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run"
+      ]
+    })
+    // A viewer in Bogotá: dates in their zone, UTC on hover.
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: "America/Bogota" })
+    await context.route("**/*", (route) => {
+      const url = new URL(route.request().url())
+      if (url.protocol === "data:" || LOOPBACK.has(url.hostname)) return route.continue()
+      elsewhere.push(url.href)
+      return route.abort()
+    })
+    page = await context.newPage()
+    page.setDefaultTimeout(STEP_DEADLINE_MS)
+    page.on("pageerror", (error) => pageErrors.push(`page error: ${error.message}`))
+    // A violation of the page's Content-Security-Policy is reported on the console.
+    page.on("console", (message) => {
+      if (message.type() === "error" && /Content Security Policy|Refused to/i.test(message.text())) {
+        pageErrors.push(`console: ${message.text()}`)
+      }
+    })
+  })
+  it.afterEach(() => {
+    expect(elsewhere).toEqual([])
+    expect(pageErrors).toEqual([])
+  })
+  it.afterAll(async () => {
+    await browser?.close()
+    await receiver?.close()
+  })
+
+  const screenshot = async (name: string) => {
+    mkdirSync(join(repoRoot, ".artifacts"), { recursive: true })
+    await page.screenshot({ path: join(repoRoot, ".artifacts", `dashboard-${name}.png`), fullPage: true })
+  }
+
+  /**
+   * axe-core on the page as it is: its source evaluated through the DevTools protocol (a <script> tag would be
+   * inline code, which the page's CSP refuses, and turning the CSP off would hide the page's own violations).
+   */
+  const accessibilityProblems = async (view: string) => {
+    await page.evaluate(axe.source)
+    const violations = await page.evaluate(async () => {
+      const run = (window as unknown as { axe: typeof axe }).axe.run
+      const results = await run(document, { resultTypes: ["violations"] })
+      return results.violations.map(({ help, id, impact, nodes }) => ({
+        id,
+        impact: impact ?? null,
+        help,
+        nodes: nodes.map((node) => ({ target: node.target.map(String) }))
+      }))
+    }) as ReadonlyArray<AxeViolation>
+    const serious = violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+    if (violations.length > serious.length) {
+      console.log(
+        `axe on ${view}, minor or moderate (allowed): ${violations.map((v) => `${v.id} (${v.impact})`).join(", ")}`
+      )
+    }
+    return serious.map((violation) =>
+      `${view}: ${violation.id} (${violation.impact}) ${violation.help} at ${
+        violation.nodes.map((node) => node.target.join(" ")).join(", ")
+      }`
+    )
+  }
+
+  const viewChecked = async (name: string) => {
+    await screenshot(name)
+    expect(await accessibilityProblems(name)).toEqual([])
+  }
+
+  /** A section's link in the navigation. */
+  const section = (name: string) =>
+    page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name, exact: true })
+
+  /** The first `td` texts of the row whose first cell reads `first`. */
+  const rowOf = (first: string) =>
+    page.getByRole("row").filter({ has: page.getByRole("cell", { name: first, exact: true }) })
+
+  let payout: {
+    readonly payoutId: string
+    readonly destinationCop: string
+    readonly sourceAmount: string
+    readonly createdAt: string
+  }
+
+  it("signs in with a link made with the API key, lands on /dashboard without the token, and shows test mode", async ({ server, partner, user }) => {
+    payout = await partner.payout(user)
+    const swap = await partner.post("/api/integrations/swaps", {
+      userAddress: user,
+      fromToken: "USDC",
+      toToken: "COPm",
+      amountIn: "10"
+    })
+    expect(swap.status, swap.text).toBe(201)
+    const link = await signInLink(server, partner.apiKey)
+    await page.goto(link.url)
+    await expect.poll(() => page.url()).toBe(`${server.baseUrl}/dashboard`)
+    await expect.poll(() => page.getByTestId("test-mode-banner").isVisible()).toBe(true)
+    expect(await page.getByText(partner.integrationId).count()).toBeGreaterThan(0)
+    const cookies = await context.cookies()
+    expect(cookies.map(({ httpOnly, name, sameSite }) => ({ name, httpOnly, sameSite }))).toEqual([
+      { name: "cop_dashboard", httpOnly: true, sameSite: "Strict" }
+    ])
+    // Nothing the page keeps: no key, no token in its storage.
+    expect(await page.evaluate(() => localStorage.length + sessionStorage.length)).toBe(0)
+  })
+
+  it("lists the payout created through the API, its amounts as the API wrote them, dates local with UTC on hover", async () => {
+    await section("Payouts").click()
+    const row = rowOf(payout.payoutId)
+    await expect.poll(() => row.count()).toBe(1)
+    const cells = await row.getByRole("cell").allInnerTexts()
+    expect(cells).toContain(`${payout.destinationCop} COP`)
+    expect(cells).toContain(`${payout.sourceAmount} USDC`)
+    expect(await row.locator("time").getAttribute("title")).toBe(`${payout.createdAt} (UTC)`)
+    expect(await row.locator("time").innerText()).toBe(
+      new Date(payout.createdAt).toLocaleString("en-US", { timeZone: "America/Bogota" })
+    )
+    await viewChecked("payouts")
+  })
+
+  it("opens the payout's page: status, timeline, fees, receipt", async () => {
+    await page.getByRole("link", { name: payout.payoutId }).click()
+    await expect.poll(() => page.getByRole("heading", { name: `Payout ${payout.payoutId}` }).isVisible()).toBe(true)
+    await expect.poll(() => page.getByRole("heading", { name: "Timeline" }).isVisible()).toBe(true)
+    expect(await page.getByRole("table", { name: "Fee legs" }).getByRole("row").count()).toBeGreaterThan(1)
+    // Keyboard: the view's heading has the focus, and Tab reaches a control.
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe("H1")
+    await viewChecked("payout")
+  })
+
+  it("shows the swaps", async () => {
+    await section("Swaps").click()
+    await expect.poll(() => page.getByRole("table", { name: /Swaps/ }).getByRole("row").count()).toBe(2)
+    await viewChecked("swaps")
+  })
+
+  let endpointId: string
+  let secret: string
+
+  it("adds a webhook endpoint for a real receiver (its secret shown once), pings it and rotates its secret", async () => {
+    await section("Webhook endpoints").click()
+    await page.getByLabel("URL").fill(receiver.url)
+    await page.getByRole("button", { name: "Add endpoint" }).click()
+    const shown = page.getByTestId("secret")
+    await expect.poll(() => shown.count()).toBe(1)
+    const first = await shown.innerText()
+    expect(first).toMatch(/^whsec_/)
+    endpointId = (await page.getByRole("status").filter({ hasText: "Created" }).innerText()).match(/we_\w+/)![0]
+    await expect.poll(() => rowOf(endpointId).count()).toBe(1)
+    await viewChecked("webhooks")
+
+    await page.getByRole("button", { name: `Ping ${endpointId}` }).click()
+    const ping = await receiver.next((delivery) => delivery.event.type === "endpoint.ping", STEP_DEADLINE_MS)
+    expect(new Webhook(first).verify(ping.body, headersOf(ping))).toBeTruthy()
+
+    await page.getByRole("button", { name: `Rotate secret ${endpointId}` }).click()
+    await page.getByRole("button", { name: `Confirm rotation (${endpointId})` }).click()
+    await expect.poll(() => page.getByText("the old one also signs for 24 hours").count()).toBe(1)
+    secret = await shown.innerText()
+    expect(secret).toMatch(/^whsec_/)
+    expect(secret).not.toBe(first)
+    await screenshot("webhooks-rotated")
+  })
+
+  it("resends the payout's event and the receiver gets it, signed with the new secret; the attempt is listed", async () => {
+    await section("Events").click()
+    await page.getByLabel("Type").selectOption("payout.created")
+    await page.getByRole("button", { name: "Apply filters" }).click()
+    const row = page.getByRole("row").filter({ hasText: payout.payoutId })
+    await expect.poll(() => row.count()).toBe(1)
+    await viewChecked("events")
+    await row.getByRole("link").click()
+    await expect.poll(() => page.getByRole("heading", { name: /^Event evt_/ }).isVisible()).toBe(true)
+    const eventId = (await page.getByRole("heading", { name: /^Event evt_/ }).innerText()).slice("Event ".length)
+
+    await page.getByRole("button", { name: "Resend" }).click()
+    await expect.poll(() => page.getByText(`Queued to ${endpointId}.`).count()).toBe(1)
+    const delivery = await receiver.next((d) => d.event.id === eventId, STEP_DEADLINE_MS)
+    expect(delivery.event.data.object["payoutId"]).toBe(payout.payoutId)
+    expect(new Webhook(secret).verify(delivery.body, headersOf(delivery))).toBeTruthy()
+
+    const attempts = page.getByRole("table", { name: /delivery attempt/ })
+    await expect.poll(async () => {
+      await page.getByRole("button", { name: "Refresh attempts" }).click()
+      return attempts.getByRole("row").filter({ hasText: endpointId }).filter({ hasText: "200" }).count()
+    }, { timeout: STEP_DEADLINE_MS }).toBe(1)
+    await viewChecked("event")
+  })
+
+  it("signs out: the session ends on the server, so the old cookie is refused", async ({ server }) => {
+    const [cookie] = await context.cookies()
+    await page.getByRole("button", { name: "Sign out" }).click()
+    await expect.poll(() => page.getByText("You are signed out.").count()).toBe(1)
+    await viewChecked("signed-out")
+    expect(await context.cookies()).toEqual([])
+    const refused = await raw(server, PAYOUTS, { headers: { cookie: `cop_dashboard=${cookie!.value}` } })
+    expect(refused.status).toBe(401)
+    await page.goto(`${server.baseUrl}/dashboard`)
+    await expect.poll(() => page.getByText(/Not signed in/).count()).toBe(1)
+  })
+
+  it("refuses an expired link: no cookie, a page saying so", async ({ server, partner }) => {
+    const link = await signInLink(server, partner.apiKey)
+    await server.run(
+      Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) =>
+          sql`UPDATE dashboard_sign_in_links SET expires_at = now() - interval '1 millisecond'
+          WHERE token_hash = ${hashToken(link.token)}`
+      )
+    )
+    const answer = await page.goto(link.url)
+    expect(answer?.status()).toBe(410)
+    await expect.poll(() => page.getByRole("heading", { name: "This sign-in link has expired" }).count()).toBe(1)
+    expect(await context.cookies()).toEqual([])
+    await viewChecked("expired-link")
+  })
+})
+
+const headersOf = (delivery: { readonly id: string; readonly timestamp: string; readonly signature: string }) => ({
+  "webhook-id": delivery.id,
+  "webhook-timestamp": delivery.timestamp,
+  "webhook-signature": delivery.signature
+})
