@@ -7,7 +7,7 @@
 import type { ErrorCode } from "./Errors.ts"
 
 /** The statuses answered without an `errorCode`. */
-export type CodelessStatus = 400 | 401 | 404 | 405 | 408 | 409 | 413 | 415 | 422 | 429 | 431 | 502 | 503
+export type CodelessStatus = 400 | 401 | 403 | 404 | 405 | 408 | 409 | 413 | 415 | 422 | 429 | 431 | 502 | 503
 
 export interface ErrorCatalogueEntry {
   readonly status: number
@@ -87,6 +87,12 @@ const byStatus: { readonly [Status in CodelessStatus]: Omit<ErrorCatalogueEntry,
       "a missing, malformed, unknown, revoked or wrong-kind API key (mock deployments take `cop_test_pk_…` keys only, live ones `cop_live_pk_…`)",
     next:
       "Send `Authorization: Bearer <key>` with an active key of this deployment's kind (the message says which part is wrong). Do not retry in a loop: failed lookups from one address are limited (then 429)."
+  },
+  403: {
+    when:
+      "the partner dashboard's session cookie on a change (any method but GET and HEAD) without its `X-CSRF-Token`, or a dashboard session asking for a new sign-in link",
+    next:
+      "A page or script using the dashboard's session sends the session's `csrfToken` (from `GET dashboard/session`) as `X-CSRF-Token`. Sign-in links are made with an API key, from the partner's back office."
   },
   404: {
     when:
