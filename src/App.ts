@@ -17,6 +17,7 @@ import { Deployment } from "./auth/Deployment.ts"
 import { AuthenticationLive } from "./http/Authentication.ts"
 import { BrebHttpLive } from "./http/BrebHttp.ts"
 import { DocsLive } from "./http/Docs.ts"
+import { RequestLogsHttpLive } from "./http/RequestLogsHttp.ts"
 import { RequestMiddleware } from "./http/RequestMiddleware.ts"
 import { DeliveryRepo } from "./partnerEvents/DeliveryRepo.ts"
 import { EndpointRepo } from "./partnerEvents/EndpointRepo.ts"
@@ -79,6 +80,9 @@ import { type TestHelpers, TestHelpersNone } from "./testHelpers/TestHelpers.ts"
 import { TestHelpersMock } from "./testHelpers/TestHelpersMock.ts"
 import { ProviderEventRepo } from "./providerWebhooks/ProviderEventRepo.ts"
 import { ProviderWebhook } from "./providerWebhooks/ProviderWebhook.ts"
+import { RequestLogRecorder } from "./requestLogs/RequestLogRecorder.ts"
+import { RequestLogRepo } from "./requestLogs/RequestLogRepo.ts"
+import { RequestLogs } from "./requestLogs/RequestLogs.ts"
 
 /** The ports to the outside world that the domain services use; each mode has its own Layers for them. */
 export type Ports =
@@ -245,7 +249,8 @@ const repositories = (mode: ModeLayers) =>
     SwapRepo.Default,
     IdempotencyStore.Default,
     mode.claims,
-    ProviderEventRepo.Default
+    ProviderEventRepo.Default,
+    RequestLogRepo.Default
   ).pipe(Layer.provideMerge(mode.outbox), Layer.provideMerge(JobQueue.Default))
 
 /** The background loops (jobs, webhook deliveries, sweeps), unless this replica only serves HTTP (WORKER_ENABLED=false). */
@@ -261,6 +266,8 @@ const domain = (config: AppConfigShape, mode: ModeLayers) =>
     ProviderWebhook.Default,
     WebhookEndpoints.Default,
     PartnerEvents.Default,
+    RequestLogs.Default,
+    RequestLogRecorder.Default,
     worker(config)
   ).pipe(
     Layer.provideMerge(Lifecycle.Default),
@@ -274,7 +281,15 @@ const domain = (config: AppConfigShape, mode: ModeLayers) =>
 
 /** The contract's groups, each with its handlers and authentication. */
 const api = HttpApiBuilder.layer(IntegrationsApi).pipe(
-  Layer.provide([BrebHttpLive, SwapsHttpLive, EventsHttpLive, TestHelpersHttpLive, WebhooksHttpLive, HealthHttpLive]),
+  Layer.provide([
+    BrebHttpLive,
+    SwapsHttpLive,
+    EventsHttpLive,
+    RequestLogsHttpLive,
+    TestHelpersHttpLive,
+    WebhooksHttpLive,
+    HealthHttpLive
+  ]),
   Layer.provide(AuthenticationLive)
 )
 

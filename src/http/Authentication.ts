@@ -75,7 +75,7 @@ export const AuthenticationLive = Layer.effect(
       const { allowed, retryAfterSeconds } = limiter.take(key.id)
       if (!allowed) return tooManyRequests("rate limit exceeded for this API key", retryAfterSeconds)
       return Effect.as(
-        noteIntegration(key.integration_id),
+        noteIntegration(key.integration_id, { id: key.id, last4: key.last4 }),
         CurrentIntegration.of({ integrationId: key.integration_id, keyId: key.id, mode: deployment.mode })
       )
     }

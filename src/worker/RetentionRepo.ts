@@ -31,6 +31,8 @@ export const makeRetentionRepo = Effect.gen(function*() {
         "id",
         sql`created_at < ${cutoff} AND NOT EXISTS (SELECT 1 FROM event_deliveries d WHERE d.event_id = events.id AND d.state = 'pending')`
       ),
+    /** Request logs (src/requestLogs) of requests made before the cutoff. */
+    requestLogsBefore: (cutoff: Date) => deleteBatch("request_logs", "id", sql`at < ${cutoff}`),
     /** Idempotency-Keys whose request died before finishing. */
     idempotencyKeysStartedBefore: (cutoff: Date) =>
       deleteBatch("idempotency_keys", "ctid", sql`state = 'started' AND started_at < ${cutoff}`)
