@@ -7,8 +7,8 @@
  * unknown field is then readable), unless one looks like a secret itself. A kept string is still refused when it
  * carries the shape of one of this service's secrets (an API key, a webhook secret, a bearer token), and cut at 64
  * characters. Some fields are kept masked: a Bre-B key as logs show it (last 4), an e-mail as `m***@example.com`, a
- * URL as its origin (webhook URLs often carry a token in their path or query). The same allow-list reads the query
- * string; headers have their own (never Authorization or a cookie).
+ * URL as its origin (webhook URLs often carry a token in their path or query). The query string has an allow-list of
+ * its own (the contract's parameters), and so have headers (never Authorization or a cookie).
  *
  * Bounds: four levels of nesting, five items per array, 24 fields per object, 80 values in all (past them a marker
  * says how many were left out), so a summary stays a few KiB whatever was sent.
@@ -56,12 +56,12 @@ const FIELD_RULES: Readonly<Record<string, Rule>> = {
   ...keep(`
     id payoutId quoteId previewId intentId eventId endpointId endpointIds resourceId integrationId requestId keyId
     status kycStatus refundStatus match type events category retryable outcome action mode source transactionType
-    currency displayCurrency chain chainId token fromToken toToken errorCode failureCode disabledReason responseStatus
+    currency displayCurrency chain chainId fromToken toToken errorCode failureCode disabledReason responseStatus
     sequence cached atomicRequired duplicate statusClass
     destinationCop amount amountIn amountUsd sourceAmount totalPaid totalReceived received retained displayAmount
     display exchangeRate effectiveUsdCop sellRateUsdCop commission minAmountOut expectedAmountOut slippageBps
     at createdAt updatedAt expiresAt completedAt attemptedAt blockTime createdFrom createdTo
-    userAddress address to from txHash feeTxHash approvalTarget value
+    userAddress address to from txHash feeTxHash approvalTarget
     accountOwnerName beneficiaryName bankName breBKeyLast4 documentLast4 title note
     limit nextCursor cursor durationMs method path
   `),
@@ -73,12 +73,25 @@ const FIELD_RULES: Readonly<Record<string, Rule>> = {
   kycUrl: "url"
 }
 
-/** Fields kept only inside a given parent (`code` elsewhere may be an OTP code). */
+/**
+ * Fields kept only inside a given parent: names that elsewhere commonly hold a secret (`code` an OTP code, `token` or
+ * `value` anything).
+ */
 const QUALIFIED_RULES: Readonly<Record<string, Rule>> = {
   "failure.code": "keep",
   "fees.code": "keep",
-  "feesItemized.code": "keep"
+  "feesItemized.code": "keep",
+  "refund.token": "keep",
+  "transaction.value": "keep",
+  "feeTransaction.value": "keep",
+  "approvalTransaction.value": "keep",
+  "calls.value": "keep"
 }
+
+/** The query parameters of the contract; any other parameter's value reads `[redacted]`. */
+const QUERY_RULES: Readonly<Record<string, Rule>> = keep(`
+  destinationCop fromToken createdFrom createdTo limit cursor type statusClass path errorCode requestId
+`)
 
 const ruleOf = (parent: string | undefined, field: string): Rule | undefined =>
   (parent === undefined ? undefined : QUALIFIED_RULES[`${parent}.${field}`]) ?? FIELD_RULES[field]
@@ -214,7 +227,7 @@ export const summariseJsonText = (text: string): unknown => {
   }
 }
 
-/** The query string's parameters, through the field allow-list (a repeated one shows its first value). */
+/** The query string's parameters: the contract's kept, any other redacted (a repeated one shows its first value). */
 export const summariseQuery = (search: string): Record<string, unknown> => {
   const shown: Record<string, unknown> = {}
   let count = 0
@@ -225,7 +238,7 @@ export const summariseQuery = (search: string): Record<string, unknown> => {
     }
     const key = shownName(name, count)
     if (key in shown) continue
-    const rule = FIELD_RULES[name]
+    const rule = QUERY_RULES[name]
     shown[key] = rule === undefined ? REDACTED : showString(rule, value)
     count++
   }

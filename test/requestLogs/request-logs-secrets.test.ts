@@ -20,6 +20,8 @@ const PLANTED_SECRET = `whsec_${randomBytes(32).toString("base64")}`
 /** A key's body without its prefix: a 49-character base62 run. */
 const PLANTED_KEY_BODY = generateApiKey("test").slice("cop_test_pk_".length)
 const URL_TOKEN = `tok${randomBytes(8).toString("hex")}`
+/** A secret of no known shape: only the allow-lists keep it out. */
+const OPAQUE = `opq${randomBytes(10).toString("hex")}`
 const BRE_B_KEY = `@zq${randomInt(1e9, 1e10)}7731`
 
 const API = "/api/integrations"
@@ -40,7 +42,7 @@ const send = async (server: TestServer, apiKey: string, path: string, options: P
 describe("request logs keep no secret", () => {
   it("planted in bodies, headers, query strings and paths, or answered by the service", async ({ server }) => {
     const { apiKey } = await server.newIntegration()
-    const planted = [PLANTED_KEY, PLANTED_LIVE_KEY, PLANTED_SECRET, PLANTED_KEY_BODY, URL_TOKEN, apiKey]
+    const planted = [PLANTED_KEY, PLANTED_LIVE_KEY, PLANTED_SECRET, PLANTED_KEY_BODY, URL_TOKEN, OPAQUE, apiKey]
 
     // KYC: the code in the answer (mock mode) and in the verify, right and as a number (a 400 quoting it)
     const user = newAddress()
@@ -66,6 +68,8 @@ describe("request logs keep no secret", () => {
         "x-api-key": PLANTED_KEY,
         cookie: `session=${PLANTED_LIVE_KEY}`,
         "x-custom-secret": PLANTED_SECRET,
+        "x-partner-token": OPAQUE,
+        "proxy-authorization": `Basic ${OPAQUE}`,
         "user-agent": `agent/1 ${PLANTED_SECRET}`
       }
     })
@@ -76,7 +80,7 @@ describe("request logs keep no secret", () => {
     const refused = [
       { userAddress: user, destinationCop: "250000", breBKey: BRE_B_KEY, accountOwnerName: "Maria", apiKey: PLANTED_KEY },
       { userAddress: PLANTED_KEY, destinationCop: PLANTED_SECRET, breBKey: `${BRE_B_KEY}; ${PLANTED_KEY}` },
-      { meta: { deep: [{ token: PLANTED_SECRET }, { [PLANTED_LIVE_KEY]: 1 }] } },
+      { meta: { deep: [{ token: PLANTED_SECRET }, { [PLANTED_LIVE_KEY]: 1 }] }, password: OPAQUE },
       { destinationCop: { value: PLANTED_KEY, more: `x; y: ${PLANTED_KEY_BODY}` } }
     ]
     for (const body of refused) {
@@ -88,6 +92,8 @@ describe("request logs keep no secret", () => {
       (await send(server, apiKey, `${BREB}/payouts?limit=5&api_key=${PLANTED_KEY}&secret=${PLANTED_SECRET}`)).status
     ).toBe(200)
     expect((await send(server, apiKey, `${BREB}/payouts?cursor=${PLANTED_KEY}`)).status).toBe(400)
+    expect((await send(server, apiKey, `${BREB}/payouts?token=${OPAQUE}`, { headers: { cookie: `sid=${OPAQUE}` } }))
+      .status).toBe(200)
     expect((await send(server, apiKey, `${BREB}/quote?destinationCop=${encodeURIComponent(PLANTED_SECRET)}`)).status)
       .toBe(400)
 
