@@ -65,7 +65,9 @@ const noAnswer: Answer = { body: null, error: null, errorCode: null }
 const answerOf = (response: HttpServerResponse.HttpServerResponse): Answer => {
   if (response.body._tag !== "Uint8Array") return noAnswer
   const bytes = response.body.body
-  if (bytes.length > MAX_SUMMARISED_RESPONSE_BYTES) return { ...noAnswer, body: { notSummarised: `${bytes.length} bytes` } }
+  if (bytes.length > MAX_SUMMARISED_RESPONSE_BYTES) {
+    return { ...noAnswer, body: { notSummarised: `${bytes.length} bytes` } }
+  }
   let parsed: unknown
   try {
     parsed = JSON.parse(response.body.text ?? decoder.decode(bytes))
@@ -74,7 +76,9 @@ const answerOf = (response: HttpServerResponse.HttpServerResponse): Answer => {
   }
   const body = summarise(parsed)
   if (response.status < 400 || typeof parsed !== "object" || parsed === null) return { ...noAnswer, body }
-  const error = "error" in parsed && typeof parsed.error === "string" ? scrubMessage(parsed.error, MAX_ERROR_CHARS) : null
+  const error = "error" in parsed && typeof parsed.error === "string"
+    ? scrubMessage(parsed.error, MAX_ERROR_CHARS)
+    : null
   const errorCode = "errorCode" in parsed && typeof parsed.errorCode === "string"
     ? scrubMessage(parsed.errorCode, 64)
     : null

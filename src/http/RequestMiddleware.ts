@@ -33,7 +33,11 @@ const requestMiddleware = (
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const requestId = requestIdOf(request.headers["x-request-id"])
-    const hints: typeof ResponseHints.Service = { retryAfterSeconds: undefined, integrationId: undefined, key: undefined }
+    const hints: typeof ResponseHints.Service = {
+      retryAfterSeconds: undefined,
+      integrationId: undefined,
+      key: undefined
+    }
     const arrivedAt = yield* Clock.currentTimeMillis
     const started = performance.now()
     const declaredTooLarge = declaresTooLargeBody(request)

@@ -1,4 +1,5 @@
 import { Cause, Clock, Context, Effect, Latch, Layer } from "effect"
+import { SqlError } from "effect/sql"
 import { AppConfig } from "../config/Config.ts"
 import { type RequestLogEntry, RequestLogRepo } from "./RequestLogRepo.ts"
 
@@ -12,6 +13,14 @@ const WRITE_TIMEOUT_MS = 10_000
 const DROP_WARNING_INTERVAL_MS = 10_000
 /** On shutdown, what is still buffered gets this long to be written. */
 const FINAL_FLUSH_MS = 2_000
+
+/** One short line: the database's own message when it gave one (the SqlError's driver error), else the failure's. */
+const reasonOf = (cause: Cause.Cause<unknown>): string => {
+  const error = Cause.squash(cause)
+  const driver = SqlError.isSqlError(error) ? error.reason.cause : error
+  const text = driver instanceof Error ? driver.message : String(driver)
+  return (text.split("\n")[0] ?? "").slice(0, 160)
+}
 
 /**
  * The request logs' writer. `record` only puts the entry in a bounded buffer (REQUEST_LOG_BUFFER_SIZE entries) and
@@ -68,8 +77,9 @@ export class RequestLogRecorder extends Context.Service<RequestLogRecorder, {
           Effect.timeout(WRITE_TIMEOUT_MS),
           Effect.catchCause((cause) => {
             failed += batch.length
-            const reason = Cause.pretty(cause).split("\n")[0]?.slice(0, 160)
-            return Effect.logWarning(`request logs: a batch of ${batch.length} could not be written (${reason})`)
+            return Effect.logWarning(
+              `request logs: a batch of ${batch.length} could not be written (${reasonOf(cause)})`
+            )
           })
         )
       })

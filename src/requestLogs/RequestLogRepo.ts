@@ -96,7 +96,9 @@ export class RequestLogRepo extends Context.Service<RequestLogRepo>()("RequestLo
             WHERE integration_id = ${page.integrationId}
             ${page.createdFrom === null ? sql`` : sql`AND at >= ${page.createdFrom}`}
             ${page.createdTo === null ? sql`` : sql`AND at < ${page.createdTo}`}
-            ${page.statusFrom === null ? sql`` : sql`AND status >= ${page.statusFrom} AND status < ${page.statusFrom + 100}`}
+            ${
+          page.statusFrom === null ? sql`` : sql`AND status >= ${page.statusFrom} AND status < ${page.statusFrom + 100}`
+        }
             ${page.path === null ? sql`` : sql`AND starts_with(path, ${page.path})`}
             ${page.errorCode === null ? sql`` : sql`AND error_code = ${page.errorCode}`}
             ${page.requestId === null ? sql`` : sql`AND request_id = ${page.requestId}`}

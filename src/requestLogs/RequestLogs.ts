@@ -37,7 +37,10 @@ export class RequestLogs extends Context.Service<RequestLogs>()("RequestLogs", {
     const pageBudget = yield* PageBudget
 
     const list = Effect.fn("RequestLogs.list")(
-      function*(integrationId: IntegrationId, query: ListRequestLogsParams): Effect.fn.Return<RequestLogList, BadRequest> {
+      function*(
+        integrationId: IntegrationId,
+        query: ListRequestLogsParams
+      ): Effect.fn.Return<RequestLogList, BadRequest> {
         const filters = {
           statusClass: query.statusClass,
           path: query.path,

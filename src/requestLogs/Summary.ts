@@ -44,7 +44,14 @@ const MAX_ITEMS = 5
 const MAX_FIELDS = 24
 const MAX_VALUES = 80
 
-const cut = (text: string, max = MAX_STRING) => (text.length > max ? `${text.slice(0, max)}…` : text)
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
+
+/**
+ * A text as stored: at most `max` characters, and storable (PostgreSQL's text and jsonb refuse NUL and lone
+ * surrogates, which a query string or a JSON escape can carry, and which a cut can make).
+ */
+const cut = (text: string, max = MAX_STRING) =>
+  (text.length > max ? `${text.slice(0, max)}…` : text).replace(UNSTORABLE, "\uFFFD")
 
 type Rule = "keep" | "message" | "breBKey" | "email" | "url"
 
@@ -99,7 +106,7 @@ const ruleOf = (parent: string | undefined, field: string): Rule | undefined =>
 /** An e-mail as the KYC read shows it: first character, `***`, `@` and the domain. */
 const maskEmail = (email: string) => {
   const at = email.lastIndexOf("@")
-  return at < 1 ? REDACTED : `${email[0]}***@${cut(email.slice(at + 1))}`
+  return at < 1 ? REDACTED : cut(`${email[0]}***@${email.slice(at + 1)}`)
 }
 
 /** A URL's origin, `/…` marking that it had more (a path or query that may carry a token). */
@@ -115,7 +122,8 @@ const originOf = (url: string) => {
  * An error message without the values it quotes from the request: the decode errors end a field's rule with
  * `, actual <value>` (up to the next field's `; `), and a path parameter may be quoted too (`no payout <id>`).
  */
-export const scrubMessage = (message: string, max = MAX_STRING): string => cut(scrubSecrets(withoutActual(message)), max)
+export const scrubMessage = (message: string, max = MAX_STRING): string =>
+  cut(scrubSecrets(withoutActual(message)), max)
 
 const ACTUAL = ", actual "
 

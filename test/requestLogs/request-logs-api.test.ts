@@ -49,9 +49,11 @@ describe("request logs over the API", () => {
     expectErrorBody(await as(mine.apiKey, "missing", `${BREB}/payouts/po_doesnotexist`), 404)
     expectErrorBody(await as(mine.apiKey, "bad-body", `${BREB}/payouts`, { body: { destinationCop: "1" } }), 400)
     const user = newAddress()
-    expect((await as(mine.apiKey, "otp-send", `${BREB}/kyc/otp/send`, {
-      body: { email: "ana@example.com", userAddress: user }
-    })).status).toBe(200)
+    expect(
+      (await as(mine.apiKey, "otp-send", `${BREB}/kyc/otp/send`, {
+        body: { email: "ana@example.com", userAddress: user }
+      })).status
+    ).toBe(200)
     expectErrorBody(
       await as(mine.apiKey, "otp-wrong", `${BREB}/kyc/otp/verify`, { body: { userAddress: user, code: "000000" } }),
       400,
@@ -127,12 +129,16 @@ describe("request logs over the API", () => {
 
   it("the latest request answers for a request id sent twice", async ({ server, partner }) => {
     const id = `${tag}-twice`
-    const first = await call(server, `${BREB}/payouts/po_first`, { apiKey: partner.apiKey, headers: { "x-request-id": id } })
+    const first = await call(server, `${BREB}/payouts/po_first`, {
+      apiKey: partner.apiKey,
+      headers: { "x-request-id": id }
+    })
     expect(first.status).toBe(404)
     await untilLogged(server, [id])
     expect((await call(server, `${BREB}/quote`, { apiKey: partner.apiKey, headers: { "x-request-id": id } })).status)
       .toBe(200)
-    await expect.poll(async () =>
-      (await call(server, `${LOGS}/${id}`, { apiKey: partner.apiKey })).body?.status, { timeout: 20_000 }).toBe(200)
+    await expect.poll(async () => (await call(server, `${LOGS}/${id}`, { apiKey: partner.apiKey })).body?.status, {
+      timeout: 20_000
+    }).toBe(200)
   })
 })

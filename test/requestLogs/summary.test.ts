@@ -99,6 +99,17 @@ describe("summarise", () => {
     expect(summarise(deep)).toEqual([[[["[1 items]"]]]])
   })
 
+  it("keeps only what PostgreSQL can store: no NUL, no lone surrogate (a cut never splits a pair)", () => {
+    expect(summarise({ note: "a\u0000b", title: "x\ud800y", ["k\u0000"]: null })).toEqual({
+      note: "a\uFFFDb",
+      title: "x\uFFFDy",
+      "k\uFFFD": null
+    })
+    expect(summarise({ note: `${"x".repeat(63)}😀` })).toEqual({ note: `${"x".repeat(63)}\uFFFD…` })
+    expect(summariseQuery("limit=%00")).toEqual({ limit: "\uFFFD" })
+    expect(scrubMessage("no payout a\u0000")).toBe("no payout a\uFFFD")
+  })
+
   it("describes a body that is not JSON without keeping it", () => {
     expect(summariseJsonText("")).toBeNull()
     expect(summariseJsonText(`not json ${KEY}`)).toEqual({ notJson: `${`not json ${KEY}`.length} characters` })

@@ -18,7 +18,10 @@ const runApp = <A, E>(server: TestServer, effect: Effect.Effect<A, E, Services>)
 export const rawRows = (server: TestServer): Promise<ReadonlyArray<string>> =>
   runApp(
     server,
-    Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ readonly row: string }>`SELECT r::text AS row FROM request_logs r`)
+    Effect.flatMap(
+      SqlClient.SqlClient,
+      (sql) => sql<{ readonly row: string }>`SELECT r::text AS row FROM request_logs r`
+    )
       .pipe(Effect.map((rows) => rows.map((r) => r.row)), Effect.orDie)
   )
 
@@ -26,9 +29,12 @@ export const rawRows = (server: TestServer): Promise<ReadonlyArray<string>> =>
 export const loggedIds = (server: TestServer, requestIds: ReadonlyArray<string>): Promise<ReadonlyArray<string>> =>
   runApp(
     server,
-    Effect.flatMap(SqlClient.SqlClient, (sql) =>
-      sql<{ readonly request_id: string }>`SELECT DISTINCT request_id FROM request_logs
-                                          WHERE request_id = ANY(${requestIds}::text[])`)
+    Effect.flatMap(
+      SqlClient.SqlClient,
+      (sql) =>
+        sql<{ readonly request_id: string }>`SELECT DISTINCT request_id FROM request_logs
+                                          WHERE request_id = ANY(${requestIds}::text[])`
+    )
       .pipe(Effect.map((rows) => rows.map((r) => r.request_id)), Effect.orDie)
   )
 

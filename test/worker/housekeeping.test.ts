@@ -116,11 +116,14 @@ describe("housekeeping", () => {
 
 /** A request log row made at `at`. */
 const requestLog = (id: string, at: Date) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`INSERT INTO request_logs (id, integration_id, request_id, at, method, path, status, duration_ms, key_id, key_last4,
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql`INSERT INTO request_logs (id, integration_id, request_id, at, method, path, status, duration_ms, key_id, key_last4,
           client_address, request_query, request_headers)
         VALUES (${id}, 'int_x', ${`req_${id}`}, ${at}, 'GET', '/api/integrations/breb/quote', 200, 1, 'key_x', 'abcd',
-          '127.0.0.1', '{}'::jsonb, '{}'::jsonb)`)
+          '127.0.0.1', '{}'::jsonb, '{}'::jsonb)`
+  )
 
 const requestLogIds = Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ id: string }>`SELECT id FROM request_logs`)
   .pipe(Effect.map((rows) => rows.map((row) => row.id).sort()))
