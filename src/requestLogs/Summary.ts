@@ -44,6 +44,7 @@ const MAX_ITEMS = 5
 const MAX_FIELDS = 24
 const MAX_VALUES = 80
 
+// eslint-disable-next-line no-control-regex -- NUL on purpose: PostgreSQL refuses it
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
 
 /**
