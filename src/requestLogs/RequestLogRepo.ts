@@ -64,7 +64,26 @@ const FilteredPage = Schema.Struct({
   createdTo: Schema.NullOr(Schema.Date)
 })
 
-const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value))
+/** An entry as a row of the insert's JSON (a JSON null is SQL NULL there). */
+const rowOf = (entry: RequestLogEntry) => ({
+  id: entry.id,
+  integration_id: entry.integrationId,
+  request_id: entry.requestId,
+  at: entry.at,
+  method: entry.method,
+  path: entry.path,
+  status: entry.status,
+  error_code: entry.errorCode,
+  error: entry.error,
+  duration_ms: entry.durationMs,
+  key_id: entry.keyId,
+  key_last4: entry.keyLast4,
+  client_address: entry.clientAddress,
+  request_query: entry.requestQuery,
+  request_headers: entry.requestHeaders,
+  request_body: entry.requestBody ?? null,
+  response_body: entry.responseBody ?? null
+})
 
 /** The integration's request logs; another integration's are never read. */
 export class RequestLogRepo extends Context.Service<RequestLogRepo>()("RequestLogRepo", {
@@ -72,20 +91,19 @@ export class RequestLogRepo extends Context.Service<RequestLogRepo>()("RequestLo
     const sql = yield* SqlClient.SqlClient
     SchemaJITCompiler.enable(RequestLogRow.ast)
 
-    /** Many rows in one statement (one array per column, so one prepared statement whatever their number). */
+    /**
+     * Many rows in one statement, as one JSON parameter: the rows are serialised by JSON.stringify (native) rather than
+     * as one escaped array per column, and the statement is the same whatever their number.
+     */
     const insertMany = (entries: ReadonlyArray<RequestLogEntry>) =>
       sql`INSERT INTO request_logs (id, integration_id, request_id, at, method, path, status, error_code, error,
             duration_ms, key_id, key_last4, client_address, request_query, request_headers, request_body, response_body)
-          SELECT * FROM unnest(
-            ${entries.map((e) => e.id)}::text[], ${entries.map((e) => e.integrationId)}::text[],
-            ${entries.map((e) => e.requestId)}::text[], ${entries.map((e) => e.at)}::timestamptz[],
-            ${entries.map((e) => e.method)}::text[], ${entries.map((e) => e.path)}::text[],
-            ${entries.map((e) => e.status)}::smallint[], ${entries.map((e) => e.errorCode)}::text[],
-            ${entries.map((e) => e.error)}::text[], ${entries.map((e) => e.durationMs)}::integer[],
-            ${entries.map((e) => e.keyId)}::text[], ${entries.map((e) => e.keyLast4)}::text[],
-            ${entries.map((e) => e.clientAddress)}::text[], ${entries.map((e) => json(e.requestQuery))}::jsonb[],
-            ${entries.map((e) => json(e.requestHeaders))}::jsonb[], ${entries.map((e) => json(e.requestBody))}::jsonb[],
-            ${entries.map((e) => json(e.responseBody))}::jsonb[])`.pipe(Effect.asVoid)
+          SELECT id, integration_id, request_id, at, method, path, status, error_code, error, duration_ms, key_id,
+            key_last4, client_address, request_query, request_headers, request_body, response_body
+          FROM jsonb_to_recordset(${JSON.stringify(entries.map(rowOf))}::jsonb) AS r(id text, integration_id text,
+            request_id text, at timestamptz, method text, path text, status smallint, error_code text, error text,
+            duration_ms integer, key_id text, key_last4 text, client_address text, request_query jsonb,
+            request_headers jsonb, request_body jsonb, response_body jsonb)`.pipe(Effect.asVoid)
 
     // Newest first: the cursor is the last row's (at, id), the next page the rows before it.
     const page = SqlSchema.findAll({

@@ -10,8 +10,8 @@
  * URL as its origin (webhook URLs often carry a token in their path or query). The query string has an allow-list of
  * its own (the contract's parameters), and so have headers (never Authorization or a cookie).
  *
- * Bounds: four levels of nesting, five items per array, 24 fields per object, 80 values in all (past them a marker
- * says how many were left out), so a summary stays a few KiB whatever was sent.
+ * Bounds: three levels of nesting, three items per array, 20 fields per object, 40 values in all (past them a marker
+ * says how many were left out), so a summary stays within about 2 KiB whatever was sent, and is cheap to make.
  */
 import { maskBreBKey } from "../destinations/BreBKeyMask.ts"
 
@@ -39,10 +39,10 @@ export const scrubSecrets = (text: string): string =>
   text.replace(SECRETS, REDACTED).replace(TOKEN_RUN, (run) => (isTokenLike(run) ? REDACTED : run))
 
 const MAX_STRING = 64
-const MAX_DEPTH = 4
-const MAX_ITEMS = 5
-const MAX_FIELDS = 24
-const MAX_VALUES = 80
+const MAX_DEPTH = 3
+const MAX_ITEMS = 3
+const MAX_FIELDS = 20
+const MAX_VALUES = 40
 
 // eslint-disable-next-line no-control-regex -- NUL on purpose: PostgreSQL refuses it
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g

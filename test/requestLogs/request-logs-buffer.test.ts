@@ -7,7 +7,7 @@ import { describe, expect } from "vitest"
 import { httpTest } from "../support/fixture.ts"
 import { BREB, call } from "../support/http.ts"
 import { holdLock, lockWaiters, patientDatabase } from "../support/locks.ts"
-import { recorderCounts, untilLogged } from "./support.ts"
+import { rawRows, recorderCounts, untilLogged } from "./support.ts"
 
 const BUFFER = 3
 const REQUESTS = 20
@@ -44,7 +44,8 @@ describe("a full request-log buffer", () => {
       await lock.release()
     }
 
-    // the writer goes on: a request made now is written
+    // the writer goes on: what it held and what the buffer held is written, and a request made after that too
+    await expect.poll(async () => (await rawRows(server)).length, { timeout: 20_000, interval: 50 }).toBe(1 + BUFFER)
     const after = `buffer-after-${Date.now()}`
     expect((await quote(after)).status).toBe(200)
     await untilLogged(server, [after])

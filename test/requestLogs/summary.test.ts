@@ -85,18 +85,16 @@ describe("summarise", () => {
 
   it("is bounded: strings, items, fields, depth and values in all", () => {
     expect(summarise({ note: "x".repeat(100) })).toEqual({ note: `${"x".repeat(64)}…` })
-    expect(summarise({ events: ["a", "b", "c", "d", "e", "f", "g"] })).toEqual({
-      events: ["a", "b", "c", "d", "e", "… 2 more"]
-    })
+    expect(summarise({ events: ["a", "b", "c", "d", "e", "f", "g"] })).toEqual({ events: ["a", "b", "c", "… 4 more"] })
     const wide = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`f${i}`, i]))
     const shown = summarise(wide) as Record<string, unknown>
-    expect(Object.keys(shown)).toHaveLength(25)
-    expect(shown["…"]).toBe("6 more fields")
-    expect(summarise({ a: { b: { c: { d: { e: 1 } } } } })).toEqual({ a: { b: { c: { d: "{1 fields}" } } } })
+    expect(Object.keys(shown)).toHaveLength(21)
+    expect(shown["…"]).toBe("10 more fields")
+    expect(summarise({ a: { b: { c: { d: { e: 1 } } } } })).toEqual({ a: { b: { c: "{1 fields}" } } })
     const many = { items: Array.from({ length: 5 }, () => wide) }
-    expect(JSON.stringify(summarise(many)).length).toBeLessThan(4096)
+    expect(JSON.stringify(summarise(many)).length).toBeLessThan(2048)
     const deep = JSON.parse(`${"[".repeat(5000)}${"]".repeat(5000)}`)
-    expect(summarise(deep)).toEqual([[[["[1 items]"]]]])
+    expect(summarise(deep)).toEqual([[["[1 items]"]]])
   })
 
   it("keeps only what PostgreSQL can store: no NUL, no lone surrogate (a cut never splits a pair)", () => {
