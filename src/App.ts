@@ -21,6 +21,7 @@ import { DashboardHttpLive } from "./http/DashboardHttp.ts"
 import { DashboardPageLive } from "./dashboard/DashboardPage.ts"
 import { DashboardSessions } from "./dashboard/DashboardSessions.ts"
 import { SessionRepo } from "./dashboard/SessionRepo.ts"
+import { RequestLogsHttpLive } from "./http/RequestLogsHttp.ts"
 import { RequestMiddleware } from "./http/RequestMiddleware.ts"
 import { DeliveryRepo } from "./partnerEvents/DeliveryRepo.ts"
 import { EndpointRepo } from "./partnerEvents/EndpointRepo.ts"
@@ -83,6 +84,9 @@ import { type TestHelpers, TestHelpersNone } from "./testHelpers/TestHelpers.ts"
 import { TestHelpersMock } from "./testHelpers/TestHelpersMock.ts"
 import { ProviderEventRepo } from "./providerWebhooks/ProviderEventRepo.ts"
 import { ProviderWebhook } from "./providerWebhooks/ProviderWebhook.ts"
+import { RequestLogRecorder } from "./requestLogs/RequestLogRecorder.ts"
+import { RequestLogRepo } from "./requestLogs/RequestLogRepo.ts"
+import { RequestLogs } from "./requestLogs/RequestLogs.ts"
 
 /** The ports to the outside world that the domain services use; each mode has its own Layers for them. */
 export type Ports =
@@ -250,7 +254,8 @@ const repositories = (mode: ModeLayers) =>
     IdempotencyStore.Default,
     SessionRepo.Default,
     mode.claims,
-    ProviderEventRepo.Default
+    ProviderEventRepo.Default,
+    RequestLogRepo.Default
   ).pipe(Layer.provideMerge(mode.outbox), Layer.provideMerge(JobQueue.Default))
 
 /** The background loops (jobs, webhook deliveries, sweeps), unless this replica only serves HTTP (WORKER_ENABLED=false). */
@@ -267,6 +272,8 @@ const domain = (config: AppConfigShape, mode: ModeLayers) =>
     WebhookEndpoints.Default,
     PartnerEvents.Default,
     DashboardSessions.Default,
+    RequestLogs.Default,
+    RequestLogRecorder.Default,
     worker(config)
   ).pipe(
     Layer.provideMerge(Lifecycle.Default),
@@ -285,6 +292,7 @@ const api = HttpApiBuilder.layer(IntegrationsApi).pipe(
     SwapsHttpLive,
     EventsHttpLive,
     DashboardHttpLive,
+    RequestLogsHttpLive,
     TestHelpersHttpLive,
     WebhooksHttpLive,
     HealthHttpLive

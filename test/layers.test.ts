@@ -16,7 +16,7 @@ const FLOORS: ReadonlyArray<ReadonlyArray<string>> = [
   ["chain", "provider", "partnerEvents", "dashboard"],
   ["kyc", "router"],
   ["destinations", "pricing"],
-  ["quotes"],
+  ["quotes", "requestLogs"],
   ["payouts", "swaps"],
   ["providerWebhooks", "testHelpers", "worker"],
   ["http"],

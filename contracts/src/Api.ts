@@ -6,13 +6,14 @@ import { TestHelpersGroup } from "./TestHelpers.ts"
 import { HealthGroup } from "./Health.ts"
 import { finishOpenApiDocument } from "./OpenApiDocument.ts"
 import { RejectUnknownFields } from "./Primitives.ts"
+import { RequestLogsGroup } from "./RequestLogs.ts"
 import { SwapsGroup } from "./Swaps.ts"
 import { WebhooksGroup } from "./Webhooks.ts"
 
 export const INTERFACE_VERSION = "0.1.0"
 
 export class IntegrationsApi extends HttpApi.make("IntegrationsApi")
-  .add(BrebGroup, SwapsGroup, EventsGroup, DashboardGroup, TestHelpersGroup, WebhooksGroup, HealthGroup)
+  .add(BrebGroup, SwapsGroup, EventsGroup, DashboardGroup, RequestLogsGroup, TestHelpersGroup, WebhooksGroup, HealthGroup)
   // Issues name the rejected value (the 400 texts quote it); request bodies refuse unknown fields.
   .annotate(HttpApi.ParseOptions, { reportInput: true })
   .annotate(HttpApi.PayloadParseOptions, { ...RejectUnknownFields, reportInput: true })

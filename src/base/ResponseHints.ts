@@ -3,11 +3,12 @@ import { Context, Effect, Option } from "effect"
 
 /**
  * Per-request notes from handlers to the outer middleware: headers that typed error responses cannot carry
- * (`Retry-After` on 429s), and the authenticated integration for the access log line.
+ * (`Retry-After` on 429s), and the authenticated integration and key for the access log line and the request log.
  */
 export class ResponseHints extends Context.Service<ResponseHints, {
   retryAfterSeconds: number | undefined
   integrationId: string | undefined
+  key: { readonly id: string; readonly last4: string } | undefined
 }>()("ResponseHints") {}
 
 /** Writes a note when the request has hints (outside a request, nothing). */
@@ -23,7 +24,8 @@ export const setRetryAfter = (seconds: number) =>
 export const tooManyRequests = (error: string, retryAfterSeconds: number) =>
   Effect.andThen(setRetryAfter(retryAfterSeconds), Effect.fail(new TooManyRequests({ error })))
 
-export const noteIntegration = (integrationId: string) =>
+export const noteIntegration = (integrationId: string, key: { readonly id: string; readonly last4: string }) =>
   note((hints) => {
     hints.integrationId = integrationId
+    hints.key = key
   })

@@ -203,6 +203,10 @@ export const AppConfigShape = Config.all({
   reconcileBatchSize: positiveInt("RECONCILE_BATCH_SIZE", 50),
   retentionDays: positiveInt("RETENTION_DAYS", 30),
   webhookEventRetentionDays: positiveInt("WEBHOOK_EVENT_RETENTION_DAYS", 90),
+  /** Days a request log row is kept (src/requestLogs). */
+  requestLogRetentionDays: positiveInt("REQUEST_LOG_RETENTION_DAYS", 7),
+  /** Request log entries waiting to be written, at most; past it an entry is dropped (and counted), never waited for. */
+  requestLogBufferSize: positiveInt("REQUEST_LOG_BUFFER_SIZE", 10_000),
   shutdownGraceMs: positiveInt("SHUTDOWN_GRACE_MS", 10000),
   webhookTimeoutMs: positiveInt("WEBHOOK_TIMEOUT_MS", 10_000),
   webhookRetryBaseMs: positiveInt("WEBHOOK_RETRY_BASE_MS", 5_000),

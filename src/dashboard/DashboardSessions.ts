@@ -39,6 +39,7 @@ export interface ActiveSession {
   readonly sessionId: string
   readonly integrationId: IntegrationId
   readonly keyId: KeyId
+  readonly keyLast4: string
   readonly expiresAt: Date
   readonly csrfToken: string
 }
@@ -54,6 +55,7 @@ export const activeSession = (row: SessionRow, sessionToken: string): Result.Res
     sessionId: row.id,
     integrationId: row.integration_id,
     keyId: row.key_id,
+    keyLast4: row.key_last4,
     expiresAt: row.expires_at,
     csrfToken: csrfTokenFor(sessionToken)
   })

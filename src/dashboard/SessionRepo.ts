@@ -18,6 +18,8 @@ export const SessionRow = Schema.Struct({
   id: Schema.String,
   integration_id: IntegrationId,
   key_id: KeyId,
+  /** The last 4 characters of that key, for the request log. */
+  key_last4: Schema.String,
   expires_at: Schema.Date,
   ended: Schema.Boolean,
   expired: Schema.Boolean,
@@ -95,7 +97,7 @@ export class SessionRepo extends Context.Service<SessionRepo>()("DashboardSessio
       Request: Schema.String,
       Result: SessionRow,
       execute: (tokenHash) =>
-        sql`SELECT id, integration_id, key_id, expires_at, ended_at IS NOT NULL AS ended, expires_at <= now() AS expired,
+        sql`SELECT id, integration_id, key_id, (SELECT k.last4 FROM api_keys k WHERE k.id = key_id) AS key_last4, expires_at, ended_at IS NOT NULL AS ended, expires_at <= now() AS expired,
                    ${keyActive(sql, "dashboard_sessions.key_id")} AS key_active
             FROM dashboard_sessions WHERE token_hash = ${tokenHash}`
     })
@@ -105,7 +107,8 @@ export class SessionRepo extends Context.Service<SessionRepo>()("DashboardSessio
       Request: Schema.Array(Schema.String),
       Result: Schema.Struct({ ...SessionRow.fields, token_hash: Schema.String }),
       execute: (tokenHashes) =>
-        sql`SELECT token_hash, id, integration_id, key_id, expires_at, ended_at IS NOT NULL AS ended,
+        sql`SELECT token_hash, id, integration_id, key_id, (SELECT k.last4 FROM api_keys k WHERE k.id = key_id) AS key_last4,
+                   expires_at, ended_at IS NOT NULL AS ended,
                    expires_at <= now() AS expired, ${keyActive(sql, "dashboard_sessions.key_id")} AS key_active
             FROM dashboard_sessions WHERE token_hash = ANY(${tokenHashes}::text[])`
     })

@@ -110,7 +110,7 @@ export const AuthenticationLive = Layer.effect(
       const { allowed, retryAfterSeconds } = limiter.take(key.id)
       if (!allowed) return tooManyRequests("rate limit exceeded for this API key", retryAfterSeconds)
       return Effect.as(
-        noteIntegration(key.integration_id),
+        noteIntegration(key.integration_id, { id: key.id, last4: key.last4 }),
         CurrentIntegration.of({ integrationId: key.integration_id, keyId: key.id, mode: deployment.mode })
       )
     }
@@ -136,9 +136,10 @@ export const AuthenticationLive = Layer.effect(
       }
       const { allowed, retryAfterSeconds } = limiter.take(session.keyId)
       if (!allowed) return tooManyRequests("rate limit exceeded for this API key", retryAfterSeconds)
-      const { csrfToken, expiresAt, integrationId, keyId, sessionId } = session
+      const { csrfToken, expiresAt, integrationId, keyId, keyLast4, sessionId } = session
       return Effect.as(
-        noteIntegration(integrationId),
+        // Logged as the key that made the session (request logs name no session token).
+        noteIntegration(integrationId, { id: keyId, last4: keyLast4 }),
         CurrentIntegration.of({
           integrationId,
           keyId,

@@ -2,11 +2,11 @@
  * The middleware around the whole app (routes and route misses alike), one concern per module, in the order a request
  * meets them: its id (RequestId), unserved paths (UnservedPaths: 404 whatever the request), the 64 KiB body limit
  * (BodyLimits, ChunkedBody), content-type (ContentType), one JSON access-log line per request (AccessLog: never
- * headers, so never a key), Retry-After on 503s (ServiceUnavailable, DatabaseUnavailable) and an ErrorBody for
+ * headers, so never a key), the request log of an authenticated request (RequestLogging), Retry-After on 503s (ServiceUnavailable, DatabaseUnavailable) and an ErrorBody for
  * unhandled failures (UnhandledFailures, RouteMiss). Headers are added in a pre-response handler so they also reach
  * responses encoded by the API layer; there too the rest of a body the app did not read is discarded (ChunkedBody).
  */
-import { ByteSize, Effect, Option, Result } from "effect"
+import { ByteSize, Clock, Effect, Option, Result } from "effect"
 import { HttpEffect, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { ResponseHints } from "../base/ResponseHints.ts"
 import { errorCodeOf, logAccess } from "./AccessLog.ts"
@@ -16,39 +16,55 @@ import { isUnsupportedMediaType, takesJsonBody, unsupportedMediaType, withoutTyp
 import { retryReadsOnLostConnection } from "./DatabaseUnavailable.ts"
 import { errorResponse, pathOf } from "./ErrorResponse.ts"
 import { requestIdOf } from "./RequestId.ts"
+import { type LoggedRequest, makeRequestLogging } from "./RequestLogging.ts"
 import { retryAfterFor } from "./ServiceUnavailable.ts"
 import { answerUnhandled } from "./UnhandledFailures.ts"
 import { type UnservedPath, unservedAt, UnservedPaths } from "./UnservedPaths.ts"
 
 const maxBodySize = ByteSize.bytes(MAX_BODY_BYTES)
 
-const requestMiddleware = (unserved: ReadonlyArray<UnservedPath>) =>
+const requestMiddleware = (
+  unserved: ReadonlyArray<UnservedPath>,
+  logRequest: (logged: LoggedRequest) => Effect.Effect<void>
+) =>
 <E, R>(
   app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R | HttpServerRequest.HttpServerRequest> =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const requestId = requestIdOf(request.headers["x-request-id"])
-    const hints: typeof ResponseHints.Service = { retryAfterSeconds: undefined, integrationId: undefined }
+    const hints: typeof ResponseHints.Service = {
+      retryAfterSeconds: undefined,
+      integrationId: undefined,
+      key: undefined
+    }
+    const arrivedAt = yield* Clock.currentTimeMillis
     const started = performance.now()
     const declaredTooLarge = declaresTooLargeBody(request)
+    let forwarded = withoutTypeOfEmptyBody(request)
 
-    yield* HttpEffect.appendPreResponseHandler((_, response) =>
-      Effect.map(
+    yield* HttpEffect.appendPreResponseHandler((_, response) => {
+      const path = pathOf(request)
+      const durationMs = Math.round(performance.now() - started)
+      return Effect.map(
         Effect.andThen(
-          // A body declared over the limit is refused before it comes: the platform reads at most 256 KiB of what
-          // is left after the answer (keeping the connection) or closes the connection gracefully. Waiting here for
-          // all of it held the connection until the request timeout, and the 413 became a 408.
-          declaredTooLarge ? Effect.void : discardRestOfBody(request),
-          logAccess({
-            requestId,
-            method: request.method,
-            path: pathOf(request),
-            status: response.status,
-            durationMs: Math.round(performance.now() - started),
-            integrationId: hints.integrationId,
-            errorCode: errorCodeOf(response)
-          })
+          // Before the rest of the body is discarded: the log reads the body the app read (or did not).
+          logRequest({ request, forwarded, requestId, path, arrivedAt, durationMs, hints, response }),
+          Effect.andThen(
+            // A body declared over the limit is refused before it comes: the platform reads at most 256 KiB of what
+            // is left after the answer (keeping the connection) or closes the connection gracefully. Waiting here for
+            // all of it held the connection until the request timeout, and the 413 became a 408.
+            declaredTooLarge ? Effect.void : discardRestOfBody(request),
+            logAccess({
+              requestId,
+              method: request.method,
+              path,
+              status: response.status,
+              durationMs,
+              integrationId: hints.integrationId,
+              errorCode: errorCodeOf(response)
+            })
+          )
         ),
         () => {
           const withId = HttpServerResponse.setHeader(response, "x-request-id", requestId)
@@ -58,13 +74,12 @@ const requestMiddleware = (unserved: ReadonlyArray<UnservedPath>) =>
             : HttpServerResponse.setHeader(withId, "retry-after", String(retryAfter))
         }
       )
-    )
+    })
 
     const hidden = unservedAt(unserved, request)
     if (hidden !== undefined) return errorResponse(404, { error: hidden.error })
     if (declaredTooLarge) return tooLarge()
     if (isUnsupportedMediaType(request)) return unsupportedMediaType()
-    let forwarded = withoutTypeOfEmptyBody(request)
     if (takesJsonBody(request) && request.headers["content-length"] === undefined) {
       const buffered = yield* Effect.result(bufferChunkedBody(request))
       if (Result.isFailure(buffered)) return errorResponse(400, { error: "request body could not be read" })
@@ -82,4 +97,6 @@ const requestMiddleware = (unserved: ReadonlyArray<UnservedPath>) =>
   })
 
 /** The middleware, over the paths this deployment does not serve. */
-export const RequestMiddleware = Effect.map(UnservedPaths, requestMiddleware)
+export const RequestMiddleware = Effect.gen(function*() {
+  return requestMiddleware(yield* UnservedPaths, yield* makeRequestLogging)
+})

@@ -13,7 +13,8 @@ const DAY_MS = 24 * 60 * 60 * 1000
  * Retention, one replica at a time. Deleted once past their retention (counted from when they stopped
  * mattering): expired quotes and OTP challenges and finished (done or dead) jobs after RETENTION_DAYS, provider
  * webhook events (kept for de-duplication) after WEBHOOK_EVENT_RETENTION_DAYS, partner events and their deliveries after
- * RETENTION_DAYS, dashboard sign-in links and sessions RETENTION_DAYS after they expired. Never a quote or OTP still valid
+ * RETENTION_DAYS, dashboard sign-in links and sessions RETENTION_DAYS after they expired, request logs after
+ * REQUEST_LOG_RETENTION_DAYS. Never a quote or OTP still valid
  * or inside the 24 h OTP send window (retention is at least a day), never an unfinished job. Idempotency-Keys left
  * `started` by a request that died are freed after 24 h (the provider keeps its idempotency keys that long).
  */
@@ -45,6 +46,7 @@ export const makeHousekeeping = Effect.gen(function*() {
     yield* purge(retention.partnerEventsCreatedBefore(cutoff))
     yield* purge(retention.dashboardLinksExpiredBefore(cutoff))
     yield* purge(retention.dashboardSessionsExpiredBefore(cutoff))
+    yield* purge(retention.requestLogsBefore(new Date(at.getTime() - config.requestLogRetentionDays * DAY_MS)))
     // An Idempotency-Key whose request died before finishing, once the provider has forgotten its own key (24 h).
     yield* purge(retention.idempotencyKeysStartedBefore(new Date(at.getTime() - DAY_MS)))
   })

@@ -36,6 +36,8 @@ export const makeRetentionRepo = Effect.gen(function*() {
       deleteBatch("dashboard_sign_in_links", "token_hash", sql`expires_at < ${cutoff}`),
     dashboardSessionsExpiredBefore: (cutoff: Date) =>
       deleteBatch("dashboard_sessions", "id", sql`expires_at < ${cutoff}`),
+    /** Request logs (src/requestLogs) of requests made before the cutoff. */
+    requestLogsBefore: (cutoff: Date) => deleteBatch("request_logs", "id", sql`at < ${cutoff}`),
     /** Idempotency-Keys whose request died before finishing. */
     idempotencyKeysStartedBefore: (cutoff: Date) =>
       deleteBatch("idempotency_keys", "ctid", sql`state = 'started' AND started_at < ${cutoff}`)

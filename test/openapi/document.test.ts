@@ -252,7 +252,8 @@ describe("traps of Effect 4 the contract avoids", () => {
     expect(limits.map(([name]) => name)).toEqual([
       "GET /api/integrations/breb/payouts",
       "GET /api/integrations/swaps",
-      "GET /api/integrations/events"
+      "GET /api/integrations/events",
+      "GET /api/integrations/request-logs"
     ])
     for (const [, parameter] of limits) {
       expect(parameter).toEqual({

@@ -10,12 +10,14 @@ import { SqlClient } from "effect/sql"
 import { AppConfig, AppConfigShape } from "../../src/config/Config.ts"
 import { runMigrations } from "../../src/db/Migrations.ts"
 import { HOUSEKEEPING_BATCH, makeHousekeeping } from "../../src/worker/Housekeeping.ts"
+import { makeRetentionRepo } from "../../src/worker/RetentionRepo.ts"
 import { TestDatabaseLive } from "../support/database.ts"
 import { payoutRow } from "../support/payoutRow.ts"
 
 const DAY = 24 * 60 * 60 * 1000
 const RETENTION_DAYS = 30
 const WEBHOOK_RETENTION_DAYS = 90
+const REQUEST_LOG_RETENTION_DAYS = 7
 
 const config = Layer.effect(
   AppConfig,
@@ -23,7 +25,11 @@ const config = Layer.effect(
     AppConfigShape,
     ConfigProvider.ConfigProvider,
     ConfigProvider.fromEnv({
-      env: { RETENTION_DAYS: String(RETENTION_DAYS), WEBHOOK_EVENT_RETENTION_DAYS: String(WEBHOOK_RETENTION_DAYS) }
+      env: {
+        RETENTION_DAYS: String(RETENTION_DAYS),
+        WEBHOOK_EVENT_RETENTION_DAYS: String(WEBHOOK_RETENTION_DAYS),
+        REQUEST_LOG_RETENTION_DAYS: String(REQUEST_LOG_RETENTION_DAYS)
+      }
     })
   )
 ).pipe(Layer.orDie)
@@ -128,6 +134,45 @@ describe("housekeeping", () => {
       yield* sql`INSERT INTO webhook_events (event_id, event_category) VALUES ('wh_new', 'transfer')`
       yield* yield* makeHousekeeping
       expect((yield* remaining).events).toEqual(["wh_new"])
+    }).pipe(Effect.provide(Layer.merge(TestDatabaseLive, config))), 60_000)
+})
+
+/** A request log row made at `at`. */
+const requestLog = (id: string, at: Date) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql`INSERT INTO request_logs (id, integration_id, request_id, at, method, path, status, duration_ms, key_id, key_last4,
+          client_address, request_query, request_headers)
+        VALUES (${id}, 'int_x', ${`req_${id}`}, ${at}, 'GET', '/api/integrations/breb/quote', 200, 1, 'key_x', 'abcd',
+          '127.0.0.1', '{}'::jsonb, '{}'::jsonb)`
+  )
+
+const requestLogIds = Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ id: string }>`SELECT id FROM request_logs`)
+  .pipe(Effect.map((rows) => rows.map((row) => row.id).sort()))
+
+describe("request logs' retention", () => {
+  it.live("the prune statement deletes the rows made before its cutoff, and only them", () =>
+    Effect.gen(function*() {
+      yield* runMigrations
+      const now = new Date("2031-03-10T12:00:00.000Z")
+      const cutoff = new Date(now.getTime() - REQUEST_LOG_RETENTION_DAYS * DAY)
+      yield* requestLog("rl_older", new Date(cutoff.getTime() - 1))
+      yield* requestLog("rl_at_cutoff", cutoff)
+      yield* requestLog("rl_recent", new Date(now.getTime() - DAY))
+      const retention = yield* makeRetentionRepo
+      expect(yield* retention.requestLogsBefore(cutoff)(HOUSEKEEPING_BATCH)).toBe(1)
+      expect(yield* requestLogIds).toEqual(["rl_at_cutoff", "rl_recent"])
+    }).pipe(Effect.provide(TestDatabaseLive)), 60_000)
+
+  it.live("housekeeping deletes the rows older than REQUEST_LOG_RETENTION_DAYS", () =>
+    Effect.gen(function*() {
+      yield* runMigrations
+      yield* requestLog("rl_8_days", daysAgo(REQUEST_LOG_RETENTION_DAYS + 1))
+      yield* requestLog("rl_6_days", daysAgo(REQUEST_LOG_RETENTION_DAYS - 1))
+      yield* requestLog("rl_now", new Date())
+      yield* yield* makeHousekeeping
+      expect(yield* requestLogIds).toEqual(["rl_6_days", "rl_now"])
     }).pipe(Effect.provide(Layer.merge(TestDatabaseLive, config))), 60_000)
 })
 

@@ -19,6 +19,7 @@ export type ReadmeSection =
   | "when-a-payout-does-not-go-through"
   | "events-to-partners-webhooks"
   | "dashboard"
+  | "request-logs"
   | "operating-it"
   | "live-mode"
   | "money"
@@ -404,6 +405,11 @@ export const RULES = {
     statement:
       "every event carries `sequence`: 1 for a resource's first event, one more with each later event of that resource (no gap, no repeat), the same in deliveries and in `GET events`; a receiver drops an event whose `sequence` is not above the last it applied for that resource",
     see: ["README#events-to-partners-webhooks", "listEvents"]
+  },
+  "R-LOGS-1": {
+    statement:
+      "every authenticated request is recorded for its integration: `GET request-logs/{requestId}` answers it by its `X-Request-Id` (method, path, status) within seconds of its answer, and the list filters by `requestId` and `statusClass`; another integration's request is 404 there and never in its list",
+    see: ["README#request-logs", "getRequestLog", "listRequestLogs"]
   },
   "R-SANDBOX-1": {
     statement:

@@ -26,6 +26,7 @@ import destinationPreviews from "./0019_destination_previews.ts"
 import destinationVerificationBudgets from "./0020_destination_verification_budgets.ts"
 import eventPositions from "./0021_event_positions.ts"
 import payoutFailureRefund from "./0022_payout_failure_refund.ts"
+import requestLogs from "./0023_request_logs.ts"
 import dashboardSessions from "./0025_dashboard_sessions.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
@@ -51,5 +52,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0020_destination_verification_budgets": destinationVerificationBudgets,
   "0021_event_positions": eventPositions,
   "0022_payout_failure_refund": payoutFailureRefund,
+  "0023_request_logs": requestLogs,
   "0025_dashboard_sessions": dashboardSessions
 }

@@ -15,6 +15,7 @@ import { negativeScenarios } from "./negative.ts"
 import { payoutScenarios } from "./payouts.ts"
 import { previewScenarios } from "./preview.ts"
 import { quoteScenarios } from "./quote.ts"
+import { requestLogScenarios } from "./requestLogs.ts"
 import { sandboxScenarios } from "./sandbox.ts"
 import { swapScenarios } from "./swaps.ts"
 import { tenancyScenarios } from "./tenancy.ts"
@@ -39,6 +40,7 @@ export const allScenarios: ReadonlyArray<Scenario> = [
   ...swapScenarios,
   ...webhookScenarios,
   ...eventScenarios,
+  ...requestLogScenarios,
   ...sandboxScenarios,
   ...errorScenarios,
   ...negativeScenarios
