@@ -14,6 +14,7 @@ import { AppConfig, type AppConfigShape } from "./config/Config.ts"
 import { databaseLayer } from "./db/Database.ts"
 import { PageBudget } from "./db/PageBudget.ts"
 import { Deployment } from "./auth/Deployment.ts"
+import { ApiKeysHttpLive } from "./http/ApiKeysHttp.ts"
 import { AuthenticationLive } from "./http/Authentication.ts"
 import { BrebHttpLive } from "./http/BrebHttp.ts"
 import { DocsLive } from "./http/Docs.ts"
@@ -274,7 +275,15 @@ const domain = (config: AppConfigShape, mode: ModeLayers) =>
 
 /** The contract's groups, each with its handlers and authentication. */
 const api = HttpApiBuilder.layer(IntegrationsApi).pipe(
-  Layer.provide([BrebHttpLive, SwapsHttpLive, EventsHttpLive, TestHelpersHttpLive, WebhooksHttpLive, HealthHttpLive]),
+  Layer.provide([
+    BrebHttpLive,
+    SwapsHttpLive,
+    EventsHttpLive,
+    ApiKeysHttpLive,
+    TestHelpersHttpLive,
+    WebhooksHttpLive,
+    HealthHttpLive
+  ]),
   Layer.provide(AuthenticationLive)
 )
 

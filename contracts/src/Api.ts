@@ -1,4 +1,5 @@
 import { HttpApi, OpenApi } from "effect/http-api"
+import { ApiKeysGroup } from "./ApiKeys.ts"
 import { BrebGroup } from "./Breb.ts"
 import { EventsGroup } from "./Events.ts"
 import { TestHelpersGroup } from "./TestHelpers.ts"
@@ -11,7 +12,7 @@ import { WebhooksGroup } from "./Webhooks.ts"
 export const INTERFACE_VERSION = "0.1.0"
 
 export class IntegrationsApi extends HttpApi.make("IntegrationsApi")
-  .add(BrebGroup, SwapsGroup, EventsGroup, TestHelpersGroup, WebhooksGroup, HealthGroup)
+  .add(BrebGroup, SwapsGroup, EventsGroup, ApiKeysGroup, TestHelpersGroup, WebhooksGroup, HealthGroup)
   // Issues name the rejected value (the 400 texts quote it); request bodies refuse unknown fields.
   .annotate(HttpApi.ParseOptions, { reportInput: true })
   .annotate(HttpApi.PayloadParseOptions, { ...RejectUnknownFields, reportInput: true })

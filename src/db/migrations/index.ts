@@ -26,6 +26,7 @@ import destinationPreviews from "./0019_destination_previews.ts"
 import destinationVerificationBudgets from "./0020_destination_verification_budgets.ts"
 import eventPositions from "./0021_event_positions.ts"
 import payoutFailureRefund from "./0022_payout_failure_refund.ts"
+import dashboardFilters from "./0024_dashboard_filters.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -49,5 +50,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0019_destination_previews": destinationPreviews,
   "0020_destination_verification_budgets": destinationVerificationBudgets,
   "0021_event_positions": eventPositions,
-  "0022_payout_failure_refund": payoutFailureRefund
+  "0022_payout_failure_refund": payoutFailureRefund,
+  "0024_dashboard_filters": dashboardFilters
 }
