@@ -14,6 +14,7 @@ import { AppConfig, type AppConfigShape } from "./config/Config.ts"
 import { databaseLayer } from "./db/Database.ts"
 import { PageBudget } from "./db/PageBudget.ts"
 import { Deployment } from "./auth/Deployment.ts"
+import { ApiKeysHttpLive } from "./http/ApiKeysHttp.ts"
 import { AuthenticationLive } from "./http/Authentication.ts"
 import { BrebHttpLive } from "./http/BrebHttp.ts"
 import { DocsLive } from "./http/Docs.ts"
@@ -293,6 +294,7 @@ const api = HttpApiBuilder.layer(IntegrationsApi).pipe(
     EventsHttpLive,
     DashboardHttpLive,
     RequestLogsHttpLive,
+    ApiKeysHttpLive,
     TestHelpersHttpLive,
     WebhooksHttpLive,
     HealthHttpLive

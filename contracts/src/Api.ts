@@ -1,4 +1,5 @@
 import { HttpApi, OpenApi } from "effect/http-api"
+import { ApiKeysGroup } from "./ApiKeys.ts"
 import { BrebGroup } from "./Breb.ts"
 import { DashboardGroup } from "./Dashboard.ts"
 import { EventsGroup } from "./Events.ts"
@@ -13,7 +14,17 @@ import { WebhooksGroup } from "./Webhooks.ts"
 export const INTERFACE_VERSION = "0.1.0"
 
 export class IntegrationsApi extends HttpApi.make("IntegrationsApi")
-  .add(BrebGroup, SwapsGroup, EventsGroup, DashboardGroup, RequestLogsGroup, TestHelpersGroup, WebhooksGroup, HealthGroup)
+  .add(
+    BrebGroup,
+    SwapsGroup,
+    EventsGroup,
+    ApiKeysGroup,
+    DashboardGroup,
+    RequestLogsGroup,
+    TestHelpersGroup,
+    WebhooksGroup,
+    HealthGroup
+  )
   // Issues name the rejected value (the 400 texts quote it); request bodies refuse unknown fields.
   .annotate(HttpApi.ParseOptions, { reportInput: true })
   .annotate(HttpApi.PayloadParseOptions, { ...RejectUnknownFields, reportInput: true })

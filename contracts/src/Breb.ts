@@ -183,7 +183,7 @@ export class BrebGroup extends HttpApiGroup.make("breb")
       .annotate(OpenApi.Summary, "List payouts for this integration")
       .annotate(
         OpenApi.Description,
-        "Oldest first (`createdAt`, then `payoutId`), keyset-paginated: pass `nextCursor` as `cursor` for the next page; it is `null` on the last one. Safe to follow: a payout is listed only once no payout still being created can come before it, so paging on with the cursor (polling the last page again) never skips one."
+        "Oldest first (`createdAt`, then `payoutId`), keyset-paginated: pass `nextCursor` as `cursor` for the next page; it is `null` on the last one. Safe to follow: a payout is listed only once no payout still being created can come before it, so paging on with the cursor (polling the last page again) never skips one. Filters combine (all must hold) and keep the order: `createdFrom` and `createdTo` (a range of `createdAt`), `status`, `txHash` (the payout confirmed with that deposit or fee transaction) and `breBKeyLast4` (the last 4 characters of the destination Bre-B key); a payout's id is `GET payouts/{payoutId}`. `status` and `txHash` are matched when each page is read: a payout that gets them after its place was paged past is not listed again (events tell every change). A `nextCursor` returned for a list filtered by `createdTo`, `status`, `txHash` or `breBKeyLast4` continues that list only: pass it with the same filters (`createdFrom` included), else 400 naming `cursor`."
       )
   )
   .middleware(Authentication)

@@ -78,7 +78,7 @@ const byCode: { readonly [Code in ErrorCode]: Omit<ErrorCatalogueEntry, "errorCo
 const byStatus: { readonly [Status in CodelessStatus]: Omit<ErrorCatalogueEntry, "errorCode" | "status"> } = {
   400: {
     when:
-      "invalid input: the message names the field and the rule (unknown body fields too: `quoteID: is not a known field`); malformed JSON; a payout's `previewId` that is not this integration's, has expired, or was previewed for another `breBKey`, `accountOwnerName` or `userAddress` (the message starts `previewId:`); in mock mode an unknown `X-Mock-Scenario`",
+      "invalid input: the message names the field and the rule (unknown body fields too: `quoteID: is not a known field`); a list's `createdTo` not after its `createdFrom`, or a filtered list's `cursor` sent with other filters; malformed JSON; a payout's `previewId` that is not this integration's, has expired, or was previewed for another `breBKey`, `accountOwnerName` or `userAddress` (the message starts `previewId:`); in mock mode an unknown `X-Mock-Scenario`",
     next:
       "Fix the field the message names and send again; the same request will not pass. For `previewId:`, preview again or send the payout without it."
   },

@@ -3,7 +3,7 @@ import { EndpointId, EventId, IntegrationId } from "./Ids.ts"
 import { KycCustomer } from "./Kyc.ts"
 import { ListCursor, ListLimit, Payout } from "./Payout.ts"
 import { KNOWN_FAILURE_CODES, type KnownFailureCode } from "./PayoutFailure.ts"
-import { atLeast, atMost, IsoTimestamp, matching, PrintableText } from "./Primitives.ts"
+import { atLeast, atMost, IsoTimestamp, matching, PrintableText, unnamed } from "./Primitives.ts"
 import { SwapIntent } from "./Swap.ts"
 
 export const PayoutEventType = Schema.Literals([
@@ -59,7 +59,8 @@ export type EventSubscription = typeof EventSubscription.Type
 
 export const WebhookEndpointStatus = Schema.Literals(["enabled", "disabled"]).annotate({
   identifier: "WebhookEndpointStatus",
-  description: "`disabled` after its deliveries failed for the whole retry window (3 days); `disabledReason` says why"
+  description:
+    "`disabled` after its deliveries failed for the whole retry window (3 days), or when the integration disabled it (PATCH); `disabledReason` says why. A disabled endpoint receives nothing."
 })
 
 export const WebhookEndpoint = Schema.Struct({
@@ -82,22 +83,43 @@ export const WebhookEndpointWithSecret = Schema.Struct({ ...WebhookEndpoint.fiel
   .annotate({ identifier: "WebhookEndpointWithSecret" })
 export type WebhookEndpointWithSecret = typeof WebhookEndpointWithSecret.Type
 
+const EndpointUrl = PrintableText.check(
+  atLeast(1, "must not be empty"),
+  atMost(2048, "must be at most 2048 characters")
+).annotate({
+  description:
+    "Absolute URL receiving POSTed events. Live: `https` only, to a public address. Mock: `http` and loopback too."
+})
+
+const EndpointEvents = Schema.Array(EventSubscription).check(
+  Schema.isMinLength(1, { message: "must list at least one event type (or omit it for all)" }).abort(),
+  Schema.isMaxLength(32, { message: "must list at most 32 event types" }).abort()
+)
+
 export const CreateWebhookEndpointRequest = Schema.Struct({
-  url: PrintableText.check(
-    atLeast(1, "must not be empty"),
-    atMost(2048, "must be at most 2048 characters")
-  ).annotate({
-    description:
-      "Absolute URL receiving POSTed events. Live: `https` only, to a public address. Mock: `http` and loopback too."
-  }),
+  url: EndpointUrl,
   events: Schema.optionalKey(
-    Schema.Array(EventSubscription).check(
-      Schema.isMinLength(1, { message: "must list at least one event type (or omit it for all)" }).abort(),
-      Schema.isMaxLength(32, { message: "must list at most 32 event types" }).abort()
-    ).annotate({ description: "Event types to receive (default `[\"*\"]`: all)" })
+    EndpointEvents.annotate({ description: "Event types to receive (default `[\"*\"]`: all)" })
   )
 }).annotate({ identifier: "CreateWebhookEndpointRequest" })
 export type CreateWebhookEndpointRequest = typeof CreateWebhookEndpointRequest.Type
+
+export const UpdateWebhookEndpointRequest = Schema.Struct({
+  status: Schema.optionalKey(unnamed(WebhookEndpointStatus, {
+    description:
+      "`disabled`: no new deliveries, and the ones still pending (retries included) are canceled; `enabled` on a disabled endpoint: deliveries resume for events recorded from then on, `disabledReason` and its failure record are cleared (events recorded while it was disabled are not sent: redeliver them)"
+  })),
+  url: Schema.optionalKey(EndpointUrl.annotate({
+    description:
+      "A new absolute URL, checked as at creation (live: `https` only, to a public address); pending deliveries go to it"
+  })),
+  events: Schema.optionalKey(
+    EndpointEvents.annotate({
+      description: "The event types to receive from now on, replacing the list (`[\"*\"]`: all)"
+    })
+  )
+}).annotate({ identifier: "UpdateWebhookEndpointRequest" })
+export type UpdateWebhookEndpointRequest = typeof UpdateWebhookEndpointRequest.Type
 
 export const WebhookEndpointList = Schema.Struct({
   items: Schema.Array(WebhookEndpoint)
@@ -149,7 +171,12 @@ export const DeliveryAttempt = Schema.Struct({
   error: Schema.NullOr(Schema.String).annotate({
     description: "Why the attempt failed (timeout, refused target, status)"
   }),
-  durationMs: Int
+  durationMs: Int,
+  responseExcerpt: Schema.NullOr(Schema.String).annotate({
+    description:
+      "The start of the receiver's response body as text: at most 256 characters of its first 1 KiB, read as UTF-8, with control characters removed (tabs and line breaks become spaces). Null when no body came (no answer, an empty body) and for attempts recorded before this field existed.",
+    examples: ["{\"received\":true}"]
+  })
 }).annotate({ identifier: "DeliveryAttempt" })
 export type DeliveryAttempt = typeof DeliveryAttempt.Type
 
@@ -171,8 +198,19 @@ export const EventList = Schema.Struct({
 }).annotate({ identifier: "EventList" })
 export type EventList = typeof EventList.Type
 
+/** A resource an event is about: a payout's, swap's or endpoint's id, or a customer's wallet address. */
+const EventResourceId = PrintableText.check(
+  atLeast(1, "must not be empty"),
+  atMost(64, "must be at most 64 characters")
+).annotate({
+  description:
+    "Only the events about this resource, the id of the event's `data.object`: a payout's `payoutId` (`po_…`), a swap's `intentId` (`sw_…`), a KYC customer's `userAddress` (any letter case) or a webhook endpoint's `endpointId` (`we_…`). Listed in the order they were recorded, which is the resource's `sequence` order.",
+  examples: ["po_3kTMd9Qv7xWc2LpZ8hR1sA"]
+})
+
 export const ListEventsParams = Schema.Struct({
   type: Schema.optionalKey(EventType),
+  resourceId: Schema.optionalKey(EventResourceId),
   createdFrom: Schema.optionalKey(IsoTimestamp),
   limit: Schema.optionalKey(ListLimit),
   cursor: Schema.optionalKey(ListCursor)

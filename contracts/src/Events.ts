@@ -10,6 +10,7 @@ import {
   ListEventsParams,
   PingEvent,
   Redelivery,
+  UpdateWebhookEndpointRequest,
   WebhookEndpoint,
   WebhookEndpointList,
   WebhookEndpointWithSecret
@@ -50,6 +51,17 @@ export class EventsGroup extends HttpApiGroup.make("events")
     })
       .annotate(OpenApi.Summary, "Get a webhook endpoint")
       .annotate(OpenApi.Description, "One endpoint of this integration, without its secret."),
+    HttpApiEndpoint.patch("updateWebhookEndpoint", "/webhook-endpoints/:endpointId", {
+      params: { endpointId: EndpointIdParam },
+      payload: UpdateWebhookEndpointRequest,
+      success: WebhookEndpoint,
+      error: [...groupErrors, NotFoundError]
+    })
+      .annotate(OpenApi.Summary, "Update a webhook endpoint: enable or disable it, change its URL or event types")
+      .annotate(
+        OpenApi.Description,
+        "Sets the fields given (`status`, `url`, `events`; the others stay as they are) and answers the endpoint, without its secret. `status: disabled` stops deliveries at once: no event is queued for it any more, and its pending deliveries (retries included) are canceled (an attempt already under way finishes); `disabledReason` says it was disabled by the integration. `status: enabled` on a disabled endpoint (by the integration or after failing for the retry window) clears `disabledReason` and its failure record: events recorded from then on are delivered; those recorded while it was disabled are not (list them with `GET events` and redeliver them). Setting the status it already has changes nothing. A new `url` is checked as at creation; `events` replaces the subscription for events recorded from then on. Another integration's endpoint is 404."
+      ),
     HttpApiEndpoint.delete("deleteWebhookEndpoint", "/webhook-endpoints/:endpointId", {
       params: { endpointId: EndpointIdParam },
       success: HttpApiSchema.NoContent,
@@ -85,7 +97,7 @@ export class EventsGroup extends HttpApiGroup.make("events")
       .annotate(OpenApi.Summary, "List events for this integration, in the order they were recorded")
       .annotate(
         OpenApi.Description,
-        "Every event recorded for this integration, with the exact body that was (or will be) delivered, in the order the events were recorded (committed): following the cursors shows each event once, and one resource's events in `sequence` order; `createdAt` is not strictly increasing across resources. Filter by `type` and `createdFrom`. Pass `nextCursor` as `cursor` for the next page; it is `null` on the last one. To follow the list, poll that last page again with the cursor that fetched it: new events come after the ones it held."
+        "Every event recorded for this integration, with the exact body that was (or will be) delivered, in the order the events were recorded (committed): following the cursors shows each event once, and one resource's events in `sequence` order; `createdAt` is not strictly increasing across resources. Filter by `type`, `resourceId` (the events of one payout, swap, customer or endpoint, in `sequence` order) and `createdFrom`; filters combine (all must hold). Pass `nextCursor` as `cursor` for the next page; it is `null` on the last one. To follow the list, poll that last page again with the cursor that fetched it: new events come after the ones it held. A cursor returned for a list filtered by `resourceId` continues that list only: pass it with the same filters (`type` and `createdFrom` included), else 400 naming `cursor`."
       ),
     HttpApiEndpoint.get("getEvent", "/events/:eventId", {
       params: { eventId: EventIdParam },
@@ -95,7 +107,7 @@ export class EventsGroup extends HttpApiGroup.make("events")
       .annotate(OpenApi.Summary, "Get an event with its delivery attempts")
       .annotate(
         OpenApi.Description,
-        "The event's body and every delivery attempt: endpoint, time, the receiver's status, duration and error."
+        "The event's body and every delivery attempt, oldest first: endpoint, time, outcome, the receiver's status, duration, error and the start of the receiver's response body (`responseExcerpt`)."
       ),
     HttpApiEndpoint.post("redeliverEvent", "/events/:eventId/redeliver", {
       params: { eventId: EventIdParam },

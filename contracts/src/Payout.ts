@@ -13,7 +13,8 @@ import {
   IsoTimestamp,
   matching,
   NonEmptyText,
-  TxHash
+  TxHash,
+  unnamed
 } from "./Primitives.ts"
 
 export const FeeLegCode = Schema.Literals(["swap", "bridge_fx", "bridge", "copby"]).annotate({
@@ -273,8 +274,34 @@ export const ListCursor = Schema.String.check(atMost(512)).annotate({
   description: "The previous page's `nextCursor`, unchanged (opaque; omit it for the first page)"
 })
 
+/** `createdTo`: the exclusive upper bound on `createdAt`, with `createdFrom` a half-open range. */
+export const CreatedTo = unnamed(IsoTimestamp, {
+  description:
+    "Only items created before this moment (exclusive; with `createdFrom`, the range `[createdFrom, createdTo)`). Must be later than `createdFrom`.",
+  examples: ["2026-12-01T00:00:00.000Z"]
+})
+
 export const ListPayoutsParams = Schema.Struct({
   createdFrom: Schema.optionalKey(IsoTimestamp),
+  createdTo: Schema.optionalKey(CreatedTo),
+  status: Schema.optionalKey(unnamed(PayoutStatus, {
+    description:
+      "Only payouts in this status when the page is read (one of PayoutStatus). A payout that reaches it after its place in the list was paged past is not listed again: follow status changes with events."
+  })),
+  txHash: Schema.optionalKey(unnamed(TxHash, {
+    description:
+      "Only the payout whose `txHash` or `feeTxHash` is this transaction hash (any letter case): the deposit or fee transaction the payout was confirmed with",
+    examples: [TxHash.make("0x9b2f4c1e8a7d6b5c4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d")]
+  })),
+  breBKeyLast4: Schema.optionalKey(
+    Schema.String.check(
+      matching(/^[!-~]{4}$/, "must be exactly 4 characters of a Bre-B key (printable ASCII, no spaces)")
+    ).annotate({
+      description:
+        "Only payouts to a Bre-B key ending in these 4 characters (the receipt's `breBKeyLast4`), in any letter case",
+      examples: ["2024"]
+    })
+  ),
   limit: Schema.optionalKey(ListLimit),
   cursor: Schema.optionalKey(ListCursor)
 })

@@ -2,7 +2,12 @@
  * The request examples of the OpenAPI document: one body per request schema and one Idempotency-Key per operation
  * that takes one. Apart from the response examples (Examples.ts), which the schemas themselves import.
  */
-import type { AdvancePayoutRequest, CreateWebhookEndpointRequest, TriggerEventRequest } from "./Event.ts"
+import type {
+  AdvancePayoutRequest,
+  CreateWebhookEndpointRequest,
+  TriggerEventRequest,
+  UpdateWebhookEndpointRequest
+} from "./Event.ts"
 import { EXAMPLE_TX_HASHES, EXAMPLE_USER } from "./Examples.ts"
 import type { OtpSendRequest, OtpVerifyRequest } from "./Kyc.ts"
 import type { ConfirmPayoutRequest, CreatePayoutRequest } from "./Payout.ts"
@@ -11,7 +16,7 @@ import type { ConfirmSwapRequest, PrepareSwapRequest } from "./Swap.ts"
 
 /**
  * One example per request body, by component name: in mock mode, sent in this order (OTP send, verify, payout,
- * confirm, advance, swap prepare, confirm, webhook endpoint), each is answered 2xx, so the docs page's "Test Request"
+ * confirm, advance, swap prepare, confirm, webhook endpoint and its update), each is answered 2xx, so the docs page's "Test Request"
  * works as pre-filled, for every integration and every time (the confirms' hashes: EXAMPLE_TX_HASHES). The OTP code is mock mode's (MOCK_OTP_DEBUG_CODE, default 123456); no `quoteId` (a quote's
  * lock expires). The document's finishing step (OpenApiDocument.ts) puts each on its schema; a test decodes each
  * with the contract's schema.
@@ -38,6 +43,7 @@ export const REQUEST_BODY_EXAMPLES = {
   },
   ConfirmSwapRequest: { txHash: EXAMPLE_TX_HASHES.swap },
   CreateWebhookEndpointRequest: { url: "http://127.0.0.1:4000/hooks", events: ["*"] },
+  UpdateWebhookEndpointRequest: { status: "disabled" },
   TriggerEventRequest: { type: "payout.refunded" }
 } as const satisfies {
   readonly OtpSendRequest: typeof OtpSendRequest.Encoded
@@ -49,6 +55,7 @@ export const REQUEST_BODY_EXAMPLES = {
   readonly PrepareSwapRequest: typeof PrepareSwapRequest.Encoded
   readonly ConfirmSwapRequest: typeof ConfirmSwapRequest.Encoded
   readonly CreateWebhookEndpointRequest: typeof CreateWebhookEndpointRequest.Encoded
+  readonly UpdateWebhookEndpointRequest: typeof UpdateWebhookEndpointRequest.Encoded
   readonly TriggerEventRequest: typeof TriggerEventRequest.Encoded
 }
 

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { IntegrationId, SwapId } from "./Ids.ts"
-import { FeeLeg, ListPayoutsParams, PreparedTx } from "./Payout.ts"
+import { CreatedTo, FeeLeg, ListCursor, ListLimit, PreparedTx } from "./Payout.ts"
 import { Address, DecimalString, greaterThanZero, IsoTimestamp, TxHash, unnamed } from "./Primitives.ts"
 
 export const SwapToken = Schema.Literals(["USDC", "COPm"]).annotate({
@@ -81,4 +81,13 @@ export const SwapList = Schema.Struct({
 }).annotate({ identifier: "SwapList" })
 export type SwapList = typeof SwapList.Type
 
-export const ListSwapsParams = ListPayoutsParams
+export const ListSwapsParams = Schema.Struct({
+  createdFrom: Schema.optionalKey(IsoTimestamp),
+  createdTo: Schema.optionalKey(CreatedTo),
+  status: Schema.optionalKey(unnamed(SwapStatus, {
+    description:
+      "Only swaps in this status when the page is read (one of SwapStatus). A swap that reaches it after its place in the list was paged past is not listed again: follow status changes with events."
+  })),
+  limit: Schema.optionalKey(ListLimit),
+  cursor: Schema.optionalKey(ListCursor)
+})

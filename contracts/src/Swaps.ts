@@ -66,7 +66,7 @@ export class SwapsGroup extends HttpApiGroup.make("swaps")
       .annotate(OpenApi.Summary, "List swaps for this integration")
       .annotate(
         OpenApi.Description,
-        "Oldest first (`createdAt`, then `intentId`), keyset-paginated and safe to follow like payouts."
+        "Oldest first (`createdAt`, then `intentId`), keyset-paginated and safe to follow like payouts. Filters combine (all must hold): `createdFrom` and `createdTo` (a range of `createdAt`) and `status` (matched when each page is read, as for payouts). A `nextCursor` returned for a list filtered by `createdTo` or `status` continues that list only: pass it with the same filters (`createdFrom` included), else 400 naming `cursor`."
       )
   )
   .middleware(Authentication)

@@ -1,4 +1,5 @@
 export * from "./Api.ts"
+export * from "./ApiKeys.ts"
 export * from "./Auth.ts"
 export * from "./Breb.ts"
 export * from "./Client.ts"

@@ -91,6 +91,15 @@ export class ApiKeyRepo extends Context.Service<ApiKeyRepo>()("ApiKeyRepo", {
             ORDER BY k.created_at DESC, k.id DESC LIMIT 1`
     })
 
+    const listOf = SqlSchema.findAll({
+      Request: IntegrationId,
+      Result: ApiKeyRow,
+      execute: (integrationId) =>
+        sql`SELECT ${columns} FROM api_keys k JOIN integrations i ON i.id = k.integration_id
+            WHERE k.integration_id = ${integrationId}
+            ORDER BY k.created_at, k.id`
+    })
+
     const revoke = SqlSchema.findOneOption({
       Request: Schema.String,
       Result: Schema.Struct({ id: Schema.String }),
@@ -168,6 +177,8 @@ export class ApiKeyRepo extends Context.Service<ApiKeyRepo>()("ApiKeyRepo", {
       list: list(undefined).pipe(Effect.orDie),
       /** The integration's newest key that authenticates now, if any (without noting a use of it). */
       newestActiveOf: (integrationId: IntegrationId) => newestActiveOf(integrationId).pipe(Effect.orDie),
+      /** One integration's keys, every state, oldest first (the api_keys_integration index). */
+      listOf: (integrationId: IntegrationId) => listOf(integrationId).pipe(Effect.orDie),
       revoke: (id: string) => revoke(id).pipe(Effect.orDie)
     } as const
   })

@@ -1,10 +1,13 @@
 import { IntegrationId } from "@cop-integrations/contracts"
 import { Effect, Schema } from "effect"
 import { SchemaJITCompiler } from "effect/schema"
-import { type SqlClient, SqlSchema, type Statement } from "effect/sql"
+import { type SqlClient, SqlSchema, Statement } from "effect/sql"
 import { atomically } from "./Atomically.ts"
 import { type CreatedTable, visibleBefore } from "./ListHorizon.ts"
 import { EXPIRY_BATCH, type KeysetRow, PageRequest } from "./Pagination.ts"
+
+/** A piece of SQL passed through a request schema as it is (it is not data to encode). */
+const SqlFragment = Schema.declare(Statement.isFragment, { expected: "an SQL fragment" })
 
 /**
  * The queries a table of resources owned by an integration shares (payouts, swap intents), each row read as `Row`.
@@ -47,13 +50,16 @@ export const ownedTable = <A extends KeysetRow & { readonly id: Id }, I, Id exte
       sql`SELECT * FROM ${table} WHERE id = ${id} AND integration_id = ${integrationId} FOR UPDATE`
   })
 
+  // `where`: the list's other filters, as `AND …` conditions on the table's columns (built by the repository).
   const page = SqlSchema.findAll({
-    Request: Schema.Struct({ ...PageRequest.fields, before: Schema.Date }),
+    Request: Schema.Struct({ ...PageRequest.fields, before: Schema.Date, where: SqlFragment }),
     Result: options.Row,
-    execute: ({ after, before, createdFrom, integrationId, limit }) =>
+    execute: ({ after, before, createdFrom, createdTo, integrationId, limit, where }) =>
       sql`SELECT * FROM ${table}
           WHERE integration_id = ${integrationId} AND created_at < ${before}
           ${createdFrom === null ? sql`` : sql`AND created_at >= ${createdFrom}`}
+          ${createdTo === null ? sql`` : sql`AND created_at < ${createdTo}`}
+          ${where}
           ${after === null ? sql`` : sql`AND (created_at, id) > (${after.createdAt}, ${after.id})`}
           ORDER BY created_at, id
           LIMIT ${limit}`
@@ -82,9 +88,13 @@ export const ownedTable = <A extends KeysetRow & { readonly id: Id }, I, Id exte
   return {
     findOwned: (integrationId: IntegrationId, id: Id) => findOwned({ integrationId, id }).pipe(Effect.orDie),
     lockOwned: (integrationId: IntegrationId, id: Id) => lockOwned({ integrationId, id }).pipe(Effect.orDie),
-    page: (request: typeof PageRequest.Type) =>
+    /**
+     * One page of the list; `where` narrows it (`AND status = …`, from the repository's own filters). The horizon is
+     * the same whatever the filters: a row is listed only once nothing still being created can come before it.
+     */
+    page: (request: typeof PageRequest.Type, where: Statement.Fragment = sql``) =>
       visibleBefore(sql, options.table, request.integrationId).pipe(
-        Effect.flatMap((before) => page({ ...request, before })),
+        Effect.flatMap((before) => page({ ...request, before, where })),
         Effect.orDie
       ),
     /**

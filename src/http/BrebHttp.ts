@@ -74,6 +74,10 @@ export const BrebHttpLive = HttpApiBuilder.group(IntegrationsApi, "breb", (handl
           payouts.list({
             integrationId,
             createdFrom: query.createdFrom,
+            createdTo: query.createdTo,
+            status: query.status,
+            txHash: query.txHash,
+            breBKeyLast4: query.breBKeyLast4,
             limit: query.limit,
             cursor: query.cursor
           }).pipe(Effect.map((page) =>

@@ -24,9 +24,14 @@ export const EventsHttpLive = HttpApiBuilder.group(IntegrationsApi, "events", (h
       .handle("createWebhookEndpoint", ({ payload }) => refusable((id) => endpoints.create(id, payload)))
       .handle("listWebhookEndpoints", () => withIntegration(endpoints.list))
       .handle("getWebhookEndpoint", ({ params }) => withIntegration((id) => endpoints.get(id, params.endpointId)))
-      .handle("deleteWebhookEndpoint", ({ params }) => withIntegration((id) => endpoints.remove(id, params.endpointId)))
+      .handle("updateWebhookEndpoint", ({ params, payload }) =>
+        withIntegration((id) => endpoints.update(id, params.endpointId, payload)))
+      .handle("deleteWebhookEndpoint", ({ params }) =>
+        withIntegration((id) => endpoints.remove(id, params.endpointId)))
       .handle("rotateWebhookSecret", ({ params }) =>
-        withIntegration((id) => endpoints.rotateSecret(id, params.endpointId)))
+        withIntegration((id) =>
+          endpoints.rotateSecret(id, params.endpointId)
+        ))
       .handle("pingWebhookEndpoint", ({ params }) =>
         refusable((id) =>
           Effect.map(endpoints.ping(id, params.endpointId), rawJson(202))
@@ -37,6 +42,7 @@ export const EventsHttpLive = HttpApiBuilder.group(IntegrationsApi, "events", (h
             events.list({
               integrationId,
               type: query.type,
+              resourceId: query.resourceId,
               createdFrom: query.createdFrom,
               limit: query.limit,
               cursor: query.cursor
@@ -48,6 +54,5 @@ export const EventsHttpLive = HttpApiBuilder.group(IntegrationsApi, "events", (h
         withIntegration((id) =>
           Effect.map(events.get(id, params.eventId), rawJson(200))
         ))
-      .handle("redeliverEvent", ({ params }) =>
-        withIntegration((id) => events.redeliver(id, params.eventId)))
+      .handle("redeliverEvent", ({ params }) => withIntegration((id) => events.redeliver(id, params.eventId)))
   }))

@@ -36,6 +36,8 @@ export const SwapsHttpLive = HttpApiBuilder.group(IntegrationsApi, "swaps", (han
           swaps.list({
             integrationId,
             createdFrom: query.createdFrom,
+            createdTo: query.createdTo,
+            status: query.status,
             limit: query.limit,
             cursor: query.cursor
           })))

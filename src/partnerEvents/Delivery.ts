@@ -82,7 +82,12 @@ export const makeDelivery = Effect.gen(function*() {
       const startedAt = yield* now
       const outcome: SendOutcome = yield* Result.match(targets.checkStatic(delivery.url), {
         onFailure: (reason) =>
-          Effect.succeed<SendOutcome>({ ok: false, status: null, error: `refused: url ${reason}` }),
+          Effect.succeed<SendOutcome>({
+            ok: false,
+            status: null,
+            error: `refused: url ${reason}`,
+            responseExcerpt: null
+          }),
         onSuccess: (url) =>
           postWebhook({
             url,

@@ -36,7 +36,8 @@ const Attempt = Schema.Struct({
   durationMs: Schema.Number,
   status: Schema.NullOr(Schema.Number),
   error: Schema.NullOr(Schema.String),
-  succeeded: Schema.Boolean
+  succeeded: Schema.Boolean,
+  responseExcerpt: Schema.NullOr(Schema.String)
 })
 
 const Finished = Schema.Struct({ seq: Schema.String, at: Schema.Date })
@@ -111,10 +112,11 @@ export class DeliveryRepo extends Context.Service<DeliveryRepo>()("DeliveryRepo"
 
     const recordAttempt = SqlSchema.void({
       Request: Attempt,
-      execute: ({ at, durationMs, endpointId, error, eventId, status, succeeded }) =>
-        sql`INSERT INTO event_delivery_attempts (event_id, endpoint_id, attempted_at, duration_ms, response_status, error, succeeded)
+      execute: ({ at, durationMs, endpointId, error, eventId, responseExcerpt, status, succeeded }) =>
+        sql`INSERT INTO event_delivery_attempts
+              (event_id, endpoint_id, attempted_at, duration_ms, response_status, error, succeeded, response_excerpt)
         VALUES (${eventId}, ${endpointId}, ${at}, ${durationMs}, ${status},
-                ${error}, ${succeeded})`
+                ${error}, ${succeeded}, ${responseExcerpt})`
     })
 
     const markDelivered = SqlSchema.void({
@@ -196,7 +198,8 @@ export class DeliveryRepo extends Context.Service<DeliveryRepo>()("DeliveryRepo"
           durationMs,
           status: outcome.status,
           error: outcome.ok ? null : outcome.error,
-          succeeded: outcome.ok
+          succeeded: outcome.ok,
+          responseExcerpt: outcome.responseExcerpt
         }),
       /** The delivery is done, and its endpoint no longer failing. */
       succeeded: (delivery: Claimed, at: Date) =>

@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "effect/sql"
 import { EndpointId, EventSubscription, IntegrationId, WebhookEndpointStatus } from "@cop-integrations/contracts"
-import { Context, Effect, Layer, type Option, Schema } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 
 export const EndpointRow = Schema.Struct({
   id: EndpointId,
@@ -21,6 +21,14 @@ const COLUMNS =
   "id, integration_id, url, events, secret, previous_secret, previous_secret_expires_at, status, disabled_reason, created_at, updated_at"
 
 const Owned = Schema.Struct({ integrationId: IntegrationId, endpointId: EndpointId })
+
+/** What an update sets (what it leaves out stays), and the reason recorded when it disables the endpoint. */
+export interface EndpointChange {
+  readonly status?: typeof WebhookEndpointStatus.Type
+  readonly url?: string
+  readonly events?: ReadonlyArray<EventSubscription>
+  readonly disabledReason?: string
+}
 
 /** Webhook endpoints of an integration; a deleted one is kept (its deliveries reference it) but never found. */
 export class EndpointRepo extends Context.Service<EndpointRepo>()("EndpointRepo", {
@@ -85,6 +93,41 @@ export class EndpointRepo extends Context.Service<EndpointRepo>()("EndpointRepo"
             RETURNING ${columns}`
     })
 
+    /**
+     * Sets what `change` names, in one transaction. Disabling records `disabledReason` (unless it was disabled
+     * already: the first reason stays) and cancels the endpoint's pending deliveries, as a deletion does, so nothing
+     * more is sent to it; enabling a disabled endpoint clears its reason and its failure record (`failing_since`), so
+     * the retry window starts again from its next failure. `updated_at` moves only when something changed. None when
+     * it is not the integration's (or deleted).
+     */
+    const update = (integrationId: IntegrationId, endpointId: EndpointId, change: EndpointChange, at: Date) =>
+      Effect.gen(function*() {
+        const url = change.url === undefined ? sql`url` : sql`${change.url}`
+        const events = change.events === undefined
+          ? sql`events`
+          : sql`string_to_array(${change.events.join(",")}, ',')`
+        const status = change.status === undefined ? sql`status` : sql`${change.status}`
+        const rows = yield* sql`
+          UPDATE webhook_endpoints SET
+            url = ${url},
+            events = ${events},
+            status = ${status},
+            disabled_reason = CASE WHEN ${status} = 'enabled' THEN NULL
+                                   WHEN status = 'enabled' THEN ${change.disabledReason ?? null}
+                                   ELSE disabled_reason END,
+            failing_since = CASE WHEN status = 'disabled' AND ${status} = 'enabled' THEN NULL ELSE failing_since END,
+            updated_at = CASE WHEN (url, events, status) IS DISTINCT FROM (${url}, ${events}, ${status}) THEN ${at}
+                              ELSE updated_at END
+          WHERE id = ${endpointId} AND integration_id = ${integrationId} AND deleted_at IS NULL
+          RETURNING ${columns}`
+        if (rows.length === 0) return Option.none<EndpointRow>()
+        if (change.status === "disabled") {
+          yield* sql`UPDATE event_deliveries SET state = 'canceled', finished_at = ${at}, leased_until = NULL
+                     WHERE endpoint_id = ${endpointId} AND state = 'pending'`
+        }
+        return Option.some(yield* Schema.decodeUnknownEffect(EndpointRow)(rows[0]))
+      }).pipe(sql.withTransaction)
+
     /** Deletes (softly) and drops the deliveries still pending for it, in one transaction. */
     const remove = (integrationId: IntegrationId, endpointId: EndpointId, at: Date) =>
       Effect.gen(function*() {
@@ -105,6 +148,13 @@ export class EndpointRepo extends Context.Service<EndpointRepo>()("EndpointRepo"
       findOwned: (integrationId: IntegrationId, endpointId: EndpointId): Effect.Effect<Option.Option<EndpointRow>> =>
         findOwned({ integrationId, endpointId }).pipe(Effect.orDie),
       rotate: (input: typeof rotate extends (i: infer I) => unknown ? I : never) => rotate(input).pipe(Effect.orDie),
+      /** The endpoint as changed, or none when it is not the integration's. */
+      update: (
+        integrationId: IntegrationId,
+        endpointId: EndpointId,
+        change: EndpointChange,
+        at: Date
+      ): Effect.Effect<Option.Option<EndpointRow>> => update(integrationId, endpointId, change, at).pipe(Effect.orDie),
       remove: (integrationId: IntegrationId, endpointId: EndpointId, at: Date) =>
         remove(integrationId, endpointId, at).pipe(Effect.orDie)
     } as const

@@ -21,7 +21,8 @@ export const AttemptRow = Schema.Struct({
   duration_ms: Schema.Number,
   response_status: Schema.NullOr(Schema.Number),
   error: Schema.NullOr(Schema.String),
-  succeeded: Schema.Boolean
+  succeeded: Schema.Boolean,
+  response_excerpt: Schema.NullOr(Schema.String)
 })
 export type AttemptRow = typeof AttemptRow.Type
 
@@ -35,9 +36,13 @@ const After = Schema.Union([
 ])
 
 const EventPage = Schema.Struct({
-  ...PageRequest.fields,
+  integrationId: PageRequest.fields.integrationId,
+  createdFrom: PageRequest.fields.createdFrom,
+  limit: PageRequest.fields.limit,
   after: Schema.NullOr(After),
-  type: Schema.NullOr(Schema.String)
+  type: Schema.NullOr(Schema.String),
+  /** One resource's events only (its id as stored: a customer's address in lower case). */
+  resourceId: Schema.optionalKey(Schema.NullOr(Schema.String))
 })
 
 const Owned = Schema.Struct({ integrationId: IntegrationId, eventId: EventId })
@@ -58,14 +63,16 @@ export class EventRepo extends Context.Service<EventRepo>()("EventRepo", {
           AND (created_at, id) <= (${after.createdAt}, ${after.id})
         ORDER BY created_at DESC, id DESC LIMIT 1), 0)`
 
-    // Only events with a position are listed: numbered once committed, in the order they were recorded.
+    // Only events with a position are listed: numbered once committed, in the order they were recorded. One
+    // resource's events are found through its (integration_id, resource_id, sequence) key: a few rows, then sorted.
     const page = SqlSchema.findAll({
       Request: EventPage,
       Result: ListedEventRow,
-      execute: ({ after, createdFrom, integrationId, limit, type }) =>
+      execute: ({ after, createdFrom, integrationId, limit, resourceId, type }) =>
         sql`SELECT id, type, resource_id, body, created_at, position FROM events
             WHERE integration_id = ${integrationId}
             ${type === null ? sql`` : sql`AND type = ${type}`}
+            ${resourceId === undefined || resourceId === null ? sql`` : sql`AND resource_id = ${resourceId}`}
             ${createdFrom === null ? sql`` : sql`AND created_at >= ${createdFrom}`}
             AND position > ${after === null ? sql`0` : positionAfter(integrationId, after)}
             ORDER BY position
@@ -109,7 +116,7 @@ export class EventRepo extends Context.Service<EventRepo>()("EventRepo", {
       Request: EventId,
       Result: AttemptRow,
       execute: (eventId) =>
-        sql`SELECT endpoint_id, attempted_at, duration_ms, response_status, error, succeeded
+        sql`SELECT endpoint_id, attempted_at, duration_ms, response_status, error, succeeded, response_excerpt
             FROM event_delivery_attempts WHERE event_id = ${eventId} ORDER BY id`
     })
 

@@ -8,17 +8,24 @@ import {
 import { Context, Effect, Layer, Option } from "effect"
 import { now } from "../base/Clock.ts"
 import { PageBudget } from "../db/PageBudget.ts"
-import { positionPage } from "../db/Pagination.ts"
+import { filterDigest, instantOf, positionPage } from "../db/Pagination.ts"
 import { EventRepo } from "./EventRepo.ts"
 import { presentAttempt } from "./Present.ts"
 
 export interface EventListRequest {
   readonly integrationId: IntegrationId
   readonly type: string | undefined
+  readonly resourceId?: string | undefined
   readonly createdFrom: string | undefined
   readonly limit: number | undefined
   readonly cursor: string | undefined
 }
+
+const WALLET_ADDRESS = /^0x[0-9a-fA-F]{40}$/
+
+/** A resource id as events store it: a customer's wallet address in lower case, any other id as it is. */
+export const storedResourceId = (resourceId: string): string =>
+  WALLET_ADDRESS.test(resourceId) ? resourceId.toLowerCase() : resourceId
 
 /**
  * The events API. Events are answered with the bytes that were (or will be) delivered: the stored body, spliced
@@ -33,11 +40,17 @@ export class PartnerEvents extends Context.Service<PartnerEvents>()("PartnerEven
 
     const list = Effect.fn("PartnerEvents.list")(
       function*(request: EventListRequest): Effect.fn.Return<string, BadRequest> {
+        const resourceId = request.resourceId === undefined ? undefined : storedResourceId(request.resourceId)
+        const digest = filterDigest({ resourceId }, { type: request.type, createdFrom: instantOf(request.createdFrom) })
         const listed = yield* positionPage(
-          request,
+          { ...request, filterDigest: digest },
           (page) =>
             events.positionPending(request.integrationId).pipe(
-              Effect.andThen(events.page({ ...page, type: request.type ?? null }).pipe(pageBudget.withRows(page.limit)))
+              Effect.andThen(
+                events.page({ ...page, type: request.type ?? null, resourceId: resourceId ?? null }).pipe(
+                  pageBudget.withRows(page.limit)
+                )
+              )
             ),
           (row) => row.body
         )

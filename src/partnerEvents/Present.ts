@@ -18,5 +18,6 @@ export const presentAttempt = (row: AttemptRow): DeliveryAttempt => ({
   outcome: row.succeeded ? "succeeded" : "failed",
   responseStatus: row.response_status,
   error: row.error,
-  durationMs: row.duration_ms
+  durationMs: row.duration_ms,
+  responseExcerpt: row.response_excerpt
 })

@@ -12,12 +12,38 @@ export interface WebhookPost {
   readonly lookup: LookupFunction | undefined
 }
 
+/** `responseExcerpt`: the start of the receiver's body (see `excerptOf`), null when none came. */
 export type SendOutcome =
-  | { readonly ok: true; readonly status: number }
-  | { readonly ok: false; readonly status: number | null; readonly error: string }
+  | { readonly ok: true; readonly status: number; readonly responseExcerpt: string | null }
+  | {
+    readonly ok: false
+    readonly status: number | null
+    readonly error: string
+    readonly responseExcerpt: string | null
+  }
 
 /** The most of a receiver's answer that is read (and thrown away): a receiver cannot make us buffer more. */
 const MAX_RESPONSE_BYTES = 64 * 1024
+/** The bytes of the body kept for its excerpt: 256 characters of UTF-8 take at most 1 KiB. */
+const EXCERPT_BYTES = 1024
+const EXCERPT_CHARACTERS = 256
+
+const LINE_BREAKS = /[\t\n\r]+/g
+// Control characters (C0, DEL, C1) and the bidirectional overrides and isolates, which could reorder what a page shows.
+const UNPRINTABLE = /[\p{Cc}\u202a-\u202e\u2066-\u2069]/gu
+
+/**
+ * The first EXCERPT_CHARACTERS characters of a body's first bytes, read as UTF-8 (a character cut at the end of the
+ * bytes kept is left out; an invalid sequence reads as U+FFFD), line breaks and tabs as a space, other control
+ * characters removed, white space trimmed. Null for no text.
+ */
+export const excerptOf = (head: Buffer): string | null => {
+  // A streaming decode holds back a character the bytes end inside of, instead of writing U+FFFD for it.
+  const text = new TextDecoder("utf-8").decode(head, { stream: true })
+  const printable = text.replace(LINE_BREAKS, " ").replace(UNPRINTABLE, "").trim()
+  const excerpt = Array.from(printable).slice(0, EXCERPT_CHARACTERS).join("").trimEnd()
+  return excerpt === "" ? null : excerpt
+}
 
 const describe = (error: NodeJS.ErrnoException): string => {
   if (error.code === "EWEBHOOKTARGET") return error.message
@@ -27,7 +53,8 @@ const describe = (error: NodeJS.ErrnoException): string => {
 /**
  * One POST of a signed event. A 2xx is delivered; any other status, a redirect included (never followed), is a
  * failure with that status; a connection error, a refused target or no complete answer within `timeoutMs` is a
- * failure without one. Never fails as an Effect: the outcome says what happened.
+ * failure without one. Never fails as an Effect: the outcome says what happened, with the excerpt of the body that
+ * came by then (its first EXCERPT_BYTES kept: reading stays bounded by MAX_RESPONSE_BYTES and the timeout).
  *
  * The timeout is a plain timer, held by node's timer list until it fires or is cleared. Not an `AbortSignal`:
  * on Node 20 a signal combining `AbortSignal.timeout(ms)` with another through `AbortSignal.any` can be collected while the
@@ -46,11 +73,18 @@ export const postWebhook = (post: WebhookPost): Effect.Effect<SendOutcome> =>
       lookup: post.lookup
     })
     let settled = false
-    const finish = (outcome: SendOutcome) => {
+    // The body's first bytes, for the excerpt: at most EXCERPT_BYTES are kept, whatever the receiver sends.
+    const head: Array<Buffer> = []
+    let kept = 0
+    const finish = (
+      outcome:
+        | { readonly ok: true; readonly status: number }
+        | { readonly ok: false; readonly status: number | null; readonly error: string }
+    ) => {
       if (settled) return
       settled = true
       clearTimeout(timer)
-      resume(Effect.succeed(outcome))
+      resume(Effect.succeed({ ...outcome, responseExcerpt: kept === 0 ? null : excerptOf(Buffer.concat(head)) }))
     }
     const timer = setTimeout(() => {
       finish({ ok: false, status: null, error: `timed out after ${post.timeoutMs} ms` })
@@ -62,6 +96,11 @@ export const postWebhook = (post: WebhookPost): Effect.Effect<SendOutcome> =>
       let received = 0
       response.on("data", (chunk: Buffer) => {
         received += chunk.length
+        if (kept < EXCERPT_BYTES) {
+          const part = chunk.subarray(0, EXCERPT_BYTES - kept)
+          head.push(Buffer.from(part))
+          kept += part.length
+        }
         if (received > MAX_RESPONSE_BYTES) response.destroy()
       })
       response.on("error", () => undefined)

@@ -3,6 +3,7 @@ import {
   type EndpointId,
   type IntegrationId,
   NotFound,
+  type UpdateWebhookEndpointRequest,
   type WebhookEndpointWithSecret
 } from "@cop-integrations/contracts"
 import { Context, Data, Effect, Layer, Option, Redacted } from "effect"
@@ -38,7 +39,7 @@ const withSecret = (row: EndpointRow): WebhookEndpointWithSecret => ({
   secret: Redacted.value(row.secret)
 })
 
-/** Registering, rotating, pinging and deleting an integration's webhook endpoints. */
+/** Registering, updating (enabling, disabling), rotating, pinging and deleting an integration's webhook endpoints. */
 export class WebhookEndpoints extends Context.Service<WebhookEndpoints>()("WebhookEndpoints", {
   make: Effect.gen(function*() {
     const endpoints = yield* EndpointRepo
@@ -112,6 +113,24 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints>()("Webho
       return body
     })
 
+    /** Sets the fields given (none: the endpoint as it is): see EndpointRepo's `update`. */
+    const update = Effect.fn("WebhookEndpoints.update")(
+      function*(integrationId: IntegrationId, endpointId: EndpointId, request: UpdateWebhookEndpointRequest) {
+        const url = request.url === undefined ? undefined : (yield* targets.check(request.url)).href
+        const at = yield* now
+        const updated = yield* endpoints.update(integrationId, endpointId, {
+          ...(request.status === undefined ? {} : { status: request.status }),
+          ...(url === undefined ? {} : { url }),
+          ...(request.events === undefined ? {} : { events: [...new Set(request.events)] }),
+          disabledReason: `disabled by the integration at ${at.toISOString()}`
+        }, at)
+        return yield* Option.match(updated, {
+          onNone: () => Effect.fail(notFound(endpointId)),
+          onSome: (row) => Effect.succeed(presentEndpoint(row))
+        })
+      }
+    )
+
     const remove = Effect.fn("WebhookEndpoints.remove")(
       function*(integrationId: IntegrationId, endpointId: EndpointId) {
         const removed = yield* endpoints.remove(integrationId, endpointId, yield* now)
@@ -127,7 +146,7 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints>()("Webho
       return presentEndpoint(yield* owned(integrationId, endpointId))
     })
 
-    return { create, list, get, rotateSecret, ping, remove } as const
+    return { create, list, get, update, rotateSecret, ping, remove } as const
   })
 }) {
   static readonly Default = Layer.effect(this, this.make)

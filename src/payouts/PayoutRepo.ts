@@ -7,19 +7,29 @@ import {
   type PayoutStatus,
   type PayoutTimelineHop,
   type PayoutTimelineSource,
-  type PayoutTimelineStatus
+  type PayoutTimelineStatus,
+  type TxHash
 } from "@cop-integrations/contracts"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { atomically } from "../db/Atomically.ts"
 import { creationTime } from "../db/ListHorizon.ts"
 import { ownedTable } from "../db/OwnedTable.ts"
-import { EXPIRY_BATCH } from "../db/Pagination.ts"
+import { EXPIRY_BATCH, type PageRequest } from "../db/Pagination.ts"
 import { Outbox } from "../outbox/Outbox.ts"
 import { PreviousStatus, recordingStatusChanges, statusChangeOf } from "../outbox/StatusEvents.ts"
 import { PayoutRow } from "./PayoutRow.ts"
 import { PayoutChainId, presentPayout } from "./Present.ts"
 
 const Owned = Schema.Struct({ integrationId: IntegrationId, payoutId: PayoutId })
+
+/** The payouts list's own filters, all optional; given ones must all hold. */
+export interface PayoutFilters {
+  readonly status?: PayoutStatus | undefined
+  /** Lower case, as hashes are stored: the payout's `tx_hash` or `fee_tx_hash`. */
+  readonly txHash?: TxHash | undefined
+  /** The Bre-B key's last 4 characters, in any letter case. */
+  readonly breBKeyLast4?: string | undefined
+}
 
 /** A payout row through its schema's type side: what decoding the row once stored gives back. */
 const asStored = Schema.encodeEffect(Schema.toType(PayoutRow))
@@ -283,7 +293,26 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
         ),
       lockByTransfer: (transferId: string) => lockByTransfer(transferId).pipe(Effect.orDie),
       lockById: (payoutId: PayoutId) => lockById(payoutId).pipe(Effect.orDie),
-      page: owned.page,
+      /**
+       * One page of the integration's payouts, narrowed by the payout filters given: each is served by an index (the
+       * status and key-suffix ones from migration 0024, the hashes' unique ones), so a filter never reads an
+       * integration's every payout.
+       */
+      page: (request: typeof PageRequest.Type, filters: PayoutFilters = {}) =>
+        owned.page(
+          request,
+          sql`${filters.status === undefined ? sql`` : sql`AND status = ${filters.status}`}
+              ${
+            filters.txHash === undefined
+              ? sql``
+              : sql`AND (tx_hash = ${filters.txHash} OR fee_tx_hash = ${filters.txHash})`
+          }
+              ${
+            filters.breBKeyLast4 === undefined
+              ? sql``
+              : sql`AND lower(right(bre_b_key, 4)) = ${filters.breBKeyLast4.toLowerCase()}`
+          }`
+        ),
       insert,
       update: updateStamped,
       markDepositSeen: (id: string, at: Date) => markDepositSeen(id, at).pipe(Effect.orDie, Effect.asVoid),

@@ -4,11 +4,14 @@ import {
   DestinationMismatch,
   docsPointer,
   type IntegrationId,
+  lowerCaseTxHash,
   NotFound,
   type Payout,
   PayoutId,
   type PayoutList,
-  Requote
+  type PayoutStatus,
+  Requote,
+  type TxHash
 } from "@cop-integrations/contracts"
 import { BigDecimal, Context, Effect, Layer, Option, Schema } from "effect"
 import { getAddress } from "viem"
@@ -30,9 +33,9 @@ import { QuoteService } from "../quotes/QuoteService.ts"
 import { RateCache } from "../quotes/RateCache.ts"
 import { routerFailure } from "../router/RouterErrors.ts"
 import { SwapRouter } from "../router/SwapRouter.ts"
-import { keysetPage, type ListRequest, rowsFetched } from "../db/Pagination.ts"
+import { filterDigest, instantOf, keysetPage, type ListRequest, rowsFetched } from "../db/Pagination.ts"
 import { fundPayout } from "./Funding.ts"
-import { hop, PayoutRepo } from "./PayoutRepo.ts"
+import { hop, type PayoutFilters, PayoutRepo } from "./PayoutRepo.ts"
 import type { PayoutRow } from "./PayoutRow.ts"
 import { PayoutChainId, presentPayout } from "./Present.ts"
 import { parseDestinationCop, pricePayout } from "../pricing/Pricing.ts"
@@ -55,6 +58,13 @@ export interface CreateOutcome {
   /** `JSON.stringify(body)`: the first response's bytes (a replay's are the same), serialised once. */
   readonly bodyJson: string
   readonly replayed: boolean
+}
+
+/** A payouts list request: the common list parameters and the payouts' own filters. */
+export interface PayoutListRequest extends ListRequest {
+  readonly status?: PayoutStatus | undefined
+  readonly txHash?: TxHash | undefined
+  readonly breBKeyLast4?: string | undefined
 }
 
 export class PayoutService extends Context.Service<PayoutService>()("PayoutService", {
@@ -305,9 +315,23 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
       return present(found.value)
     })
 
+    /** A page of the integration's payouts, narrowed by the filters given (all must hold). */
     const list = Effect.fn("PayoutService.list")(
-      function*(request: ListRequest): Effect.fn.Return<PayoutList, BadRequest> {
-        return yield* keysetPage(request, payouts.page, present).pipe(pageBudget.withRows(rowsFetched(request.limit)))
+      function*(request: PayoutListRequest): Effect.fn.Return<PayoutList, BadRequest> {
+        const filters: PayoutFilters = {
+          status: request.status,
+          txHash: request.txHash === undefined ? undefined : lowerCaseTxHash(request.txHash),
+          breBKeyLast4: request.breBKeyLast4?.toLowerCase()
+        }
+        const digest = filterDigest(
+          { ...filters, createdTo: instantOf(request.createdTo) },
+          { createdFrom: instantOf(request.createdFrom) }
+        )
+        return yield* keysetPage(
+          { ...request, filterDigest: digest },
+          (page) => payouts.page(page, filters),
+          present
+        ).pipe(pageBudget.withRows(rowsFetched(request.limit)))
       }
     )
 

@@ -1,11 +1,12 @@
 import { SqlClient, SqlSchema } from "effect/sql"
-import { type EventType, type IntegrationId, SwapId } from "@cop-integrations/contracts"
+import { type EventType, type IntegrationId, SwapId, type SwapStatus } from "@cop-integrations/contracts"
 import { Context, Effect, Layer, Schema } from "effect"
 import { Outbox } from "../outbox/Outbox.ts"
 import { PreviousStatus, recordingStatusChanges, statusChangeOf } from "../outbox/StatusEvents.ts"
 import { atomically } from "../db/Atomically.ts"
 import { creationTime } from "../db/ListHorizon.ts"
 import { ownedTable } from "../db/OwnedTable.ts"
+import type { PageRequest } from "../db/Pagination.ts"
 import { presentSwap } from "./Present.ts"
 import { SwapRow } from "./SwapRow.ts"
 
@@ -67,7 +68,9 @@ export class SwapRepo extends Context.Service<SwapRepo>()("SwapRepo", {
     return {
       findOwned: owned.findOwned,
       lockOwned: owned.lockOwned,
-      page: owned.page,
+      /** One page of the integration's swaps, of one status when given (served by migration 0024's index). */
+      page: (request: typeof PageRequest.Type, filters: { readonly status?: SwapStatus | undefined } = {}) =>
+        owned.page(request, filters.status === undefined ? sql`` : sql`AND status = ${filters.status}`),
       /** A new swap, its times the database clock's in the inserting transaction (the list is safe to follow). */
       insert: (integrationId: IntegrationId, build: (createdAt: Date) => SwapRow) =>
         creationTime(sql, "swap_intents", integrationId).pipe(

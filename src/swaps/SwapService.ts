@@ -31,7 +31,7 @@ import { PageBudget } from "../db/PageBudget.ts"
 import { type IdempotencyKeyInProgress, IdempotencyStore, requestFingerprint } from "../idempotency/IdempotencyStore.ts"
 import { newId } from "../base/ids.ts"
 import { formatFixed, fromBaseUnits, parsePlainDecimal, toBaseUnits } from "../money/index.ts"
-import { keysetPage, type ListRequest, rowsFetched } from "../db/Pagination.ts"
+import { filterDigest, instantOf, keysetPage, type ListRequest, rowsFetched } from "../db/Pagination.ts"
 import { orProviderFailure } from "../provider/ProviderErrors.ts"
 import { RateCache } from "../quotes/RateCache.ts"
 import { presentSwap } from "./Present.ts"
@@ -62,6 +62,11 @@ export type SwapConflict =
   | DepositRefused
   | NoSwapRoute
   | IdempotencyKeyInProgress
+
+/** A swaps list request: the common list parameters and the swaps' own filter. */
+export interface SwapListRequest extends ListRequest {
+  readonly status?: SwapStatus | undefined
+}
 
 /**
  * The Swaps group: prepare a swap of the COP stablecoin (the router's route, its calldata, an approval when the
@@ -320,9 +325,20 @@ export class SwapService extends Context.Service<SwapService>()("SwapService", {
       })
     }, Effect.catchIf(SqlError.isSqlError, Effect.die))
 
-    const list = Effect.fn("SwapService.list")(function*(request: ListRequest): Effect.fn.Return<SwapList, BadRequest> {
-      return yield* keysetPage(request, swaps.page, presentSwap).pipe(pageBudget.withRows(rowsFetched(request.limit)))
-    })
+    /** A page of the integration's swaps, narrowed by the filters given (all must hold). */
+    const list = Effect.fn("SwapService.list")(
+      function*(request: SwapListRequest): Effect.fn.Return<SwapList, BadRequest> {
+        const digest = filterDigest(
+          { status: request.status, createdTo: instantOf(request.createdTo) },
+          { createdFrom: instantOf(request.createdFrom) }
+        )
+        return yield* keysetPage(
+          { ...request, filterDigest: digest },
+          (page) => swaps.page(page, { status: request.status }),
+          presentSwap
+        ).pipe(pageBudget.withRows(rowsFetched(request.limit)))
+      }
+    )
 
     return { prepare, create, get, confirm, list } as const
   })

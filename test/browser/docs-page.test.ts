@@ -56,10 +56,17 @@ interface Document {
  * 201 answer gives the later steps.
  */
 interface TryIt {
-  readonly method: "GET" | "POST"
+  readonly method: "GET" | "POST" | "PATCH"
   readonly path: string
   readonly pathParameters?: () => Record<string, string | undefined>
-  readonly creates?: (body: Record<string, unknown>) => { payoutId?: string; intentId?: string }
+  readonly creates?: (body: Record<string, unknown>) => Created
+}
+
+/** What a step created, for the path parameters of the steps after it. */
+interface Created {
+  payoutId?: string
+  intentId?: string
+  endpointId?: string
 }
 
 /** What each Try-it answered, for the report, and what was wrong with it (nothing when it worked). */
@@ -158,7 +165,7 @@ describe.skipIf(chromiumBinary === undefined)("/docs in headless Chromium", () =
   it(
     "Test Request with the page's own example answers 2xx on every operation with a body, and on the quote",
     async () => {
-      const created: { payoutId?: string; intentId?: string } = {}
+      const created: Created = {}
       const sequence = partnerSequence(created)
       const withBody = Object.entries(document.paths).flatMap(([path, item]) =>
         Object.entries(item).filter(([, operation]) => operation.requestBody !== undefined).map(([method]) =>
@@ -258,9 +265,9 @@ describe.skipIf(chromiumBinary === undefined)("/docs in headless Chromium", () =
 
 /**
  * What a partner tries in order: quote, KYC, a payee preview, a payout confirmed and moved on, a swap prepared and confirmed, a
- * webhook endpoint, an event triggered. Path parameters name what an earlier step created.
+ * webhook endpoint, an event triggered, the endpoint disabled. Path parameters name what an earlier step created.
  */
-const partnerSequence = (created: { payoutId?: string; intentId?: string }): ReadonlyArray<TryIt> => [
+const partnerSequence = (created: Created): ReadonlyArray<TryIt> => [
   { method: "GET", path: "/api/integrations/breb/quote" },
   { method: "POST", path: "/api/integrations/breb/kyc/otp/send" },
   { method: "POST", path: "/api/integrations/breb/kyc/otp/verify" },
@@ -286,8 +293,17 @@ const partnerSequence = (created: { payoutId?: string; intentId?: string }): Rea
     path: "/api/integrations/swaps/{intentId}/confirm",
     pathParameters: () => ({ intentId: created.intentId })
   },
-  { method: "POST", path: "/api/integrations/webhook-endpoints" },
-  { method: "POST", path: "/api/integrations/test-helpers/events/trigger" }
+  {
+    method: "POST",
+    path: "/api/integrations/webhook-endpoints",
+    creates: (body) => ({ endpointId: String(body["endpointId"]) })
+  },
+  { method: "POST", path: "/api/integrations/test-helpers/events/trigger" },
+  {
+    method: "PATCH",
+    path: "/api/integrations/webhook-endpoints/{endpointId}",
+    pathParameters: () => ({ endpointId: created.endpointId })
+  }
 ]
 
 /**

@@ -15,7 +15,7 @@ import { requestFingerprint } from "../../src/idempotency/IdempotencyStore.ts"
 import { PAYOUTS_PATH } from "../../src/payouts/PayoutService.ts"
 import { SWAPS_PATH } from "../../src/swaps/SwapService.ts"
 import { httpTest } from "../support/fixture.ts"
-import { call, type Partner, type Wire } from "../support/flows.ts"
+import { call, newPartner, type Partner, type Wire } from "../support/flows.ts"
 import { follower, repeated } from "../support/follower.ts"
 import { holdUncommitted, patientDatabase } from "../support/locks.ts"
 import { payoutRow } from "../support/payoutRow.ts"
@@ -113,8 +113,18 @@ const before = (a: Listed, b: Listed) => a.createdAt < b.createdAt || (a.created
 /** A swap needs no KYC: any address. */
 const SWAP_USER = "0x52908400098527886E0F7030069857D2E4169EE7"
 
-/** The partner follows `kind`'s list through both replicas while `user`'s resources are created on both. */
-const followsSafely = async (kind: Kind, first: TestServer, second: TestServer, partner: Partner, user: string) => {
+/**
+ * The partner follows `kind`'s list through both replicas while `user`'s resources are created on both; `filters`
+ * (which every created resource matches) go with every page.
+ */
+const followsSafely = async (
+  kind: Kind,
+  first: TestServer,
+  second: TestServer,
+  partner: Partner,
+  user: string,
+  filters: Record<string, string> = {}
+) => {
   const via = (server: TestServer) => ({
     get: (query: Record<string, string>) => call(server.baseUrl, partner.apiKey, "GET", kind.path, { query }),
     create: (body: unknown, headers: Record<string, string> = {}) =>
@@ -125,7 +135,9 @@ const followsSafely = async (kind: Kind, first: TestServer, second: TestServer, 
   let reads = 0
   let polls = 0
   const list = follower(async (cursor) => {
-    const query: Record<string, string> = cursor === null ? { limit: "3" } : { limit: "3", cursor }
+    const query: Record<string, string> = cursor === null
+      ? { ...filters, limit: "3" }
+      : { ...filters, limit: "3", cursor }
     return kind.page(ok(await replicas[reads++ % 2]!.get(query)))
   }, (item) => item.id)
   let following = true
@@ -215,6 +227,20 @@ describe("following a list with its cursor, with concurrent creates on two repli
   it(
     "GET swaps shows every swap once, in (createdAt, intentId) order",
     ({ server, replica, partner }) => followsSafely(swaps, server, replica, partner, SWAP_USER),
+    240_000
+  )
+  it(
+    "GET payouts filtered (status, breBKeyLast4, createdTo) shows every matching payout once, in order",
+    async ({ server, replica }) => {
+      // An integration of its own: every payout it has is one the filters match.
+      const partner = await newPartner(server)
+      const user = await partner.approvedUser()
+      await followsSafely(payouts, server, replica, partner, user, {
+        status: "awaiting_deposit",
+        breBKeyLast4: "2024",
+        createdTo: "2100-01-01T00:00:00.000Z"
+      })
+    },
     240_000
   )
 })

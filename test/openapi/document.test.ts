@@ -318,6 +318,7 @@ describe("traps of Effect 4 the contract avoids", () => {
       "previewDestination",
       "sendOtp",
       "triggerEvent",
+      "updateWebhookEndpoint",
       "verifyOtp"
     ])
     for (const [name, schema] of bodies) {

@@ -20,7 +20,7 @@ import { BREB, call, newAddress, newTxHash } from "../support/http.ts"
 import type { TestServer } from "../support/server.ts"
 
 type Json = Record<string, any>
-type Method = "GET" | "POST"
+type Method = "GET" | "POST" | "PATCH"
 type Part = "body" | "header" | "query" | "path"
 
 /** One request, and the value the document's schema of `part` is asked about (`name` for a parameter). */
@@ -105,6 +105,16 @@ const body = (title: string, template: string, value: Json): Case => ({
   body: value
 })
 const createPayout = (title: string, fields: Json) => body(title, PAYOUTS, payout(fields))
+/** An update of an endpoint that does not exist: a body the schema accepts is 404, one it refuses 400. */
+const updateEndpoint = (title: string, value: Json): Case => ({
+  title,
+  method: "PATCH",
+  path: `${ENDPOINTS}/we_none`,
+  template: `${ENDPOINTS}/{endpointId}`,
+  part: "body",
+  value,
+  body: value
+})
 const prepareSwap = (title: string, fields: Json) => body(title, SWAPS, swap(fields))
 
 const header = (title: string, template: string, name: string, value: string, request: Partial<Case>): Case => ({
@@ -219,6 +229,25 @@ const refused: ReadonlyArray<Case> = [
   query("limit 0", PAYOUTS, "limit", "0", 0),
   query("limit 501", SWAPS, "limit", "501", 501),
   query("event type unknown", "/api/integrations/events", "type", "payout.lost"),
+  query("payout status unknown", PAYOUTS, "status", "done"),
+  query("payout status of a swap", PAYOUTS, "status", "prepared"),
+  query("swap status of a payout", SWAPS, "status", "completed"),
+  query("createdTo not a timestamp", PAYOUTS, "createdTo", "tomorrow"),
+  query("createdTo on February 30", SWAPS, "createdTo", "2026-02-30T00:00:00Z"),
+  query("txHash short", PAYOUTS, "txHash", "0x1234"),
+  query("txHash without 0x", PAYOUTS, "txHash", "a".repeat(64)),
+  query("breBKeyLast4 of 3 characters", PAYOUTS, "breBKeyLast4", "024"),
+  query("breBKeyLast4 of 5 characters", PAYOUTS, "breBKeyLast4", "20245"),
+  query("breBKeyLast4 with a space", PAYOUTS, "breBKeyLast4", "20 4"),
+  query("breBKeyLast4 not ASCII", PAYOUTS, "breBKeyLast4", "añ24"),
+  query("resourceId empty", "/api/integrations/events", "resourceId", ""),
+  query("resourceId 65 characters", "/api/integrations/events", "resourceId", "r".repeat(65)),
+  query("resourceId with a newline", "/api/integrations/events", "resourceId", "po_\n1"),
+  updateEndpoint("endpoint status unknown", { status: "paused" }),
+  updateEndpoint("endpoint url empty", { url: "" }),
+  updateEndpoint("endpoint events empty", { events: [] }),
+  updateEndpoint("endpoint event type unknown", { events: ["payout.lost"] }),
+  updateEndpoint("endpoint update with an unknown field", { status: "enabled", secret: "whsec_x" }),
   pathParameter("payoutId 65 characters", "GET", `${PAYOUTS}/{payoutId}`, "payoutId", "p".repeat(65)),
   pathParameter("payoutId with a newline", "GET", `${PAYOUTS}/{payoutId}`, "payoutId", "po_\n1"),
   pathParameter("intentId 65 characters", "GET", `${SWAPS}/{intentId}`, "intentId", "s".repeat(65)),
@@ -252,6 +281,14 @@ const accepted: ReadonlyArray<Case> = [
   query("createdFrom on February 29 of 2000", PAYOUTS, "createdFrom", "2000-02-29T23:59:59.999999999-05:00"),
   query("createdFrom without seconds", SWAPS, "createdFrom", "2026-11-22T03:19Z"),
   query("limit 500", PAYOUTS, "limit", "500", 500),
+  query("payout status", PAYOUTS, "status", "refunded"),
+  query("swap status", SWAPS, "status", "expired"),
+  query("createdTo with an offset", PAYOUTS, "createdTo", "2026-11-22T03:19:32.123-05:00"),
+  query("txHash in upper case", PAYOUTS, "txHash", `0x${"AB".repeat(32)}`),
+  query("breBKeyLast4 of an e-mail key", PAYOUTS, "breBKeyLast4", ".com"),
+  query("resourceId of a customer", "/api/integrations/events", "resourceId", user),
+  updateEndpoint("endpoint disabled", { status: "disabled" }),
+  updateEndpoint("endpoint url and events", { url: "http://127.0.0.1:9/hooks", events: ["payout.completed"] }),
   pathParameter("a payoutId", "GET", `${PAYOUTS}/{payoutId}`, "payoutId", "po_none")
 ]
 

@@ -17,7 +17,8 @@ import {
   PrepareSwapRequest,
   PreviewDestinationRequest,
   RejectUnknownFields,
-  TriggerEventRequest
+  TriggerEventRequest,
+  UpdateWebhookEndpointRequest
 } from "@cop-integrations/contracts"
 import { Exit, Schema } from "effect"
 import { describe, expect, it } from "vitest"
@@ -32,6 +33,7 @@ const requestSchemas: Record<string, Schema.Top> = {
   PrepareSwapRequest,
   ConfirmSwapRequest,
   CreateWebhookEndpointRequest,
+  UpdateWebhookEndpointRequest,
   TriggerEventRequest
 }
 

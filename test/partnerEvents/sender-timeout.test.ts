@@ -17,7 +17,12 @@ const DEADLINE_MS = 20_000
 const script = fileURLToPath(new URL("../support/senderUnderGc.ts", import.meta.url))
 
 interface Reported {
-  readonly outcome: { readonly ok: boolean; readonly status: number | null; readonly error?: string }
+  readonly outcome: {
+    readonly ok: boolean
+    readonly status: number | null
+    readonly error?: string
+    readonly responseExcerpt: string | null
+  }
   readonly elapsedMs: number
 }
 
@@ -74,7 +79,12 @@ describe("a webhook attempt to a receiver that never answers", () => {
       `the sender gave no outcome within ${DEADLINE_MS} ms (${reported.length}/${ATTEMPTS} attempts ended)`
     ).toBe(true)
     expect(reported.map((r) => r.outcome)).toEqual(
-      Array.from({ length: ATTEMPTS }, () => ({ ok: false, status: null, error: `timed out after ${TIMEOUT_MS} ms` }))
+      Array.from({ length: ATTEMPTS }, () => ({
+        ok: false,
+        status: null,
+        error: `timed out after ${TIMEOUT_MS} ms`,
+        responseExcerpt: null
+      }))
     )
     expect(held, "every attempt reached the receiver").toBe(ATTEMPTS)
   })

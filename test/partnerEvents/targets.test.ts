@@ -232,7 +232,8 @@ layer(Layer.merge(ListenerLive, WebhookTargetsStrict(DNS)), { excludeTestService
         expect(outcome).toEqual({
           ok: false,
           status: null,
-          error: "refused: rebind.partner.example resolves to a loopback address (127.0.0.1)"
+          error: "refused: rebind.partner.example resolves to a loopback address (127.0.0.1)",
+          responseExcerpt: null
         })
         expect(connections()).toBe(0)
       }))
@@ -258,7 +259,8 @@ layer(Layer.merge(ListenerLive, WebhookTargetsStrict(DNS)), { excludeTestService
           expect(outcome).toEqual({
             ok: false,
             status: null,
-            error: `refused: v6-form.partner.example resolves to a ${reason} address (${address})`
+            error: `refused: v6-form.partner.example resolves to a ${reason} address (${address})`,
+            responseExcerpt: null
           })
           expect(connections()).toBe(0)
         })

@@ -56,7 +56,7 @@ const parseJson = (text: string): unknown => {
 export const call = async (
   baseUrl: string,
   apiKey: string,
-  method: "GET" | "POST",
+  method: "GET" | "POST" | "PATCH" | "DELETE",
   path: string,
   options: CallOptions = {}
 ): Promise<Wire> => {

@@ -1,8 +1,8 @@
 /**
  * The kit's webhook receiver: an HTTP server the deployment posts events to. Each scenario registers its endpoints
  * under a path of its own (`/<channel>`), so it sees only its deliveries; waiting is driven by arrivals and
- * bounded by the scenario's deadline, never a blind sleep. Every delivery is answered 200 unless the scenario says
- * otherwise.
+ * bounded by the scenario's deadline, never a blind sleep. Every delivery is answered 200 without a body unless the
+ * scenario says otherwise.
  */
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -30,6 +30,8 @@ export interface Channel {
   ) => Promise<ReadonlyArray<ReceivedDelivery> | undefined>
   /** What to answer (default 200). */
   answer: (delivery: ReceivedDelivery) => number
+  /** The body of the answer (default none). */
+  answerBody: (delivery: ReceivedDelivery) => string
 }
 
 export interface WebhookReceiver {
@@ -83,7 +85,9 @@ export const startWebhookReceiver = async (
       }
       if (entry === undefined) return void response.writeHead(410).end()
       entry.deliveries.push(delivery)
-      response.writeHead(entry.channel.answer(delivery)).end()
+      response.writeHead(entry.channel.answer(delivery), { "content-type": "text/plain" }).end(
+        entry.channel.answerBody(delivery)
+      )
       for (const waiter of [...entry.waiters]) waiter()
     })
   })
@@ -104,6 +108,7 @@ export const startWebhookReceiver = async (
       url: `${baseUrl}/hooks/${name}`,
       deliveries: () => deliveries,
       answer: () => 200,
+      answerBody: () => "",
       await: (match, count, deadline) =>
         new Promise((resolve) => {
           const settle = (value: ReadonlyArray<ReceivedDelivery> | undefined) => {

@@ -309,6 +309,16 @@ export const RULES = {
       "`createdFrom` is an inclusive ISO 8601 timestamp (any offset, exact to the millisecond), `limit` 1 to 500 (default 50), `cursor` one the API returned; anything else is 400 naming the parameter",
     see: ["README#errors", "listPayouts"]
   },
+  "R-LIST-3": {
+    statement:
+      "`GET payouts` filters by `status`, `createdTo` (exclusive), `txHash` (the payout's `txHash` or `feeTxHash`, any letter case) and `breBKeyLast4` (any letter case); `GET swaps` by `status` and `createdTo`; filters combine (all must hold) with `createdFrom` and with cursor pages, in the list's order",
+    see: ["README#endpoints", "listPayouts", "listSwaps"]
+  },
+  "R-LIST-4": {
+    statement:
+      "a `nextCursor` returned for a filtered list (payouts or swaps by `createdTo`, `status`, `txHash`, `breBKeyLast4`; events by `resourceId`) continues that list only: with other filters it is 400 naming `cursor`; a filter value that is not valid (or `createdTo` not after `createdFrom`) is 400 naming the parameter",
+    see: ["README#errors", "listPayouts", "listEvents"]
+  },
   "R-IDEM-1": {
     statement:
       "the same `Idempotency-Key` with the same request (path and JSON body, in any field order) replays the stored 201 and its resource, with `Idempotent-Replayed: true`",
@@ -410,6 +420,26 @@ export const RULES = {
     statement:
       "every authenticated request is recorded for its integration: `GET request-logs/{requestId}` answers it by its `X-Request-Id` (method, path, status) within seconds of its answer, and the list filters by `requestId` and `statusClass`; another integration's request is 404 there and never in its list",
     see: ["README#request-logs", "getRequestLog", "listRequestLogs"]
+  },
+  "R-EVT-9": {
+    statement:
+      "`GET events?resourceId=` lists the events of one payout, swap, KYC customer (its address in any letter case) or endpoint, in `sequence` order, combined with `type` and cursor pages; another integration's resource lists nothing",
+    see: ["README#events-to-partners-webhooks", "listEvents"]
+  },
+  "R-EVT-10": {
+    statement:
+      "each delivery attempt carries `responseExcerpt`: the start of the receiver's response body as text, at most 256 characters, control characters removed (line breaks read as spaces); null when no body came",
+    see: ["README#events-to-partners-webhooks", "getEvent"]
+  },
+  "R-EVT-11": {
+    statement:
+      "`PATCH webhook-endpoints/{endpointId}` sets `status`, `url`, `events`: a disabled endpoint shows a `disabledReason` and is refused a ping (409); enabled again its `disabledReason` is null and it receives new events; `url` and `events` are checked as at creation (400 naming the field); another integration's endpoint is 404",
+    see: ["README#events-to-partners-webhooks", "updateWebhookEndpoint"]
+  },
+  "R-KEYS-1": {
+    statement:
+      "`GET api-keys` lists the calling integration's API keys (`keyId`, `kind`, `last4`, `createdAt`, `lastUsedAt`, `expiresAt`, `revokedAt`, `status`), `current: true` on exactly the key making the request, never a key itself; another integration's keys are never listed",
+    see: ["README#endpoints", "listApiKeys"]
   },
   "R-SANDBOX-1": {
     statement:

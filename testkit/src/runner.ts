@@ -195,6 +195,9 @@ const makeKit = (context: RunContext, recorder: Recorder, startedAt: number): Ki
     seed: context.seed,
     negativeCases: context.negativeCases,
     keyPrefixes: [options.apiKey, ...(options.secondApiKey === undefined ? [] : [options.secondApiKey])].map(keyPrefix),
+    keyEndings: [options.apiKey, ...(options.secondApiKey === undefined ? [] : [options.secondApiKey])].map((key) =>
+      key.slice(-4)
+    ),
     call: makeCall(http, { strict, warn: recorder.warn }),
     send: http.send,
     typedClient: makeTypedClient({

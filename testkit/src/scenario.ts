@@ -16,6 +16,8 @@ export interface Kit {
   readonly seed: number
   /** `cop_<kind>_pk_` prefix of each key the run was given (never more of a key). */
   readonly keyPrefixes: ReadonlyArray<string>
+  /** The last 4 characters of each key of the run, as `GET api-keys` shows them (never more of a key). */
+  readonly keyEndings: ReadonlyArray<string>
   /** Generated negative inputs per endpoint. */
   readonly negativeCases: number
   /** A contract endpoint, answer checked against the contract. */

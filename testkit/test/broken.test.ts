@@ -66,7 +66,7 @@ const expectCaught = (variant: BrokenVariant, results: ReadonlyArray<ScenarioRes
   expect(`${failure?.message}\n${failure?.expected}\n${failure?.actual}`).toMatch(variant.says)
   expect(failure?.expected).not.toBe("")
   expect(failure?.actual).not.toBe("")
-  expect(failure?.curl).toMatch(/^curl -sS -i -X (GET|POST) 'http:\/\/127\.0\.0\.1:\d+\//)
+  expect(failure?.curl).toMatch(/^curl -sS -i -X (GET|POST|PATCH) 'http:\/\/127\.0\.0\.1:\d+\//)
   for (const key of keys) expect(failure?.curl).not.toContain(key)
   for (const id of variant.caughtBy.filter((id) => id.startsWith("NEG-"))) {
     const details = byId.get(id)?.failure?.details

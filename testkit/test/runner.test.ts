@@ -88,7 +88,10 @@ describe("against the mock deployment without a second key", () => {
       "TENANT-003",
       "TENANT-004",
       "TENANT-005",
-      "TENANT-006"
+      "TENANT-006",
+      "TENANT-007",
+      "TENANT-008",
+      "TENANT-009"
     ])
     for (const result of notRun) expect(result.reason).toMatch(/--second-api-key/)
     expect(report.scenarios.find((result) => result.id === "HEALTH-001")?.status).toBe("passed")

@@ -27,6 +27,7 @@ import destinationVerificationBudgets from "./0020_destination_verification_budg
 import eventPositions from "./0021_event_positions.ts"
 import payoutFailureRefund from "./0022_payout_failure_refund.ts"
 import requestLogs from "./0023_request_logs.ts"
+import dashboardFilters from "./0024_dashboard_filters.ts"
 import dashboardSessions from "./0025_dashboard_sessions.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
@@ -53,5 +54,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0021_event_positions": eventPositions,
   "0022_payout_failure_refund": payoutFailureRefund,
   "0023_request_logs": requestLogs,
+  "0024_dashboard_filters": dashboardFilters,
   "0025_dashboard_sessions": dashboardSessions
 }

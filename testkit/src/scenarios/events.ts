@@ -1,7 +1,7 @@
 /**
- * Events to partners (R-EVT-1 to R-EVT-8): webhook endpoint management, signed
+ * Events to partners (R-EVT-1 to R-EVT-11): webhook endpoint management (enable, disable, update), signed
  * deliveries verified by the kit (Standard Webhooks), every payout outcome through the test helpers, order per
- * payout and its `sequence`, rotation, redelivery and the events API.
+ * payout and its `sequence`, rotation, redelivery and the events API (one resource's events, each attempt's excerpt).
  */
 import { Event, type EventWithAttempts, type WebhookEndpointWithSecret } from "@cop-integrations/contracts"
 import { Effect, Result } from "effect"
@@ -172,6 +172,33 @@ const listedEventsOf = (kit: Kit, payoutId: string, createdFrom: string) =>
   })
 
 const payoutEvents = { mock: true, moneyMoving: true, receiver: true } as const
+
+const RESOURCE_RULE = "GET events?resourceId= lists one resource's events, in sequence order"
+const EXCERPT_RULE =
+  "an attempt's responseExcerpt is the start of the receiver's body as text, control characters removed"
+const UPDATE_RULE =
+  "a disabled endpoint shows why and is refused a ping; enabled again it has no disabledReason and receives events"
+
+/** Every event listed with `query`, one page at a time (at most 50 pages), and the first page's exchange. */
+const eventsOnePerPage = (kit: Kit, query: Readonly<Record<string, string>>) =>
+  Effect.gen(function*() {
+    const found: Array<Event> = []
+    let cursor: string | null = null
+    let exchange: Exchange | undefined
+    for (let page = 0; page < 50; page++) {
+      const pageQuery: Record<string, string> = { ...query, limit: "1", ...(cursor === null ? {} : { cursor }) }
+      const reply = yield* kit.call("listEvents", { query: pageQuery })
+      exchange ??= reply.exchange
+      const list = yield* ok(reply)
+      found.push(...list.items)
+      cursor = list.nextCursor
+      if (cursor === null) break
+    }
+    return { found, exchange }
+  })
+
+const updateEndpoint = (kit: Kit, endpointId: string, json: Readonly<Record<string, unknown>>) =>
+  kit.call("updateWebhookEndpoint", { path: { endpointId }, json })
 
 export const eventScenarios = [
   scenario({
@@ -496,6 +523,150 @@ export const eventScenarios = [
             actual: show(listed),
             exchange
           })
+        }))
+  }),
+  scenario({
+    id: "EVT-012",
+    title:
+      "GET events?resourceId=: a payout's events in sequence order over pages of one, with type; a customer's by its address in any case",
+    rules: ["R-EVT-9", "R-LIST-4"],
+    tags: ["events", "list", "filters", "test-helpers"],
+    requires: { mock: true, moneyMoving: true },
+    run: (kit) =>
+      Effect.gen(function*() {
+        const user = yield* approvedUser(kit)
+        const payout = yield* createPayout(kit, payoutRequest(user))
+        for (const to of ["processing", "completed"] as const) yield* advance(kit, payout.payoutId, to)
+        const { exchange, found } = yield* eventsOnePerPage(kit, { resourceId: payout.payoutId })
+        const listed = found.map((event) => [event.type, (event.data.object as { payoutId?: string }).payoutId])
+        const expected = ["payout.created", "payout.deposit_confirmed", "payout.processing", "payout.completed"]
+        yield* check(sameJson(listed, expected.map((type) => [type, payout.payoutId])), RESOURCE_RULE, {
+          expected: `the payout's events only: ${expected.join(", ")}`,
+          actual: show(listed),
+          exchange
+        })
+        const numbers = found.map((event) => event.sequence)
+        yield* check(numbers.every((n, i) => i === 0 ? n === 1 : n > numbers[i - 1]!), RESOURCE_RULE, {
+          expected: "sequence 1 first, then rising",
+          actual: show(numbers),
+          exchange
+        })
+        const typed = yield* ok(
+          yield* kit.call("listEvents", { query: { resourceId: payout.payoutId, type: "payout.completed" } })
+        )
+        yield* checkEqual("resourceId and type combine", typed.items.map((event) => event.type), ["payout.completed"])
+        const customer = yield* kit.call("listEvents", {
+          query: { resourceId: `0x${user.slice(2).toUpperCase()}`, type: "kyc.approved" }
+        })
+        const approvals = yield* ok(customer)
+        yield* check(
+          approvals.items.length === 1 &&
+            (approvals.items[0]!.data.object as { userAddress?: string }).userAddress?.toLowerCase() ===
+              user.toLowerCase(),
+          RESOURCE_RULE,
+          {
+            expected: `the customer's kyc.approved, found by its address in upper case`,
+            actual: show(approvals.items.map((event) => [event.type, event.data.object])),
+            exchange: customer.exchange
+          }
+        )
+        // A resource's cursor continues that resource's list only.
+        const first = yield* ok(yield* kit.call("listEvents", { query: { resourceId: payout.payoutId, limit: "1" } }))
+        const reply = yield* kit.call("listEvents", { query: { cursor: first.nextCursor ?? "", limit: "1" } })
+        const error = yield* rejected(reply, 400, "none", "a resource's cursor is refused without its resourceId")
+        yield* checkNamesField("the 400 names cursor", error, "cursor", reply.exchange)
+      })
+  }),
+  scenario({
+    id: "EVT-013",
+    title: "an attempt's responseExcerpt is the start of what the receiver answered, control characters removed",
+    rules: ["R-EVT-10"],
+    tags: ["events"],
+    requires: { receiver: true },
+    run: (kit) =>
+      withEndpoint(kit, undefined, (endpoint, channel) =>
+        Effect.gen(function*() {
+          channel.answerBody = (delivery) => `{"received":"${delivery.id}"}\r\n\u0007${"x".repeat(300)}`
+          const ping = yield* ok(yield* kit.call("pingWebhookEndpoint", { path: { endpointId: endpoint.endpointId } }))
+          yield* awaitDeliveries(kit, channel, "the ping", (d) => d.id === ping.id)
+          const recorded = yield* pollUntil<{ readonly event: EventWithAttempts; readonly exchange: Exchange }>(
+            kit,
+            {
+              rule: EXCERPT_RULE,
+              expected: "GET events/{id} to list the succeeded attempt",
+              describe: ({ event }) => show(event.attempts),
+              exchange: ({ exchange }) => exchange
+            },
+            Effect.flatMap(
+              kit.call("getEvent", { path: { eventId: ping.id } }),
+              (reply) => Effect.map(ok(reply), (event) => ({ event, exchange: reply.exchange }))
+            ),
+            ({ event }) => event.attempts.some((a) => a.outcome === "succeeded" && a.endpointId === endpoint.endpointId)
+          )
+          const attempt = recorded.event.attempts.find((a) => a.outcome === "succeeded")!
+          const head = `{"received":"${ping.id}"} `
+          yield* checkEqual(
+            `${EXCERPT_RULE} (responseExcerpt)`,
+            attempt.responseExcerpt,
+            `${head}${"x".repeat(256 - head.length)}`,
+            recorded.exchange
+          )
+        }))
+  }),
+  scenario({
+    id: "EVT-014",
+    title:
+      "PATCH an endpoint: disabled it shows why and a ping is 409; enabled it receives the ping; url, events and status are validated",
+    rules: ["R-EVT-11", "R-ERR-2"],
+    tags: ["events"],
+    requires: { receiver: true },
+    run: (kit) =>
+      withEndpoint(kit, undefined, (endpoint, channel) =>
+        Effect.gen(function*() {
+          const path = { endpointId: endpoint.endpointId }
+          const disabled = yield* ok(yield* updateEndpoint(kit, endpoint.endpointId, { status: "disabled" }))
+          yield* check(
+            disabled.status === "disabled" && typeof disabled.disabledReason === "string" &&
+              disabled.disabledReason !== "",
+            UPDATE_RULE,
+            { expected: "status disabled with a disabledReason", actual: show(disabled) }
+          )
+          const got = yield* kit.call("getWebhookEndpoint", { path })
+          yield* checkEqual(UPDATE_RULE, yield* ok(got), disabled, got.exchange)
+          yield* rejected(
+            yield* kit.call("pingWebhookEndpoint", { path }),
+            409,
+            "none",
+            "a disabled endpoint is not pinged"
+          )
+          const enabled = yield* ok(yield* updateEndpoint(kit, endpoint.endpointId, { status: "enabled" }))
+          yield* checkEqual(UPDATE_RULE, [enabled.status, enabled.disabledReason], ["enabled", null])
+          const ping = yield* ok(yield* kit.call("pingWebhookEndpoint", { path }))
+          yield* awaitDeliveries(kit, channel, "the ping once enabled again", (d) => d.id === ping.id)
+
+          const changed = yield* ok(yield* updateEndpoint(kit, endpoint.endpointId, { events: ["payout.completed"] }))
+          yield* checkEqual("events replaces the subscription", [changed.events, changed.url], [
+            ["payout.completed"],
+            endpoint.url
+          ])
+          for (
+            const [json, field] of [
+              [{ url: "not a url" }, "url"],
+              [{ events: [] }, "events"],
+              [{ status: "paused" }, "status"],
+              [{ status: "enabled", secret: "whsec_AAAA" }, "secret"]
+            ] as const
+          ) {
+            const reply = yield* updateEndpoint(kit, endpoint.endpointId, json)
+            const error = yield* rejected(reply, 400, "none", `an invalid ${field} is 400`)
+            yield* checkNamesField("the 400 names the field", error, field, reply.exchange)
+          }
+          yield* rejected(
+            yield* updateEndpoint(kit, "we_conformance_unknown", { status: "disabled" }),
+            404,
+            "none",
+            "an unknown endpoint is 404"
+          )
         }))
   })
 ]

@@ -1,4 +1,5 @@
 import type { Scenario } from "../scenario.ts"
+import { apiKeyScenarios } from "./apiKeys.ts"
 import { authScenarios } from "./auth.ts"
 import { cancelScenarios } from "./cancel.ts"
 import { confirmScenarios } from "./confirm.ts"
@@ -37,6 +38,7 @@ export const allScenarios: ReadonlyArray<Scenario> = [
   ...cancelScenarios,
   ...listScenarios,
   ...tenancyScenarios,
+  ...apiKeyScenarios,
   ...swapScenarios,
   ...webhookScenarios,
   ...eventScenarios,

@@ -3,7 +3,15 @@ import { Effect } from "effect"
 import { ok, rejected } from "../api.ts"
 import { check, checkNamesField } from "../check.ts"
 import { failure, type ScenarioFailure } from "../failure.ts"
-import { approvedUser, createPayout, payoutRequest } from "../fixtures.ts"
+import {
+  approvedUser,
+  confirmPayout,
+  createPayout,
+  freshAddress,
+  payoutRequest,
+  randomTxHash,
+  uniqueSuffix
+} from "../fixtures.ts"
 import type { Answered, Auth } from "../http.ts"
 import { type Kit, scenario } from "../scenario.ts"
 
@@ -89,6 +97,49 @@ const withOffset = (iso: string): string => {
   const shifted = new Date(Date.parse(iso) + 5.5 * 3_600_000).toISOString()
   return `${shifted.slice(0, -1)}+05:30`
 }
+
+/** Every item of a payouts list with these filters, paged `limit` at a time (the first page's exchange as evidence). */
+const filteredPayouts = (kit: Kit, query: Readonly<Record<string, string>>, limit: number) =>
+  Effect.gen(function*() {
+    const items: Array<Payout> = []
+    let cursor: string | null = null
+    let exchange: Answered | undefined
+    for (let pages = 0; pages < MAX_PAGES; pages++) {
+      const page: Page = yield* listPage(kit, {
+        ...query,
+        limit: String(limit),
+        ...(cursor === null ? {} : { cursor })
+      })
+      exchange ??= page.exchange
+      items.push(...page.value.items)
+      cursor = page.value.nextCursor
+      if (cursor === null) break
+    }
+    return { items, exchange }
+  })
+
+const FILTER_RULE = "filters narrow the list (all must hold), over cursor pages, in (createdAt, payoutId) order"
+
+/** The payouts listed with `query` (paged one by one) are exactly `expected`, in order. */
+const listsExactly = (
+  kit: Kit,
+  query: Readonly<Record<string, string>>,
+  expected: ReadonlyArray<Payout>,
+  what: string
+) =>
+  Effect.gen(function*() {
+    const { exchange, items } = yield* filteredPayouts(kit, query, 1)
+    yield* check(sameIds(ids(items), ids(expected)), FILTER_RULE, {
+      expected: `${what}: ${ids(expected).join(", ") || "nothing"}`,
+      actual: `listed with ${JSON.stringify(query)}: ${ids(items).join(", ") || "nothing"}`,
+      exchange
+    })
+  })
+
+const sameIds = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) =>
+  a.length === b.length && a.every((id, index) => id === b[index])
+
+const byListOrder = (items: ReadonlyArray<Payout>) => [...items].sort((a, b) => (inOrder(a, b) ? -1 : 1))
 
 export const listScenarios = [
   scenario({
@@ -228,6 +279,138 @@ export const listScenarios = [
           const reply = yield* kit.call("listPayouts", { query: { [name]: value } })
           const error = yield* rejected(reply, 400, "none", `${name} ${JSON.stringify(value)} is invalid`)
           yield* checkNamesField(`the 400 names ${name}`, error, name, reply.exchange)
+        }
+      })
+  }),
+  scenario({
+    id: "LIST-006",
+    title:
+      "payouts filtered by breBKeyLast4, status, txHash and createdTo: exactly the matching ones, over pages of one",
+    rules: ["R-LIST-3", "R-LIST-4"],
+    tags: ["list", "filters", "pagination"],
+    requires: { mock: true, moneyMoving: true },
+    run: (kit) =>
+      Effect.gen(function*() {
+        const user = yield* approvedUser(kit)
+        // A key ending this run alone uses (random hex, then letters in both cases), and a payout to another key.
+        const key = `@conf${uniqueSuffix()}Qz`
+        const last4 = key.slice(-4)
+        const swapped = [...last4].map((c) => c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase()).join("")
+        const made: Array<Payout> = []
+        for (let i = 0; i < 3; i++) made.push(yield* createPayout(kit, payoutRequest(user, { breBKey: key })))
+        yield* createPayout(kit, payoutRequest(user))
+        const hash = randomTxHash()
+        const confirmed = yield* confirmPayout(kit, made[1]!.payoutId, { txHash: hash })
+        const createdFrom = made[0]!.createdAt
+        const mine = byListOrder(made)
+
+        yield* listsExactly(kit, { createdFrom, breBKeyLast4: swapped }, mine, `the payouts to ${key} (any case)`)
+        yield* listsExactly(
+          kit,
+          { createdFrom, breBKeyLast4: last4, status: "awaiting_deposit" },
+          mine.filter((payout) => payout.payoutId !== confirmed.payoutId),
+          `the payouts to ${key} still awaiting their deposit`
+        )
+        yield* listsExactly(
+          kit,
+          { txHash: `0x${hash.slice(2).toUpperCase()}` },
+          [confirmed],
+          `the payout confirmed with ${hash} (any letter case)`
+        )
+        const createdTo = mine[2]!.createdAt
+        yield* listsExactly(
+          kit,
+          { createdFrom, createdTo, breBKeyLast4: last4 },
+          mine.filter((payout) => Date.parse(payout.createdAt) < Date.parse(createdTo)),
+          `the payouts to ${key} created before ${createdTo} (createdTo is exclusive)`
+        )
+
+        // A filtered list's cursor continues that list only.
+        const first = yield* listPage(kit, { createdFrom, breBKeyLast4: last4, limit: "1" })
+        const cursor = first.value.nextCursor
+        yield* check(cursor !== null, FILTER_RULE, {
+          expected: "a nextCursor after the first of 3 payouts",
+          actual: "null",
+          exchange: first.exchange
+        })
+        for (const other of [{ createdFrom }, { createdFrom, breBKeyLast4: last4, status: "completed" }]) {
+          const reply = yield* kit.call("listPayouts", { query: { ...other, cursor: cursor ?? "" } })
+          const error = yield* rejected(reply, 400, "none", "a filtered list's cursor is refused with other filters")
+          yield* checkNamesField("the 400 names cursor", error, "cursor", reply.exchange)
+        }
+      })
+  }),
+  scenario({
+    id: "LIST-007",
+    title: "an invalid filter value (status, createdTo, txHash, breBKeyLast4, resourceId) is 400 naming it",
+    rules: ["R-LIST-4"],
+    tags: ["list", "filters", "validation", "read-only"],
+    run: (kit) =>
+      Effect.gen(function*() {
+        const at = "2026-11-22T03:19:32.123Z"
+        const cases = [
+          ["listPayouts", { status: "done" }, "status"],
+          ["listPayouts", { status: "prepared" }, "status"],
+          ["listPayouts", { createdTo: "yesterday" }, "createdTo"],
+          ["listPayouts", { createdFrom: at, createdTo: at }, "createdTo"],
+          ["listPayouts", { txHash: "0x1234" }, "txHash"],
+          ["listPayouts", { breBKeyLast4: "123" }, "breBKeyLast4"],
+          ["listPayouts", { breBKeyLast4: "12 4" }, "breBKeyLast4"],
+          ["listSwaps", { status: "completed" }, "status"],
+          ["listSwaps", { createdTo: "2026-02-30T00:00:00Z" }, "createdTo"],
+          ["listEvents", { resourceId: "" }, "resourceId"],
+          ["listEvents", { resourceId: "r".repeat(65) }, "resourceId"]
+        ] as const
+        for (const [name, query, field] of cases) {
+          const reply = yield* kit.call(name, { query })
+          const error = yield* rejected(reply, 400, "none", `${name} with ${JSON.stringify(query)} is invalid`)
+          yield* checkNamesField(`the 400 names ${field}`, error, field, reply.exchange)
+        }
+      })
+  }),
+  scenario({
+    id: "LIST-008",
+    title: "swaps filtered by status and createdTo: the expired one, the prepared one, the one created before",
+    rules: ["R-LIST-3"],
+    tags: ["list", "filters", "swaps", "test-helpers"],
+    requires: { mock: true },
+    run: (kit) =>
+      Effect.gen(function*() {
+        const prepareOne = Effect.flatMap(
+          kit.call("prepareSwap", {
+            json: { userAddress: freshAddress(), fromToken: "USDC", toToken: "COPm", amountIn: "10" },
+            headers: {}
+          }),
+          (reply) => ok(reply, "201 with a prepared swap")
+        )
+        const first = yield* prepareOne
+        const second = yield* prepareOne
+        yield* ok(yield* kit.call("expireSwap", { path: { intentId: first.intentId } }), "the swap expired")
+        const createdFrom = first.createdAt
+        const listed = (query: Readonly<Record<string, string>>) =>
+          Effect.flatMap(
+            kit.call("listSwaps", { query: { createdFrom, limit: "500", ...query } }),
+            (reply) => Effect.map(ok(reply), (page) => ({ ids: page.items.map((swap) => swap.intentId), reply }))
+          )
+        const cases = [
+          [{ status: "expired" }, first.intentId, second.intentId],
+          [{ status: "prepared" }, second.intentId, first.intentId]
+        ] as const
+        for (const [query, inIt, notInIt] of cases) {
+          const { ids: found, reply } = yield* listed(query)
+          yield* check(found.includes(inIt) && !found.includes(notInIt), "status filters the swaps list", {
+            expected: `${inIt} listed with ${JSON.stringify(query)}, ${notInIt} not`,
+            actual: found.join(", ") || "nothing",
+            exchange: reply.exchange
+          })
+        }
+        if (Date.parse(first.createdAt) < Date.parse(second.createdAt)) {
+          const { ids: found, reply } = yield* listed({ createdTo: second.createdAt })
+          yield* check(found.includes(first.intentId) && !found.includes(second.intentId), "createdTo is exclusive", {
+            expected: `${first.intentId} listed, ${second.intentId} (created at createdTo) not`,
+            actual: found.join(", ") || "nothing",
+            exchange: reply.exchange
+          })
         }
       })
   })

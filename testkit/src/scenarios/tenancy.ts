@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { ok, rejected } from "../api.ts"
-import { check } from "../check.ts"
+import { check, sameJson } from "../check.ts"
 import { approvedUser, confirmPayout, payoutRequest, preparedPayout, randomTxHash } from "../fixtures.ts"
 import { scenario } from "../scenario.ts"
 import { listPages } from "./list.ts"
@@ -133,6 +133,92 @@ export const tenancyScenarios = [
         yield* ok(yield* kit.call("getKycCustomer", { path: { userAddress: user } }), "the customer to its owner")
         const reply = yield* kit.call("getKycCustomer", { path: { userAddress: user }, auth: "second" })
         yield* rejected(reply, 404, "none", ISOLATION_RULE)
+      })
+  }),
+  scenario({
+    id: "TENANT-007",
+    title: "another integration cannot update this integration's webhook endpoint: 404, and it is unchanged",
+    rules: ["R-TENANT-1", "R-EVT-11"],
+    tags: ["isolation", "events"],
+    // The receiver's URL is one the deployment accepts for an endpoint.
+    requires: { secondKey: true, receiver: true },
+    run: (kit) =>
+      Effect.gen(function*() {
+        const url = kit.receiver === undefined ? "" : kit.receiver.channel().url
+        const endpoint = yield* ok(yield* kit.call("createWebhookEndpoint", { json: { url } }))
+        const path = { endpointId: endpoint.endpointId }
+        yield* Effect.gen(function*() {
+          const reply = yield* kit.call("updateWebhookEndpoint", { path, json: { status: "disabled" }, auth: "second" })
+          yield* rejected(reply, 404, "none", ISOLATION_RULE)
+          const after = yield* kit.call("getWebhookEndpoint", { path })
+          const unchanged = yield* ok(after, "the endpoint to its owner")
+          yield* check(unchanged.status === "enabled" && unchanged.disabledReason === null, ISOLATION_RULE, {
+            expected: "still enabled",
+            actual: `${unchanged.status}, ${unchanged.disabledReason}`,
+            exchange: after.exchange
+          })
+        }).pipe(Effect.ensuring(Effect.ignore(kit.call("deleteWebhookEndpoint", { path }))))
+      })
+  }),
+  scenario({
+    id: "TENANT-008",
+    title: "filters never reach another integration: its payout's events by resourceId, its payout by txHash",
+    rules: ["R-TENANT-2", "R-EVT-9", "R-LIST-3"],
+    tags: ["isolation", "list", "events", "filters"],
+    requires: crossTenant,
+    run: (kit) =>
+      Effect.gen(function*() {
+        const hash = randomTxHash()
+        const mine = yield* preparedPayout(kit)
+        yield* confirmPayout(kit, mine.payoutId, { txHash: hash })
+        // Listed by its owner first (the events are there to be found).
+        const own = yield* ok(yield* kit.call("listEvents", { query: { resourceId: mine.payoutId } }))
+        const byHash = yield* ok(yield* kit.call("listPayouts", { query: { txHash: hash } }))
+        yield* check(own.items.length > 0 && byHash.items.length === 1, "an integration finds its own", {
+          expected: `${mine.payoutId}'s events, and it by ${hash}`,
+          actual: `${own.items.length} events, ${byHash.items.length} payouts`
+        })
+        const events = yield* kit.call("listEvents", { query: { resourceId: mine.payoutId }, auth: "second" })
+        const payouts = yield* kit.call("listPayouts", { query: { txHash: hash }, auth: "second" })
+        const [theirEvents, theirPayouts] = [yield* ok(events), yield* ok(payouts)]
+        yield* check(theirEvents.items.length === 0, ISOLATION_RULE, {
+          expected: "no event of another integration's payout",
+          actual: `${theirEvents.items.length} events`,
+          exchange: events.exchange
+        })
+        yield* check(theirPayouts.items.length === 0, ISOLATION_RULE, {
+          expected: "no payout of another integration found by its txHash",
+          actual: `${theirPayouts.items.length} payouts`,
+          exchange: payouts.exchange
+        })
+      })
+  }),
+  scenario({
+    id: "TENANT-009",
+    title: "each key lists its own integration's API keys: the two lists share none, each has its own current key",
+    rules: ["R-TENANT-2", "R-KEYS-1"],
+    tags: ["isolation", "api-keys", "read-only"],
+    requires: { secondKey: true },
+    run: (kit) =>
+      Effect.gen(function*() {
+        const mine = yield* ok(yield* kit.call("listApiKeys"))
+        const reply = yield* kit.call("listApiKeys", { auth: "second" })
+        const theirs = yield* ok(reply)
+        const shared = mine.items.filter((key) => theirs.items.some((other) => other.keyId === key.keyId))
+        const currentOf = (items: typeof mine.items) => items.filter((key) => key.current).map((key) => key.last4)
+        yield* check(
+          shared.length === 0 && mine.integrationId !== theirs.integrationId &&
+            sameJson(currentOf(mine.items), [kit.keyEndings[0]]) &&
+            sameJson(currentOf(theirs.items), [kit.keyEndings[1]]),
+          "each integration lists its own API keys only, the key of the request current",
+          {
+            expected: "two disjoint lists, each with its own key current",
+            actual: `shared ${shared.map((key) => key.keyId).join(", ") || "none"}; current ${
+              currentOf(mine.items).join(", ")
+            } and ${currentOf(theirs.items).join(", ")}`,
+            exchange: reply.exchange
+          }
+        )
       })
   })
 ]

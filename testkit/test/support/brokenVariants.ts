@@ -529,5 +529,82 @@ export const brokenVariants: ReadonlyArray<BrokenVariant> = [
         }
       }
     }
+  },
+  {
+    name: "ignores a payouts list's breBKeyLast4 filter",
+    grep: ["LIST-006", "LIST-004"],
+    caughtBy: ["LIST-006"],
+    keeps: ["LIST-004"],
+    says: /filters narrow the list/,
+    interceptor: () => withoutQueryParameter((request) => route(request).isList, "breBKeyLast4")
+  },
+  {
+    name: "ignores GET events' resourceId filter",
+    grep: ["EVT-012", "EVT-010"],
+    caughtBy: ["EVT-012"],
+    keeps: ["EVT-010"],
+    says: /one resource's events/,
+    interceptor: () =>
+      withoutQueryParameter(
+        (request) => request.method === "GET" && urlParts(request.url).path === "/api/integrations/events",
+        "resourceId"
+      )
+  },
+  {
+    name: "records no excerpt of the receiver's answer",
+    grep: ["EVT-013", "EVT-010"],
+    caughtBy: ["EVT-013"],
+    keeps: ["EVT-010"],
+    says: /responseExcerpt/,
+    interceptor: () =>
+      rewriteOk(
+        (request) => request.method === "GET" && /\/api\/integrations\/events\/[^/]+$/.test(urlParts(request.url).path),
+        (body) => ({
+          ...body,
+          attempts: (body["attempts"] as Array<Json>).map((attempt) => ({ ...attempt, responseExcerpt: null }))
+        })
+      )
+  },
+  {
+    name: "answers a disabled endpoint without disabling it",
+    grep: ["EVT-014", "EVT-003"],
+    caughtBy: ["EVT-014"],
+    keeps: ["EVT-003"],
+    says: /disabled/,
+    interceptor: () => ({
+      request: (request) => {
+        if (request.method !== "PATCH") return request
+        const { status: _ignored, ...rest } = bodyOf(request)
+        return requestJson(request, rest)
+      },
+      response: (request, response) =>
+        request.method === "PATCH" && response.status === 200 && isJson(response)
+          ? withJson(response, { ...json(response), status: "disabled", disabledReason: "disabled by the integration" })
+          : response
+    })
+  },
+  {
+    name: "marks no API key as the current one",
+    grep: ["KEYS-001", "TENANT-009"],
+    caughtBy: ["KEYS-001", "TENANT-009"],
+    says: /current/,
+    interceptor: () =>
+      rewriteOk(
+        (request) => request.method === "GET" && urlParts(request.url).path === "/api/integrations/api-keys",
+        (body) => ({
+          ...body,
+          items: (body["items"] as Array<Json>).map((key) => ({ ...key, current: false }))
+        })
+      )
   }
 ]
+
+/** Forwards the requests `when` picks without the query parameter `name`. */
+const withoutQueryParameter = (when: (request: ProxiedRequest) => boolean, name: string): Interceptor => ({
+  request: (request) => {
+    if (!when(request)) return request
+    const url = new URL(request.url, "http://proxy")
+    url.searchParams.delete(name)
+    return { ...request, url: `${url.pathname}${url.search}` }
+  }
+})
