@@ -81,6 +81,7 @@ describe("against the mock deployment without a second key", () => {
     const notRun = report.scenarios.filter((result) => result.status === "not_run")
     expect(notRun.map((result) => result.id).sort()).toEqual([
       "IDEM-004",
+      "LOGS-002",
       "PREVIEW-005",
       "SWAP-004",
       "TENANT-001",
