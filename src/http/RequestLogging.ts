@@ -64,18 +64,21 @@ interface Answer {
 
 const noAnswer: Answer = { body: null, error: null, errorCode: null }
 
-/** The answer's body summarised and, for an ErrorBody, its message (without quoted input) and errorCode. */
-const answerOf = (response: HttpServerResponse.HttpServerResponse): Answer => {
-  if (response.body._tag !== "Uint8Array") return noAnswer
-  const bytes = response.body.body
-  if (bytes.length > MAX_SUMMARISED_RESPONSE_BYTES) {
-    return { ...noAnswer, body: { notSummarised: `${bytes.length} bytes` } }
-  }
+/**
+ * The answer's body summarised and, for an ErrorBody, its message (without quoted input) and errorCode. A JSON answer
+ * is held as text, encoded only when an adapter asks for its bytes (the Node server writes the text): it is read as
+ * text and measured by its declared length, so the log never encodes an answer a second time.
+ */
+export const answerOf = (response: HttpServerResponse.HttpServerResponse): Answer => {
+  const answer = response.body
+  if (answer._tag !== "Uint8Array") return noAnswer
+  const size = answer.contentLength
+  if (size > MAX_SUMMARISED_RESPONSE_BYTES) return { ...noAnswer, body: { notSummarised: `${size} bytes` } }
   let parsed: unknown
   try {
-    parsed = JSON.parse(response.body.text ?? decoder.decode(bytes))
+    parsed = JSON.parse(answer.text ?? decoder.decode(answer.body))
   } catch {
-    return { ...noAnswer, body: { notJson: `${bytes.length} bytes` } }
+    return { ...noAnswer, body: { notJson: `${size} bytes` } }
   }
   const body = summarise(parsed)
   if (response.status < 400 || typeof parsed !== "object" || parsed === null) return { ...noAnswer, body }
