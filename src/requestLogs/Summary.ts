@@ -31,8 +31,12 @@ const HEX = /^(0x)?[0-9a-fA-F]+$/
 const isTokenLike = (run: string) =>
   !HEX.test(run) && /[A-Z]/.test(run) && /[a-z]/.test(run) && /[0-9]/.test(run) && /[g-zG-Z]/.test(run)
 
+/** The shortest text SECRET can match (`whsec_`). */
+const SHORTEST_SECRET = 6
+
 export const looksSecret = (text: string): boolean =>
-  SECRET.test(text) || (text.length >= 40 && (text.match(TOKEN_RUN) ?? []).some(isTokenLike))
+  text.length >= SHORTEST_SECRET &&
+  (SECRET.test(text) || (text.length >= 40 && (text.match(TOKEN_RUN) ?? []).some(isTokenLike)))
 
 /** `text` with every secret-shaped part replaced. */
 export const scrubSecrets = (text: string): string =>
@@ -51,16 +55,22 @@ const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF
  * A text as stored: at most `max` characters, and storable (PostgreSQL's text and jsonb refuse NUL and lone
  * surrogates, which a query string or a JSON escape can carry, and which a cut can make).
  */
-const cut = (text: string, max = MAX_STRING) =>
-  (text.length > max ? `${text.slice(0, max)}…` : text).replace(UNSTORABLE, "\uFFFD")
+const cut = (text: string, max = MAX_STRING) => storable(text.length > max ? `${text.slice(0, max)}…` : text)
+
+// Both tests are native and almost always pass; the replacement's scan is for the rare text they refuse.
+const storable = (text: string) =>
+  text.isWellFormed() && !text.includes("\u0000") ? text : text.replace(UNSTORABLE, "\uFFFD")
 
 type Rule = "keep" | "message" | "breBKey" | "email" | "url"
 
-const keep = (names: string): Record<string, Rule> =>
-  Object.fromEntries(names.trim().split(/\s+/).map((name) => [name, "keep" as const]))
+const keep = (names: string): ReadonlyArray<readonly [string, Rule]> =>
+  names.trim().split(/\s+/).map((name) => [name, "keep"])
 
-/** The contract's fields whose values are never secret, and how the others that may be shown are shown. */
-const FIELD_RULES: Readonly<Record<string, Rule>> = {
+/**
+ * The contract's fields whose values are never secret, and how the others that may be shown are shown. Maps, not
+ * objects: a field named `constructor` must find no rule (an object would hand it Object's own member).
+ */
+const FIELD_RULES: ReadonlyMap<string, Rule> = new Map([
   ...keep(`
     id payoutId quoteId previewId intentId eventId endpointId endpointIds resourceId integrationId requestId keyId
     status kycStatus refundStatus match type events category retryable outcome action mode source transactionType
@@ -73,13 +83,13 @@ const FIELD_RULES: Readonly<Record<string, Rule>> = {
     accountOwnerName beneficiaryName bankName breBKeyLast4 documentLast4 title note
     limit nextCursor cursor durationMs method path
   `),
-  error: "message",
-  message: "message",
-  breBKey: "breBKey",
-  email: "email",
-  url: "url",
-  kycUrl: "url"
-}
+  ["error", "message"],
+  ["message", "message"],
+  ["breBKey", "breBKey"],
+  ["email", "email"],
+  ["url", "url"],
+  ["kycUrl", "url"]
+])
 
 /**
  * Fields kept only inside a given parent: names that elsewhere commonly hold a secret (`code` an OTP code, `token` or
@@ -97,12 +107,21 @@ const QUALIFIED_RULES: Readonly<Record<string, Rule>> = {
 }
 
 /** The query parameters of the contract; any other parameter's value reads `[redacted]`. */
-const QUERY_RULES: Readonly<Record<string, Rule>> = keep(`
+const QUERY_RULES: ReadonlyMap<string, Rule> = new Map(keep(`
   destinationCop fromToken createdFrom createdTo limit cursor type statusClass path errorCode requestId
-`)
+`))
+
+/** QUALIFIED_RULES by parent, then field: looked up without building the `parent.field` text for every field. */
+const RULES_BY_PARENT: ReadonlyMap<string, ReadonlyMap<string, Rule>> = Object.entries(QUALIFIED_RULES).reduce(
+  (byParent, [qualified, rule]) => {
+    const [parent = "", field = ""] = qualified.split(".")
+    return byParent.set(parent, new Map([...(byParent.get(parent) ?? []), [field, rule]]))
+  },
+  new Map<string, Map<string, Rule>>()
+)
 
 const ruleOf = (parent: string | undefined, field: string): Rule | undefined =>
-  (parent === undefined ? undefined : QUALIFIED_RULES[`${parent}.${field}`]) ?? FIELD_RULES[field]
+  (parent === undefined ? undefined : RULES_BY_PARENT.get(parent)?.get(field)) ?? FIELD_RULES.get(field)
 
 /** An e-mail as the KYC read shows it: first character, `***`, `@` and the domain. */
 const maskEmail = (email: string) => {
@@ -189,8 +208,18 @@ const showLeaf = (rule: Rule | undefined, value: unknown): unknown => {
   return rule === "keep" && typeof value === "number" ? value : REDACTED
 }
 
+/** The names this module has a rule for: shown as they are. */
+const KNOWN_NAMES = new Set([
+  ...FIELD_RULES.keys(),
+  ...Object.keys(QUALIFIED_RULES).map((qualified) => qualified.slice(qualified.indexOf(".") + 1))
+])
+
 /** A field's name as shown: cut, or replaced when it looks like a secret (numbered, so none is lost). */
-const shownName = (name: string, index: number) => looksSecret(name) ? `[redacted field ${index}]` : cut(name)
+const shownName = (name: string, index: number) =>
+  KNOWN_NAMES.has(name) ? name : looksSecret(name) ? `[redacted field ${index}]` : cut(name)
+
+/** An object for shown fields: without a prototype, a field named `__proto__` is a field like any other. */
+const fieldsObject = (): Record<string, unknown> => Object.create(null)
 
 /** Bounded, secret-free copy of a parsed JSON value. */
 export const summarise = (value: unknown): unknown => {
@@ -210,7 +239,7 @@ export const summarise = (value: unknown): unknown => {
     if (typeof node === "object" && node !== null) {
       const names = Object.keys(node)
       if (depth >= MAX_DEPTH) return `{${names.length} fields}`
-      const shown: Record<string, unknown> = {}
+      const shown = fieldsObject()
       let count = 0
       for (const name of names) {
         if (count >= MAX_FIELDS || values >= MAX_VALUES) break
@@ -238,7 +267,7 @@ export const summariseJsonText = (text: string): unknown => {
 
 /** The query string's parameters: the contract's kept, any other redacted (a repeated one shows its first value). */
 export const summariseQuery = (search: string): Record<string, unknown> => {
-  const shown: Record<string, unknown> = {}
+  const shown = fieldsObject()
   let count = 0
   for (const [name, value] of new URLSearchParams(search)) {
     if (count >= MAX_FIELDS) {
@@ -247,7 +276,7 @@ export const summariseQuery = (search: string): Record<string, unknown> => {
     }
     const key = shownName(name, count)
     if (key in shown) continue
-    const rule = QUERY_RULES[name]
+    const rule = QUERY_RULES.get(name)
     shown[key] = rule === undefined ? REDACTED : showString(rule, value)
     count++
   }

@@ -108,6 +108,21 @@ describe("summarise", () => {
     expect(scrubMessage("no payout a\u0000")).toBe("no payout a\uFFFD")
   })
 
+  it("redacts fields named like Object's own members, never dropping them or taking a rule from them", () => {
+    const sent = JSON.parse(`{"constructor": "c0de", "toString": 1, "__proto__": {"secret": "s"}, "status": "ok"}`)
+    // Compared as stored (JSON): a value left undefined, or a field set as the object's prototype, would vanish there.
+    expect(JSON.parse(JSON.stringify(summarise(sent)))).toEqual({
+      constructor: REDACTED,
+      toString: REDACTED,
+      ["__proto__"]: { secret: REDACTED },
+      status: "ok"
+    })
+    expect(JSON.parse(JSON.stringify(summariseQuery("constructor=c0de&hasOwnProperty=x")))).toEqual({
+      constructor: REDACTED,
+      hasOwnProperty: REDACTED
+    })
+  })
+
   it("describes a body that is not JSON without keeping it", () => {
     expect(summariseJsonText("")).toBeNull()
     expect(summariseJsonText(`not json ${KEY}`)).toEqual({ notJson: `${`not json ${KEY}`.length} characters` })
