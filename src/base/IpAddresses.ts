@@ -22,6 +22,20 @@ const IPV4_MAPPED = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/
  * an address (no brackets, no port; IPv4 in four decimal parts without leading zeros).
  */
 export const canonicalIp = (text: string): string | undefined => {
+  const known = canonicalForms.get(text)
+  if (known !== undefined || canonicalForms.has(text)) return known
+  const canonical = canonicalFormOf(text)
+  // Bounded: emptied when full (headers a client sends can name any number of addresses).
+  if (canonicalForms.size >= MAX_CANONICAL_FORMS) canonicalForms.clear()
+  canonicalForms.set(text, canonical)
+  return canonical
+}
+
+/** Every request asks for its peer's form (the request log, the failed-authentication limit): one parse per peer. */
+const canonicalForms = new Map<string, string | undefined>()
+const MAX_CANONICAL_FORMS = 4096
+
+const canonicalFormOf = (text: string): string | undefined => {
   const family = familyOf(text)
   if (family === undefined) return undefined
   const { address } = new SocketAddress({ address: text, family })

@@ -37,6 +37,17 @@ describe("IP addresses and CIDRs", () => {
     }
   })
 
+  it("gives the same form every time, also past the number of forms it remembers (4,096)", () => {
+    const asked = ["::FFFF:cb00:7107", "2001:DB8:0:0::1", "01.2.3.4"]
+    const first = asked.map(canonicalIp)
+    expect(first).toEqual(["203.0.113.7", "2001:db8::1", undefined])
+    for (let index = 0; index < 5_000; index++) {
+      expect(canonicalIp(`2001:DB8::${(index + 1).toString(16)}`)).toBe(`2001:db8::${(index + 1).toString(16)}`)
+      if (index % 1_000 === 0) expect(asked.map(canonicalIp)).toEqual(first)
+    }
+    expect(asked.map(canonicalIp)).toEqual(first)
+  })
+
   it("reads a comma-separated list of CIDRs (IPv4, IPv6, or single addresses); blank is none", () => {
     expect(cidrs("")).toEqual([])
     expect(cidrs("  ")).toEqual([])
