@@ -219,7 +219,7 @@ const shownName = (name: string, index: number) =>
   KNOWN_NAMES.has(name) ? name : looksSecret(name) ? `[redacted field ${index}]` : cut(name)
 
 /** An object for shown fields: without a prototype, a field named `__proto__` is a field like any other. */
-const fieldsObject = (): Record<string, unknown> => Object.create(null)
+const fieldsObject = (): Record<string, unknown> => Object.create(null) as Record<string, unknown>
 
 /** Bounded, secret-free copy of a parsed JSON value. */
 export const summarise = (value: unknown): unknown => {
