@@ -23,6 +23,9 @@ export const DashboardSignInLink = Schema.Struct({
 export type DashboardSignInLink = typeof DashboardSignInLink.Type
 
 export const DashboardSession = Schema.Struct({
+  sessionId: Schema.String.annotate({
+    description: "The session's id, as the request logs name it (`dashboardSessionId`); not a credential"
+  }),
   integrationId: IntegrationId,
   mode: Schema.Literals(["mock", "live"]).annotate({ description: "`mock`: a sandbox (test keys, test data)" }),
   expiresAt: IsoTimestamp.annotate({ description: "When the session ends unless signed out before" }),
@@ -33,6 +36,7 @@ export const DashboardSession = Schema.Struct({
   identifier: "DashboardSession",
   description: "The dashboard session this request was made with",
   examples: [{
+    sessionId: "ds_7Rk2mQ9vLc4KtX1sWb3aZp",
     integrationId: IntegrationId.make("int_4hQpZ2mX9vLc7KtR1sWb3a"),
     mode: "mock",
     expiresAt: "2026-11-22T15:19:32.123Z",

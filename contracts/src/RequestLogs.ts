@@ -34,6 +34,10 @@ export const RequestLog = Schema.Struct({
   durationMs: Int,
   keyId: Schema.String.annotate({ description: "The API key the request was made with" }),
   keyLast4: Schema.String.annotate({ description: "The last 4 characters of that key" }),
+  dashboardSessionId: Schema.NullOr(Schema.String).annotate({
+    description:
+      "The dashboard session the request was made with (its `sessionId`), null for a request made with the key itself; a session's requests name the key that made the session"
+  }),
   clientAddress: Schema.String.annotate({
     description: "The client's address (through the deployment's trusted proxies)"
   }),

@@ -9,6 +9,8 @@ export class ResponseHints extends Context.Service<ResponseHints, {
   retryAfterSeconds: number | undefined
   integrationId: string | undefined
   key: { readonly id: string; readonly last4: string } | undefined
+  /** The dashboard session the request was made with, if any. */
+  dashboardSessionId: string | undefined
 }>()("ResponseHints") {}
 
 /** Writes a note when the request has hints (outside a request, nothing). */
@@ -24,8 +26,13 @@ export const setRetryAfter = (seconds: number) =>
 export const tooManyRequests = (error: string, retryAfterSeconds: number) =>
   Effect.andThen(setRetryAfter(retryAfterSeconds), Effect.fail(new TooManyRequests({ error })))
 
-export const noteIntegration = (integrationId: string, key: { readonly id: string; readonly last4: string }) =>
+export const noteIntegration = (
+  integrationId: string,
+  key: { readonly id: string; readonly last4: string },
+  dashboardSessionId?: string
+) =>
   note((hints) => {
     hints.integrationId = integrationId
     hints.key = key
+    hints.dashboardSessionId = dashboardSessionId
   })

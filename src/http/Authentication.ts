@@ -138,8 +138,8 @@ export const AuthenticationLive = Layer.effect(
       if (!allowed) return tooManyRequests("rate limit exceeded for this API key", retryAfterSeconds)
       const { csrfToken, expiresAt, integrationId, keyId, keyLast4, sessionId } = session
       return Effect.as(
-        // Logged as the key that made the session (request logs name no session token).
-        noteIntegration(integrationId, { id: keyId, last4: keyLast4 }),
+        // Logged as the key that made the session, and the session by its id (never its token).
+        noteIntegration(integrationId, { id: keyId, last4: keyLast4 }, sessionId),
         CurrentIntegration.of({
           integrationId,
           keyId,

@@ -62,7 +62,8 @@ export const DashboardHttpLive = HttpApiBuilder.group(
             return { url: link.url, expiresAt: link.expiresAt.toISOString() }
           }))
         .handle("getDashboardSession", () =>
-          Effect.map(currentSession, ({ csrfToken, expiresAt, integrationId, mode }) => ({
+          Effect.map(currentSession, ({ csrfToken, expiresAt, integrationId, mode, sessionId }) => ({
+            sessionId,
             integrationId,
             mode,
             expiresAt: expiresAt.toISOString(),

@@ -120,6 +120,7 @@ export const makeRequestLogging = Effect.gen(function*() {
         durationMs: logged.durationMs,
         keyId: key.id,
         keyLast4: key.last4,
+        dashboardSessionId: hints.dashboardSessionId ?? null,
         clientAddress: clientAddress(
           request.remoteAddress._tag === "Some" ? request.remoteAddress.value : undefined,
           request.headers

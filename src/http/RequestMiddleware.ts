@@ -36,7 +36,8 @@ const requestMiddleware = (
     const hints: typeof ResponseHints.Service = {
       retryAfterSeconds: undefined,
       integrationId: undefined,
-      key: undefined
+      key: undefined,
+      dashboardSessionId: undefined
     }
     const arrivedAt = yield* Clock.currentTimeMillis
     const started = performance.now()

@@ -18,6 +18,7 @@ export interface RequestLogEntry {
   readonly durationMs: number
   readonly keyId: string
   readonly keyLast4: string
+  readonly dashboardSessionId: string | null
   readonly clientAddress: string
   readonly requestQuery: unknown
   readonly requestHeaders: unknown
@@ -38,6 +39,7 @@ export const RequestLogRow = Schema.Struct({
   duration_ms: Schema.Number,
   key_id: Schema.String,
   key_last4: Schema.String,
+  dashboard_session_id: Schema.NullOr(Schema.String),
   client_address: Schema.String,
   request_query: Schema.Json,
   request_headers: Schema.Json,
@@ -78,6 +80,7 @@ const rowOf = (entry: RequestLogEntry) => ({
   duration_ms: entry.durationMs,
   key_id: entry.keyId,
   key_last4: entry.keyLast4,
+  dashboard_session_id: entry.dashboardSessionId,
   client_address: entry.clientAddress,
   request_query: entry.requestQuery,
   request_headers: entry.requestHeaders,
@@ -97,12 +100,14 @@ export class RequestLogRepo extends Context.Service<RequestLogRepo>()("RequestLo
      */
     const insertMany = (entries: ReadonlyArray<RequestLogEntry>) =>
       sql`INSERT INTO request_logs (id, integration_id, request_id, at, method, path, status, error_code, error,
-            duration_ms, key_id, key_last4, client_address, request_query, request_headers, request_body, response_body)
+            duration_ms, key_id, key_last4, dashboard_session_id, client_address, request_query, request_headers,
+            request_body, response_body)
           SELECT id, integration_id, request_id, at, method, path, status, error_code, error, duration_ms, key_id,
-            key_last4, client_address, request_query, request_headers, request_body, response_body
+            key_last4, dashboard_session_id, client_address, request_query, request_headers, request_body, response_body
           FROM jsonb_to_recordset(${JSON.stringify(entries.map(rowOf))}::jsonb) AS r(id text, integration_id text,
             request_id text, at timestamptz, method text, path text, status smallint, error_code text, error text,
-            duration_ms integer, key_id text, key_last4 text, client_address text, request_query jsonb,
+            duration_ms integer, key_id text, key_last4 text, dashboard_session_id text, client_address text,
+            request_query jsonb,
             request_headers jsonb, request_body jsonb, response_body jsonb)`.pipe(Effect.asVoid)
 
     // Newest first: the cursor is the last row's (at, id), the next page the rows before it.

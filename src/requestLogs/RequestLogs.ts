@@ -22,6 +22,7 @@ const present = (row: RequestLogRow): RequestLog => ({
   durationMs: row.duration_ms,
   keyId: row.key_id,
   keyLast4: row.key_last4,
+  dashboardSessionId: row.dashboard_session_id,
   clientAddress: row.client_address,
   request: { query: row.request_query, headers: row.request_headers, body: row.request_body },
   response: { body: row.response_body }

@@ -115,6 +115,7 @@ describe("the session cookie", () => {
     const payout = await partner.payout(user)
     const { cookie, session } = await signIn(server, partner.apiKey)
     expect(session).toEqual({
+      sessionId: expect.stringMatching(/^ds_/),
       integrationId: partner.integrationId,
       mode: "mock",
       expiresAt: expect.stringMatching(/Z$/),

@@ -6,6 +6,7 @@
 import { RequestLog, RequestLogList } from "@cop-integrations/contracts"
 import { Schema } from "effect"
 import { describe, expect } from "vitest"
+import { signIn, withCookie } from "../support/dashboard.ts"
 import { httpTest } from "../support/fixture.ts"
 import { BREB, call, expectErrorBody, newAddress } from "../support/http.ts"
 import type { TestServer } from "../support/server.ts"
@@ -125,6 +126,27 @@ describe("request logs over the API", () => {
     expect((await as(mine.apiKey, "after", `${BREB}/quote`)).status).toBe(200)
     await untilLogged(server, [requestIdOf("after")])
     expect((await rawRows(server)).filter((row) => row.includes(LOGS))).toEqual([])
+  })
+
+  it("names the dashboard session a request was made with, as the key that made the session", async ({ server, partner }) => {
+    const signedIn = await signIn(server, partner.apiKey)
+    const id = `${tag}-session`
+    const listed = await withCookie(server, signedIn.cookie, `${BREB}/payouts?limit=1`, {
+      headers: { "x-request-id": id }
+    })
+    expect(listed.status, listed.text).toBe(200)
+    const keyed = `${tag}-keyed`
+    expect((await call(server, `${BREB}/quote`, { apiKey: partner.apiKey, headers: { "x-request-id": keyed } })).status)
+      .toBe(200)
+    await untilLogged(server, [id, keyed])
+    const logOf = async (requestId: string) =>
+      decodeLog((await call(server, `${LOGS}/${requestId}`, { apiKey: partner.apiKey })).body)
+    expect(await logOf(id)).toMatchObject({
+      keyLast4: partner.apiKey.slice(-4),
+      dashboardSessionId: signedIn.session.sessionId
+    })
+    expect(signedIn.session.sessionId).toMatch(/^ds_/)
+    expect((await logOf(keyed)).dashboardSessionId).toBeNull()
   })
 
   it("the latest request answers for a request id sent twice", async ({ server, partner }) => {

@@ -29,6 +29,7 @@ import payoutFailureRefund from "./0022_payout_failure_refund.ts"
 import requestLogs from "./0023_request_logs.ts"
 import dashboardFilters from "./0024_dashboard_filters.ts"
 import dashboardSessions from "./0025_dashboard_sessions.ts"
+import requestLogSessions from "./0026_request_log_sessions.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -55,5 +56,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0022_payout_failure_refund": payoutFailureRefund,
   "0023_request_logs": requestLogs,
   "0024_dashboard_filters": dashboardFilters,
-  "0025_dashboard_sessions": dashboardSessions
+  "0025_dashboard_sessions": dashboardSessions,
+  "0026_request_log_sessions": requestLogSessions
 }
