@@ -2,7 +2,7 @@
 import type { Event, EventList, EventWithAttempts, Redelivery } from "@cop-integrations/contracts"
 import { useState } from "preact/hooks"
 import { get, post } from "./api.ts"
-import { EVENT_TYPES } from "./eventTypes.ts"
+import { EVENT_TYPES } from "./literals.ts"
 import { Pager, PAGE_SIZE, useCursors } from "./paging.tsx"
 import { Code, DateTime, Failure, Fields, Heading, Loading, messageOf, Status, Table, useLoad } from "./parts.tsx"
 import { href } from "./router.ts"

@@ -5,7 +5,7 @@
 import type { WebhookEndpoint, WebhookEndpointWithSecret } from "@cop-integrations/contracts"
 import { useState } from "preact/hooks"
 import { del, get, post } from "./api.ts"
-import { EVENT_TYPES } from "./eventTypes.ts"
+import { EVENT_TYPES } from "./literals.ts"
 import { Code, DateTime, Failure, Heading, Loading, messageOf, SecretOnce, Status, Table, useLoad } from "./parts.tsx"
 import { href } from "./router.ts"
 
