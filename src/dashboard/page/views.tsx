@@ -3,6 +3,7 @@
  * navigation if it has one, and what it shows.
  */
 import type { VNode } from "preact"
+import { ApiKeysView } from "./apiKeys.tsx"
 import { EventsView, EventView } from "./events.tsx"
 import { PayoutsView, PayoutView } from "./payouts.tsx"
 import { RequestLogsView, RequestLogView } from "./requestLogs.tsx"
@@ -25,7 +26,8 @@ export const views: ReadonlyArray<View> = [
   { path: "/events/:eventId", render: ({ eventId }) => <EventView eventId={eventId!} /> },
   { path: "/webhooks", nav: "Webhook endpoints", render: () => <WebhooksView /> },
   { path: "/request-logs", nav: "Request logs", render: () => <RequestLogsView /> },
-  { path: "/request-logs/:requestId", render: ({ requestId }) => <RequestLogView requestId={requestId!} /> }
+  { path: "/request-logs/:requestId", render: ({ requestId }) => <RequestLogView requestId={requestId!} /> },
+  { path: "/api-keys", nav: "API keys", render: () => <ApiKeysView /> }
 ]
 
 export const DEFAULT_ROUTE = "/payouts"
