@@ -1,7 +1,8 @@
-/** Payouts: the list (filters, cursor pages, a payout by id) and one payout's page. */
+/** Payouts: the list (filters, cursor pages, a payout by id) and one payout's page (its events included). */
 import type { Payout } from "@cop-integrations/contracts"
 import { useState } from "preact/hooks"
 import { get } from "./api.ts"
+import { ResourceEvents } from "./events.tsx"
 import { createdRange, type Filter, FilterForm, trimmed } from "./filters.tsx"
 import { PAYOUT_STATUSES } from "./literals.ts"
 import { Pager, useFilteredPages } from "./paging.tsx"
@@ -179,9 +180,6 @@ const PayoutDetail = ({ payout }: { readonly payout: Payout }) => (
       />
     )}
     <h2>Events</h2>
-    <p class="muted">
-      This payout's events, with every delivery attempt, are listed here once the API lists events by resource. Until
-      then they are in <a href={href("/events")}>Events</a>.
-    </p>
+    <ResourceEvents resourceId={payout.payoutId} />
   </>
 )
