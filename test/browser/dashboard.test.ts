@@ -9,7 +9,7 @@
  * Where no Chromium binary exists the test is skipped, saying so loudly: it is never counted as passed.
  */
 import axe from "axe-core"
-import { existsSync, mkdirSync } from "node:fs"
+import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
 import { Webhook } from "standardwebhooks"
@@ -17,6 +17,7 @@ import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { describe, expect } from "vitest"
 import { hashToken } from "../../src/dashboard/Tokens.ts"
+import { chromiumBinary, warnIfNoChromium } from "../support/browser.ts"
 import { raw, signInLink } from "../support/dashboard.ts"
 import { httpTest } from "../support/fixture.ts"
 import { PAYOUTS } from "../support/flows.ts"
@@ -25,19 +26,7 @@ import { type Receiver, startReceiver } from "../support/webhookReceiver.ts"
 
 /** How long one page step may take: well under a second on a quiet machine, generous for a loaded one. */
 const STEP_DEADLINE_MS = 30_000
-const chromiumBinary = [
-  process.env["CHROMIUM_BIN"],
-  "/usr/bin/chromium",
-  "/usr/bin/chromium-browser",
-  "/usr/bin/google-chrome"
-]
-  .find((candidate): candidate is string => candidate !== undefined && candidate !== "" && existsSync(candidate))
-
-if (chromiumBinary === undefined) {
-  console.warn(
-    "\n!!! test/browser/dashboard.test.ts SKIPPED: no Chromium binary (apt-get install chromium, or set CHROMIUM_BIN); the /dashboard page was NOT checked in a browser !!!\n"
-  )
-}
+warnIfNoChromium("test/browser/dashboard.test.ts", "/dashboard")
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"])
 
