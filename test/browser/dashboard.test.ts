@@ -124,6 +124,9 @@ describe.skipIf(chromiumBinary === undefined)("/dashboard in headless Chromium",
     )
   }
 
+  /** Polls `read` until the matcher holds, up to a page step's deadline (vitest's own default is one second). */
+  const eventually = <A>(read: () => A | Promise<A>) => expect.poll(read, { timeout: STEP_DEADLINE_MS, interval: 100 })
+
   const viewChecked = async (name: string) => {
     await screenshot(name)
     expect(await accessibilityProblems(name)).toEqual([])
@@ -160,8 +163,8 @@ describe.skipIf(chromiumBinary === undefined)("/dashboard in headless Chromium",
     expect(swap.status, swap.text).toBe(201)
     const link = await signInLink(server, partner.apiKey)
     await page.goto(link.url)
-    await expect.poll(() => page.url()).toBe(`${server.baseUrl}/dashboard`)
-    await expect.poll(() => page.getByTestId("test-mode-banner").isVisible()).toBe(true)
+    await eventually(() => page.url()).toBe(`${server.baseUrl}/dashboard`)
+    await eventually(() => page.getByTestId("test-mode-banner").isVisible()).toBe(true)
     expect(await page.getByText(partner.integrationId).count()).toBeGreaterThan(0)
     const cookies = await context.cookies()
     expect(cookies.map(({ httpOnly, name, sameSite }) => ({ name, httpOnly, sameSite }))).toEqual([
@@ -174,7 +177,7 @@ describe.skipIf(chromiumBinary === undefined)("/dashboard in headless Chromium",
   it("lists the payout created through the API, its amounts as the API wrote them, dates local with UTC on hover", async () => {
     await section("Payouts").click()
     const row = rowOf(payout.payoutId)
-    await expect.poll(() => row.count()).toBe(1)
+    await eventually(() => row.count()).toBe(1)
     const cells = await row.getByRole("cell").allInnerTexts()
     expect(cells).toContain(`${payout.destinationCop} COP`)
     expect(cells).toContain(`${payout.sourceAmount} USDC`)
@@ -187,8 +190,8 @@ describe.skipIf(chromiumBinary === undefined)("/dashboard in headless Chromium",
 
   it("opens the payout's page: status, timeline, fees, receipt", async () => {
     await page.getByRole("link", { name: payout.payoutId }).click()
-    await expect.poll(() => page.getByRole("heading", { name: `Payout ${payout.payoutId}` }).isVisible()).toBe(true)
-    await expect.poll(() => page.getByRole("heading", { name: "Timeline" }).isVisible()).toBe(true)
+    await eventually(() => page.getByRole("heading", { name: `Payout ${payout.payoutId}` }).isVisible()).toBe(true)
+    await eventually(() => page.getByRole("heading", { name: "Timeline" }).isVisible()).toBe(true)
     expect(await page.getByRole("table", { name: "Fee legs" }).getByRole("row").count()).toBeGreaterThan(1)
     // Keyboard: the view's heading has the focus, and Tab reaches a control.
     expect(await page.evaluate(() => document.activeElement?.tagName)).toBe("H1")
@@ -202,25 +205,25 @@ describe.skipIf(chromiumBinary === undefined)("/dashboard in headless Chromium",
     expect((confirming.json as { status: string }).status).toBe("deposit_confirmed")
 
     await section("Payouts").click()
-    await expect.poll(() => rowOf(confirmed.payoutId).count()).toBe(1)
+    await eventually(() => rowOf(confirmed.payoutId).count()).toBe(1)
     expect(await rowOf(payout.payoutId).count()).toBe(1)
     const status = page.getByLabel("Status")
     const apply = page.getByRole("button", { name: "Apply filters" })
     await status.selectOption("deposit_confirmed")
     await apply.click()
-    await expect.poll(() => rowOf(payout.payoutId).count()).toBe(0)
+    await eventually(() => rowOf(payout.payoutId).count()).toBe(0)
     expect(await rowOf(confirmed.payoutId).count()).toBe(1)
     await viewChecked("payouts-filtered")
 
     await status.selectOption("awaiting_deposit")
     await apply.click()
-    await expect.poll(() => rowOf(confirmed.payoutId).count()).toBe(0)
+    await eventually(() => rowOf(confirmed.payoutId).count()).toBe(0)
     expect(await rowOf(payout.payoutId).count()).toBe(1)
   })
 
   it("shows the swaps", async () => {
     await section("Swaps").click()
-    await expect.poll(() => page.getByRole("table", { name: /Swaps/ }).getByRole("row").count()).toBe(2)
+    await eventually(() => page.getByRole("table", { name: /Swaps/ }).getByRole("row").count()).toBe(2)
     await viewChecked("swaps")
   })
 
@@ -232,11 +235,11 @@ describe.skipIf(chromiumBinary === undefined)("/dashboard in headless Chromium",
     await page.getByLabel("URL").fill(receiver.url)
     await page.getByRole("button", { name: "Add endpoint" }).click()
     const shown = page.getByTestId("secret")
-    await expect.poll(() => shown.count()).toBe(1)
+    await eventually(() => shown.count()).toBe(1)
     const first = await shown.innerText()
     expect(first).toMatch(/^whsec_/)
     endpointId = (await page.getByRole("status").filter({ hasText: "Created" }).innerText()).match(/we_\w+/)![0]
-    await expect.poll(() => rowOf(endpointId).count()).toBe(1)
+    await eventually(() => rowOf(endpointId).count()).toBe(1)
     await viewChecked("webhooks")
 
     await page.getByRole("button", { name: `Ping ${endpointId}` }).click()
@@ -245,7 +248,7 @@ describe.skipIf(chromiumBinary === undefined)("/dashboard in headless Chromium",
 
     await page.getByRole("button", { name: `Rotate secret ${endpointId}` }).click()
     await page.getByRole("button", { name: `Confirm rotation (${endpointId})` }).click()
-    await expect.poll(() => page.getByText("the old one also signs for 24 hours").count()).toBe(1)
+    await eventually(() => page.getByText("the old one also signs for 24 hours").count()).toBe(1)
     secret = await shown.innerText()
     expect(secret).toMatch(/^whsec_/)
     expect(secret).not.toBe(first)
@@ -259,14 +262,14 @@ describe.skipIf(chromiumBinary === undefined)("/dashboard in headless Chromium",
     await page.getByLabel("Type").selectOption("payout.created")
     await page.getByRole("button", { name: "Apply filters" }).click()
     const row = page.getByRole("row").filter({ hasText: payout.payoutId })
-    await expect.poll(() => row.count()).toBe(1)
+    await eventually(() => row.count()).toBe(1)
     await viewChecked("events")
     await row.getByRole("link").click()
-    await expect.poll(() => page.getByRole("heading", { name: /^Event evt_/ }).isVisible()).toBe(true)
+    await eventually(() => page.getByRole("heading", { name: /^Event evt_/ }).isVisible()).toBe(true)
     eventId = (await page.getByRole("heading", { name: /^Event evt_/ }).innerText()).slice("Event ".length)
 
     await page.getByRole("button", { name: "Resend" }).click()
-    await expect.poll(() => page.getByText(`Queued to ${endpointId}.`).count()).toBe(1)
+    await eventually(() => page.getByText(`Queued to ${endpointId}.`).count()).toBe(1)
     const delivery = await receiver.next((d) => d.event.id === eventId, STEP_DEADLINE_MS)
     expect(delivery.event.data.object["payoutId"]).toBe(payout.payoutId)
     expect(new Webhook(secret).verify(delivery.body, headersOf(delivery))).toBeTruthy()
@@ -286,7 +289,7 @@ describe.skipIf(chromiumBinary === undefined)("/dashboard in headless Chromium",
     await section("Payouts").click()
     await page.getByRole("link", { name: payout.payoutId }).click()
     const attempts = page.getByRole("table", { name: `Delivery attempts of ${eventId}, oldest first` })
-    await expect.poll(() => attempts.count()).toBe(1)
+    await eventually(() => attempts.count()).toBe(1)
     expect(await page.getByRole("heading", { level: 3, name: `${eventId} payout.created` }).count()).toBe(1)
     const row = attempts.getByRole("row").filter({ hasText: endpointId })
     expect(await row.count()).toBe(1)
@@ -302,18 +305,18 @@ describe.skipIf(chromiumBinary === undefined)("/dashboard in headless Chromium",
       (await partner.get(`/api/integrations/webhook-endpoints/${endpointId}`)).json as { status: string }
     await section("Webhook endpoints").click()
     const state = rowOf(endpointId).locator(".status")
-    await expect.poll(() => state.innerText()).toBe("enabled")
+    await eventually(() => state.innerText()).toBe("enabled")
 
     await page.getByRole("button", { name: `Disable ${endpointId}` }).click()
     await page.getByRole("button", { name: `Confirm disable (${endpointId})` }).click()
-    await expect.poll(() => state.innerText()).toBe("disabled")
+    await eventually(() => state.innerText()).toBe("disabled")
     expect((await endpointState()).status).toBe("disabled")
     // A disabled endpoint offers Enable, not Disable or Ping.
     expect(await page.getByRole("button", { name: `Ping ${endpointId}` }).count()).toBe(0)
     await viewChecked("webhooks-disabled")
 
     await page.getByRole("button", { name: `Enable ${endpointId}` }).click()
-    await expect.poll(() => state.innerText()).toBe("enabled")
+    await eventually(() => state.innerText()).toBe("enabled")
     expect((await endpointState()).status).toBe("enabled")
     expect(await page.getByRole("button", { name: `Disable ${endpointId}` }).count()).toBe(1)
   })
@@ -343,7 +346,7 @@ describe.skipIf(chromiumBinary === undefined)("/dashboard in headless Chromium",
     await viewChecked("request-logs")
 
     await row.getByRole("link", { name: requestId! }).click()
-    await expect.poll(() => page.getByRole("heading", { name: `Request ${requestId}` }).isVisible()).toBe(true)
+    await eventually(() => page.getByRole("heading", { name: `Request ${requestId}` }).isVisible()).toBe(true)
     expect(await field("Request id").innerText()).toBe(requestId)
     expect(await field("Status").innerText()).toBe("400")
     expect(await field("Method").innerText()).toBe("POST")
@@ -356,7 +359,7 @@ describe.skipIf(chromiumBinary === undefined)("/dashboard in headless Chromium",
   it("lists the integration's API keys: the partner's key by its last 4, active, the one this session was made with", async ({ partner }) => {
     await section("API keys").click()
     const row = rowOf(`…${partner.apiKey.slice(-4)}`)
-    await expect.poll(() => row.count()).toBe(1)
+    await eventually(() => row.count()).toBe(1)
     const cells = await row.getByRole("cell").allInnerTexts()
     expect(cells).toContain("active this session's key")
     // The key itself is never on the page.
@@ -367,13 +370,13 @@ describe.skipIf(chromiumBinary === undefined)("/dashboard in headless Chromium",
   it("signs out: the session ends on the server, so the old cookie is refused", async ({ server }) => {
     const [cookie] = await context.cookies()
     await page.getByRole("button", { name: "Sign out" }).click()
-    await expect.poll(() => page.getByText("You are signed out.").count()).toBe(1)
+    await eventually(() => page.getByText("You are signed out.").count()).toBe(1)
     await viewChecked("signed-out")
     expect(await context.cookies()).toEqual([])
     const refused = await raw(server, PAYOUTS, { headers: { cookie: `cop_dashboard=${cookie!.value}` } })
     expect(refused.status).toBe(401)
     await page.goto(`${server.baseUrl}/dashboard`)
-    await expect.poll(() => page.getByText(/Not signed in/).count()).toBe(1)
+    await eventually(() => page.getByText(/Not signed in/).count()).toBe(1)
   })
 
   it("refuses an expired link: no cookie, a page saying so", async ({ server, partner }) => {
@@ -388,7 +391,7 @@ describe.skipIf(chromiumBinary === undefined)("/dashboard in headless Chromium",
     )
     const answer = await page.goto(link.url)
     expect(answer?.status()).toBe(410)
-    await expect.poll(() => page.getByRole("heading", { name: "This sign-in link has expired" }).count()).toBe(1)
+    await eventually(() => page.getByRole("heading", { name: "This sign-in link has expired" }).count()).toBe(1)
     expect(await context.cookies()).toEqual([])
     await viewChecked("expired-link")
   })
