@@ -4,7 +4,7 @@
  * (tests, `npm run dev`), and by scripts/build.mjs, which puts the result into dist/server.mjs (./PagePrebuilt.ts), so
  * `npm start` needs neither esbuild nor these sources at run time. No network either way.
  */
-import { EventType } from "@cop-integrations/contracts"
+import { EventType, PayoutStatus, StatusClass, SwapStatus } from "@cop-integrations/contracts"
 import type * as Esbuild from "esbuild"
 import { fileURLToPath } from "node:url"
 
@@ -27,8 +27,15 @@ export const buildPage = async (esbuild: Pick<typeof Esbuild, "build">): Promise
     target: ["es2022"],
     jsx: "automatic",
     jsxImportSource: "preact",
-    // The contract's event types, for the page's filters and subscriptions (./page/eventTypes.ts).
-    define: { __EVENT_TYPES__: JSON.stringify(EventType.literals) },
+    // The contract's names the page offers in its filters and subscriptions (./page/literals.ts).
+    define: {
+      __CONTRACT_LITERALS__: JSON.stringify({
+        eventTypes: EventType.literals,
+        payoutStatuses: PayoutStatus.literals,
+        swapStatuses: SwapStatus.literals,
+        statusClasses: StatusClass.literals
+      })
+    },
     minify: true,
     charset: "utf8",
     legalComments: "eof",

@@ -1,15 +1,17 @@
 /**
  * The partner dashboard in a real browser: headless Chromium (Debian's `chromium`, or CHROMIUM_BIN) driven by
  * playwright-core against a running mock-mode server. It signs in with a link the API made, sees a payout created
- * through the API (amounts exactly as the API wrote them), adds a webhook endpoint pointing at a real receiver (the
- * secret shown once) and rotates its secret, resends an event and sees the receiver get it (signed with the new
- * secret) and the attempt listed, signs out and is refused after, and is refused with an expired link. No request
+ * through the API (amounts exactly as the API wrote them) and narrows the payouts by status, adds a webhook endpoint
+ * pointing at a real receiver (the secret shown once) and rotates its secret, resends an event and sees the receiver
+ * get it (signed with the new secret) and the attempt listed, with the receiver's answer, on the event's and the
+ * payout's page, disables and enables the endpoint, opens a failing request's log entry, sees the partner's key among
+ * the API keys, signs out and is refused after, and is refused with an expired link. No request
  * leaves for another host, nothing breaks the page's Content-Security-Policy, and axe-core finds no serious or
  * critical accessibility violation on any view. Screenshots of each view go to .artifacts/dashboard-*.png.
  * Where no Chromium binary exists the test is skipped, saying so loudly: it is never counted as passed.
  */
 import axe from "axe-core"
-import { existsSync, mkdirSync } from "node:fs"
+import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
 import { Webhook } from "standardwebhooks"
@@ -17,27 +19,16 @@ import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { describe, expect } from "vitest"
 import { hashToken } from "../../src/dashboard/Tokens.ts"
+import { chromiumBinary, warnIfNoChromium } from "../support/browser.ts"
 import { raw, signInLink } from "../support/dashboard.ts"
 import { httpTest } from "../support/fixture.ts"
-import { PAYOUTS } from "../support/flows.ts"
+import { newTxHash, PAYOUTS, payoutBody } from "../support/flows.ts"
 import { repoRoot } from "../support/process.ts"
 import { type Receiver, startReceiver } from "../support/webhookReceiver.ts"
 
 /** How long one page step may take: well under a second on a quiet machine, generous for a loaded one. */
 const STEP_DEADLINE_MS = 30_000
-const chromiumBinary = [
-  process.env["CHROMIUM_BIN"],
-  "/usr/bin/chromium",
-  "/usr/bin/chromium-browser",
-  "/usr/bin/google-chrome"
-]
-  .find((candidate): candidate is string => candidate !== undefined && candidate !== "" && existsSync(candidate))
-
-if (chromiumBinary === undefined) {
-  console.warn(
-    "\n!!! test/browser/dashboard.test.ts SKIPPED: no Chromium binary (apt-get install chromium, or set CHROMIUM_BIN); the /dashboard page was NOT checked in a browser !!!\n"
-  )
-}
+warnIfNoChromium("test/browser/dashboard.test.ts", "/dashboard")
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"])
 
@@ -133,6 +124,9 @@ describe.skipIf(chromiumBinary === undefined)("/dashboard in headless Chromium",
     )
   }
 
+  /** Polls `read` until the matcher holds, up to a page step's deadline (vitest's own default is one second). */
+  const eventually = <A>(read: () => A | Promise<A>) => expect.poll(read, { timeout: STEP_DEADLINE_MS, interval: 100 })
+
   const viewChecked = async (name: string) => {
     await screenshot(name)
     expect(await accessibilityProblems(name)).toEqual([])
@@ -145,6 +139,11 @@ describe.skipIf(chromiumBinary === undefined)("/dashboard in headless Chromium",
   /** The first `td` texts of the row whose first cell reads `first`. */
   const rowOf = (first: string) =>
     page.getByRole("row").filter({ has: page.getByRole("cell", { name: first, exact: true }) })
+
+  /** The value of a view's field (its `Fields` row) labelled `label`. */
+  const field = (label: string) =>
+    page.locator(".fields > div").filter({ has: page.getByRole("term").getByText(label, { exact: true }) })
+      .getByRole("definition")
 
   let payout: {
     readonly payoutId: string
@@ -164,8 +163,8 @@ describe.skipIf(chromiumBinary === undefined)("/dashboard in headless Chromium",
     expect(swap.status, swap.text).toBe(201)
     const link = await signInLink(server, partner.apiKey)
     await page.goto(link.url)
-    await expect.poll(() => page.url()).toBe(`${server.baseUrl}/dashboard`)
-    await expect.poll(() => page.getByTestId("test-mode-banner").isVisible()).toBe(true)
+    await eventually(() => page.url()).toBe(`${server.baseUrl}/dashboard`)
+    await eventually(() => page.getByTestId("test-mode-banner").isVisible()).toBe(true)
     expect(await page.getByText(partner.integrationId).count()).toBeGreaterThan(0)
     const cookies = await context.cookies()
     expect(cookies.map(({ httpOnly, name, sameSite }) => ({ name, httpOnly, sameSite }))).toEqual([
@@ -178,7 +177,7 @@ describe.skipIf(chromiumBinary === undefined)("/dashboard in headless Chromium",
   it("lists the payout created through the API, its amounts as the API wrote them, dates local with UTC on hover", async () => {
     await section("Payouts").click()
     const row = rowOf(payout.payoutId)
-    await expect.poll(() => row.count()).toBe(1)
+    await eventually(() => row.count()).toBe(1)
     const cells = await row.getByRole("cell").allInnerTexts()
     expect(cells).toContain(`${payout.destinationCop} COP`)
     expect(cells).toContain(`${payout.sourceAmount} USDC`)
@@ -191,17 +190,40 @@ describe.skipIf(chromiumBinary === undefined)("/dashboard in headless Chromium",
 
   it("opens the payout's page: status, timeline, fees, receipt", async () => {
     await page.getByRole("link", { name: payout.payoutId }).click()
-    await expect.poll(() => page.getByRole("heading", { name: `Payout ${payout.payoutId}` }).isVisible()).toBe(true)
-    await expect.poll(() => page.getByRole("heading", { name: "Timeline" }).isVisible()).toBe(true)
+    await eventually(() => page.getByRole("heading", { name: `Payout ${payout.payoutId}` }).isVisible()).toBe(true)
+    await eventually(() => page.getByRole("heading", { name: "Timeline" }).isVisible()).toBe(true)
     expect(await page.getByRole("table", { name: "Fee legs" }).getByRole("row").count()).toBeGreaterThan(1)
     // Keyboard: the view's heading has the focus, and Tab reaches a control.
     expect(await page.evaluate(() => document.activeElement?.tagName)).toBe("H1")
     await viewChecked("payout")
   })
 
+  it("filters the payouts by status: the list narrows to the payouts in it", async ({ partner, user }) => {
+    const confirmed = await partner.payout(user)
+    const confirming = await partner.confirm(confirmed.payoutId, { txHash: newTxHash() })
+    expect(confirming.status, confirming.text).toBe(200)
+    expect((confirming.json as { status: string }).status).toBe("deposit_confirmed")
+
+    await section("Payouts").click()
+    await eventually(() => rowOf(confirmed.payoutId).count()).toBe(1)
+    expect(await rowOf(payout.payoutId).count()).toBe(1)
+    const status = page.getByLabel("Status")
+    const apply = page.getByRole("button", { name: "Apply filters" })
+    await status.selectOption("deposit_confirmed")
+    await apply.click()
+    await eventually(() => rowOf(payout.payoutId).count()).toBe(0)
+    expect(await rowOf(confirmed.payoutId).count()).toBe(1)
+    await viewChecked("payouts-filtered")
+
+    await status.selectOption("awaiting_deposit")
+    await apply.click()
+    await eventually(() => rowOf(confirmed.payoutId).count()).toBe(0)
+    expect(await rowOf(payout.payoutId).count()).toBe(1)
+  })
+
   it("shows the swaps", async () => {
     await section("Swaps").click()
-    await expect.poll(() => page.getByRole("table", { name: /Swaps/ }).getByRole("row").count()).toBe(2)
+    await eventually(() => page.getByRole("table", { name: /Swaps/ }).getByRole("row").count()).toBe(2)
     await viewChecked("swaps")
   })
 
@@ -213,11 +235,11 @@ describe.skipIf(chromiumBinary === undefined)("/dashboard in headless Chromium",
     await page.getByLabel("URL").fill(receiver.url)
     await page.getByRole("button", { name: "Add endpoint" }).click()
     const shown = page.getByTestId("secret")
-    await expect.poll(() => shown.count()).toBe(1)
+    await eventually(() => shown.count()).toBe(1)
     const first = await shown.innerText()
     expect(first).toMatch(/^whsec_/)
     endpointId = (await page.getByRole("status").filter({ hasText: "Created" }).innerText()).match(/we_\w+/)![0]
-    await expect.poll(() => rowOf(endpointId).count()).toBe(1)
+    await eventually(() => rowOf(endpointId).count()).toBe(1)
     await viewChecked("webhooks")
 
     await page.getByRole("button", { name: `Ping ${endpointId}` }).click()
@@ -226,26 +248,28 @@ describe.skipIf(chromiumBinary === undefined)("/dashboard in headless Chromium",
 
     await page.getByRole("button", { name: `Rotate secret ${endpointId}` }).click()
     await page.getByRole("button", { name: `Confirm rotation (${endpointId})` }).click()
-    await expect.poll(() => page.getByText("the old one also signs for 24 hours").count()).toBe(1)
+    await eventually(() => page.getByText("the old one also signs for 24 hours").count()).toBe(1)
     secret = await shown.innerText()
     expect(secret).toMatch(/^whsec_/)
     expect(secret).not.toBe(first)
     await screenshot("webhooks-rotated")
   })
 
+  let eventId: string
+
   it("resends the payout's event and the receiver gets it, signed with the new secret; the attempt is listed", async () => {
     await section("Events").click()
     await page.getByLabel("Type").selectOption("payout.created")
     await page.getByRole("button", { name: "Apply filters" }).click()
     const row = page.getByRole("row").filter({ hasText: payout.payoutId })
-    await expect.poll(() => row.count()).toBe(1)
+    await eventually(() => row.count()).toBe(1)
     await viewChecked("events")
     await row.getByRole("link").click()
-    await expect.poll(() => page.getByRole("heading", { name: /^Event evt_/ }).isVisible()).toBe(true)
-    const eventId = (await page.getByRole("heading", { name: /^Event evt_/ }).innerText()).slice("Event ".length)
+    await eventually(() => page.getByRole("heading", { name: /^Event evt_/ }).isVisible()).toBe(true)
+    eventId = (await page.getByRole("heading", { name: /^Event evt_/ }).innerText()).slice("Event ".length)
 
     await page.getByRole("button", { name: "Resend" }).click()
-    await expect.poll(() => page.getByText(`Queued to ${endpointId}.`).count()).toBe(1)
+    await eventually(() => page.getByText(`Queued to ${endpointId}.`).count()).toBe(1)
     const delivery = await receiver.next((d) => d.event.id === eventId, STEP_DEADLINE_MS)
     expect(delivery.event.data.object["payoutId"]).toBe(payout.payoutId)
     expect(new Webhook(secret).verify(delivery.body, headersOf(delivery))).toBeTruthy()
@@ -255,19 +279,104 @@ describe.skipIf(chromiumBinary === undefined)("/dashboard in headless Chromium",
       await page.getByRole("button", { name: "Refresh attempts" }).click()
       return attempts.getByRole("row").filter({ hasText: endpointId }).filter({ hasText: "200" }).count()
     }, { timeout: STEP_DEADLINE_MS }).toBe(1)
+    // The start of the receiver's answer (it answers "ok").
+    expect(await attempts.getByRole("row").filter({ hasText: endpointId }).getByRole("cell").last().innerText())
+      .toBe("ok")
     await viewChecked("event")
+  })
+
+  it("shows the payout's events on its page, each with every delivery attempt", async () => {
+    await section("Payouts").click()
+    await page.getByRole("link", { name: payout.payoutId }).click()
+    const attempts = page.getByRole("table", { name: `Delivery attempts of ${eventId}, oldest first` })
+    await eventually(() => attempts.count()).toBe(1)
+    expect(await page.getByRole("heading", { level: 3, name: `${eventId} payout.created` }).count()).toBe(1)
+    const row = attempts.getByRole("row").filter({ hasText: endpointId })
+    expect(await row.count()).toBe(1)
+    const cells = await row.getByRole("cell").allInnerTexts()
+    expect(cells).toContain("succeeded")
+    expect(cells).toContain("200")
+    expect(cells.at(-1)).toBe("ok")
+    await viewChecked("payout-events")
+  })
+
+  it("disables the endpoint, then enables it again; its state shows each time", async ({ partner }) => {
+    const endpointState = async () =>
+      (await partner.get(`/api/integrations/webhook-endpoints/${endpointId}`)).json as { status: string }
+    await section("Webhook endpoints").click()
+    const state = rowOf(endpointId).locator(".status")
+    await eventually(() => state.innerText()).toBe("enabled")
+
+    await page.getByRole("button", { name: `Disable ${endpointId}` }).click()
+    await page.getByRole("button", { name: `Confirm disable (${endpointId})` }).click()
+    await eventually(() => state.innerText()).toBe("disabled")
+    expect((await endpointState()).status).toBe("disabled")
+    // A disabled endpoint offers Enable, not Disable or Ping.
+    expect(await page.getByRole("button", { name: `Ping ${endpointId}` }).count()).toBe(0)
+    await viewChecked("webhooks-disabled")
+
+    await page.getByRole("button", { name: `Enable ${endpointId}` }).click()
+    await eventually(() => state.innerText()).toBe("enabled")
+    expect((await endpointState()).status).toBe("enabled")
+    expect(await page.getByRole("button", { name: `Disable ${endpointId}` }).count()).toBe(1)
+  })
+
+  it("opens a failing request's log entry from the list of 4xx requests", async ({ partner, user }) => {
+    const failing = await partner.post(PAYOUTS, payoutBody(user, { destinationCop: "a lot" }))
+    expect(failing.status, failing.text).toBe(400)
+    const requestId = failing.headers.get("x-request-id")
+    expect(requestId).toBeTruthy()
+
+    await section("Request logs").click()
+    await page.getByLabel("Status class").selectOption("4xx")
+    await page.getByRole("button", { name: "Apply filters" }).click()
+    // Requests are logged off the request path, in batches: the entry comes a moment after the answer.
+    const row = rowOf(requestId!)
+    await expect.poll(async () => {
+      await page.getByRole("button", { name: "Refresh", exact: true }).click()
+      return row.count()
+    }, { timeout: STEP_DEADLINE_MS, interval: 250 }).toBe(1)
+    // Only 4xx answers are listed, though the dashboard's own 2xx requests are logged too.
+    const statuses = await page.getByRole("table", { name: "Requests, newest first" }).locator(
+      "tbody tr td:nth-child(5)"
+    )
+      .allInnerTexts()
+    expect(statuses.length).toBeGreaterThan(0)
+    expect(statuses.filter((status) => !/^4\d\d$/.test(status))).toEqual([])
+    await viewChecked("request-logs")
+
+    await row.getByRole("link", { name: requestId! }).click()
+    await eventually(() => page.getByRole("heading", { name: `Request ${requestId}` }).isVisible()).toBe(true)
+    expect(await field("Request id").innerText()).toBe(requestId)
+    expect(await field("Status").innerText()).toBe("400")
+    expect(await field("Method").innerText()).toBe("POST")
+    expect(await field("Path").innerText()).toBe(PAYOUTS)
+    expect(await field("Message").innerText()).toContain("destinationCop")
+    expect(await field("Key").innerText()).toContain(partner.apiKey.slice(-4))
+    await viewChecked("request-log")
+  })
+
+  it("lists the integration's API keys: the partner's key by its last 4, active, the one this session was made with", async ({ partner }) => {
+    await section("API keys").click()
+    const row = rowOf(`…${partner.apiKey.slice(-4)}`)
+    await eventually(() => row.count()).toBe(1)
+    const cells = await row.getByRole("cell").allInnerTexts()
+    expect(cells).toContain("active this session's key")
+    // The key itself is never on the page.
+    expect(await page.content()).not.toContain(partner.apiKey)
+    await viewChecked("api-keys")
   })
 
   it("signs out: the session ends on the server, so the old cookie is refused", async ({ server }) => {
     const [cookie] = await context.cookies()
     await page.getByRole("button", { name: "Sign out" }).click()
-    await expect.poll(() => page.getByText("You are signed out.").count()).toBe(1)
+    await eventually(() => page.getByText("You are signed out.").count()).toBe(1)
     await viewChecked("signed-out")
     expect(await context.cookies()).toEqual([])
     const refused = await raw(server, PAYOUTS, { headers: { cookie: `cop_dashboard=${cookie!.value}` } })
     expect(refused.status).toBe(401)
     await page.goto(`${server.baseUrl}/dashboard`)
-    await expect.poll(() => page.getByText(/Not signed in/).count()).toBe(1)
+    await eventually(() => page.getByText(/Not signed in/).count()).toBe(1)
   })
 
   it("refuses an expired link: no cookie, a page saying so", async ({ server, partner }) => {
@@ -282,7 +391,7 @@ describe.skipIf(chromiumBinary === undefined)("/dashboard in headless Chromium",
     )
     const answer = await page.goto(link.url)
     expect(answer?.status()).toBe(410)
-    await expect.poll(() => page.getByRole("heading", { name: "This sign-in link has expired" }).count()).toBe(1)
+    await eventually(() => page.getByRole("heading", { name: "This sign-in link has expired" }).count()).toBe(1)
     expect(await context.cookies()).toEqual([])
     await viewChecked("expired-link")
   })

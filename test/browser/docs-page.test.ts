@@ -11,10 +11,11 @@
  * Where no Chromium binary exists the test is skipped, saying so loudly: it is never counted as passed.
  */
 import { EventType } from "@cop-integrations/contracts"
-import { existsSync, mkdirSync, writeFileSync } from "node:fs"
+import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { type Browser, chromium, type Page, type Response } from "playwright-core"
 import { describe, expect } from "vitest"
+import { chromiumBinary, warnIfNoChromium } from "../support/browser.ts"
 import { httpTest } from "../support/fixture.ts"
 import { repoRoot } from "../support/process.ts"
 import type { TestServer } from "../support/server.ts"
@@ -24,19 +25,7 @@ import type { TestServer } from "../support/server.ts"
  * machine; at load 10-16 Chromium renders the reference's bundle many times slower, and 20 s was not always enough.
  */
 const STEP_DEADLINE_MS = 60_000
-const chromiumBinary = [
-  process.env["CHROMIUM_BIN"],
-  "/usr/bin/chromium",
-  "/usr/bin/chromium-browser",
-  "/usr/bin/google-chrome"
-]
-  .find((candidate): candidate is string => candidate !== undefined && candidate !== "" && existsSync(candidate))
-
-if (chromiumBinary === undefined) {
-  console.warn(
-    "\n!!! test/browser/docs-page.test.ts SKIPPED: no Chromium binary (apt-get install chromium, or set CHROMIUM_BIN); the /docs page was NOT checked in a browser !!!\n"
-  )
-}
+warnIfNoChromium("test/browser/docs-page.test.ts", "/docs")
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"])
 const withoutZeroWidth = (text: string) => text.replace(/\u200b/g, "").replace(/\s+/g, " ").trim()

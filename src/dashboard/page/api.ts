@@ -22,7 +22,8 @@ export const onSignedOut = (handler: () => void) => {
   signedOut = handler
 }
 
-type Query = Readonly<Record<string, string | undefined>>
+/** Query parameters; one left undefined or empty is not sent. */
+export type Query = Readonly<Record<string, string | undefined>>
 
 const urlOf = (path: string, query: Query = {}) => {
   const url = new URL(`${API}${path}`, location.origin)
@@ -32,7 +33,12 @@ const urlOf = (path: string, query: Query = {}) => {
   return url
 }
 
-const send = async <A>(method: "GET" | "POST" | "DELETE", path: string, query?: Query, body?: unknown): Promise<A> => {
+const send = async <A>(
+  method: "GET" | "POST" | "PATCH" | "DELETE",
+  path: string,
+  query?: Query,
+  body?: unknown
+): Promise<A> => {
   const headers: Record<string, string> = { accept: "application/json" }
   if (method !== "GET") headers["x-csrf-token"] = csrfToken
   if (body !== undefined) headers["content-type"] = "application/json"
@@ -60,6 +66,7 @@ const send = async <A>(method: "GET" | "POST" | "DELETE", path: string, query?: 
 
 export const get = <A>(path: string, query?: Query) => send<A>("GET", path, query)
 export const post = <A>(path: string, body?: unknown) => send<A>("POST", path, undefined, body)
+export const patch = <A>(path: string, body: unknown) => send<A>("PATCH", path, undefined, body)
 export const del = (path: string) => send<void>("DELETE", path)
 
 /** The session this page runs in (its CSRF token kept for the changes), or 401 when there is none. */

@@ -1,8 +1,11 @@
-/** Events sent to the integration's endpoints: the list (type, date, cursor pages) and one event with its attempts. */
-import type { Event, EventList, EventWithAttempts, Redelivery } from "@cop-integrations/contracts"
+/**
+ * Events sent to the integration's endpoints: the list (type, date, cursor pages), one event with its attempts, and
+ * the events of one resource (a payout's page shows its own), each with its attempts.
+ */
+import type { DeliveryAttempt, Event, EventList, EventWithAttempts, Redelivery } from "@cop-integrations/contracts"
 import { useState } from "preact/hooks"
 import { get, post } from "./api.ts"
-import { EVENT_TYPES } from "./eventTypes.ts"
+import { EVENT_TYPES } from "./literals.ts"
 import { Pager, PAGE_SIZE, useCursors } from "./paging.tsx"
 import { Code, DateTime, Failure, Fields, Heading, Loading, messageOf, Status, Table, useLoad } from "./parts.tsx"
 import { href } from "./router.ts"
@@ -15,6 +18,30 @@ const resourceOf = (event: Event): string => {
   }
   return "—"
 }
+
+/** Every delivery attempt of an event: when, where, how it went, and the start of what the receiver answered. */
+const DeliveryAttempts = (
+  { attempts, caption }: { readonly attempts: ReadonlyArray<DeliveryAttempt>; readonly caption: string }
+) => (
+  <Table
+    caption={caption}
+    rows={attempts}
+    rowKey={(attempt) => `${attempt.endpointId} ${attempt.attemptedAt}`}
+    empty="No attempt yet."
+    columns={[
+      { header: "When", cell: (a) => <DateTime iso={a.attemptedAt} /> },
+      { header: "Endpoint", cell: (a) => <Code>{a.endpointId}</Code> },
+      { header: "Outcome", cell: (a) => <Status value={a.outcome} /> },
+      { header: "Status code", cell: (a) => a.responseStatus ?? "—" },
+      { header: "Latency", cell: (a) => `${a.durationMs} ms` },
+      { header: "Error", cell: (a) => a.error ?? "—" },
+      {
+        header: "Response",
+        cell: (a) => (a.responseExcerpt === null ? "—" : <code class="mono excerpt">{a.responseExcerpt}</code>)
+      }
+    ]}
+  />
+)
 
 export const EventsView = () => {
   const [type, setType] = useState("")
@@ -114,20 +141,7 @@ export const EventView = ({ eventId }: { readonly eventId: string }) => {
             {resend?.text ?? ""}
           </p>
           <h2>Delivery attempts</h2>
-          <Table
-            caption="Every delivery attempt, oldest first"
-            rows={e.attempts}
-            rowKey={(attempt) => `${attempt.endpointId} ${attempt.attemptedAt}`}
-            empty="No attempt yet."
-            columns={[
-              { header: "When", cell: (a) => <DateTime iso={a.attemptedAt} /> },
-              { header: "Endpoint", cell: (a) => <Code>{a.endpointId}</Code> },
-              { header: "Outcome", cell: (a) => <Status value={a.outcome} /> },
-              { header: "Status code", cell: (a) => a.responseStatus ?? "—" },
-              { header: "Latency", cell: (a) => `${a.durationMs} ms` },
-              { header: "Error", cell: (a) => a.error ?? "—" }
-            ]}
-          />
+          <DeliveryAttempts caption="Every delivery attempt, oldest first" attempts={e.attempts} />
           <details>
             <summary>Body</summary>
             <pre class="mono">{JSON.stringify({ ...e, attempts: undefined }, null, 2)}</pre>
@@ -135,5 +149,52 @@ export const EventView = ({ eventId }: { readonly eventId: string }) => {
         </>
       )}
     </section>
+  )
+}
+
+/**
+ * The events about one resource (a payout's `po_…`), in its `sequence` order, each with every delivery attempt: the
+ * list names the events, and each event's own page gives its attempts.
+ */
+export const ResourceEvents = ({ resourceId }: { readonly resourceId: string }) => {
+  const cursors = useCursors()
+  const events = useLoad(async () => {
+    const page = await get<EventList>("/events", { resourceId, limit: PAGE_SIZE, cursor: cursors.cursor })
+    const items = await Promise.all(
+      page.items.map((event) => get<EventWithAttempts>(`/events/${encodeURIComponent(event.id)}`))
+    )
+    return { items, nextCursor: page.nextCursor }
+  }, [resourceId, cursors.cursor])
+  return (
+    <>
+      <p class="actions">
+        <button type="button" onClick={events.reload}>Refresh events</button>
+      </p>
+      {events.error !== undefined
+        ? <Failure error={events.error} />
+        : events.value === undefined
+        ? <Loading />
+        : events.value.items.length === 0
+        ? <p class="muted">No events yet.</p>
+        : (
+          <>
+            {events.value.items.map((event) => (
+              <article key={event.id} aria-labelledby={`event-${event.id}`}>
+                <h3 id={`event-${event.id}`}>
+                  <a href={href(`/events/${event.id}`)}>{event.id}</a> {event.type}
+                </h3>
+                <p class="muted">
+                  Sequence {event.sequence}, recorded <DateTime iso={event.createdAt} />
+                </p>
+                <DeliveryAttempts
+                  caption={`Delivery attempts of ${event.id}, oldest first`}
+                  attempts={event.attempts}
+                />
+              </article>
+            ))}
+            <Pager cursors={cursors} nextCursor={events.value.nextCursor} label="Events" />
+          </>
+        )}
+    </>
   )
 }

@@ -1,5 +1,7 @@
 /** Cursor pages over a list endpoint (`{ items, nextCursor }`): next, previous (the cursors seen), first. */
 import { useState } from "preact/hooks"
+import { get, type Query } from "./api.ts"
+import { useLoad } from "./parts.tsx"
 
 export interface Page<A> {
   readonly items: ReadonlyArray<A>
@@ -18,6 +20,24 @@ export const useCursors = () => {
     previous: () => setCursors(cursors.slice(0, -1)),
     first: () => setCursors([])
   }
+}
+
+/**
+ * A list endpoint read a page at a time with the filters applied: every page is asked for with the same filters (a
+ * filtered list's cursor continues that list only), and applying other filters starts again from the first page.
+ */
+export function useFilteredPages<A>(path: string) {
+  const [query, setQuery] = useState<Query>({})
+  const cursors = useCursors()
+  const list = useLoad(
+    () => get<Page<A>>(path, { ...query, limit: PAGE_SIZE, cursor: cursors.cursor }),
+    [path, query, cursors.cursor]
+  )
+  const apply = (next: Query) => {
+    cursors.first()
+    setQuery(next)
+  }
+  return { list, cursors, apply }
 }
 
 export const Pager = (

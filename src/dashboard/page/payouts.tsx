@@ -1,96 +1,29 @@
-/** Payouts: the list (filters, cursor pages, a payout by id) and one payout's page. */
-import type { Payout, PayoutList } from "@cop-integrations/contracts"
+/** Payouts: the list (filters, cursor pages, a payout by id) and one payout's page (its events included). */
+import type { Payout } from "@cop-integrations/contracts"
 import { useState } from "preact/hooks"
 import { get } from "./api.ts"
-import { Pager, PAGE_SIZE, useCursors } from "./paging.tsx"
+import { ResourceEvents } from "./events.tsx"
+import { createdRange, type Filter, FilterForm, trimmed } from "./filters.tsx"
+import { PAYOUT_STATUSES } from "./literals.ts"
+import { Pager, useFilteredPages } from "./paging.tsx"
 import { Amount, Code, DateTime, Failure, Fields, Heading, Loading, Status, Table, useLoad } from "./parts.tsx"
 import { go, href } from "./router.ts"
 
-/**
- * The list's filters, each one query parameter of `GET breb/payouts`: a filter the API gains is one more entry here
- * (the form, the query and the reset follow).
- */
-interface PayoutFilter {
-  readonly name: string
-  readonly label: string
-  readonly input: "datetime-local" | "text"
-  /** The query parameter's value for what was typed (none: left out). */
-  readonly toQuery: (typed: string) => string | undefined
-}
-
-/** A local date and time typed in the viewer's zone, as the API's ISO timestamp (UTC). */
-const localToIso = (typed: string) => (typed === "" ? undefined : new Date(typed).toISOString())
-
-export const payoutFilters: ReadonlyArray<PayoutFilter> = [
-  { name: "createdFrom", label: "Created from", input: "datetime-local", toQuery: localToIso }
+/** The list's filters, each one query parameter of `GET breb/payouts` (a payout by its id is the form below). */
+export const payoutFilters: ReadonlyArray<Filter> = [
+  { name: "status", label: "Status", input: { choices: PAYOUT_STATUSES, any: "Any status" }, toQuery: trimmed },
+  ...createdRange,
+  { name: "txHash", label: "Transaction hash", input: "text", placeholder: "0x…", toQuery: trimmed },
+  { name: "breBKeyLast4", label: "Bre-B key, last 4", input: "text", placeholder: "2024", toQuery: trimmed }
 ]
 
-type Typed = Readonly<Record<string, string>>
-
-const queryOf = (typed: Typed) =>
-  Object.fromEntries(payoutFilters.map((filter) => [filter.name, filter.toQuery(typed[filter.name] ?? "")]))
-
-const FilterInput = (
-  { filter, onInput, value }: {
-    readonly filter: PayoutFilter
-    readonly value: string
-    readonly onInput: (value: string) => void
-  }
-) => {
-  const common = {
-    id: `filter-${filter.name}`,
-    name: filter.name,
-    value,
-    onInput: (event: { readonly currentTarget: HTMLInputElement }) => onInput(event.currentTarget.value)
-  }
-  return filter.input === "text" ? <input type="text" {...common} /> : <input type="datetime-local" {...common} />
-}
-
 export const PayoutsView = () => {
-  const [typed, setTyped] = useState<Typed>({})
-  const [applied, setApplied] = useState<Typed>({})
-  const cursors = useCursors()
-  const list = useLoad(
-    () => get<PayoutList>("/breb/payouts", { ...queryOf(applied), limit: PAGE_SIZE, cursor: cursors.cursor }),
-    [applied, cursors.cursor]
-  )
+  const { apply, cursors, list } = useFilteredPages<Payout>("/breb/payouts")
   const [payoutId, setPayoutId] = useState("")
   return (
     <section aria-labelledby="view-title">
       <Heading>Payouts</Heading>
-      <form
-        class="filters"
-        aria-label="Filter payouts"
-        onSubmit={(event) => {
-          event.preventDefault()
-          cursors.first()
-          setApplied(typed)
-        }}
-      >
-        {payoutFilters.map((filter) => (
-          <p key={filter.name}>
-            <label for={`filter-${filter.name}`}>{filter.label}</label>
-            <FilterInput
-              filter={filter}
-              value={typed[filter.name] ?? ""}
-              onInput={(value) => setTyped({ ...typed, [filter.name]: value })}
-            />
-          </p>
-        ))}
-        <p class="actions">
-          <button type="submit">Apply filters</button>
-          <button
-            type="button"
-            onClick={() => {
-              setTyped({})
-              cursors.first()
-              setApplied({})
-            }}
-          >
-            Clear
-          </button>
-        </p>
-      </form>
+      <FilterForm filters={payoutFilters} label="Filter payouts" onApply={apply} />
       <form
         class="filters"
         aria-label="Open a payout by id"
@@ -247,9 +180,6 @@ const PayoutDetail = ({ payout }: { readonly payout: Payout }) => (
       />
     )}
     <h2>Events</h2>
-    <p class="muted">
-      This payout's events, with every delivery attempt, are listed here once the API lists events by resource. Until
-      then they are in <a href={href("/events")}>Events</a>.
-    </p>
+    <ResourceEvents resourceId={payout.payoutId} />
   </>
 )

@@ -1,26 +1,31 @@
-/** Swaps of the COP stablecoin: the list (cursor pages) and one swap. */
+/** Swaps of the COP stablecoin: the list (filters, cursor pages) and one swap. */
 import type { SwapIntent } from "@cop-integrations/contracts"
 import { get } from "./api.ts"
-import { type Page, Pager, PAGE_SIZE, useCursors } from "./paging.tsx"
+import { createdRange, type Filter, FilterForm, trimmed } from "./filters.tsx"
+import { SWAP_STATUSES } from "./literals.ts"
+import { Pager, useFilteredPages } from "./paging.tsx"
 import { Amount, Code, DateTime, Failure, Fields, Heading, Loading, Status, Table, useLoad } from "./parts.tsx"
 import { href } from "./router.ts"
 
+/** The list's filters, each one query parameter of `GET swaps`. */
+const swapFilters: ReadonlyArray<Filter> = [
+  { name: "status", label: "Status", input: { choices: SWAP_STATUSES, any: "Any status" }, toQuery: trimmed },
+  ...createdRange
+]
+
 export const SwapsView = () => {
-  const cursors = useCursors()
-  const list = useLoad(
-    () => get<Page<SwapIntent>>("/swaps", { limit: PAGE_SIZE, cursor: cursors.cursor }),
-    [cursors.cursor]
-  )
+  const { apply, cursors, list } = useFilteredPages<SwapIntent>("/swaps")
   return (
     <section aria-labelledby="view-title">
       <Heading>Swaps</Heading>
+      <FilterForm filters={swapFilters} label="Filter swaps" onApply={apply} />
       {list.error !== undefined ? <Failure error={list.error} /> : list.value === undefined ? <Loading /> : (
         <>
           <Table
             caption="Swaps, oldest first"
             rows={list.value.items}
             rowKey={(swap) => swap.intentId}
-            empty="No swaps yet."
+            empty="No swaps match."
             columns={[
               { header: "Swap", cell: (s) => <a href={href(`/swaps/${s.intentId}`)}>{s.intentId}</a> },
               { header: "Created", cell: (s) => <DateTime iso={s.createdAt} /> },

@@ -1,11 +1,12 @@
 /**
  * Every view of the dashboard, by route. A view is one entry: its path (`:name` for a parameter), its entry in the
- * navigation if it has one, and what it shows. Request logs and API keys come as two more entries once the API
- * serves them.
+ * navigation if it has one, and what it shows.
  */
 import type { VNode } from "preact"
+import { ApiKeysView } from "./apiKeys.tsx"
 import { EventsView, EventView } from "./events.tsx"
 import { PayoutsView, PayoutView } from "./payouts.tsx"
+import { RequestLogsView, RequestLogView } from "./requestLogs.tsx"
 import { SwapsView, SwapView } from "./swaps.tsx"
 import { WebhooksView } from "./webhooks.tsx"
 
@@ -23,7 +24,10 @@ export const views: ReadonlyArray<View> = [
   { path: "/swaps/:intentId", render: ({ intentId }) => <SwapView intentId={intentId!} /> },
   { path: "/events", nav: "Events", render: () => <EventsView /> },
   { path: "/events/:eventId", render: ({ eventId }) => <EventView eventId={eventId!} /> },
-  { path: "/webhooks", nav: "Webhook endpoints", render: () => <WebhooksView /> }
+  { path: "/webhooks", nav: "Webhook endpoints", render: () => <WebhooksView /> },
+  { path: "/request-logs", nav: "Request logs", render: () => <RequestLogsView /> },
+  { path: "/request-logs/:requestId", render: ({ requestId }) => <RequestLogView requestId={requestId!} /> },
+  { path: "/api-keys", nav: "API keys", render: () => <ApiKeysView /> }
 ]
 
 export const DEFAULT_ROUTE = "/payouts"

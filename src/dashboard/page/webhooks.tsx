@@ -1,11 +1,11 @@
 /**
- * Webhook endpoints: create (the secret shown once), ping, rotate the secret (shown once), delete. Each action on an
- * endpoint is one entry of `endpointActions`: enabling and disabling, once the API has it, is one more.
+ * Webhook endpoints: create (the secret shown once), ping, rotate the secret (shown once), disable and enable, delete.
+ * Each action on an endpoint is one entry of `endpointActions`.
  */
 import type { WebhookEndpoint, WebhookEndpointWithSecret } from "@cop-integrations/contracts"
 import { useState } from "preact/hooks"
-import { del, get, post } from "./api.ts"
-import { EVENT_TYPES } from "./eventTypes.ts"
+import { del, get, patch, post } from "./api.ts"
+import { EVENT_TYPES } from "./literals.ts"
 import { Code, DateTime, Failure, Heading, Loading, messageOf, SecretOnce, Status, Table, useLoad } from "./parts.tsx"
 import { href } from "./router.ts"
 
@@ -19,6 +19,8 @@ interface EndpointAction {
   readonly label: string
   /** Asks again before acting (a second press confirms). */
   readonly confirm?: string
+  /** Offered only for the endpoints this holds for (none: every endpoint). */
+  readonly offeredFor?: (endpoint: WebhookEndpoint) => boolean
   readonly run: (endpoint: WebhookEndpoint) => Promise<Outcome>
 }
 
@@ -28,6 +30,8 @@ const path = (endpoint: WebhookEndpoint, rest = "") =>
 const endpointActions: ReadonlyArray<EndpointAction> = [
   {
     label: "Ping",
+    // The API refuses to ping a disabled endpoint (409).
+    offeredFor: (endpoint) => endpoint.status === "enabled",
     run: async (endpoint) => {
       const event = await post<{ readonly id: string }>(path(endpoint, "/ping"))
       return { text: `Ping ${event.id} queued for ${endpoint.endpointId}.`, failed: false }
@@ -42,6 +46,30 @@ const endpointActions: ReadonlyArray<EndpointAction> = [
         text: `New secret for ${endpoint.endpointId}; the old one also signs for 24 hours.`,
         failed: false,
         secret: { label: `New signing secret of ${endpoint.endpointId}`, value: rotated.secret }
+      }
+    }
+  },
+  {
+    label: "Disable",
+    confirm: "Confirm disable",
+    offeredFor: (endpoint) => endpoint.status === "enabled",
+    run: async (endpoint) => {
+      await patch<WebhookEndpoint>(path(endpoint), { status: "disabled" })
+      return {
+        text: `Disabled ${endpoint.endpointId}: nothing more is sent to it, and its pending deliveries are canceled.`,
+        failed: false
+      }
+    }
+  },
+  {
+    label: "Enable",
+    offeredFor: (endpoint) => endpoint.status === "disabled",
+    run: async (endpoint) => {
+      await patch<WebhookEndpoint>(path(endpoint), { status: "enabled" })
+      return {
+        text:
+          `Enabled ${endpoint.endpointId}: events recorded from now on are sent to it (resend those recorded while it was disabled from their page in Events).`,
+        failed: false
       }
     }
   },
@@ -199,7 +227,7 @@ export const WebhooksView = () => {
               cell: (e) => (
                 <>
                   <Status value={e.status} />
-                  {e.disabledReason === null ? null : <span class="muted">{e.disabledReason}</span>}
+                  {e.disabledReason === null ? null : <span class="muted">{" "}{e.disabledReason}</span>}
                 </>
               )
             },
@@ -208,7 +236,7 @@ export const WebhooksView = () => {
               header: "Actions",
               cell: (e) => (
                 <span class="row-actions">
-                  {endpointActions.map((action) => (
+                  {endpointActions.filter((action) => action.offeredFor?.(e) ?? true).map((action) => (
                     <ActionButton key={action.label} action={action} endpoint={e} onDone={done} />
                   ))}
                 </span>
