@@ -353,7 +353,25 @@ describe.skipIf(chromiumBinary === undefined)("/dashboard in headless Chromium",
     expect(await field("Path").innerText()).toBe(PAYOUTS)
     expect(await field("Message").innerText()).toContain("destinationCop")
     expect(await field("Key").innerText()).toContain(partner.apiKey.slice(-4))
+    expect(await field("Made with").innerText()).toBe("the API key")
     await viewChecked("request-log")
+
+    // The dashboard's own change (enabling the endpoint, above) names this session.
+    const session = (await page.evaluate(async () => (await fetch("/api/integrations/dashboard/session")).json())) as {
+      sessionId: string
+    }
+    await page.getByRole("link", { name: "All requests" }).click()
+    await page.getByLabel("Status class").selectOption("2xx")
+    await page.getByLabel("Path starts with").fill(`/api/integrations/webhook-endpoints/${endpointId}`)
+    await page.getByRole("button", { name: "Apply filters" }).click()
+    const patch = page.getByRole("row").filter({ hasText: "PATCH" }).first()
+    await expect.poll(async () => {
+      await page.getByRole("button", { name: "Refresh", exact: true }).click()
+      return patch.count()
+    }, { timeout: STEP_DEADLINE_MS, interval: 250 }).toBe(1)
+    await patch.getByRole("link").first().click()
+    await eventually(() => field("Made with").innerText()).toBe(`the dashboard (session ${session.sessionId})`)
+    expect(await field("Key").innerText()).toContain(partner.apiKey.slice(-4))
   })
 
   it("lists the integration's API keys: the partner's key by its last 4, active, the one this session was made with", async ({ partner }) => {

@@ -103,6 +103,17 @@ export const RequestLogView = ({ requestId }: { readonly requestId: string }) =>
                   …{r.keyLast4} <span class="muted">({r.keyId})</span>
                 </>
               ],
+              [
+                "Made with",
+                r.dashboardSessionId === null ? "the API key" : (
+                  <>
+                    the dashboard{" "}
+                    <span class="muted">
+                      (session <Code>{r.dashboardSessionId}</Code>)
+                    </span>
+                  </>
+                )
+              ],
               ["Client address", <Code>{r.clientAddress}</Code>]
             ]}
           />
