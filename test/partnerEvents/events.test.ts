@@ -24,6 +24,7 @@ import {
   expirePayoutWindow,
   newPartner,
   newTxHash,
+  pageAll,
   type Partner,
   runApp,
   sql
@@ -246,15 +247,12 @@ describe("events delivered to a partner", () => {
     )
     expect(failedOnly.items).toHaveLength(1)
     expect(failedOnly.items.every((e) => e.type === "payout.failed")).toBe(true)
-    const all: Array<string> = []
-    let cursor: string | null = null
-    do {
-      const page: EventList = Schema.decodeUnknownSync(EventList)(
-        (await partner.get(`${API}/events`, cursor === null ? { limit: "2" } : { limit: "2", cursor })).json
-      )
-      all.push(...page.items.map((e) => e.id))
-      cursor = page.nextCursor
-    } while (cursor !== null)
+    const listed = await pageAll(
+      {},
+      2,
+      async (query) => Schema.decodeUnknownSync(EventList)((await partner.get(`${API}/events`, query)).json)
+    )
+    const all = listed.map((e) => e.id)
     expect(new Set(all).size).toBe(all.length)
     expect(all).toContain(delivered.id)
     expect([...all].sort()).toEqual(all)

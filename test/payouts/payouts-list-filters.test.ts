@@ -14,6 +14,7 @@ import {
   expectBadRequest,
   newPartner,
   newTxHash,
+  pageAll,
   type Partner,
   PAYOUTS,
   upperHex
@@ -103,18 +104,8 @@ const list = async (who: Partner, query: Record<string, string>) => {
 }
 
 /** Every page of a filtered list, following nextCursor (with the same filters) to the end. */
-const walk = async (who: Partner, query: Record<string, string>, limit: number) => {
-  const pages: Array<ReadonlyArray<Payout>> = []
-  let cursor: string | null = null
-  do {
-    const page = await list(who, { ...query, limit: String(limit), ...(cursor === null ? {} : { cursor }) })
-    expect(page.items.length).toBeLessThanOrEqual(limit)
-    pages.push(page.items)
-    cursor = page.nextCursor
-    expect(pages.length, "pagination must end").toBeLessThanOrEqual(20)
-  } while (cursor !== null)
-  return pages.flat()
-}
+const walk = (who: Partner, query: Record<string, string>, limit: number) =>
+  pageAll(query, limit, (page) => list(who, page))
 
 describe("GET /payouts with filters", () => {
   it("status: only the payouts in that status when the page is read, in order", async ({ partner }) => {

@@ -1,7 +1,15 @@
 import type { Payout } from "@cop-integrations/contracts"
 import { describe, expect } from "vitest"
 import { httpTest } from "../support/fixture.ts"
-import { decodePayoutList, expectBadRequest, newPartner, type Partner, PAYOUTS, sql } from "../support/flows.ts"
+import {
+  decodePayoutList,
+  expectBadRequest,
+  newPartner,
+  pagesOf,
+  type Partner,
+  PAYOUTS,
+  sql
+} from "../support/flows.ts"
 import { withClient } from "../support/server.ts"
 
 /** The fixture's `partner` owns exactly `SEVEN` payouts. */
@@ -39,18 +47,8 @@ const byCreatedThenId = (a: Payout, b: Payout) =>
 
 const ids = (payouts: ReadonlyArray<Payout>) => payouts.map((p) => p.payoutId)
 
-const walkPages = async (owner: Partner, limit: number, query: Record<string, string> = {}) => {
-  const pages: Array<ReadonlyArray<Payout>> = []
-  let cursor: string | null = null
-  do {
-    const page = await list(owner, { ...query, limit: String(limit), ...(cursor === null ? {} : { cursor }) })
-    expect(page.items.length).toBeLessThanOrEqual(limit)
-    pages.push(page.items)
-    cursor = page.nextCursor
-    expect(pages.length, "pagination must end").toBeLessThanOrEqual(50)
-  } while (cursor !== null)
-  return pages
-}
+const walkPages = (owner: Partner, limit: number, query: Record<string, string> = {}) =>
+  pagesOf(query, limit, (page) => list(owner, page))
 
 describe("GET /payouts", () => {
   it("lists only the caller's payouts, in createdAt then payoutId order", async ({ partner }) => {

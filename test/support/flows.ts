@@ -10,6 +10,7 @@ import { type BigDecimal, Effect, Schema } from "effect"
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts"
 import { expect, vi } from "vitest"
 import type { Lifecycle } from "../../src/payouts/Lifecycle.ts"
+import type { ListPage } from "./follower.ts"
 import type { TestServer } from "./server.ts"
 
 export const BREB = "/api/integrations/breb"
@@ -99,6 +100,37 @@ export const expectBadRequest = (wire: Wire, field: string): string => {
 
 export const decodePayout = (json: unknown): Payout => Schema.decodeUnknownSync(Payout)(json)
 export const decodePayoutList = (json: unknown): PayoutList => Schema.decodeUnknownSync(PayoutList)(json)
+
+/** More pages than any test's list has: a list still going after this many does not end. */
+const MAX_PAGES = 100
+
+/**
+ * Follows a cursor list to its end, `limit` a page: `list` is called with `query` plus `limit` (and, after the first
+ * page, the `nextCursor` it was given) until `nextCursor` is null. Each page's items, in order; no page is over `limit`.
+ */
+export const pagesOf = async <Item>(
+  query: Record<string, string>,
+  limit: number,
+  list: (query: Record<string, string>) => Promise<ListPage<Item>>
+): Promise<ReadonlyArray<ReadonlyArray<Item>>> => {
+  const pages: Array<ReadonlyArray<Item>> = []
+  let cursor: string | null = null
+  do {
+    const page: ListPage<Item> = await list({ ...query, limit: String(limit), ...(cursor === null ? {} : { cursor }) })
+    expect(page.items.length).toBeLessThanOrEqual(limit)
+    pages.push(page.items)
+    cursor = page.nextCursor
+    expect(pages.length, "pagination must end").toBeLessThanOrEqual(MAX_PAGES)
+  } while (cursor !== null)
+  return pages
+}
+
+/** Every item of a cursor list, following `nextCursor` to the end (see `pagesOf`). */
+export const pageAll = async <Item>(
+  query: Record<string, string>,
+  limit: number,
+  list: (query: Record<string, string>) => Promise<ListPage<Item>>
+): Promise<ReadonlyArray<Item>> => (await pagesOf(query, limit, list)).flat()
 
 // ---------------------------------------------------------------------------------------------- partners
 
