@@ -13,7 +13,7 @@ import { httpTest } from "../support/fixture.ts"
 import { call, expectBadRequest, expectError, newPartner, type Partner, sql, type Wire } from "../support/flows.ts"
 import { withClient } from "../support/server.ts"
 import type { TestServer } from "../support/server.ts"
-import { type Receiver, startReceiver } from "../support/webhookReceiver.ts"
+import { receiverForTests } from "../support/webhookReceiver.ts"
 
 const API = "/api/integrations"
 const ENDPOINTS = `${API}/webhook-endpoints`
@@ -23,15 +23,7 @@ const it = httpTest({
   env: { MOCK_LIFECYCLE_DELAY_MS: "3600000", WEBHOOK_RETRY_BASE_MS: "3600000", WEBHOOK_TIMEOUT_MS: "2000" }
 })
 
-let receiver: Receiver
-
-it.beforeAll(async () => {
-  receiver = await startReceiver()
-})
-it.afterAll(() => receiver?.close())
-it.afterEach(() => {
-  receiver.answer = () => 200
-})
+const receiver = receiverForTests()
 
 const patch = (server: TestServer, who: Partner, endpointId: string, body: unknown): Promise<Wire> =>
   call(server.baseUrl, who.apiKey, "PATCH", `${ENDPOINTS}/${endpointId}`, { body })

@@ -30,7 +30,7 @@ import {
   sql
 } from "../support/flows.ts"
 import type { TestServer } from "../support/server.ts"
-import { type Delivery, type Receiver, startReceiver } from "../support/webhookReceiver.ts"
+import { type Delivery, receiverForTests } from "../support/webhookReceiver.ts"
 
 const API = "/api/integrations"
 
@@ -39,15 +39,7 @@ const it = httpTest({
   env: { MOCK_LIFECYCLE_DELAY_MS: "3600000", WEBHOOK_RETRY_BASE_MS: "20", WEBHOOK_TIMEOUT_MS: "2000" }
 })
 
-let receiver: Receiver
-
-it.beforeAll(async () => {
-  receiver = await startReceiver()
-})
-it.afterAll(() => receiver?.close())
-it.afterEach(() => {
-  receiver.answer = () => 200
-})
+const receiver = receiverForTests()
 
 const register = async (who: Partner, body: Record<string, unknown>) => {
   const wire = await who.post(`${API}/webhook-endpoints`, body)
