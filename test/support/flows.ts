@@ -44,7 +44,16 @@ export interface CallOptions {
   readonly body?: unknown
   readonly headers?: Record<string, string>
   readonly query?: Record<string, string>
+  /**
+   * Sends the request again, after the Retry-After it names, while it is answered 503 with Retry-After (as a partner's
+   * client would; at most RESENDS_AFTER_503 times). Only for requests a 503 leaves undone, such as "database
+   * unavailable; retry shortly".
+   */
+  readonly resendAfter503?: boolean
 }
+
+/** How many times `call` sends a request again that is answered 503 with Retry-After (`resendAfter503`). */
+const RESENDS_AFTER_503 = 30
 
 const parseJson = (text: string): unknown => {
   try {
@@ -54,13 +63,26 @@ const parseJson = (text: string): unknown => {
   }
 }
 
+type Method = "GET" | "POST" | "PATCH" | "DELETE"
+
+/** One request with `apiKey`, answered as it came on the wire (see `resendAfter503` for a 503 sent again). */
 export const call = async (
   baseUrl: string,
   apiKey: string,
-  method: "GET" | "POST" | "PATCH" | "DELETE",
+  method: Method,
   path: string,
   options: CallOptions = {}
 ): Promise<Wire> => {
+  for (let resends = 0;; resends++) {
+    const answer = await send(baseUrl, apiKey, method, path, options)
+    const retryAfter = Number(answer.headers.get("retry-after"))
+    const resend = options.resendAfter503 === true && answer.status === 503 && retryAfter > 0
+    if (!resend || resends === RESENDS_AFTER_503) return answer
+    await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000))
+  }
+}
+
+const send = async (baseUrl: string, apiKey: string, method: Method, path: string, options: CallOptions) => {
   const url = new URL(path, baseUrl)
   for (const [name, value] of Object.entries(options.query ?? {})) url.searchParams.set(name, value)
   const response = await fetch(url, {
