@@ -6,8 +6,7 @@
  * is a 400 naming the field.
  */
 import { WebhookEndpoint } from "@cop-integrations/contracts"
-import { Effect, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { Schema } from "effect"
 import { describe, expect, vi } from "vitest"
 import { httpTest } from "../support/fixture.ts"
 import { call, expectBadRequest, expectError, newPartner, type Partner, sql, type Wire } from "../support/flows.ts"
@@ -193,11 +192,9 @@ describe("PATCH /webhook-endpoints/{endpointId}", () => {
     const removed = await call(server.baseUrl, partner.apiKey, "DELETE", `${ENDPOINTS}/${mine.endpointId}`)
     expect(removed.status).toBe(204)
     expectError(await patch(server, partner, mine.endpointId, { status: "enabled" }), 404)
-    const [row] = await server.run(
-      Effect.flatMap(
-        SqlClient.SqlClient,
-        (q) => q<{ status: string }>`SELECT status FROM webhook_endpoints WHERE id = ${mine.endpointId}`
-      )
+    const [row] = await sql<{ status: string }>(
+      server,
+      (q) => q`SELECT status FROM webhook_endpoints WHERE id = ${mine.endpointId}`
     )
     expect(row?.status).toBe("enabled")
   })

@@ -5,10 +5,11 @@
  * never listed, whatever the filter; bad values are a 400 naming the field. Expected lists are computed here from each
  * payout as `GET payouts/{payoutId}` answers it.
  */
-import type { Payout } from "@cop-integrations/contracts"
+import { type Payout, PayoutStatus } from "@cop-integrations/contracts"
 import { describe, expect } from "vitest"
 import { httpTest } from "../support/fixture.ts"
 import {
+  byCreatedThenId,
   decodePayout,
   decodePayoutList,
   expectBadRequest,
@@ -90,9 +91,7 @@ const current = async (partner: Partner): Promise<ReadonlyArray<Payout>> => {
       return decodePayout(wire.json)
     })
   )
-  return payouts.sort((a, b) =>
-    a.createdAt === b.createdAt ? (a.payoutId < b.payoutId ? -1 : 1) : Date.parse(a.createdAt) - Date.parse(b.createdAt)
-  )
+  return payouts.sort(byCreatedThenId((payout) => payout.payoutId))
 }
 
 const ids = (payouts: ReadonlyArray<Payout>) => payouts.map((payout) => payout.payoutId)
@@ -113,17 +112,7 @@ describe("GET /payouts with filters", () => {
     expect(new Set(all.map((payout) => payout.status))).toEqual(
       new Set(["awaiting_deposit", "deposit_confirmed", "completed", "failed", "expired"])
     )
-    for (
-      const status of [
-        "awaiting_deposit",
-        "deposit_confirmed",
-        "processing",
-        "completed",
-        "expired",
-        "failed",
-        "refunded"
-      ]
-    ) {
+    for (const status of PayoutStatus.literals) {
       const expected = ids(all.filter((payout) => payout.status === status))
       expect(ids((await list(partner, { status })).items), status).toEqual(expected)
       expect(ids(await walk(partner, { status }, 1)), `${status}, one a page`).toEqual(expected)

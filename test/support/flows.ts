@@ -154,6 +154,11 @@ export const pageAll = async <Item>(
   list: (query: Record<string, string>) => Promise<ListPage<Item>>
 ): Promise<ReadonlyArray<Item>> => (await pagesOf(query, limit, list)).flat()
 
+/** The lists' documented order: createdAt ascending, then the id. A comparator for `sort`. */
+export const byCreatedThenId =
+  <Item extends { readonly createdAt: string }>(idOf: (item: Item) => string) => (a: Item, b: Item): number =>
+    a.createdAt === b.createdAt ? (idOf(a) < idOf(b) ? -1 : 1) : Date.parse(a.createdAt) - Date.parse(b.createdAt)
+
 // ---------------------------------------------------------------------------------------------- partners
 
 export interface PayoutBody {

@@ -7,7 +7,15 @@ import { SwapIntent, SwapList } from "@cop-integrations/contracts"
 import { Schema } from "effect"
 import { describe, expect } from "vitest"
 import { httpTest } from "../support/fixture.ts"
-import { expectBadRequest, newAddress, newPartner, newTxHash, pageAll, type Partner } from "../support/flows.ts"
+import {
+  byCreatedThenId,
+  expectBadRequest,
+  newAddress,
+  newPartner,
+  newTxHash,
+  pageAll,
+  type Partner
+} from "../support/flows.ts"
 
 const SWAPS = "/api/integrations/swaps"
 const API = "/api/integrations"
@@ -46,9 +54,7 @@ const current = async (partner: Partner) => {
     expect(wire.status, wire.text).toBe(200)
     return Schema.decodeUnknownSync(SwapIntent)(wire.json)
   }))
-  return swaps.sort((a, b) =>
-    a.createdAt === b.createdAt ? (a.intentId < b.intentId ? -1 : 1) : Date.parse(a.createdAt) - Date.parse(b.createdAt)
-  )
+  return swaps.sort(byCreatedThenId((swap) => swap.intentId))
 }
 
 const ids = (swaps: ReadonlyArray<SwapIntent>) => swaps.map((swap) => swap.intentId)
