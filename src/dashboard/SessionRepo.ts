@@ -97,9 +97,10 @@ export class SessionRepo extends Context.Service<SessionRepo>()("DashboardSessio
       Request: Schema.String,
       Result: SessionRow,
       execute: (tokenHash) =>
-        sql`SELECT id, integration_id, key_id, (SELECT k.last4 FROM api_keys k WHERE k.id = key_id) AS key_last4, expires_at, ended_at IS NOT NULL AS ended, expires_at <= now() AS expired,
-                   ${keyActive(sql, "dashboard_sessions.key_id")} AS key_active
-            FROM dashboard_sessions WHERE token_hash = ${tokenHash}`
+        sql`SELECT s.id, s.integration_id, s.key_id, k.last4 AS key_last4, s.expires_at, s.ended_at IS NOT NULL AS ended,
+                   s.expires_at <= now() AS expired, ${keyActive(sql, "s.key_id")} AS key_active
+            FROM dashboard_sessions s JOIN api_keys k ON k.id = s.key_id
+            WHERE s.token_hash = ${tokenHash}`
     })
 
     /** `findSession` for many hashes in one statement (one array parameter), keyed by hash. */
@@ -107,10 +108,11 @@ export class SessionRepo extends Context.Service<SessionRepo>()("DashboardSessio
       Request: Schema.Array(Schema.String),
       Result: Schema.Struct({ ...SessionRow.fields, token_hash: Schema.String }),
       execute: (tokenHashes) =>
-        sql`SELECT token_hash, id, integration_id, key_id, (SELECT k.last4 FROM api_keys k WHERE k.id = key_id) AS key_last4,
-                   expires_at, ended_at IS NOT NULL AS ended,
-                   expires_at <= now() AS expired, ${keyActive(sql, "dashboard_sessions.key_id")} AS key_active
-            FROM dashboard_sessions WHERE token_hash = ANY(${tokenHashes}::text[])`
+        sql`SELECT s.token_hash, s.id, s.integration_id, s.key_id, k.last4 AS key_last4, s.expires_at,
+                   s.ended_at IS NOT NULL AS ended, s.expires_at <= now() AS expired,
+                   ${keyActive(sql, "s.key_id")} AS key_active
+            FROM dashboard_sessions s JOIN api_keys k ON k.id = s.key_id
+            WHERE s.token_hash = ANY(${tokenHashes}::text[])`
     })
 
     const endSession = SqlSchema.findOneOption({

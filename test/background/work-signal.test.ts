@@ -6,15 +6,11 @@
  */
 import { describe, expect } from "vitest"
 import { httpTest } from "../support/fixture.ts"
-import { type Receiver, startReceiver } from "../support/webhookReceiver.ts"
+import { receiverForTests } from "../support/webhookReceiver.ts"
 
 const it = httpTest({ env: { JOBS_IDLE_INTERVAL_MS: "600000", MOCK_LIFECYCLE_DELAY_MS: "50" } })
 
-let receiver: Receiver
-it.beforeAll(async () => {
-  receiver = await startReceiver()
-})
-it.afterAll(() => receiver?.close())
+const receiver = receiverForTests()
 
 describe("work notifications", () => {
   it("wake the idle delivery loop and job worker when new work commits", async ({ partner, user }) => {

@@ -15,23 +15,15 @@ const CAP_ERROR = `an integration has at most ${MAX_ENDPOINTS} webhook endpoints
 // `server` and its `replica`: two app instances on one database
 const it = httpTest()
 
-/** How many times a create answered 503 is sent again, as its Retry-After says (a partner's client would). */
-const MAX_RETRIES_OF_503 = 30
-
 /**
  * One create, sent again while it is answered 503 with Retry-After: on a busy machine 200 creates at once outwait the
  * pool (the documented "database unavailable; retry shortly"), and the cap is about what a partner ends up with.
  */
-const create = async (server: TestServer, partner: Partner, i: number): Promise<Wire> => {
-  for (let retries = 0;; retries++) {
-    const answer = await call(server.baseUrl, partner.apiKey, "POST", "/api/integrations/webhook-endpoints", {
-      body: { url: `http://127.0.0.1:9/hooks/${i}` }
-    })
-    const retryAfter = Number(answer.headers.get("retry-after"))
-    if (answer.status !== 503 || retries === MAX_RETRIES_OF_503 || !(retryAfter > 0)) return answer
-    await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000))
-  }
-}
+const create = (server: TestServer, partner: Partner, i: number): Promise<Wire> =>
+  call(server.baseUrl, partner.apiKey, "POST", "/api/integrations/webhook-endpoints", {
+    body: { url: `http://127.0.0.1:9/hooks/${i}` },
+    resendAfter503: true
+  })
 
 const endpointsOf = async (server: TestServer, partner: Partner) => {
   const [row] = await sql<{ n: number }>(

@@ -6,14 +6,13 @@
  * is a 400 naming the field.
  */
 import { WebhookEndpoint } from "@cop-integrations/contracts"
-import { Effect, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { Schema } from "effect"
 import { describe, expect, vi } from "vitest"
 import { httpTest } from "../support/fixture.ts"
 import { call, expectBadRequest, expectError, newPartner, type Partner, sql, type Wire } from "../support/flows.ts"
 import { withClient } from "../support/server.ts"
 import type { TestServer } from "../support/server.ts"
-import { type Receiver, startReceiver } from "../support/webhookReceiver.ts"
+import { receiverForTests } from "../support/webhookReceiver.ts"
 
 const API = "/api/integrations"
 const ENDPOINTS = `${API}/webhook-endpoints`
@@ -23,15 +22,7 @@ const it = httpTest({
   env: { MOCK_LIFECYCLE_DELAY_MS: "3600000", WEBHOOK_RETRY_BASE_MS: "3600000", WEBHOOK_TIMEOUT_MS: "2000" }
 })
 
-let receiver: Receiver
-
-it.beforeAll(async () => {
-  receiver = await startReceiver()
-})
-it.afterAll(() => receiver?.close())
-it.afterEach(() => {
-  receiver.answer = () => 200
-})
+const receiver = receiverForTests()
 
 const patch = (server: TestServer, who: Partner, endpointId: string, body: unknown): Promise<Wire> =>
   call(server.baseUrl, who.apiKey, "PATCH", `${ENDPOINTS}/${endpointId}`, { body })
@@ -201,11 +192,9 @@ describe("PATCH /webhook-endpoints/{endpointId}", () => {
     const removed = await call(server.baseUrl, partner.apiKey, "DELETE", `${ENDPOINTS}/${mine.endpointId}`)
     expect(removed.status).toBe(204)
     expectError(await patch(server, partner, mine.endpointId, { status: "enabled" }), 404)
-    const [row] = await server.run(
-      Effect.flatMap(
-        SqlClient.SqlClient,
-        (q) => q<{ status: string }>`SELECT status FROM webhook_endpoints WHERE id = ${mine.endpointId}`
-      )
+    const [row] = await sql<{ status: string }>(
+      server,
+      (q) => q`SELECT status FROM webhook_endpoints WHERE id = ${mine.endpointId}`
     )
     expect(row?.status).toBe("enabled")
   })

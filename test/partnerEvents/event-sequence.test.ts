@@ -8,7 +8,7 @@ import { Event, EventList, EventWithAttempts, WebhookEndpointWithSecret } from "
 import { Schema } from "effect"
 import { describe, expect } from "vitest"
 import { httpTest } from "../support/fixture.ts"
-import { newTxHash, type Partner } from "../support/flows.ts"
+import { newTxHash, pageAll, type Partner } from "../support/flows.ts"
 import { type Delivery, type Receiver, startReceiver } from "../support/webhookReceiver.ts"
 
 const API = "/api/integrations"
@@ -27,18 +27,12 @@ it.beforeAll(async ({ partner }) => {
 it.afterAll(() => receiver?.close())
 
 /** Every event of the integration, through the list's pages, decoded by the contract. */
-const allEvents = async (partner: Partner) => {
-  const events: Array<Event> = []
-  let cursor: string | null = null
-  do {
-    const wire = await partner.get(`${API}/events`, cursor === null ? { limit: "100" } : { limit: "100", cursor })
+const allEvents = (partner: Partner) =>
+  pageAll({}, 100, async (query) => {
+    const wire = await partner.get(`${API}/events`, query)
     expect(wire.status, wire.text).toBe(200)
-    const page = Schema.decodeUnknownSync(EventList)(wire.json)
-    events.push(...page.items)
-    cursor = page.nextCursor
-  } while (cursor !== null)
-  return events
-}
+    return Schema.decodeUnknownSync(EventList)(wire.json)
+  })
 
 const resourceOf = (event: { readonly type: string; readonly data: { readonly object: unknown } }) => {
   const object = event.data.object as Record<string, string>

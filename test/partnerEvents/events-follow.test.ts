@@ -14,7 +14,7 @@ import { call, newPartner, type Partner, type Wire } from "../support/flows.ts"
 import { follower, repeated } from "../support/follower.ts"
 import { holdLock, patientDatabase } from "../support/locks.ts"
 import type { TestServer } from "../support/server.ts"
-import { type Receiver, startReceiver } from "../support/webhookReceiver.ts"
+import { receiverForTests } from "../support/webhookReceiver.ts"
 
 const API = "/api/integrations"
 const ENV = { MOCK_LIFECYCLE_DELAY_MS: "3600000" }
@@ -25,11 +25,7 @@ const DEADLINE_MS = 60_000
 // `server` and its `replica`: two app instances on one database
 const it = httpTest({ env: ENV, overrides: patientDatabase })
 
-let receiver: Receiver
-it.beforeAll(async () => {
-  receiver = await startReceiver()
-})
-it.afterAll(() => receiver?.close())
+const receiver = receiverForTests()
 
 /** The partner's calls through either replica. */
 const on = (server: TestServer, partner: Partner) => ({

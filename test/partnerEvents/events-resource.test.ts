@@ -8,7 +8,7 @@ import { type Event, EventList } from "@cop-integrations/contracts"
 import { Schema } from "effect"
 import { describe, expect } from "vitest"
 import { httpTest } from "../support/fixture.ts"
-import { expectBadRequest, newPartner, newTxHash, type Partner } from "../support/flows.ts"
+import { expectBadRequest, newPartner, newTxHash, pageAll, type Partner } from "../support/flows.ts"
 
 const API = "/api/integrations"
 const EVENTS = `${API}/events`
@@ -46,18 +46,8 @@ const list = async (who: Partner, query: Record<string, string>) => {
   return Schema.decodeUnknownSync(EventList)(wire.json)
 }
 
-const walk = async (who: Partner, query: Record<string, string>, limit: number) => {
-  const items: Array<Event> = []
-  let cursor: string | null = null
-  let pages = 0
-  do {
-    const page = await list(who, { ...query, limit: String(limit), ...(cursor === null ? {} : { cursor }) })
-    items.push(...page.items)
-    cursor = page.nextCursor
-    expect(++pages, "pagination must end").toBeLessThanOrEqual(50)
-  } while (cursor !== null)
-  return items
-}
+const walk = (who: Partner, query: Record<string, string>, limit: number) =>
+  pageAll(query, limit, (page) => list(who, page))
 
 /** The id of what an event is about: its object's own id field. */
 const resourceOf = (event: Event): string => {

@@ -24,12 +24,13 @@ import {
   expirePayoutWindow,
   newPartner,
   newTxHash,
+  pageAll,
   type Partner,
   runApp,
   sql
 } from "../support/flows.ts"
 import type { TestServer } from "../support/server.ts"
-import { type Delivery, type Receiver, startReceiver } from "../support/webhookReceiver.ts"
+import { type Delivery, receiverForTests } from "../support/webhookReceiver.ts"
 
 const API = "/api/integrations"
 
@@ -38,15 +39,7 @@ const it = httpTest({
   env: { MOCK_LIFECYCLE_DELAY_MS: "3600000", WEBHOOK_RETRY_BASE_MS: "20", WEBHOOK_TIMEOUT_MS: "2000" }
 })
 
-let receiver: Receiver
-
-it.beforeAll(async () => {
-  receiver = await startReceiver()
-})
-it.afterAll(() => receiver?.close())
-it.afterEach(() => {
-  receiver.answer = () => 200
-})
+const receiver = receiverForTests()
 
 const register = async (who: Partner, body: Record<string, unknown>) => {
   const wire = await who.post(`${API}/webhook-endpoints`, body)
@@ -246,15 +239,12 @@ describe("events delivered to a partner", () => {
     )
     expect(failedOnly.items).toHaveLength(1)
     expect(failedOnly.items.every((e) => e.type === "payout.failed")).toBe(true)
-    const all: Array<string> = []
-    let cursor: string | null = null
-    do {
-      const page: EventList = Schema.decodeUnknownSync(EventList)(
-        (await partner.get(`${API}/events`, cursor === null ? { limit: "2" } : { limit: "2", cursor })).json
-      )
-      all.push(...page.items.map((e) => e.id))
-      cursor = page.nextCursor
-    } while (cursor !== null)
+    const listed = await pageAll(
+      {},
+      2,
+      async (query) => Schema.decodeUnknownSync(EventList)((await partner.get(`${API}/events`, query)).json)
+    )
+    const all = listed.map((e) => e.id)
     expect(new Set(all).size).toBe(all.length)
     expect(all).toContain(delivered.id)
     expect([...all].sort()).toEqual(all)

@@ -5,15 +5,17 @@
  * never listed, whatever the filter; bad values are a 400 naming the field. Expected lists are computed here from each
  * payout as `GET payouts/{payoutId}` answers it.
  */
-import type { Payout } from "@cop-integrations/contracts"
+import { type Payout, PayoutStatus } from "@cop-integrations/contracts"
 import { describe, expect } from "vitest"
 import { httpTest } from "../support/fixture.ts"
 import {
+  byCreatedThenId,
   decodePayout,
   decodePayoutList,
   expectBadRequest,
   newPartner,
   newTxHash,
+  pageAll,
   type Partner,
   PAYOUTS,
   upperHex
@@ -89,9 +91,7 @@ const current = async (partner: Partner): Promise<ReadonlyArray<Payout>> => {
       return decodePayout(wire.json)
     })
   )
-  return payouts.sort((a, b) =>
-    a.createdAt === b.createdAt ? (a.payoutId < b.payoutId ? -1 : 1) : Date.parse(a.createdAt) - Date.parse(b.createdAt)
-  )
+  return payouts.sort(byCreatedThenId((payout) => payout.payoutId))
 }
 
 const ids = (payouts: ReadonlyArray<Payout>) => payouts.map((payout) => payout.payoutId)
@@ -103,18 +103,8 @@ const list = async (who: Partner, query: Record<string, string>) => {
 }
 
 /** Every page of a filtered list, following nextCursor (with the same filters) to the end. */
-const walk = async (who: Partner, query: Record<string, string>, limit: number) => {
-  const pages: Array<ReadonlyArray<Payout>> = []
-  let cursor: string | null = null
-  do {
-    const page = await list(who, { ...query, limit: String(limit), ...(cursor === null ? {} : { cursor }) })
-    expect(page.items.length).toBeLessThanOrEqual(limit)
-    pages.push(page.items)
-    cursor = page.nextCursor
-    expect(pages.length, "pagination must end").toBeLessThanOrEqual(20)
-  } while (cursor !== null)
-  return pages.flat()
-}
+const walk = (who: Partner, query: Record<string, string>, limit: number) =>
+  pageAll(query, limit, (page) => list(who, page))
 
 describe("GET /payouts with filters", () => {
   it("status: only the payouts in that status when the page is read, in order", async ({ partner }) => {
@@ -122,17 +112,7 @@ describe("GET /payouts with filters", () => {
     expect(new Set(all.map((payout) => payout.status))).toEqual(
       new Set(["awaiting_deposit", "deposit_confirmed", "completed", "failed", "expired"])
     )
-    for (
-      const status of [
-        "awaiting_deposit",
-        "deposit_confirmed",
-        "processing",
-        "completed",
-        "expired",
-        "failed",
-        "refunded"
-      ]
-    ) {
+    for (const status of PayoutStatus.literals) {
       const expected = ids(all.filter((payout) => payout.status === status))
       expect(ids((await list(partner, { status })).items), status).toEqual(expected)
       expect(ids(await walk(partner, { status }, 1)), `${status}, one a page`).toEqual(expected)

@@ -1,7 +1,16 @@
 import type { Payout } from "@cop-integrations/contracts"
 import { describe, expect } from "vitest"
 import { httpTest } from "../support/fixture.ts"
-import { decodePayoutList, expectBadRequest, newPartner, type Partner, PAYOUTS, sql } from "../support/flows.ts"
+import {
+  byCreatedThenId,
+  decodePayoutList,
+  expectBadRequest,
+  newPartner,
+  pagesOf,
+  type Partner,
+  PAYOUTS,
+  sql
+} from "../support/flows.ts"
 import { withClient } from "../support/server.ts"
 
 /** The fixture's `partner` owns exactly `SEVEN` payouts. */
@@ -33,24 +42,12 @@ const list = async (owner: Partner, query: Record<string, string> = {}) => {
   return decodePayoutList(wire.json)
 }
 
-/** The documented order: createdAt ascending, then payoutId. */
-const byCreatedThenId = (a: Payout, b: Payout) =>
-  a.createdAt === b.createdAt ? (a.payoutId < b.payoutId ? -1 : 1) : Date.parse(a.createdAt) - Date.parse(b.createdAt)
+const inListOrder = byCreatedThenId((payout: Payout) => payout.payoutId)
 
 const ids = (payouts: ReadonlyArray<Payout>) => payouts.map((p) => p.payoutId)
 
-const walkPages = async (owner: Partner, limit: number, query: Record<string, string> = {}) => {
-  const pages: Array<ReadonlyArray<Payout>> = []
-  let cursor: string | null = null
-  do {
-    const page = await list(owner, { ...query, limit: String(limit), ...(cursor === null ? {} : { cursor }) })
-    expect(page.items.length).toBeLessThanOrEqual(limit)
-    pages.push(page.items)
-    cursor = page.nextCursor
-    expect(pages.length, "pagination must end").toBeLessThanOrEqual(50)
-  } while (cursor !== null)
-  return pages
-}
+const walkPages = (owner: Partner, limit: number, query: Record<string, string> = {}) =>
+  pagesOf(query, limit, (page) => list(owner, page))
 
 describe("GET /payouts", () => {
   it("lists only the caller's payouts, in createdAt then payoutId order", async ({ partner }) => {
@@ -58,8 +55,8 @@ describe("GET /payouts", () => {
     expect(page.integrationId).toBe(partner.integrationId)
     expect(page.nextCursor).toBeNull()
     expect(ids(page.items).sort()).toEqual(ids(mine).sort())
-    expect(ids(page.items)).toEqual(ids([...page.items].sort(byCreatedThenId)))
-    expect(page.items).toEqual([...mine].sort(byCreatedThenId))
+    expect(ids(page.items)).toEqual(ids([...page.items].sort(inListOrder)))
+    expect(page.items).toEqual([...mine].sort(inListOrder))
 
     const other = await list(neighbour)
     expect(other.integrationId).toBe(neighbour.integrationId)
@@ -113,7 +110,7 @@ describe("GET /payouts", () => {
     expect(pages.map((page) => page.length)).toEqual([2, 2, 2, 1])
     const visited = pages.flat()
     expect(new Set(ids(visited)).size).toBe(visited.length)
-    expect(ids(visited)).toEqual(ids([...mine].sort(byCreatedThenId)))
+    expect(ids(visited)).toEqual(ids([...mine].sort(inListOrder)))
   })
 
   it("paginates an exact multiple of the page size and combines with createdFrom", async ({ partner }) => {
@@ -135,7 +132,7 @@ describe("GET /payouts", () => {
     await sql(server, (q) => q`UPDATE payouts SET created_at = ${shared} WHERE id IN ${q.in(tiedIds)} RETURNING id`)
     const all = (await list(tied)).items
     expect(all.filter((p) => p.createdAt === shared.toISOString()).map((p) => p.payoutId)).toEqual([...tiedIds].sort())
-    expect(ids(all)).toEqual(ids([...all].sort(byCreatedThenId)))
+    expect(ids(all)).toEqual(ids([...all].sort(inListOrder)))
     for (const limit of [1, 2]) {
       expect(ids((await walkPages(tied, limit)).flat())).toEqual(ids(all))
     }
@@ -169,7 +166,7 @@ describe("GET /payouts", () => {
       (client) => client.breb.listPayouts({ query: { limit: 3 } })
     )
     expect(page.integrationId).toBe(partner.integrationId)
-    expect(ids(page.items)).toEqual(ids([...mine].sort(byCreatedThenId)).slice(0, 3))
+    expect(ids(page.items)).toEqual(ids([...mine].sort(inListOrder)).slice(0, 3))
     expect(page.nextCursor).not.toBeNull()
   })
 })

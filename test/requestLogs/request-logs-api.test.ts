@@ -8,6 +8,7 @@ import { Schema } from "effect"
 import { describe, expect } from "vitest"
 import { signIn, withCookie } from "../support/dashboard.ts"
 import { httpTest } from "../support/fixture.ts"
+import { pageAll } from "../support/flows.ts"
 import { BREB, call, expectErrorBody, newAddress } from "../support/http.ts"
 import type { TestServer } from "../support/server.ts"
 import { rawRows, untilLogged } from "./support.ts"
@@ -22,21 +23,12 @@ const tag = `t${Date.now().toString(36)}`
 const requestIdOf = (name: string) => `${tag}-${name}`
 
 /** Follows the list with `query` to its end, `limit` at a time; every page's items in order. */
-const followList = async (server: TestServer, apiKey: string, query: Record<string, string>, limit: number) => {
-  const items: Array<RequestLog> = []
-  let cursor: string | null = null
-  for (let page = 0; page < 100; page++) {
-    const params = new URLSearchParams({ ...query, limit: String(limit), ...(cursor === null ? {} : { cursor }) })
-    const answer = await call(server, `${LOGS}?${params}`, { apiKey })
+const followList = (server: TestServer, apiKey: string, query: Record<string, string>, limit: number) =>
+  pageAll(query, limit, async (page) => {
+    const answer = await call(server, `${LOGS}?${new URLSearchParams(page)}`, { apiKey })
     expect(answer.status, answer.text).toBe(200)
-    const list = decodeList(answer.body)
-    expect(list.items.length).toBeLessThanOrEqual(limit)
-    items.push(...list.items)
-    cursor = list.nextCursor
-    if (cursor === null) return items
-  }
-  throw new Error("the list did not end")
-}
+    return decodeList(answer.body)
+  })
 
 describe("request logs over the API", () => {
   it("lists, filters, pages and reads one; another integration's are 404 and never listed", async ({ server }) => {

@@ -10,6 +10,7 @@ import { type BigDecimal, Effect, Schema } from "effect"
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts"
 import { expect, vi } from "vitest"
 import type { Lifecycle } from "../../src/payouts/Lifecycle.ts"
+import type { ListPage } from "./follower.ts"
 import type { TestServer } from "./server.ts"
 
 export const BREB = "/api/integrations/breb"
@@ -43,7 +44,16 @@ export interface CallOptions {
   readonly body?: unknown
   readonly headers?: Record<string, string>
   readonly query?: Record<string, string>
+  /**
+   * Sends the request again, after the Retry-After it names, while it is answered 503 with Retry-After (as a partner's
+   * client would; at most RESENDS_AFTER_503 times). Only for requests a 503 leaves undone, such as "database
+   * unavailable; retry shortly".
+   */
+  readonly resendAfter503?: boolean
 }
+
+/** How many times `call` sends a request again that is answered 503 with Retry-After (`resendAfter503`). */
+const RESENDS_AFTER_503 = 30
 
 const parseJson = (text: string): unknown => {
   try {
@@ -53,13 +63,26 @@ const parseJson = (text: string): unknown => {
   }
 }
 
+type Method = "GET" | "POST" | "PATCH" | "DELETE"
+
+/** One request with `apiKey`, answered as it came on the wire (see `resendAfter503` for a 503 sent again). */
 export const call = async (
   baseUrl: string,
   apiKey: string,
-  method: "GET" | "POST" | "PATCH" | "DELETE",
+  method: Method,
   path: string,
   options: CallOptions = {}
 ): Promise<Wire> => {
+  for (let resends = 0;; resends++) {
+    const answer = await send(baseUrl, apiKey, method, path, options)
+    const retryAfter = Number(answer.headers.get("retry-after"))
+    const resend = options.resendAfter503 === true && answer.status === 503 && retryAfter > 0
+    if (!resend || resends === RESENDS_AFTER_503) return answer
+    await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000))
+  }
+}
+
+const send = async (baseUrl: string, apiKey: string, method: Method, path: string, options: CallOptions) => {
   const url = new URL(path, baseUrl)
   for (const [name, value] of Object.entries(options.query ?? {})) url.searchParams.set(name, value)
   const response = await fetch(url, {
@@ -99,6 +122,42 @@ export const expectBadRequest = (wire: Wire, field: string): string => {
 
 export const decodePayout = (json: unknown): Payout => Schema.decodeUnknownSync(Payout)(json)
 export const decodePayoutList = (json: unknown): PayoutList => Schema.decodeUnknownSync(PayoutList)(json)
+
+/** More pages than any test's list has: a list still going after this many does not end. */
+const MAX_PAGES = 100
+
+/**
+ * Follows a cursor list to its end, `limit` a page: `list` is called with `query` plus `limit` (and, after the first
+ * page, the `nextCursor` it was given) until `nextCursor` is null. Each page's items, in order; no page is over `limit`.
+ */
+export const pagesOf = async <Item>(
+  query: Record<string, string>,
+  limit: number,
+  list: (query: Record<string, string>) => Promise<ListPage<Item>>
+): Promise<ReadonlyArray<ReadonlyArray<Item>>> => {
+  const pages: Array<ReadonlyArray<Item>> = []
+  let cursor: string | null = null
+  do {
+    const page: ListPage<Item> = await list({ ...query, limit: String(limit), ...(cursor === null ? {} : { cursor }) })
+    expect(page.items.length).toBeLessThanOrEqual(limit)
+    pages.push(page.items)
+    cursor = page.nextCursor
+    expect(pages.length, "pagination must end").toBeLessThanOrEqual(MAX_PAGES)
+  } while (cursor !== null)
+  return pages
+}
+
+/** Every item of a cursor list, following `nextCursor` to the end (see `pagesOf`). */
+export const pageAll = async <Item>(
+  query: Record<string, string>,
+  limit: number,
+  list: (query: Record<string, string>) => Promise<ListPage<Item>>
+): Promise<ReadonlyArray<Item>> => (await pagesOf(query, limit, list)).flat()
+
+/** The lists' documented order: createdAt ascending, then the id. A comparator for `sort`. */
+export const byCreatedThenId =
+  <Item extends { readonly createdAt: string }>(idOf: (item: Item) => string) => (a: Item, b: Item): number =>
+    a.createdAt === b.createdAt ? (idOf(a) < idOf(b) ? -1 : 1) : Date.parse(a.createdAt) - Date.parse(b.createdAt)
 
 // ---------------------------------------------------------------------------------------------- partners
 

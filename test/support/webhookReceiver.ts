@@ -1,11 +1,12 @@
 /**
  * A partner's webhook receiver: a real HTTP server on 127.0.0.1 that records every delivery and answers as the
  * test scripts it (status, or hold the request open). Waiting is event-driven: `next` resolves when a matching
- * delivery arrives (bounded), never by sleeping.
+ * delivery arrives (bounded), never by sleeping. `receiverForTests()` gives a file (or a describe) one receiver.
  */
 import { once } from "node:events"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import { afterAll, afterEach, beforeAll } from "vitest"
 
 export interface Delivery {
   readonly id: string
@@ -59,7 +60,8 @@ const header = (request: IncomingMessage, name: string): string => {
   return Array.isArray(value) ? value.join(",") : value ?? ""
 }
 
-export const startReceiver = async (): Promise<Receiver> => {
+/** A receiver that does not listen yet: `listen` starts it on a free port of 127.0.0.1 and sets its `url`. */
+const unstartedReceiver = (): { readonly receiver: Receiver; readonly listen: () => Promise<void> } => {
   const deliveries: Array<Delivery> = []
   const waiters = new Set<() => void>()
   const heldListeners: Array<(delivery: Delivery) => void> = []
@@ -132,8 +134,30 @@ export const startReceiver = async (): Promise<Receiver> => {
     for (const waiter of [...waiters]) waiter()
   }
   const server = createServer((request, response) => void receive(request, response))
-  server.listen(0, "127.0.0.1")
-  await once(server, "listening")
-  ;(receiver as { url: string }).url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`
+  const listen = async () => {
+    server.listen(0, "127.0.0.1")
+    await once(server, "listening")
+    ;(receiver as { url: string }).url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`
+  }
+  return { receiver, listen }
+}
+
+export const startReceiver = async (): Promise<Receiver> => {
+  const { listen, receiver } = unstartedReceiver()
+  await listen()
+  return receiver
+}
+
+/**
+ * One receiver for the tests of the file (or the describe) that calls this: listening before they run, closed after
+ * them, and answering 200 again after each test, so that a test scripting failures leaves none to the next.
+ */
+export const receiverForTests = (): Receiver => {
+  const { listen, receiver } = unstartedReceiver()
+  beforeAll(listen)
+  afterAll(() => receiver.close())
+  afterEach(() => {
+    receiver.answer = () => 200
+  })
   return receiver
 }

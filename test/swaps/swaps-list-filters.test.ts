@@ -7,7 +7,15 @@ import { SwapIntent, SwapList } from "@cop-integrations/contracts"
 import { Schema } from "effect"
 import { describe, expect } from "vitest"
 import { httpTest } from "../support/fixture.ts"
-import { expectBadRequest, newAddress, newPartner, newTxHash, type Partner } from "../support/flows.ts"
+import {
+  byCreatedThenId,
+  expectBadRequest,
+  newAddress,
+  newPartner,
+  newTxHash,
+  pageAll,
+  type Partner
+} from "../support/flows.ts"
 
 const SWAPS = "/api/integrations/swaps"
 const API = "/api/integrations"
@@ -46,9 +54,7 @@ const current = async (partner: Partner) => {
     expect(wire.status, wire.text).toBe(200)
     return Schema.decodeUnknownSync(SwapIntent)(wire.json)
   }))
-  return swaps.sort((a, b) =>
-    a.createdAt === b.createdAt ? (a.intentId < b.intentId ? -1 : 1) : Date.parse(a.createdAt) - Date.parse(b.createdAt)
-  )
+  return swaps.sort(byCreatedThenId((swap) => swap.intentId))
 }
 
 const ids = (swaps: ReadonlyArray<SwapIntent>) => swaps.map((swap) => swap.intentId)
@@ -59,18 +65,8 @@ const list = async (who: Partner, query: Record<string, string>) => {
   return Schema.decodeUnknownSync(SwapList)(wire.json)
 }
 
-const walk = async (who: Partner, query: Record<string, string>, limit: number) => {
-  const items: Array<SwapIntent> = []
-  let cursor: string | null = null
-  let pages = 0
-  do {
-    const page = await list(who, { ...query, limit: String(limit), ...(cursor === null ? {} : { cursor }) })
-    items.push(...page.items)
-    cursor = page.nextCursor
-    expect(++pages, "pagination must end").toBeLessThanOrEqual(20)
-  } while (cursor !== null)
-  return items
-}
+const walk = (who: Partner, query: Record<string, string>, limit: number) =>
+  pageAll(query, limit, (page) => list(who, page))
 
 describe("GET /swaps with filters", () => {
   it("status, createdTo and createdFrom combine, over cursor pages of every size", async ({ partner }) => {
