@@ -3,13 +3,14 @@
  * TypeScript sources (so every frame keeps its package's path) with `node --cpu-prof`, puts one workload under
  * autocannon load for BENCH_SECONDS (default 8), stops it and sums the profile's self time by category (Effect
  * runtime, Schema, platform HTTP, logging, pg driver, node internals, GC, ...). Loopback only; DATABASE_URL must name
- * an empty or bench-owned PostgreSQL database. Workloads: healthz, quote, create, list50, list500.
+ * an empty or bench-owned PostgreSQL database. Workloads: healthz, quote, create, one (GET one payout), list50, list500.
  */
 import { execFileSync } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { runLoad, type LoadRequest } from "./load.ts"
+import { workloadsFor } from "./compareRefs.ts"
 import { fastifyWorkloads } from "./fastifyCells.ts"
 import { API, approvedCustomer, root, type Service, startService, stopService } from "./service.ts"
 
@@ -112,10 +113,13 @@ const key = started.key !== ""
 const service: Service = { ...started, key, auth: { authorization: `Bearer ${key}` } }
 const userAddress = await approvedCustomer(service)
 const work = fastifyWorkloads({ userAddress }, service.auth)
+const onePayout = (await workloadsFor(service, { payout: `profile-${Date.now()}`, creates: "prof-one" }))
+  .find(({ name }) => name === "GET one payout")!.request
 const requests: Record<string, LoadRequest> = {
   healthz: { path: "/healthz" },
   quote: work.quote,
   create: work.create("prof"),
+  one: onePayout,
   list50: work.list(50),
   list500: work.list(500)
 }
