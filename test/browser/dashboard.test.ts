@@ -13,13 +13,13 @@
 import axe from "axe-core"
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
+import type { Browser, BrowserContext, Page } from "playwright-core"
 import { Webhook } from "standardwebhooks"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { describe, expect } from "vitest"
 import { hashToken } from "../../src/dashboard/Tokens.ts"
-import { chromiumBinary, warnIfNoChromium } from "../support/browser.ts"
+import { chromiumBinary, launchChromium, warnIfNoChromium } from "../support/browser.ts"
 import { raw, signInLink } from "../support/dashboard.ts"
 import { httpTest } from "../support/fixture.ts"
 import { newTxHash, PAYOUTS, payoutBody } from "../support/flows.ts"
@@ -52,17 +52,7 @@ describe.skipIf(chromiumBinary === undefined)("/dashboard in headless Chromium",
 
   it.beforeAll(async () => {
     receiver = await startReceiver()
-    browser = await chromium.launch({
-      executablePath: chromiumBinary!,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run"
-      ]
-    })
+    browser = await launchChromium()
     // A viewer in Bogotá: dates in their zone, UTC on hover.
     context = await browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: "America/Bogota" })
     await context.route("**/*", (route) => {

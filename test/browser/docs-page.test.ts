@@ -13,9 +13,9 @@
 import { EventType } from "@cop-integrations/contracts"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { type Browser, chromium, type Page, type Response } from "playwright-core"
+import type { Browser, Page, Response } from "playwright-core"
 import { describe, expect } from "vitest"
-import { chromiumBinary, warnIfNoChromium } from "../support/browser.ts"
+import { chromiumBinary, launchChromium, warnIfNoChromium } from "../support/browser.ts"
 import { httpTest } from "../support/fixture.ts"
 import { repoRoot } from "../support/process.ts"
 import type { TestServer } from "../support/server.ts"
@@ -80,18 +80,7 @@ describe.skipIf(chromiumBinary === undefined)("/docs in headless Chromium", () =
   it.beforeAll(async ({ server, partner }) => {
     apiKey = partner.apiKey
     document = await fetch(`${server.baseUrl}/openapi.json`).then((answer) => answer.json()) as Document
-    browser = await chromium.launch({
-      executablePath: chromiumBinary!,
-      // As root Chromium needs --no-sandbox; the rest keeps it from calling Google's services at start.
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run"
-      ]
-    })
+    browser = await launchChromium()
     page = await openDocs(server) // once: loading the page and opening its groups takes seconds
   })
   it.afterEach(() => {
