@@ -112,13 +112,11 @@ const QUERY_RULES: ReadonlyMap<string, Rule> = new Map(keep(`
 `))
 
 /** QUALIFIED_RULES by parent, then field: looked up without building the `parent.field` text for every field. */
-const RULES_BY_PARENT: ReadonlyMap<string, ReadonlyMap<string, Rule>> = Object.entries(QUALIFIED_RULES).reduce(
-  (byParent, [qualified, rule]) => {
-    const [parent = "", field = ""] = qualified.split(".")
-    return byParent.set(parent, new Map([...(byParent.get(parent) ?? []), [field, rule]]))
-  },
-  new Map<string, Map<string, Rule>>()
-)
+const RULES_BY_PARENT = new Map<string, Map<string, Rule>>()
+for (const [qualified, rule] of Object.entries(QUALIFIED_RULES)) {
+  const [parent = "", field = ""] = qualified.split(".")
+  RULES_BY_PARENT.set(parent, (RULES_BY_PARENT.get(parent) ?? new Map<string, Rule>()).set(field, rule))
+}
 
 const ruleOf = (parent: string | undefined, field: string): Rule | undefined =>
   (parent === undefined ? undefined : RULES_BY_PARENT.get(parent)?.get(field)) ?? FIELD_RULES.get(field)
@@ -211,7 +209,7 @@ const showLeaf = (rule: Rule | undefined, value: unknown): unknown => {
 /** The names this module has a rule for: shown as they are. */
 const KNOWN_NAMES = new Set([
   ...FIELD_RULES.keys(),
-  ...Object.keys(QUALIFIED_RULES).map((qualified) => qualified.slice(qualified.indexOf(".") + 1))
+  ...[...RULES_BY_PARENT.values()].flatMap((fields) => [...fields.keys()])
 ])
 
 /** A field's name as shown: cut, or replaced when it looks like a secret (numbered, so none is lost). */
