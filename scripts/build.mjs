@@ -7,7 +7,6 @@
  * Plain JavaScript, so `npm start` needs no TypeScript loader in the signal path (tsx loads PageBuild.ts here, when
  * building only).
  */
-import * as esbuild from "esbuild"
 import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -52,7 +51,7 @@ const fingerprint = () =>
     .join("\n")
 
 /** The dashboard's script and styles, built by src/dashboard/PageBuild.ts (loaded through tsx: it is TypeScript). */
-const buildDashboardPage = async () => {
+const buildDashboardPage = async (esbuild) => {
   const { tsImport } = await import("tsx/esm/api")
   const { buildPage } = await tsImport("../src/dashboard/PageBuild.ts", import.meta.url)
   return buildPage(esbuild)
@@ -71,13 +70,18 @@ const prebuiltPage = (page) => ({
   }
 })
 
+/** Whether dist/server.mjs is missing or older than its sources (cheap: sizes and modification times). */
+export const bundleIsStale = () =>
+  !existsSync(SERVER_BUNDLE) || !existsSync(FINGERPRINT) || readFileSync(FINGERPRINT, "utf8") !== fingerprint()
+
 /** Builds dist/server.mjs unless it is up to date; true when it built. */
 export const buildIfStale = async () => {
+  if (!bundleIsStale()) return false
   const wanted = fingerprint()
-  if (existsSync(SERVER_BUNDLE) && existsSync(FINGERPRINT) && readFileSync(FINGERPRINT, "utf8") === wanted) return false
+  const esbuild = await import("esbuild")
   // Written beside and renamed into place, so a concurrent start never loads half a file.
   const partial = `${SERVER_BUNDLE}.${process.pid}.tmp.mjs`
-  const page = await buildDashboardPage()
+  const page = await buildDashboardPage(esbuild)
   await esbuild.build({
     ...NODE_BUNDLE,
     entryPoints: [join(root, "src", "main.ts")],

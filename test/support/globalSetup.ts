@@ -1,11 +1,18 @@
 /**
  * vitest globalSetup: one real PostgreSQL server for the whole run, unless TEST_DATABASE_URL names
- * one already. Each test file then gets a fresh database on it (./database.ts).
+ * one already. Each test file then gets a fresh database on it (./database.ts). Meanwhile the bundle `npm start`
+ * runs (dist/server.mjs) is built if stale, once, rather than by whichever tests start the service first.
  *
  * Default: the project's embedded PostgreSQL (src/db/EmbeddedPostgres.ts) in a temporary directory,
  * no network needed. With TEST_DATABASE_DOCKER=1 and a Docker engine: a testcontainers container.
  */
+import { execFile } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import { promisify } from "node:util"
 import { startThrowawayPostgres } from "../../src/db/EmbeddedPostgres.ts"
+
+const buildBundle = () =>
+  promisify(execFile)(process.execPath, [fileURLToPath(new URL("../../scripts/build.mjs", import.meta.url))])
 
 const startServer = async () => {
   if (process.env["TEST_DATABASE_DOCKER"] === "1") {
@@ -27,8 +34,12 @@ const startServer = async () => {
 }
 
 export default async function setup(): Promise<(() => Promise<void>) | undefined> {
-  if (process.env["TEST_DATABASE_URL"]) return undefined
-  const server = await startServer()
+  const built = buildBundle()
+  if (process.env["TEST_DATABASE_URL"]) {
+    await built
+    return undefined
+  }
+  const [server] = await Promise.all([startServer(), built])
   process.env["TEST_DATABASE_URL"] = server.url
   process.env["TEST_DATABASE_KIND"] = server.kind
   return server.stop
