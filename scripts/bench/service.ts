@@ -16,6 +16,8 @@ export interface Service {
   readonly key: string
   readonly startupMs: number
   readonly auth: Record<string, string>
+  /** Everything the process has written to stdout and stderr so far (why it exited, when it did). */
+  readonly output: () => string
 }
 
 /** The node arguments of `npm start` (`exec node <args>` in package.json), so the bench runs what partners run. */
@@ -72,7 +74,15 @@ export const startService = async (
   const startupMs = performance.now() - started
   const key = /(cop_test_pk_[0-9A-Za-z]+)/.exec(out)?.[1] ?? ""
   if (baseUrl === undefined || (needsKey && key === "")) throw new Error(`service did not start:\n${out}`)
-  return { child, pid: child.pid ?? 0, baseUrl, key, startupMs, auth: { authorization: `Bearer ${key}` } }
+  return {
+    child,
+    pid: child.pid ?? 0,
+    baseUrl,
+    key,
+    startupMs,
+    auth: { authorization: `Bearer ${key}` },
+    output: () => out
+  }
 }
 
 export const stopService = async (child: ChildProcess) => {
