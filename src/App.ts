@@ -24,6 +24,7 @@ import { DashboardSessions } from "./dashboard/DashboardSessions.ts"
 import { SessionRepo } from "./dashboard/SessionRepo.ts"
 import { RequestLogsHttpLive } from "./http/RequestLogsHttp.ts"
 import { RequestMiddleware } from "./http/RequestMiddleware.ts"
+import { RouteTemplateLive } from "./http/HttpMetrics.ts"
 import { DeliveryRepo } from "./partnerEvents/DeliveryRepo.ts"
 import { EndpointRepo } from "./partnerEvents/EndpointRepo.ts"
 import { EventRepo } from "./partnerEvents/EventRepo.ts"
@@ -335,7 +336,8 @@ const services = (config: AppConfigShape, mode: ModeLayers) =>
   )
 
 /** The routes (the contract's, /openapi.json, /docs and /dashboard) and the mode's router middleware, on one router. */
-const routes = (mode: ModeLayers) => Layer.mergeAll(api, DocsLive, DashboardPageLive, mode.apiMiddleware)
+const routes = (mode: ModeLayers) =>
+  Layer.mergeAll(api, DocsLive, DashboardPageLive, mode.apiMiddleware).pipe(Layer.provide(RouteTemplateLive))
 
 /** Serves the app over `mode`'s Layers on whatever HttpServer is provided. */
 export const serverLayerFor = (config: AppConfigShape, mode: ModeLayers) =>

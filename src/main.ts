@@ -5,6 +5,7 @@ import { serverLayer } from "./App.ts"
 import { type AppConfigShape, AppConfigShape as LoadConfig, databaseTarget, describeDatabase } from "./config/Config.ts"
 import { DatabasePressure } from "./db/DatabasePressure.ts"
 import { defaultInFlightLimit } from "./http/InFlightLimit.ts"
+import { type AdminListener, serveAdmin } from "./http/AdminServer.ts"
 import { createHttpServer } from "./http/NodeServer.ts"
 import { manageLifecycle } from "./http/ServeLifecycle.ts"
 import { Deployment } from "./auth/Deployment.ts"
@@ -48,7 +49,7 @@ const demoLines = (demo: DemoAccess, origin: string) =>
     ]
   })
 
-const announce = (config: AppConfigShape, startedAt: number) =>
+const announce = (config: AppConfigShape, startedAt: number, admin: Option.Option<AdminListener>) =>
   Effect.gen(function*() {
     const { keyKind, mode } = yield* Deployment
     const demo = yield* Effect.flatMap(DemoBootstrap, (bootstrap) => bootstrap.run)
@@ -58,6 +59,7 @@ const announce = (config: AppConfigShape, startedAt: number) =>
     yield* banner([
       `Integrations API ${mode} mode, ready in ${Math.round(performance.now() - startedAt)} ms`,
       `listening on ${base}   docs: ${base}/docs   openapi: ${base}/openapi.json`,
+      ...Option.match(admin, { onNone: () => [], onSome: ({ metricsUrl }) => [`metrics: ${metricsUrl}`] }),
       `database: ${describeDatabase(config)}`,
       ...(Option.isSome(demo) ? yield* demoLines(demo.value, origin) : [
         `issue a ${keyKind} key: npm run -s keys -- issue <integration-name> --create`,
@@ -105,6 +107,10 @@ const serve = (config: AppConfigShape) =>
     const admitted = Option.getOrElse(config.maxRequestsInFlight, defaultInFlightLimit)
     lifecycle.limitAdmission({ inFlight: admitted, overloaded: () => false })
     return yield* Effect.scoped(Effect.gen(function*() {
+      // First, so it answers scrapes while the service starts and while it drains (closed last).
+      const admin = yield* Effect.transposeOption(
+        Option.map(config.adminPort, (port) => serveAdmin({ host: config.adminHost, port }))
+      )
       const context = yield* Layer.build(layer)
       const database = Context.get(context, DatabasePressure)
       lifecycle.limitAdmission({
@@ -112,7 +118,7 @@ const serve = (config: AppConfigShape) =>
         overloaded: () => database.oldestWaitMs() > config.databaseMaxQueueMs
       })
       yield* reportShedding(admitted, config.databaseMaxQueueMs).pipe(Effect.forkScoped)
-      yield* Effect.provideContext(announce(config, startedAt), context)
+      yield* Effect.provideContext(announce(config, startedAt, admin), context)
       serving = true
       const signal = yield* Deferred.await(stopRequested)
       const draining = performance.now()

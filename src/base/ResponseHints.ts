@@ -1,5 +1,6 @@
 import { TooManyRequests } from "@cop-integrations/contracts"
 import { Context, Effect, Option } from "effect"
+import { countRateLimited, type RateLimitReason } from "./RateLimitMetrics.ts"
 
 /**
  * Per-request notes from handlers to the outer middleware: headers that typed error responses cannot carry
@@ -11,6 +12,8 @@ export class ResponseHints extends Context.Service<ResponseHints, {
   key: { readonly id: string; readonly last4: string } | undefined
   /** The dashboard session the request was made with, if any. */
   dashboardSessionId: string | undefined
+  /** The matched route's template (`/api/integrations/breb/payouts/:id`), for the request metrics. */
+  route: string | undefined
 }>()("ResponseHints") {}
 
 /** Writes a note when the request has hints (outside a request, nothing). */
@@ -22,9 +25,12 @@ export const setRetryAfter = (seconds: number) =>
     hints.retryAfterSeconds = Math.max(1, Math.ceil(seconds))
   })
 
-/** A 429 saying `error`, with Retry-After. */
-export const tooManyRequests = (error: string, retryAfterSeconds: number) =>
-  Effect.andThen(setRetryAfter(retryAfterSeconds), Effect.fail(new TooManyRequests({ error })))
+/** A 429 saying `error`, with Retry-After, counted by the limit that refused it. */
+export const tooManyRequests = (reason: RateLimitReason, error: string, retryAfterSeconds: number) =>
+  Effect.andThen(
+    Effect.andThen(Effect.sync(() => countRateLimited(reason)), setRetryAfter(retryAfterSeconds)),
+    Effect.fail(new TooManyRequests({ error }))
+  )
 
 export const noteIntegration = (
   integrationId: string,

@@ -99,6 +99,15 @@ export const AppConfigShape = Config.all({
    * once: a fifth of the 5 s connect timeout, so that what is admitted still gets its connections in time.
    */
   databaseMaxQueueMs: positiveInt("DATABASE_MAX_QUEUE_MS", 1000),
+  /** The admin listener's port (GET /metrics); unset: none. Never the public port; 0: any free port. */
+  adminPort: Config.option(
+    Config.Int("ADMIN_PORT").pipe(
+      check("ADMIN_PORT", "must be 0 (any free port) to 65535", (n: number) => n >= 0 && n <= 65535)
+    )
+  ),
+  adminHost: Config.String("ADMIN_HOST").pipe(Config.withDefault("127.0.0.1")),
+  /** Request metrics carry an `integration` label (one series per integration: bounded by how many there are). */
+  metricsPerIntegration: Config.Boolean("METRICS_PER_INTEGRATION").pipe(Config.withDefault(false)),
   /** Requests one replica serves at once (health checks aside); more are answered 503 at once. Default: from the heap. */
   maxRequestsInFlight: Config.option(
     Config.Int("MAX_REQUESTS_IN_FLIGHT").pipe(

@@ -13,6 +13,7 @@ import { startEmbeddedPostgres } from "./EmbeddedPostgres.ts"
 import type { DatabasePressure } from "./DatabasePressure.ts"
 import { MigrationsLive } from "./Migrations.ts"
 import { makePool } from "./PgPool.ts"
+import { isConnectTimeout } from "./PoolMetrics.ts"
 import { layerFromPool, pgError } from "./PgSqlClient.ts"
 
 export const POOL_SIZE = 10
@@ -106,7 +107,7 @@ const acquirePool = (url: Redacted.Redacted<string>, prepare: boolean) =>
     yield* Effect.tryPromise({
       try: () => pool.query("SELECT 1"),
       catch: (cause) =>
-        isPgConnectTimeout(cause) ? connectTimedOut() : pgError(cause, "PgClient: Failed to connect", "connect")
+        isConnectTimeout(cause) ? connectTimedOut() : pgError(cause, "PgClient: Failed to connect", "connect")
     }).pipe(Effect.timeoutOrElse({ duration: timeouts.connect, orElse: () => Effect.fail(connectTimedOut()) }))
     return pool
   })
@@ -123,10 +124,6 @@ const connectTimedOut = () =>
       operation: "connect"
     })
   })
-
-const isPgConnectTimeout = (cause: unknown) =>
-  cause instanceof Error &&
-  /^(Connection terminated due to connection timeout|timeout exceeded when trying to connect)$/.test(cause.message)
 
 const clientLayer = (url: Redacted.Redacted<string>, prepare: boolean) =>
   layerFromPool(acquirePool(url, prepare), { applicationName: APPLICATION_NAME })

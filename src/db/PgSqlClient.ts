@@ -33,6 +33,7 @@ import {
 import { Client, escapeIdentifier, type Pool, type PoolClient, type QueryResult } from "pg"
 import { DatabasePressure } from "./DatabasePressure.ts"
 import { failedWhileOpening, oldestWaitMs } from "./PgPool.ts"
+import { noteAcquireFailure, observeStatement, type StatementKind, watchPool } from "./PoolMetrics.ts"
 
 const codeOf = (cause: unknown): string | undefined =>
   typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string"
@@ -70,6 +71,15 @@ type Resume<A> = (effect: Effect.Effect<A, SqlError>) => void
 /** Sends one query on `client`; calls back once with its outcome. */
 type Send<A> = (client: PoolClient, resume: Resume<A>) => void
 
+/** `send`, its duration observed from sending to the answer. */
+const timed = <A>(kind: StatementKind, send: Send<A>): Send<A> => (client, resume) => {
+  const started = performance.now()
+  send(client, (outcome) => {
+    observeStatement(kind, (performance.now() - started) / 1000)
+    resume(outcome)
+  })
+}
+
 /** Cancels what `client` is running (best effort: a cancel that cannot reach the server within 5 s is given up). */
 const cancelOn = (pool: Pool, client: PoolClient): Effect.Effect<void> => {
   // pg keeps the backend's pid on the client without declaring it.
@@ -98,13 +108,14 @@ const onPoolClient = <A>(pool: Pool, send: Send<A>): Effect.Effect<A, SqlError> 
     }
     pool.connect((cause, checkedOut) => {
       if (cause !== undefined && cause !== null) {
+        noteAcquireFailure(cause)
         return resume(Effect.fail(pgError(cause, "Failed to acquire connection", "acquireConnection")))
       }
       if (checkedOut === undefined) return
       if (done) return checkedOut.release()
       client = checkedOut
       client.once("error", onError)
-      send(checkedOut, (outcome) => {
+      timed("query", send)(checkedOut, (outcome) => {
         finish()
         resume(outcome)
       })
@@ -121,7 +132,7 @@ const onPoolClient = <A>(pool: Pool, send: Send<A>): Effect.Effect<A, SqlError> 
 /** One statement on a client the caller holds (a transaction's). */
 const onHeldClient = <A>(pool: Pool, client: PoolClient, send: Send<A>): Effect.Effect<A, SqlError> =>
   Effect.callback<A, SqlError>((resume) => {
-    send(client, resume)
+    timed("transaction", send)(client, resume)
     return cancelOn(pool, client)
   })
 
@@ -178,6 +189,7 @@ const reserveClient = (pool: Pool): Effect.Effect<PoolClient, SqlError, Scope.Sc
       let abandoned = false
       pool.connect((cause, client, release) => {
         if (cause !== undefined && cause !== null) {
+          noteAcquireFailure(cause)
           return resume(
             Effect.fail(pgError(cause, "Failed to acquire connection for transaction", "acquireConnection"))
           )
@@ -295,6 +307,11 @@ export const layerFromPool = <E, R>(
   Layer.effectContext(
     Effect.gen(function*() {
       const pool = yield* acquire
+      // Removed before the pool is ended (finalizers run in reverse).
+      yield* Effect.acquireRelease(
+        Effect.sync(() => watchPool(pool, () => oldestWaitMs(pool))),
+        (watched) => Effect.sync(watched.remove)
+      )
       const client = yield* makePgSqlClient(pool, options)
       return Context.make(PgClient.PgClient, client).pipe(
         Context.add(SqlClient.SqlClient, client),

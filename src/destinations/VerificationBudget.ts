@@ -63,6 +63,7 @@ export class VerificationBudget extends Context.Service<VerificationBudget>()("V
         if (Option.isSome(yield* Effect.orDie(takeToken(integrationId)))) return
         const wait = yield* Effect.orDie(waitForToken(integrationId))
         return yield* tooManyRequests(
+          "destination_verifications",
           `destination verifications are limited to ${limit} a minute per integration (previews, and payouts without a previewId, alike); retry later`,
           Option.match(wait, { onNone: () => tokenSeconds, onSome: (row) => row.wait_seconds })
         )

@@ -76,7 +76,11 @@ const csrfRefused = new Forbidden({
 })
 
 const tooManyFailures = (retryAfterSeconds: number) =>
-  tooManyRequests("too many failed authentication attempts from this address; retry later", retryAfterSeconds)
+  tooManyRequests(
+    "failed_auth",
+    "too many failed authentication attempts from this address; retry later",
+    retryAfterSeconds
+  )
 
 export const AuthenticationLive = Layer.effect(
   Authentication,
@@ -108,7 +112,7 @@ export const AuthenticationLive = Layer.effect(
 
     const admit = (key: ApiKeyRow): Authenticated => {
       const { allowed, retryAfterSeconds } = limiter.take(key.id)
-      if (!allowed) return tooManyRequests("rate limit exceeded for this API key", retryAfterSeconds)
+      if (!allowed) return tooManyRequests("api_key", "rate limit exceeded for this API key", retryAfterSeconds)
       return Effect.as(
         noteIntegration(key.integration_id, { id: key.id, last4: key.last4 }),
         CurrentIntegration.of({ integrationId: key.integration_id, keyId: key.id, mode: deployment.mode })
@@ -135,7 +139,7 @@ export const AuthenticationLive = Layer.effect(
         return Effect.fail(csrfRefused)
       }
       const { allowed, retryAfterSeconds } = limiter.take(session.keyId)
-      if (!allowed) return tooManyRequests("rate limit exceeded for this API key", retryAfterSeconds)
+      if (!allowed) return tooManyRequests("api_key", "rate limit exceeded for this API key", retryAfterSeconds)
       const { csrfToken, expiresAt, integrationId, keyId, keyLast4, sessionId } = session
       return Effect.as(
         // Logged as the key that made the session, and the session by its id (never its token).

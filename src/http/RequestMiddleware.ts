@@ -3,18 +3,21 @@
  * meets them: its id (RequestId), unserved paths (UnservedPaths: 404 whatever the request), the 64 KiB body limit
  * (BodyLimits, ChunkedBody), content-type (ContentType), one JSON access-log line per request (AccessLog: never
  * headers, so never a key), the request log of an authenticated request (RequestLogging), Retry-After on 503s (ServiceUnavailable, DatabaseUnavailable) and an ErrorBody for
- * unhandled failures (UnhandledFailures, RouteMiss). Headers are added in a pre-response handler so they also reach
+ * unhandled failures (UnhandledFailures, RouteMiss), and the request metrics (HttpMetrics: the route's template,
+ * noted by the route middleware RouteTemplateLive). Headers are added in a pre-response handler so they also reach
  * responses encoded by the API layer; there too the rest of a body the app did not read is discarded (ChunkedBody).
  */
 import { ByteSize, Clock, Effect, Option, Result } from "effect"
 import { HttpEffect, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { ResponseHints } from "../base/ResponseHints.ts"
+import { AppConfig } from "../config/Config.ts"
 import { errorCodeOf, logAccess } from "./AccessLog.ts"
 import { declaresTooLargeBody, MAX_BODY_BYTES, tooLarge } from "./BodyLimits.ts"
 import { bufferChunkedBody, discardRestOfBody } from "./ChunkedBody.ts"
 import { isUnsupportedMediaType, takesJsonBody, unsupportedMediaType, withoutTypeOfEmptyBody } from "./ContentType.ts"
 import { retryReadsOnLostConnection } from "./DatabaseUnavailable.ts"
 import { errorResponse, pathOf } from "./ErrorResponse.ts"
+import { recordRequest } from "./HttpMetrics.ts"
 import { requestIdOf } from "./RequestId.ts"
 import { type LoggedRequest, makeRequestLogging } from "./RequestLogging.ts"
 import { retryAfterFor } from "./ServiceUnavailable.ts"
@@ -25,7 +28,8 @@ const maxBodySize = ByteSize.bytes(MAX_BODY_BYTES)
 
 const requestMiddleware = (
   unserved: ReadonlyArray<UnservedPath>,
-  logRequest: (logged: LoggedRequest) => Effect.Effect<void>
+  logRequest: (logged: LoggedRequest) => Effect.Effect<void>,
+  metricsPerIntegration: boolean
 ) =>
 <E, R>(
   app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
@@ -37,7 +41,8 @@ const requestMiddleware = (
       retryAfterSeconds: undefined,
       integrationId: undefined,
       key: undefined,
-      dashboardSessionId: undefined
+      dashboardSessionId: undefined,
+      route: undefined
     }
     const arrivedAt = yield* Clock.currentTimeMillis
     const started = performance.now()
@@ -46,7 +51,15 @@ const requestMiddleware = (
 
     yield* HttpEffect.appendPreResponseHandler((_, response) => {
       const path = pathOf(request)
-      const durationMs = Math.round(performance.now() - started)
+      const elapsedMs = performance.now() - started
+      const durationMs = Math.round(elapsedMs)
+      recordRequest({
+        route: hints.route,
+        method: request.method,
+        status: response.status,
+        seconds: elapsedMs / 1000,
+        integration: metricsPerIntegration ? hints.integrationId : undefined
+      })
       return Effect.map(
         Effect.andThen(
           // Before the rest of the body is discarded: the log reads the body the app read (or did not).
@@ -99,5 +112,6 @@ const requestMiddleware = (
 
 /** The middleware, over the paths this deployment does not serve. */
 export const RequestMiddleware = Effect.gen(function*() {
-  return requestMiddleware(yield* UnservedPaths, yield* makeRequestLogging)
+  const config = yield* AppConfig
+  return requestMiddleware(yield* UnservedPaths, yield* makeRequestLogging, config.metricsPerIntegration)
 })

@@ -2,6 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { Server as NetServer } from "node:net"
 import type { Duplex } from "node:stream"
 import type { ErrorBody } from "@cop-integrations/contracts"
+import { countShed } from "./HttpMetrics.ts"
 
 export interface DrainOutcome {
   /** Requests that were in flight when draining began and finished within the grace period. */
@@ -127,9 +128,11 @@ export const manageLifecycle = (server: Server): ServeLifecycle => {
     requestsSeen += 1
     noteActivity(request.socket)
     const starting = !appListening()
-    const overLimit = active.size >= limits.inFlight || limits.overloaded()
+    const tooMany = active.size >= limits.inFlight
+    const overLimit = tooMany || limits.overloaded()
     if (overLimit && !draining && !starting && !isHealthCheck(request)) {
       shed += 1
+      countShed(tooMany ? "in_flight_limit" : "database_queue")
       if (expectsContinue) response.setHeader("connection", "close")
       shedLoad(request, response)
       return false
@@ -144,8 +147,12 @@ export const manageLifecycle = (server: Server): ServeLifecycle => {
     if (expectsContinue) response.writeContinue()
     if (draining) {
       turnedAway += 1
+      countShed("shutting_down")
       turnAway(request, response)
-    } else answerUnavailable(response, STARTING)
+    } else {
+      countShed("starting")
+      answerUnavailable(response, STARTING)
+    }
     return false
   }
 

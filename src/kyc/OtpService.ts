@@ -98,7 +98,9 @@ export class OtpService extends Context.Service<OtpService>()("OtpService", {
         yield* otps.lockOwner(owner)
         const stats = yield* otps.sendStats(owner, addSeconds(at, -SEND_WINDOW_SECONDS), OTP_MAX_SENDS_PER_DAY)
         const refusal = sendRefusal(stats, at)
-        if (Option.isSome(refusal)) return yield* tooManyRequests(refusal.value.error, refusal.value.seconds)
+        if (Option.isSome(refusal)) {
+          return yield* tooManyRequests("otp_sends", refusal.value.error, refusal.value.seconds)
+        }
         const { code, revealed } = yield* codes.next
         const id = newInternalId("otp")
         const expiresAt = addSeconds(at, OTP_TTL_SECONDS)
