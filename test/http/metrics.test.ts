@@ -73,7 +73,7 @@ describe("request metrics", () => {
     const after = await metrics()
     expect(requests(labels)(after) - requests(labels)(before)).toBe(1)
     expect(statements(after)).toBeGreaterThan(statements(before))
-    expect(after).not.toContain(payout.id)
+    expect(after).not.toContain(payout.payoutId)
   })
 
   it("count a path no route matches under one label, `unmatched`", async ({ server }) => {
