@@ -3,8 +3,12 @@ import { EndpointId, EventId } from "@cop-integrations/contracts"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import type { SendOutcome } from "./Sender.ts"
 
-/** Claims take turns on this lock, so each counts the leases the one before it took (on any replica). */
-const CLAIM_LOCK = "webhook deliveries: claim"
+/**
+ * Claims take turns on this row of `replica_leases` (written by its migration), so each counts the leases the one before
+ * it took (on any replica). A row lock, not an advisory one: the same through PgBouncer in transaction mode and on a
+ * distributed PostgreSQL.
+ */
+const CLAIM_TURN = "deliveries:claim"
 
 const Claimed = Schema.Struct({
   seq: Schema.String,
@@ -105,9 +109,10 @@ export class DeliveryRepo extends Context.Service<DeliveryRepo>()("DeliveryRepo"
                     w.url, w.secret, w.previous_secret, w.previous_secret_expires_at`
     })
 
-    const lockClaims = SqlSchema.void({
+    const lockClaims = SqlSchema.findOne({
       Request: Schema.Void,
-      execute: () => sql`SELECT pg_advisory_xact_lock(hashtext(${CLAIM_LOCK}))`
+      Result: Schema.Struct({ name: Schema.String }),
+      execute: () => sql`SELECT name FROM replica_leases WHERE name = ${CLAIM_TURN} FOR UPDATE`
     })
 
     const recordAttempt = SqlSchema.void({
@@ -189,7 +194,12 @@ export class DeliveryRepo extends Context.Service<DeliveryRepo>()("DeliveryRepo"
     return {
       /** Leases due deliveries within the caps, in a transaction of its own that takes turns with other claims. */
       claim: (request: typeof ClaimRequest.Type) =>
-        Effect.andThen(lockClaims(undefined), claimWithinCaps(request)).pipe(sql.withTransaction),
+        lockClaims(undefined).pipe(
+          // Without the row there would be no turns at all: a schema out of step, not a claim to go on with.
+          Effect.catchTag("NoSuchElementError", Effect.die),
+          Effect.andThen(claimWithinCaps(request)),
+          sql.withTransaction
+        ),
       recordAttempt: (delivery: Claimed, at: Date, durationMs: number, outcome: SendOutcome) =>
         recordAttempt({
           eventId: delivery.event_id,

@@ -82,7 +82,7 @@ const otpLockIsFree = (server: TestServer, partner: Partner, userAddress: string
 
 /**
  * Sessions of this test's database idle inside a transaction after a statement of the OTP path. The background work
- * runs short transactions of its own all along (the delivery claim's advisory lock among them), so a transaction
+ * runs short transactions of its own all along (the delivery claim's turn on its row among them), so a transaction
  * held by the OTP send right after its own advisory lock is found by `otpLockIsFree` instead. Housekeeping's purge of
  * expired challenges (src/worker/RetentionRepo.ts, `WITH gone AS (DELETE …`, one short transaction per batch, run
  * when the server starts) is background work too: on a loaded machine it was caught between its DELETE and COMMIT.

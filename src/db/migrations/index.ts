@@ -30,6 +30,7 @@ import requestLogs from "./0023_request_logs.ts"
 import dashboardFilters from "./0024_dashboard_filters.ts"
 import dashboardSessions from "./0025_dashboard_sessions.ts"
 import requestLogSessions from "./0026_request_log_sessions.ts"
+import replicaLeases from "./0027_replica_leases.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -57,5 +58,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0023_request_logs": requestLogs,
   "0024_dashboard_filters": dashboardFilters,
   "0025_dashboard_sessions": dashboardSessions,
-  "0026_request_log_sessions": requestLogSessions
+  "0026_request_log_sessions": requestLogSessions,
+  "0027_replica_leases": replicaLeases
 }
