@@ -72,7 +72,6 @@ export interface DatabaseOptions {
  */
 export type DatabasePooler = "none" | "transaction"
 
-
 export interface DatabaseInfo {
   readonly backend: "postgres" | "embedded"
   /** Password-free URL (postgres) or the data directory (embedded). */
@@ -174,23 +173,18 @@ const beginWithTimeouts = (timeouts: DatabaseTimeoutsShape) =>
     `SET LOCAL idle_in_transaction_session_timeout = ${millis(timeouts.idleInTransaction)}`
   ].join("; ")
 
-/** Said once at start-up: what runs differently behind the pooler, and whether work notifications are on. */
+/** Said once at start-up: what runs differently behind the pooler. */
 const announcePooler = (session: SessionSettings) =>
-  Option.match(session.directUrl, {
-    onSome: (direct) =>
-      Effect.logInfo(
-        `database: behind a pooler in transaction mode; LISTEN over DATABASE_DIRECT_URL (${
-          redactUrl(Redacted.value(direct))
-        }); prepared statements ${session.prepare ? "on" : "off"}; timeouts set per transaction`
-      ),
-    onNone: () =>
-      Effect.logWarning(
-        `database: behind a pooler in transaction mode without DATABASE_DIRECT_URL: work notifications (LISTEN) are ` +
-          `off, background loops find new work by polling every JOBS_IDLE_INTERVAL_MS; prepared statements ${
-            session.prepare ? "on" : "off"
-          }; timeouts set per transaction`
-      )
-  })
+  Effect.logInfo(
+    `database: behind a pooler in transaction mode: prepared statements ${
+      session.prepare ? "on" : "off"
+    }, timeouts set per transaction, ${
+      Option.match(session.directUrl, {
+        onSome: (direct) => `LISTEN over DATABASE_DIRECT_URL (${redactUrl(Redacted.value(direct))})`,
+        onNone: () => "no DATABASE_DIRECT_URL to LISTEN on"
+      })
+    }`
+  )
 
 const clientLayer = (url: Redacted.Redacted<string>, session: SessionSettings) =>
   Layer.unwrap(Effect.gen(function*() {

@@ -114,7 +114,11 @@ const cancelByRequest: Cancel = (client) => {
       socket.destroy()
       resume(Effect.void)
     }
-    socket.once("connect", () => socket.end(packet))
+    // Sent, then the socket left open until the other side closes it, as libpq does: that close says the cancel
+    // was handled. PgBouncer 1.18 exits (FATAL "bad client state: 0", pgbouncer/pgbouncer#801) when a cancel's client
+    // closes first while PgBouncer is still forwarding it.
+    socket.once("connect", () => socket.write(packet))
+    socket.once("end", done)
     socket.once("close", done)
     socket.once("error", done)
     return Effect.sync(() => socket.destroy())
@@ -283,8 +287,18 @@ const listenOn = (config: ClientConfig) => (channel: string) =>
     return queue
   })
 
-/** No session to listen on: a queue that stays open and never delivers, so whoever waits on it falls back on polling. */
-const listenNowhere = (_channel: string) => Effect.acquireRelease(Queue.unbounded<Notification, SqlError>(), Queue.shutdown)
+/**
+ * No session to listen on (behind a transaction pooler without a direct URL): a queue that stays open and never
+ * delivers, so whoever waits on it falls back on polling; said once per listen, not left silent.
+ */
+const listenNowhere = (channel: string) =>
+  Effect.andThen(
+    Effect.logWarning(
+      `LISTEN ${channel}: behind a pooler in transaction mode without DATABASE_DIRECT_URL no notification can arrive; ` +
+        "polling only (JOBS_IDLE_INTERVAL_MS)"
+    ),
+    Effect.acquireRelease(Queue.unbounded<Notification, SqlError>(), Queue.shutdown)
+  )
 
 export interface PgSqlClientOptions {
   readonly applicationName: string
@@ -303,7 +317,9 @@ export interface PgSqlClientOptions {
 
 const listenerFor = (pool: Pool, listen: PgSqlClientOptions["listen"]) => {
   if (listen === "nowhere") return listenNowhere
-  return listenOn(listen === undefined || listen === "pool" ? pool.options : { ...pool.options, connectionString: listen.url })
+  return listenOn(
+    listen === undefined || listen === "pool" ? pool.options : { ...pool.options, connectionString: listen.url }
+  )
 }
 
 type PgJson = Statement.Custom<"PgJson", unknown>

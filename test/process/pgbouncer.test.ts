@@ -11,6 +11,8 @@ import { once } from "node:events"
 import { randomUUID } from "node:crypto"
 import { join } from "node:path"
 import { Webhook } from "standardwebhooks"
+import { Effect, Fiber, Layer, ManagedRuntime, Option, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
   API,
@@ -23,6 +25,7 @@ import {
   stopService,
   txHash
 } from "../../scripts/bench/service.ts"
+import { makeSqlLayer } from "../../src/db/Database.ts"
 import { acquireTestDatabase, type TestDatabase } from "../support/database.ts"
 import { type Pgbouncer, pgbouncerBinary, startPgbouncer, warnIfNoPgbouncer } from "../support/pgbouncer.ts"
 import { runKeysCli } from "../support/process.ts"
@@ -65,18 +68,30 @@ const confirmedPayout = async (service: Service, n: number) => {
   return payoutId
 }
 
+/** The kit's CLI against `baseUrl`: its exit code, its JSON report (stdout) and its console lines (stderr). */
 const runKit = (baseUrl: string, key: string, secondKey: string) =>
-  new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+  new Promise<{ code: number | null; report: string; console: string }>((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", join("testkit", "src", "cli.ts"), "--base-url", baseUrl, "--reporter", "console"],
+      [
+        "--import",
+        "tsx",
+        join("testkit", "src", "cli.ts"),
+        "--base-url",
+        baseUrl,
+        "--reporter",
+        "console",
+        "--reporter",
+        "json"
+      ],
       { cwd: root, env: { ...process.env, CONFORMANCE_API_KEY: key, CONFORMANCE_SECOND_API_KEY: secondKey } }
     )
-    let output = ""
-    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
-    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
+    let report = ""
+    let console = ""
+    child.stdout.on("data", (chunk: Buffer) => (report += chunk.toString("utf8")))
+    child.stderr.on("data", (chunk: Buffer) => (console += chunk.toString("utf8")))
     child.once("error", reject)
-    void once(child, "exit").then(([code]) => resolve({ code: code as number | null, output }))
+    void once(child, "exit").then(([code]) => resolve({ code: code as number | null, report, console }))
   })
 
 describe.skipIf(pgbouncerBinary === undefined)("behind PgBouncer in transaction mode", () => {
@@ -130,34 +145,109 @@ describe.skipIf(pgbouncerBinary === undefined)("behind PgBouncer in transaction 
     }, 90_000)
 
     it("says at start-up that LISTEN goes over the direct URL", () => {
-      expect(service.output()).toContain("database: behind a pooler in transaction mode; LISTEN over DATABASE_DIRECT_URL")
+      expect(service.output()).toContain(
+        "database: behind a pooler in transaction mode: prepared statements off, timeouts set per transaction, LISTEN over DATABASE_DIRECT_URL"
+      )
+      expect(service.output()).not.toContain("without DATABASE_DIRECT_URL")
     })
 
-    it("carries a payout from create through confirm and the provider to completed, and delivers the signed payout.completed webhook", async () => {
-      const endpoint = await call(service, "POST", "/api/integrations/webhook-endpoints", { url: receiver.url })
-      expect(endpoint.status, endpoint.text).toBe(201)
-      const payoutId = await confirmedPayout(service, 1)
-      const completed = await payoutReaches(service, payoutId, "completed")
-      expect(completed["payoutId"]).toBe(payoutId)
-      const delivery = await receiver.next(
-        (d) => d.event.type === "payout.completed" && d.event.data.object["payoutId"] === payoutId,
-        30_000
-      )
-      const secret = endpoint.json["secret"] as string
-      expect(() =>
-        new Webhook(secret).verify(delivery.body, {
-          "webhook-id": delivery.id,
-          "webhook-timestamp": delivery.timestamp,
-          "webhook-signature": delivery.signature
-        })
-      ).not.toThrow()
-    }, 60_000)
+    it(
+      "carries a payout from create through confirm and the provider to completed, and delivers the signed payout.completed webhook",
+      async () => {
+        const endpoint = await call(service, "POST", "/api/integrations/webhook-endpoints", { url: receiver.url })
+        expect(endpoint.status, endpoint.text).toBe(201)
+        const payoutId = await confirmedPayout(service, 1)
+        const completed = await payoutReaches(service, payoutId, "completed")
+        expect(completed["payoutId"]).toBe(payoutId)
+        const delivery = await receiver.next(
+          (d) => d.event.type === "payout.completed" && d.event.data.object["payoutId"] === payoutId,
+          30_000
+        )
+        const secret = endpoint.json["secret"] as string
+        expect(() =>
+          new Webhook(secret).verify(delivery.body, {
+            "webhook-id": delivery.id,
+            "webhook-timestamp": delivery.timestamp,
+            "webhook-signature": delivery.signature
+          })
+        ).not.toThrow()
+      },
+      60_000
+    )
 
     it("passes the conformance kit", async () => {
       const kit = await runKit(service.baseUrl, keys.first, keys.second)
-      expect(kit.output).toMatch(/CONFORMANT/)
-      expect(kit.code, kit.output).toBe(0)
+      expect(kit.code, kit.console).toBe(0)
+      const report = JSON.parse(kit.report) as {
+        readonly verdict: string
+        readonly fullConformanceClaim: boolean
+        readonly summary: { readonly passed: number; readonly failed: number }
+      }
+      expect(report.verdict, kit.console).toBe("conformant")
+      expect(report.fullConformanceClaim).toBe(true)
+      expect(report.summary.failed).toBe(0)
+      expect(report.summary.passed).toBeGreaterThan(0)
     }, 300_000)
+  })
+
+  describe("the SQL layer through PgBouncer (DATABASE_POOLER=transaction)", () => {
+    let pooled: ManagedRuntime.ManagedRuntime<SqlClient.SqlClient, never>
+    let direct: ManagedRuntime.ManagedRuntime<SqlClient.SqlClient, never>
+    beforeAll(() => {
+      pooled = ManagedRuntime.make(
+        makeSqlLayer({
+          url: Option.some(Redacted.make(bouncer.url)),
+          embeddedDataDir: "unused",
+          pooler: "transaction"
+        }).pipe(Layer.orDie)
+      )
+      direct = ManagedRuntime.make(database.layer)
+    })
+    afterAll(async () => {
+      await pooled?.dispose()
+      await direct?.dispose()
+    })
+
+    it("opens every transaction with the statement, lock and idle-in-transaction timeouts the startup packet cannot carry", async () => {
+      const settings = await pooled.runPromise(
+        Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) =>
+            sql`SELECT current_setting('statement_timeout') AS statement, current_setting('lock_timeout') AS lock,
+                   current_setting('idle_in_transaction_session_timeout') AS idle`.pipe(sql.withTransaction)
+        )
+      )
+      expect(settings).toEqual([{ statement: "15s", lock: "5s", idle: "30s" }])
+    })
+
+    it("cancels an interrupted statement on the server, through PgBouncer", async () => {
+      const probe = `cancel_probe_${randomUUID().replaceAll("-", "")}`
+      const running = Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) =>
+          sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE state = 'active' AND query LIKE ${`%${probe}%`} AND pid <> pg_backend_pid()`
+      ).pipe(
+        Effect.map(([row]) => row?.n ?? 0)
+      )
+      const until = async (what: string, condition: (n: number) => boolean) => {
+        const deadline = Date.now() + 10_000
+        while (!condition(await direct.runPromise(running))) {
+          if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`)
+          await new Promise((resolve) => setTimeout(resolve, 20))
+        }
+      }
+      const sleeping = pooled.runFork(
+        Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`SELECT pg_sleep(60) AS ${probe}`))
+      )
+      await until("the statement runs", (n) => n === 1)
+      await Effect.runPromise(Fiber.interrupt(sleeping))
+      await until("the server no longer runs it", (n) => n === 0)
+      // and PgBouncer lived through it (1.18 exits when a cancel's client closes before the cancel is handled)
+      const after = await pooled.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT 1 AS one`))
+      expect(after).toEqual([{ one: 1 }])
+      expect(bouncer.output()).not.toContain("FATAL")
+    }, 30_000)
   })
 
   describe("without DATABASE_DIRECT_URL", () => {
@@ -165,7 +255,9 @@ describe.skipIf(pgbouncerBinary === undefined)("behind PgBouncer in transaction 
       const service = await behindPgbouncer({ JOBS_IDLE_INTERVAL_MS: "200" })
       const warnings = service.output().split("\n").filter((line) => line.includes("without DATABASE_DIRECT_URL"))
       expect(warnings).toHaveLength(1)
-      expect(warnings[0]).toContain("work notifications (LISTEN) are off")
+      expect(warnings[0]).toContain(
+        "LISTEN work_available: behind a pooler in transaction mode without DATABASE_DIRECT_URL"
+      )
       const payoutId = await confirmedPayout(service, 2)
       await payoutReaches(service, payoutId, "completed")
     }, 90_000)
