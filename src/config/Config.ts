@@ -3,6 +3,7 @@ import type { ApiMode } from "@cop-integrations/contracts"
 import { parseCidrList } from "../base/IpAddresses.ts"
 import { configError } from "../base/StartupFailure.ts"
 import { parseMarketHoursConfig } from "../market/MarketHours.ts"
+import type { DatabasePooler } from "../db/Database.ts"
 
 /** Checks a value; the error names the variable. */
 const check = <A>(name: string, message: string, valid: (value: A) => boolean) =>
@@ -93,7 +94,18 @@ export const AppConfigShape = Config.all({
     )
   ),
   embeddedDataDir: Config.String("EMBEDDED_DATA_DIR").pipe(Config.withDefault(".data/postgres")),
-  databasePreparedStatements: Config.Boolean("DATABASE_PREPARED_STATEMENTS").pipe(Config.withDefault(true)),
+  /** Unset: on, unless DATABASE_POOLER=transaction (src/db/Database.ts). */
+  databasePreparedStatements: Config.option(Config.Boolean("DATABASE_PREPARED_STATEMENTS")),
+  databasePooler: Config.Literals(["none", "transaction"], "DATABASE_POOLER").pipe(
+    Config.withDefault<DatabasePooler>("none")
+  ),
+  databaseDirectUrl: optionalSecret("DATABASE_DIRECT_URL").pipe(
+    check(
+      "DATABASE_DIRECT_URL",
+      "must be a PostgreSQL URL such as postgres://user:password@host:5432/database (or unset)",
+      (url: Option.Option<Redacted.Redacted<string>>) => Option.isNone(url) || isPostgresUrl(Redacted.value(url.value))
+    )
+  ),
   /**
    * While the oldest request for a database connection has waited longer than this, new requests are answered 503 at
    * once: a fifth of the 5 s connect timeout, so that what is admitted still gets its connections in time.

@@ -50,9 +50,28 @@ export interface DatabaseOptions {
   readonly url: Option.Option<Redacted.Redacted<string>>
   /** Data directory of the embedded server (created and initialised when missing). */
   readonly embeddedDataDir: string
-  /** Prepare statements with parameters once per connection (default true; see src/db/PgPool.ts). */
-  readonly preparedStatements?: boolean
+  /** Prepare statements with parameters once per connection (default: true, false behind a pooler; src/db/PgPool.ts). */
+  readonly preparedStatements?: boolean | undefined
+  /** What stands between the service and PostgreSQL at `url` (default none; see DatabasePooler). */
+  readonly pooler?: DatabasePooler
+  /** PostgreSQL itself, not through the pooler: where LISTEN connects (DATABASE_DIRECT_URL). */
+  readonly directUrl?: Option.Option<Redacted.Redacted<string>>
 }
+
+/**
+ * `transaction`: a pooler in transaction mode (PgBouncer, as managed PostgreSQL offerings run it) hands each
+ * transaction, or each statement outside one, whichever server connection is free, so nothing may rely on a session:
+ * - no named prepared statements (PgBouncer before 1.21 passes them to whichever server connection is free: "prepared
+ *   statement ... does not exist", or "already exists");
+ * - no timeouts in the startup packet (PgBouncer refuses the session: "unsupported startup parameter"): every
+ *   transaction begins with SET LOCAL of each; a statement outside a transaction is bounded by the client's read
+ *   timeout, and by the role's own settings when the operator sets them (ALTER ROLE ... SET statement_timeout);
+ * - cancel by the protocol's CancelRequest, which the pooler forwards, not by a backend pid;
+ * - LISTEN over the direct URL, or not at all (a LISTEN through the pooler succeeds but hears nothing).
+ * Advisory locks are all transaction-scoped (pg_advisory_xact_lock and its try and shared forms), which a transaction
+ * pooler keeps: the transaction holds its server connection until it ends. Migrations run in one transaction.
+ */
+export type DatabasePooler = "none" | "transaction"
 
 export interface DatabaseInfo {
   readonly backend: "postgres" | "embedded"
@@ -84,7 +103,7 @@ export const describeDatabase = (info: DatabaseInfo): string =>
 const millis = (duration: Duration.Input) => Math.max(1, Math.round(Duration.toMillis(duration)))
 
 /** A new pool (ended with the scope) that has answered one query within the connect timeout. */
-const acquirePool = (url: Redacted.Redacted<string>, prepare: boolean) =>
+const acquirePool = (url: Redacted.Redacted<string>, session: SessionSettings) =>
   Effect.gen(function*() {
     const timeouts = yield* DatabaseTimeouts
     const pool = yield* Effect.acquireRelease(
@@ -99,7 +118,8 @@ const acquirePool = (url: Redacted.Redacted<string>, prepare: boolean) =>
           idleInTransactionTimeoutMs: millis(timeouts.idleInTransaction),
           queryTimeoutMs: millis(timeouts.query),
           keepAliveDelayMs: millis(timeouts.keepAliveDelay),
-          prepare
+          prepare: session.prepare,
+          timeoutsAtStartup: session.pooler === "none"
         })
       ),
       (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption("1 second"))
@@ -125,11 +145,61 @@ const connectTimedOut = () =>
     })
   })
 
-const clientLayer = (url: Redacted.Redacted<string>, prepare: boolean) =>
-  layerFromPool(acquirePool(url, prepare), { applicationName: APPLICATION_NAME })
+/** How the pool's sessions are set up, from the options. */
+interface SessionSettings {
+  readonly prepare: boolean
+  readonly pooler: DatabasePooler
+  readonly directUrl: Option.Option<Redacted.Redacted<string>>
+}
+
+const sessionSettings = (options: DatabaseOptions): SessionSettings => {
+  const pooler = options.pooler ?? "none"
+  return {
+    pooler,
+    prepare: options.preparedStatements ?? pooler === "none",
+    directUrl: options.directUrl ?? Option.none()
+  }
+}
+
+/** Opens every transaction behind a transaction pooler: one round trip, the timeouts local to the transaction. */
+const beginWithTimeouts = (timeouts: DatabaseTimeoutsShape) =>
+  [
+    "BEGIN",
+    `SET LOCAL statement_timeout = ${millis(timeouts.statement)}`,
+    `SET LOCAL lock_timeout = ${millis(timeouts.lock)}`,
+    `SET LOCAL idle_in_transaction_session_timeout = ${millis(timeouts.idleInTransaction)}`
+  ].join("; ")
+
+/** Said once at start-up: what runs differently behind the pooler. */
+const announcePooler = (session: SessionSettings) =>
+  Effect.logInfo(
+    `database: behind a pooler in transaction mode: prepared statements ${
+      session.prepare ? "on" : "off"
+    }, timeouts set per transaction, ${
+      Option.match(session.directUrl, {
+        onSome: (direct) => `LISTEN over DATABASE_DIRECT_URL (${redactUrl(Redacted.value(direct))})`,
+        onNone: () => "no DATABASE_DIRECT_URL to LISTEN on"
+      })
+    }`
+  )
+
+const clientLayer = (url: Redacted.Redacted<string>, session: SessionSettings) =>
+  Layer.unwrap(Effect.gen(function*() {
+    const timeouts = yield* DatabaseTimeouts
+    const behindPooler = session.pooler === "transaction"
+    if (behindPooler) yield* announcePooler(session)
+    return layerFromPool(acquirePool(url, session), {
+      applicationName: APPLICATION_NAME,
+      pooler: behindPooler ? { begin: beginWithTimeouts(timeouts) } : undefined,
+      listen: Option.match(session.directUrl, {
+        onSome: (direct) => ({ url: Redacted.value(direct) }),
+        onNone: () => (behindPooler ? "nowhere" : "pool")
+      })
+    })
+  }))
 
 /** The pool is closed before the server is stopped (finalizers run in reverse order). */
-const embeddedLayer = (dataDir: string, prepare: boolean) =>
+const embeddedLayer = (dataDir: string, session: SessionSettings) =>
   Layer.unwrap(
     Effect.gen(function*() {
       const server = yield* Effect.acquireRelease(
@@ -148,18 +218,18 @@ const embeddedLayer = (dataDir: string, prepare: boolean) =>
           describeDatabase({ backend: "embedded", target: server.dataDir })
         }${placed} on 127.0.0.1:${server.port}${joined}`
       )
-      return clientLayer(Redacted.make(server.url), prepare)
+      return clientLayer(Redacted.make(server.url), session)
     })
   )
 
 export const makeSqlLayer = (
   options: DatabaseOptions
 ): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | DatabasePressure, SqlError> => {
-  const prepare = options.preparedStatements ?? true
+  const session = sessionSettings(options)
   return Option.match(options.url, {
     onSome: (url) =>
-      clientLayer(url, prepare).pipe(Layer.tap(() => Effect.logInfo(describeDatabase(databaseInfo(options))))),
-    onNone: () => embeddedLayer(options.embeddedDataDir, prepare)
+      clientLayer(url, session).pipe(Layer.tap(() => Effect.logInfo(describeDatabase(databaseInfo(options))))),
+    onNone: () => embeddedLayer(options.embeddedDataDir, session)
   })
 }
 
@@ -167,7 +237,10 @@ export const makeSqlLayer = (
 export interface DatabaseSettings {
   readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
   readonly embeddedDataDir: string
-  readonly databasePreparedStatements: boolean
+  /** None: on, unless behind a pooler. */
+  readonly databasePreparedStatements: Option.Option<boolean>
+  readonly databasePooler: DatabasePooler
+  readonly databaseDirectUrl: Option.Option<Redacted.Redacted<string>>
 }
 
 /** PostgreSQL (DATABASE_URL, else an embedded server), migrated before anything else uses it. */
@@ -175,7 +248,9 @@ export const databaseLayer = (config: DatabaseSettings) => {
   const sql = makeSqlLayer({
     url: config.databaseUrl,
     embeddedDataDir: config.embeddedDataDir,
-    preparedStatements: config.databasePreparedStatements
+    preparedStatements: Option.getOrUndefined(config.databasePreparedStatements),
+    pooler: config.databasePooler,
+    directUrl: config.databaseDirectUrl
   })
   // One reference to `sql`: v4 memoizes the layer itself, not what `Layer.tap` adds to it (its log line ran twice).
   return MigrationsLive.pipe(Layer.provideMerge(sql))

@@ -36,6 +36,12 @@ export interface PoolSettings {
   readonly queryTimeoutMs: number
   readonly keepAliveDelayMs: number
   readonly prepare: boolean
+  /**
+   * Send statement_timeout, lock_timeout and idle_in_transaction_session_timeout in the startup packet (default
+   * true). PgBouncer refuses a session that sends them ("unsupported startup parameter"); behind it every
+   * transaction sets them instead (src/db/Database.ts).
+   */
+  readonly timeoutsAtStartup?: boolean
 }
 
 export const PREPARED_PER_CONNECTION = 500
@@ -150,9 +156,11 @@ export const makePool = (settings: PoolSettings): Pool => {
     max: settings.size,
     application_name: settings.applicationName,
     connectionTimeoutMillis: settings.connectTimeoutMs,
-    statement_timeout: settings.statementTimeoutMs,
-    lock_timeout: settings.lockTimeoutMs,
-    idle_in_transaction_session_timeout: settings.idleInTransactionTimeoutMs,
+    ...(settings.timeoutsAtStartup === false ? {} : {
+      statement_timeout: settings.statementTimeoutMs,
+      lock_timeout: settings.lockTimeoutMs,
+      idle_in_transaction_session_timeout: settings.idleInTransactionTimeoutMs
+    }),
     query_timeout: settings.queryTimeoutMs,
     keepAlive: true,
     keepAliveInitialDelayMillis: settings.keepAliveDelayMs,

@@ -7,8 +7,9 @@
  * numeric), which every repository's schema reads. So the driver stays `pg` and only the Effect side is v4.
  *
  * A statement outside a transaction borrows a pool client for its one round trip (no scope per statement); an
- * interrupted statement is cancelled on the server (best effort, `pg_cancel_backend`) before its client goes back,
- * and PgPool.ts drops a client released with an unanswered query. A transaction holds one client until it ends.
+ * interrupted statement is cancelled on the server (best effort: `pg_cancel_backend`, or behind a pooler the
+ * protocol's CancelRequest) before its client goes back, and PgPool.ts drops a client released with an unanswered
+ * query. A transaction holds one client until it ends.
  */
 import { PgClient } from "@effect/sql-pg"
 import type { Notification } from "@effect/sql-pg/PgConnection"
@@ -30,7 +31,8 @@ import {
   UniqueViolation,
   UnknownError
 } from "effect/sql/SqlError"
-import { Client, escapeIdentifier, type Pool, type PoolClient, type QueryResult } from "pg"
+import { connect } from "node:net"
+import { Client, type ClientConfig, escapeIdentifier, type Pool, type PoolClient, type QueryResult } from "pg"
 import { DatabasePressure } from "./DatabasePressure.ts"
 import { failedWhileOpening, oldestWaitMs } from "./PgPool.ts"
 import { noteAcquireFailure, observeStatement, type StatementKind, watchPool } from "./PoolMetrics.ts"
@@ -80,8 +82,11 @@ const timed = <A>(kind: StatementKind, send: Send<A>): Send<A> => (client, resum
   })
 }
 
-/** Cancels what `client` is running (best effort: a cancel that cannot reach the server within 5 s is given up). */
-const cancelOn = (pool: Pool, client: PoolClient): Effect.Effect<void> => {
+/** How an interrupted statement is cancelled on the server (best effort: given up after 5 s). */
+type Cancel = (client: PoolClient) => Effect.Effect<void>
+
+/** `pg_cancel_backend` on another client of the pool, for the backend pid `client` connected to. */
+const cancelByBackendPid = (pool: Pool): Cancel => (client) => {
   // pg keeps the backend's pid on the client without declaring it.
   const processId = (client as unknown as { readonly processID?: number }).processID
   if (processId === undefined) return Effect.void
@@ -91,8 +96,47 @@ const cancelOn = (pool: Pool, client: PoolClient): Effect.Effect<void> => {
   }).pipe(Effect.interruptible, Effect.timeoutOption("5 seconds"), Effect.asVoid)
 }
 
+const CANCEL_REQUEST_CODE = 80877102
+
+/**
+ * The protocol's CancelRequest with the key `client` was given, on a connection of its own to where `client`
+ * connected. Behind a pooler the key is the pooler's, which forwards the cancel to the server connection running the
+ * client's statement at that moment; a backend pid would name a server connection the pooler may have handed to
+ * another client since.
+ */
+const cancelByRequest: Cancel = (client) => {
+  // pg keeps the key and the address on the client without declaring them.
+  const { host, port, processID, secretKey } = client as unknown as {
+    readonly host: string
+    readonly port: number
+    readonly processID?: number
+    readonly secretKey?: number
+  }
+  if (processID === undefined || secretKey === undefined) return Effect.void
+  return Effect.callback<void>((resume) => {
+    const packet = Buffer.alloc(16)
+    packet.writeInt32BE(16, 0)
+    packet.writeInt32BE(CANCEL_REQUEST_CODE, 4)
+    packet.writeInt32BE(processID, 8)
+    packet.writeInt32BE(secretKey, 12)
+    const socket = host.startsWith("/") ? connect({ path: `${host}/.s.PGSQL.${port}` }) : connect({ host, port })
+    const done = () => {
+      socket.destroy()
+      resume(Effect.void)
+    }
+    // Sent, then the socket left open until the other side closes it, as libpq does: that close says the cancel
+    // was handled. PgBouncer 1.18 exits (FATAL "bad client state: 0", pgbouncer/pgbouncer#801) when a cancel's client
+    // closes first while PgBouncer is still forwarding it.
+    socket.once("connect", () => socket.write(packet))
+    socket.once("end", done)
+    socket.once("close", done)
+    socket.once("error", done)
+    return Effect.sync(() => socket.destroy())
+  }).pipe(Effect.interruptible, Effect.timeoutOption("5 seconds"), Effect.asVoid)
+}
+
 /** One statement on a client of the pool, checked out for it alone. */
-const onPoolClient = <A>(pool: Pool, send: Send<A>): Effect.Effect<A, SqlError> =>
+const onPoolClient = <A>(pool: Pool, cancel: Cancel, send: Send<A>): Effect.Effect<A, SqlError> =>
   Effect.callback<A, SqlError>((resume) => {
     let client: PoolClient | undefined
     let done = false
@@ -125,15 +169,15 @@ const onPoolClient = <A>(pool: Pool, send: Send<A>): Effect.Effect<A, SqlError> 
         done = true
         return Effect.void
       }
-      return Effect.ensuring(cancelOn(pool, client), Effect.sync(() => finish()))
+      return Effect.ensuring(cancel(client), Effect.sync(() => finish()))
     })
   })
 
 /** One statement on a client the caller holds (a transaction's). */
-const onHeldClient = <A>(pool: Pool, client: PoolClient, send: Send<A>): Effect.Effect<A, SqlError> =>
+const onHeldClient = <A>(cancel: Cancel, client: PoolClient, send: Send<A>): Effect.Effect<A, SqlError> =>
   Effect.callback<A, SqlError>((resume) => {
     timed("transaction", send)(client, resume)
-    return cancelOn(pool, client)
+    return cancel(client)
   })
 
 const rowsOf = (result: QueryResult<object> | Array<QueryResult<object>>): ReadonlyArray<object> =>
@@ -218,8 +262,8 @@ const reserveClient = (pool: Pool): Effect.Effect<PoolClient, SqlError, Scope.Sc
       })
     }))
 
-/** `LISTEN` on a connection of its own (the pool's settings), held until the scope closes. */
-const listenOn = (pool: Pool) => (channel: string) =>
+/** `LISTEN` on a connection of its own (`config`: the pool's settings, or another server's), held until the scope closes. */
+const listenOn = (config: ClientConfig) => (channel: string) =>
   Effect.gen(function*() {
     const queue = yield* Effect.acquireRelease(Queue.unbounded<Notification, SqlError>(), Queue.shutdown)
     const lost = (cause: unknown) =>
@@ -227,7 +271,7 @@ const listenOn = (pool: Pool) => (channel: string) =>
     const client = yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: async () => {
-          const client = new Client(pool.options)
+          const client = new Client(config)
           client.on("error", lost)
           client.on("end", () => lost(new Error("Connection terminated")))
           await client.connect()
@@ -255,6 +299,41 @@ const listenOn = (pool: Pool) => (channel: string) =>
     return queue
   })
 
+/**
+ * No session to listen on (behind a transaction pooler without a direct URL): a queue that stays open and never
+ * delivers, so whoever waits on it falls back on polling; said once per listen, not left silent.
+ */
+const listenNowhere = (channel: string) =>
+  Effect.andThen(
+    Effect.logWarning(
+      `LISTEN ${channel}: behind a pooler in transaction mode without DATABASE_DIRECT_URL no notification can arrive; ` +
+        "polling only (JOBS_IDLE_INTERVAL_MS)"
+    ),
+    Effect.acquireRelease(Queue.unbounded<Notification, SqlError>(), Queue.shutdown)
+  )
+
+export interface PgSqlClientOptions {
+  readonly applicationName: string
+  /**
+   * Set when a pooler in transaction mode (PgBouncer) stands between the pool and PostgreSQL: `begin` opens every
+   * transaction (it sets what a session cannot carry through the pooler), and interrupted statements are cancelled
+   * by the protocol's CancelRequest, which the pooler forwards.
+   */
+  readonly pooler?: { readonly begin: string } | undefined
+  /**
+   * Where LISTEN connects: the pool's server (default), another URL (DATABASE_DIRECT_URL: a session a transaction
+   * pooler cannot give), or nowhere (no notification ever arrives; the background loops poll).
+   */
+  readonly listen?: "pool" | "nowhere" | { readonly url: string } | undefined
+}
+
+const listenerFor = (pool: Pool, listen: PgSqlClientOptions["listen"]) => {
+  if (listen === "nowhere") return listenNowhere
+  return listenOn(
+    listen === undefined || listen === "pool" ? pool.options : { ...pool.options, connectionString: listen.url }
+  )
+}
+
 type PgJson = Statement.Custom<"PgJson", unknown>
 const PgJson = Statement.custom<PgJson>("PgJson")
 
@@ -275,15 +354,17 @@ const compiler = Statement.makeCompiler<PgJson>({
 /** The client over `pool`; the pool itself belongs to the caller. */
 export const makePgSqlClient = (
   pool: Pool,
-  options: { readonly applicationName: string }
+  options: PgSqlClientOptions
 ): Effect.Effect<PgClient.PgClient, never, Reactivity.Reactivity> =>
   Effect.gen(function*() {
-    const perStatement = connection((send) => onPoolClient(pool, send))
+    const cancel = options.pooler === undefined ? cancelByBackendPid(pool) : cancelByRequest
+    const perStatement = connection((send) => onPoolClient(pool, cancel, send))
     const client = yield* SqlClient.make({
       acquirer: Effect.succeed(perStatement),
       borrower: (f) => f(perStatement),
       transactionAcquirer: Effect.map(reserveClient(pool), (held) =>
-        connection((send) => onHeldClient(pool, held, send))),
+        connection((send) => onHeldClient(cancel, held, send))),
+      ...(options.pooler === undefined ? {} : { beginTransaction: options.pooler.begin }),
       compiler,
       driver: "pg",
       spanAttributes: [["db.system.name", "postgresql"]]
@@ -293,7 +374,7 @@ export const makePgSqlClient = (
       config: { applicationName: options.applicationName },
       json: (value: unknown) =>
         Statement.fragment([PgJson(value, undefined, undefined)]),
-      listen: listenOn(pool),
+      listen: listenerFor(pool, options.listen),
       notify: (channel: string, payload: string) => Effect.asVoid(client`SELECT pg_notify(${channel}, ${payload})`)
     })
     return pgClient
@@ -302,7 +383,7 @@ export const makePgSqlClient = (
 /** `PgClient` and `SqlClient` (the same client) over the pool `acquire` opens, and the pool's DatabasePressure. */
 export const layerFromPool = <E, R>(
   acquire: Effect.Effect<Pool, E, R>,
-  options: { readonly applicationName: string }
+  options: PgSqlClientOptions
 ): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | DatabasePressure, E, Exclude<R, Scope.Scope>> =>
   Layer.effectContext(
     Effect.gen(function*() {
