@@ -70,14 +70,16 @@ const prebuiltPage = (page) => ({
   }
 })
 
+const builtFrom = (wanted) =>
+  existsSync(SERVER_BUNDLE) && existsSync(FINGERPRINT) && readFileSync(FINGERPRINT, "utf8") === wanted
+
 /** Whether dist/server.mjs is missing or older than its sources (cheap: sizes and modification times). */
-export const bundleIsStale = () =>
-  !existsSync(SERVER_BUNDLE) || !existsSync(FINGERPRINT) || readFileSync(FINGERPRINT, "utf8") !== fingerprint()
+export const bundleIsStale = () => !builtFrom(fingerprint())
 
 /** Builds dist/server.mjs unless it is up to date; true when it built. */
 export const buildIfStale = async () => {
-  if (!bundleIsStale()) return false
   const wanted = fingerprint()
+  if (builtFrom(wanted)) return false
   const esbuild = await import("esbuild")
   // Written beside and renamed into place, so a concurrent start never loads half a file.
   const partial = `${SERVER_BUNDLE}.${process.pid}.tmp.mjs`
