@@ -13,6 +13,7 @@ import { compareWithBaselines } from "./compare.ts"
 import { compareWithRef } from "./compareRefs.ts"
 import { percentile } from "./load.ts"
 import { runOverload } from "./overload.ts"
+import { runReplicas } from "./replicas.ts"
 import { approvedCustomer, json, npmStartArgs, payoutBody, root, startService, stopService } from "./service.ts"
 import { countStatements } from "./statements.ts"
 import { rssMb } from "./proc.ts"
@@ -149,6 +150,15 @@ console.log(
 if (process.argv.includes("--overload")) {
   const survived = await runOverload(database.url).finally(() => database.stop())
   process.exit(survived ? 0 : 1)
+}
+const replicasAt = process.argv.indexOf("--replicas")
+if (replicasAt !== -1) {
+  const counts = (process.argv[replicasAt + 1] ?? "1,2,3").split(",").map(Number)
+  if (counts.some((count) => !Number.isInteger(count) || count < 1)) {
+    throw new Error("--replicas takes counts, e.g. 1,2,3")
+  }
+  await runReplicas(database.url, counts).finally(() => database.stop())
+  process.exit(0)
 }
 const compareAt = process.argv.indexOf("--compare")
 if (compareAt !== -1) {
