@@ -191,7 +191,21 @@ export class DeliveryRepo extends Context.Service<DeliveryRepo>()("DeliveryRepo"
           FROM event_deliveries WHERE state = 'pending'`
     })
 
+    /**
+     * The outbox's backlog for the metrics: pending deliveries, and when the oldest one's event was recorded. Both
+     * read only the pending rows' partial index on `created_at` (migration 0028): the oldest is its first entry, the
+     * count an index-only scan of the pending ones; the delivered and failed rows are never read.
+     */
+    const backlog = SqlSchema.findOne({
+      Request: Schema.Void,
+      Result: Schema.Struct({ pending: Schema.FiniteFromString, oldest: Schema.NullOr(Schema.Date) }),
+      execute: () =>
+        sql`SELECT (SELECT count(*) FROM event_deliveries WHERE state = 'pending')::text AS pending,
+                   (SELECT min(created_at) FROM event_deliveries WHERE state = 'pending') AS oldest`
+    })
+
     return {
+      backlog: backlog(undefined).pipe(Effect.catchTags({ SchemaError: Effect.die, NoSuchElementError: Effect.die })),
       /** Leases due deliveries within the caps, in a transaction of its own that takes turns with other claims. */
       claim: (request: typeof ClaimRequest.Type) =>
         lockClaims(undefined).pipe(
