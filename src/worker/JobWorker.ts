@@ -113,7 +113,8 @@ const makeExpirySweep = Effect.gen(function*() {
 /**
  * On every replica: polls the jobs table, sends partner webhooks, sweeps expired deposit windows and delayed payouts
  * (on the expiry sweep's schedule), gives committed events their list position, deletes rows past their retention and
- * reconciles (stale txHash claims, payouts a lost webhook left behind), each on its own schedule; each loop backs
+ * reconciles (stale txHash claims, payouts a lost webhook left behind), and samples the database for the metrics'
+ * gauges while the admin listener is on, each on its own schedule; each loop backs
  * off while the database fails. The jobs and deliveries loops poll every JOBS_POLL_INTERVAL_MS while they find work;
  * idle, they wait for a commit that adds work (WorkSignal) or JOBS_IDLE_INTERVAL_MS, whichever comes first.
  */
