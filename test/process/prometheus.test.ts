@@ -125,11 +125,14 @@ describe.skipIf(prometheusBinary === undefined || promtoolBinary === undefined)(
     expect(running, "Prometheus was started by the test before").toBeDefined()
     const expected = (await readFile(ALERT_RULES, "utf8")).match(/^ {2}- name: (\S+)$/gm)!.map((line) => line.slice(10))
     expect(expected.length).toBeGreaterThanOrEqual(5)
+    // The previous test saw the service's series in Prometheus: an evaluation from now on runs over them.
+    const since = Date.now()
     const groups = await vi.waitFor(async () => {
       const groups = await running!.ruleGroups()
       expect(groups.map((group) => group.name).sort()).toEqual([...expected].sort())
       for (const group of groups) {
-        // "unknown" until its first evaluation (every second): each rule evaluated without an error
+        expect(Date.parse(group.lastEvaluation), group.name).toBeGreaterThan(since)
+        // each rule evaluated (every second) without an error
         for (const rule of group.rules) {
           expect({ rule: rule.name, health: rule.health }).toEqual({ rule: rule.name, health: "ok" })
         }

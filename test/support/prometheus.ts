@@ -65,6 +65,8 @@ export const promtool = async (args: ReadonlyArray<string>) => {
 export interface RuleGroup {
   readonly name: string
   readonly file: string
+  /** When it was last evaluated (RFC 3339). */
+  readonly lastEvaluation: string
   readonly rules: ReadonlyArray<{ readonly name: string; readonly health: string; readonly type: string }>
 }
 
