@@ -5,7 +5,8 @@ import { HttpApiBuilder } from "effect/http-api"
 import type { SqlClient } from "effect/sql"
 import { keyKindForMode } from "./auth/ApiKey.ts"
 import { ApiKeyRepo } from "./auth/ApiKeyRepo.ts"
-import type { Chain } from "./chain/Chain.ts"
+import { Chain } from "./chain/Chain.ts"
+import { measuredChain } from "./chain/ChainMetrics.ts"
 import { ChainLive } from "./chain/ChainLive.ts"
 import { ChainMock } from "./chain/ChainMock.ts"
 import { TxHashClaims } from "./chain/TxHashClaims.ts"
@@ -67,7 +68,8 @@ import { PayoutService } from "./payouts/PayoutService.ts"
 import type { Market } from "./market/Market.ts"
 import { MarketLive } from "./market/MarketLive.ts"
 import { MarketMock } from "./market/MarketMock.ts"
-import type { PayoutProvider } from "./provider/PayoutProvider.ts"
+import { PayoutProvider } from "./provider/PayoutProvider.ts"
+import { measuredProvider } from "./provider/ProviderMetrics.ts"
 import type { ProviderCallbacks } from "./provider/ProviderCallbacks.ts"
 import { BridgeCallbacks } from "./provider/bridge/BridgeCallbacks.ts"
 import { type BridgeOptions, BridgeProvider, BridgeReturnPolicyCheck } from "./provider/bridge/BridgeClient.ts"
@@ -324,11 +326,21 @@ const deployment = (config: AppConfigShape) =>
     )
   )
 
+/**
+ * The mode's ports, with every call to the provider and the chain counted and timed: wrapped here, once, whichever
+ * mode's adapters (or a test's stand-ins) are inside.
+ */
+const measuredPorts = <E, R>(ports: Layer.Layer<Ports, E, R>) =>
+  Layer.merge(
+    Layer.effect(PayoutProvider, Effect.map(PayoutProvider, measuredProvider)),
+    Layer.effect(Chain, Effect.map(Chain, measuredChain))
+  ).pipe(Layer.provideMerge(ports))
+
 /** The domain services over the mode's ports, the repositories and the database. */
 const services = (config: AppConfigShape, mode: ModeLayers) =>
   mode.testHelpers.pipe(
     Layer.provideMerge(domain(config, mode)),
-    Layer.provideMerge(mode.ports),
+    Layer.provideMerge(measuredPorts(mode.ports)),
     Layer.provideMerge(repositories(mode)),
     Layer.provideMerge(databaseLayer(config)),
     Layer.provideMerge(deployment(config)),

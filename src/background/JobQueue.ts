@@ -13,14 +13,15 @@ export const Job = Schema.Union([TransferProgressJob])
 export type Job = typeof Job.Type
 
 /** The kinds this version can run (the record type makes it list every one); a newer replica's are left for it. */
-const KNOWN_KINDS = Object.keys({ TransferProgress: null } satisfies Record<Job["_tag"], null>)
+export const KNOWN_KINDS = Object.keys({ TransferProgress: null } satisfies Record<Job["_tag"], null>)
 
 /** A claimed job; its payload is decoded by the worker, so an unreadable one counts as a failed attempt. */
 const DueJob = Schema.Struct({
   id: Schema.String,
   kind: Schema.String,
   payload: Schema.Unknown,
-  attempts: Schema.Number
+  attempts: Schema.Number,
+  run_at: Schema.Date
 })
 export type DueJob = typeof DueJob.Type
 
@@ -37,7 +38,7 @@ export class JobQueue extends Context.Service<JobQueue>()("JobQueue", {
       Request: Schema.Date,
       Result: DueJob,
       execute: (at) =>
-        sql`SELECT id::text AS id, kind, payload, attempts FROM jobs
+        sql`SELECT id::text AS id, kind, payload, attempts, run_at FROM jobs
             WHERE done_at IS NULL AND dead_at IS NULL AND run_at <= ${at} AND kind IN ${sql.in(KNOWN_KINDS)}
             ORDER BY run_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`
     })
@@ -48,7 +49,33 @@ export class JobQueue extends Context.Service<JobQueue>()("JobQueue", {
       execute: () => sql`SELECT min(run_at) AS next FROM jobs WHERE done_at IS NULL AND dead_at IS NULL`
     })
 
+    /**
+     * The queue by kind, for the metrics: unfinished jobs, those due at `at`, and the oldest due one's run_at. The
+     * kinds this version knows only, from the due-jobs index (unfinished jobs; finished and dead ones are not read).
+     */
+    const depthByKind = SqlSchema.findAll({
+      Request: Schema.Date,
+      Result: Schema.Struct({
+        kind: Schema.String,
+        depth: Schema.FiniteFromString,
+        due: Schema.FiniteFromString,
+        oldest_due: Schema.NullOr(Schema.Date)
+      }),
+      execute: (at) =>
+        sql`SELECT kind, count(*)::text AS depth, count(*) FILTER (WHERE run_at <= ${at})::text AS due,
+                   min(run_at) FILTER (WHERE run_at <= ${at}) AS oldest_due
+            FROM jobs WHERE done_at IS NULL AND dead_at IS NULL AND kind IN ${sql.in(KNOWN_KINDS)}
+            GROUP BY kind`
+    })
+
     return {
+      depthByKind: (at: Date) =>
+        depthByKind(at).pipe(
+          Effect.map((rows) =>
+            rows.map(({ depth, due, kind, oldest_due }) => ({ kind, depth, due, oldestDue: oldest_due }))
+          ),
+          Effect.catchTag("SchemaError", Effect.die)
+        ),
       /** When the earliest unfinished job is due (null: none). */
       nextRunAt: nextRunAt(undefined).pipe(
         Effect.map((row) => row.next),

@@ -118,6 +118,11 @@ export const AppConfigShape = Config.all({
     )
   ),
   adminHost: Config.String("ADMIN_HOST").pipe(Config.withDefault("127.0.0.1")),
+  /**
+   * How often the worker samples the database for the metrics' gauges (outbox backlog, job queue, payouts in flight),
+   * when the admin listener is on: one cheap indexed query each.
+   */
+  metricsSampleIntervalMs: positiveInt("METRICS_SAMPLE_INTERVAL_MS", 15_000),
   /** Request metrics carry an `integration` label (one series per integration: bounded by how many there are). */
   metricsPerIntegration: Config.Boolean("METRICS_PER_INTEGRATION").pipe(Config.withDefault(false)),
   /** Requests one replica serves at once (health checks aside); more are answered 503 at once. Default: from the heap. */

@@ -3,7 +3,8 @@ import { Cause, Effect, Option, type Redacted, Ref, Result } from "effect"
 import { now } from "../base/Clock.ts"
 import { AppConfig } from "../config/Config.ts"
 import { type Claimed, DeliveryRepo } from "./DeliveryRepo.ts"
-import { postWebhook, type SendOutcome } from "./Sender.ts"
+import { countAttempt, countEndpointDisabled, type DeliveryOutcome } from "./DeliveryMetrics.ts"
+import { failureKind, postWebhook, type SendOutcome } from "./Sender.ts"
 import { signatureHeaders } from "./Signing.ts"
 import { WebhookTargets } from "./WebhookTargets.ts"
 import { idleUntil } from "../background/PollLoop.ts"
@@ -30,6 +31,14 @@ export const retryDelayMs = (attempts: number, baseMs: number, random: number = 
   const ceiling = Math.min(MAX_RETRY_DELAY_MS, baseMs * 2 ** Math.min(attempts - 1, 30))
   return Math.round(ceiling * (0.5 + random / 2))
 }
+
+/** What an attempt's transaction wrote. */
+interface Recorded {
+  readonly outcome: DeliveryOutcome
+  readonly endpointDisabled: boolean
+}
+
+const DELIVERED: Recorded = { outcome: "delivered", endpointDisabled: false }
 
 const secretsOf = (delivery: Claimed, at: Date): ReadonlyArray<Redacted.Redacted<string>> =>
   delivery.previous_secret !== null && delivery.previous_secret_expires_at !== null &&
@@ -61,13 +70,14 @@ export const makeDelivery = Effect.gen(function*() {
       const giveUp = at.getTime() - delivery.event_created_at.getTime() >= windowMs
       const nextAt = new Date(at.getTime() + retryDelayMs(delivery.attempts, config.webhookRetryBaseMs))
       yield* giveUp ? deliveries.markFailed(delivery.seq, at) : deliveries.retryAt(delivery.seq, nextAt)
+      const recorded: Recorded = { outcome: giveUp ? "failed" : "retrying", endpointDisabled: false }
       const failingSince = yield* deliveries.markFailing(delivery.endpoint_id, at)
-      if (Option.isNone(failingSince)) return
+      if (Option.isNone(failingSince)) return recorded
       // Failing for the window, or for this event's whole window: it is given up and nothing succeeded since its
       // first attempt failed (a late first attempt, under load or behind a backlog, must not leave it enabled).
       const failedThroughout = at.getTime() - failingSince.value.getTime() >= windowMs ||
         (giveUp && failingSince.value.getTime() <= (yield* deliveries.firstFailureOf(delivery)).getTime())
-      if (!failedThroughout) return
+      if (!failedThroughout) return recorded
       const days = Math.round((config.webhookRetryWindowSeconds / 86_400) * 10) / 10
       const reason = `disabled ${at.toISOString()}: every delivery failed for ${days} days (last: ${error})`
       yield* deliveries.disableEndpoint(delivery.endpoint_id, reason, at)
@@ -75,6 +85,7 @@ export const makeDelivery = Effect.gen(function*() {
       yield* Effect.logWarning("webhook endpoint disabled after failing for the whole retry window").pipe(
         Effect.annotateLogs({ endpointId: delivery.endpoint_id })
       )
+      return { ...recorded, endpointDisabled: true }
     })
 
   const send = (delivery: Claimed) =>
@@ -103,10 +114,20 @@ export const makeDelivery = Effect.gen(function*() {
           })
       })
       const at = yield* now
-      yield* Effect.andThen(
-        deliveries.recordAttempt(delivery, startedAt, at.getTime() - startedAt.getTime(), outcome),
-        outcome.ok ? deliveries.succeeded(delivery, at) : failed(delivery, at, outcome.error)
-      ).pipe(sql.withTransaction)
+      const durationMs = at.getTime() - startedAt.getTime()
+      const reason = outcome.ok ? "2xx" : failureKind(outcome)
+      // Counted once its outcome is committed; one that could not be written is `unrecorded` (sent again later).
+      const recorded = yield* Effect.andThen(
+        deliveries.recordAttempt(delivery, startedAt, durationMs, outcome),
+        outcome.ok
+          ? Effect.as(deliveries.succeeded(delivery, at), DELIVERED)
+          : failed(delivery, at, outcome.error)
+      ).pipe(
+        sql.withTransaction,
+        Effect.tapCause(() => Effect.sync(() => countAttempt("unrecorded", reason, durationMs / 1000)))
+      )
+      countAttempt(recorded.outcome, reason, durationMs / 1000)
+      if (recorded.endpointDisabled) countEndpointDisabled()
     })
 
   const inFlight = yield* Ref.make(0)

@@ -22,6 +22,24 @@ export type SendOutcome =
     readonly responseExcerpt: string | null
   }
 
+const TIMED_OUT = "timed out after"
+
+/**
+ * Why an attempt failed: the receiver's answer by class (`3xx`: a redirect, never followed, or any other answer below
+ * 400), no complete answer in time, no connection, or a target the policy refused.
+ */
+export type FailureKind = "3xx" | "4xx" | "5xx" | "timeout" | "network" | "refused"
+
+/** The kind of a failed outcome, from what `postWebhook` (or the static target check) wrote in it. */
+export const failureKind = (outcome: Extract<SendOutcome, { readonly ok: false }>): FailureKind => {
+  if (outcome.status !== null) {
+    return outcome.status >= 500 ? "5xx" : outcome.status >= 400 ? "4xx" : "3xx"
+  }
+  if (outcome.error.startsWith("refused:")) return "refused"
+  if (outcome.error.startsWith(TIMED_OUT)) return "timeout"
+  return "network"
+}
+
 /** The most of a receiver's answer that is read (and thrown away): a receiver cannot make us buffer more. */
 const MAX_RESPONSE_BYTES = 64 * 1024
 /** The bytes of the body kept for its excerpt: 256 characters of UTF-8 take at most 1 KiB. */
@@ -87,7 +105,7 @@ export const postWebhook = (post: WebhookPost): Effect.Effect<SendOutcome> =>
       resume(Effect.succeed({ ...outcome, responseExcerpt: kept === 0 ? null : excerptOf(Buffer.concat(head)) }))
     }
     const timer = setTimeout(() => {
-      finish({ ok: false, status: null, error: `timed out after ${post.timeoutMs} ms` })
+      finish({ ok: false, status: null, error: `${TIMED_OUT} ${post.timeoutMs} ms` })
       request.destroy()
     }, post.timeoutMs)
     request.on("error", (error: NodeJS.ErrnoException) => finish({ ok: false, status: null, error: describe(error) }))

@@ -17,6 +17,7 @@ import { ownedTable } from "../db/OwnedTable.ts"
 import { EXPIRY_BATCH, type PageRequest } from "../db/Pagination.ts"
 import { Outbox } from "../outbox/Outbox.ts"
 import { PreviousStatus, recordingStatusChanges, statusChangeOf } from "../outbox/StatusEvents.ts"
+import { countTransition, IN_FLIGHT_STATUSES } from "./PayoutMetrics.ts"
 import { PayoutRow } from "./PayoutRow.ts"
 import { PayoutChainId, presentPayout } from "./Present.ts"
 
@@ -101,8 +102,12 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
         object: presentPayout(row, chainId),
         at
       })
-    /** The event of the row's status, at its change. */
-    const recordEvent = (row: PayoutRow) => record(row, eventTypeOf(row), row.updated_at)
+    /** Counts the row's status change once its transaction commits (and never when it rolls back). */
+    const countOnCommit = (row: PayoutRow) =>
+      sql.afterCommit(Effect.sync(() => countTransition(row.status, row.failure?.category)))
+    /** The event of the row's status, at its change, and the change counted. */
+    const recordEvent = (row: PayoutRow) =>
+      Effect.andThen(record(row, eventTypeOf(row), row.updated_at), countOnCommit(row))
 
     const owned = ownedTable(sql, {
       table: "payouts",
@@ -171,6 +176,7 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
           objectJson: json,
           at: row.updated_at
         })
+        yield* countOnCommit(row)
         return { row, payout, json } satisfies InsertedPayout
       }).pipe(atomically(sql), Effect.orDie)
 
@@ -279,7 +285,31 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
       RETURNING payouts.*`
     })
 
+    // The payouts in flight by status, for the metrics: each branch reads the in-flight partial index (migration 0028)
+    // for one status, a literal, so the planner can use it; no finished payout is read.
+    const inFlight = SqlSchema.findAll({
+      Request: Schema.Date,
+      Result: Schema.Struct({
+        status: Schema.Literals(IN_FLIGHT_STATUSES),
+        count: Schema.FiniteFromString,
+        stuck: Schema.FiniteFromString,
+        oldest: Schema.NullOr(Schema.Date)
+      }),
+      execute: (cutoff) =>
+        sql`SELECT 'deposit_confirmed' AS status, count(*)::text AS count,
+                   count(*) FILTER (WHERE updated_at < ${cutoff})::text AS stuck, min(updated_at) AS oldest
+            FROM payouts WHERE status = 'deposit_confirmed'
+            UNION ALL
+            SELECT 'processing', count(*)::text, count(*) FILTER (WHERE updated_at < ${cutoff})::text, min(updated_at)
+            FROM payouts WHERE status = 'processing'`
+    })
+
     return {
+      /**
+       * The payouts in flight (deposit_confirmed, processing) by status: how many, how many unchanged since before
+       * `cutoff` (stuck), and the oldest last change.
+       */
+      inFlight: (cutoff: Date) => inFlight(cutoff).pipe(Effect.catchTag("SchemaError", Effect.die)),
       findOwned: owned.findOwned,
       lockOwned: owned.lockOwned,
       /** The row locked, and whether the provider reported its deposit arriving (one statement for the confirm). */

@@ -8,6 +8,7 @@ import { creationTime } from "../db/ListHorizon.ts"
 import { ownedTable } from "../db/OwnedTable.ts"
 import type { PageRequest } from "../db/Pagination.ts"
 import { presentSwap } from "./Present.ts"
+import { countSwapTransition } from "./SwapMetrics.ts"
 import { SwapRow } from "./SwapRow.ts"
 
 const UpdatedRow = Schema.Struct({ ...SwapRow.fields, ...PreviousStatus.fields })
@@ -21,14 +22,20 @@ export class SwapRepo extends Context.Service<SwapRepo>()("SwapRepo", {
     const sql = yield* SqlClient.SqlClient
     const outbox = yield* Outbox
 
+    /** Counts the row's status change once its transaction commits (and never when it rolls back). */
+    const countOnCommit = (row: SwapRow) => sql.afterCommit(Effect.sync(() => countSwapTransition(row.status)))
+
     const recordEvent = (row: SwapRow) =>
-      row.status === "prepared" ? Effect.void : outbox.record({
-        integrationId: row.integration_id,
-        type: `swap.${row.status}` satisfies EventType,
-        resourceId: row.id,
-        object: presentSwap(row),
-        at: row.updated_at
-      })
+      Effect.andThen(
+        row.status === "prepared" ? Effect.void : outbox.record({
+          integrationId: row.integration_id,
+          type: `swap.${row.status}` satisfies EventType,
+          resourceId: row.id,
+          object: presentSwap(row),
+          at: row.updated_at
+        }),
+        countOnCommit(row)
+      )
 
     const owned = ownedTable(sql, { table: "swap_intents", Row: SwapRow, Id: SwapId, expiresWhile: "prepared" })
 
@@ -75,6 +82,7 @@ export class SwapRepo extends Context.Service<SwapRepo>()("SwapRepo", {
       insert: (integrationId: IntegrationId, build: (createdAt: Date) => SwapRow) =>
         creationTime(sql, "swap_intents", integrationId).pipe(
           Effect.flatMap((createdAt) => insert(build(createdAt))),
+          Effect.tap(countOnCommit),
           atomically(sql),
           Effect.orDie
         ),

@@ -11,7 +11,9 @@ import { SwapRepo } from "../swaps/SwapRepo.ts"
 import { makeDelaySweep } from "./DelaySweep.ts"
 import { makeReconciler } from "./Reconciler.ts"
 import { makeHousekeeping } from "./Housekeeping.ts"
+import { makeMetricsSample } from "./MetricsSampler.ts"
 import { type DueJob, Job, JobQueue } from "../background/JobQueue.ts"
+import { countJobRun, type JobOutcome } from "../background/JobMetrics.ts"
 import { onOneReplica } from "../background/OneReplica.ts"
 import { idleUntil, pollWithBackoff, type IdleHint } from "../background/PollLoop.ts"
 import { WorkSignal } from "../background/WorkSignal.ts"
@@ -54,12 +56,18 @@ const makeJobRunner = Effect.gen(function*() {
     const error = Cause.pretty(cause).slice(0, 500)
     const attempts = job.attempts + 1
     if (attempts < config.jobsMaxAttempts) {
-      return queue.markFailed(job.id, error, addSeconds(at, retryDelaySeconds(job.attempts)))
+      return Effect.as(
+        queue.markFailed(job.id, error, addSeconds(at, retryDelaySeconds(job.attempts))),
+        "retrying" as const
+      )
     }
     return Effect.andThen(
       queue.markDead(job.id, error, at),
-      Effect.logWarning(
-        `job ${job.id} (${job.kind}) is dead after ${attempts} failed attempts; its last error is in jobs.last_error`
+      Effect.as(
+        Effect.logWarning(
+          `job ${job.id} (${job.kind}) is dead after ${attempts} failed attempts; its last error is in jobs.last_error`
+        ),
+        "dead" as const
       )
     )
   }
@@ -70,8 +78,12 @@ const makeJobRunner = Effect.gen(function*() {
     if (Option.isNone(due)) return false
     const job = due.value
     const outcome = yield* Effect.exit(Effect.flatMap(decodeJob(job.payload), perform).pipe(sql.withTransaction))
-    if (outcome._tag === "Success") yield* queue.markDone(job.id, at)
-    else yield* recordFailure(job, outcome.cause, at)
+    const recorded: JobOutcome = outcome._tag === "Success"
+      ? yield* Effect.as(queue.markDone(job.id, at), "done" as const)
+      : yield* recordFailure(job, outcome.cause, at)
+    yield* sql.afterCommit(
+      Effect.sync(() => countJobRun(job.kind, recorded, (at.getTime() - job.run_at.getTime()) / 1000))
+    )
     return true
   }).pipe(sql.withTransaction)
 
@@ -101,7 +113,8 @@ const makeExpirySweep = Effect.gen(function*() {
 /**
  * On every replica: polls the jobs table, sends partner webhooks, sweeps expired deposit windows and delayed payouts
  * (on the expiry sweep's schedule), gives committed events their list position, deletes rows past their retention and
- * reconciles (stale txHash claims, payouts a lost webhook left behind), each on its own schedule; each loop backs
+ * reconciles (stale txHash claims, payouts a lost webhook left behind), and samples the database for the metrics'
+ * gauges while the admin listener is on, each on its own schedule; each loop backs
  * off while the database fails. The jobs and deliveries loops poll every JOBS_POLL_INTERVAL_MS while they find work;
  * idle, they wait for a commit that adds work (WorkSignal) or JOBS_IDLE_INTERVAL_MS, whichever comes first.
  */
@@ -131,5 +144,9 @@ export const JobWorkerLive = Layer.effectDiscard(
     yield* loop("event positions", EVENT_POSITIONS_INTERVAL_MS, events.positionAllPending)
     yield* loop("housekeeping", config.housekeepingIntervalMs, housekeeping)
     yield* loop("reconciler", config.reconcileIntervalMs, reconciler.run)
+    // Only while something exports them: without the admin listener no one reads these gauges.
+    if (Option.isSome(config.adminPort)) {
+      yield* loop("metrics sampler", config.metricsSampleIntervalMs, yield* makeMetricsSample)
+    }
   })
 )

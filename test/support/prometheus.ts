@@ -10,6 +10,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { type AddressInfo, createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 
 const binary = (name: string): string | undefined =>
   [`/usr/bin/${name}`, `/usr/local/bin/${name}`].find((candidate) => existsSync(candidate))
@@ -46,24 +47,57 @@ export const freePort = async (): Promise<number> => {
   return port
 }
 
+/** The alert rules an operator starts with, and their unit tests (`promtool test rules`). */
+export const ALERT_RULES = fileURLToPath(new URL("../../ops/prometheus/alerts.yml", import.meta.url))
+export const ALERT_RULE_TESTS = fileURLToPath(new URL("../../ops/prometheus/alerts.test.yml", import.meta.url))
+
+/** `promtool <args>`: its exit code and what it said. */
+export const promtool = async (args: ReadonlyArray<string>) => {
+  const child = spawn(promtoolBinary!, args)
+  let output = ""
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
+  const [code] = (await once(child, "exit")) as [number | null]
+  return { code, output }
+}
+
+/** A rule group as /api/v1/rules lists it. */
+export interface RuleGroup {
+  readonly name: string
+  readonly file: string
+  /** When it was last evaluated (RFC 3339). */
+  readonly lastEvaluation: string
+  readonly rules: ReadonlyArray<{ readonly name: string; readonly health: string; readonly type: string }>
+}
+
 export interface RunningPrometheus {
   readonly url: string
   /** What it has printed so far (for a failure's message). */
   readonly output: () => string
   readonly query: (promql: string) => Promise<ReadonlyArray<{ readonly metric: Record<string, string> }>>
+  /** The rule groups it loaded (`GET /api/v1/rules`). */
+  readonly ruleGroups: () => Promise<ReadonlyArray<RuleGroup>>
   readonly stop: () => Promise<void>
 }
 
-/** Prometheus scraping `target` (`host:port`, path /metrics) every second, with a storage directory of its own. */
-export const startPrometheus = async (target: string): Promise<RunningPrometheus> => {
+/**
+ * Prometheus scraping `target` (`host:port`, path /metrics) every second and evaluating `ruleFiles` every second,
+ * with a storage directory of its own.
+ */
+export const startPrometheus = async (
+  target: string,
+  options: { readonly ruleFiles?: ReadonlyArray<string> } = {}
+): Promise<RunningPrometheus> => {
   const dir = await mkdtemp(join(tmpdir(), "prometheus-"))
   const config = join(dir, "prometheus.yml")
+  const ruleFiles = options.ruleFiles ?? []
   await writeFile(
     config,
     [
       "global:",
       "  scrape_interval: 1s",
       "  evaluation_interval: 1s",
+      ...(ruleFiles.length === 0 ? [] : ["rule_files:", ...ruleFiles.map((file) => `  - ${JSON.stringify(file)}`)]),
       "scrape_configs:",
       "  - job_name: cop-integrations",
       "    metrics_path: /metrics",
@@ -95,6 +129,15 @@ export const startPrometheus = async (target: string): Promise<RunningPrometheus
         throw new Error(`query ${promql}: ${JSON.stringify(body)}`)
       }
       return body.data.result
+    },
+    ruleGroups: async () => {
+      const response = await fetch(`${url}/api/v1/rules`)
+      const body = (await response.json()) as {
+        readonly status: string
+        readonly data?: { readonly groups: ReadonlyArray<RuleGroup> }
+      }
+      if (body.status !== "success" || body.data === undefined) throw new Error(`rules: ${JSON.stringify(body)}`)
+      return body.data.groups
     },
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) {
