@@ -119,11 +119,12 @@ const main = async (): Promise<number> => {
     const drainStart = Date.now()
     const drainUntil = drainStart + options.drainSeconds * 1000
     let pending = await pendingDeliveries(database.url, endpoint.endpointId)
+    const pendingAtEnd = pending
     while (pending > 0 && Date.now() < drainUntil) {
       await sleep(500)
       pending = await pendingDeliveries(database.url, endpoint.endpointId)
     }
-    log(`drained: ${pending} deliveries still pending after ${Math.round((Date.now() - drainStart) / 1000)} s`)
+    log(`drain: ${pendingAtEnd} deliveries pending when the workload stopped, ${pending} still pending after ${Math.round((Date.now() - drainStart) / 1000)} s`)
     await replicas.stop()
     const rows = await snapshot(database.url, endpoint.endpointId)
     const workload = {
