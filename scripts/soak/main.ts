@@ -124,7 +124,11 @@ const main = async (): Promise<number> => {
       await sleep(500)
       pending = await pendingDeliveries(database.url, endpoint.endpointId)
     }
-    log(`drain: ${pendingAtEnd} deliveries pending when the workload stopped, ${pending} still pending after ${Math.round((Date.now() - drainStart) / 1000)} s`)
+    log(
+      `drain: ${pendingAtEnd} deliveries pending when the workload stopped, ${pending} still pending after ${
+        Math.round((Date.now() - drainStart) / 1000)
+      } s`
+    )
     await replicas.stop()
     const rows = await snapshot(database.url, endpoint.endpointId)
     const workload = {
@@ -175,7 +179,9 @@ const printReport = (input: {
       (total / seconds).toFixed(1)
     }/s), ${client.connectionErrors.length} without an answer`,
     `payouts created: ${payouts} (${(payouts / seconds).toFixed(1)} creates/s)`,
-    `hash races: ${state.races.total}, ${state.races.oneWinner} with exactly one winner, ${state.races.noWinner} with none`,
+    `hash races: ${state.races.total}, ${state.races.oneWinner} with exactly one winner (the other answered ${
+      [...state.races.losers].map(([answer, n]) => `${answer}×${n}`).join(", ")
+    }), ${state.races.noWinner} with none`,
     `kills survived: ${kills.filter((k) => k.readyAt !== undefined).length} of ${kills.length}${
       kills.length > 0
         ? ` (restart to serving: ${

@@ -17,7 +17,7 @@ export interface WorkloadState {
   readonly created: Array<Workload["created"][number]>
   readonly confirmed: Array<Workload["confirmed"][number]>
   /** Hash races: confirms of two resources with one hash at the same time, by how many of them won. */
-  readonly races: { total: number; oneWinner: number; noWinner: number }
+  readonly races: { total: number; oneWinner: number; noWinner: number; losers: Map<string, number> }
   /** Logical operations done, by name (one may be several requests). */
   readonly operations: Map<string, number>
 }
@@ -42,7 +42,7 @@ export const runWorkload = async (options: {
   const state: WorkloadState = {
     created: [],
     confirmed: [],
-    races: { total: 0, oneWinner: 0, noWinner: 0 },
+    races: { total: 0, oneWinner: 0, noWinner: 0, losers: new Map() },
     operations: new Map()
   }
   const unconfirmed: Array<Created> = []
@@ -143,7 +143,13 @@ export const runWorkload = async (options: {
     ])
     const winners = answers.filter((answer) => answer?.status === 200).length
     state.races.total++
-    if (winners === 1) state.races.oneWinner++
+    if (winners === 1) {
+      state.races.oneWinner++
+      const loser = answers.find((answer) => answer?.status !== 200)
+      const code = (loser?.body as { errorCode?: unknown } | undefined)?.errorCode
+      const label = loser === undefined ? "no answer" : `${loser.status}${typeof code === "string" ? ` ${code}` : ""}`
+      state.races.losers.set(label, (state.races.losers.get(label) ?? 0) + 1)
+    }
     if (winners === 0) state.races.noWinner++
     // the loser may be confirmed later with a hash of its own
     for (const [i, answer] of answers.entries()) {
