@@ -179,9 +179,11 @@ const printReport = (input: {
       (total / seconds).toFixed(1)
     }/s), ${client.connectionErrors.length} without an answer`,
     `payouts created: ${payouts} (${(payouts / seconds).toFixed(1)} creates/s)`,
-    `hash races: ${state.races.total}, ${state.races.oneWinner} with exactly one winner (the other answered ${
-      [...state.races.losers].map(([answer, n]) => `${answer}×${n}`).join(", ")
-    }), ${state.races.noWinner} with none`,
+    `hash races: ${state.races.total}, ${state.races.oneWinner} with exactly one winner${
+      state.races.losers.size === 0
+        ? ""
+        : ` (the other answered ${[...state.races.losers].map(([answer, n]) => `${answer}×${n}`).join(", ")})`
+    }, ${state.races.noWinner} with none`,
     `kills survived: ${kills.filter((k) => k.readyAt !== undefined).length} of ${kills.length}${
       kills.length > 0
         ? ` (restart to serving: ${
