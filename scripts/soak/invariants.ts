@@ -48,6 +48,16 @@ export interface Workload {
       readonly at: number
     }
   >
+  /** Every race: two resources confirmed at once, on two replicas, with one hash; what each was answered. */
+  readonly races: ReadonlyArray<
+    {
+      readonly hash: string
+      readonly startedAt: number
+      readonly endedAt: number
+      /** `undefined` status: no answer after every try. */
+      readonly answers: ReadonlyArray<{ readonly status: number | undefined; readonly errorCode: string | undefined }>
+    }
+  >
   /** Every request that got no answer (connection refused, reset, timeout): when and to which replica. */
   readonly connectionErrors: ReadonlyArray<
     { readonly op: string; readonly replica: number; readonly at: number; readonly error: string }
@@ -285,6 +295,40 @@ export const noServerErrors = (workload: Workload, kills: ReadonlyArray<Kill>, g
   )
 }
 
+/**
+ * A race over one hash has exactly one winner (200), and the other is answered 409 `tx_hash_reused` (or `requote`, when
+ * its deposit window had closed). A race a kill overlapped (a confirm cut off mid-claim is answered otherwise until
+ * the reconciler releases its claim) may end otherwise, but never with two winners.
+ */
+export const hashRacesOneWinner = (workload: Workload, kills: ReadonlyArray<Kill>, graceMs = 2000): Verdict => {
+  const problems: Array<string> = []
+  const overlapsKill = (startedAt: number, endedAt: number) =>
+    kills.some((k) => k.killedAt <= endedAt && (k.readyAt ?? Infinity) + graceMs >= startedAt)
+  const lost = (a: { status: number | undefined; errorCode: string | undefined }) =>
+    a.status === 409 && (a.errorCode === "tx_hash_reused" || a.errorCode === "requote")
+  const label = (a: { status: number | undefined; errorCode: string | undefined }) =>
+    a.status === undefined ? "no answer" : `${a.status}${a.errorCode === undefined ? "" : ` ${a.errorCode}`}`
+  let excused = 0
+  for (const race of workload.races) {
+    const winners = race.answers.filter((a) => a.status === 200).length
+    const answered = race.answers.map(label).join(" / ")
+    if (winners > 1) {
+      problems.push(`${race.hash}: ${winners} winners`)
+      continue
+    }
+    const losers = race.answers.filter((a) => a.status !== 200)
+    const requoted = losers.every((a) => a.status === 409 && a.errorCode === "requote")
+    if ((winners === 1 && losers.every(lost)) || (winners === 0 && requoted)) continue
+    if (overlapsKill(race.startedAt, race.endedAt)) excused++
+    else problems.push(`${race.hash}: answered ${answered}`)
+  }
+  return verdict(
+    "hash races: one winner, the other tx_hash_reused",
+    `${workload.races.length} races, ${excused} ended otherwise around a kill`,
+    problems
+  )
+}
+
 const dedupe = (items: ReadonlyArray<string>) => [...new Set(items)]
 
 export const allInvariants = (
@@ -295,6 +339,7 @@ export const allInvariants = (
 ): ReadonlyArray<Verdict> => [
   oneResourcePerKey(snapshot, workload),
   oneUsePerHash(snapshot, workload),
+  hashRacesOneWinner(workload, kills),
   acknowledgedWritesPresent(snapshot, workload),
   noEventLost(snapshot, received),
   sequencesGapFree(snapshot, received),

@@ -134,6 +134,7 @@ const main = async (): Promise<number> => {
     const workload = {
       created: state.created,
       confirmed: state.confirmed,
+      races: state.raceRecords,
       serverErrors: client.serverErrors,
       connectionErrors: client.connectionErrors
     }

@@ -16,6 +16,7 @@ export type WorkloadKind = "all" | "creates"
 export interface WorkloadState {
   readonly created: Array<Workload["created"][number]>
   readonly confirmed: Array<Workload["confirmed"][number]>
+  readonly raceRecords: Array<Workload["races"][number]>
   /** Hash races: confirms of two resources with one hash at the same time, by how many of them won. */
   readonly races: { total: number; oneWinner: number; noWinner: number; losers: Map<string, number> }
   /** Logical operations done, by name (one may be several requests). */
@@ -42,6 +43,7 @@ export const runWorkload = async (options: {
   const state: WorkloadState = {
     created: [],
     confirmed: [],
+    raceRecords: [],
     races: { total: 0, oneWinner: 0, noWinner: 0, losers: new Map() },
     operations: new Map()
   }
@@ -137,10 +139,20 @@ export const runWorkload = async (options: {
     const b = unconfirmed.splice(random.int(0, unconfirmed.length - 1), 1)[0] as Created
     const hash = txHash()
     const first = anyReplica()
+    const startedAt = Date.now()
     const answers = await Promise.all([
       confirmOne(a, hash, first),
       confirmOne(b, hash, (first + 1) % options.replicas)
     ])
+    state.raceRecords.push({
+      hash,
+      startedAt,
+      endedAt: Date.now(),
+      answers: answers.map((answer) => {
+        const code = (answer?.body as { errorCode?: unknown } | undefined)?.errorCode
+        return { status: answer?.status, errorCode: typeof code === "string" ? code : undefined }
+      })
+    })
     const winners = answers.filter((answer) => answer?.status === 200).length
     state.races.total++
     if (winners === 1) {

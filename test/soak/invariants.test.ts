@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest"
 import {
   acknowledgedWritesPresent,
   allInvariants,
+  hashRacesOneWinner,
   type Kill,
   noEventLost,
   noServerErrors,
@@ -57,6 +58,20 @@ const workload: Workload = {
     { kind: "payout", id: "po_a", txHash: H1 },
     { kind: "swap", id: "sw_a", txHash: H2.toUpperCase().replace("0X", "0x") }
   ],
+  races: [
+    {
+      hash: H1,
+      startedAt: 100,
+      endedAt: 200,
+      answers: [{ status: 200, errorCode: undefined }, { status: 409, errorCode: "tx_hash_reused" }]
+    },
+    {
+      hash: H2,
+      startedAt: 300,
+      endedAt: 400,
+      answers: [{ status: 409, errorCode: "requote" }, { status: 200, errorCode: undefined }]
+    }
+  ],
   serverErrors: [{ op: "create payout", status: 503, retryAfter: true, replica: 0, at: 1_000 }],
   connectionErrors: [{ op: "list", replica: 1, at: 5_100, error: "ECONNRESET" }]
 }
@@ -83,7 +98,7 @@ describe("soak invariants", () => {
   it("a clean run passes every one", () => {
     const verdicts = allInvariants(snapshot, workload, received, kills)
     expect(verdicts.filter((v) => !v.ok)).toEqual([])
-    expect(verdicts).toHaveLength(6)
+    expect(verdicts).toHaveLength(7)
   })
 
   it("two payouts for one key, or one key answered with two ids, break one resource per key", () => {
@@ -116,6 +131,22 @@ describe("soak invariants", () => {
       payouts: [snapshot.payouts[0]!, { id: "po_b", key: "k2", txHash: null, feeTxHash: H1 }]
     }
     expect(oneUsePerHash(asFee, workload).ok).toBe(false)
+  })
+
+  it("a race with two winners, or whose loser is not told tx_hash_reused away from a kill, breaks the race check", () => {
+    const race = (answers: Workload["races"][number]["answers"], startedAt = 100) => ({
+      ...workload,
+      races: [{ hash: H1, startedAt, endedAt: startedAt + 100, answers }]
+    })
+    const won = { status: 200, errorCode: undefined }
+    expect(hashRacesOneWinner(race([won, won]), kills)).toMatchObject({ ok: false, violations: 1 })
+    const plain409 = [won, { status: 409, errorCode: undefined }]
+    expect(hashRacesOneWinner(race(plain409), kills)).toMatchObject({ ok: false, violations: 1 })
+    const noWinner = [{ status: 409, errorCode: "tx_hash_reused" }, { status: 409, errorCode: undefined }]
+    expect(hashRacesOneWinner(race(noWinner), kills)).toMatchObject({ ok: false, violations: 1 })
+    // while replica 1 was down (5 s to 7 s, and 2 s after), a confirm cut off mid-claim is excused
+    expect(hashRacesOneWinner(race(noWinner, 6_000), kills)).toMatchObject({ ok: true })
+    expect(hashRacesOneWinner(race([won, won], 6_000), kills)).toMatchObject({ ok: false, violations: 1 })
   })
 
   it("a 201 whose resource is missing, or a 200 confirm whose hash is not on it, breaks acknowledged writes", () => {
