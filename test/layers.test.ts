@@ -165,7 +165,7 @@ describe("no circles of imports", () => {
 
 describe("test/ mirrors src/", () => {
   /** Folders of test/ that are kinds of test rather than floors (ARCHITECTURE.md, "Tests"). */
-  const KINDS = ["live", "process", "openapi", "simulators", "browser", "support"]
+  const KINDS = ["live", "process", "openapi", "simulators", "soak", "browser", "support"]
   const testFolders = readdirSync(join(repoRoot, "test"), { withFileTypes: true })
     .filter((entry) => entry.isDirectory())
     .map((entry) => entry.name)
