@@ -1,5 +1,5 @@
 import type { TxHash } from "@cop-integrations/contracts"
-import { Context, Data, type Effect } from "effect"
+import { Context, Data, Effect, Layer } from "effect"
 import type { TokenInfo, TokenSymbol } from "./Tokens.ts"
 
 /**
@@ -103,3 +103,23 @@ export class Chain extends Context.Service<Chain, {
     readonly spender: string
   }) => Effect.Effect<bigint, ChainUnavailable>
 }>()("Chain") {}
+
+/**
+ * `chain` with a span per RPC-backed call (`Chain.verifyTransfer`, `Chain.verifyRefund`, `Chain.allowance`), whichever
+ * adapter answers; the token address as an attribute (never the user's address).
+ */
+export const withChainSpans = (chain: Chain["Service"]): Chain["Service"] => ({
+  ...chain,
+  verifyTransfer: (check) =>
+    Effect.withSpan(chain.verifyTransfer(check), "Chain.verifyTransfer", {
+      attributes: { "chain.token": check.token }
+    }),
+  verifyRefund: (check) =>
+    Effect.withSpan(chain.verifyRefund(check), "Chain.verifyRefund", { attributes: { "chain.token": check.token } }),
+  allowance: (input) =>
+    Effect.withSpan(chain.allowance(input), "Chain.allowance", { attributes: { "chain.token": input.token } })
+})
+
+/** The Chain `layer` provides, with its spans (`withChainSpans`). */
+export const withChainSpansLayer = <E, R>(layer: Layer.Layer<Chain, E, R>): Layer.Layer<Chain, E, R> =>
+  Layer.effect(Chain, Effect.map(Effect.service(Chain), withChainSpans)).pipe(Layer.provide(layer))

@@ -31,6 +31,7 @@ import dashboardFilters from "./0024_dashboard_filters.ts"
 import dashboardSessions from "./0025_dashboard_sessions.ts"
 import requestLogSessions from "./0026_request_log_sessions.ts"
 import replicaLeases from "./0027_replica_leases.ts"
+import traceContext from "./0028_trace_context.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -59,5 +60,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0024_dashboard_filters": dashboardFilters,
   "0025_dashboard_sessions": dashboardSessions,
   "0026_request_log_sessions": requestLogSessions,
-  "0027_replica_leases": replicaLeases
+  "0027_replica_leases": replicaLeases,
+  "0028_trace_context": traceContext
 }
