@@ -8,10 +8,10 @@
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { randomBytes } from "node:crypto"
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option, Tracer } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
 import { afterAll, beforeAll, describe, expect, it as plain } from "vitest"
-import { TracingOff } from "../../src/base/Tracing.ts"
+import { sampleByRatio, sampledAtRatio, TracingOff } from "../../src/base/Tracing.ts"
 import { httpTest } from "../support/fixture.ts"
 import { type Partner, payoutBody } from "../support/flows.ts"
 import { type OtlpReceiver, type ReceivedSpan, SpanKind, startOtlpReceiver } from "../support/otlpReceiver.ts"
@@ -177,5 +177,56 @@ describe("tracing off (no OTEL_EXPORTER_OTLP_ENDPOINT)", () => {
     } finally {
       server.close()
     }
+  })
+})
+
+describe("the sampler", () => {
+  const recorded: Array<string> = []
+  const delegate = Tracer.make({
+    span(options) {
+      const span = Tracer.nativeTracer.span(options)
+      recorded.push(span.name)
+      return span
+    }
+  })
+  const start = (kind: Tracer.SpanKind, parent: Option.Option<Tracer.AnySpan> = Option.none()) => ({
+    name: kind,
+    parent,
+    annotations: Context.empty(),
+    links: [],
+    startTime: 0n,
+    kind,
+    root: Option.isNone(parent),
+    sampled: Option.match(parent, { onNone: () => true, onSome: (p) => p.sampled })
+  })
+
+  plain("decides a new trace by its id, the same id the same way, about the ratio's share", () => {
+    const ids = Array.from({ length: 4000 }, () => randomBytes(16).toString("hex"))
+    const share = ids.filter((id) => sampledAtRatio(id, 0.1)).length / ids.length
+    expect(share).toBeGreaterThan(0.06)
+    expect(share).toBeLessThan(0.14)
+    expect(ids.every((id) => sampledAtRatio(id, 0.1) === sampledAtRatio(id, 0.1))).toBe(true)
+    expect(ids.some((id) => sampledAtRatio(id, 0))).toBe(false)
+    expect(ids.every((id) => sampledAtRatio(id, 1))).toBe(true)
+  })
+
+  plain("starts traces only at requests and background work; follows a parent's flag", () => {
+    recorded.length = 0
+    const tracer = sampleByRatio(delegate, 1)
+    expect(tracer.span(start("server")).sampled).toBe(true)
+    expect(tracer.span(start("consumer")).sampled).toBe(true)
+    // A statement or a call outside any request or job (a polling loop's) starts no trace.
+    expect(tracer.span(start("client")).sampled).toBe(false)
+    expect(tracer.span(start("internal")).sampled).toBe(false)
+    const sampledParent = Tracer.externalSpan({ traceId: "a".repeat(32), spanId: "b".repeat(16), sampled: true })
+    const unsampledParent = Tracer.externalSpan({ traceId: "c".repeat(32), spanId: "d".repeat(16), sampled: false })
+    const none = sampleByRatio(delegate, 0)
+    expect(none.span(start("server")).sampled).toBe(false)
+    expect(none.span(start("server", Option.some(sampledParent))).sampled).toBe(true)
+    const quiet = tracer.span(start("server", Option.some(unsampledParent)))
+    expect(quiet.sampled).toBe(false)
+    expect(quiet.traceId).toBe("c".repeat(32))
+    // Never built by the exporting tracer: no client or internal root reached it.
+    expect(recorded.filter((name) => name === "client" || name === "internal")).toEqual([])
   })
 })
