@@ -372,7 +372,8 @@ export const tracing = (config: AppConfigShape): Layer.Layer<never> =>
         headers: Redacted.value(config.tracing.otlpHeaders),
         serviceName: config.tracing.otelServiceName,
         ratio: config.tracing.tracesSampleRatio,
-        exportIntervalMs: config.tracing.tracesExportIntervalMs
+        exportIntervalMs: config.tracing.tracesExportIntervalMs,
+        untracedPaths: ["/healthz", "/readyz"]
       })
   })
 

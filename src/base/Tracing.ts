@@ -5,7 +5,7 @@
  * is not recorded costs one small object (no attributes kept, nothing exported), and still carries its trace id on.
  */
 import { Context, Duration, Effect, type Exit, Layer, Option, References, Tracer } from "effect"
-import { FetchHttpClient, Headers, HttpTraceContext } from "effect/http"
+import { FetchHttpClient, Headers, HttpMiddleware, HttpTraceContext } from "effect/http"
 import { OtlpExporter, OtlpSerialization, OtlpTracer } from "effect/observability"
 
 export interface TracingOptions {
@@ -18,6 +18,8 @@ export interface TracingOptions {
   readonly ratio: number
   /** How often a batch of ended spans is sent. */
   readonly exportIntervalMs: number
+  /** Paths whose requests are never traced (health checks: probed every few seconds, they would cost for nothing). */
+  readonly untracedPaths?: ReadonlyArray<string> | undefined
 }
 
 const EMPTY_ATTRIBUTES: ReadonlyMap<string, unknown> = new Map()
@@ -132,8 +134,9 @@ export const nameRequestSpan = (current: Tracer.AnySpan | undefined, method: str
 }
 
 /** Spans exported over OTLP/HTTP (protobuf) to `options.endpoint`, sampled at `options.ratio`. */
-export const tracingLayer = (options: TracingOptions): Layer.Layer<never> =>
-  Layer.mergeAll(
+export const tracingLayer = (options: TracingOptions): Layer.Layer<never> => {
+  const untraced = new Set(options.untracedPaths ?? [])
+  return Layer.mergeAll(
     Layer.effect(
       Tracer.Tracer,
       Effect.map(
@@ -147,10 +150,12 @@ export const tracingLayer = (options: TracingOptions): Layer.Layer<never> =>
       )
     ),
     Layer.succeed(References.TracerEnabled, true),
-    Layer.succeed(Tracer.DisablePropagation, false)
+    Layer.succeed(Tracer.DisablePropagation, false),
+    Layer.succeed(HttpMiddleware.TracerDisabledWhen, (request) => untraced.has(request.url.split("?")[0] ?? ""))
   ).pipe(
     Layer.provide(Layer.mergeAll(FetchHttpClient.layer, OtlpSerialization.layerProtobuf, OtlpExporter.layerFlusher))
   )
+}
 
 /** A stored `traceparent` (W3C, version 00) as a parent span; none when absent or not one. */
 export const parentFromTraceparent = (traceparent: string | null): Tracer.ExternalSpan | undefined =>

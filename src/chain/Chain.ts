@@ -110,15 +110,16 @@ export class Chain extends Context.Service<Chain, {
  */
 export const withChainSpans = (chain: Chain["Service"]): Chain["Service"] => ({
   ...chain,
-  verifyTransfer: (check) =>
-    Effect.withSpan(chain.verifyTransfer(check), "Chain.verifyTransfer", {
-      attributes: { "chain.token": check.token }
-    }),
-  verifyRefund: (check) =>
-    Effect.withSpan(chain.verifyRefund(check), "Chain.verifyRefund", { attributes: { "chain.token": check.token } }),
-  allowance: (input) =>
-    Effect.withSpan(chain.allowance(input), "Chain.allowance", { attributes: { "chain.token": input.token } })
+  verifyTransfer: (check) => span("verifyTransfer", check.token, chain.verifyTransfer(check)),
+  verifyRefund: (check) => span("verifyRefund", check.token, chain.verifyRefund(check)),
+  allowance: (input) => span("allowance", input.token, chain.allowance(input))
 })
+
+/** With the tracer off, the call as it is (not even a no-op span). */
+const span = <A, E>(operation: string, token: string, effect: Effect.Effect<A, E>) => {
+  const traced = Effect.withSpan(effect, `Chain.${operation}`, { attributes: { "chain.token": token } })
+  return Effect.withFiber((fiber) => (fiber.cache.tracerEnabled ? traced : effect))
+}
 
 /** The Chain `layer` provides, with its spans (`withChainSpans`). */
 export const withChainSpansLayer = <E, R>(layer: Layer.Layer<Chain, E, R>): Layer.Layer<Chain, E, R> =>

@@ -99,8 +99,13 @@ export class PayoutProvider extends Context.Service<PayoutProvider, {
   readonly getTransfer: (transferId: string) => Effect.Effect<TransferProgress, ProviderFailure>
 }>()("PayoutProvider") {}
 
-const span = <A, E>(operation: string, effect: Effect.Effect<A, E>) =>
-  Effect.withSpan(effect, `PayoutProvider.${operation}`, { attributes: { "provider.operation": operation } })
+/** With the tracer off, the call as it is (not even a no-op span). */
+const span = <A, E>(operation: string, effect: Effect.Effect<A, E>) => {
+  const traced = Effect.withSpan(effect, `PayoutProvider.${operation}`, {
+    attributes: { "provider.operation": operation }
+  })
+  return Effect.withFiber((fiber) => (fiber.cache.tracerEnabled ? traced : effect))
+}
 
 /**
  * `provider` with a span per call (`PayoutProvider.createTransfer`, ...), whichever adapter answers; the live client's

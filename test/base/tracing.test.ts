@@ -70,8 +70,12 @@ const off = httpTest()
 describe("traces exported over OTLP", () => {
   traced(
     "follow one payout from a partner's traceparent to the delivered payout.created",
-    async ({ partner, user }) => {
+    async ({ partner, server, user }) => {
       await subscribe(partner)
+      // A health check is never traced (probed every few seconds), even with a sampled traceparent.
+      const probe = newTraceparent("01")
+      const health = await fetch(`${server.baseUrl}/healthz`, { headers: { traceparent: probe.header } })
+      expect(health.status).toBe(200)
       const incoming = newTraceparent("01")
       const body = payoutBody(user)
       const created = await partner.createPayout(body, { traceparent: incoming.header })
@@ -119,6 +123,7 @@ describe("traces exported over OTLP", () => {
       const values = otlp.spans.flatMap((s) => Object.values(s.attributes).map(String))
       expect(values.filter((v) => v.toLowerCase().includes(user.toLowerCase()) || v.includes(body.breBKey))).toEqual([])
       expect(otlp.refused()).toBe(0)
+      expect(otlp.spans.filter((s) => s.traceId === probe.traceId).map((s) => s.name)).toEqual([])
     }
   )
 })
