@@ -1,11 +1,11 @@
 import { IntegrationsApi } from "@cop-integrations/contracts"
-import { Config, Context, Duration, Effect, Layer, Option, type Redacted, Result, Schema, SchemaIssue } from "effect"
+import { Config, Context, Duration, Effect, Layer, Option, Redacted, Result, Schema, SchemaIssue } from "effect"
 import { HttpEffect, HttpRouter, HttpServer } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import type { SqlClient } from "effect/sql"
 import { keyKindForMode } from "./auth/ApiKey.ts"
 import { ApiKeyRepo } from "./auth/ApiKeyRepo.ts"
-import { Chain } from "./chain/Chain.ts"
+import { Chain, withChainSpansLayer } from "./chain/Chain.ts"
 import { measuredChain } from "./chain/ChainMetrics.ts"
 import { ChainLive } from "./chain/ChainLive.ts"
 import { ChainMock } from "./chain/ChainMock.ts"
@@ -59,6 +59,7 @@ import { type Mailer, MailerDisabled } from "./kyc/Mailer.ts"
 import { MailerHttp } from "./kyc/MailerHttp.ts"
 import { liveConfigError } from "./config/LiveRequirements.ts"
 import { MockScenarioLive } from "./base/MockScenario.ts"
+import { TracingOff, tracingLayer } from "./base/Tracing.ts"
 import { Lifecycle } from "./payouts/Lifecycle.ts"
 import { PayoutConfirm } from "./payouts/PayoutConfirm.ts"
 import { PayoutRepo } from "./payouts/PayoutRepo.ts"
@@ -68,7 +69,7 @@ import { PayoutService } from "./payouts/PayoutService.ts"
 import type { Market } from "./market/Market.ts"
 import { MarketLive } from "./market/MarketLive.ts"
 import { MarketMock } from "./market/MarketMock.ts"
-import { PayoutProvider } from "./provider/PayoutProvider.ts"
+import { PayoutProvider, withProviderSpansLayer } from "./provider/PayoutProvider.ts"
 import { measuredProvider } from "./provider/ProviderMetrics.ts"
 import type { ProviderCallbacks } from "./provider/ProviderCallbacks.ts"
 import { BridgeCallbacks } from "./provider/bridge/BridgeCallbacks.ts"
@@ -143,10 +144,10 @@ export const mockPorts = <EP, RP, EC, RC, RM>(parts: {
   readonly mailer: Layer.Layer<Mailer, never, RM>
 }) =>
   Layer.mergeAll(
-    parts.provider,
+    withProviderSpansLayer(parts.provider),
     // The sandbox hears callbacks signed and shaped as Bridge's (a deployment's tests and the simulator send them).
     BridgeCallbacks,
-    parts.chain,
+    withChainSpansLayer(parts.chain),
     SwapRouterMock,
     MarketMock,
     OtpCodesMock,
@@ -185,10 +186,10 @@ const bridgeOptions = (config: AppConfigShape, secrets: LiveSecrets): BridgeOpti
 export const liveMode = (config: AppConfigShape, secrets: LiveSecrets): ModeLayers => ({
   ports: Layer.mergeAll(
     livePorts,
-    BridgeProvider(bridgeOptions(config, secrets)),
+    withProviderSpansLayer(BridgeProvider(bridgeOptions(config, secrets))),
     BridgeReturnPolicyCheck(bridgeOptions(config, secrets)),
     BridgeCallbacks,
-    ChainLive,
+    withChainSpansLayer(ChainLive),
     SwapRouterLive({
       baseUrl: config.swapApiUrl,
       apiKey: secrets.swapApiKey,
@@ -370,8 +371,27 @@ const inConfiguredMode = <A, E, R>(
     onSuccess: build
   })
 
+/**
+ * Traces, exported over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT names a collector (sampled at OTEL_TRACES_SAMPLER_ARG);
+ * otherwise the tracer is off: no spans are built and no `traceparent` goes out.
+ */
+export const tracing = (config: AppConfigShape): Layer.Layer<never> =>
+  Option.match(config.tracing.otlpEndpoint, {
+    onNone: () => TracingOff,
+    onSome: (endpoint) =>
+      tracingLayer({
+        endpoint,
+        headers: Redacted.value(config.tracing.otlpHeaders),
+        serviceName: config.tracing.otelServiceName,
+        ratio: config.tracing.tracesSampleRatio,
+        exportIntervalMs: config.tracing.tracesExportIntervalMs,
+        untracedPaths: ["/healthz", "/readyz"]
+      })
+  })
+
 /** Serves the app on whatever HttpServer is provided (Node's in main.ts, a random port in tests). */
-export const serverLayer = (config: AppConfigShape) => inConfiguredMode(config, (mode) => serverLayerFor(config, mode))
+export const serverLayer = (config: AppConfigShape) =>
+  inConfiguredMode(config, (mode) => serverLayerFor(config, mode)).pipe(Layer.provide(tracing(config)))
 
 /** The same app as a web-standard `(Request) => Promise<Response>` handler (Deno.serve, Bun, edge, tests). */
 export const webHandler = (config: AppConfigShape) =>
@@ -381,7 +401,7 @@ export const webHandler = (config: AppConfigShape) =>
         Layer.provideMerge(HttpRouter.layer),
         Layer.provideMerge(HttpServer.layerServices),
         Layer.provideMerge(services(config, mode))
-      )),
+      )).pipe(Layer.provide(tracing(config))),
     {
       toHandler: (context) =>
         Effect.map(

@@ -1,5 +1,5 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Cause, Console, Context, Deferred, Effect, Exit, Fiber, Layer, Option, References } from "effect"
+import { Cause, Console, Context, Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
 import { HttpServer } from "effect/http"
 import { serverLayer } from "./App.ts"
 import { type AppConfigShape, AppConfigShape as LoadConfig, databaseTarget, describeDatabase } from "./config/Config.ts"
@@ -13,6 +13,7 @@ import { type DemoAccess, DemoBootstrap } from "./auth/Demo.ts"
 import { DashboardSessions } from "./dashboard/DashboardSessions.ts"
 import { loggingLayer, LogLevelConfig } from "./base/Logging.ts"
 import { startupFailureLine } from "./base/StartupFailure.ts"
+import { TracingOff } from "./base/Tracing.ts"
 
 /** On stderr: stdout carries only JSON log lines. */
 const banner = (lines: ReadonlyArray<string>) => Console.error(["", ...lines.map((line) => `  ${line}`), ""].join("\n"))
@@ -147,13 +148,14 @@ const serve = (config: AppConfigShape) =>
   })
 
 /**
- * JSON logs at LOG_LEVEL. No trace exporter is configured, so spans would be built per request and per statement
- * for nobody: the tracer is off (measured: see the README's performance section).
+ * JSON logs at LOG_LEVEL. The tracer is off here (start-up and shutdown); the app's Layers turn it on when a trace
+ * exporter is configured (`tracing` in App.ts), so without one no span is built for nobody (measured: see the README's
+ * performance section).
  */
 const withRuntime = <A, E>(program: Effect.Effect<A, E>) =>
   Effect.flatMap(
     LogLevelConfig.pipe(Effect.tapCause(reportFailure())),
-    (level) => Effect.provide(program, Layer.merge(loggingLayer(level), Layer.succeed(References.TracerEnabled, false)))
+    (level) => Effect.provide(program, Layer.merge(loggingLayer(level), TracingOff))
   )
 
 const fiber = Effect.runFork(withRuntime(main))

@@ -4,8 +4,9 @@
  * own fresh database of the same PostgreSQL, and every workload alternates ref, working tree, ref, … so drift in the
  * machine's load hits both. Each side runs on the node its own `npm start` would: the tree's `node_modules/.bin/node`
  * when it ships one, else the first `node` on PATH outside node_modules (BENCH_COMPARE_NODE overrides the ref's).
- * Prints req/s, p50/p99 and CPU ms per request of each side and the ratio working tree / ref, start-up to the first
- * 200, and RSS after the runs.
+ * Prints req/s, p50/p99 and CPU ms per request of each side (the median of the pairs, and the lowest–highest) and the
+ * ratio working tree / ref, start-up to the first 200, and RSS after the runs. `--env KEY=VALUE` sets a variable for
+ * the working tree's service only (`--compare HEAD --env …`: one setting against another on the same code).
  */
 import { execFileSync } from "node:child_process"
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
@@ -116,8 +117,13 @@ export const workloadsFor = async (
 
 const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
 
-const startSide = async (label: string, tree: Tree, databaseUrl: string): Promise<Side> => {
-  const service = await startService({ DATABASE_URL: databaseUrl }, true, npmStartArgs(tree.dir), tree)
+const startSide = async (
+  label: string,
+  tree: Tree,
+  databaseUrl: string,
+  env: Record<string, string> = {}
+): Promise<Side> => {
+  const service = await startService({ ...env, DATABASE_URL: databaseUrl }, true, npmStartArgs(tree.dir), tree)
   return {
     label,
     tree,
@@ -126,7 +132,9 @@ const startSide = async (label: string, tree: Tree, databaseUrl: string): Promis
   }
 }
 
-export const compareWithRef = async (ref: string, serverUrl: string) => {
+const spread = (values: ReadonlyArray<number>) => `${Math.min(...values)}–${Math.max(...values)}`
+
+export const compareWithRef = async (ref: string, serverUrl: string, workEnv: Record<string, string> = {}) => {
   const sha = run("git", ["rev-parse", "--short", ref], root).trim()
   const head = run("git", ["rev-parse", "--short", "HEAD"], root).trim()
   const dirty = run("git", ["status", "--porcelain", "--untracked-files=no"], root).trim() !== ""
@@ -137,10 +145,12 @@ export const compareWithRef = async (ref: string, serverUrl: string) => {
     // Built as the ref was: a stale bundle would be rebuilt by the first start, inside its start-up time.
     run("npm", ["run", "-s", "build"], root)
     const before = await startSide(`${ref} (${sha})`, refTree, await createDatabase(serverUrl, "bench_compare_ref"))
+    const settings = Object.entries(workEnv).map(([key, value]) => `${key}=${value}`).join(" ")
     const after = await startSide(
-      `working tree (${head}${dirty ? "+changes" : ""})`,
+      `working tree (${head}${dirty ? "+changes" : ""})${settings === "" ? "" : ` with ${settings}`}`,
       workTree,
-      await createDatabase(serverUrl, "bench_compare_work")
+      await createDatabase(serverUrl, "bench_compare_work"),
+      workEnv
     )
     try {
       console.log(
@@ -174,6 +184,8 @@ export const compareWithRef = async (ref: string, serverUrl: string) => {
           "req/s ratio": (median(workRuns.map((r) => r.rps)) / median(refRuns.map((r) => r.rps))).toFixed(2),
           "CPU ms/req ref": median(refRuns.map((r) => r.cpuMsPerRequest)),
           "CPU ms/req work": median(workRuns.map((r) => r.cpuMsPerRequest)),
+          "CPU ms/req ref range": spread(refRuns.map((r) => r.cpuMsPerRequest)),
+          "CPU ms/req work range": spread(workRuns.map((r) => r.cpuMsPerRequest)),
           "p50/p99 ms ref": `${median(refRuns.map((r) => r.p50))}/${median(refRuns.map((r) => r.p99))}`,
           "p50/p99 ms work": `${median(workRuns.map((r) => r.p50))}/${median(workRuns.map((r) => r.p99))}`,
           "non-2xx": failed

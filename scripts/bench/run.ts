@@ -164,8 +164,17 @@ const compareAt = process.argv.indexOf("--compare")
 if (compareAt !== -1) {
   const ref = process.argv[compareAt + 1]
   if (ref === undefined || ref.startsWith("-")) throw new Error("--compare needs a git ref, e.g. --compare main")
+  // `--env KEY=VALUE` (repeatable): set for the working tree's service only, e.g. to measure tracing against none.
+  const workEnv: Record<string, string> = {}
+  process.argv.forEach((arg, at) => {
+    if (arg !== "--env") return
+    const pair = process.argv[at + 1] ?? ""
+    const eq = pair.indexOf("=")
+    if (eq <= 0) throw new Error("--env needs KEY=VALUE, e.g. --env OTEL_TRACES_SAMPLER_ARG=0.1")
+    workEnv[pair.slice(0, eq)] = pair.slice(eq + 1)
+  })
   try {
-    await compareWithRef(ref, database.url)
+    await compareWithRef(ref, database.url, workEnv)
   } finally {
     await database.stop()
   }

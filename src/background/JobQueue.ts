@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { PayoutStatus } from "@cop-integrations/contracts"
+import { currentTraceparent } from "../base/Tracing.ts"
 
 /** Simulated provider progress on a transfer (mock mode), in payout terms, applied like a provider callback. */
 export const TransferProgressJob = Schema.TaggedStruct("TransferProgress", {
@@ -21,7 +22,9 @@ const DueJob = Schema.Struct({
   kind: Schema.String,
   payload: Schema.Unknown,
   attempts: Schema.Number,
-  run_at: Schema.Date
+  run_at: Schema.Date,
+  /** The trace of the span that queued it (null: tracing was off); the job's span continues it. */
+  traceparent: Schema.NullOr(Schema.String)
 })
 export type DueJob = typeof DueJob.Type
 
@@ -38,7 +41,7 @@ export class JobQueue extends Context.Service<JobQueue>()("JobQueue", {
       Request: Schema.Date,
       Result: DueJob,
       execute: (at) =>
-        sql`SELECT id::text AS id, kind, payload, attempts, run_at FROM jobs
+        sql`SELECT id::text AS id, kind, payload, attempts, run_at, traceparent FROM jobs
             WHERE done_at IS NULL AND dead_at IS NULL AND run_at <= ${at} AND kind IN ${sql.in(KNOWN_KINDS)}
             ORDER BY run_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`
     })
@@ -82,11 +85,15 @@ export class JobQueue extends Context.Service<JobQueue>()("JobQueue", {
         Effect.catchTags({ SchemaError: Effect.die, NoSuchElementError: Effect.die })
       ),
       enqueue: (job: Job, runAt: Date) =>
-        sql`INSERT INTO jobs (kind, payload, run_at) VALUES (${job._tag}, ${JSON.stringify(job)}::jsonb, ${runAt})`
-          .pipe(
-            Effect.orDie,
-            Effect.asVoid
-          ),
+        Effect.flatMap(
+          currentTraceparent,
+          (traceparent) =>
+            sql`INSERT INTO jobs (kind, payload, run_at, traceparent)
+                VALUES (${job._tag}, ${JSON.stringify(job)}::jsonb, ${runAt}, ${traceparent})`
+        ).pipe(
+          Effect.orDie,
+          Effect.asVoid
+        ),
       /** Must run inside a transaction: the row stays locked until the caller commits. */
       claimDue: (at: Date) => claimDue(at).pipe(Effect.catchTag("SchemaError", Effect.die)),
       markDone: (id: string, at: Date) => sql`UPDATE jobs SET done_at = ${at} WHERE id = ${id}`,

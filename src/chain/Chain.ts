@@ -1,5 +1,5 @@
 import type { TxHash } from "@cop-integrations/contracts"
-import { Context, Data, type Effect } from "effect"
+import { Context, Data, Effect, Layer } from "effect"
 import type { TokenInfo, TokenSymbol } from "./Tokens.ts"
 
 /**
@@ -103,3 +103,24 @@ export class Chain extends Context.Service<Chain, {
     readonly spender: string
   }) => Effect.Effect<bigint, ChainUnavailable>
 }>()("Chain") {}
+
+/**
+ * `chain` with a span per RPC-backed call (`Chain.verifyTransfer`, `Chain.verifyRefund`, `Chain.allowance`), whichever
+ * adapter answers; the token address as an attribute (never the user's address).
+ */
+export const withChainSpans = (chain: Chain["Service"]): Chain["Service"] => ({
+  ...chain,
+  verifyTransfer: (check) => span("verifyTransfer", check.token, chain.verifyTransfer(check)),
+  verifyRefund: (check) => span("verifyRefund", check.token, chain.verifyRefund(check)),
+  allowance: (input) => span("allowance", input.token, chain.allowance(input))
+})
+
+/** With the tracer off, the call as it is (not even a no-op span). */
+const span = <A, E>(operation: string, token: string, effect: Effect.Effect<A, E>) => {
+  const traced = Effect.withSpan(effect, `Chain.${operation}`, { attributes: { "chain.token": token } })
+  return Effect.withFiber((fiber) => (fiber.cache.tracerEnabled ? traced : effect))
+}
+
+/** The Chain `layer` provides, with its spans (`withChainSpans`). */
+export const withChainSpansLayer = <E, R>(layer: Layer.Layer<Chain, E, R>): Layer.Layer<Chain, E, R> =>
+  Layer.effect(Chain, Effect.map(Effect.service(Chain), withChainSpans)).pipe(Layer.provide(layer))

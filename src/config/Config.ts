@@ -79,6 +79,61 @@ export const MarketHoursConfig = Config.all({
   openDates: Config.String("MARKET_OPEN_DATES").pipe(Config.withDefault(undefined))
 }).pipe(Config.mapEffect(parseMarketHoursConfig))
 
+/**
+ * OTEL_EXPORTER_OTLP_HEADERS as OpenTelemetry writes it: `key=value` pairs separated by commas, values URL-encoded.
+ * Secret (a collector's API key travels there).
+ */
+const otlpHeaders = optionalSecret("OTEL_EXPORTER_OTLP_HEADERS").pipe(
+  Config.mapEffect((raw) => {
+    const headers: Record<string, string> = {}
+    if (Option.isNone(raw)) return Effect.succeed(Redacted.make(headers))
+    for (const pair of Redacted.value(raw.value).split(",")) {
+      if (pair.trim() === "") continue
+      const at = pair.indexOf("=")
+      const name = at < 0 ? "" : pair.slice(0, at).trim()
+      if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+        return Effect.fail(
+          configError(["OTEL_EXPORTER_OTLP_HEADERS"], "must be comma-separated name=value pairs, such as api-key=abc")
+        )
+      }
+      try {
+        headers[name.toLowerCase()] = decodeURIComponent(pair.slice(at + 1).trim())
+      } catch {
+        return Effect.fail(configError(["OTEL_EXPORTER_OTLP_HEADERS"], `the value of "${name}" is not URL-encoded`))
+      }
+    }
+    return Effect.succeed(Redacted.make(headers))
+  })
+)
+
+/** Traces (src/base/Tracing.ts): exported only when OTEL_EXPORTER_OTLP_ENDPOINT names a collector. */
+const TracingConfig = Config.all({
+  otlpEndpoint: Config.option(
+    Config.String("OTEL_EXPORTER_OTLP_ENDPOINT").pipe(
+      check(
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+        "must be the collector's http(s) URL, such as http://127.0.0.1:4318 (traces go to <url>/v1/traces)",
+        (s: string) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol)
+      )
+    )
+  ).pipe(Config.map(Option.filter((s) => s.trim() !== ""))),
+  otlpHeaders,
+  otelServiceName: Config.String("OTEL_SERVICE_NAME").pipe(
+    Config.withDefault("cop-integrations"),
+    check("OTEL_SERVICE_NAME", "must not be empty", (s: string) => s.trim() !== "")
+  ),
+  tracesSampleRatio: Config.Number("OTEL_TRACES_SAMPLER_ARG").pipe(
+    Config.withDefault(1),
+    check(
+      "OTEL_TRACES_SAMPLER_ARG",
+      "must be a ratio from 0 to 1 (0.1: one trace in ten)",
+      (n: number) => Number.isFinite(n) && n >= 0 && n <= 1
+    )
+  ),
+  /** OpenTelemetry's batch delay: ended spans are sent every this many milliseconds. */
+  tracesExportIntervalMs: positiveInt("OTEL_BSP_SCHEDULE_DELAY", 5000)
+})
+
 export const AppConfigShape = Config.all({
   mode: Config.Literals(["mock", "live"], "APP_MODE").pipe(Config.withDefault<ApiMode>("mock")),
   host: Config.String("HOST").pipe(Config.withDefault("127.0.0.1")),
@@ -123,6 +178,7 @@ export const AppConfigShape = Config.all({
    * when the admin listener is on: one cheap indexed query each.
    */
   metricsSampleIntervalMs: positiveInt("METRICS_SAMPLE_INTERVAL_MS", 15_000),
+  tracing: TracingConfig,
   /** Request metrics carry an `integration` label (one series per integration: bounded by how many there are). */
   metricsPerIntegration: Config.Boolean("METRICS_PER_INTEGRATION").pipe(Config.withDefault(false)),
   /** Requests one replica serves at once (health checks aside); more are answered 503 at once. Default: from the heap. */

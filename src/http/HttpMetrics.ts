@@ -3,9 +3,10 @@
  * bounded: the route's template (never the path with its ids), the method, the status class, and the integration only
  * when METRICS_PER_INTEGRATION asks for it.
  */
-import { Context, Effect, Metric } from "effect"
-import { HttpRouter } from "effect/http"
+import { Context, Effect, Metric, Tracer } from "effect"
+import { HttpRouter, HttpServerRequest } from "effect/http"
 import { ResponseHints } from "../base/ResponseHints.ts"
+import { nameRequestSpan } from "../base/Tracing.ts"
 
 /** The route label of a request no route answered (no match, or answered before routing: 404, 413, 415, ...). */
 export const UNMATCHED_ROUTE = "unmatched"
@@ -79,13 +80,20 @@ export const recordRequest = (request: AnsweredRequest): void => {
 
 /**
  * Route middleware: notes the matched route's template in the request's hints (the request middleware, outside the
- * router, records the metrics once the answer is known). Provided to the Layers that add routes.
+ * router, records the metrics once the answer is known) and names the request's span by it, when one is recorded.
+ * Provided to the Layers that add routes.
  */
 export const RouteTemplateLive = HttpRouter.middleware((app) =>
   Effect.withFiber((fiber) => {
     const hints = Context.getOrUndefined(fiber.context, ResponseHints)
     const route = Context.getOrUndefined(fiber.context, HttpRouter.RouteContext)
-    if (hints !== undefined && route !== undefined) hints.route = route.route.path
+    if (route !== undefined) {
+      if (hints !== undefined) hints.route = route.route.path
+      if (fiber.cache.tracerEnabled) {
+        const method = Context.getOrUndefined(fiber.context, HttpServerRequest.HttpServerRequest)?.method ?? "GET"
+        nameRequestSpan(Context.getOrUndefined(fiber.context, Tracer.ParentSpan), method, route.route.path)
+      }
+    }
     return app
   })
 ).layer

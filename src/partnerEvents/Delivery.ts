@@ -1,6 +1,7 @@
 import { SqlClient } from "effect/sql"
 import { Cause, Effect, Option, type Redacted, Ref, Result } from "effect"
 import { now } from "../base/Clock.ts"
+import { currentTraceparent, withWorkSpan } from "../base/Tracing.ts"
 import { AppConfig } from "../config/Config.ts"
 import { type Claimed, DeliveryRepo } from "./DeliveryRepo.ts"
 import { countAttempt, countEndpointDisabled, type DeliveryOutcome } from "./DeliveryMetrics.ts"
@@ -88,9 +89,14 @@ export const makeDelivery = Effect.gen(function*() {
       return { ...recorded, endpointDisabled: true }
     })
 
+  /**
+   * One attempt, in a span continuing the trace of the write that recorded the event (its `traceparent`), which the
+   * receiver gets in the request's `traceparent` header (none while tracing is off).
+   */
   const send = (delivery: Claimed) =>
     Effect.gen(function*() {
       const startedAt = yield* now
+      const traceparent = yield* currentTraceparent
       const outcome: SendOutcome = yield* Result.match(targets.checkStatic(delivery.url), {
         onFailure: (reason) =>
           Effect.succeed<SendOutcome>({
@@ -105,13 +111,20 @@ export const makeDelivery = Effect.gen(function*() {
             body: delivery.body,
             timeoutMs: config.webhookTimeoutMs,
             lookup: targets.lookup,
-            headers: signatureHeaders({
-              eventId: delivery.event_id,
-              timestampSeconds: Math.floor(startedAt.getTime() / 1000),
-              body: delivery.body,
-              secrets: secretsOf(delivery, startedAt)
-            })
+            headers: {
+              ...signatureHeaders({
+                eventId: delivery.event_id,
+                timestampSeconds: Math.floor(startedAt.getTime() / 1000),
+                body: delivery.body,
+                secrets: secretsOf(delivery, startedAt)
+              }),
+              ...(traceparent === null ? {} : { traceparent })
+            }
           })
+      })
+      yield* Effect.annotateCurrentSpan({
+        "webhook.outcome": outcome.ok ? "delivered" : "failed",
+        ...(outcome.status === null ? {} : { "http.response.status_code": outcome.status })
       })
       const at = yield* now
       const durationMs = at.getTime() - startedAt.getTime()
@@ -128,7 +141,14 @@ export const makeDelivery = Effect.gen(function*() {
       )
       countAttempt(recorded.outcome, reason, durationMs / 1000)
       if (recorded.endpointDisabled) countEndpointDisabled()
-    })
+    }).pipe(
+      withWorkSpan(`webhook ${delivery.event_type}`, delivery.traceparent, {
+        "webhook.event_type": delivery.event_type,
+        "webhook.event_id": delivery.event_id,
+        "webhook.endpoint_id": delivery.endpoint_id,
+        "webhook.attempt": delivery.attempts
+      })
+    )
 
   const inFlight = yield* Ref.make(0)
   const scope = yield* Effect.scope

@@ -15,7 +15,10 @@ const Claimed = Schema.Struct({
   attempts: Schema.Number,
   endpoint_id: EndpointId,
   event_id: EventId,
+  event_type: Schema.String,
   body: Schema.String,
+  /** The trace of the write that recorded the event (null: tracing was off); the delivery's span continues it. */
+  traceparent: Schema.NullOr(Schema.String),
   event_created_at: Schema.Date,
   url: Schema.String,
   secret: Schema.RedactedFromValue(Schema.String),
@@ -105,7 +108,8 @@ export class DeliveryRepo extends Context.Service<DeliveryRepo>()("DeliveryRepo"
                     AND c.state = 'pending' AND (c.leased_until IS NULL OR c.leased_until <= ${at})
                   FOR UPDATE SKIP LOCKED)
             AND e.id = d.event_id AND w.id = d.endpoint_id
-          RETURNING d.seq::text AS seq, d.attempts, d.endpoint_id, e.id AS event_id, e.body, e.created_at AS event_created_at,
+          RETURNING d.seq::text AS seq, d.attempts, d.endpoint_id, e.id AS event_id, e.type AS event_type, e.body,
+                    e.traceparent, e.created_at AS event_created_at,
                     w.url, w.secret, w.previous_secret, w.previous_secret_expires_at`
     })
 

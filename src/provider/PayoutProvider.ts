@@ -1,5 +1,5 @@
 import type { BigDecimal } from "effect"
-import { Context, Data, type Effect } from "effect"
+import { Context, Data, Effect, Layer } from "effect"
 import type { KycStatus } from "@cop-integrations/contracts"
 import type { TransferProgress } from "./TransferProgress.ts"
 
@@ -98,3 +98,32 @@ export class PayoutProvider extends Context.Service<PayoutProvider, {
   /** A transfer's progress as the provider reports it now (reconciliation when a callback was lost). */
   readonly getTransfer: (transferId: string) => Effect.Effect<TransferProgress, ProviderFailure>
 }>()("PayoutProvider") {}
+
+/** With the tracer off, the call as it is (not even a no-op span). */
+const span = <A, E>(operation: string, effect: Effect.Effect<A, E>) => {
+  const traced = Effect.withSpan(effect, `PayoutProvider.${operation}`, {
+    attributes: { "provider.operation": operation }
+  })
+  return Effect.withFiber((fiber) => (fiber.cache.tracerEnabled ? traced : effect))
+}
+
+/**
+ * `provider` with a span per call (`PayoutProvider.createTransfer`, ...), whichever adapter answers; the live client's
+ * HTTP requests are its children and carry its trace to the provider (`traceparent`).
+ */
+export const withProviderSpans = (provider: PayoutProvider["Service"]): PayoutProvider["Service"] => ({
+  destinationsPerCustomer: provider.destinationsPerCustomer,
+  usdCopRates: span("usdCopRates", provider.usdCopRates),
+  createKycLink: (input) => span("createKycLink", provider.createKycLink(input)),
+  createExternalAccount: (input) => span("createExternalAccount", provider.createExternalAccount(input)),
+  createTransfer: (input) => span("createTransfer", provider.createTransfer(input)),
+  cancelTransfer: (transferId) => span("cancelTransfer", provider.cancelTransfer(transferId)),
+  getCustomerKyc: (customerId) => span("getCustomerKyc", provider.getCustomerKyc(customerId)),
+  getTransfer: (transferId) => span("getTransfer", provider.getTransfer(transferId))
+})
+
+/** The PayoutProvider `layer` provides, with its spans (`withProviderSpans`). */
+export const withProviderSpansLayer = <E, R>(
+  layer: Layer.Layer<PayoutProvider, E, R>
+): Layer.Layer<PayoutProvider, E, R> =>
+  Layer.effect(PayoutProvider, Effect.map(Effect.service(PayoutProvider), withProviderSpans)).pipe(Layer.provide(layer))

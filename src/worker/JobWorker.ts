@@ -1,6 +1,7 @@
 import { SqlClient } from "effect/sql"
 import { Cause, Effect, Layer, Option, Schema } from "effect"
 import { addSeconds, now } from "../base/Clock.ts"
+import { withWorkSpan } from "../base/Tracing.ts"
 import { AppConfig } from "../config/Config.ts"
 import { makeDelivery } from "../partnerEvents/Delivery.ts"
 import { EventRepo } from "../partnerEvents/EventRepo.ts"
@@ -77,7 +78,12 @@ const makeJobRunner = Effect.gen(function*() {
     const due = yield* queue.claimDue(at)
     if (Option.isNone(due)) return false
     const job = due.value
-    const outcome = yield* Effect.exit(Effect.flatMap(decodeJob(job.payload), perform).pipe(sql.withTransaction))
+    const outcome = yield* Effect.exit(
+      Effect.flatMap(decodeJob(job.payload), perform).pipe(
+        sql.withTransaction,
+        withWorkSpan(`job ${job.kind}`, job.traceparent, { "job.kind": job.kind, "job.attempt": job.attempts + 1 })
+      )
+    )
     const recorded: JobOutcome = outcome._tag === "Success"
       ? yield* Effect.as(queue.markDone(job.id, at), "done" as const)
       : yield* recordFailure(job, outcome.cause, at)

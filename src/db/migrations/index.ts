@@ -32,6 +32,7 @@ import dashboardSessions from "./0025_dashboard_sessions.ts"
 import requestLogSessions from "./0026_request_log_sessions.ts"
 import replicaLeases from "./0027_replica_leases.ts"
 import metricsIndexes from "./0028_metrics_indexes.ts"
+import traceContext from "./0029_trace_context.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -61,5 +62,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0025_dashboard_sessions": dashboardSessions,
   "0026_request_log_sessions": requestLogSessions,
   "0027_replica_leases": replicaLeases,
-  "0028_metrics_indexes": metricsIndexes
+  "0028_metrics_indexes": metricsIndexes,
+  "0029_trace_context": traceContext
 }
