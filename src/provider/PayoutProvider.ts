@@ -112,7 +112,10 @@ const span = <A, E>(operation: string, effect: Effect.Effect<A, E>) => {
  * HTTP requests are its children and carry its trace to the provider (`traceparent`).
  */
 export const withProviderSpans = (provider: PayoutProvider["Service"]): PayoutProvider["Service"] => ({
-  destinationsPerCustomer: provider.destinationsPerCustomer,
+  // Read through, not copied: a stand-in may change it (a test's provider switching to per-customer destinations).
+  get destinationsPerCustomer() {
+    return provider.destinationsPerCustomer
+  },
   usdCopRates: span("usdCopRates", provider.usdCopRates),
   createKycLink: (input) => span("createKycLink", provider.createKycLink(input)),
   createExternalAccount: (input) => span("createExternalAccount", provider.createExternalAccount(input)),

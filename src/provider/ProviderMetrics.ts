@@ -47,7 +47,10 @@ export const measuredProvider = (provider: PayoutProvider["Service"]): PayoutPro
     effect: Effect.Effect<A, ProviderFailure, R>
   ) => measureCall(calls, durations, operation, outcomeOf, effect)
   return {
-    destinationsPerCustomer: provider.destinationsPerCustomer,
+    // Read through, not copied: a stand-in may change it (a test's provider switching to per-customer destinations).
+    get destinationsPerCustomer() {
+      return provider.destinationsPerCustomer
+    },
     usdCopRates: measure("usd_cop_rates", provider.usdCopRates),
     createKycLink: (input) => measure("create_kyc_link", provider.createKycLink(input)),
     createExternalAccount: (input) => measure("create_external_account", provider.createExternalAccount(input)),
