@@ -107,23 +107,36 @@ const span = <A, E>(operation: string, effect: Effect.Effect<A, E>) => {
   return Effect.withFiber((fiber) => (fiber.cache.tracerEnabled ? traced : effect))
 }
 
-/**
- * `provider` with a span per call (`PayoutProvider.createTransfer`, ...), whichever adapter answers; the live client's
- * HTTP requests are its children and carry its trace to the provider (`traceparent`).
- */
-export const withProviderSpans = (provider: PayoutProvider["Service"]): PayoutProvider["Service"] => ({
+/** The provider's calls, by name: what a wrapper of every call (spans, metrics) tells them apart by. */
+export type ProviderOperation = Exclude<keyof PayoutProvider["Service"], "destinationsPerCustomer">
+
+/** `provider` with each call passed through `wrap` (its operation, and the call), whichever adapter answers. */
+export const wrapProviderCalls = (
+  provider: PayoutProvider["Service"],
+  wrap: <A>(
+    operation: ProviderOperation,
+    effect: Effect.Effect<A, ProviderFailure>
+  ) => Effect.Effect<A, ProviderFailure>
+): PayoutProvider["Service"] => ({
   // Read through, not copied: a stand-in may change it (a test's provider switching to per-customer destinations).
   get destinationsPerCustomer() {
     return provider.destinationsPerCustomer
   },
-  usdCopRates: span("usdCopRates", provider.usdCopRates),
-  createKycLink: (input) => span("createKycLink", provider.createKycLink(input)),
-  createExternalAccount: (input) => span("createExternalAccount", provider.createExternalAccount(input)),
-  createTransfer: (input) => span("createTransfer", provider.createTransfer(input)),
-  cancelTransfer: (transferId) => span("cancelTransfer", provider.cancelTransfer(transferId)),
-  getCustomerKyc: (customerId) => span("getCustomerKyc", provider.getCustomerKyc(customerId)),
-  getTransfer: (transferId) => span("getTransfer", provider.getTransfer(transferId))
+  usdCopRates: wrap("usdCopRates", provider.usdCopRates),
+  createKycLink: (input) => wrap("createKycLink", provider.createKycLink(input)),
+  createExternalAccount: (input) => wrap("createExternalAccount", provider.createExternalAccount(input)),
+  createTransfer: (input) => wrap("createTransfer", provider.createTransfer(input)),
+  cancelTransfer: (transferId) => wrap("cancelTransfer", provider.cancelTransfer(transferId)),
+  getCustomerKyc: (customerId) => wrap("getCustomerKyc", provider.getCustomerKyc(customerId)),
+  getTransfer: (transferId) => wrap("getTransfer", provider.getTransfer(transferId))
 })
+
+/**
+ * `provider` with a span per call (`PayoutProvider.createTransfer`, ...), whichever adapter answers; the live client's
+ * HTTP requests are its children and carry its trace to the provider (`traceparent`).
+ */
+export const withProviderSpans = (provider: PayoutProvider["Service"]): PayoutProvider["Service"] =>
+  wrapProviderCalls(provider, span)
 
 /** The PayoutProvider `layer` provides, with its spans (`withProviderSpans`). */
 export const withProviderSpansLayer = <E, R>(
