@@ -3,7 +3,7 @@
  * outcome, counted once committed, and the queue's depth and lag by kind, sampled from the database by the worker
  * (src/worker/MetricsSampler.ts). Kinds are the job kinds this code knows (`Job`'s tags): a bounded set.
  */
-import { counterFamily, gaugeFamily, histogramFamily } from "../base/MetricSeries.ts"
+import { counterFamily, gaugeFamily, histogramFamily, secondsSince } from "../base/MetricSeries.ts"
 import { KNOWN_KINDS } from "./JobQueue.ts"
 
 type Kind = { readonly kind: string }
@@ -66,7 +66,6 @@ export const setJobQueueDepths = (rows: ReadonlyArray<JobQueueDepth>, at: Date):
     const row = rows.find((candidate) => candidate.kind === kind)
     depths.set({ kind }, row?.depth ?? 0)
     dues.set({ kind }, row?.due ?? 0)
-    const oldest = row?.oldestDue ?? null
-    oldestDue.set({ kind }, oldest === null ? 0 : Math.max(0, (at.getTime() - oldest.getTime()) / 1000))
+    oldestDue.set({ kind }, secondsSince(row?.oldestDue ?? null, at))
   }
 }

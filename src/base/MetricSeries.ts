@@ -62,6 +62,10 @@ export const gaugeFamily = <L extends Labels>(name: string, description: string)
   return { set: (labels, value) => of(labels).updateUnsafe(value, metricsContext) }
 }
 
+/** A sampled age gauge's value: seconds from `since` to `at`, never negative; 0 when there is nothing (`null`). */
+export const secondsSince = (since: Date | null, at: Date): number =>
+  since === null ? 0 : Math.max(0, (at.getTime() - since.getTime()) / 1000)
+
 /** Seconds; from a local call (a millisecond) to a remote one that timed out (30 s). */
 export const CALL_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 

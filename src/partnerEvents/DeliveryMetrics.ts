@@ -3,7 +3,7 @@
  * committed; endpoints disabled; and the outbox's backlog (pending deliveries, the oldest one's age), sampled from the
  * database by the worker (src/worker/MetricsSampler.ts).
  */
-import { counterFamily, gaugeFamily, histogramFamily, metricsContext } from "../base/MetricSeries.ts"
+import { counterFamily, gaugeFamily, histogramFamily, metricsContext, secondsSince } from "../base/MetricSeries.ts"
 import { Metric } from "effect"
 import type { FailureKind } from "./Sender.ts"
 
@@ -71,5 +71,5 @@ export interface OutboxBacklog {
 
 export const setOutboxBacklog = (backlog: OutboxBacklog, at: Date): void => {
   backlogGauges.set({}, backlog.pending)
-  oldestGauges.set({}, backlog.oldest === null ? 0 : Math.max(0, (at.getTime() - backlog.oldest.getTime()) / 1000))
+  oldestGauges.set({}, secondsSince(backlog.oldest, at))
 }

@@ -5,7 +5,7 @@
  * (src/worker/MetricsSampler.ts).
  */
 import { type FailureCategory, FailureCategory as FailureCategories, PayoutStatus } from "@cop-integrations/contracts"
-import { counterFamily, gaugeFamily } from "../base/MetricSeries.ts"
+import { counterFamily, gaugeFamily, secondsSince } from "../base/MetricSeries.ts"
 import { isFailureStatus } from "./Failure.ts"
 
 type TransitionLabels = { readonly status: PayoutStatus; readonly failure_category: FailureCategory | "none" }
@@ -62,7 +62,6 @@ export const setInFlight = (rows: ReadonlyArray<InFlightSample>, at: Date): void
     const row = rows.find((candidate) => candidate.status === status)
     inFlight.set({ status }, row?.count ?? 0)
     stuck.set({ status }, row?.stuck ?? 0)
-    const since = row?.oldest ?? null
-    oldest.set({ status }, since === null ? 0 : Math.max(0, (at.getTime() - since.getTime()) / 1000))
+    oldest.set({ status }, secondsSince(row?.oldest ?? null, at))
   }
 }
