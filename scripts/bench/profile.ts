@@ -1,18 +1,24 @@
 /**
  * `npx tsx scripts/bench/profile.ts <workload>`: where the service's CPU goes under load. Runs the service from its
- * TypeScript sources (so every frame keeps its package's path) with `node --cpu-prof`, puts one workload under
+ * TypeScript sources (so every frame keeps its package's path) with `node --cpu-prof` and `npm start`'s heap flags,
+ * types removed by node itself (`--experimental-transform-types`: tsx's esbuild wraps every function of src/ in a
+ * naming helper that the bundle `npm start` runs does not have, which put a few percent on src/), puts one workload under
  * autocannon load for BENCH_SECONDS (default 8), stops it and sums the profile's self time by category (Effect
  * runtime, Schema, platform HTTP, logging, pg driver, node internals, GC, ...). Loopback only; DATABASE_URL must name
  * an empty or bench-owned PostgreSQL database. Workloads: healthz, quote, create, one (GET one payout), list50, list500.
+ *
+ * `BENCH_PROFILE=alloc`: bytes allocated instead of CPU time, per request, by function (V8's sampling heap profiler
+ * over the inspector protocol, keeping the samples of objects the GC has since collected: what the young generation
+ * churns through, not what stays).
  */
 import { execFileSync } from "node:child_process"
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { runLoad, type LoadRequest } from "./load.ts"
 import { workloadsFor } from "./compareRefs.ts"
 import { fastifyWorkloads } from "./fastifyCells.ts"
-import { API, approvedCustomer, root, type Service, startService, stopService } from "./service.ts"
+import { API, approvedCustomer, npmStartArgs, root, type Service, startService, stopService } from "./service.ts"
 
 interface ProfileNode {
   readonly id: number
@@ -49,6 +55,61 @@ const categories: ReadonlyArray<readonly [string, (url: string, fn: string) => b
 ]
 
 const TOP = Number(process.env["BENCH_TOP"] ?? "0")
+
+interface SamplingHeapNode {
+  readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number }
+  readonly selfSize: number
+  readonly children: ReadonlyArray<SamplingHeapNode>
+}
+interface SamplingHeapProfile {
+  readonly head: SamplingHeapNode
+}
+
+/** The inspector of the service (the URL it printed), one method call at a time. */
+const inspectorOf = async (output: string) => {
+  const url = /Debugger listening on (ws:\/\/\S+)/.exec(output)?.[1]
+  if (url === undefined) throw new Error("the service printed no inspector URL")
+  const socket = new WebSocket(url)
+  await new Promise((resolve, reject) => {
+    socket.onopen = resolve
+    socket.onerror = reject
+  })
+  let next = 0
+  const pending = new Map<number, (result: unknown) => void>()
+  socket.onmessage = (message) => {
+    const { id, result } = JSON.parse(String(message.data)) as { id?: number; result?: unknown }
+    if (id !== undefined) pending.get(id)?.(result)
+  }
+  return {
+    call: (method: string, params: object = {}) =>
+      new Promise<unknown>((resolve) => {
+        const id = ++next
+        pending.set(id, resolve)
+        socket.send(JSON.stringify({ id, method, params }))
+      }),
+    close: () => socket.close()
+  }
+}
+
+/** Sampled bytes by function (self), per request, the largest first; `BENCH_TOP` rows (default 30). */
+const allocationsByFunction = (profile: SamplingHeapProfile, requests: number) => {
+  const totals = new Map<string, number>()
+  const walk = (node: SamplingHeapNode) => {
+    const frame = node.callFrame
+    const where = `${frame.functionName || "(anonymous)"} ${
+      frame.url.replace(/^.*node_modules\//, "").replace(/^file:\/\/.*\/(src|contracts)\//, "$1/")
+    }:${frame.lineNumber + 1}`
+    totals.set(where, (totals.get(where) ?? 0) + node.selfSize)
+    node.children.forEach(walk)
+  }
+  walk(profile.head)
+  const all = [...totals.values()].reduce((sum, bytes) => sum + bytes, 0)
+  console.log(`${Math.round(all / requests)} bytes per request in all`)
+  return [...totals]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, TOP > 0 ? TOP : 30)
+    .map(([where, bytes]) => ({ where, "bytes/request": Math.round(bytes / requests) }))
+}
 
 const selfTimes = (profile: CpuProfile, keyOf: (frame: ProfileNode["callFrame"]) => string) => {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]))
@@ -96,10 +157,17 @@ if (databaseUrl === "") throw new Error("set DATABASE_URL to a PostgreSQL databa
 const seconds = Number(process.env["BENCH_SECONDS"] ?? "8")
 const profileDir = mkdtempSync(join(tmpdir(), "bench-profile-"))
 
+const allocations = process.env["BENCH_PROFILE"] === "alloc"
 const started = await startService(
   { DATABASE_URL: databaseUrl },
   false,
-  ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, "--import", "tsx", "src/main.ts"]
+  [
+    ...npmStartArgs().filter((arg) => arg.startsWith("--")),
+    ...(allocations ? ["--inspect=127.0.0.1:0"] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`]),
+    "--experimental-transform-types",
+    "--no-warnings",
+    "src/main.ts"
+  ]
 )
 process.on("exit", () => started.child.kill("SIGKILL")) // never leave a profiled service behind, even on an error
 // The key printed on an empty database, else a new one from the keys CLI (the last line it prints).
@@ -126,15 +194,36 @@ const requests: Record<string, LoadRequest> = {
 const request = requests[workload]
 if (request === undefined) throw new Error(`unknown workload ${workload}; one of ${Object.keys(requests).join(", ")}`)
 await runLoad(service.baseUrl, service.pid, request, { connections: 16, seconds: 2 }) // warm-up
-const result = await runLoad(service.baseUrl, service.pid, request, { connections: 16, seconds })
-await stopService(service.child)
-const file = readdirSync(profileDir).find((name) => name.endsWith(".cpuprofile"))
-if (file === undefined) throw new Error("no profile written")
-const profile = JSON.parse(readFileSync(join(profileDir, file), "utf8")) as CpuProfile
-console.log(
-  `${workload} (${API}): ${result.rps} req/s, p99 ${result.p99} ms, ${result.cpuMsPerRequest} CPU ms/request (whole run profiled)`
-)
-console.table(categorize(profile))
-if (TOP > 0) console.table(topFunctions(profile))
-if (process.env["BENCH_KEEP_PROFILE"] === "1") console.log(`profile kept: ${join(profileDir, file)}`)
-else rmSync(profileDir, { recursive: true, force: true })
+if (allocations) {
+  const inspector = await inspectorOf(service.output())
+  await inspector.call("HeapProfiler.startSampling", {
+    samplingInterval: 4096,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true
+  })
+  const result = await runLoad(service.baseUrl, service.pid, request, { connections: 16, seconds })
+  const { profile } = await inspector.call("HeapProfiler.stopSampling") as { profile: SamplingHeapProfile }
+  inspector.close()
+  await stopService(service.child)
+  const requests = result.rps * seconds
+  console.log(`${workload}: ${result.rps} req/s; bytes allocated per request (sampled), by function:`)
+  console.table(allocationsByFunction(profile, requests))
+  if (process.env["BENCH_KEEP_PROFILE"] === "1") {
+    const kept = join(profileDir, "allocations.heapprofile")
+    writeFileSync(kept, JSON.stringify(profile))
+    console.log(`profile kept: ${kept}`)
+  }
+} else {
+  const result = await runLoad(service.baseUrl, service.pid, request, { connections: 16, seconds })
+  await stopService(service.child)
+  const file = readdirSync(profileDir).find((name) => name.endsWith(".cpuprofile"))
+  if (file === undefined) throw new Error("no profile written")
+  const profile = JSON.parse(readFileSync(join(profileDir, file), "utf8")) as CpuProfile
+  console.log(
+    `${workload} (${API}): ${result.rps} req/s, p99 ${result.p99} ms, ${result.cpuMsPerRequest} CPU ms/request (whole run profiled)`
+  )
+  console.table(categorize(profile))
+  if (TOP > 0) console.table(topFunctions(profile))
+  if (process.env["BENCH_KEEP_PROFILE"] === "1") console.log(`profile kept: ${join(profileDir, file)}`)
+  else rmSync(profileDir, { recursive: true, force: true })
+}
