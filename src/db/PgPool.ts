@@ -91,6 +91,15 @@ class StallSafeClient extends Client {
   // results are pg's own, so `any` as @types/pg declares them.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the override must return what pg's overloads declare
   override query(...args: Array<unknown>): any {
+    const [first, second, third] = args
+    // The service's own call, text + values + callback: straight to the prepared or unnamed statement.
+    if (args.length === 3 && typeof first === "string" && Array.isArray(second) && isCallback(third)) {
+      const callback = this.#tracked(third)
+      const name = this.prepare && second.length > 0 ? this.#nameFor(first) : undefined
+      return name === undefined
+        ? super.query(first, second, callback)
+        : super.query({ name, text: first, values: second }, callback)
+    }
     const tracked = args.map((arg) => (isCallback(arg) ? this.#tracked(arg) : arg))
     const [text, values, callback] = tracked
     if (

@@ -85,6 +85,23 @@ const timed = <A>(kind: StatementKind, send: Send<A>): Send<A> => (client, resum
 /** How an interrupted statement is cancelled on the server (best effort: given up after 5 s). */
 type Cancel = (client: PoolClient) => Effect.Effect<void>
 
+/**
+ * `cancel`, its effect made once per client and kept with it: every statement hands one to Effect.callback in case it
+ * is interrupted, which almost none is (an effect is a description, run as often as needed).
+ */
+const cachedPerClient = (cancel: Cancel): Cancel => {
+  const made = new WeakMap<PoolClient, Effect.Effect<void>>()
+  return (client) => {
+    let effect = made.get(client)
+    if (effect === undefined) {
+      effect = cancel(client)
+      // Nothing to cancel with before the session's key arrived: asked again next time.
+      if (effect !== Effect.void) made.set(client, effect)
+    }
+    return effect
+  }
+}
+
 /** `pg_cancel_backend` on another client of the pool, for the backend pid `client` connected to. */
 const cancelByBackendPid = (pool: Pool): Cancel => (client) => {
   // pg keeps the backend's pid on the client without declaring it.
@@ -135,15 +152,34 @@ const cancelByRequest: Cancel = (client) => {
   }).pipe(Effect.interruptible, Effect.timeoutOption("5 seconds"), Effect.asVoid)
 }
 
+type ErrorSlot = { current: ((cause: Error) => void) | undefined }
+const errorSlots = new WeakMap<PoolClient, ErrorSlot>()
+
+/**
+ * Where a connection error of `client` goes: to whoever holds the client at that moment (`current`). One listener per
+ * client for its whole life, instead of one added and removed around every statement.
+ */
+const errorSlotOf = (client: PoolClient): ErrorSlot => {
+  let slot = errorSlots.get(client)
+  if (slot === undefined) {
+    const made: ErrorSlot = { current: undefined }
+    client.on("error", (cause: Error) => made.current?.(cause))
+    errorSlots.set(client, made)
+    slot = made
+  }
+  return slot
+}
+
 /** One statement on a client of the pool, checked out for it alone. */
 const onPoolClient = <A>(pool: Pool, cancel: Cancel, send: Send<A>): Effect.Effect<A, SqlError> =>
   Effect.callback<A, SqlError>((resume) => {
     let client: PoolClient | undefined
+    let slot: ErrorSlot | undefined
     let done = false
     const finish = (error?: Error) => {
       if (done) return
       done = true
-      client?.off("error", onError)
+      if (slot !== undefined) slot.current = undefined
       client?.release(error)
     }
     function onError(cause: Error) {
@@ -158,7 +194,8 @@ const onPoolClient = <A>(pool: Pool, cancel: Cancel, send: Send<A>): Effect.Effe
       if (checkedOut === undefined) return
       if (done) return checkedOut.release()
       client = checkedOut
-      client.once("error", onError)
+      slot = errorSlotOf(checkedOut)
+      slot.current = onError
       timed("query", send)(checkedOut, (outcome) => {
         finish()
         resume(outcome)
@@ -184,16 +221,24 @@ const rowsOf = (result: QueryResult<object> | Array<QueryResult<object>>): Reado
   // A text of several statements (no parameters) answers one result per statement.
   Array.isArray(result) ? result.map((each) => each.rows) : result.rows
 
-const query =
-  (text: string, params: ReadonlyArray<unknown>): Send<QueryResult<object> | Array<QueryResult<object>>> =>
-  (client, resume) =>
-    // pg's overloads take a mutable array and declare one result; a text of several statements answers an array.
-    client.query(
-      text,
-      params as Array<unknown>,
-      (error: Error | null, result: QueryResult<object> | Array<QueryResult<object>>) =>
-        resume(error ? Effect.fail(pgError(error, "Failed to execute statement", "execute")) : Effect.succeed(result))
-    )
+/** Sends `text`; answers pg's result made into what the caller wants (`outcome`), in the same callback. */
+const query = <A>(
+  text: string,
+  params: ReadonlyArray<unknown>,
+  outcome: (result: QueryResult<object> | Array<QueryResult<object>>) => A
+): Send<A> =>
+(client, resume) =>
+  // pg's overloads take a mutable array and declare one result; a text of several statements answers an array.
+  client.query(
+    text,
+    params as Array<unknown>,
+    (error: Error | null, result: QueryResult<object> | Array<QueryResult<object>>) =>
+      resume(
+        error ? Effect.fail(pgError(error, "Failed to execute statement", "execute")) : Effect.succeed(outcome(result))
+      )
+  )
+
+const asIs = <A>(result: A): A => result
 
 const queryValues =
   (text: string, params: ReadonlyArray<unknown>): Send<ReadonlyArray<ReadonlyArray<unknown>>> => (client, resume) =>
@@ -209,16 +254,15 @@ const queryValues =
 type Run = <A>(send: Send<A>) => Effect.Effect<A, SqlError>
 
 const connection = (run: Run): SqlConnection.Connection => {
-  const rows = (text: string, params: ReadonlyArray<unknown>) => Effect.map(run(query(text, params)), rowsOf)
   const transformed = (
     text: string,
     params: ReadonlyArray<unknown>,
     transformRows: (<A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
-  ) => (transformRows === undefined ? rows(text, params) : Effect.map(rows(text, params), transformRows))
+  ) => run(query(text, params, transformRows === undefined ? rowsOf : (result) => transformRows(rowsOf(result))))
   return {
     execute: transformed,
     executeUnprepared: transformed,
-    executeRaw: (text, params) => run(query(text, params)),
+    executeRaw: (text, params) => run(query(text, params, asIs)),
     executeValues: (text, params) => run(queryValues(text, params)),
     executeValuesUnprepared: (text, params) => run(queryValues(text, params)),
     // The service streams nothing: a stream is the whole result, read at once.
@@ -242,15 +286,15 @@ const reserveClient = (pool: Pool): Effect.Effect<PoolClient, SqlError, Scope.Sc
         // The transaction was interrupted while it waited for a client: give it straight back.
         if (abandoned) return release()
         let failure: Error | undefined
-        const onError = (error: Error) => {
+        const slot = errorSlotOf(client)
+        slot.current = (error: Error) => {
           failure = error
         }
-        client.on("error", onError)
         resume(Effect.as(
           Scope.addFinalizer(
             scope,
             Effect.sync(() => {
-              client.off("error", onError)
+              slot.current = undefined
               release(failure)
             })
           ),
@@ -357,7 +401,7 @@ export const makePgSqlClient = (
   options: PgSqlClientOptions
 ): Effect.Effect<PgClient.PgClient, never, Reactivity.Reactivity> =>
   Effect.gen(function*() {
-    const cancel = options.pooler === undefined ? cancelByBackendPid(pool) : cancelByRequest
+    const cancel = cachedPerClient(options.pooler === undefined ? cancelByBackendPid(pool) : cancelByRequest)
     const perStatement = connection((send) => onPoolClient(pool, cancel, send))
     const client = yield* SqlClient.make({
       acquirer: Effect.succeed(perStatement),
