@@ -23,11 +23,15 @@ describe("cancelling an interrupted statement", () => {
 
   /** How many server connections are running a statement that names `probe`. */
   const running = (probe: string) =>
-    runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
-      sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
+    runtime.runPromise(
+      Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
         WHERE state = 'active' AND query LIKE ${`%${probe}%`} AND pid <> pg_backend_pid()`.pipe(
-        Effect.map(([row]) => row?.n ?? 0)
-      )))
+          Effect.map(([row]) =>
+            row?.n ?? 0
+          )
+        ))
+    )
   const until = async (what: string, condition: () => Promise<boolean>) => {
     const deadline = Date.now() + 10_000
     while (!(await condition())) {
