@@ -1,7 +1,9 @@
 /**
  * `npx tsx scripts/bench/heapFlags.ts "<node flags>" ["<node flags>" …]`: the service under each set of node flags
  * (alternating, BENCH_PAIRS rounds), the compare workloads for BENCH_SECONDS each, then its RSS and CPU ms per request:
- * how `npm start`'s heap flags were chosen. Needs DATABASE_URL (a server; each run gets a fresh database).
+ * how `npm start`'s heap flags were chosen. A word `NAME=value` among the flags is set in the service's environment
+ * instead (`MALLOC_ARENA_MAX=2 --max-semi-space-size=16`). Needs DATABASE_URL (a server; each run gets a fresh
+ * database).
  */
 import { createDatabase, workloadsFor } from "./compareRefs.ts"
 import { runLoad } from "./load.ts"
@@ -15,8 +17,13 @@ if (serverUrl === "") throw new Error("DATABASE_URL names the server the runs cr
 
 const runOnce = async (flags: string, round: number) => {
   const databaseUrl = await createDatabase(serverUrl, `bench_heap_${round}`)
-  const service = await startService({ DATABASE_URL: databaseUrl }, true, [
-    ...flags.split(" ").filter(Boolean),
+  const words = flags.split(" ").filter(Boolean)
+  const isEnv = (word: string) => /^[A-Z_][A-Z0-9_]*=/.test(word)
+  const env = Object.fromEntries(
+    words.filter(isEnv).map((word) => [word.split("=")[0]!, word.slice(word.indexOf("=") + 1)])
+  )
+  const service = await startService({ ...env, DATABASE_URL: databaseUrl }, true, [
+    ...words.filter((word) => !isEnv(word)),
     "scripts/start.mjs"
   ])
   try {
