@@ -14,7 +14,16 @@ import { compareWithRef } from "./compareRefs.ts"
 import { percentile } from "./load.ts"
 import { runOverload } from "./overload.ts"
 import { runReplicas } from "./replicas.ts"
-import { approvedCustomer, json, npmStartArgs, payoutBody, root, startService, stopService } from "./service.ts"
+import {
+  approvedCustomer,
+  json,
+  npmStartArgs,
+  npmStartEnv,
+  payoutBody,
+  root,
+  startService,
+  stopService
+} from "./service.ts"
 import { countStatements } from "./statements.ts"
 import { rssMb } from "./proc.ts"
 
@@ -125,7 +134,7 @@ const restart = async (env: Record<string, string>) => {
   const started = performance.now()
   const child = spawn(process.execPath, npmStartArgs(), {
     cwd: root,
-    env: { ...process.env, PORT: "0", LOG_LEVEL: "warn", ...env }
+    env: { ...process.env, ...npmStartEnv(), PORT: "0", LOG_LEVEL: "warn", ...env }
   })
   let out = ""
   child.stdout?.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")))

@@ -20,14 +20,28 @@ export interface Service {
   readonly output: () => string
 }
 
-/** The node arguments of `npm start` (`exec node <args>` in package.json), so the bench runs what partners run. */
-export const npmStartArgs = (tree = root): Array<string> => {
+/**
+ * `npm start`'s command in package.json: `[NAME=value …] exec node <args>`, split into the environment it sets and
+ * node's arguments, so the bench runs what partners run.
+ */
+const npmStart = (tree: string) => {
   const start =
     (JSON.parse(readFileSync(`${tree}/package.json`, "utf8")) as { scripts: { start: string } }).scripts.start
-  const args = /^exec node (.+)$/.exec(start)?.[1]
-  if (args === undefined) throw new Error(`package.json's start script is not "exec node ...": ${start}`)
-  return args.split(" ")
+  const parsed = /^((?:[A-Z_][A-Z0-9_]*=\S* )*)exec node (.+)$/.exec(start)
+  if (parsed === null) throw new Error(`package.json's start script is not "[NAME=value …] exec node ...": ${start}`)
+  const env = Object.fromEntries(
+    (parsed[1] ?? "").split(" ").filter(Boolean).map((
+      word
+    ) => [word.slice(0, word.indexOf("=")), word.slice(word.indexOf("=") + 1)])
+  )
+  return { env, args: (parsed[2] ?? "").split(" ") }
 }
+
+/** The node arguments of `npm start`. */
+export const npmStartArgs = (tree = root): Array<string> => npmStart(tree).args
+
+/** The environment `npm start` sets for node (MALLOC_ARENA_MAX …). */
+export const npmStartEnv = (tree = root): Record<string, string> => npmStart(tree).env
 
 /** Where a service runs from: a checkout (the working tree, or another ref's worktree) and the node binary it runs on. */
 export interface Tree {
@@ -37,7 +51,7 @@ export interface Tree {
 
 /**
  * `needsKey`: the start must print a test key (it does on a database without integrations). `nodeArgs`: what node
- * runs, by default what `npm start` runs.
+ * runs, by default what `npm start` runs; the environment `npm start` sets is set either way (`env` can override it).
  */
 export const startService = async (
   env: Record<string, string>,
@@ -51,6 +65,7 @@ export const startService = async (
     cwd: tree.dir,
     env: {
       ...process.env,
+      ...npmStartEnv(tree.dir),
       PORT: "0",
       RATE_LIMIT_PER_SECOND: "100000",
       RATE_LIMIT_BURST: "100000",
