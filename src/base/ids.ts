@@ -29,6 +29,13 @@ const randomByte = (): number => {
   return pool[poolOffset++]!
 }
 
+/** `byteCount` random bytes from the pool, as one unsigned integer (big-endian). */
+export const randomBigInt = (byteCount: number): bigint => {
+  let value = 0n
+  for (let i = 0; i < byteCount; i++) value = (value << 8n) | BigInt(randomByte())
+  return value
+}
+
 /**
  * Random base62 text with at least `byteLength` bytes of entropy, as wide as `base62` makes that many bytes. Each
  * character is drawn uniformly (bytes of 248 and over are rejected, so `byte % 62` has no bias).

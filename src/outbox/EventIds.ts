@@ -1,4 +1,5 @@
 import { EventId } from "@cop-integrations/contracts"
+import { randomBigInt } from "../base/ids.ts"
 
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
@@ -14,11 +15,8 @@ const encode = (value: bigint, length: number): string => {
   return out
 }
 
-const random80 = (): bigint => {
-  let value = 0n
-  for (const byte of crypto.getRandomValues(new Uint8Array(10))) value = (value << 8n) | BigInt(byte)
-  return value
-}
+/** 80 random bits, from the ids' pool of random bytes (a system call per few hundred ids, not one per event). */
+const random80 = (): bigint => randomBigInt(10)
 
 /**
  * `evt_` + a ULID (48-bit milliseconds, 80 random bits), monotonic within this process: two events written in the
