@@ -91,23 +91,16 @@ class StallSafeClient extends Client {
   // results are pg's own, so `any` as @types/pg declares them.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the override must return what pg's overloads declare
   override query(...args: Array<unknown>): any {
-    const [first, second, third] = args
-    // The service's own call, text + values + callback: straight to the prepared or unnamed statement.
-    if (args.length === 3 && typeof first === "string" && Array.isArray(second) && isCallback(third)) {
-      const callback = this.#tracked(third)
-      const name = this.prepare && second.length > 0 ? this.#nameFor(first) : undefined
+    const [text, values, callback] = args
+    // Text + values + callback (the service's own statements): prepared when there are values, else sent as is.
+    if (args.length === 3 && typeof text === "string" && Array.isArray(values) && isCallback(callback)) {
+      const tracked = this.#tracked(callback)
+      const name = this.prepare && values.length > 0 ? this.#nameFor(text) : undefined
       return name === undefined
-        ? super.query(first, second, callback)
-        : super.query({ name, text: first, values: second }, callback)
+        ? super.query(text, values, tracked)
+        : super.query({ name, text, values }, tracked)
     }
     const tracked = args.map((arg) => (isCallback(arg) ? this.#tracked(arg) : arg))
-    const [text, values, callback] = tracked
-    if (
-      this.prepare && typeof text === "string" && Array.isArray(values) && values.length > 0 && isCallback(callback)
-    ) {
-      const name = this.#nameFor(text)
-      if (name !== undefined) return super.query({ name, text, values }, callback)
-    }
     // eslint-disable-next-line @typescript-eslint/unbound-method -- applied to this very client, as pg's own call would be
     return Reflect.apply(super.query, this, tracked)
   }
