@@ -61,10 +61,13 @@ describe.skipIf(prometheusBinary === undefined || promtoolBinary === undefined)(
   })
 
   it("promtool check metrics accepts the /metrics output", async () => {
-    // the worker's first sample of the database is in (it runs as the worker starts)
+    // the worker's first sample of the database is in (it runs as the worker starts): all of it, job queue and payouts
+    // in flight too (the sampler sets them one query after another; a scrape between them saw only the outbox's)
     const text = await vi.waitFor(async () => {
       const text = await scrape(metricsUrl)
       expect(text).toContain("cop_outbox_pending_deliveries ")
+      expect(text).toContain("# TYPE cop_job_queue_depth ")
+      expect(text).toContain("# TYPE cop_payouts_stuck ")
       return text
     }, { timeout: 15_000, interval: 100 })
     for (
