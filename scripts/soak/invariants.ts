@@ -55,7 +55,14 @@ export interface Workload {
       readonly startedAt: number
       readonly endedAt: number
       /** `undefined` status: no answer after every try. */
-      readonly answers: ReadonlyArray<{ readonly status: number | undefined; readonly errorCode: string | undefined }>
+      readonly answers: ReadonlyArray<
+        {
+          readonly status: number | undefined
+          readonly errorCode: string | undefined
+          /** A codeless error answer's text (shortened). */
+          readonly error?: string | undefined
+        }
+      >
     }
   >
   /** Every request that got no answer (connection refused, reset, timeout): when and to which replica. */
@@ -306,8 +313,12 @@ export const hashRacesOneWinner = (workload: Workload, kills: ReadonlyArray<Kill
     kills.some((k) => k.killedAt <= endedAt && (k.readyAt ?? Infinity) + graceMs >= startedAt)
   const lost = (a: { status: number | undefined; errorCode: string | undefined }) =>
     a.status === 409 && (a.errorCode === "tx_hash_reused" || a.errorCode === "requote")
-  const label = (a: { status: number | undefined; errorCode: string | undefined }) =>
-    a.status === undefined ? "no answer" : `${a.status}${a.errorCode === undefined ? "" : ` ${a.errorCode}`}`
+  const label = (a: Workload["races"][number]["answers"][number]) =>
+    a.status === undefined
+      ? "no answer"
+      : `${a.status}${a.errorCode === undefined ? "" : ` ${a.errorCode}`}${
+        a.error === undefined ? "" : ` "${a.error}"`
+      }`
   let excused = 0
   for (const race of workload.races) {
     const winners = race.answers.filter((a) => a.status === 200).length

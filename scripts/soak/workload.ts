@@ -4,7 +4,7 @@
  * transaction hashes, lists, payee previews, quotes, swaps, and the mock-mode test helpers that move payouts to
  * completed or failed so events flow. It remembers every 201 and every 200 confirm for the invariants.
  */
-import type { SoakClient } from "./client.ts"
+import type { Answer, SoakClient } from "./client.ts"
 import { ownerNameOf, swapKeyOf } from "./database.ts"
 import type { Workload } from "./invariants.ts"
 import type { Random } from "./random.ts"
@@ -23,19 +23,32 @@ export interface WorkloadState {
   readonly operations: Map<string, number>
 }
 
+const errorCodeOf = (answer: Answer | undefined) => {
+  const code = (answer?.body as { errorCode?: unknown } | undefined)?.errorCode
+  return typeof code === "string" ? code : undefined
+}
+
+/** An error answer's text, shortened (a codeless 409 is told apart by it). */
+const errorTextOf = (answer: Answer) => {
+  const error = (answer.body as { error?: unknown } | undefined)?.error
+  return typeof error === "string" ? error.slice(0, 80) : undefined
+}
+
 interface Created {
   readonly kind: "payout" | "swap"
   readonly id: string
 }
 
 export const runWorkload = async (options: {
-  readonly client: SoakClient
+  readonly client: Pick<SoakClient, "request">
   readonly random: Random
   readonly users: ReadonlyArray<string>
   readonly replicas: number
   readonly kind: WorkloadKind
   readonly concurrency: number
   readonly until: number
+  /** Stop after this many operations too (a test's bound; a run has only its deadline). */
+  readonly maxOperations?: number
   /** Makes keys and hashes unique to this run. */
   readonly run: string
 }): Promise<WorkloadState> => {
@@ -148,24 +161,26 @@ export const runWorkload = async (options: {
       hash,
       startedAt,
       endedAt: Date.now(),
-      answers: answers.map((answer) => {
-        const code = (answer?.body as { errorCode?: unknown } | undefined)?.errorCode
-        return { status: answer?.status, errorCode: typeof code === "string" ? code : undefined }
-      })
+      answers: answers.map((answer) => ({
+        status: answer?.status,
+        errorCode: errorCodeOf(answer),
+        ...(answer === undefined || errorCodeOf(answer) !== undefined ? {} : { error: errorTextOf(answer) })
+      }))
     })
     const winners = answers.filter((answer) => answer?.status === 200).length
     state.races.total++
     if (winners === 1) {
       state.races.oneWinner++
       const loser = answers.find((answer) => answer?.status !== 200)
-      const code = (loser?.body as { errorCode?: unknown } | undefined)?.errorCode
-      const label = loser === undefined ? "no answer" : `${loser.status}${typeof code === "string" ? ` ${code}` : ""}`
+      const code = errorCodeOf(loser)
+      const label = loser === undefined ? "no answer" : `${loser.status}${code === undefined ? "" : ` ${code}`}`
       state.races.losers.set(label, (state.races.losers.get(label) ?? 0) + 1)
     }
     if (winners === 0) state.races.noWinner++
-    // the loser may be confirmed later with a hash of its own
+    // A loser answered tx_hash_reused is surely unconfirmed: it may be confirmed later with a hash of its own. Any
+    // other loser (no answer, a codeless 409 while still verifying) may have been confirmed: it is not raced again.
     for (const [i, answer] of answers.entries()) {
-      if (answer?.status !== 200) unconfirmed.push(i === 0 ? a : b)
+      if (answer?.status === 409 && errorCodeOf(answer) === "tx_hash_reused") unconfirmed.push(i === 0 ? a : b)
     }
     count("confirm race")
   }
@@ -217,8 +232,10 @@ export const runWorkload = async (options: {
     return createPayout
   }
 
+  let operations = 0
+  const more = () => Date.now() < options.until && operations++ < (options.maxOperations ?? Infinity)
   const worker = async () => {
-    while (Date.now() < options.until) await choose()()
+    while (more()) await choose()()
   }
   await Promise.all(Array.from({ length: options.concurrency }, worker))
   return state

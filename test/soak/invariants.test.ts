@@ -140,8 +140,11 @@ describe("soak invariants", () => {
     })
     const won = { status: 200, errorCode: undefined }
     expect(hashRacesOneWinner(race([won, won]), kills)).toMatchObject({ ok: false, violations: 1 })
-    const plain409 = [won, { status: 409, errorCode: undefined }]
-    expect(hashRacesOneWinner(race(plain409), kills)).toMatchObject({ ok: false, violations: 1 })
+    const plain409 = [won, { status: 409, errorCode: undefined, error: "this payout is already confirmed" }]
+    const broken = hashRacesOneWinner(race(plain409), kills)
+    expect(broken).toMatchObject({ ok: false, violations: 1 })
+    // a codeless answer is told apart by its text
+    expect(broken.examples.join("\n")).toContain(`409 "this payout is already confirmed"`)
     const noWinner = [{ status: 409, errorCode: "tx_hash_reused" }, { status: 409, errorCode: undefined }]
     expect(hashRacesOneWinner(race(noWinner), kills)).toMatchObject({ ok: false, violations: 1 })
     // while replica 1 was down (5 s to 7 s, and 2 s after), a confirm cut off mid-claim is excused
