@@ -7,8 +7,8 @@
  * Plain JavaScript, so `npm start` needs no TypeScript loader in the signal path (tsx loads PageBuild.ts here, when
  * building only).
  */
-import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { basename, dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
@@ -70,34 +70,64 @@ const prebuiltPage = (page) => ({
   }
 })
 
+const SCALAR_FILE = join(root, "dist", "server.httpApiScalar.mjs")
+
 const builtFrom = (wanted) =>
-  existsSync(SERVER_BUNDLE) && existsSync(FINGERPRINT) && readFileSync(FINGERPRINT, "utf8") === wanted
+  existsSync(SERVER_BUNDLE) && existsSync(SCALAR_FILE) && existsSync(FINGERPRINT) &&
+  readFileSync(FINGERPRINT, "utf8") === wanted
 
 /** Whether dist/server.mjs is missing or older than its sources (cheap: sizes and modification times). */
 export const bundleIsStale = () => !builtFrom(fingerprint())
 
-/** Builds dist/server.mjs unless it is up to date; true when it built. */
+/**
+ * Scalar's 3.2 MB of browser JavaScript (42 % of the service's bundle), which the documentation page serves, is a
+ * dynamic import inside effect: bundled as a file of its own beside the entry (dist/server.httpApiScalar.mjs), node
+ * reads and compiles it on the first `/docs`, not at every start.
+ */
+const SCALAR = join(root, "node_modules", "effect", "dist", "http-api", "internal", "httpApiScalar.js")
+
+const scalarApart = {
+  name: "scalar-apart",
+  setup: (build) => {
+    build.onResolve(
+      { filter: /\/internal\/httpApiScalar\.js$/ },
+      () => ({ path: "./server.httpApiScalar.mjs", external: true })
+    )
+  }
+}
+
+/** Builds dist/server.mjs (and Scalar's file beside it) unless it is up to date; true when it built. */
 export const buildIfStale = async () => {
   const wanted = fingerprint()
   if (builtFrom(wanted)) return false
   const esbuild = await import("esbuild")
-  // Written beside and renamed into place, so a concurrent start never loads half a file.
-  const partial = `${SERVER_BUNDLE}.${process.pid}.tmp.mjs`
+  // Built into a directory of its own, then moved into place, the entry last: a concurrent start never loads half a
+  // file, nor an entry whose Scalar file is not there yet.
+  const dist = dirname(SERVER_BUNDLE)
+  const staging = join(dist, `.staging-${process.pid}`)
   const page = await buildDashboardPage(esbuild)
-  await esbuild.build({
-    ...NODE_BUNDLE,
-    entryPoints: [join(root, "src", "main.ts")],
-    outfile: partial,
-    plugins: [prebuiltPage(page)],
+  const minified = {
     // No comments, no indentation, ASCII only: V8 keeps the whole source in memory, two bytes a character as soon as
     // one character is not Latin-1 (a comment's "’" was enough), so this halves the bundle and then halves it again.
     minifyWhitespace: true,
     minifySyntax: true,
     charset: "ascii",
-    legalComments: "external"
+    legalComments: "external",
+    outdir: staging,
+    outExtension: { ".js": ".mjs" }
+  }
+  await esbuild.build({ ...NODE_BUNDLE, ...minified, entryPoints: { "server.httpApiScalar": SCALAR } })
+  await esbuild.build({
+    ...NODE_BUNDLE,
+    ...minified,
+    entryPoints: { server: join(root, "src", "main.ts") },
+    plugins: [prebuiltPage(page), scalarApart]
   })
-  renameSync(partial, SERVER_BUNDLE)
-  renameSync(`${partial}.LEGAL.txt`, `${SERVER_BUNDLE}.LEGAL.txt`)
+  const entry = basename(SERVER_BUNDLE)
+  const built = readdirSync(staging)
+  for (const file of built.filter((name) => name !== entry)) renameSync(join(staging, file), join(dist, file))
+  renameSync(join(staging, entry), SERVER_BUNDLE)
+  rmSync(staging, { recursive: true, force: true })
   writeFileSync(FINGERPRINT, wanted)
   return true
 }
