@@ -9,8 +9,10 @@ import { fileURLToPath } from "node:url"
 import { fastifyWorkloads, pgbenchCreate, prepareFastify, SEEDED, seedPayouts } from "./fastifyCells.ts"
 import { confirmRequest, preparedPayouts, runPartnerFlows } from "./flows.ts"
 import { type LoadRequest, type LoadResult, runLoad } from "./load.ts"
+import { startWireProxy } from "./pgwire.ts"
 import { rssMb } from "./proc.ts"
 import type { Service } from "./service.ts"
+import { perEndpoint, type StatementCount, statementDifferences } from "./statements.ts"
 
 const root = fileURLToPath(new URL("../..", import.meta.url))
 const PAIRS = Number(process.env["BENCH_PAIRS"] ?? "3")
@@ -21,6 +23,14 @@ const CONFIRMS = Number(process.env["BENCH_CONFIRMS"] ?? "1000")
 const FLOWS = Number(process.env["BENCH_FLOWS"] ?? "200")
 /** Where the confirm runs' transaction hashes start: the statement count used the first few (a reused hash is a 409). */
 const CONFIRM_HASHES = 1_000_000
+
+/** What each side of the Fastify comparison does per request (baselines/fastifyPg.ts says it in full). */
+const FASTIFY_LEGEND = [
+  "service: the production bundle as npm start runs it (request logs, metrics and access lines on, tracing off);",
+  "baseline: Fastify 5 + pg, the service's statements word for word (prepared by name, checked on the wire below),",
+  "  the API key checked, hashed and cached, requests validated with Ajv against the contract's schemas, pricing with",
+  "  the project's money code, rows answered as camelCase JSON, one access line; no request logs, metrics or tracing."
+].join("\n")
 
 interface Target {
   readonly name: string
@@ -53,40 +63,78 @@ interface Row {
 const pairs = async (
   service: Target,
   baseline: Target,
-  request: LoadRequest,
-  baselineRequest: LoadRequest,
-  connections: number
+  request: LoadRequest | ((pair: number) => LoadRequest),
+  baselineRequest: LoadRequest | ((pair: number) => LoadRequest),
+  connections: number,
+  /** A fixed number of requests per run (one-shot work such as confirming payouts), instead of SECONDS. */
+  amount?: number
 ) => {
   const ours: Array<LoadResult> = []
   const theirs: Array<LoadResult> = []
+  const options = amount === undefined ? { connections, seconds: SECONDS } : { connections, seconds: 60, amount }
+  const nth = (requests: LoadRequest | ((pair: number) => LoadRequest), pair: number) =>
+    typeof requests === "function" ? requests(pair) : requests
   for (let pair = 0; pair < PAIRS; pair++) {
-    ours.push(await runLoad(service.baseUrl, service.pid, request, { connections, seconds: SECONDS }))
-    theirs.push(await runLoad(baseline.baseUrl, baseline.pid, baselineRequest, { connections, seconds: SECONDS }))
+    ours.push(await runLoad(service.baseUrl, service.pid, nth(request, pair), options))
+    theirs.push(await runLoad(baseline.baseUrl, baseline.pid, nth(baselineRequest, pair), options))
   }
   return { ours, theirs }
 }
 
-const printRows = (rows: ReadonlyArray<Row>) => {
-  console.table(rows.map((row) => {
-    const rps = median(row.service.map((r) => r.rps))
-    const base = median(row.baseline.map((r) => r.rps))
-    return {
-      workload: row.workload,
-      "service req/s": rps,
-      "baseline req/s": base,
-      ratio: `${(rps / base).toFixed(2)}× (${
-        Math.min(...row.service.map((r, i) => r.rps / row.baseline[i]!.rps)).toFixed(2)
-      }–${Math.max(...row.service.map((r, i) => r.rps / row.baseline[i]!.rps)).toFixed(2)})`,
-      "p50/p99 ms service": `${median(row.service.map((r) => r.p50))}/${median(row.service.map((r) => r.p99))}`,
-      "p50/p99 ms baseline": `${median(row.baseline.map((r) => r.p50))}/${median(row.baseline.map((r) => r.p99))}`,
-      "CPU ms/req service": median(row.service.map((r) => r.cpuMsPerRequest)),
-      "CPU ms/req baseline": median(row.baseline.map((r) => r.cpuMsPerRequest)),
-      "non-2xx": row.service.reduce((n, r) => n + r.non2xx + r.errors, 0)
-    }
-  }))
+/** Per pair, service / baseline: the median and the range. */
+const ratioOf = (row: Row, of: (result: LoadResult) => number) => {
+  const ratios = row.service.map((r, i) => of(r) / of(row.baseline[i]!))
+  return `${median(ratios).toFixed(2)}× (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`
 }
 
-export const compareWithBaselines = async (started: Service, databaseUrl: string) => {
+/** CPU milliseconds per request first (what a shared machine does not blur), req/s and latency beside it. */
+const printRows = (rows: ReadonlyArray<Row>) => {
+  console.table(rows.map((row) => ({
+    workload: row.workload,
+    "CPU ms/req service": median(row.service.map((r) => r.cpuMsPerRequest)),
+    "CPU ms/req baseline": median(row.baseline.map((r) => r.cpuMsPerRequest)),
+    "CPU ratio": ratioOf(row, (r) => r.cpuMsPerRequest),
+    "service req/s": median(row.service.map((r) => r.rps)),
+    "baseline req/s": median(row.baseline.map((r) => r.rps)),
+    "req/s ratio": ratioOf(row, (r) => r.rps),
+    "p50/p99 ms service": `${median(row.service.map((r) => r.p50))}/${median(row.service.map((r) => r.p99))}`,
+    "p50/p99 ms baseline": `${median(row.baseline.map((r) => r.p50))}/${median(row.baseline.map((r) => r.p99))}`,
+    "non-2xx": row.service.reduce((n, r) => n + r.non2xx + r.errors, 0)
+  })))
+}
+
+/** The baseline's statements, counted on the wire as the service's were, against the service's. */
+const checkSameStatements = async (
+  serviceStatements: ReadonlyArray<StatementCount>,
+  databaseUrl: string,
+  env: Record<string, string>,
+  target: { readonly auth: Record<string, string>; readonly userAddress: string }
+) => {
+  const proxy = await startWireProxy(databaseUrl)
+  const counted = await startBaseline("scripts/bench/baselines/fastifyPg.ts", { ...env, DATABASE_URL: proxy.url })
+  try {
+    const theirs = await perEndpoint({ ...target, baseUrl: counted.baseUrl, replays: false }, proxy)
+    const differences = statementDifferences(serviceStatements, theirs)
+    console.log(
+      differences.length === 0
+        ? `\nthe baseline sent the service's statements, word for word, on each of ${theirs.length} endpoints (counted on the wire)`
+        : `\nTHE BASELINE'S STATEMENTS DIFFER from the service's (update baselines/fastifyPg.ts):\n  ${
+          differences.join("\n  ")
+        }`
+    )
+  } finally {
+    counted.child.kill("SIGTERM")
+    await once(counted.child, "exit")
+    await proxy.close()
+  }
+}
+
+export const compareWithBaselines = async (
+  started: Service,
+  databaseUrl: string,
+  /** The service's statements on the wire (statements.ts), to check the Fastify baseline's against. */
+  serviceStatements?: ReadonlyArray<StatementCount>
+) => {
   const serviceUrl = started.baseUrl
   const servicePid = started.pid
   const service: Target = { name: "service", baseUrl: serviceUrl, pid: servicePid }
@@ -124,22 +172,45 @@ export const compareWithBaselines = async (started: Service, databaseUrl: string
   }
 
   const prepared = await prepareFastify(started, databaseUrl)
+  const baselineEnv = { BASELINE_TEMPLATES: JSON.stringify(prepared.templates) }
+  if (serviceStatements !== undefined) {
+    await checkSameStatements(serviceStatements, databaseUrl, baselineEnv, { auth, userAddress: prepared.userAddress })
+  }
   const fastify = await startBaseline("scripts/bench/baselines/fastifyPg.ts", {
-    DATABASE_URL: databaseUrl,
-    BASELINE_TEMPLATES: JSON.stringify(prepared.templates)
+    ...baselineEnv,
+    DATABASE_URL: databaseUrl
   })
   const list500 = new Map<number, ReadonlyArray<LoadResult>>()
   try {
     const work = fastifyWorkloads(prepared, auth)
     const rows: Array<Row> = []
-    const cell = async (workload: string, ours: LoadRequest, theirs: LoadRequest = ours) => {
-      const result = await pairs(service, fastify, ours, theirs, 16)
+    const cell = async (
+      workload: string,
+      ours: LoadRequest | ((pair: number) => LoadRequest),
+      theirs: LoadRequest | ((pair: number) => LoadRequest) = ours,
+      amount?: number
+    ) => {
+      const result = await pairs(service, fastify, ours, theirs, 16, amount)
       rows.push({ workload, service: result.ours, baseline: result.theirs })
       return result.ours
     }
     await cell("GET /healthz c=16 vs Fastify+pg", { path: "/healthz" })
     await cell("cached quote c=16 vs Fastify+pg", work.quote)
     await cell("POST payouts (Idempotency-Key) c=16 vs Fastify+pg", work.create("svc"), work.create("fst"))
+    // Each side confirms payouts of its own, made beforehand through the service (one integration, one database).
+    const perRun = CONFIRMS + 16 // autocannon prepares a request per connection ahead of stopping at `amount`
+    const toConfirm = await preparedPayouts(started, perRun * PAIRS * 2)
+    const confirmsOf = (side: number) => (pair: number) => {
+      const run = pair * 2 + side
+      return confirmRequest(started, toConfirm.slice(run * perRun, (run + 1) * perRun), CONFIRM_HASHES + run * perRun)
+    }
+    await cell(
+      `POST payouts/{id}/confirm c=16 (${CONFIRMS} payouts per run) vs Fastify+pg`,
+      confirmsOf(0),
+      confirmsOf(1),
+      CONFIRMS
+    )
+    await cell("GET payouts/{id} c=16 vs Fastify+pg", work.one(String(prepared.row["id"])))
     await cell("GET payouts?limit=50 c=16 vs Fastify+pg", work.list(50))
     await seedPayouts(databaseUrl, prepared.row, SEEDED)
     list500.set(
@@ -163,8 +234,9 @@ export const compareWithBaselines = async (started: Service, databaseUrl: string
       )
     }
     console.log(
-      `\n## side by side with Fastify 5 + pg doing the same work (key, validation, pricing, access line) and sending the pre-#10 statements (${PAIRS} alternating pairs of ${SECONDS} s per cell)`
+      `\n## side by side with Fastify 5 + pg sending the service's statements (${PAIRS} alternating pairs of ${SECONDS} s per cell, confirm ${CONFIRMS} payouts a run; ratio = service / baseline, median of the pairs (range))`
     )
+    console.log(FASTIFY_LEGEND)
     printRows(rows)
     const [small, large] = [list500.get(SEEDED), list500.get(MILLION)]
     if (small !== undefined && large !== undefined) {
@@ -185,50 +257,24 @@ export const compareWithBaselines = async (started: Service, databaseUrl: string
     await once(fastify.child, "exit")
   }
 
-  console.log(`\n## service only (no baseline implements these)`)
-  // autocannon prepares a request per connection ahead of stopping at `amount`: a spare payout for each.
-  const perRun = CONFIRMS + 16
-  const toConfirm = await preparedPayouts(started, perRun * PAIRS)
-  const confirms: Array<LoadResult> = []
-  for (let run = 0; run < PAIRS; run++) {
-    const ids = toConfirm.slice(run * perRun, (run + 1) * perRun)
-    confirms.push(
-      await runLoad(serviceUrl, servicePid, confirmRequest(started, ids, CONFIRM_HASHES + run * perRun), {
-        connections: 16,
-        seconds: 20,
-        amount: CONFIRMS
-      })
-    )
-  }
+  console.log(`\n## service only (no baseline implements this)`)
   const flows = []
   for (let run = 0; run < PAIRS; run++) flows.push(await runPartnerFlows(started, FLOWS, 16))
   console.table([
     {
-      workload: `POST payouts/{id}/confirm c=16 (${CONFIRMS} payouts per run)`,
-      "req/s": median(confirms.map((r) => r.rps)),
-      "p50/p99 ms": `${median(confirms.map((r) => r.p50))}/${median(confirms.map((r) => r.p99))}`,
-      "CPU ms per request": median(confirms.map((r) => r.cpuMsPerRequest)),
-      "non-2xx": confirms.reduce((n, r) => n + r.non2xx + r.errors, 0)
-    },
-    {
       workload: `partner flow (quote, OTP send + verify, create, confirm, get) × ${FLOWS}, 16 at a time`,
-      "req/s": `${median(flows.map((f) => f.flowsPerSecond))} flows/s`,
+      "flows/s": median(flows.map((f) => f.flowsPerSecond)),
       "p50/p99 ms": `${median(flows.map((f) => f.p50))}/${median(flows.map((f) => f.p99))}`,
-      "CPU ms per request": `${median(flows.map((f) => f.cpuMsPerFlow))} per flow`,
-      "non-2xx": 0
+      "CPU ms per flow": median(flows.map((f) => f.cpuMsPerFlow))
     }
   ])
   console.log(`service RSS after the bench: ${rssMb(servicePid)} MB (PostgreSQL not counted)`)
-  const unconfirmed = confirms.reduce((n, r) => n + r.non2xx + r.errors, 0)
-  if (unconfirmed > 0) {
-    throw new Error(`${unconfirmed} confirms were not answered 2xx: the confirm figures do not measure confirming`)
-  }
 
   const pgbench = pgbenchCreate(databaseUrl, prepared.templates, prepared.row, SECONDS * 2)
   console.log(
     pgbench === null
       ? "\npgbench not installed: no database ceiling for the create sequence"
-      : `\npgbench, the baseline's create sequence (16 clients, ${
+      : `\npgbench, the create sequence of before issue #10 (16 clients, ${
         SECONDS * 2
       } s): ${pgbench.simple} tps simple protocol, ${pgbench.prepared} tps prepared`
   )

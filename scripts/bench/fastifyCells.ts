@@ -1,7 +1,8 @@
 /**
  * The service beside the Fastify + pg baseline (baselines/fastifyPg.ts) on the same database: cached quote, payout
- * create with an Idempotency-Key, list limit 50, and list limit 500 after bulk-seeding 10,000 payouts with SQL; then
- * pgbench running the baseline's create sequence (simple and prepared protocol) as the database's own ceiling.
+ * create with an Idempotency-Key, confirm, get, list limit 50, and list limit 500 after bulk-seeding 10,000 payouts
+ * with SQL; then pgbench running the create sequence of before issue #10 (simple and prepared protocol) as the
+ * database's own ceiling.
  */
 import { execFileSync, spawnSync } from "node:child_process"
 import { randomUUID } from "node:crypto"
@@ -96,6 +97,7 @@ export const fastifyWorkloads = (templates: { userAddress: string }, auth: Recor
   return {
     quote: { path: `${API}/quote?destinationCop=250000`, headers: auth } satisfies LoadRequest,
     create,
+    one: (payoutId: string): LoadRequest => ({ path: `${API}/payouts/${payoutId}`, headers: auth }),
     list: (limit: number): LoadRequest => ({ path: `${API}/payouts?limit=${limit}`, headers: auth })
   }
 }

@@ -1,7 +1,8 @@
 /**
  * A loopback TCP proxy in front of PostgreSQL that reads the frontend side of the wire protocol, so the bench can
  * count what a server really sends per request (not what its code seems to send): statements executed (`Q` simple
- * queries and `E` executes), statements parsed (`P`, i.e. not served from a prepared statement), and the SQL text.
+ * queries and `E` executes), statements parsed (`P`, i.e. not served from a prepared statement), and the SQL text of
+ * each, prepared or not (a connection's `P` names a statement, its `B` binds a portal to one, `E` runs a portal).
  * Only the client → server direction is parsed; both directions are forwarded untouched.
  */
 import { createConnection, createServer, type Server, type Socket } from "node:net"
@@ -13,6 +14,8 @@ export interface WireCounts {
   parsed: number
   /** SQL text of every `Q` and `P`, in order. */
   readonly texts: Array<string>
+  /** SQL text of every statement run (`Q`, and `E` by the prepared statement its portal was bound to), in order. */
+  readonly executedTexts: Array<string>
 }
 
 export interface WireProxy {
@@ -58,20 +61,31 @@ const cString = (body: Buffer, from: number) => {
 /** Starts the proxy on 127.0.0.1 (a free port) in front of `databaseUrl`; `url` is the same URL through the proxy. */
 export const startWireProxy = async (databaseUrl: string): Promise<WireProxy> => {
   const target = new URL(databaseUrl)
-  const counts: WireCounts = { executed: 0, parsed: 0, texts: [] }
+  const counts: WireCounts = { executed: 0, parsed: 0, texts: [], executedTexts: [] }
   const sockets = new Set<Socket>()
   const server: Server = createServer((client) => {
     const upstream = createConnection({ host: target.hostname, port: Number(target.port || 5432) })
     sockets.add(client).add(upstream)
+    const statements = new Map<string, string>()
+    const portals = new Map<string, string>()
     const parse = frontendParser((type, body) => {
       if (type === "Q") {
         counts.executed += 1
-        counts.texts.push(cString(body, 0).text)
+        const text = cString(body, 0).text
+        counts.texts.push(text)
+        counts.executedTexts.push(text)
       } else if (type === "P") {
         counts.parsed += 1
-        counts.texts.push(cString(body, cString(body, 0).next).text)
+        const name = cString(body, 0)
+        const text = cString(body, name.next).text
+        statements.set(name.text, text)
+        counts.texts.push(text)
+      } else if (type === "B") {
+        const portal = cString(body, 0)
+        portals.set(portal.text, statements.get(cString(body, portal.next).text) ?? "(unknown statement)")
       } else if (type === "E") {
         counts.executed += 1
+        counts.executedTexts.push(portals.get(cString(body, 0).text) ?? "(unknown portal)")
       }
     })
     client.on("data", (chunk: Buffer) => {
@@ -100,6 +114,7 @@ export const startWireProxy = async (databaseUrl: string): Promise<WireProxy> =>
       counts.executed = 0
       counts.parsed = 0
       counts.texts.length = 0
+      counts.executedTexts.length = 0
     },
     close: async () => {
       for (const socket of sockets) socket.destroy()

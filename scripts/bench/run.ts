@@ -195,7 +195,7 @@ try {
   const started = await startService({ DATABASE_URL: database.url }, false)
   const service = { ...started, key: counted.key, auth: { authorization: `Bearer ${counted.key}` } }
   try {
-    await compareWithBaselines(service, database.url)
+    await compareWithBaselines(service, database.url, counted.rows)
   } finally {
     await stopService(service.child)
   }

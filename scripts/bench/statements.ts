@@ -4,7 +4,7 @@
  * (WORKER_ENABLED=false), each endpoint is called N times one after another and the proxy's counts are divided by N.
  */
 import { type WireProxy, startWireProxy } from "./pgwire.ts"
-import { API, approvedCustomer, json, payoutBody, type Service, startService, stopService, txHash } from "./service.ts"
+import { API, approvedCustomer, json, payoutBody, startService, stopService, txHash } from "./service.ts"
 
 /** An HTTP-only replica: what is counted is the requests' own statements. */
 const QUIET = { WORKER_ENABLED: "false" }
@@ -30,42 +30,58 @@ const measure = async (
   proxy.reset()
   let texts: ReadonlyArray<string> = []
   for (let i = 0; i < N; i++) {
-    const before = proxy.counts.texts.length
+    const before = proxy.counts.executedTexts.length
     await check(await call(i))
-    if (i === N - 1) texts = proxy.counts.texts.slice(before)
+    if (i === N - 1) texts = proxy.counts.executedTexts.slice(before)
   }
   return { endpoint, executed: proxy.counts.executed / N, parsed: proxy.counts.parsed / N, texts }
 }
 
-const perEndpoint = async (service: Service, proxy: WireProxy) => {
-  const api = `${service.baseUrl}${API}`
-  const auth = service.auth
-  const user = await approvedCustomer(service)
+/** Where the endpoints are called: the service, or a baseline answering the same paths (without healthz and replays). */
+interface Target {
+  readonly baseUrl: string
+  readonly auth: Record<string, string>
+  readonly userAddress: string
+  readonly replays: boolean
+}
+
+/** Each endpoint's statements on the wire (`texts`: those of its last call). */
+let calls = 0
+
+export const perEndpoint = async (target: Target, proxy: WireProxy): Promise<ReadonlyArray<StatementCount>> => {
+  const api = `${target.baseUrl}${API}`
+  // Keys and hashes of this call's own (the service refuses a transaction hash another call used).
+  const call = ++calls
+  const auth = target.auth
   const created: Array<string> = []
   const create = (i: number) =>
     fetch(`${api}/payouts`, {
       method: "POST",
-      headers: { ...auth, ...json, "idempotency-key": `count-${process.pid}-${i}` },
-      body: payoutBody(user)
+      headers: { ...auth, ...json, "idempotency-key": `count-${process.pid}-${call}-${i}` },
+      body: payoutBody(target.userAddress)
     }).then(async (response) => {
       const clone = response.clone()
       if (response.status === 201) created.push(((await clone.json()) as { payoutId: string }).payoutId)
       return response
     })
   const rows = [
-    await measure(proxy, "GET /healthz", () => fetch(`${service.baseUrl}/healthz`)),
+    ...(target.replays ? [await measure(proxy, "GET /healthz", () => fetch(`${target.baseUrl}/healthz`))] : []),
     await measure(
       proxy,
       "GET quote (cached rate)",
       () => fetch(`${api}/quote?destinationCop=250000`, { headers: auth })
     ),
     await measure(proxy, "POST payouts (Idempotency-Key)", create),
-    await measure(proxy, "POST payouts (replayed key)", () => create(0)),
+    ...(target.replays
+      ? [
+        await measure(proxy, "POST payouts (replayed key)", () => create(0))
+      ]
+      : []),
     await measure(proxy, "POST payouts/{id}/confirm", (i) =>
       fetch(`${api}/payouts/${created[i + 1]}/confirm`, {
         method: "POST",
         headers: { ...auth, ...json },
-        body: JSON.stringify({ txHash: txHash(i + 1) })
+        body: JSON.stringify({ txHash: txHash(call * 1000 + i + 1) })
       })),
     await measure(proxy, "GET payouts/{id}", () => fetch(`${api}/payouts/${created[0]}`, { headers: auth })),
     await measure(proxy, "GET payouts?limit=50", () => fetch(`${api}/payouts?limit=50`, { headers: auth }))
@@ -96,7 +112,10 @@ export const countStatements = async (databaseUrl: string, options: { readonly s
   const service = { ...started, key: idle.key, auth: { authorization: `Bearer ${idle.key}` } }
   let rows: ReadonlyArray<StatementCount>
   try {
-    rows = await perEndpoint(service, proxy)
+    rows = await perEndpoint(
+      { ...service, userAddress: await approvedCustomer(service), replays: true },
+      proxy
+    )
   } finally {
     await stopService(service.child)
     await proxy.close()
@@ -125,3 +144,34 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   if (url === undefined || url === "") throw new Error("set DATABASE_URL to an empty PostgreSQL database")
   await countStatements(url, { showSql: true })
 }
+
+/** Statements a server runs now and then, not for the request in hand: the request-log flush, the key and rate reads. */
+const OCCASIONAL = /^(INSERT INTO request_logs|WITH found AS|SELECT sell_rate, mid_rate, fetched_at FROM rate_cache)/
+
+const normalized = (texts: ReadonlyArray<string>) =>
+  texts.map((text) => text.replace(/\s+/g, " ").trim()).filter((text) => !OCCASIONAL.test(text))
+
+/**
+ * Where a baseline's statements differ from the service's, endpoint by endpoint (each endpoint's last call, in order,
+ * whitespace aside); empty when it sends the service's statements word for word.
+ */
+export const statementDifferences = (
+  service: ReadonlyArray<StatementCount>,
+  baseline: ReadonlyArray<StatementCount>
+): ReadonlyArray<string> =>
+  baseline.flatMap((theirs) => {
+    const ours = service.find((row) => row.endpoint === theirs.endpoint)
+    if (ours === undefined) return [`${theirs.endpoint}: the service was not counted`]
+    const [a, b] = [normalized(ours.texts), normalized(theirs.texts)]
+    const differences: Array<string> = []
+    for (let i = 0; i < Math.max(a.length, b.length); i++) {
+      if (a[i] !== b[i]) {
+        differences.push(
+          `${theirs.endpoint}, statement ${i + 1}: service ${a[i]?.slice(0, 90) ?? "(none)"} | baseline ${
+            b[i]?.slice(0, 90) ?? "(none)"
+          }`
+        )
+      }
+    }
+    return differences
+  })
