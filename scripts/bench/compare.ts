@@ -38,10 +38,9 @@ interface Target {
   readonly pid: number
 }
 
-const startBaseline = async (
-  script: string,
-  env: Record<string, string>
-): Promise<Target & { child: ChildProcess }> => {
+export type BaselineProcess = Target & { readonly child: ChildProcess }
+
+export const startBaseline = async (script: string, env: Record<string, string>): Promise<BaselineProcess> => {
   const child = spawn(process.execPath, ["--import", "tsx", script], { cwd: root, env: { ...process.env, ...env } })
   let out = ""
   child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()))
@@ -50,6 +49,11 @@ const startBaseline = async (
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
   return { name: script, baseUrl: /listening on (http:\/\/\S+)/.exec(out)![1]!, pid: child.pid ?? 0, child }
+}
+
+export const stopBaseline = async (baseline: BaselineProcess) => {
+  baseline.child.kill("SIGTERM")
+  await once(baseline.child, "exit")
 }
 
 const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
@@ -123,8 +127,7 @@ const checkSameStatements = async (
         }`
     )
   } finally {
-    counted.child.kill("SIGTERM")
-    await once(counted.child, "exit")
+    await stopBaseline(counted)
     await proxy.close()
   }
 }
@@ -167,8 +170,7 @@ export const compareWithBaselines = async (
     )
     printRows(rows)
   } finally {
-    raw.child.kill("SIGTERM")
-    await once(raw.child, "exit")
+    await stopBaseline(raw)
   }
 
   const prepared = await prepareFastify(started, databaseUrl)
@@ -253,8 +255,7 @@ export const compareWithBaselines = async (
       throw new Error(`${failed} requests were not answered 2xx: the figures above do not measure the workloads`)
     }
   } finally {
-    fastify.child.kill("SIGTERM")
-    await once(fastify.child, "exit")
+    await stopBaseline(fastify)
   }
 
   console.log(`\n## service only (no baseline implements this)`)

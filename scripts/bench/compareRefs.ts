@@ -7,13 +7,17 @@
  * Prints req/s, p50/p99 and CPU ms per request of each side (the median of the pairs, and the lowest–highest) and the
  * ratio working tree / ref, start-up to the first 200, and RSS after the runs. `--env KEY=VALUE` sets a variable for
  * the working tree's service only (`--compare HEAD --env …`: one setting against another on the same code).
+ * `--with-baseline` runs the Fastify + pg baseline (baselines/fastifyPg.ts, the service's statements) as a third side,
+ * on the working tree's database: CPU per request of before and after, each against the same baseline, in one run.
  */
 import { execFileSync } from "node:child_process"
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { delimiter, join } from "node:path"
 import pg from "pg"
-import { fastifyWorkloads } from "./fastifyCells.ts"
+import { type BaselineProcess, startBaseline, stopBaseline } from "./compare.ts"
+import { fastifyWorkloads, prepareFastify } from "./fastifyCells.ts"
+import { confirmRequest, preparedPayouts } from "./flows.ts"
 import { type LoadRequest, type LoadResult, runLoad } from "./load.ts"
 import { rssMb } from "./proc.ts"
 import {
@@ -32,6 +36,7 @@ import {
 const PAIRS = Number(process.env["BENCH_PAIRS"] ?? "3")
 const SECONDS = Number(process.env["BENCH_SECONDS"] ?? "5")
 const CONNECTIONS = Number(process.env["BENCH_CONCURRENCY"] ?? "16")
+const CONFIRMS = Number(process.env["BENCH_CONFIRMS"] ?? "1000")
 
 /** The node `npm start` would run in `dir`: its own node_modules/.bin/node, else PATH's first outside node_modules. */
 const nodeOf = (dir: string): string => {
@@ -83,12 +88,34 @@ export const createDatabase = async (serverUrl: string, name: string) => {
   return url.toString()
 }
 
+/** One workload on one side: the request of each pair's run (a confirm needs payouts of its own per run). */
+interface SideWorkload {
+  readonly name: string
+  readonly request: (pair: number) => LoadRequest
+  /** A fixed number of requests per run instead of SECONDS (one-shot work). */
+  readonly amount?: number
+}
+
 interface Side {
   readonly label: string
-  readonly tree: Tree
-  readonly service: Service
-  readonly workloads: ReadonlyArray<{ readonly name: string; readonly request: LoadRequest }>
+  readonly target: { readonly baseUrl: string; readonly pid: number }
+  readonly workloads: ReadonlyArray<SideWorkload>
 }
+
+/** Confirms of payouts made beforehand through `service`, CONFIRMS a run; hashes from `hashesFrom` on. */
+const confirmWorkload = async (service: Service, hashesFrom: number): Promise<SideWorkload> => {
+  const perRun = CONFIRMS + CONNECTIONS // autocannon prepares a request per connection ahead of stopping at `amount`
+  const ids = await preparedPayouts(service, perRun * PAIRS)
+  return {
+    name: `POST payouts/{id}/confirm (${CONFIRMS} a run)`,
+    request: (pair) =>
+      confirmRequest(service, ids.slice(pair * perRun, (pair + 1) * perRun), hashesFrom + pair * perRun),
+    amount: CONFIRMS
+  }
+}
+
+const everyPair = (workloads: ReadonlyArray<{ readonly name: string; readonly request: LoadRequest }>) =>
+  workloads.map((workload): SideWorkload => ({ name: workload.name, request: () => workload.request }))
 
 /**
  * The compare workloads on `service`: the health probe, a cached quote, keyed creates, one payout, a list of 50.
@@ -122,19 +149,48 @@ const startSide = async (
   tree: Tree,
   databaseUrl: string,
   env: Record<string, string> = {}
-): Promise<Side> => {
+): Promise<Side & { readonly service: Service }> => {
   const service = await startService({ ...env, DATABASE_URL: databaseUrl }, true, npmStartArgs(tree.dir), tree)
-  return {
-    label,
-    tree,
-    service,
-    workloads: await workloadsFor(service, { payout: `compare-${Date.now()}`, creates: "cmp" })
-  }
+  const workloads = everyPair(await workloadsFor(service, { payout: `compare-${Date.now()}`, creates: "cmp" }))
+  return { label, target: service, service, workloads: [...workloads, await confirmWorkload(service, 1_000_000)] }
+}
+
+/**
+ * The Fastify baseline on the working tree's database, its integration and key: the working tree's workloads, with
+ * creates of its own keys and confirms of payouts of its own.
+ */
+const startBaselineSide = async (work: Side & { readonly service: Service }, databaseUrl: string) => {
+  const prepared = await prepareFastify(work.service, databaseUrl)
+  const process = await startBaseline("scripts/bench/baselines/fastifyPg.ts", {
+    DATABASE_URL: databaseUrl,
+    BASELINE_TEMPLATES: JSON.stringify(prepared.templates)
+  })
+  const creates = fastifyWorkloads(prepared, work.service.auth).create("fst")
+  const workloads = await Promise.all(
+    work.workloads.map(async (workload): Promise<SideWorkload> =>
+      workload.amount !== undefined
+        ? { ...(await confirmWorkload(work.service, 2_000_000)) }
+        : workload.name.startsWith("POST payouts")
+        ? { name: workload.name, request: () => creates }
+        : workload
+    )
+  )
+  return { process, side: { label: "Fastify + pg baseline", target: process, workloads } satisfies Side }
+}
+
+const perPairRatio = (ours: ReadonlyArray<LoadResult>, theirs: ReadonlyArray<LoadResult>) => {
+  const ratios = ours.map((r, i) => r.cpuMsPerRequest / theirs[i]!.cpuMsPerRequest)
+  return `${median(ratios).toFixed(2)}× (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`
 }
 
 const spread = (values: ReadonlyArray<number>) => `${Math.min(...values)}–${Math.max(...values)}`
 
-export const compareWithRef = async (ref: string, serverUrl: string, workEnv: Record<string, string> = {}) => {
+export const compareWithRef = async (
+  ref: string,
+  serverUrl: string,
+  workEnv: Record<string, string> = {},
+  options: { readonly withBaseline?: boolean } = {}
+) => {
   const sha = run("git", ["rev-parse", "--short", ref], root).trim()
   const head = run("git", ["rev-parse", "--short", "HEAD"], root).trim()
   const dirty = run("git", ["status", "--porcelain", "--untracked-files=no"], root).trim() !== ""
@@ -146,13 +202,16 @@ export const compareWithRef = async (ref: string, serverUrl: string, workEnv: Re
     run("npm", ["run", "-s", "build"], root)
     const before = await startSide(`${ref} (${sha})`, refTree, await createDatabase(serverUrl, "bench_compare_ref"))
     const settings = Object.entries(workEnv).map(([key, value]) => `${key}=${value}`).join(" ")
+    const workDatabase = await createDatabase(serverUrl, "bench_compare_work")
     const after = await startSide(
       `working tree (${head}${dirty ? "+changes" : ""})${settings === "" ? "" : ` with ${settings}`}`,
       workTree,
-      await createDatabase(serverUrl, "bench_compare_work"),
+      workDatabase,
       workEnv
     )
+    let baseline: { readonly process: BaselineProcess; readonly side: Side } | undefined
     try {
+      if (options.withBaseline === true) baseline = await startBaselineSide(after, workDatabase)
       console.log(
         `\n## --compare ${ref}: ${PAIRS} alternating pairs of ${SECONDS} s per workload, ${CONNECTIONS} connections`
       )
@@ -167,16 +226,29 @@ export const compareWithRef = async (ref: string, serverUrl: string, workEnv: Re
         } ms`
       )
       const rows = []
+      const runOn = (side: Side, index: number, pair: number) => {
+        const workload = side.workloads[index]!
+        const options = workload.amount === undefined
+          ? { connections: CONNECTIONS, seconds: SECONDS }
+          : { connections: CONNECTIONS, seconds: 60, amount: workload.amount }
+        return runLoad(side.target.baseUrl, side.target.pid, workload.request(pair), options)
+      }
       for (const [index, workload] of before.workloads.entries()) {
-        const theirs = after.workloads[index]!
         const refRuns: Array<LoadResult> = []
         const workRuns: Array<LoadResult> = []
+        const baselineRuns: Array<LoadResult> = []
         for (let pair = 0; pair < PAIRS; pair++) {
-          const options = { connections: CONNECTIONS, seconds: SECONDS }
-          refRuns.push(await runLoad(before.service.baseUrl, before.service.pid, workload.request, options))
-          workRuns.push(await runLoad(after.service.baseUrl, after.service.pid, theirs.request, options))
+          refRuns.push(await runOn(before, index, pair))
+          workRuns.push(await runOn(after, index, pair))
+          if (baseline !== undefined) baselineRuns.push(await runOn(baseline.side, index, pair))
         }
-        const failed = [...refRuns, ...workRuns].reduce((n, r) => n + r.non2xx + r.errors, 0)
+        const failed = [...refRuns, ...workRuns, ...baselineRuns].reduce((n, r) => n + r.non2xx + r.errors, 0)
+        const againstBaseline = baseline === undefined ? {} : {
+          "CPU ms/req baseline": median(baselineRuns.map((r) => r.cpuMsPerRequest)),
+          "CPU ratio ref / baseline": perPairRatio(refRuns, baselineRuns),
+          "CPU ratio work / baseline": perPairRatio(workRuns, baselineRuns),
+          "req/s baseline": median(baselineRuns.map((r) => r.rps))
+        }
         rows.push({
           workload: workload.name,
           "req/s ref": median(refRuns.map((r) => r.rps)),
@@ -188,18 +260,22 @@ export const compareWithRef = async (ref: string, serverUrl: string, workEnv: Re
           "CPU ms/req work range": spread(workRuns.map((r) => r.cpuMsPerRequest)),
           "p50/p99 ms ref": `${median(refRuns.map((r) => r.p50))}/${median(refRuns.map((r) => r.p99))}`,
           "p50/p99 ms work": `${median(workRuns.map((r) => r.p50))}/${median(workRuns.map((r) => r.p99))}`,
+          ...againstBaseline,
           "non-2xx": failed
         })
       }
       console.table(rows)
       console.log(
-        `RSS after the runs: ref ${rssMb(before.service.pid)} MB, working tree ${rssMb(after.service.pid)} MB`
+        `RSS after the runs: ref ${rssMb(before.service.pid)} MB, working tree ${rssMb(after.service.pid)} MB${
+          baseline === undefined ? "" : `, baseline ${rssMb(baseline.process.pid)} MB`
+        }`
       )
       const failed = rows.reduce((n, row) => n + row["non-2xx"], 0)
       if (failed > 0) {
         throw new Error(`${failed} requests were not answered 2xx: the figures above do not measure the workloads`)
       }
     } finally {
+      if (baseline !== undefined) await stopBaseline(baseline.process)
       await stopService(before.service.child)
       await stopService(after.service.child)
     }

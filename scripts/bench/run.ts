@@ -183,7 +183,7 @@ if (compareAt !== -1) {
     workEnv[pair.slice(0, eq)] = pair.slice(eq + 1)
   })
   try {
-    await compareWithRef(ref, database.url, workEnv)
+    await compareWithRef(ref, database.url, workEnv, { withBaseline: process.argv.includes("--with-baseline") })
   } finally {
     await database.stop()
   }
