@@ -115,11 +115,13 @@ export const withChainSpans = (chain: Chain["Service"]): Chain["Service"] => ({
   allowance: (input) => span("allowance", input.token, chain.allowance(input))
 })
 
-/** With the tracer off, the call as it is (not even a no-op span). */
-const span = <A, E>(operation: string, token: string, effect: Effect.Effect<A, E>) => {
-  const traced = Effect.withSpan(effect, `Chain.${operation}`, { attributes: { "chain.token": token } })
-  return Effect.withFiber((fiber) => (fiber.cache.tracerEnabled ? traced : effect))
-}
+/** With the tracer off, the call as it is (not even a no-op span, whose making captures a stack trace). */
+const span = <A, E>(operation: string, token: string, effect: Effect.Effect<A, E>) =>
+  Effect.withFiber((fiber) =>
+    fiber.cache.tracerEnabled
+      ? Effect.withSpan(effect, `Chain.${operation}`, { attributes: { "chain.token": token } })
+      : effect
+  )
 
 /** The Chain `layer` provides, with its spans (`withChainSpans`). */
 export const withChainSpansLayer = <E, R>(layer: Layer.Layer<Chain, E, R>): Layer.Layer<Chain, E, R> =>
