@@ -85,9 +85,13 @@ const pairs = async (
   return { ours, theirs }
 }
 
-/** Per pair, service / baseline: the median and the range. */
-const ratioOf = (row: Row, of: (result: LoadResult) => number) => {
-  const ratios = row.service.map((r, i) => of(r) / of(row.baseline[i]!))
+/** Per pair, ours / theirs of one figure: the median and the range. */
+export const pairedRatio = (
+  ours: ReadonlyArray<LoadResult>,
+  theirs: ReadonlyArray<LoadResult>,
+  of: (result: LoadResult) => number
+) => {
+  const ratios = ours.map((r, i) => of(r) / of(theirs[i]!))
   return `${median(ratios).toFixed(2)}× (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`
 }
 
@@ -97,10 +101,10 @@ const printRows = (rows: ReadonlyArray<Row>) => {
     workload: row.workload,
     "CPU ms/req service": median(row.service.map((r) => r.cpuMsPerRequest)),
     "CPU ms/req baseline": median(row.baseline.map((r) => r.cpuMsPerRequest)),
-    "CPU ratio": ratioOf(row, (r) => r.cpuMsPerRequest),
+    "CPU ratio": pairedRatio(row.service, row.baseline, (r) => r.cpuMsPerRequest),
     "service req/s": median(row.service.map((r) => r.rps)),
     "baseline req/s": median(row.baseline.map((r) => r.rps)),
-    "req/s ratio": ratioOf(row, (r) => r.rps),
+    "req/s ratio": pairedRatio(row.service, row.baseline, (r) => r.rps),
     "p50/p99 ms service": `${median(row.service.map((r) => r.p50))}/${median(row.service.map((r) => r.p99))}`,
     "p50/p99 ms baseline": `${median(row.baseline.map((r) => r.p50))}/${median(row.baseline.map((r) => r.p99))}`,
     "non-2xx": row.service.reduce((n, r) => n + r.non2xx + r.errors, 0)

@@ -15,7 +15,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { delimiter, join } from "node:path"
 import pg from "pg"
-import { type BaselineProcess, startBaseline, stopBaseline } from "./compare.ts"
+import { type BaselineProcess, pairedRatio, startBaseline, stopBaseline } from "./compare.ts"
 import { fastifyWorkloads, prepareFastify } from "./fastifyCells.ts"
 import { confirmRequest, preparedPayouts } from "./flows.ts"
 import { type LoadRequest, type LoadResult, runLoad } from "./load.ts"
@@ -169,7 +169,7 @@ const startBaselineSide = async (work: Side & { readonly service: Service }, dat
   const workloads = await Promise.all(
     work.workloads.map(async (workload): Promise<SideWorkload> =>
       workload.amount !== undefined
-        ? { ...(await confirmWorkload(work.service, 2_000_000)) }
+        ? confirmWorkload(work.service, 2_000_000)
         : workload.name.startsWith("POST payouts")
         ? { name: workload.name, request: () => creates }
         : workload
@@ -178,10 +178,7 @@ const startBaselineSide = async (work: Side & { readonly service: Service }, dat
   return { process, side: { label: "Fastify + pg baseline", target: process, workloads } satisfies Side }
 }
 
-const perPairRatio = (ours: ReadonlyArray<LoadResult>, theirs: ReadonlyArray<LoadResult>) => {
-  const ratios = ours.map((r, i) => r.cpuMsPerRequest / theirs[i]!.cpuMsPerRequest)
-  return `${median(ratios).toFixed(2)}× (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`
-}
+const cpu = (result: LoadResult) => result.cpuMsPerRequest
 
 const spread = (values: ReadonlyArray<number>) => `${Math.min(...values)}–${Math.max(...values)}`
 
@@ -245,8 +242,8 @@ export const compareWithRef = async (
         const failed = [...refRuns, ...workRuns, ...baselineRuns].reduce((n, r) => n + r.non2xx + r.errors, 0)
         const againstBaseline = baseline === undefined ? {} : {
           "CPU ms/req baseline": median(baselineRuns.map((r) => r.cpuMsPerRequest)),
-          "CPU ratio ref / baseline": perPairRatio(refRuns, baselineRuns),
-          "CPU ratio work / baseline": perPairRatio(workRuns, baselineRuns),
+          "CPU ratio ref / baseline": pairedRatio(refRuns, baselineRuns, cpu),
+          "CPU ratio work / baseline": pairedRatio(workRuns, baselineRuns, cpu),
           "req/s baseline": median(baselineRuns.map((r) => r.rps))
         }
         rows.push({

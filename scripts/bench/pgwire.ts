@@ -12,10 +12,8 @@ export interface WireCounts {
   executed: number
   /** `P` messages: statements the server had to parse (an unnamed or a new prepared statement). */
   parsed: number
-  /** SQL text of every `Q` and `P`, in order. */
-  readonly texts: Array<string>
   /** SQL text of every statement run (`Q`, and `E` by the prepared statement its portal was bound to), in order. */
-  readonly executedTexts: Array<string>
+  readonly texts: Array<string>
 }
 
 export interface WireProxy {
@@ -61,7 +59,7 @@ const cString = (body: Buffer, from: number) => {
 /** Starts the proxy on 127.0.0.1 (a free port) in front of `databaseUrl`; `url` is the same URL through the proxy. */
 export const startWireProxy = async (databaseUrl: string): Promise<WireProxy> => {
   const target = new URL(databaseUrl)
-  const counts: WireCounts = { executed: 0, parsed: 0, texts: [], executedTexts: [] }
+  const counts: WireCounts = { executed: 0, parsed: 0, texts: [] }
   const sockets = new Set<Socket>()
   const server: Server = createServer((client) => {
     const upstream = createConnection({ host: target.hostname, port: Number(target.port || 5432) })
@@ -71,21 +69,17 @@ export const startWireProxy = async (databaseUrl: string): Promise<WireProxy> =>
     const parse = frontendParser((type, body) => {
       if (type === "Q") {
         counts.executed += 1
-        const text = cString(body, 0).text
-        counts.texts.push(text)
-        counts.executedTexts.push(text)
+        counts.texts.push(cString(body, 0).text)
       } else if (type === "P") {
         counts.parsed += 1
         const name = cString(body, 0)
-        const text = cString(body, name.next).text
-        statements.set(name.text, text)
-        counts.texts.push(text)
+        statements.set(name.text, cString(body, name.next).text)
       } else if (type === "B") {
         const portal = cString(body, 0)
         portals.set(portal.text, statements.get(cString(body, portal.next).text) ?? "(unknown statement)")
       } else if (type === "E") {
         counts.executed += 1
-        counts.executedTexts.push(portals.get(cString(body, 0).text) ?? "(unknown portal)")
+        counts.texts.push(portals.get(cString(body, 0).text) ?? "(unknown portal)")
       }
     })
     client.on("data", (chunk: Buffer) => {
@@ -114,7 +108,6 @@ export const startWireProxy = async (databaseUrl: string): Promise<WireProxy> =>
       counts.executed = 0
       counts.parsed = 0
       counts.texts.length = 0
-      counts.executedTexts.length = 0
     },
     close: async () => {
       for (const socket of sockets) socket.destroy()

@@ -30,9 +30,9 @@ const measure = async (
   proxy.reset()
   let texts: ReadonlyArray<string> = []
   for (let i = 0; i < N; i++) {
-    const before = proxy.counts.executedTexts.length
+    const before = proxy.counts.texts.length
     await check(await call(i))
-    if (i === N - 1) texts = proxy.counts.executedTexts.slice(before)
+    if (i === N - 1) texts = proxy.counts.texts.slice(before)
   }
   return { endpoint, executed: proxy.counts.executed / N, parsed: proxy.counts.parsed / N, texts }
 }
@@ -45,9 +45,9 @@ interface Target {
   readonly replays: boolean
 }
 
-/** Each endpoint's statements on the wire (`texts`: those of its last call). */
 let calls = 0
 
+/** Each endpoint's statements on the wire (`texts`: those of its last call). */
 export const perEndpoint = async (target: Target, proxy: WireProxy): Promise<ReadonlyArray<StatementCount>> => {
   const api = `${target.baseUrl}${API}`
   // Keys and hashes of this call's own (the service refuses a transaction hash another call used).
