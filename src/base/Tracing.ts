@@ -187,6 +187,17 @@ export const currentTraceparent: Effect.Effect<string | null> = Effect.withFiber
 )
 
 /**
+ * `effect` in a span named `name` while the tracer is on; with it off, the effect as it is (not even a no-op span:
+ * making one captures a stack trace, `new Error()`, which cost more than a mock-mode port call's own work).
+ */
+export const spanWhenTracing = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  name: string,
+  attributes: Record<string, unknown>
+): Effect.Effect<A, E, R> =>
+  Effect.withFiber((fiber) => fiber.cache.tracerEnabled ? Effect.withSpan(effect, name, { attributes }) : effect)
+
+/**
  * A span of background work (a job, a webhook delivery: kind consumer), continuing the trace of the `traceparent`
  * stored with it (that trace's sampling decision with it), or starting one of its own when none was stored.
  */

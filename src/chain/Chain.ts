@@ -1,6 +1,7 @@
 import type { TxHash } from "@cop-integrations/contracts"
 import { Context, Data, Effect, Layer } from "effect"
 import type { TokenInfo, TokenSymbol } from "./Tokens.ts"
+import { spanWhenTracing } from "../base/Tracing.ts"
 
 /**
  * Why a transfer did not verify: `mismatch` (the receipt shows something else: other sender, no such Transfer, too
@@ -115,13 +116,9 @@ export const withChainSpans = (chain: Chain["Service"]): Chain["Service"] => ({
   allowance: (input) => span("allowance", input.token, chain.allowance(input))
 })
 
-/** With the tracer off, the call as it is (not even a no-op span, whose making captures a stack trace). */
+/** The call in its span while tracing is on. */
 const span = <A, E>(operation: string, token: string, effect: Effect.Effect<A, E>) =>
-  Effect.withFiber((fiber) =>
-    fiber.cache.tracerEnabled
-      ? Effect.withSpan(effect, `Chain.${operation}`, { attributes: { "chain.token": token } })
-      : effect
-  )
+  spanWhenTracing(effect, `Chain.${operation}`, { "chain.token": token })
 
 /** The Chain `layer` provides, with its spans (`withChainSpans`). */
 export const withChainSpansLayer = <E, R>(layer: Layer.Layer<Chain, E, R>): Layer.Layer<Chain, E, R> =>

@@ -2,6 +2,7 @@ import type { BigDecimal } from "effect"
 import { Context, Data, Effect, Layer } from "effect"
 import type { KycStatus } from "@cop-integrations/contracts"
 import type { TransferProgress } from "./TransferProgress.ts"
+import { spanWhenTracing } from "../base/Tracing.ts"
 
 /** The provider could not be reached or answered 5xx/timeouts after the bounded retries: 503, retry later. */
 export class ProviderUnavailable extends Data.TaggedError("ProviderUnavailable")<{ readonly reason: string }> {}
@@ -99,16 +100,9 @@ export class PayoutProvider extends Context.Service<PayoutProvider, {
   readonly getTransfer: (transferId: string) => Effect.Effect<TransferProgress, ProviderFailure>
 }>()("PayoutProvider") {}
 
-/**
- * With the tracer off, the call as it is (not even a no-op span). The span is made only when the tracer is on: making
- * one captures a stack trace (`new Error()`), which cost more than the call's own work on a mock-mode create.
- */
+/** The call in its span while tracing is on. */
 const span = <A, E>(operation: string, effect: Effect.Effect<A, E>) =>
-  Effect.withFiber((fiber) =>
-    fiber.cache.tracerEnabled
-      ? Effect.withSpan(effect, `PayoutProvider.${operation}`, { attributes: { "provider.operation": operation } })
-      : effect
-  )
+  spanWhenTracing(effect, `PayoutProvider.${operation}`, { "provider.operation": operation })
 
 /** The provider's calls, by name: what a wrapper of every call (spans, metrics) tells them apart by. */
 export type ProviderOperation = Exclude<keyof PayoutProvider["Service"], "destinationsPerCustomer">
