@@ -70,7 +70,24 @@ const prebuiltPage = (page) => ({
   }
 })
 
-const SCALAR_FILE = join(root, "dist", "server.httpApiScalar.mjs")
+/**
+ * Scalar's 3.2 MB of browser JavaScript (42 % of the service's bundle), which the documentation page serves, is a
+ * dynamic import inside effect: bundled as a file of its own beside the entry (dist/server.httpApiScalar.mjs), node
+ * reads and compiles it on the first `/docs`, not at every start.
+ */
+const SCALAR_SOURCE = join(root, "node_modules", "effect", "dist", "http-api", "internal", "httpApiScalar.js")
+const SCALAR_ENTRY = "server.httpApiScalar"
+const SCALAR_FILE = join(root, "dist", `${SCALAR_ENTRY}.mjs`)
+
+const scalarApart = {
+  name: "scalar-apart",
+  setup: (build) => {
+    build.onResolve(
+      { filter: /\/internal\/httpApiScalar\.js$/ },
+      () => ({ path: `./${SCALAR_ENTRY}.mjs`, external: true })
+    )
+  }
+}
 
 const builtFrom = (wanted) =>
   existsSync(SERVER_BUNDLE) && existsSync(SCALAR_FILE) && existsSync(FINGERPRINT) &&
@@ -78,23 +95,6 @@ const builtFrom = (wanted) =>
 
 /** Whether dist/server.mjs is missing or older than its sources (cheap: sizes and modification times). */
 export const bundleIsStale = () => !builtFrom(fingerprint())
-
-/**
- * Scalar's 3.2 MB of browser JavaScript (42 % of the service's bundle), which the documentation page serves, is a
- * dynamic import inside effect: bundled as a file of its own beside the entry (dist/server.httpApiScalar.mjs), node
- * reads and compiles it on the first `/docs`, not at every start.
- */
-const SCALAR = join(root, "node_modules", "effect", "dist", "http-api", "internal", "httpApiScalar.js")
-
-const scalarApart = {
-  name: "scalar-apart",
-  setup: (build) => {
-    build.onResolve(
-      { filter: /\/internal\/httpApiScalar\.js$/ },
-      () => ({ path: "./server.httpApiScalar.mjs", external: true })
-    )
-  }
-}
 
 /** Builds dist/server.mjs (and Scalar's file beside it) unless it is up to date; true when it built. */
 export const buildIfStale = async () => {
@@ -116,7 +116,7 @@ export const buildIfStale = async () => {
     outdir: staging,
     outExtension: { ".js": ".mjs" }
   }
-  await esbuild.build({ ...NODE_BUNDLE, ...minified, entryPoints: { "server.httpApiScalar": SCALAR } })
+  await esbuild.build({ ...NODE_BUNDLE, ...minified, entryPoints: { [SCALAR_ENTRY]: SCALAR_SOURCE } })
   await esbuild.build({
     ...NODE_BUNDLE,
     ...minified,
