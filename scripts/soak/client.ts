@@ -24,6 +24,12 @@ const MAX_TRIES = 40
 const REQUEST_TIMEOUT_MS = 30_000
 const IN_PROGRESS_WAIT_MS = 90_000
 
+/** An answer body's `errorCode` (`tx_hash_reused`), when it has one. */
+export const errorCodeOf = (body: unknown): string | undefined => {
+  const code = (body as { errorCode?: unknown } | null | undefined)?.errorCode
+  return typeof code === "string" ? code : undefined
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 export interface RequestOptions {
@@ -57,8 +63,8 @@ export class SoakClient {
   }
 
   private record(op: string, ms: number, status: number, body: unknown) {
-    const code = (body as { errorCode?: unknown } | null)?.errorCode
-    const label = typeof code === "string" ? `${status} ${code}` : String(status)
+    const code = errorCodeOf(body)
+    const label = code === undefined ? String(status) : `${status} ${code}`
     let stats = this.stats.get(op)
     if (stats === undefined) {
       stats = { latencies: [], statuses: new Map() }

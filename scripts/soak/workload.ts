@@ -4,7 +4,7 @@
  * transaction hashes, lists, payee previews, quotes, swaps, and the mock-mode test helpers that move payouts to
  * completed or failed so events flow. It remembers every 201 and every 200 confirm for the invariants.
  */
-import type { Answer, SoakClient } from "./client.ts"
+import { type Answer, errorCodeOf, type SoakClient } from "./client.ts"
 import { ownerNameOf, swapKeyOf } from "./database.ts"
 import type { Workload } from "./invariants.ts"
 import type { Random } from "./random.ts"
@@ -21,11 +21,6 @@ export interface WorkloadState {
   readonly races: { total: number; oneWinner: number; noWinner: number; losers: Map<string, number> }
   /** Logical operations done, by name (one may be several requests). */
   readonly operations: Map<string, number>
-}
-
-const errorCodeOf = (answer: Answer | undefined) => {
-  const code = (answer?.body as { errorCode?: unknown } | undefined)?.errorCode
-  return typeof code === "string" ? code : undefined
 }
 
 /** An error answer's text, shortened (a codeless 409 is told apart by it). */
@@ -161,18 +156,21 @@ export const runWorkload = async (options: {
       hash,
       startedAt,
       endedAt: Date.now(),
-      answers: answers.map((answer) => ({
-        status: answer?.status,
-        errorCode: errorCodeOf(answer),
-        ...(answer === undefined || errorCodeOf(answer) !== undefined ? {} : { error: errorTextOf(answer) })
-      }))
+      answers: answers.map((answer) => {
+        const errorCode = errorCodeOf(answer?.body)
+        return {
+          status: answer?.status,
+          errorCode,
+          ...(answer === undefined || errorCode !== undefined ? {} : { error: errorTextOf(answer) })
+        }
+      })
     })
     const winners = answers.filter((answer) => answer?.status === 200).length
     state.races.total++
     if (winners === 1) {
       state.races.oneWinner++
       const loser = answers.find((answer) => answer?.status !== 200)
-      const code = errorCodeOf(loser)
+      const code = errorCodeOf(loser?.body)
       const label = loser === undefined ? "no answer" : `${loser.status}${code === undefined ? "" : ` ${code}`}`
       state.races.losers.set(label, (state.races.losers.get(label) ?? 0) + 1)
     }
@@ -180,7 +178,7 @@ export const runWorkload = async (options: {
     // A loser answered tx_hash_reused is surely unconfirmed: it may be confirmed later with a hash of its own. Any
     // other loser (no answer, a codeless 409 while still verifying) may have been confirmed: it is not raced again.
     for (const [i, answer] of answers.entries()) {
-      if (answer?.status === 409 && errorCodeOf(answer) === "tx_hash_reused") unconfirmed.push(i === 0 ? a : b)
+      if (answer?.status === 409 && errorCodeOf(answer.body) === "tx_hash_reused") unconfirmed.push(i === 0 ? a : b)
     }
     count("confirm race")
   }
