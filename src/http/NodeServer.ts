@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { Socket } from "node:net"
 import type { Duplex } from "node:stream"
 import type { ErrorBody } from "@cop-integrations/contracts"
 
@@ -72,9 +73,24 @@ const answerClientError = (error: Error & { readonly code?: string }, socket: Du
 }
 
 /**
+ * Closes a keep-alive connection whose idle timer fired, unless a request has arrived on it meanwhile. After a busy
+ * stretch Node runs the timers that fell due before it reads the sockets, so its own close (`socketOnTimeout`)
+ * destroyed connections whose next request had already arrived, unread: the client got a reset instead of an answer.
+ * This close waits for the loop's next read of the sockets (`setImmediate` runs after it) and keeps the connection
+ * when anything was read; Node then serves the request and arms the idle timer again after answering it.
+ */
+const closeIdleUnlessRead = (socket: Socket) => {
+  const readBefore = socket.bytesRead
+  setImmediate(() => {
+    if (socket.bytesRead === readBefore) socket.destroy()
+  })
+}
+
+/**
  * The Node HTTP server the service runs on (pass it to `NodeHttpServer.layer`). Bodies are at most 64 KiB
  * of JSON, so a request that takes longer than 30 s to arrive (10 s for its headers) is a stalled or
- * hostile client; timeouts are checked every second instead of Node's default 30.
+ * hostile client; timeouts are checked every second instead of Node's default 30. An idle connection is closed after
+ * `keepAliveTimeout` unless its next request has already arrived (closeIdleUnlessRead).
  */
 export const createHttpServer = (): Server => {
   const server = createServer({
@@ -84,6 +100,8 @@ export const createHttpServer = (): Server => {
     connectionsCheckingInterval: 1_000
   })
   server.on("clientError", answerClientError)
+  // A listener here replaces Node's close of an idle connection; the server sets no other socket timeout.
+  server.on("timeout", closeIdleUnlessRead)
   const noteEarlyAnswer = (request: IncomingMessage, response: ServerResponse) => {
     response.once("finish", () => {
       if (!request.complete) answeredEarly.add(request.socket)
