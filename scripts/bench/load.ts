@@ -21,6 +21,8 @@ export interface LoadResult {
   readonly p50: number
   readonly p99: number
   readonly cpuMsPerRequest: number
+  /** The same, unrounded: CPU time over requests answered (for figures under 0.01 ms). */
+  readonly cpuUsPerRequest: number
   readonly non2xx: number
   readonly errors: number
 }
@@ -63,6 +65,7 @@ export const runLoad = async (
     p50: result.latency.p50,
     p99: result.latency.p99,
     cpuMsPerRequest: total === 0 ? 0 : Math.round((cpu / total) * 100) / 100,
+    cpuUsPerRequest: total === 0 ? 0 : (cpu * 1000) / total,
     non2xx: result.non2xx,
     errors: result.errors
   }
