@@ -16,7 +16,9 @@ if (databaseUrl === "") throw new Error("DATABASE_URL names the database the ser
 const service = await startService({ DATABASE_URL: databaseUrl }, false)
 const health = await fetch(`${service.baseUrl}/healthz`).then((response) => response.text())
 const servers: ReadonlyArray<{ readonly name: string; readonly baseUrl: string; readonly pid: number }> = [
-  await startBaseline("scripts/bench/baselines/rawHttp.ts", { BASELINE_BODIES: JSON.stringify({ "/healthz": health }) }),
+  await startBaseline("scripts/bench/baselines/rawHttp.ts", {
+    BASELINE_BODIES: JSON.stringify({ "/healthz": health })
+  }),
   await startBaseline("scripts/bench/baselines/bareEffect.ts", {}),
   { name: "the service (npm start)", baseUrl: service.baseUrl, pid: service.pid }
 ]
@@ -26,10 +28,12 @@ const results = servers.map((): Array<LoadResult> => [])
 try {
   for (let round = 0; round < ROUNDS; round++) {
     for (const [index, server] of servers.entries()) {
-      results[index]!.push(await runLoad(server.baseUrl, server.pid, { path: "/healthz" }, {
-        connections: 16,
-        seconds: SECONDS
-      }))
+      results[index]!.push(
+        await runLoad(server.baseUrl, server.pid, { path: "/healthz" }, {
+          connections: 16,
+          seconds: SECONDS
+        })
+      )
     }
   }
 } finally {
