@@ -5,39 +5,35 @@
  * must decode with the contract and encode back to the same JSON, no field more, none less, none written otherwise.
  */
 import { Payout } from "@cop-integrations/contracts"
-import { Schema } from "effect"
 import { describe, expect } from "vitest"
 import { httpTest } from "../support/fixture.ts"
-import { expirePayoutWindow, newTxHash, type Partner, PAYOUTS, type Wire } from "../support/flows.ts"
+import {
+  expectContractEncoding,
+  expirePayoutWindow,
+  newTxHash,
+  type Partner,
+  PAYOUTS,
+  type Wire
+} from "../support/flows.ts"
 
 // The mock's lifecycle stays put: each payout is moved by the advance helper only.
 const it = httpTest({ env: { MOCK_LIFECYCLE_DELAY_MS: "600000" } })
 
 const ADVANCE = "/api/integrations/test-helpers/payouts"
 
-/** The answer's JSON, and the contract's encoding of what it decodes to. */
-const asContractEncodes = (wire: Wire) => {
-  const decoded = Schema.decodeUnknownSync(Payout)(wire.json)
-  return { answered: wire.json, encoded: JSON.parse(JSON.stringify(Schema.encodeSync(Payout)(decoded))) }
-}
-
-const expectContractEncoding = (wire: Wire) => {
-  expect(wire.status, wire.text).toBe(200)
-  const { answered, encoded } = asContractEncodes(wire)
-  expect(answered).toEqual(encoded)
-}
+const expectPayoutEncoding = (wire: Wire) => expectContractEncoding(Payout, wire)
 
 const confirmed = async (partner: Partner, user: string) => {
   const payout = await partner.payout(user)
-  expectContractEncoding(await partner.confirm(payout.payoutId, { txHash: newTxHash(), feeTxHash: newTxHash() }))
+  expectPayoutEncoding(await partner.confirm(payout.payoutId, { txHash: newTxHash(), feeTxHash: newTxHash() }))
   return payout.payoutId
 }
 
 describe("one payout is answered in the contract's encoding", () => {
   it("awaiting its deposit, and deposit_confirmed with both hashes", async ({ partner, user }) => {
     const waiting = await partner.payout(user)
-    expectContractEncoding(await partner.getPayout(waiting.payoutId))
-    expectContractEncoding(await partner.getPayout(await confirmed(partner, user)))
+    expectPayoutEncoding(await partner.getPayout(waiting.payoutId))
+    expectPayoutEncoding(await partner.getPayout(await confirmed(partner, user)))
   })
 
   for (const to of ["processing", "completed", "failed", "refunded"] as const) {
@@ -46,7 +42,7 @@ describe("one payout is answered in the contract's encoding", () => {
       const advanced = await partner.post(`${ADVANCE}/${payoutId}/advance`, { to })
       expect(advanced.status, advanced.text).toBe(200)
       const answer = await partner.getPayout(payoutId)
-      expectContractEncoding(answer)
+      expectPayoutEncoding(answer)
       expect((answer.json as { status: string }).status).toBe(to)
     })
   }
@@ -54,13 +50,13 @@ describe("one payout is answered in the contract's encoding", () => {
   it("past its deposit window", async ({ server, partner, user }) => {
     const payout = await partner.payout(user)
     await expirePayoutWindow(server, payout.payoutId)
-    expectContractEncoding(await partner.getPayout(payout.payoutId))
+    expectPayoutEncoding(await partner.getPayout(payout.payoutId))
   })
 
   it("canceled, and canceled again", async ({ partner, user }) => {
     const payout = await partner.payout(user)
-    expectContractEncoding(await partner.post(`${PAYOUTS}/${payout.payoutId}/cancel`, undefined))
-    expectContractEncoding(await partner.post(`${PAYOUTS}/${payout.payoutId}/cancel`, undefined))
+    expectPayoutEncoding(await partner.post(`${PAYOUTS}/${payout.payoutId}/cancel`, undefined))
+    expectPayoutEncoding(await partner.post(`${PAYOUTS}/${payout.payoutId}/cancel`, undefined))
   })
 
   it("the same payout in the list is answered the same", async ({ partner, user }) => {

@@ -3,7 +3,7 @@ import { MercadoCerrado, Quote, ServiceUnavailable } from "@cop-integrations/con
 import { Effect, Schema } from "effect"
 import { describe, expect } from "vitest"
 import { httpTest } from "../support/fixture.ts"
-import type { Partner } from "../support/flows.ts"
+import { expectContractEncoding, type Partner } from "../support/flows.ts"
 import { BREB, call, expectErrorBody, failureOf } from "../support/http.ts"
 import { clientExit, type TestServer, withClient } from "../support/server.ts"
 
@@ -116,6 +116,14 @@ describe("GET quote", () => {
     expect(body.display).toMatch(/^1 USD = \d+\.\d{2} COP$/)
     expect(body.display).toBe(displayOf(effective))
     expect(Date.parse(body.expiresAt)).toBeGreaterThan(Date.now())
+  })
+
+  // The quote is answered as QuoteService builds it, not encoded again through the contract (src/http/BrebHttp.ts).
+  it("is answered in the contract's encoding: the rate only, with an amount, from COPm", async ({ server, partner }) => {
+    for (const query of ["", "?destinationCop=250000", "?destinationCop=4000000.55&fromToken=COPm"]) {
+      const answer = await quote(server, partner, query)
+      expectContractEncoding(Quote, { status: answer.status, text: answer.text, json: answer.body })
+    }
   })
 
   it("with destinationCop: amounts and fee legs follow the money math exactly", async ({ server, partner }) => {

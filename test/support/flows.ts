@@ -121,6 +121,20 @@ export const expectBadRequest = (wire: Wire, field: string): string => {
 }
 
 export const decodePayout = (json: unknown): Payout => Schema.decodeUnknownSync(Payout)(json)
+
+/**
+ * A 200 whose JSON is the contract's encoding of what it decodes to: no field more, none less, none written otherwise
+ * (for answers the service writes as built, without encoding them through `schema` again).
+ */
+export const expectContractEncoding = <A, I>(
+  schema: Schema.Codec<A, I>,
+  wire: Pick<Wire, "status" | "text" | "json">
+) => {
+  expect(wire.status, wire.text).toBe(200)
+  const encoded = Schema.encodeSync(schema)(Schema.decodeUnknownSync(schema)(wire.json))
+  expect(wire.json).toEqual(JSON.parse(JSON.stringify(encoded)))
+}
+
 export const decodePayoutList = (json: unknown): PayoutList => Schema.decodeUnknownSync(PayoutList)(json)
 
 /** More pages than any test's list has: a list still going after this many does not end. */
