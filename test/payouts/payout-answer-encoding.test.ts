@@ -1,10 +1,11 @@
 /**
  * A payout is answered as the presenter builds it (src/payouts/Present.ts), not encoded again through the contract's
- * schema: GET of one payout, its confirm and its cancel (src/http/BrebHttp.ts), like the list and the create. That is right only while what the
- * presenter builds is already the contract's encoding. For a payout in each state the sandbox reaches, the answer
- * must decode with the contract and encode back to the same JSON, no field more, none less, none written otherwise.
+ * schema: GET of one payout, its confirm, its cancel and a page of the list (src/http/BrebHttp.ts), as the create
+ * is. That is right only while what the presenter builds is already the contract's encoding. For a payout in each
+ * state the sandbox reaches, the answer must decode with the contract and encode back to the same JSON, no field
+ * more, none less, none written otherwise.
  */
-import { Payout } from "@cop-integrations/contracts"
+import { Payout, PayoutList } from "@cop-integrations/contracts"
 import { describe, expect } from "vitest"
 import { httpTest } from "../support/fixture.ts"
 import {
@@ -59,10 +60,11 @@ describe("one payout is answered in the contract's encoding", () => {
     expectPayoutEncoding(await partner.post(`${PAYOUTS}/${payout.payoutId}/cancel`, undefined))
   })
 
-  it("the same payout in the list is answered the same", async ({ partner, user }) => {
+  it("a page of the list is the contract's encoding too, its item the same as the GET", async ({ partner, user }) => {
     const payoutId = await confirmed(partner, user)
     const one = await partner.getPayout(payoutId)
     const page = await partner.get(PAYOUTS, { limit: "100" })
+    expectContractEncoding(PayoutList, page)
     const listed = (page.json as { items: ReadonlyArray<{ payoutId: string }> }).items.find((item) =>
       item.payoutId === payoutId
     )
