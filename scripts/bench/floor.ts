@@ -4,7 +4,7 @@
  * nothing on it (baselines/bareEffect.ts: Effect's HttpApi, one endpoint, no middleware or services), and the service
  * as `npm start` runs it. BENCH_ROUNDS rounds (default 3) of BENCH_SECONDS (default 8) at 16 connections.
  */
-import { type BaselineProcess, startBaseline, stopBaseline } from "./compare.ts"
+import { startBaseline, stopBaseline } from "./compare.ts"
 import { type LoadResult, runLoad } from "./load.ts"
 import { startService, stopService } from "./service.ts"
 
@@ -15,14 +15,15 @@ if (databaseUrl === "") throw new Error("DATABASE_URL names the database the ser
 
 const service = await startService({ DATABASE_URL: databaseUrl }, false)
 const health = await fetch(`${service.baseUrl}/healthz`).then((response) => response.text())
-const servers: ReadonlyArray<{ readonly name: string; readonly baseUrl: string; readonly pid: number }> = [
-  await startBaseline("scripts/bench/baselines/rawHttp.ts", {
-    BASELINE_BODIES: JSON.stringify({ "/healthz": health })
-  }),
-  await startBaseline("scripts/bench/baselines/bareEffect.ts", {}),
+const raw = await startBaseline("scripts/bench/baselines/rawHttp.ts", {
+  BASELINE_BODIES: JSON.stringify({ "/healthz": health })
+})
+const bare = await startBaseline("scripts/bench/baselines/bareEffect.ts", {})
+const servers = [
+  { name: "raw node:http", baseUrl: raw.baseUrl, pid: raw.pid },
+  { name: "Effect HttpApi, one endpoint, nothing else", baseUrl: bare.baseUrl, pid: bare.pid },
   { name: "the service (npm start)", baseUrl: service.baseUrl, pid: service.pid }
 ]
-const names = ["raw node:http", "Effect HttpApi, one endpoint, nothing else", "the service (npm start)"]
 
 const results = servers.map((): Array<LoadResult> => [])
 try {
@@ -37,19 +38,20 @@ try {
     }
   }
 } finally {
-  for (const server of servers.slice(0, 2)) await stopBaseline(server as BaselineProcess)
+  await stopBaseline(raw)
+  await stopBaseline(bare)
   await stopService(service.child)
 }
 
 const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
-const raw = median(results[0]!.map((result) => result.cpuUsPerRequest))
+const rawCpu = median(results[0]!.map((result) => result.cpuUsPerRequest))
 console.log(`GET /healthz, ${ROUNDS} alternating rounds of ${SECONDS} s, 16 connections; median of the rounds`)
 console.table(results.map((runs, index) => {
   const cpu = median(runs.map((result) => result.cpuUsPerRequest))
   return {
-    server: names[index],
+    server: servers[index]!.name,
     "CPU µs/req": Math.round(cpu),
-    "× raw node:http": (cpu / raw).toFixed(1),
+    "× raw node:http": (cpu / rawCpu).toFixed(1),
     "req/s": median(runs.map((result) => result.rps)),
     non2xx: runs.reduce((sum, result) => sum + result.non2xx + result.errors, 0)
   }
