@@ -8,7 +8,7 @@ import { once } from "node:events"
 import { fileURLToPath } from "node:url"
 import { fastifyWorkloads, pgbenchCreate, prepareFastify, SEEDED, seedPayouts } from "./fastifyCells.ts"
 import { confirmRequest, preparedPayouts, runPartnerFlows } from "./flows.ts"
-import { type LoadRequest, type LoadResult, runLoad } from "./load.ts"
+import { type LoadRequest, type LoadResult, median, runLoad } from "./load.ts"
 import { startWireProxy } from "./pgwire.ts"
 import { rssMb } from "./proc.ts"
 import type { Service } from "./service.ts"
@@ -55,8 +55,6 @@ export const stopBaseline = async (baseline: BaselineProcess) => {
   baseline.child.kill("SIGTERM")
   await once(baseline.child, "exit")
 }
-
-const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
 
 interface Row {
   readonly workload: string

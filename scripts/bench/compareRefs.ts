@@ -18,7 +18,7 @@ import pg from "pg"
 import { type BaselineProcess, pairedRatio, startBaseline, stopBaseline } from "./compare.ts"
 import { fastifyWorkloads, prepareFastify } from "./fastifyCells.ts"
 import { confirmRequest, preparedPayouts } from "./flows.ts"
-import { type LoadRequest, type LoadResult, runLoad } from "./load.ts"
+import { type LoadRequest, type LoadResult, median, runLoad } from "./load.ts"
 import { rssMb } from "./proc.ts"
 import {
   API,
@@ -141,8 +141,6 @@ export const workloadsFor = async (
     { name: "GET payouts?limit=50", request: work.list(50) }
   ]
 }
-
-const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
 
 const startSide = async (
   label: string,

@@ -5,7 +5,7 @@
  * as `npm start` runs it. BENCH_ROUNDS rounds (default 3) of BENCH_SECONDS (default 8) at 16 connections.
  */
 import { startBaseline, stopBaseline } from "./compare.ts"
-import { type LoadResult, runLoad } from "./load.ts"
+import { type LoadResult, median, runLoad } from "./load.ts"
 import { startService, stopService } from "./service.ts"
 
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? "3")
@@ -43,7 +43,6 @@ try {
   await stopService(service.child)
 }
 
-const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
 const rawCpu = median(results[0]!.map((result) => result.cpuUsPerRequest))
 console.log(`GET /healthz, ${ROUNDS} alternating rounds of ${SECONDS} s, 16 connections; median of the rounds`)
 console.table(results.map((runs, index) => {

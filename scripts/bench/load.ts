@@ -12,6 +12,10 @@ export interface LoadRequest {
   ) => { readonly body: string; readonly headers?: Record<string, string>; readonly path?: string }
 }
 
+/** The middle of `values` (the upper middle of an even count; 0 when empty), in any order. */
+export const median = (values: ReadonlyArray<number>) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
+
 /** The `p` quantile (0..1) of ascending `sorted` values (0 when empty). */
 export const percentile = (sorted: ReadonlyArray<number>, p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0
