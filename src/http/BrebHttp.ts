@@ -18,8 +18,9 @@ import { QuoteService } from "../quotes/QuoteService.ts"
 import { answerConflicts } from "./Conflicts.ts"
 
 /**
- * A quote or a payout answered as the service built it: already the contract's encoding, so not encoded again through
- * the contract's checks (about 7 % of a GET of one payout's CPU; for a page of 500 as much as the rest of the request).
+ * A quote, a payout or a page of payouts answered as the service built it: already the contract's encoding, so not
+ * encoded again through the contract's checks (about 7 % of a GET of one payout's CPU; for a page of 500 as much as
+ * the rest of the request).
  * test/payouts/payout-answer-encoding.test.ts and test/quotes/quote.test.ts hold what is built to the contract.
  */
 const answerAsBuilt = (value: Quote | Payout | PayoutList) => HttpServerResponse.jsonUnsafe(value)

@@ -121,6 +121,7 @@ export const expectBadRequest = (wire: Wire, field: string): string => {
 }
 
 export const decodePayout = (json: unknown): Payout => Schema.decodeUnknownSync(Payout)(json)
+export const decodePayoutList = (json: unknown): PayoutList => Schema.decodeUnknownSync(PayoutList)(json)
 
 /**
  * A 200 whose JSON is the contract's encoding of what it decodes to: no field more, none less, none written otherwise
@@ -134,8 +135,6 @@ export const expectContractEncoding = <A, I>(
   const encoded = Schema.encodeSync(schema)(Schema.decodeUnknownSync(schema)(wire.json))
   expect(wire.json).toEqual(JSON.parse(JSON.stringify(encoded)))
 }
-
-export const decodePayoutList = (json: unknown): PayoutList => Schema.decodeUnknownSync(PayoutList)(json)
 
 /** More pages than any test's list has: a list still going after this many does not end. */
 const MAX_PAGES = 100
