@@ -23,6 +23,7 @@ import { DashboardHttpLive } from "./http/DashboardHttp.ts"
 import { DashboardPageLive } from "./dashboard/DashboardPage.ts"
 import { DashboardSessions } from "./dashboard/DashboardSessions.ts"
 import { SessionRepo } from "./dashboard/SessionRepo.ts"
+import { ReportsHttpLive } from "./http/ReportsHttp.ts"
 import { RequestLogsHttpLive } from "./http/RequestLogsHttp.ts"
 import { RequestMiddleware } from "./http/RequestMiddleware.ts"
 import { RouteTemplateLive } from "./http/HttpMetrics.ts"
@@ -90,6 +91,8 @@ import { TestHelpersMock } from "./testHelpers/TestHelpersMock.ts"
 import { ProviderEventRepo } from "./providerWebhooks/ProviderEventRepo.ts"
 import { ProviderWebhook } from "./providerWebhooks/ProviderWebhook.ts"
 import { RequestLogRecorder } from "./requestLogs/RequestLogRecorder.ts"
+import { ReportRepo } from "./reports/ReportRepo.ts"
+import { Reports } from "./reports/Reports.ts"
 import { RequestLogRepo } from "./requestLogs/RequestLogRepo.ts"
 import { RequestLogs } from "./requestLogs/RequestLogs.ts"
 
@@ -260,7 +263,8 @@ const repositories = (mode: ModeLayers) =>
     SessionRepo.Default,
     mode.claims,
     ProviderEventRepo.Default,
-    RequestLogRepo.Default
+    RequestLogRepo.Default,
+    ReportRepo.Default
   ).pipe(Layer.provideMerge(mode.outbox), Layer.provideMerge(JobQueue.Default))
 
 /** The background loops (jobs, webhook deliveries, sweeps), unless this replica only serves HTTP (WORKER_ENABLED=false). */
@@ -279,6 +283,7 @@ const domain = (config: AppConfigShape, mode: ModeLayers) =>
     DashboardSessions.Default,
     RequestLogs.Default,
     RequestLogRecorder.Default,
+    Reports.Default,
     worker(config)
   ).pipe(
     Layer.provideMerge(Lifecycle.Default),
@@ -298,6 +303,7 @@ const api = HttpApiBuilder.layer(IntegrationsApi).pipe(
     EventsHttpLive,
     DashboardHttpLive,
     RequestLogsHttpLive,
+    ReportsHttpLive,
     ApiKeysHttpLive,
     TestHelpersHttpLive,
     WebhooksHttpLive,

@@ -16,7 +16,7 @@ const FLOORS: ReadonlyArray<ReadonlyArray<string>> = [
   ["chain", "provider", "partnerEvents", "dashboard"],
   ["kyc", "router"],
   ["destinations", "pricing"],
-  ["quotes", "requestLogs"],
+  ["quotes", "reports", "requestLogs"],
   ["payouts", "swaps"],
   ["providerWebhooks", "testHelpers", "worker"],
   ["http"],

@@ -7,6 +7,7 @@ import { TestHelpersGroup } from "./TestHelpers.ts"
 import { HealthGroup } from "./Health.ts"
 import { finishOpenApiDocument } from "./OpenApiDocument.ts"
 import { RejectUnknownFields } from "./Primitives.ts"
+import { ReportsGroup } from "./Reports.ts"
 import { RequestLogsGroup } from "./RequestLogs.ts"
 import { SwapsGroup } from "./Swaps.ts"
 import { WebhooksGroup } from "./Webhooks.ts"
@@ -23,6 +24,7 @@ export class IntegrationsApi extends HttpApi.make("IntegrationsApi")
     RequestLogsGroup,
     TestHelpersGroup,
     WebhooksGroup,
+    ReportsGroup,
     HealthGroup
   )
   // Issues name the rejected value (the 400 texts quote it); request bodies refuse unknown fields.

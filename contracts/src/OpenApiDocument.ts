@@ -4,6 +4,7 @@ import { ErrorCode } from "./Errors.ts"
 import { IDEMPOTENCY_KEY_EXAMPLES, REQUEST_BODY_EXAMPLES } from "./RequestExamples.ts"
 import { describeFromSchema, isObject, type Json, type JsonObject } from "./OpenApiJson.ts"
 import { ListLimitJsonSchema } from "./Payout.ts"
+import { REPORT_ROWS, reportContent, reportRowSchemas } from "./ReportsSection.ts"
 import { FAILURES_GUIDE } from "./PayoutFailure.ts"
 import { WEBHOOKS_GUIDE, webhooksSection } from "./WebhooksSection.ts"
 
@@ -225,6 +226,8 @@ const finishParameter = (operationId: string, parameter: JsonObject) => {
 const finishOperation = (spec: JsonObject, path: string, method: string, operation: Operation) => {
   for (const parameter of operation.parameters ?? []) finishParameter(String(operation["operationId"]), parameter)
   const responses = operation.responses
+  const reportRow = REPORT_ROWS[String(operation["operationId"])]
+  if (reportRow !== undefined) responses["200"]!["content"] = reportContent(reportRow)
   // Probes take no input: nothing they are sent can be invalid.
   if (HEALTH_PATHS.has(path)) delete responses["400"]
   // Every POST reads a body if one is sent: one that takes none answers a non-empty one that is too large or not JSON
@@ -274,14 +277,15 @@ const sameJson = (a: Json, b: Json): boolean => {
 }
 
 /**
- * The paths' component schemas with the ones the webhooks' bodies refer to. Both are compiled from the same Effect
- * schemas, so a name in both is the same schema; a difference would be two schemas under one name, refused here.
+ * The paths' component schemas with the ones `what` refers to (the webhooks' bodies, the reports' rows). All are
+ * compiled from the same Effect schemas, so a name in both is the same schema; a difference would be two schemas
+ * under one name, refused here.
  */
-const withWebhookSchemas = (schemas: JsonObject, webhookSchemas: JsonObject): JsonObject => {
+const withSchemasOf = (what: string, schemas: JsonObject, more: JsonObject): JsonObject => {
   const merged = { ...schemas }
-  for (const [name, schema] of Object.entries(webhookSchemas)) {
+  for (const [name, schema] of Object.entries(more)) {
     if (merged[name] !== undefined && !sameJson(merged[name], schema)) {
-      throw new Error(`The webhooks' component schema ${name} differs from the paths' one of the same name`)
+      throw new Error(`The ${what}' component schema ${name} differs from the paths' one of the same name`)
     }
     merged[name] = schema
   }
@@ -308,7 +312,13 @@ export const finishOpenApiDocument = (generated: Record<string, unknown>): Recor
   const components = spec["components"] as JsonObject
   const { webhooks, schemas: webhookSchemas } = webhooksSection(finishSchemas)
   const schemas = {
-    ...withRequestExamples(withWebhookSchemas(components["schemas"] as JsonObject, webhookSchemas)),
+    ...withRequestExamples(
+      withSchemasOf(
+        "reports",
+        withSchemasOf("webhooks", components["schemas"] as JsonObject, webhookSchemas),
+        reportRowSchemas(finishSchemas)
+      )
+    ),
     ErrorBody: errorBodySchema
   }
   const info = spec["info"] as JsonObject

@@ -178,6 +178,24 @@ const calendarDateTime = new RegExp(
   ].join("")
 )
 
+/** A day on the calendar, `YYYY-MM-DD` (no time, no zone): a month 01-12 and a day the month has. */
+export const CalendarDate = Schema.String.check(
+  rule(
+    (value: string) => {
+      const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value)
+      if (match === null) return false
+      const [year, month, day] = match.slice(1).map(Number) as [number, number, number]
+      return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month)
+    },
+    "must be a calendar date YYYY-MM-DD (month 01-12, a day the month has), e.g. 2026-11-27",
+    { pattern: calendarDateTime.source.replace(/T.*$/, "$") }
+  )
+).annotate({
+  identifier: "CalendarDate",
+  description: "A calendar date, `YYYY-MM-DD`",
+  examples: ["2026-11-27"]
+})
+
 export const IsoTimestamp = Schema.String.check(
   rule(
     (value: string) => isoTimestampPattern.test(value),

@@ -81,7 +81,7 @@ const FIELD_RULES: ReadonlyMap<string, Rule> = new Map([
     at createdAt updatedAt expiresAt completedAt attemptedAt blockTime createdFrom createdTo
     userAddress address to from txHash feeTxHash approvalTarget
     accountOwnerName beneficiaryName bankName breBKeyLast4 documentLast4 title note
-    limit nextCursor cursor durationMs method path
+    limit nextCursor cursor durationMs method path format date final count
   `),
   ["error", "message"],
   ["message", "message"],
