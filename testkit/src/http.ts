@@ -121,6 +121,12 @@ export const apiAnswerBounds = (timeoutMs: number): Bounds => ({
   advice: "no answer of the contract comes near that; the request's curl shows what the deployment sends"
 })
 
+/** Bodies longer than the recorded (evidence) cut, whole, by their recorded response: see `wholeBody`. */
+const wholeBodies = new WeakMap<RecordedResponse, string>()
+
+/** An answer's whole body as text (a report a scenario reads); the recorded `body` is cut for evidence. */
+export const wholeBody = (response: RecordedResponse): string => wholeBodies.get(response) ?? response.body
+
 const recordResponse = (answer: BoundedAnswer): RecordedResponse => {
   const text = new TextDecoder().decode(answer.body)
   const headers = Object.fromEntries(answer.headers.entries())
@@ -135,7 +141,9 @@ const recordResponse = (answer: BoundedAnswer): RecordedResponse => {
       isJson = false
     }
   }
-  return { status: answer.status, headers, body: truncate(text), json, isJson }
+  const response = { status: answer.status, headers, body: truncate(text), json, isJson }
+  if (response.body !== text) wholeBodies.set(response, text)
+  return response
 }
 
 const describeRequestError = (error: unknown): string =>

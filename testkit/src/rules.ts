@@ -20,6 +20,7 @@ export type ReadmeSection =
   | "events-to-partners-webhooks"
   | "dashboard"
   | "request-logs"
+  | "reports"
   | "operating-it"
   | "live-mode"
   | "money"
@@ -420,6 +421,16 @@ export const RULES = {
     statement:
       "every authenticated request is recorded for its integration: `GET request-logs/{requestId}` answers it by its `X-Request-Id` (method, path, status) within seconds of its answer, and the list filters by `requestId` and `statusClass`; another integration's request is 404 there and never in its list",
     see: ["README#request-logs", "getRequestLog", "listRequestLogs"]
+  },
+  "R-REPORT-1": {
+    statement:
+      "`GET reports/payouts?from&to` answers every payout the integration created in the range, oldest first: as CSV (`format=csv`, the default: a header row of the contract's columns in their order, RFC 4180) or JSON Lines (`format=jsonl`), each row with the amounts the API answers for that payout, exactly; a cell a spreadsheet would run as a formula starts with `'`; another integration's payouts are never in it; `to` not after `from` is a 400 naming `to`",
+    see: ["README#reports", "payoutReport"]
+  },
+  "R-REPORT-2": {
+    statement:
+      "`GET reports/statement?date=` answers the UTC day's payouts and swaps counted and summed per status and token; each line equals the sums of the same range's report rows with that status and token, exactly; `final` is true once the day has ended; a date that is not a calendar date is a 400 naming `date`",
+    see: ["README#reports", "statement"]
   },
   "R-EVT-9": {
     statement:

@@ -83,6 +83,7 @@ describe("against the mock deployment without a second key", () => {
       "IDEM-004",
       "LOGS-002",
       "PREVIEW-005",
+      "REPORT-002",
       "SWAP-004",
       "TENANT-001",
       "TENANT-002",

@@ -16,6 +16,7 @@ import { negativeScenarios } from "./negative.ts"
 import { payoutScenarios } from "./payouts.ts"
 import { previewScenarios } from "./preview.ts"
 import { quoteScenarios } from "./quote.ts"
+import { reportScenarios } from "./reports.ts"
 import { requestLogScenarios } from "./requestLogs.ts"
 import { sandboxScenarios } from "./sandbox.ts"
 import { swapScenarios } from "./swaps.ts"
@@ -43,6 +44,7 @@ export const allScenarios: ReadonlyArray<Scenario> = [
   ...webhookScenarios,
   ...eventScenarios,
   ...requestLogScenarios,
+  ...reportScenarios,
   ...sandboxScenarios,
   ...errorScenarios,
   ...negativeScenarios
