@@ -16,6 +16,7 @@ import { PayoutConfirm } from "../payouts/PayoutConfirm.ts"
 import { PayoutService } from "../payouts/PayoutService.ts"
 import { QuoteService } from "../quotes/QuoteService.ts"
 import { answerConflicts } from "./Conflicts.ts"
+import { answerCreated } from "./CreatedAnswer.ts"
 
 /**
  * A quote, a payout or a page of payouts answered as the service built it: already the contract's encoding, so not
@@ -62,15 +63,7 @@ export const BrebHttpLive = HttpApiBuilder.group(IntegrationsApi, "breb", (handl
               answerConflicts
             )
           ),
-          // The stored JSON is answered as is (serialised once, for the response, the replay and the event alike),
-          // so a replay is byte-for-byte the first response.
-          Effect.map((outcome) =>
-            HttpServerResponse.text(outcome.bodyJson, {
-              status: outcome.status,
-              contentType: "application/json",
-              headers: outcome.replayed ? { "idempotent-replayed": "true" } : {}
-            })
-          )
+          Effect.map(answerCreated)
         ))
       .handle("getPayout", ({ params }) =>
         Effect.flatMap(CurrentIntegration, ({ integrationId }) =>

@@ -351,7 +351,42 @@ export class IdempotencyStore extends Context.Service<IdempotencyStore>()("Idemp
       )
     }
 
-    return { run } as const
+    /**
+     * A create that may carry an Idempotency-Key: with one, `run` (the request's fingerprint taken from `request`);
+     * without one, `work` once, with a claim that records nothing and passes every outside call as it is, then
+     * `persist`.
+     */
+    const runOptionally = <A, E, R, E2, R2>(
+      input: Omit<Input, "key" | "fingerprint"> & {
+        readonly key: string | undefined
+        readonly request: { readonly method: string; readonly path: string; readonly body: unknown }
+      },
+      work: (claim: Claim) => Effect.Effect<A, E, R>,
+      persist: (prepared: A) => Effect.Effect<StoredResponse, E2, R2>
+    ): Effect.Effect<IdempotentResult, E | E2 | IdempotencyKeyReused | IdempotencyKeyInProgress, R | R2> => {
+      const { key, request, ...rest } = input
+      if (key !== undefined) {
+        return run(
+          { ...rest, key, fingerprint: requestFingerprint(request.method, request.path, request.body) },
+          work,
+          persist
+        )
+      }
+      const unkeyed: Claim = {
+        resourceId: input.resourceId,
+        providerKey: input.providerKey,
+        takenOver: false,
+        intent: null,
+        record: () => Effect.void,
+        outsideCall: (call) => call
+      }
+      return Effect.map(
+        Effect.flatMap(work(unkeyed), persist),
+        (created) => ({ ...created, bodyJson: created.bodyJson ?? JSON.stringify(created.body), replayed: false })
+      )
+    }
+
+    return { run, runOptionally } as const
   })
 }) {
   static readonly Default = Layer.effect(this, this.make)

@@ -19,7 +19,7 @@ import { Chain } from "../chain/Chain.ts"
 import { addSeconds, now } from "../base/Clock.ts"
 import { AppConfig } from "../config/Config.ts"
 import { PageBudget } from "../db/PageBudget.ts"
-import { type Claim, IdempotencyStore, requestFingerprint } from "../idempotency/IdempotencyStore.ts"
+import { type Claim, IdempotencyStore } from "../idempotency/IdempotencyStore.ts"
 import { newId } from "../base/ids.ts"
 import { DestinationPreviews, previewedOr } from "../destinations/DestinationPreviews.ts"
 import { CustomerKyc } from "../kyc/CustomerKyc.ts"
@@ -60,6 +60,12 @@ export interface CreateOutcome {
   readonly replayed: boolean
 }
 
+/** What pricing a payout reads of its request. */
+type PricedRequest = Pick<CreatePayoutRequest, "userAddress" | "fromToken" | "quoteId">
+
+/** What the provider's side of a payout reads of its request. */
+type ProvisionedRequest = Pick<CreatePayoutRequest, "userAddress" | "breBKey" | "accountOwnerName">
+
 /** A payouts list request: the common list parameters and the payouts' own filters. */
 export interface PayoutListRequest extends ListRequest {
   readonly status?: PayoutStatus | undefined
@@ -86,42 +92,39 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
     const customerKyc = yield* CustomerKyc
 
     /**
-     * Everything a payout needs before it is written: checks, price, and the provider's external account and
-     * transfer. No transaction is open here: the provider calls run outside any, each statement on its own.
-     * `claim` names the payout id allocated before the call and the provider key derived from it, so a retry after
-     * a crash reaches the same provider transfer; the terms (rates, a firm COPm quote's swap amount) are recorded before
-     * the provider is called, and a retry that takes the key over prices with them, so it sends the provider the same
-     * transfer request and charges what the first try quoted.
-     * Precedence after validation and idempotency: needs_kyc → mercado_cerrado → requote → below_minimum →
-     * destination_mismatch (DESIGN §3).
+     * Whether `userAddress` may be paid out now: its provider customer (KYC approved, else needs_kyc), and a market
+     * that is open (else mercado_cerrado) and not moving (else requote).
      */
-    const prepare = (
-      integrationId: IntegrationId,
-      request: CreatePayoutRequest,
-      destinationCop: BigDecimal.BigDecimal,
-      claim: {
-        readonly payoutId: PayoutId
-        readonly transferKey: string
-        readonly pinned: unknown
-        readonly record: (terms: typeof PinnedTerms.Encoded) => Effect.Effect<void>
-        readonly outsideCall: Claim["outsideCall"]
-      }
-    ) =>
+    const payerReady = (integrationId: IntegrationId, userAddress: string) =>
       Effect.gen(function*() {
-        // A `previewId` is checked with the body, before anything else; its destination is reused below.
-        const previewed = yield* previews.destinationFor(integrationId, request)
-        const providerCustomerId = yield* customerKyc.approvedCustomerId(integrationId, request.userAddress)
+        const providerCustomerId = yield* customerKyc.approvedCustomerId(integrationId, userAddress)
         const marketState = yield* market.state
         if (marketState._tag === "Closed") return yield* marketClosed(marketState.reopensAt)
         // A moving market: no price taken now stands, the partner quotes again.
         if (marketState._tag === "Moving") return yield* Effect.fail(new Requote({ error: marketState.reason }))
-        const at = yield* now
-        const pinned = Schema.decodeUnknownOption(PinnedTerms)(claim.pinned)
+        return providerCustomerId
+      })
+
+    /**
+     * The payout priced as GET quote prices (one path), before any provider call: a COPm route's failure leaves nothing
+     * behind. `pinned`: the terms a stopped try recorded with its Idempotency-Key (rates, a firm COPm quote's swap
+     * amount), which a retry prices with; else the current rates or the `quoteId`'s. `record`: the terms to record
+     * with the key (none when they were pinned).
+     */
+    const priceOne = (
+      integrationId: IntegrationId,
+      request: PricedRequest,
+      destinationCop: BigDecimal.BigDecimal,
+      pinned: unknown,
+      at: Date
+    ) =>
+      Effect.gen(function*() {
+        const pinnedTerms = Schema.decodeUnknownOption(PinnedTerms)(pinned)
         const token = chain.token(request.fromToken ?? "USDC")
-        const terms = Option.isSome(pinned)
+        const terms = Option.isSome(pinnedTerms)
           ? {
-            rates: { sellRate: pinned.value.sellRate, midRate: pinned.value.midRate },
-            swapSellAmount: pinned.value.swapSellAmount
+            rates: { sellRate: pinnedTerms.value.sellRate, midRate: pinnedTerms.value.midRate },
+            swapSellAmount: pinnedTerms.value.swapSellAmount
           }
           : yield* Effect.flatMap(
             orProviderFailure(rateCache.usdCopRates),
@@ -136,10 +139,8 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
               })
           )
         const rates: UsdCopRates = terms.rates
-
         // The provider is paid in USDC whatever the user funds the payout from.
         const usdc = chain.token("USDC")
-        // Priced as GET quote prices (one path), before any provider call: a COPm route's failure leaves nothing behind.
         const price = yield* pricePayout({
           destinationCop,
           rates,
@@ -150,18 +151,34 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
           swapTaker: getAddress(request.userAddress),
           quotedSwapSellAmount: terms.swapSellAmount
         }).pipe(Effect.provideService(SwapRouter, router))
-        const priced = price.usd
+        const record = Option.isSome(pinnedTerms) ? undefined : Schema.encodeSync(PinnedTerms)({
+          sellRate: rates.sellRate,
+          midRate: rates.midRate,
+          ...(terms.swapSellAmount === undefined ? {} : { swapSellAmount: terms.swapSellAmount })
+        })
+        return { token, usdc, rates, price, record }
+      })
 
-        if (Option.isNone(pinned)) {
-          yield* claim.record(
-            Schema.encodeSync(PinnedTerms)({
-              sellRate: rates.sellRate,
-              midRate: rates.midRate,
-              ...(terms.swapSellAmount === undefined ? {} : { swapSellAmount: terms.swapSellAmount })
-            })
-          )
-        }
-
+    /**
+     * The provider's side of a priced payout (its external account, unless a preview verified it, and its transfer)
+     * and the row to write. The transfer is the one call with a lasting effect: `claim.outsideCall` keeps the payout id
+     * and transfer key for a retry from there on.
+     */
+    const provisionOne = (
+      integrationId: IntegrationId,
+      request: ProvisionedRequest,
+      destinationCop: BigDecimal.BigDecimal,
+      priced: Effect.Success<ReturnType<typeof priceOne>>,
+      previewed: Effect.Success<ReturnType<typeof previews.destinationFor>>,
+      providerCustomerId: Effect.Success<ReturnType<typeof payerReady>>,
+      claim: {
+        readonly payoutId: PayoutId
+        readonly transferKey: string
+        readonly outsideCall: Claim["outsideCall"]
+      }
+    ) =>
+      Effect.gen(function*() {
+        const { price, rates, token, usdc } = priced
         const destination = yield* previewedOr(
           previewed,
           previews.registerDestination(integrationId, request, providerCustomerId)
@@ -176,22 +193,19 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
             })
           )
         }
-
         const payoutId = claim.payoutId
-        // The one call with a lasting effect: a failure from here on may leave a transfer at the provider, so the
-        // Idempotency-Key keeps this payout id (and the transfer key) for the retry.
         const transfer = yield* orProviderFailure(claim.outsideCall(
           provider.createTransfer({
             idempotencyKey: claim.transferKey,
             payoutId,
             customerId: providerCustomerId,
-            amount: priced.wire.deposit,
+            amount: price.usd.wire.deposit,
             userAddress: request.userAddress,
             externalAccountId: destination.externalAccountId
           }),
           madeNothing
         ))
-        if (transfer.depositAmount !== priced.wire.deposit) {
+        if (transfer.depositAmount !== price.usd.wire.deposit) {
           yield* Effect.logWarning("provider deposit instructions differ from our price").pipe(
             Effect.annotateLogs({ payoutId, transferId: transfer.transferId })
           )
@@ -221,7 +235,7 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
           deposit_chain: transfer.chain,
           deposit_currency: transfer.currency,
           deposit_address: transfer.depositAddress,
-          deposit_amount: priced.wire.deposit,
+          deposit_amount: price.usd.wire.deposit,
           service_fee: price.serviceFee,
           total_paid: price.totalPaidUsd,
           source_amount: price.copm === undefined ? null : price.sourceAmount,
@@ -240,6 +254,46 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
           completed_at: null,
           timeline: [hop("created", createdAt, "api")]
         })
+        return row
+      })
+
+    /**
+     * Everything a payout needs before it is written: checks, price, and the provider's external account and
+     * transfer. No transaction is open here: the provider calls run outside any, each statement on its own.
+     * `claim` names the payout id allocated before the call and the provider key derived from it, so a retry after
+     * a crash reaches the same provider transfer; the terms (rates, a firm COPm quote's swap amount) are recorded before
+     * the provider is called, and a retry that takes the key over prices with them, so it sends the provider the same
+     * transfer request and charges what the first try quoted.
+     * Precedence after validation and idempotency: needs_kyc → mercado_cerrado → requote → below_minimum →
+     * destination_mismatch (DESIGN §3).
+     */
+    const prepare = (
+      integrationId: IntegrationId,
+      request: CreatePayoutRequest,
+      destinationCop: BigDecimal.BigDecimal,
+      claim: {
+        readonly payoutId: PayoutId
+        readonly transferKey: string
+        readonly pinned: unknown
+        readonly record: (terms: typeof PinnedTerms.Encoded) => Effect.Effect<void>
+        readonly outsideCall: Claim["outsideCall"]
+      }
+    ) =>
+      Effect.gen(function*() {
+        // A `previewId` is checked with the body, before anything else; its destination is reused below.
+        const previewed = yield* previews.destinationFor(integrationId, request)
+        const providerCustomerId = yield* payerReady(integrationId, request.userAddress)
+        const priced = yield* priceOne(integrationId, request, destinationCop, claim.pinned, yield* now)
+        if (priced.record !== undefined) yield* claim.record(priced.record)
+        const row = yield* provisionOne(
+          integrationId,
+          request,
+          destinationCop,
+          priced,
+          previewed,
+          providerCustomerId,
+          claim
+        )
         return { integrationId, row }
       })
 
@@ -265,30 +319,13 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
     }) {
       const destinationCop = yield* parseDestinationCop(input.request.destinationCop, config.brebMaxCop)
       const payoutId = newId("po")
-      const transferKey = providerIdempotencyKey("transfer", payoutId)
-      if (input.idempotencyKey === undefined) {
-        const prepared = yield* prepare(input.integrationId, input.request, destinationCop, {
-          payoutId,
-          transferKey,
-          pinned: null,
-          record: () => Effect.void,
-          outsideCall: (call) => call
-        })
-        const created = yield* persist(prepared)
-        return {
-          status: created.status,
-          body: created.body,
-          bodyJson: created.bodyJson,
-          replayed: false
-        } satisfies CreateOutcome
-      }
-      const result = yield* idempotency.run(
+      const result = yield* idempotency.runOptionally(
         {
           integrationId: input.integrationId,
           key: input.idempotencyKey,
-          fingerprint: requestFingerprint("POST", PAYOUTS_PATH, input.request),
+          request: { method: "POST", path: PAYOUTS_PATH, body: input.request },
           resourceId: payoutId,
-          providerKey: transferKey
+          providerKey: providerIdempotencyKey("transfer", payoutId)
         },
         (claim) =>
           prepare(input.integrationId, input.request, destinationCop, {
@@ -335,7 +372,13 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
       }
     )
 
-    return { create, get, list } as const
+    return {
+      create,
+      get,
+      list,
+      /** The steps of one payout's creation, for a batch to take each of its items through. */
+      steps: { payerReady, priceOne, provisionOne }
+    } as const
   })
 }) {
   static readonly Default = Layer.effect(this, this.make)

@@ -51,20 +51,30 @@ const asCall = (prepared: PreparedTx) => ({
   value: hexQuantity(BigInt(prepared.value))
 })
 
+/** `transactions` as one EIP-5792 `wallet_sendCalls` batch from `from`; none without the deployment's chain id. */
+export const walletSendCalls = (
+  from: string,
+  transactions: ReadonlyArray<PreparedTx>,
+  chainId: Option.Option<number>
+): WalletSendCalls | null =>
+  Option.isNone(chainId)
+    ? null
+    : {
+      version: "2.0.0",
+      chainId: hexQuantity(BigInt(chainId.value)),
+      from,
+      atomicRequired: true,
+      calls: transactions.map(asCall)
+    }
+
 /**
  * The deposit and fee transfers as one EIP-5792 `wallet_sendCalls` batch: none without the deployment's chain id,
  * nor when the deposit transaction needs an approval first (a COPm payout's router swap).
  */
 const walletCalls = (row: PayoutRow, chainId: Option.Option<number>): WalletSendCalls | null =>
-  Option.isNone(chainId) || row.transaction.approvalTarget !== null
+  row.transaction.approvalTarget !== null
     ? null
-    : {
-      version: "2.0.0",
-      chainId: hexQuantity(BigInt(chainId.value)),
-      from: row.user_address,
-      atomicRequired: true,
-      calls: [asCall(row.transaction), asCall(row.fee_transaction)]
-    }
+    : walletSendCalls(row.user_address, [row.transaction, row.fee_transaction], chainId)
 
 /** The payout as partners see it; `chainId` is the deployment's (CHAIN_ID), for its `calls`. */
 export const presentPayout = (row: PayoutRow, chainId: Option.Option<number>): Payout => ({
