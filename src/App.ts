@@ -23,6 +23,7 @@ import { DashboardHttpLive } from "./http/DashboardHttp.ts"
 import { DashboardPageLive } from "./dashboard/DashboardPage.ts"
 import { DashboardSessions } from "./dashboard/DashboardSessions.ts"
 import { SessionRepo } from "./dashboard/SessionRepo.ts"
+import { PayoutBatchesHttpLive } from "./http/PayoutBatchesHttp.ts"
 import { ReportsHttpLive } from "./http/ReportsHttp.ts"
 import { RequestLogsHttpLive } from "./http/RequestLogsHttp.ts"
 import { RequestMiddleware } from "./http/RequestMiddleware.ts"
@@ -63,6 +64,8 @@ import { MockScenarioLive } from "./base/MockScenario.ts"
 import { TracingOff, tracingLayer } from "./base/Tracing.ts"
 import { Lifecycle } from "./payouts/Lifecycle.ts"
 import { PayoutConfirm } from "./payouts/PayoutConfirm.ts"
+import { BatchRepo } from "./payouts/BatchRepo.ts"
+import { PayoutBatches } from "./payouts/PayoutBatches.ts"
 import { PayoutRepo } from "./payouts/PayoutRepo.ts"
 import { PayoutChainId } from "./payouts/Present.ts"
 import { PayoutCancel } from "./payouts/PayoutCancel.ts"
@@ -258,6 +261,7 @@ const repositories = (mode: ModeLayers) =>
     PreviewRepo.Default,
     VerificationBudget.Default,
     PayoutRepo.Default,
+    BatchRepo.Default,
     SwapRepo.Default,
     IdempotencyStore.Default,
     SessionRepo.Default,
@@ -273,7 +277,8 @@ const worker = (config: AppConfigShape) => (config.workerEnabled ? JobWorkerLive
 const domain = (config: AppConfigShape, mode: ModeLayers) =>
   Layer.mergeAll(
     OtpService.Default,
-    PayoutService.Default,
+    // A batch takes each of its items through the payout service's own steps.
+    PayoutBatches.Default.pipe(Layer.provideMerge(PayoutService.Default)),
     PayoutConfirm.Default,
     PayoutCancel.Default,
     SwapService.Default,
@@ -299,6 +304,7 @@ const domain = (config: AppConfigShape, mode: ModeLayers) =>
 const api = HttpApiBuilder.layer(IntegrationsApi).pipe(
   Layer.provide([
     BrebHttpLive,
+    PayoutBatchesHttpLive,
     SwapsHttpLive,
     EventsHttpLive,
     DashboardHttpLive,

@@ -7,6 +7,7 @@ import { TestHelpersGroup } from "./TestHelpers.ts"
 import { HealthGroup } from "./Health.ts"
 import { finishOpenApiDocument } from "./OpenApiDocument.ts"
 import { RejectUnknownFields } from "./Primitives.ts"
+import { PayoutBatchesGroup } from "./PayoutBatch.ts"
 import { ReportsGroup } from "./Reports.ts"
 import { RequestLogsGroup } from "./RequestLogs.ts"
 import { SwapsGroup } from "./Swaps.ts"
@@ -17,6 +18,7 @@ export const INTERFACE_VERSION = "0.1.0"
 export class IntegrationsApi extends HttpApi.make("IntegrationsApi")
   .add(
     BrebGroup,
+    PayoutBatchesGroup,
     SwapsGroup,
     EventsGroup,
     ApiKeysGroup,

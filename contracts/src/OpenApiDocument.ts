@@ -1,10 +1,11 @@
+import { asideSchemas, withBatchItems } from "./AsideSchemas.ts"
 import { MOCK_SCENARIOS } from "./Breb.ts"
 import { type CodelessStatus, ERROR_CATALOGUE, errorAnchor, ERRORS_GUIDE } from "./ErrorCatalogue.ts"
 import { ErrorCode } from "./Errors.ts"
 import { IDEMPOTENCY_KEY_EXAMPLES, REQUEST_BODY_EXAMPLES } from "./RequestExamples.ts"
 import { describeFromSchema, isObject, type Json, type JsonObject } from "./OpenApiJson.ts"
 import { ListLimitJsonSchema } from "./Payout.ts"
-import { REPORT_ROWS, reportContent, reportRowSchemas } from "./ReportsSection.ts"
+import { REPORT_ROWS, reportContent } from "./ReportsSection.ts"
 import { FAILURES_GUIDE } from "./PayoutFailure.ts"
 import { WEBHOOKS_GUIDE, webhooksSection } from "./WebhooksSection.ts"
 
@@ -311,12 +312,17 @@ export const finishOpenApiDocument = (generated: Record<string, unknown>): Recor
   const spec = finishSchemas(generated) as JsonObject
   const components = spec["components"] as JsonObject
   const { webhooks, schemas: webhookSchemas } = webhooksSection(finishSchemas)
+  // ErrorBody is written by hand (its codes inline); the ErrorCode component Effect registers for a schema that embeds
+  // an ErrorBody (a batch's item) has no other use.
+  const { ErrorCode: _embeddedCodes, ...pathSchemas } = components["schemas"] as JsonObject
   const schemas = {
     ...withRequestExamples(
-      withSchemasOf(
-        "reports",
-        withSchemasOf("webhooks", components["schemas"] as JsonObject, webhookSchemas),
-        reportRowSchemas(finishSchemas)
+      withBatchItems(
+        withSchemasOf(
+          "aside",
+          withSchemasOf("webhooks", pathSchemas, webhookSchemas),
+          asideSchemas(finishSchemas)
+        )
       )
     ),
     ErrorBody: errorBodySchema

@@ -11,12 +11,13 @@ import type {
 import { EXAMPLE_TX_HASHES, EXAMPLE_USER } from "./Examples.ts"
 import type { OtpSendRequest, OtpVerifyRequest } from "./Kyc.ts"
 import type { ConfirmPayoutRequest, CreatePayoutRequest } from "./Payout.ts"
+import type { CreatePayoutBatchRequest } from "./PayoutBatch.ts"
 import type { PreviewDestinationRequest } from "./Destination.ts"
 import type { ConfirmSwapRequest, PrepareSwapRequest } from "./Swap.ts"
 
 /**
  * One example per request body, by component name: in mock mode, sent in this order (OTP send, verify, payout,
- * confirm, advance, swap prepare, confirm, webhook endpoint and its update), each is answered 2xx, so the docs page's "Test Request"
+ * batch, confirm, advance, swap prepare, confirm, webhook endpoint and its update), each is answered 2xx, so the docs page's "Test Request"
  * works as pre-filled, for every integration and every time (the confirms' hashes: EXAMPLE_TX_HASHES). The OTP code is mock mode's (MOCK_OTP_DEBUG_CODE, default 123456); no `quoteId` (a quote's
  * lock expires). The document's finishing step (OpenApiDocument.ts) puts each on its schema; a test decodes each
  * with the contract's schema.
@@ -30,6 +31,13 @@ export const REQUEST_BODY_EXAMPLES = {
     breBKey: "@maria2024",
     accountOwnerName: "Maria Gomez",
     fromToken: "USDC"
+  },
+  CreatePayoutBatchRequest: {
+    userAddress: EXAMPLE_USER,
+    items: [
+      { destinationCop: "250000", breBKey: "@maria2024", accountOwnerName: "Maria Gomez", reference: "inv-0001" },
+      { destinationCop: "120000", breBKey: "@camila2024", accountOwnerName: "Camila Rojas", reference: "inv-0002" }
+    ]
   },
   PreviewDestinationRequest: { breBKey: "@maria2024", accountOwnerName: "Maria Gomez" },
   ConfirmPayoutRequest: { txHash: EXAMPLE_TX_HASHES.payout },
@@ -49,6 +57,7 @@ export const REQUEST_BODY_EXAMPLES = {
   readonly OtpSendRequest: typeof OtpSendRequest.Encoded
   readonly OtpVerifyRequest: typeof OtpVerifyRequest.Encoded
   readonly CreatePayoutRequest: typeof CreatePayoutRequest.Encoded
+  readonly CreatePayoutBatchRequest: typeof CreatePayoutBatchRequest.Encoded
   readonly PreviewDestinationRequest: typeof PreviewDestinationRequest.Encoded
   readonly ConfirmPayoutRequest: typeof ConfirmPayoutRequest.Encoded
   readonly AdvancePayoutRequest: typeof AdvancePayoutRequest.Encoded
@@ -65,5 +74,6 @@ export const REQUEST_BODY_EXAMPLES = {
  */
 export const IDEMPOTENCY_KEY_EXAMPLES: Record<string, string> = {
   "breb.createPayout": "payout-2026-11-0001",
+  "payoutBatches.createPayoutBatch": "batch-2026-11-0001",
   "swaps.prepareSwap": "swap-2026-11-0001"
 }

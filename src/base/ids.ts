@@ -1,4 +1,4 @@
-import { EndpointId, IntegrationId, KeyId, PayoutId, QuoteId, SwapId } from "@cop-integrations/contracts"
+import { EndpointId, IntegrationId, KeyId, PayoutBatchId, PayoutId, QuoteId, SwapId } from "@cop-integrations/contracts"
 
 const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
@@ -50,7 +50,15 @@ export const randomBase62 = (byteLength: number): string => {
   return out
 }
 
-const idTypes = { po: PayoutId, sw: SwapId, int: IntegrationId, we: EndpointId, qt: QuoteId, key: KeyId }
+const idTypes = {
+  po: PayoutId,
+  pb: PayoutBatchId,
+  sw: SwapId,
+  int: IntegrationId,
+  we: EndpointId,
+  qt: QuoteId,
+  key: KeyId
+}
 type IdTypes = typeof idTypes
 
 /** Resource identifiers: `po_…`, `int_…`, as their id type; 128 random bits. */

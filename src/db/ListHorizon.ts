@@ -25,7 +25,7 @@ import type { SqlError } from "effect/sql/SqlError"
 const WAIT_FOR_CREATES_MS = 500
 const WAIT_STEP = Duration.millis(1)
 
-export type CreatedTable = "payouts" | "swap_intents"
+export type CreatedTable = "payouts" | "swap_intents" | "payout_batches"
 
 const Horizon = Schema.Struct({
   asked: Schema.NumberFromString,

@@ -125,3 +125,16 @@ export const formatFixed = (x: BigDecimal.BigDecimal, scale: number): string => 
   const fractionPart = digits.slice(digits.length - scale)
   return scale === 0 ? sign + integerPart : `${sign}${integerPart}.${fractionPart}`
 }
+
+/**
+ * The exact sum of decimal strings written with `scale` fraction digits: never rounded (a part with more fraction
+ * digits than `scale` is a RangeError, as in `toBaseUnits`).
+ */
+export const sumFixed = (values: ReadonlyArray<string>, scale: number): string =>
+  formatFixed(
+    values.reduce(
+      (total, value) => BigDecimal.sum(total, BigDecimal.fromStringUnsafe(value)),
+      BigDecimal.fromBigInt(0n)
+    ),
+    scale
+  )

@@ -7,6 +7,7 @@ export {
   roundHalfUp,
   roundUp,
   type RoundingMode,
+  sumFixed,
   toBaseUnits
 } from "./Decimal.ts"
 export {

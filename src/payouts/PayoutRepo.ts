@@ -155,7 +155,9 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
           source_amount: checked.source_amount ?? null,
           failure: null,
           refund: null,
-          canceled_at: null
+          canceled_at: null,
+          batch_id: checked.batch_id ?? null,
+          reference: checked.reference ?? null
         }
         yield* sql`INSERT INTO payouts ${
           sql.insert({
@@ -243,6 +245,12 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
             WHERE id = ${payoutId} AND integration_id = ${integrationId}
               AND status IN ('deposit_confirmed', 'processing') AND delayed_at IS NULL
             RETURNING *`
+    })
+
+    const ofBatch = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: PayoutRow,
+      execute: (batchId) => sql`SELECT * FROM payouts WHERE batch_id = ${batchId}`
     })
 
     const markDepositSeen = (id: string, at: Date) =>
@@ -344,6 +352,8 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
           }`
         ),
       insert,
+      /** The payouts made for a batch (its items' own). */
+      ofBatch: (batchId: string) => ofBatch(batchId).pipe(Effect.orDie),
       update: updateStamped,
       markDepositSeen: (id: string, at: Date) => markDepositSeen(id, at).pipe(Effect.orDie, Effect.asVoid),
       closeWindow: owned.closeWindow,

@@ -57,6 +57,9 @@ export const PayoutRow = Schema.Struct({
   /** The deposit going back to the user, once the provider says it will. */
   refund: Schema.optional(Schema.NullOr(PayoutRefund)),
   /** When the partner canceled it (its deposit window closed early); funds after it are returned, not paid out. */
-  canceled_at: Schema.optional(Schema.NullOr(Schema.Date))
+  canceled_at: Schema.optional(Schema.NullOr(Schema.Date)),
+  /** The batch it was made in, and the reference its item gave (a single payout has neither). */
+  batch_id: Schema.optional(Schema.NullOr(Schema.String)),
+  reference: Schema.optional(Schema.NullOr(Schema.String))
 })
 export type PayoutRow = typeof PayoutRow.Type

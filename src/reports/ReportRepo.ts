@@ -30,7 +30,9 @@ export const PayoutReportSource = Schema.Struct({
   refund_status: Schema.NullOr(Schema.String),
   refund_amount: Schema.NullOr(Schema.String),
   refund_tx_hash: Schema.NullOr(Schema.String),
-  provider_transfer_id: Schema.String
+  provider_transfer_id: Schema.String,
+  batch_id: Schema.NullOr(Schema.String),
+  reference: Schema.NullOr(Schema.String)
 })
 export type PayoutReportSource = typeof PayoutReportSource.Type
 
@@ -108,7 +110,7 @@ export class ReportRepo extends Context.Service<ReportRepo>()("ReportRepo", {
                 WHERE hop->>'status' = 'deposit_mined' LIMIT 1) AS deposit_mined_at,
               failure->>'code' AS failure_code, failure->>'at' AS failed_at,
               refund->>'status' AS refund_status, refund->>'amount' AS refund_amount, refund->>'txHash' AS refund_tx_hash,
-              provider_transfer_id
+              provider_transfer_id, batch_id, reference
             FROM payouts WHERE ${keyset(page)}
             ORDER BY created_at, id LIMIT ${page.limit}`
     })

@@ -37,8 +37,8 @@ export const payoutReportRow = (row: PayoutReportSource): PayoutReportRow => ({
   providerTransferId: row.provider_transfer_id,
   // The provider gives no reference of the rail today; the column is kept for when it does.
   railReference: null,
-  batchId: null,
-  reference: null
+  batchId: row.batch_id,
+  reference: row.reference
 })
 
 export const swapReportRow = (row: SwapReportSource): SwapReportRow => ({

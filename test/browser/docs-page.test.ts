@@ -255,6 +255,7 @@ const partnerSequence = (created: Created): ReadonlyArray<TryIt> => [
     path: "/api/integrations/breb/payouts",
     creates: (body) => ({ payoutId: String(body["payoutId"]) })
   },
+  { method: "POST", path: "/api/integrations/breb/payout-batches" },
   {
     method: "POST",
     path: "/api/integrations/breb/payouts/{payoutId}/confirm",

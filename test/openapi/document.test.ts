@@ -313,6 +313,7 @@ describe("traps of Effect 4 the contract avoids", () => {
       "confirmPayout",
       "confirmSwap",
       "createPayout",
+      "createPayoutBatch",
       "createWebhookEndpoint",
       "prepareSwap",
       "previewDestination",

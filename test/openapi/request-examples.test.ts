@@ -9,16 +9,17 @@ import {
   AdvancePayoutRequest,
   ConfirmPayoutRequest,
   ConfirmSwapRequest,
+  CreatePayoutBatchRequest,
   CreatePayoutRequest,
   CreateWebhookEndpointRequest,
-  openApiDocument,
   OtpSendRequest,
   OtpVerifyRequest,
   PrepareSwapRequest,
   PreviewDestinationRequest,
   RejectUnknownFields,
   TriggerEventRequest,
-  UpdateWebhookEndpointRequest
+  UpdateWebhookEndpointRequest,
+  openApiDocument
 } from "@cop-integrations/contracts"
 import { Exit, Schema } from "effect"
 import { describe, expect, it } from "vitest"
@@ -28,6 +29,7 @@ const requestSchemas: Record<string, Schema.Top> = {
   OtpVerifyRequest,
   PreviewDestinationRequest,
   CreatePayoutRequest,
+  CreatePayoutBatchRequest,
   ConfirmPayoutRequest,
   AdvancePayoutRequest,
   PrepareSwapRequest,
@@ -66,7 +68,11 @@ describe("request examples", () => {
         .filter((parameter) => parameter["name"] === "idempotency-key")
         .map((parameter) => ({ operation: operation["operationId"], parameter }))
     )
-    expect(keys.map(({ operation }) => operation).sort()).toEqual(["breb.createPayout", "swaps.prepareSwap"])
+    expect(keys.map(({ operation }) => operation).sort()).toEqual([
+      "breb.createPayout",
+      "payoutBatches.createPayoutBatch",
+      "swaps.prepareSwap"
+    ])
     for (const { parameter } of keys) {
       expect(parameter["example"]).toMatch(/^[A-Za-z0-9._-]+$/)
       expect(parameter["schema"]["examples"]).toEqual([parameter["example"]])

@@ -124,14 +124,15 @@ export const decodePayout = (json: unknown): Payout => Schema.decodeUnknownSync(
 export const decodePayoutList = (json: unknown): PayoutList => Schema.decodeUnknownSync(PayoutList)(json)
 
 /**
- * A 200 whose JSON is the contract's encoding of what it decodes to: no field more, none less, none written otherwise
- * (for answers the service writes as built, without encoding them through `schema` again).
+ * A 200 (or `status`) whose JSON is the contract's encoding of what it decodes to: no field more, none less, none
+ * written otherwise (for answers the service writes as built, without encoding them through `schema` again).
  */
 export const expectContractEncoding = <A, I>(
   schema: Schema.Codec<A, I>,
-  wire: Pick<Wire, "status" | "text" | "json">
+  wire: Pick<Wire, "status" | "text" | "json">,
+  status = 200
 ) => {
-  expect(wire.status, wire.text).toBe(200)
+  expect(wire.status, wire.text).toBe(status)
   const encoded = Schema.encodeSync(schema)(Schema.decodeUnknownSync(schema)(wire.json))
   expect(wire.json).toEqual(JSON.parse(JSON.stringify(encoded)))
 }

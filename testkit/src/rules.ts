@@ -21,6 +21,7 @@ export type ReadmeSection =
   | "dashboard"
   | "request-logs"
   | "reports"
+  | "batch-payouts"
   | "operating-it"
   | "live-mode"
   | "money"
@@ -421,6 +422,16 @@ export const RULES = {
     statement:
       "every authenticated request is recorded for its integration: `GET request-logs/{requestId}` answers it by its `X-Request-Id` (method, path, status) within seconds of its answer, and the list filters by `requestId` and `statusClass`; another integration's request is 404 there and never in its list",
     see: ["README#request-logs", "getRequestLog", "listRequestLogs"]
+  },
+  "R-BATCH-1": {
+    statement:
+      "`POST breb/payout-batches` makes each valid item a payout (as `GET payouts/{payoutId}` answers it) and gives each invalid item an ErrorBody naming the item's field and the rule, making nothing for it; `totals` are the exact sums of the payouts' amounts; `calls` holds every deposit transfer and one transfer of the summed service fee, together exactly `totals.sourceAmount`",
+    see: ["README#batch-payouts", "createPayoutBatch"]
+  },
+  "R-BATCH-2": {
+    statement:
+      "a batch is refused as a whole, making nothing, when the user's KYC is not approved (409 `needs_kyc`), when no item is valid (400 naming `items`) and from COPm (400 naming `fromToken`); another integration's batch is 404",
+    see: ["README#batch-payouts", "createPayoutBatch", "getPayoutBatch"]
   },
   "R-REPORT-1": {
     statement:

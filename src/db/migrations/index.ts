@@ -33,6 +33,7 @@ import requestLogSessions from "./0026_request_log_sessions.ts"
 import replicaLeases from "./0027_replica_leases.ts"
 import metricsIndexes from "./0028_metrics_indexes.ts"
 import traceContext from "./0029_trace_context.ts"
+import payoutBatches from "./0030_payout_batches.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -63,5 +64,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0026_request_log_sessions": requestLogSessions,
   "0027_replica_leases": replicaLeases,
   "0028_metrics_indexes": metricsIndexes,
-  "0029_trace_context": traceContext
+  "0029_trace_context": traceContext,
+  "0030_payout_batches": payoutBatches
 }

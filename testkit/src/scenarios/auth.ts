@@ -38,6 +38,7 @@ export const authScenarios = [
               auth: "none",
               path: {
                 payoutId: "po_conformance",
+                batchId: "pb_conformance",
                 intentId: "sw_conformance",
                 endpointId: "we_conformance",
                 eventId: "evt_conformance",

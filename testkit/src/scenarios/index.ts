@@ -1,6 +1,7 @@
 import type { Scenario } from "../scenario.ts"
 import { apiKeyScenarios } from "./apiKeys.ts"
 import { authScenarios } from "./auth.ts"
+import { batchScenarios } from "./batches.ts"
 import { cancelScenarios } from "./cancel.ts"
 import { confirmScenarios } from "./confirm.ts"
 import { contractScenarios } from "./contract.ts"
@@ -33,6 +34,7 @@ export const allScenarios: ReadonlyArray<Scenario> = [
   ...contractScenarios,
   ...kycScenarios,
   ...payoutScenarios,
+  ...batchScenarios,
   ...previewScenarios,
   ...idempotencyScenarios,
   ...confirmScenarios,
