@@ -252,7 +252,7 @@ export class PayoutBatches extends Context.Service<PayoutBatches>()("PayoutBatch
     }) {
       if (input.request.fromToken === "COPm") return yield* Effect.fail(new BadRequest({ error: COPM_REFUSED }))
       const batchId = newId("pb")
-      const result = yield* idempotency.runOptionally(
+      const outcome: CreateOutcome = yield* idempotency.runOptionally(
         {
           integrationId: input.integrationId,
           key: input.idempotencyKey,
@@ -269,12 +269,7 @@ export class PayoutBatches extends Context.Service<PayoutBatches>()("PayoutBatch
           }),
         persist
       )
-      return {
-        status: result.status,
-        body: result.body,
-        bodyJson: result.bodyJson,
-        replayed: result.replayed
-      } satisfies CreateOutcome
+      return outcome
     })
 
     const get = Effect.fn("PayoutBatches.get")(function*(integrationId: IntegrationId, batchId: PayoutBatchId) {

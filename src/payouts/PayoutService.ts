@@ -319,7 +319,7 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
     }) {
       const destinationCop = yield* parseDestinationCop(input.request.destinationCop, config.brebMaxCop)
       const payoutId = newId("po")
-      const result = yield* idempotency.runOptionally(
+      const outcome: CreateOutcome = yield* idempotency.runOptionally(
         {
           integrationId: input.integrationId,
           key: input.idempotencyKey,
@@ -338,12 +338,7 @@ export class PayoutService extends Context.Service<PayoutService>()("PayoutServi
           }),
         persist
       )
-      return {
-        status: result.status,
-        body: result.body,
-        bodyJson: result.bodyJson,
-        replayed: result.replayed
-      } satisfies CreateOutcome
+      return outcome
     })
 
     const get = Effect.fn("PayoutService.get")(function*(integrationId: IntegrationId, payoutId: PayoutId) {
