@@ -12,6 +12,7 @@ import {
   PayoutBatchId,
   PayoutBatchItemRequest,
   PayoutId,
+  PayoutReference,
   type Requote,
   UserAddress
 } from "@cop-integrations/contracts"
@@ -106,7 +107,9 @@ export class PayoutBatches extends Context.Service<PayoutBatches>()("PayoutBatch
             at: ["items", index],
             whole: `items.${index}: must be a JSON object`
           })
-          return { index, reference: null, outcome: Result.fail<ErrorBody>({ error }) }
+          // Its reference still names it, when that part of it is valid.
+          const reference = Schema.is(PayoutReference)(raw["reference"]) ? raw["reference"] : null
+          return { index, reference, outcome: Result.fail<ErrorBody>({ error }) }
         }
         const item = decoded.success
         const payout: CreatePayoutRequest = {

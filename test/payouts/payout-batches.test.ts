@@ -51,7 +51,7 @@ describe("a batch of payouts", () => {
         { destinationCop: "120000", accountOwnerName: "No Key" },
         item("1000", "too-small"),
         item("99999.99", "inv-002"),
-        { ...item("80000"), nickname: "extra" },
+        { ...item("80000", "with-extra"), nickname: "extra" },
         item("4500000.01", "inv-003")
       ]
     }
@@ -66,7 +66,7 @@ describe("a batch of payouts", () => {
       null,
       "too-small",
       "inv-002",
-      null,
+      "with-extra",
       "inv-003"
     ])
 
