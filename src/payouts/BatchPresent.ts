@@ -80,8 +80,9 @@ export const presentBatch = (
   chainId: Option.Option<number>
 ): PayoutBatch => {
   const byId = new Map(payouts.map((row) => [row.id, row]))
+  const rowOf = (item: BatchItemRecord) => (item.payoutId === null ? undefined : byId.get(item.payoutId))
   const made = batch.items.flatMap((item) => {
-    const row = item.payoutId === null ? undefined : byId.get(item.payoutId)
+    const row = rowOf(item)
     return row === undefined ? [] : [row]
   })
   return {
@@ -90,7 +91,7 @@ export const presentBatch = (
     userAddress: batch.user_address,
     fromToken: batch.from_token,
     items: batch.items.map((item) => {
-      const row = item.payoutId === null ? undefined : byId.get(item.payoutId)
+      const row = rowOf(item)
       return {
         index: item.index,
         reference: item.reference,

@@ -68,10 +68,11 @@ const FORMULA_START = /^[=+\-@\t\r\n＝＋－＠]/
 export const spreadsheetSafe = (cell: string): string => (FORMULA_START.test(cell) ? `'${cell}` : cell)
 
 /** A row's CSV cells in the columns' order: null an empty cell, every cell spreadsheet-safe. */
-export const csvCells =
-  <Column extends string>(columns: ReadonlyArray<Column>) =>
-  (row: Readonly<Record<Column, string | null>>): ReadonlyArray<string> =>
-    columns.map((column) => {
-      const value = row[column]
-      return value === null ? "" : spreadsheetSafe(value)
-    })
+export const csvCells = <Column extends string>(
+  columns: ReadonlyArray<Column>,
+  row: Readonly<Record<Column, string | null>>
+): ReadonlyArray<string> =>
+  columns.map((column) => {
+    const value = row[column]
+    return value === null ? "" : spreadsheetSafe(value)
+  })

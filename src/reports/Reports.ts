@@ -59,10 +59,9 @@ const encoded = <Row, Column extends string>(
 ): Stream.Stream<Uint8Array> =>
   format === "jsonl"
     ? rows.pipe(Stream.map(present), Stream.pipeThroughChannel(Ndjson.encode()), Stream.orDie)
-    : Stream.suspend(() => {
-      const cells = csvCells(columns)
-      return Stream.concat(Stream.make(columns), Stream.map(rows, (row) => cells(present(row))))
-    }).pipe(Stream.pipeThroughChannel(Csv.encode()))
+    : Stream.concat(Stream.make(columns), Stream.map(rows, (row) => csvCells(columns, present(row)))).pipe(
+      Stream.pipeThroughChannel(Csv.encode())
+    )
 
 const checkedRange = (params: ReportParams) => {
   const from = new Date(params.from)
