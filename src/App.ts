@@ -65,6 +65,7 @@ import { TracingOff, tracingLayer } from "./base/Tracing.ts"
 import { Lifecycle } from "./payouts/Lifecycle.ts"
 import { PayoutConfirm } from "./payouts/PayoutConfirm.ts"
 import { BatchRepo } from "./payouts/BatchRepo.ts"
+import { BatchConfirm } from "./payouts/BatchConfirm.ts"
 import { PayoutBatches } from "./payouts/PayoutBatches.ts"
 import { PayoutRepo } from "./payouts/PayoutRepo.ts"
 import { PayoutChainId } from "./payouts/Present.ts"
@@ -123,6 +124,8 @@ type TestHelperNeeds =
   | OtpService
   | PayoutService
   | PayoutConfirm
+  | PayoutBatches
+  | BatchConfirm
   | SwapService
   | WebhookEndpoints
 
@@ -280,6 +283,7 @@ const domain = (config: AppConfigShape, mode: ModeLayers) =>
     // A batch takes each of its items through the payout service's own steps.
     PayoutBatches.Default.pipe(Layer.provideMerge(PayoutService.Default)),
     PayoutConfirm.Default,
+    BatchConfirm.Default,
     PayoutCancel.Default,
     SwapService.Default,
     ProviderWebhook.Default,

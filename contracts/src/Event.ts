@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { EndpointId, EventId, IntegrationId } from "./Ids.ts"
 import { KycCustomer } from "./Kyc.ts"
 import { ListCursor, ListLimit, Payout } from "./Payout.ts"
+import { PayoutBatch } from "./PayoutBatch.ts"
 import { KNOWN_FAILURE_CODES, type KnownFailureCode } from "./PayoutFailure.ts"
 import { atLeast, atMost, IsoTimestamp, matching, PrintableText, unnamed } from "./Primitives.ts"
 import { SwapIntent } from "./Swap.ts"
@@ -16,6 +17,7 @@ export const PayoutEventType = Schema.Literals([
   "payout.expired",
   "payout.delayed"
 ])
+export const PayoutBatchEventType = Schema.Literals(["payout_batch.confirmed", "payout_batch.finished"])
 export const KycEventType = Schema.Literals(["kyc.approved", "kyc.rejected"])
 export const SwapEventType = Schema.Literals(["swap.confirmed", "swap.failed", "swap.expired"])
 export const PingEventType = Schema.Literal("endpoint.ping")
@@ -24,7 +26,8 @@ export const EventType = Schema.Literals([
   ...PayoutEventType.literals,
   ...KycEventType.literals,
   ...SwapEventType.literals,
-  PingEventType.literal
+  PingEventType.literal,
+  ...PayoutBatchEventType.literals
 ]).annotate({ identifier: "EventType", description: "What happened; `<resource>.<what happened to it>`" })
 export type EventType = typeof EventType.Type
 
@@ -47,7 +50,10 @@ export const EVENT_OBJECT_STATUSES: { readonly [Type in EventType]: ReadonlyArra
   "swap.confirmed": ["confirmed"],
   "swap.failed": ["failed"],
   "swap.expired": ["expired"],
-  "endpoint.ping": ["enabled"]
+  "endpoint.ping": ["enabled"],
+  // the batch's status once its confirm is recorded: every item it paid is funded, some may still await theirs
+  "payout_batch.confirmed": ["partially_confirmed", "confirmed"],
+  "payout_batch.finished": ["completed", "completed_with_failures", "expired"]
 }
 
 /** The event types an endpoint can subscribe to, or `*` for every type (including ones added later). */
@@ -149,9 +155,10 @@ export const PayoutEvent = envelope(PayoutEventType, Payout).annotate({ identifi
 export const KycEvent = envelope(KycEventType, KycCustomer).annotate({ identifier: "KycEvent" })
 export const SwapEvent = envelope(SwapEventType, SwapIntent).annotate({ identifier: "SwapEvent" })
 export const PingEvent = envelope(PingEventType, WebhookEndpoint).annotate({ identifier: "PingEvent" })
+export const PayoutBatchEvent = envelope(PayoutBatchEventType, PayoutBatch).annotate({ identifier: "PayoutBatchEvent" })
 
 /** The body of every webhook delivery: `object` is the resource as the API returned it at that moment. */
-export const Event = Schema.Union([PayoutEvent, KycEvent, SwapEvent, PingEvent]).annotate({
+export const Event = Schema.Union([PayoutEvent, KycEvent, SwapEvent, PingEvent, PayoutBatchEvent]).annotate({
   identifier: "Event",
   description:
     "`{ id, type, createdAt, sequence, data: { object } }`, signed with Standard Webhooks headers when delivered"
@@ -187,7 +194,8 @@ export const EventWithAttempts = Schema.Union([
   PayoutEvent.pipe(withAttempts),
   KycEvent.pipe(withAttempts),
   SwapEvent.pipe(withAttempts),
-  PingEvent.pipe(withAttempts)
+  PingEvent.pipe(withAttempts),
+  PayoutBatchEvent.pipe(withAttempts)
 ]).annotate({ identifier: "EventWithAttempts", description: "An event and every delivery attempt of it, oldest first" })
 export type EventWithAttempts = typeof EventWithAttempts.Type
 
@@ -204,7 +212,7 @@ const EventResourceId = PrintableText.check(
   atMost(64, "must be at most 64 characters")
 ).annotate({
   description:
-    "Only the events about this resource, the id of the event's `data.object`: a payout's `payoutId` (`po_…`), a swap's `intentId` (`sw_…`), a KYC customer's `userAddress` (any letter case) or a webhook endpoint's `endpointId` (`we_…`). Listed in the order they were recorded, which is the resource's `sequence` order.",
+    "Only the events about this resource, the id of the event's `data.object`: a payout's `payoutId` (`po_…`), a batch's `batchId` (`pb_…`), a swap's `intentId` (`sw_…`), a KYC customer's `userAddress` (any letter case) or a webhook endpoint's `endpointId` (`we_…`). Listed in the order they were recorded, which is the resource's `sequence` order.",
   examples: ["po_3kTMd9Qv7xWc2LpZ8hR1sA"]
 })
 
@@ -247,7 +255,7 @@ export const TriggeredEvent = Schema.Struct({
   eventId: EventId.annotate({ description: "The event produced; `GET events/{eventId}` reads it" }),
   resourceId: Schema.String.annotate({
     description:
-      "What it is about: a payout's `po_…`, a swap's `sw_…`, a customer's address (lower case) or an endpoint's `we_…`"
+      "What it is about: a payout's `po_…`, a batch's `pb_…`, a swap's `sw_…`, a customer's address (lower case) or an endpoint's `we_…`"
   })
 }).annotate({ identifier: "TriggeredEvent" })
 export type TriggeredEvent = typeof TriggeredEvent.Type

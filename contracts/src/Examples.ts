@@ -166,5 +166,6 @@ export const KYC_CUSTOMER_EXAMPLE = {
  */
 export const EXAMPLE_TX_HASHES = {
   payout: "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060",
-  swap: "0x9e4f2a3d1c7b8e6f5a4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a29"
+  swap: "0x9e4f2a3d1c7b8e6f5a4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a29",
+  batch: "0x817beb9fcc4200c69ae51487eae613e299c06d09823adcba7b804d42e100c660"
 } as const

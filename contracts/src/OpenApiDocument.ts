@@ -313,14 +313,15 @@ export const finishOpenApiDocument = (generated: Record<string, unknown>): Recor
   const components = spec["components"] as JsonObject
   const { webhooks, schemas: webhookSchemas } = webhooksSection(finishSchemas)
   // ErrorBody is written by hand (its codes inline); the ErrorCode component Effect registers for a schema that embeds
-  // an ErrorBody (a batch's item) has no other use.
+  // an ErrorBody (a batch's item, in a path's answer or an event's object) has no other use.
   const { ErrorCode: _embeddedCodes, ...pathSchemas } = components["schemas"] as JsonObject
+  const { ErrorCode: _eventCodes, ...eventSchemas } = webhookSchemas
   const schemas = {
     ...withRequestExamples(
       withBatchItems(
         withSchemasOf(
           "aside",
-          withSchemasOf("webhooks", pathSchemas, webhookSchemas),
+          withSchemasOf("webhooks", pathSchemas, eventSchemas),
           asideSchemas(finishSchemas)
         )
       )

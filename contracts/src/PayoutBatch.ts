@@ -11,9 +11,12 @@ import {
   NeedsKycError,
   NotFoundError,
   RequoteError,
-  ServiceUnavailableError
+  ServiceUnavailableError,
+  TxHashReusedError
 } from "./Errors.ts"
-import { CreatePayoutRequest, Payout, PreparedTx, WalletSendCalls } from "./Payout.ts"
+import { MockScenarioHeaders } from "./Breb.ts"
+import { IntegrationId } from "./Ids.ts"
+import { CreatedTo, CreatePayoutRequest, ListCursor, ListLimit, Payout, PreparedTx, WalletSendCalls } from "./Payout.ts"
 import {
   Address,
   atMost,
@@ -22,6 +25,7 @@ import {
   IsoTimestamp,
   NonEmptyText,
   PrintableText,
+  TxHash,
   unnamed
 } from "./Primitives.ts"
 
@@ -94,6 +98,10 @@ export const PayoutBatchItem = Schema.Struct({
   error: Schema.NullOr(ErrorBody).annotate({
     description:
       "Why no payout was made for it (the ErrorBody a payout would have had: the field and the rule, and its `errorCode` when it has one); null when one was"
+  }),
+  depositError: Schema.NullOr(ErrorBody).annotate({
+    description:
+      "Why the batch's confirm left this item's payout awaiting its deposit: its transfer missing from the batch's transaction or short, its deposit window closed before the transaction was mined (`errorCode` `requote`), or the payout no longer taking a confirm; null when the confirm took it (or before any confirm). Such a payout can still be confirmed on its own (`POST payouts/{payoutId}/confirm`) with a transaction that pays its whole deposit"
   })
 }).annotate({ identifier: "PayoutBatchItem" })
 export type PayoutBatchItem = typeof PayoutBatchItem.Type
@@ -127,6 +135,9 @@ export const PayoutBatch = Schema.Struct({
     description:
       "Every deposit transfer and the one fee transfer as one EIP-5792 `wallet_sendCalls` batch, for the user's wallet to sign once; its hash confirms the batch"
   }),
+  txHash: Schema.NullOr(TxHash).annotate({
+    description: "The transaction that confirmed the batch (`POST payout-batches/{batchId}/confirm`); null before"
+  }),
   createdAt: IsoTimestamp,
   expiresAt: IsoTimestamp
 }).annotate({
@@ -135,6 +146,44 @@ export const PayoutBatch = Schema.Struct({
     "Many payouts of one user signed once: each valid item a normal payout (same pricing, rules and events, listed by `GET payouts`), each invalid one its error"
 })
 export type PayoutBatch = typeof PayoutBatch.Type
+
+export const ConfirmPayoutBatchRequest = Schema.Struct({
+  txHash: TxHash.annotate({
+    description: "The hash of the transaction the user's wallet sent for the batch's `calls` (one hash for every item)"
+  })
+}).annotate({ identifier: "ConfirmPayoutBatchRequest" })
+export type ConfirmPayoutBatchRequest = typeof ConfirmPayoutBatchRequest.Type
+
+export const PayoutBatchSummary = Schema.Struct({
+  batchId: PayoutBatchId,
+  status: PayoutBatchStatus,
+  userAddress: Schema.String,
+  fromToken: FundingToken,
+  itemCount: unnamed(Int, { description: "The items the batch was created with, valid or not" }),
+  totals: PayoutBatchTotals,
+  txHash: PayoutBatch.fields.txHash,
+  createdAt: IsoTimestamp,
+  expiresAt: IsoTimestamp
+}).annotate({
+  identifier: "PayoutBatchSummary",
+  description:
+    "A batch as its list shows it: its status (derived from its payouts as they are now) and exact totals, without its items; `GET payout-batches/{batchId}` gives every item"
+})
+export type PayoutBatchSummary = typeof PayoutBatchSummary.Type
+
+export const PayoutBatchList = Schema.Struct({
+  integrationId: IntegrationId,
+  items: Schema.Array(PayoutBatchSummary),
+  nextCursor: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "PayoutBatchList" })
+export type PayoutBatchList = typeof PayoutBatchList.Type
+
+export const ListPayoutBatchesParams = Schema.Struct({
+  createdFrom: Schema.optionalKey(IsoTimestamp),
+  createdTo: Schema.optionalKey(CreatedTo),
+  limit: Schema.optionalKey(ListLimit),
+  cursor: Schema.optionalKey(ListCursor)
+})
 
 const BatchIdParam = PrintableText.check(atMost(64)).annotate({
   description: "The batch's id (`pb_…`)",
@@ -163,6 +212,28 @@ export class PayoutBatchesGroup extends HttpApiGroup.make("payoutBatches")
       .annotate(
         OpenApi.Description,
         `Prepares up to ${MAX_BATCH_ITEMS} payouts from one KYC-approved user in USDC: each valid item becomes a normal payout (priced, verified and followed like one made by \`POST payouts\`, with its own deposit), each invalid item carries its error (the ErrorBody a payout would have answered) and makes nothing. \`calls\` holds every deposit transfer and one transfer of the summed service fee, for the wallet to sign once; \`totals\` are the exact sums of the payouts. The batch is refused as a whole only when no item is valid (400), the user's KYC is not approved (409 \`needs_kyc\`), the market is closed (409 \`mercado_cerrado\`), for \`fromToken: COPm\` (400) or when the provider cannot be reached (503: with the same \`Idempotency-Key\` a retry reaches the same payouts). Optional \`Idempotency-Key\`, as for payouts.`
+      ),
+    HttpApiEndpoint.post("confirmPayoutBatch", "/payout-batches/:batchId/confirm", {
+      params: { batchId: BatchIdParam },
+      payload: ConfirmPayoutBatchRequest,
+      headers: MockScenarioHeaders,
+      success: PayoutBatch,
+      error: [...groupErrors, NotFoundError, TxHashReusedError, RequoteError, ConflictError, ServiceUnavailableError]
+    })
+      .annotate(OpenApi.Summary, "Confirm a batch of payouts with one transaction")
+      .annotate(
+        OpenApi.Description,
+        "Reports the hash of the one transaction the user's wallet sent for the batch's `calls`. Live mode reads its receipt once and applies each payout's own rules to it: every item whose deposit transfer (from the user, USDC, to its deposit address) is there in full, mined inside its deposit window, moves to `deposit_confirmed` (each with its `payout.deposit_confirmed` event); an item whose transfer is missing or short stays `awaiting_deposit`, its `depositError` saying why. The service fees are verified from the same receipt (the summed fee transfer to the fee wallet). The batch then carries `txHash` and the event `payout_batch.confirmed` is sent. Confirming again with the same hash answers the batch unchanged; another hash after it is 409; a hash that confirms another payout, swap or batch is 409 `tx_hash_reused`; a transaction that pays none of the items is refused whole (409), the hash left free. Mock mode has no chain: every item awaiting its deposit is confirmed (the example hash stands for a transaction the mock chain mines for this batch), and the fee legs stay `pending` as a payout's do there without a fee transaction of its own."
+      ),
+    HttpApiEndpoint.get("listPayoutBatches", "/payout-batches", {
+      query: ListPayoutBatchesParams,
+      success: PayoutBatchList,
+      error: [...groupErrors]
+    })
+      .annotate(OpenApi.Summary, "List batches of payouts")
+      .annotate(
+        OpenApi.Description,
+        "This integration's batches, oldest first, each summed up (status and totals; its items through `GET payout-batches/{batchId}`); keyset pages (`limit`, default 50, at most 500; `nextCursor`), optionally within `[createdFrom, createdTo)`."
       ),
     HttpApiEndpoint.get("getPayoutBatch", "/payout-batches/:batchId", {
       params: { batchId: BatchIdParam },

@@ -11,7 +11,7 @@ import type {
 import { EXAMPLE_TX_HASHES, EXAMPLE_USER } from "./Examples.ts"
 import type { OtpSendRequest, OtpVerifyRequest } from "./Kyc.ts"
 import type { ConfirmPayoutRequest, CreatePayoutRequest } from "./Payout.ts"
-import type { CreatePayoutBatchRequest } from "./PayoutBatch.ts"
+import type { ConfirmPayoutBatchRequest, CreatePayoutBatchRequest } from "./PayoutBatch.ts"
 import type { PreviewDestinationRequest } from "./Destination.ts"
 import type { ConfirmSwapRequest, PrepareSwapRequest } from "./Swap.ts"
 
@@ -41,6 +41,7 @@ export const REQUEST_BODY_EXAMPLES = {
   },
   PreviewDestinationRequest: { breBKey: "@maria2024", accountOwnerName: "Maria Gomez" },
   ConfirmPayoutRequest: { txHash: EXAMPLE_TX_HASHES.payout },
+  ConfirmPayoutBatchRequest: { txHash: EXAMPLE_TX_HASHES.batch },
   AdvancePayoutRequest: { to: "completed" },
   PrepareSwapRequest: {
     userAddress: EXAMPLE_USER,
@@ -60,6 +61,7 @@ export const REQUEST_BODY_EXAMPLES = {
   readonly CreatePayoutBatchRequest: typeof CreatePayoutBatchRequest.Encoded
   readonly PreviewDestinationRequest: typeof PreviewDestinationRequest.Encoded
   readonly ConfirmPayoutRequest: typeof ConfirmPayoutRequest.Encoded
+  readonly ConfirmPayoutBatchRequest: typeof ConfirmPayoutBatchRequest.Encoded
   readonly AdvancePayoutRequest: typeof AdvancePayoutRequest.Encoded
   readonly PrepareSwapRequest: typeof PrepareSwapRequest.Encoded
   readonly ConfirmSwapRequest: typeof ConfirmSwapRequest.Encoded

@@ -139,6 +139,41 @@ const swapAt = (status: string, txHash: string | null, fee: FeeStatus, updatedAt
   updatedAt
 })
 
+/**
+ * A batch of two items signed once: the first the example payout, the second not valid (no payout made for it). Its
+ * transaction pays the deposit and the fee, so the payout's `txHash` and `feeTxHash` are the batch's.
+ */
+const BATCH_TX = "0x2b7d9f1e3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b"
+const batchAt = (status: string, payout: unknown, changes: { readonly txHash: string | null }) => ({
+  batchId: "pb_7QnR2xLd9Vw4KcP1sT8yZa",
+  status,
+  userAddress: EXAMPLE_USER,
+  fromToken: "USDC",
+  items: [
+    { index: 0, reference: "INV-2026-1101", payout, error: null, depositError: null },
+    {
+      index: 1,
+      reference: "INV-2026-1102",
+      payout: null,
+      error: { error: "items.1.accountOwnerName: is missing" },
+      depositError: null
+    }
+  ],
+  totals: {
+    count: 1,
+    sourceAmount: PAYOUT_EXAMPLE.sourceAmount,
+    depositAmount: PAYOUT_EXAMPLE.deposit.amount,
+    serviceFee: "0.634486",
+    destinationCop: PAYOUT_EXAMPLE.destinationCop
+  },
+  feeTransaction: PAYOUT_EXAMPLE.feeTransaction,
+  calls: PAYOUT_EXAMPLE.calls,
+  txHash: changes.txHash,
+  createdAt: CREATED_AT,
+  expiresAt: PAYOUT_EXAMPLE.expiresAt
+})
+const inBatch = (payout: ReturnType<typeof payoutAt>) => ({ ...payout, txHash: BATCH_TX, feeTxHash: BATCH_TX })
+
 const event = (id: string, type: EventType, createdAt: string, sequence: number, object: unknown) => ({
   id,
   type,
@@ -238,6 +273,39 @@ export const WEBHOOK_EXAMPLES: { readonly [Type in EventType]: ReturnType<typeof
       timeline: [...SUBMITTED, { status: "delayed", at: AT.delayed, source: "sweep" }],
       providerFees: "pending"
     })
+  ),
+  "payout_batch.confirmed": event(
+    "evt_01KAZ6TB9Q4S7V1Y3A6C8E0G2J",
+    "payout_batch.confirmed",
+    AT.confirmed,
+    1,
+    batchAt(
+      "confirmed",
+      inBatch(payoutAt("deposit_confirmed", {
+        ...paid,
+        updatedAt: AT.confirmed,
+        timeline: DEPOSITED,
+        providerFees: "pending"
+      })),
+      { txHash: BATCH_TX }
+    )
+  ),
+  "payout_batch.finished": event(
+    "evt_01KAZ6VR2T5W8Z1B4D7F0H3K6M",
+    "payout_batch.finished",
+    AT.completed,
+    2,
+    batchAt(
+      "completed",
+      inBatch(payoutAt("completed", {
+        ...paid,
+        updatedAt: AT.completed,
+        completedAt: AT.completed,
+        timeline: [...SUBMITTED, { status: "completed", at: AT.completed, source: "provider_webhook" }],
+        providerFees: "verified"
+      })),
+      { txHash: BATCH_TX }
+    )
   ),
   "kyc.approved": event("evt_01KAZ5R2C4E6G8J0M2P4S6V8X0", "kyc.approved", "2026-11-25T04:12:48.331Z", 1, {
     userAddress: EXAMPLE_USER,

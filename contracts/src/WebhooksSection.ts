@@ -6,7 +6,7 @@
  */
 import { Array as Arr, Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { EventType, KycEvent, PayoutEvent, PingEvent, SwapEvent } from "./Event.ts"
+import { EventType, KycEvent, PayoutBatchEvent, PayoutEvent, PingEvent, SwapEvent } from "./Event.ts"
 import { EventId } from "./Ids.ts"
 import { describeFromSchema, type Json, type JsonObject } from "./OpenApiJson.ts"
 import { matching } from "./Primitives.ts"
@@ -14,7 +14,7 @@ import { WEBHOOK_EXAMPLES } from "./WebhookExamples.ts"
 
 /** The envelope whose `type` admits `type`, with `type` narrowed to that one literal. */
 const envelopeOf = (type: EventType) => {
-  const envelope = [PayoutEvent, KycEvent, SwapEvent, PingEvent].find((candidate) =>
+  const envelope = [PayoutEvent, KycEvent, SwapEvent, PingEvent, PayoutBatchEvent].find((candidate) =>
     Schema.is(candidate.fields.type)(type)
   )!
   return Schema.Struct({
@@ -42,7 +42,11 @@ const MEANING: Record<EventType, string> = {
   "swap.failed": "A swap's transaction failed onchain; `object` is the SwapIntent.",
   "swap.expired": "A prepared swap expired before it was confirmed; `object` is the SwapIntent.",
   "endpoint.ping":
-    "Sent to one endpoint by `POST webhook-endpoints/{endpointId}/ping`; `object` is the WebhookEndpoint."
+    "Sent to one endpoint by `POST webhook-endpoints/{endpointId}/ping`; `object` is the WebhookEndpoint.",
+  "payout_batch.confirmed":
+    "A batch's one transaction was confirmed (`POST breb/payout-batches/{batchId}/confirm`); `object` is the PayoutBatch, `confirmed` or `partially_confirmed` (an item whose transfer was missing or short says why in `depositError`). Each payout it confirmed has its own `payout.deposit_confirmed`.",
+  "payout_batch.finished":
+    "The last payout of a batch finished (completed, failed, refunded or expired); `object` is the PayoutBatch, `completed`, `completed_with_failures` or `expired`. Sent once per batch, after that payout's own event."
 }
 
 const SIGNATURE = /^v1,[A-Za-z0-9+/]+={0,2}( v1,[A-Za-z0-9+/]+={0,2})*$/

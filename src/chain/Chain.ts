@@ -42,6 +42,11 @@ export interface RefundCheck {
   readonly amountBaseUnits: bigint
 }
 
+/** A transaction whose every transfer is read at once (a batch's). */
+export interface ReceiptCheck {
+  readonly txHash: string
+}
+
 /** One ERC-20 Transfer log of a receipt. */
 export interface TokenTransfer {
   /** The token contract that logged it. */
@@ -97,6 +102,12 @@ export class Chain extends Context.Service<Chain, {
    * user summing to at least the amount. `not_mined` / `unconfirmed` / `unreachable`: not yet; the rest: mismatch.
    */
   readonly verifyRefund: (check: RefundCheck) => Effect.Effect<VerifiedTransfer, DepositNotVerified>
+  /**
+   * Every ERC-20 Transfer of a transaction (a batch's: several deposits and a fee in one), once it is mined, succeeded
+   * and confirmed as a deposit must be; what each transfer is for is the caller's to check. Mock mode's chain has no
+   * receipt: mined now, `simulated`, no transfers.
+   */
+  readonly receiptTransfers: (check: ReceiptCheck) => Effect.Effect<VerifiedTransfer, DepositNotVerified>
   /** What `owner` has approved `spender` to move of `token`, in base units. */
   readonly allowance: (input: {
     readonly token: `0x${string}`
@@ -106,13 +117,15 @@ export class Chain extends Context.Service<Chain, {
 }>()("Chain") {}
 
 /**
- * `chain` with a span per RPC-backed call (`Chain.verifyTransfer`, `Chain.verifyRefund`, `Chain.allowance`), whichever
+ * `chain` with a span per RPC-backed call (`Chain.verifyTransfer`, `Chain.verifyRefund`, `Chain.receiptTransfers`,
+ * `Chain.allowance`), whichever
  * adapter answers; the token address as an attribute (never the user's address).
  */
 export const withChainSpans = (chain: Chain["Service"]): Chain["Service"] => ({
   ...chain,
   verifyTransfer: (check) => span("verifyTransfer", check.token, chain.verifyTransfer(check)),
   verifyRefund: (check) => span("verifyRefund", check.token, chain.verifyRefund(check)),
+  receiptTransfers: (check) => spanWhenTracing(chain.receiptTransfers(check), "Chain.receiptTransfers", {}),
   allowance: (input) => span("allowance", input.token, chain.allowance(input))
 })
 

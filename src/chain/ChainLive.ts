@@ -15,6 +15,7 @@ import {
   ChainUnavailable,
   DepositNotVerified,
   type NotVerifiedKind,
+  type ReceiptCheck,
   type RefundCheck,
   sameAddress,
   type TokenTransfer,
@@ -143,6 +144,12 @@ export const makeChainLive = (options: ChainLiveOptions) => {
       return { minedAt: yield* confirmedAt(check.txHash, blockNumber), transfers }
     })
 
+  const receiptTransfers = (check: ReceiptCheck) =>
+    Effect.gen(function*() {
+      const { blockNumber, transfers } = yield* minedTransfers(check.txHash)
+      return { minedAt: yield* confirmedAt(check.txHash, blockNumber), transfers }
+    })
+
   /** Start-up check: every token answers `decimals()` with what the configuration says. */
   const checkDecimals = Effect.forEach(options.tokens, (token) =>
     Effect.tryPromise({
@@ -185,6 +192,7 @@ export const makeChainLive = (options: ChainLiveOptions) => {
       recordedTxHash: (txHash) => txHash,
       verifyTransfer,
       verifyRefund,
+      receiptTransfers,
       allowance
     }),
     checkDecimals

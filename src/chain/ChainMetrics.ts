@@ -24,7 +24,7 @@ const failureName = (error: DepositNotVerified | ChainUnavailable) =>
 
 const outcomeOf = outcomeOfExit(failureName)
 
-export const CHAIN_OPERATIONS = ["verify_transfer", "verify_refund", "allowance"] as const
+export const CHAIN_OPERATIONS = ["verify_transfer", "verify_refund", "receipt_transfers", "allowance"] as const
 
 for (const operation of CHAIN_OPERATIONS) {
   // Present at 0 from the start, so a failure ratio over them is defined before the first failure.
@@ -42,6 +42,7 @@ export const measuredChain = (chain: Chain["Service"]): Chain["Service"] => {
     ...chain,
     verifyTransfer: (check) => measure("verify_transfer", chain.verifyTransfer(check)),
     verifyRefund: (check) => measure("verify_refund", chain.verifyRefund(check)),
+    receiptTransfers: (check) => measure("receipt_transfers", chain.receiptTransfers(check)),
     allowance: (input) => measure("allowance", chain.allowance(input))
   }
 }

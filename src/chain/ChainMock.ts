@@ -38,6 +38,7 @@ export const ChainMock = Layer.effect(
       verifyTransfer: () => minedNow,
       // The mock provider's refund transaction is as real as its deposits: it verifies.
       verifyRefund: () => minedNow,
+      receiptTransfers: () => minedNow,
       allowance: () => Effect.succeed(0n)
     })
   })

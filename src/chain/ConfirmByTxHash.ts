@@ -1,4 +1,4 @@
-import { Data, Effect } from "effect"
+import { Context, Data, Duration, Effect, Schedule } from "effect"
 import type { ClaimKind, TxHashClaims } from "./TxHashClaims.ts"
 
 /** What a confirm's first, short transaction decided (payouts and swaps), generic over the resource's row. */
@@ -16,7 +16,42 @@ interface ConfirmBegunDefinition extends Data.TaggedEnum.WithGenerics<1> {
 export const ConfirmBegun = Data.taggedEnum<ConfirmBegunDefinition>()
 
 /**
- * A confirm by txHash (payouts and swaps). No network call runs inside a database transaction:
+ * How long a confirm waits for a confirmation of the same resource with the same txHash that is still being verified
+ * (then it answers with that result); past it, ConfirmStillVerifying (a 409). Like a duplicate Idempotency-Key (DESIGN §3).
+ */
+export const ConfirmWait = Context.Reference<Duration.Duration>("ConfirmWait", {
+  defaultValue: () => Duration.seconds(10)
+})
+
+/** A confirm of this `resource` (`payout`, `payout batch`) with the same txHash is still being verified after `ConfirmWait`. */
+export class ConfirmStillVerifying extends Data.TaggedError("ConfirmStillVerifying")<{ readonly resource: string }> {}
+
+class StillVerifying extends Data.TaggedError("StillVerifying") {}
+
+/** `begin`, asked again (bounded by ConfirmWait) while a confirm of the same resource with the same hash is verifying. */
+export const beginOrWait = <Row, E, R>(begin: Effect.Effect<ConfirmBegun<Row>, E, R>, resource: string) =>
+  Effect.gen(function*() {
+    const wait = yield* ConfirmWait
+    return yield* begin.pipe(
+      Effect.filterOrFail(
+        (begun) => !(begun._tag === "InProgress" && begun.sameHash),
+        () => new StillVerifying()
+      ),
+      Effect.retry({
+        schedule: Schedule.min([Schedule.exponential("10 millis"), Schedule.spaced("200 millis")]).pipe(
+          Schedule.upTo({ duration: wait })
+        ),
+        while: (error) => error instanceof StillVerifying
+      }),
+      Effect.catchIf(
+        (error): error is StillVerifying => error instanceof StillVerifying,
+        () => Effect.fail(new ConfirmStillVerifying({ resource }))
+      )
+    )
+  })
+
+/**
+ * A confirm by txHash (payouts, batches and swaps). No network call runs inside a database transaction:
  * 1. `begin`, a short transaction, locks the resource, checks it and claims its hashes `verifying` (or finds it
  *    already confirmed with them: a replay; or another confirm of it verifying: `inProgress`);
  * 2. `finish` checks the chain outside any transaction, then records the outcome in a second short transaction

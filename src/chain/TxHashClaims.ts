@@ -2,8 +2,8 @@ import type { Requote } from "@cop-integrations/contracts"
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient, type SqlError, SqlSchema } from "effect/sql"
 
-/** What a transaction hash confirms: one hash, one use, across payouts and swaps (compared lower-cased). */
-export type ClaimKind = "payout" | "swap"
+/** What a transaction hash confirms: one hash, one use, across payouts, batches and swaps (compared lower-cased). */
+export type ClaimKind = "payout" | "payout_batch" | "swap"
 
 const ClaimedHash = Schema.Struct({ tx_hash: Schema.String })
 const ReleasedClaim = Schema.Struct({

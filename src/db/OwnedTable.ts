@@ -103,8 +103,21 @@ export const ownedTable = <A extends KeysetRow & { readonly id: Id }, I, Id exte
      */
     closeWindow: (integrationId: IntegrationId, id: Id, to: Date) =>
       closeWindow({ integrationId, id, to }).pipe(Effect.orDie),
-    /** Expires one batch of due resources (EXPIRY_BATCH), each with its event recorded in the same transaction. */
-    expireOverdue: <E, R>(recordEvent: (row: A) => Effect.Effect<unknown, E, R>) => (at: Date) =>
-      expireOverdue(at).pipe(Effect.tap(Effect.forEach(recordEvent)), atomically(sql), Effect.orDie, Effect.asVoid)
+    /**
+     * Expires one batch of due resources (EXPIRY_BATCH), each with its event recorded in the same transaction, then
+     * `afterAll` of them (what follows from several at once, in an order of its own).
+     */
+    expireOverdue: <E, R, E2 = never, R2 = never>(
+      recordEvent: (row: A) => Effect.Effect<unknown, E, R>,
+      afterAll?: (rows: ReadonlyArray<A>) => Effect.Effect<unknown, E2, R2>
+    ) =>
+    (at: Date) =>
+      expireOverdue(at).pipe(
+        Effect.tap(Effect.forEach(recordEvent)),
+        Effect.tap((rows) => afterAll?.(rows) ?? Effect.void),
+        atomically(sql),
+        Effect.orDie,
+        Effect.asVoid
+      )
   } as const
 }

@@ -4,17 +4,13 @@
  */
 import { Conflict } from "@cop-integrations/contracts"
 import { Effect, Predicate } from "effect"
-import type { ConfirmReleased } from "../chain/ConfirmByTxHash.ts"
+import type { ConfirmReleased, ConfirmStillVerifying } from "../chain/ConfirmByTxHash.ts"
 import type { DepositNotMined, DepositRefused } from "../chain/Verification.ts"
 import type { IdempotencyKeyInProgress } from "../idempotency/IdempotencyStore.ts"
 import type { WebhookEndpointDisabled, WebhookEndpointLimit } from "../partnerEvents/WebhookEndpoints.ts"
+import type { PayoutBatchAlreadyConfirmed, PayoutBatchConfirmInProgress } from "../payouts/BatchConfirm.ts"
 import type { PayoutNotCancelable } from "../payouts/PayoutCancel.ts"
-import type {
-  ConfirmStillVerifying,
-  PayoutAlreadyConfirmed,
-  PayoutConfirmInProgress,
-  PayoutNotConfirmable
-} from "../payouts/PayoutConfirm.ts"
+import type { PayoutAlreadyConfirmed, PayoutConfirmInProgress, PayoutNotConfirmable } from "../payouts/PayoutConfirm.ts"
 import type { NoSwapRoute } from "../router/SwapRouter.ts"
 import type { SwapAlreadyConfirmed, SwapConfirmInProgress, SwapNotConfirmable } from "../swaps/SwapService.ts"
 
@@ -31,6 +27,8 @@ export type ServiceConflict =
   | ConfirmStillVerifying
   | PayoutConfirmInProgress
   | PayoutNotCancelable
+  | PayoutBatchAlreadyConfirmed
+  | PayoutBatchConfirmInProgress
   | SwapAlreadyConfirmed
   | SwapNotConfirmable
   | SwapConfirmInProgress
@@ -59,9 +57,13 @@ export const conflictMessages: {
   WebhookEndpointDisabled: ({ endpointId, reason }) => `webhook endpoint ${endpointId} is disabled: ${reason ?? ""}`,
   PayoutAlreadyConfirmed: () => "this payout is already confirmed with a different txHash",
   PayoutNotConfirmable: ({ status }) => `this payout is ${status} and can no longer be confirmed`,
-  ConfirmStillVerifying: () => "this payout's confirmation with this txHash is still being verified; retry shortly",
+  ConfirmStillVerifying: ({ resource }) =>
+    `this ${resource}'s confirmation with this txHash is still being verified; retry shortly`,
   PayoutConfirmInProgress: () => "another confirmation of this payout is being verified; retry once it has finished",
   PayoutNotCancelable: (error) => `${cancelRefusal(error)}: it can no longer be canceled`,
+  PayoutBatchAlreadyConfirmed: () => "this batch is already confirmed with a different txHash",
+  PayoutBatchConfirmInProgress: () =>
+    "another confirmation of this batch is being verified; retry once it has finished",
   SwapAlreadyConfirmed: () => "this swap is already confirmed with a different txHash",
   SwapNotConfirmable: ({ status }) => `this swap is ${status} and can no longer be confirmed`,
   SwapConfirmInProgress: () => "another confirmation of this swap is being verified; retry once it has finished"

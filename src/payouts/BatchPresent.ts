@@ -8,7 +8,9 @@ import {
   PayoutBatchTotals,
   PayoutId,
   type PayoutStatus,
+  type PayoutBatchSummary,
   PreparedTx,
+  TxHash,
   UserAddress
 } from "@cop-integrations/contracts"
 import { type Option, Schema } from "effect"
@@ -21,7 +23,9 @@ export const BatchItemRecord = Schema.Struct({
   index: Schema.Number,
   reference: Schema.NullOr(Schema.String),
   payoutId: Schema.NullOr(PayoutId),
-  error: Schema.NullOr(ErrorBody)
+  error: Schema.NullOr(ErrorBody),
+  /** Why the batch's confirm did not take the item's payout (written by the confirm; absent before it). */
+  depositError: Schema.optionalKey(Schema.NullOr(ErrorBody))
 })
 export type BatchItemRecord = typeof BatchItemRecord.Type
 
@@ -33,10 +37,11 @@ export const BatchRow = Schema.Struct({
   items: Schema.Array(BatchItemRecord),
   totals: PayoutBatchTotals,
   fee_transaction: PreparedTx,
-  tx_hash: Schema.NullOr(Schema.String),
+  tx_hash: Schema.NullOr(TxHash),
   created_at: Schema.Date,
   updated_at: Schema.Date,
-  expires_at: Schema.Date
+  expires_at: Schema.Date,
+  finished_at: Schema.NullOr(Schema.Date)
 })
 export type BatchRow = typeof BatchRow.Type
 
@@ -48,6 +53,9 @@ const FUNDED: ReadonlySet<PayoutStatus> = new Set([
   "refunded"
 ])
 const FINISHED: ReadonlySet<PayoutStatus> = new Set(["completed", "failed", "refunded", "expired"])
+
+/** A payout that will not move again on its own (an expired one moves only if its deposit turns up late). */
+export const isFinished = (status: PayoutStatus) => FINISHED.has(status)
 
 /** A batch's status, from its payouts' (PayoutBatchStatus says what each means). */
 export const batchStatus = (statuses: ReadonlyArray<PayoutStatus>): PayoutBatchStatus => {
@@ -96,13 +104,28 @@ export const presentBatch = (
         index: item.index,
         reference: item.reference,
         payout: row === undefined ? null : presentPayout(row, chainId),
-        error: item.error
+        error: item.error,
+        depositError: item.depositError ?? null
       }
     }),
     totals: batch.totals,
     feeTransaction: batch.fee_transaction,
     calls: walletSendCalls(batch.user_address, [...made.map((row) => row.transaction), batch.fee_transaction], chainId),
+    txHash: batch.tx_hash,
     createdAt: batch.created_at.toISOString(),
     expiresAt: batch.expires_at.toISOString()
   }
 }
+
+/** The batch as its list shows it: status from its payouts' statuses, totals, no items. */
+export const summarizeBatch = (batch: BatchRow, statuses: ReadonlyArray<PayoutStatus>): PayoutBatchSummary => ({
+  batchId: batch.id,
+  status: batchStatus(statuses),
+  userAddress: batch.user_address,
+  fromToken: batch.from_token,
+  itemCount: batch.items.length,
+  totals: batch.totals,
+  txHash: batch.tx_hash,
+  createdAt: batch.created_at.toISOString(),
+  expiresAt: batch.expires_at.toISOString()
+})

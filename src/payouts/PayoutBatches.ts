@@ -13,6 +13,7 @@ import {
   PayoutBatchItemRequest,
   PayoutId,
   PayoutReference,
+  type PayoutStatus,
   type Requote,
   UserAddress
 } from "@cop-integrations/contracts"
@@ -25,12 +26,14 @@ import { Chain } from "../chain/Chain.ts"
 import { erc20Transfer } from "../chain/Erc20.ts"
 import { AppConfig } from "../config/Config.ts"
 import { atomically } from "../db/Atomically.ts"
+import { PageBudget } from "../db/PageBudget.ts"
+import { filterDigest, instantOf, keysetPage, type ListRequest, rowsFetched } from "../db/Pagination.ts"
 import { DestinationPreviews } from "../destinations/DestinationPreviews.ts"
 import { type Claim, IdempotencyStore } from "../idempotency/IdempotencyStore.ts"
 import { toBaseUnits } from "../money/index.ts"
 import { parseDestinationCop } from "../pricing/Pricing.ts"
 import { providerIdempotencyKey } from "../provider/IdempotencyKeys.ts"
-import { type BatchItemRecord, batchTotals, presentBatch } from "./BatchPresent.ts"
+import { type BatchItemRecord, batchTotals, presentBatch, summarizeBatch } from "./BatchPresent.ts"
 import { BatchRepo } from "./BatchRepo.ts"
 import { PayoutRepo } from "./PayoutRepo.ts"
 import type { PayoutRow } from "./PayoutRow.ts"
@@ -96,6 +99,7 @@ export class PayoutBatches extends Context.Service<PayoutBatches>()("PayoutBatch
     const previews = yield* DestinationPreviews
     const idempotency = yield* IdempotencyStore
     const { steps } = yield* PayoutService
+    const pageBudget = yield* PageBudget
     const usdc = chain.token("USDC")
 
     /** Each item decoded on its own: the request of its payout, or its error. */
@@ -233,7 +237,8 @@ export class PayoutBatches extends Context.Service<PayoutBatches>()("PayoutBatch
             tx_hash: null,
             created_at: createdAt,
             updated_at: createdAt,
-            expires_at: addSeconds(createdAt, config.payoutWindowMinutes * 60)
+            expires_at: addSeconds(createdAt, config.payoutWindowMinutes * 60),
+            finished_at: null
           }
         })
         for (const item of prepared.made) {
@@ -281,7 +286,28 @@ export class PayoutBatches extends Context.Service<PayoutBatches>()("PayoutBatch
       return presentBatch(found.value, yield* payouts.ofBatch(batchId), chainId) satisfies PayoutBatch
     })
 
-    return { create, get } as const
+    /** A page of the integration's batches, each summed up from its payouts' statuses as they are now. */
+    const list = Effect.fn("PayoutBatches.list")(function*(request: ListRequest) {
+      const digest = filterDigest(
+        { createdFrom: instantOf(request.createdFrom), createdTo: instantOf(request.createdTo) },
+        {}
+      )
+      return yield* keysetPage(
+        { ...request, filterDigest: digest },
+        (page) =>
+          Effect.gen(function*() {
+            const rows = yield* batches.page(page)
+            const statuses = new Map<string, Array<PayoutStatus>>()
+            for (const { batch_id, status } of yield* batches.statusesOf(rows.map((row) => row.id))) {
+              statuses.set(batch_id, [...(statuses.get(batch_id) ?? []), status])
+            }
+            return rows.map((row) => ({ ...row, statuses: statuses.get(row.id) ?? [] }))
+          }),
+        (row) => summarizeBatch(row, row.statuses)
+      ).pipe(pageBudget.withRows(rowsFetched(request.limit)))
+    })
+
+    return { create, get, list } as const
   })
 }) {
   static readonly Default = Layer.effect(this, this.make)

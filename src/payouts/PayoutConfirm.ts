@@ -14,9 +14,16 @@ import {
   type TxHash,
   TxHashReused
 } from "@cop-integrations/contracts"
-import { BigDecimal, Context, Data, Duration, Effect, Layer, Option, Schedule } from "effect"
+import { BigDecimal, Context, Data, Effect, Layer, Option } from "effect"
 import { Chain, transfersTo } from "../chain/Chain.ts"
-import { ConfirmBegun, confirmByTxHash, type ConfirmReleased, keepClaims } from "../chain/ConfirmByTxHash.ts"
+import {
+  ConfirmBegun,
+  beginOrWait,
+  confirmByTxHash,
+  type ConfirmReleased,
+  type ConfirmStillVerifying,
+  keepClaims
+} from "../chain/ConfirmByTxHash.ts"
 import { isTokenSymbol } from "../chain/Tokens.ts"
 import { TxHashClaims } from "../chain/TxHashClaims.ts"
 import { type DepositNotMined, type DepositRefused, notVerifiedError, verifyWithRetry } from "../chain/Verification.ts"
@@ -28,24 +35,11 @@ import { hop, PayoutRepo } from "./PayoutRepo.ts"
 import type { PayoutRow } from "./PayoutRow.ts"
 import { PayoutChainId, presentPayout } from "./Present.ts"
 
-/**
- * How long a confirm waits for a confirmation of the same payout with the same txHash that is still being
- * verified (then it answers with that result); past it, ConfirmStillVerifying (a 409). Like a duplicate Idempotency-Key (DESIGN §3).
- */
-export const ConfirmWait = Context.Reference<Duration.Duration>("ConfirmWait", {
-  defaultValue: () => Duration.seconds(10)
-})
-
-class StillVerifying extends Data.TaggedError("StillVerifying") {}
-
 /** The payout is already confirmed with another txHash. */
 export class PayoutAlreadyConfirmed extends Data.TaggedError("PayoutAlreadyConfirmed") {}
 
 /** The payout is in a status (`status`) that no longer takes a confirm. */
 export class PayoutNotConfirmable extends Data.TaggedError("PayoutNotConfirmable")<{ readonly status: PayoutStatus }> {}
-
-/** A confirm of this payout with the same txHash is still being verified after `ConfirmWait`. */
-export class ConfirmStillVerifying extends Data.TaggedError("ConfirmStillVerifying") {}
 
 /** A confirm of this payout with another txHash is being verified. */
 export class PayoutConfirmInProgress extends Data.TaggedError("PayoutConfirmInProgress") {}
@@ -71,6 +65,43 @@ const depositMinedHop = (row: PayoutRow, minedAt: Date, confirmedAt: Date, simul
   const held = Math.min(Math.max(minedAt.getTime(), row.created_at.getTime()), confirmedAt.getTime())
   return { ...hop("deposit_mined", new Date(held), "chain"), blockTime: minedAt.toISOString() }
 }
+
+/** A deposit the chain verified for a payout, as its confirm records it. */
+export interface VerifiedDeposit {
+  readonly txHash: TxHash
+  readonly feeTxHash: TxHash | null
+  readonly feeStatus: "pending" | "verified"
+  readonly minedAt: Date
+  /** The chain was mock mode's: `minedAt` is the check's moment, not a block's. */
+  readonly simulated: boolean
+}
+
+/**
+ * A verified deposit recorded on its payout, locked (with whether the provider reported the deposit arriving): refused
+ * when the payout no longer takes a confirm, or (409 requote) when it was mined after the deposit window closed and the
+ * provider has not seen it.
+ */
+export const recordDeposit = (
+  payouts: PayoutRepo["Service"],
+  locked: { readonly row: PayoutRow; readonly depositSeenByProvider: boolean },
+  deposit: VerifiedDeposit
+) =>
+  Effect.gen(function*() {
+    const { depositSeenByProvider: seenByProvider, row } = locked
+    if (!acceptsConfirm(row, seenByProvider)) {
+      return yield* Effect.fail(new PayoutNotConfirmable({ status: row.status }))
+    }
+    if (!seenByProvider && !minedInWindow(row, deposit.minedAt)) {
+      return yield* Effect.fail(
+        new Requote({ error: "the deposit window expired before the deposit was mined: create a new payout" })
+      )
+    }
+    const at = yield* now
+    return yield* payouts.update(confirmByPartner(row, { ...deposit, at }), {
+      source: "api",
+      hops: [depositMinedHop(row, deposit.minedAt, at, deposit.simulated)]
+    })
+  })
 
 /**
  * The partner reports the deposit's txHash (and the fee's), confirmed like a swap's (chain/ConfirmByTxHash): the
@@ -143,25 +174,6 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
         return ConfirmBegun.Claimed({ row, hashes })
       }).pipe(sql.withTransaction)
 
-    /** Step 1, waiting (bounded) while a confirm of the same payout with the same hash is being verified. */
-    const beginOrWait = (input: Parameters<typeof begin>[0]) =>
-      Effect.gen(function*() {
-        const wait = yield* ConfirmWait
-        return yield* begin(input).pipe(
-          Effect.filterOrFail(
-            (begun) => !(begun._tag === "InProgress" && begun.sameHash),
-            () => new StillVerifying()
-          ),
-          Effect.retry({
-            schedule: Schedule.min([Schedule.exponential("10 millis"), Schedule.spaced("200 millis")]).pipe(
-              Schedule.upTo({ duration: wait })
-            ),
-            while: (error) => error._tag === "StillVerifying"
-          }),
-          Effect.catchTag("StillVerifying", () => Effect.fail(new ConfirmStillVerifying()))
-        )
-      })
-
     /**
      * Step 2: the chain, outside any transaction. The fee transfer is optional: unverified, its leg stays pending.
      * Without a `feeTxHash`, the deposit's own receipt is searched for it (a `calls` batch: one hash carries both);
@@ -211,38 +223,13 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
     const finalize = (input: {
       readonly integrationId: IntegrationId
       readonly payoutId: PayoutId
-      readonly txHash: TxHash
-      readonly feeTxHash: TxHash | undefined
       readonly hashes: ReadonlyArray<string>
-      readonly minedAt: Date
-      /** The chain was mock mode's: `minedAt` is the check's moment, not a block's. */
-      readonly simulated: boolean
-      readonly feeStatus: "pending" | "verified"
+      readonly deposit: VerifiedDeposit
     }) =>
       Effect.gen(function*() {
-        const { depositSeenByProvider: seenByProvider, row } = yield* lockOwned(input.integrationId, input.payoutId)
-        yield* keepClaims(claims, "payout", row.id, input.hashes)
-        if (!acceptsConfirm(row, seenByProvider)) {
-          return yield* Effect.fail(new PayoutNotConfirmable({ status: row.status }))
-        }
-        if (!seenByProvider && !minedInWindow(row, input.minedAt)) {
-          return yield* Effect.fail(
-            new Requote({ error: "the deposit window expired before the deposit was mined: create a new payout" })
-          )
-        }
-        const at = yield* now
-        const mined = depositMinedHop(row, input.minedAt, at, input.simulated)
-        const confirmed = yield* payouts.update(
-          confirmByPartner(row, {
-            txHash: input.txHash,
-            feeTxHash: input.feeTxHash ?? null,
-            feeStatus: input.feeStatus,
-            minedAt: input.minedAt,
-            at
-          }),
-          { source: "api", hops: [mined] }
-        )
-        return present(confirmed)
+        const locked = yield* lockOwned(input.integrationId, input.payoutId)
+        yield* keepClaims(claims, "payout", locked.row.id, input.hashes)
+        return present(yield* recordDeposit(payouts, locked, input.deposit))
       }).pipe(sql.withTransaction)
 
     const confirm = Effect.fn("PayoutConfirm.confirm")(function*(input: {
@@ -258,20 +245,26 @@ export class PayoutConfirm extends Context.Service<PayoutConfirm>()("PayoutConfi
       const txHash = chain.recordedTxHash(sent, input.payoutId)
       const feeTxHash = feeSent === undefined ? undefined : chain.recordedTxHash(feeSent, input.payoutId)
       return yield* confirmByTxHash({
-        begin: beginOrWait({ integrationId: input.integrationId, payoutId: input.payoutId, txHash, feeTxHash }),
+        begin: beginOrWait(
+          begin({ integrationId: input.integrationId, payoutId: input.payoutId, txHash, feeTxHash }),
+          "payout"
+        ),
         inProgress: () => new PayoutConfirmInProgress(),
         replay: present,
         finish: (row, hashes) =>
           Effect.gen(function*() {
             const { feeStatus, feeTxHash: feePaidBy, verified } = yield* verify(row, txHash, feeTxHash)
             return yield* finalize({
-              ...input,
-              txHash,
-              feeTxHash: feePaidBy,
+              integrationId: input.integrationId,
+              payoutId: input.payoutId,
               hashes,
-              minedAt: verified.minedAt,
-              simulated: verified.simulated === true,
-              feeStatus
+              deposit: {
+                txHash,
+                feeTxHash: feePaidBy ?? null,
+                minedAt: verified.minedAt,
+                simulated: verified.simulated === true,
+                feeStatus
+              }
             })
           }),
         release: (row, hashes) => release(row.id, hashes)

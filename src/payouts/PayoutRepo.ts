@@ -3,6 +3,7 @@ import {
   type EventType,
   IntegrationId,
   type Payout,
+  PayoutBatchId,
   PayoutId,
   type PayoutStatus,
   type PayoutTimelineHop,
@@ -18,6 +19,8 @@ import { EXPIRY_BATCH, type PageRequest } from "../db/Pagination.ts"
 import { Outbox } from "../outbox/Outbox.ts"
 import { PreviousStatus, recordingStatusChanges, statusChangeOf } from "../outbox/StatusEvents.ts"
 import { countTransition, IN_FLIGHT_STATUSES } from "./PayoutMetrics.ts"
+import { isFinished, presentBatch } from "./BatchPresent.ts"
+import { BatchRepo } from "./BatchRepo.ts"
 import { PayoutRow } from "./PayoutRow.ts"
 import { PayoutChainId, presentPayout } from "./Present.ts"
 
@@ -93,6 +96,7 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
     const sql = yield* SqlClient.SqlClient
     const outbox = yield* Outbox
     const chainId = yield* PayoutChainId
+    const batches = yield* BatchRepo
 
     const record = (row: PayoutRow, type: EventType, at: Date) =>
       outbox.record({
@@ -108,6 +112,51 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
     /** The event of the row's status, at its change, and the change counted. */
     const recordEvent = (row: PayoutRow) =>
       Effect.andThen(record(row, eventTypeOf(row), row.updated_at), countOnCommit(row))
+
+    const ofBatch = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: PayoutRow,
+      execute: (batchId) => sql`SELECT * FROM payouts WHERE batch_id = ${batchId}`
+    })
+
+    /**
+     * A batch whose payout just finished: `payout_batch.finished`, once, if that was its last one. The batch is locked
+     * first, then its payouts read by a statement of their own: of two transactions finishing its last two payouts, the
+     * second waits for the first and then reads both finished (each statement sees what committed before it).
+     */
+    const finishBatch = (batchId: PayoutBatchId, at: Date) =>
+      Effect.gen(function*() {
+        const batch = yield* batches.lockById(batchId)
+        if (batch.finished_at !== null) return
+        const rows = yield* ofBatch(batchId).pipe(Effect.orDie)
+        if (!rows.every((row) => isFinished(row.status))) return
+        yield* batches.markFinished(batchId, at)
+        yield* outbox.record({
+          integrationId: batch.integration_id,
+          type: "payout_batch.finished",
+          resourceId: batchId,
+          object: presentBatch({ ...batch, finished_at: at }, rows, chainId),
+          at
+        })
+      })
+
+    /** The batches of payouts that just finished, each checked once, locked in id order (never two in opposite orders). */
+    const finishBatches = (rows: ReadonlyArray<PayoutRow>) => {
+      const finished = new Map<string, Date>()
+      for (const row of rows) {
+        if (row.batch_id === undefined || row.batch_id === null || !isFinished(row.status)) continue
+        const seen = finished.get(row.batch_id)
+        if (seen === undefined || seen < row.updated_at) finished.set(row.batch_id, row.updated_at)
+      }
+      return Effect.forEach(
+        [...finished.keys()].sort(),
+        (batchId) => finishBatch(PayoutBatchId.make(batchId), finished.get(batchId)!),
+        { discard: true }
+      )
+    }
+
+    /** A status change's event, and its batch's when it was the batch's last payout to finish. */
+    const recordChange = (row: PayoutRow) => Effect.andThen(recordEvent(row), finishBatches([row]))
 
     const owned = ownedTable(sql, {
       table: "payouts",
@@ -219,7 +268,7 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
             hops: JSON.stringify(stamp.hops ?? []),
             after: JSON.stringify(stamp.after ?? [])
           }).pipe(Effect.map(statusChangeOf)),
-        recordEvent
+        recordChange
       )(row)
 
     // Payouts in flight that have not moved since `cutoff` and were never reported delayed: marked, with their hop.
@@ -247,10 +296,11 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
             RETURNING *`
     })
 
-    const ofBatch = SqlSchema.findAll({
+    // A batch's payouts for its confirm: locked in id order, each with whether the provider reported its deposit.
+    const lockBatch = SqlSchema.findAll({
       Request: Schema.String,
-      Result: PayoutRow,
-      execute: (batchId) => sql`SELECT * FROM payouts WHERE batch_id = ${batchId}`
+      Result: Schema.Struct({ ...PayoutRow.fields, ...DepositSeen.fields }),
+      execute: (batchId) => sql`SELECT * FROM payouts WHERE batch_id = ${batchId} ORDER BY id FOR UPDATE`
     })
 
     const markDepositSeen = (id: string, at: Date) =>
@@ -354,6 +404,20 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
       insert,
       /** The payouts made for a batch (its items' own). */
       ofBatch: (batchId: string) => ofBatch(batchId).pipe(Effect.orDie),
+      /**
+       * A batch's payouts locked for its confirm, in id order (before the batch itself: see BatchRepo), each with
+       * whether the provider reported its deposit arriving.
+       */
+      lockBatch: (batchId: PayoutBatchId) =>
+        lockBatch(batchId).pipe(
+          Effect.orDie,
+          Effect.map((rows) =>
+            rows.map(({ provider_deposit_seen_at, ...row }) => ({
+              row,
+              depositSeenByProvider: provider_deposit_seen_at !== null
+            }))
+          )
+        ),
       update: updateStamped,
       markDepositSeen: (id: string, at: Date) => markDepositSeen(id, at).pipe(Effect.orDie, Effect.asVoid),
       closeWindow: owned.closeWindow,
@@ -364,7 +428,7 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
       backdateUnchanged: (integrationId: IntegrationId, payoutId: PayoutId, to: Date) =>
         backdateUnchanged({ integrationId, payoutId, to }).pipe(Effect.orDie),
       /** Expires one batch of payouts past their deposit window (EXPIRY_BATCH), each with its hop and its event. */
-      expireOverdue: owned.expireOverdue(recordEvent),
+      expireOverdue: owned.expireOverdue(recordEvent, finishBatches),
       /**
        * One batch of payouts in flight (deposit_confirmed, processing) unchanged since `cutoff` and never reported
        * delayed: each marked (so never again), with its `delayed` hop and its `payout.delayed` event. How many.
@@ -386,5 +450,5 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
     } as const
   })
 }) {
-  static readonly Default = Layer.effect(this, this.make)
+  static readonly Default = Layer.effect(this, this.make).pipe(Layer.provide(BatchRepo.Default))
 }

@@ -82,7 +82,7 @@ const FIELD_RULES: ReadonlyMap<string, Rule> = new Map([
     userAddress address to from txHash feeTxHash approvalTarget
     accountOwnerName beneficiaryName bankName breBKeyLast4 documentLast4 title note
     limit nextCursor cursor durationMs method path format date final count
-    batchId reference index depositAmount serviceFee
+    batchId reference index depositAmount serviceFee depositError itemCount
   `),
   ["error", "message"],
   ["message", "message"],

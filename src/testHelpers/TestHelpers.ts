@@ -15,6 +15,7 @@ import { NotFound } from "@cop-integrations/contracts"
 import { Context, Effect, Layer } from "effect"
 import type { IdempotencyKeyInProgress } from "../idempotency/IdempotencyStore.ts"
 import type { WebhookEndpointConflict } from "../partnerEvents/WebhookEndpoints.ts"
+import type { BatchConfirmConflict } from "../payouts/BatchConfirm.ts"
 import type { PayoutConfirmConflict } from "../payouts/PayoutConfirm.ts"
 import type { NoSwapRoute } from "../router/SwapRouter.ts"
 import type { SwapConflict } from "../swaps/SwapService.ts"
@@ -25,6 +26,7 @@ import type { SwapConflict } from "../swaps/SwapService.ts"
  */
 export type TriggerStepConflict =
   | PayoutConfirmConflict
+  | BatchConfirmConflict
   | SwapConflict
   | WebhookEndpointConflict
   | NoSwapRoute

@@ -5,6 +5,7 @@ import {
   type EventType,
   type IntegrationId,
   NotFound,
+  type PayoutBatch,
   PayoutId,
   SwapId,
   type TriggeredEvent,
@@ -16,6 +17,8 @@ import { now } from "../base/Clock.ts"
 import { OtpService } from "../kyc/OtpService.ts"
 import { EventRepo } from "../partnerEvents/EventRepo.ts"
 import { WebhookEndpoints } from "../partnerEvents/WebhookEndpoints.ts"
+import { BatchConfirm } from "../payouts/BatchConfirm.ts"
+import { PayoutBatches } from "../payouts/PayoutBatches.ts"
 import { PayoutConfirm } from "../payouts/PayoutConfirm.ts"
 import { PayoutService } from "../payouts/PayoutService.ts"
 import { SwapRepo } from "../swaps/SwapRepo.ts"
@@ -57,6 +60,8 @@ export const makeTriggerEvent = (drivers: Drivers) =>
     const otp = yield* OtpService
     const payouts = yield* PayoutService
     const confirms = yield* PayoutConfirm
+    const batchService = yield* PayoutBatches
+    const batchConfirms = yield* BatchConfirm
     const swapService = yield* SwapService
     const swaps = yield* SwapRepo
     const endpoints = yield* WebhookEndpoints
@@ -126,6 +131,25 @@ export const makeTriggerEvent = (drivers: Drivers) =>
         return enabled.endpointId
       })
 
+    /** A batch of one payout, confirmed (the mock chain pays its every deposit); answers its id and its payout's. */
+    const confirmedBatch = (integrationId: IntegrationId) =>
+      Effect.gen(function*() {
+        const userAddress = yield* approvedCustomer(integrationId)
+        const created = yield* batchService.create({
+          integrationId,
+          request: {
+            userAddress,
+            items: [{ destinationCop: "250000", breBKey: "@sandbox", accountOwnerName: "Ana Gomez" }]
+          },
+          idempotencyKey: undefined
+        })
+        const batch = created.body as PayoutBatch
+        yield* batchConfirms.confirm({ integrationId, batchId: batch.batchId, request: { txHash: freshTxHash() } })
+        const payoutId = batch.items[0]?.payout?.payoutId
+        if (payoutId === undefined) return yield* Effect.fail(new Conflict({ error: "the batch made no payout" }))
+        return { batchId: batch.batchId, payoutId }
+      })
+
     const advanced = (to: "processing" | "completed" | "failed" | "refunded") => (integrationId: IntegrationId) =>
       Effect.tap(depositedPayout(integrationId), (payoutId) => drivers.advancePayout(integrationId, payoutId, { to }))
 
@@ -155,7 +179,14 @@ export const makeTriggerEvent = (drivers: Drivers) =>
       "swap.failed": failedSwap,
       "swap.expired": (integrationId) =>
         Effect.tap(preparedSwap(integrationId), (intentId) => drivers.expireSwap(integrationId, intentId)),
-      "endpoint.ping": pingedEndpoint
+      "endpoint.ping": pingedEndpoint,
+      "payout_batch.confirmed": (integrationId) => Effect.map(confirmedBatch(integrationId), ({ batchId }) => batchId),
+      "payout_batch.finished": (integrationId) =>
+        Effect.gen(function*() {
+          const { batchId, payoutId } = yield* confirmedBatch(integrationId)
+          yield* drivers.advancePayout(integrationId, payoutId, { to: "completed" })
+          return batchId
+        })
     } satisfies Record<EventType, (integrationId: IntegrationId) => Effect.Effect<string, unknown>>
 
     return (

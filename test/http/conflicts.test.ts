@@ -9,14 +9,14 @@ import { Effect, Layer, Schema } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { afterAll, describe, expect, it } from "vitest"
-import { ConfirmReleased } from "../../src/chain/ConfirmByTxHash.ts"
+import { ConfirmReleased, ConfirmStillVerifying } from "../../src/chain/ConfirmByTxHash.ts"
 import { DepositNotMined, DepositRefused } from "../../src/chain/Verification.ts"
 import { answerConflicts, conflictMessages, type ServiceConflict } from "../../src/http/Conflicts.ts"
 import { IdempotencyKeyInProgress } from "../../src/idempotency/IdempotencyStore.ts"
 import { WebhookEndpointDisabled, WebhookEndpointLimit } from "../../src/partnerEvents/WebhookEndpoints.ts"
+import { PayoutBatchAlreadyConfirmed, PayoutBatchConfirmInProgress } from "../../src/payouts/BatchConfirm.ts"
 import { PayoutNotCancelable } from "../../src/payouts/PayoutCancel.ts"
 import {
-  ConfirmStillVerifying,
   PayoutAlreadyConfirmed,
   PayoutConfirmInProgress,
   PayoutNotConfirmable
@@ -51,7 +51,7 @@ const table: ReadonlyArray<readonly [ServiceConflict, string]> = [
   [new PayoutAlreadyConfirmed(), "this payout is already confirmed with a different txHash"],
   [new PayoutNotConfirmable({ status: "failed" }), "this payout is failed and can no longer be confirmed"],
   [
-    new ConfirmStillVerifying(),
+    new ConfirmStillVerifying({ resource: "payout" }),
     "this payout's confirmation with this txHash is still being verified; retry shortly"
   ],
   [new PayoutConfirmInProgress(), "another confirmation of this payout is being verified; retry once it has finished"],
@@ -66,6 +66,15 @@ const table: ReadonlyArray<readonly [ServiceConflict, string]> = [
   [
     new PayoutNotCancelable({ because: "deposit_confirmed", status: "awaiting_deposit" }),
     "its deposit was already confirmed (or is being confirmed): it can no longer be canceled"
+  ],
+  [new PayoutBatchAlreadyConfirmed(), "this batch is already confirmed with a different txHash"],
+  [
+    new PayoutBatchConfirmInProgress(),
+    "another confirmation of this batch is being verified; retry once it has finished"
+  ],
+  [
+    new ConfirmStillVerifying({ resource: "payout batch" }),
+    "this payout batch's confirmation with this txHash is still being verified; retry shortly"
   ],
   [new SwapAlreadyConfirmed(), "this swap is already confirmed with a different txHash"],
   [new SwapNotConfirmable({ status: "failed" }), "this swap is failed and can no longer be confirmed"],

@@ -202,6 +202,8 @@ describe("npm run live:local", () => {
     for (const id of ["SWAP-001", "SWAP-002", "SWAP-003", "SWAP-005", "SWAP-006"]) {
       expect(report).toMatch(new RegExp(`✓ ${id} `))
     }
+    // the batch endpoints' contract, without moving money
+    expect(report).toMatch(/✓ BATCH-004 /)
   })
 
   it(

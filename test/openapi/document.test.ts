@@ -251,6 +251,7 @@ describe("traps of Effect 4 the contract avoids", () => {
     )
     expect(limits.map(([name]) => name)).toEqual([
       "GET /api/integrations/breb/payouts",
+      "GET /api/integrations/breb/payout-batches",
       "GET /api/integrations/swaps",
       "GET /api/integrations/events",
       "GET /api/integrations/request-logs"
@@ -275,9 +276,9 @@ describe("traps of Effect 4 the contract avoids", () => {
 
   it("trap: `limit` never decodes to NaN: text that is not plain digits is refused naming the rule", () => {
     const lists = endpoints.filter((endpoint) =>
-      ["listPayouts", "listSwaps", "listEvents"].includes(endpoint.identifier)
+      ["listPayouts", "listPayoutBatches", "listSwaps", "listEvents"].includes(endpoint.identifier)
     )
-    expect(lists).toHaveLength(3)
+    expect(lists).toHaveLength(4)
     for (const endpoint of lists) {
       // The codec the server decodes the query string with.
       const decode = decoderOf(endpoint.query!)
@@ -311,6 +312,7 @@ describe("traps of Effect 4 the contract avoids", () => {
     expect(bodies.map(([name]) => name).sort()).toEqual([
       "advancePayout",
       "confirmPayout",
+      "confirmPayoutBatch",
       "confirmSwap",
       "createPayout",
       "createPayoutBatch",

@@ -7,6 +7,7 @@
  */
 import {
   AdvancePayoutRequest,
+  ConfirmPayoutBatchRequest,
   ConfirmPayoutRequest,
   ConfirmSwapRequest,
   CreatePayoutBatchRequest,
@@ -31,6 +32,7 @@ const requestSchemas: Record<string, Schema.Top> = {
   CreatePayoutRequest,
   CreatePayoutBatchRequest,
   ConfirmPayoutRequest,
+  ConfirmPayoutBatchRequest,
   AdvancePayoutRequest,
   PrepareSwapRequest,
   ConfirmSwapRequest,

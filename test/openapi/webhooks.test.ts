@@ -105,6 +105,19 @@ const produceEveryEventType = async (server: TestServer, partner: Partner) => {
     (q) => q`UPDATE swap_intents SET expires_at = now() - interval '1 minute' WHERE id = ${expiredSwap} RETURNING id`
   )
 
+  const batch = await expectStatus(
+    partner.post(`${API}/breb/payout-batches`, {
+      userAddress: user,
+      items: [{ destinationCop: "250000", breBKey: "@batch2024", accountOwnerName: "Ana Gomez", reference: "inv-1" }]
+    }),
+    201
+  )
+  await expectStatus(
+    partner.post(`${API}/breb/payout-batches/${batch["batchId"]}/confirm`, { txHash: newTxHash() }),
+    200
+  ) // payout_batch.confirmed
+  await advance(partner, batch["items"][0]["payout"]["payoutId"], "completed") // payout_batch.finished
+
   await expectStatus(partner.post(`${API}/test-helpers/kyc/${user}/reject`, {}), 200) // kyc.rejected
   const [endpoint] = (await expectStatus(partner.get(`${API}/webhook-endpoints`), 200))["items"]
   await expectStatus(partner.post(`${API}/webhook-endpoints/${endpoint.endpointId}/ping`, {}), 202)
@@ -213,6 +226,8 @@ describe("the document's webhooks", () => {
         expect(example!["sequence"], "a payout's sequence counts its events so far").toBe(
           payoutEventsSoFar(example!["data"]["object"])
         )
+      } else if (type === "payout_batch.finished") {
+        expect(example!["sequence"], "a batch confirmed, then finished").toBe(2)
       } else {
         expect(example!["sequence"]).toBe(1)
       }

@@ -19,7 +19,7 @@ import {
 } from "../../src/chain/Chain.ts"
 import { ChainMock } from "../../src/chain/ChainMock.ts"
 import { ChainVerifyPolicy } from "../../src/chain/Verification.ts"
-import { ConfirmWait } from "../../src/payouts/PayoutConfirm.ts"
+import { ConfirmWait } from "../../src/chain/ConfirmByTxHash.ts"
 import { TransferLifecycleMock } from "../../src/provider/mock/TransferLifecycleMock.ts"
 import {
   decodePayout,

@@ -10,6 +10,8 @@ import {
   KycEventType,
   type KycStatus,
   openApiDocument,
+  type PayoutBatchEventType,
+  type PayoutBatchStatus,
   PayoutEvent,
   PayoutEventType,
   type PayoutStatus,
@@ -122,6 +124,47 @@ const endpointObject = (_type: typeof PingEventType.Type, at: string): Record<st
   updatedAt: at
 })
 
+/** A batch of one payout at each batch event, its payout at the status that event implies. */
+const BATCH_STATUS = {
+  "payout_batch.confirmed": { batch: "confirmed", payout: "payout.deposit_confirmed" },
+  "payout_batch.finished": { batch: "completed", payout: "payout.completed" }
+} as const satisfies Record<
+  typeof PayoutBatchEventType.Type,
+  { readonly batch: PayoutBatchStatus; readonly payout: typeof PayoutEventType.Type }
+>
+
+const batchObject = (type: typeof PayoutBatchEventType.Type, payoutId: string, at: string) => {
+  const payout = payoutObject(BATCH_STATUS[type].payout, payoutId, at)
+  const txHash = `0x${randomBytes(32).toString("hex")}`
+  const fees = payout["fees"] as ReadonlyArray<{ readonly code: string; readonly amountUsd: string }>
+  const deposit = payout["deposit"] as { readonly amount: string }
+  return {
+    batchId: newId("pb_", 22),
+    status: BATCH_STATUS[type].batch,
+    userAddress: USER,
+    fromToken: "USDC",
+    items: [{
+      index: 0,
+      reference: "INV-1",
+      payout: { ...payout, txHash, feeTxHash: txHash },
+      error: null,
+      depositError: null
+    }],
+    totals: {
+      count: 1,
+      sourceAmount: payout["sourceAmount"],
+      depositAmount: deposit.amount,
+      serviceFee: fees.find((leg) => leg.code === "copby")?.amountUsd,
+      destinationCop: payout["destinationCop"]
+    },
+    feeTransaction: payout["feeTransaction"],
+    calls: payout["calls"],
+    txHash,
+    createdAt: at,
+    expiresAt: at
+  }
+}
+
 const isPayoutEventType = Schema.is(PayoutEventType)
 const isKycEventType = Schema.is(KycEventType)
 const isSwapEventType = Schema.is(SwapEventType)
@@ -131,7 +174,8 @@ const objectOf = (type: EventType, payoutId: string, at: string): Record<string,
   if (isPayoutEventType(type)) return payoutObject(type, payoutId, at)
   if (isKycEventType(type)) return { userAddress: USER, kycStatus: KYC_STATUS[type], kycUrl: null }
   if (isSwapEventType(type)) return swapObject(type, at)
-  return endpointObject(type, at)
+  if (type === "endpoint.ping") return endpointObject(type, at)
+  return batchObject(type, payoutId, at)
 }
 
 const decodeEvent = Schema.decodeUnknownSync(Event)
@@ -155,7 +199,9 @@ const nextSequence = (resourceId: string): number => {
 export const makeEvent = (type: EventType, at: Date, payoutId: string = newId("po_", 22)): KitEvent => {
   const createdAt = at.toISOString()
   const object = objectOf(type, payoutId, createdAt)
-  const resourceId = String(object["payoutId"] ?? object["intentId"] ?? object["userAddress"] ?? object["endpointId"])
+  const resourceId = String(
+    object["payoutId"] ?? object["batchId"] ?? object["intentId"] ?? object["userAddress"] ?? object["endpointId"]
+  )
   const event = {
     id: newId("evt_", 26),
     type,

@@ -433,6 +433,16 @@ export const RULES = {
       "a batch is refused as a whole, making nothing, when the user's KYC is not approved (409 `needs_kyc`), when no item is valid (400 naming `items`) and from COPm (400 naming `fromToken`); another integration's batch is 404",
     see: ["README#batch-payouts", "createPayoutBatch", "getPayoutBatch"]
   },
+  "R-BATCH-3": {
+    statement:
+      "`POST breb/payout-batches/{batchId}/confirm { txHash }` confirms every payout of the batch its transaction pays (mock: all of them), each with that `txHash`, and the batch carries it; the same hash again answers the batch unchanged, another hash is 409; the batch's `payout_batch.confirmed` event is listed (sequence 1) and `GET payout-batches` lists the batch with its status",
+    see: ["README#batch-payouts", "confirmPayoutBatch", "listPayoutBatches"]
+  },
+  "R-BATCH-4": {
+    statement:
+      "in any mode, without moving money: `POST breb/payout-batches` with no items is a 400 naming `items`; an unknown `batchId` is 404 to `GET payout-batches/{batchId}` and to its confirm; `GET payout-batches` answers a PayoutBatchList of at most `limit` batches",
+    see: ["README#batch-payouts", "createPayoutBatch", "getPayoutBatch", "confirmPayoutBatch", "listPayoutBatches"]
+  },
   "R-REPORT-1": {
     statement:
       "`GET reports/payouts?from&to` answers every payout the integration created in the range, oldest first: as CSV (`format=csv`, the default: a header row of the contract's columns in their order, RFC 4180) or JSON Lines (`format=jsonl`), each row with the amounts the API answers for that payout, exactly; a cell a spreadsheet would run as a formula starts with `'`; another integration's payouts are never in it; `to` not after `from` is a 400 naming `to`",

@@ -34,6 +34,7 @@ import replicaLeases from "./0027_replica_leases.ts"
 import metricsIndexes from "./0028_metrics_indexes.ts"
 import traceContext from "./0029_trace_context.ts"
 import payoutBatches from "./0030_payout_batches.ts"
+import batchConfirm from "./0031_batch_confirm.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -65,5 +66,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0027_replica_leases": replicaLeases,
   "0028_metrics_indexes": metricsIndexes,
   "0029_trace_context": traceContext,
-  "0030_payout_batches": payoutBatches
+  "0030_payout_batches": payoutBatches,
+  "0031_batch_confirm": batchConfirm
 }

@@ -2,17 +2,22 @@
  * Batch payouts (R-BATCH-1, R-BATCH-2): a batch with valid and invalid items makes a payout of each valid one, as
  * the API answers it, and gives each invalid one its error; its totals are the exact sums and its calls move exactly
  * what the user pays; a batch without KYC, with nothing valid or from COPm is refused whole; another integration
- * does not see it.
+ * does not see it (R-BATCH-2). In mock mode one hash confirms every payout of a batch, the batch is listed and its
+ * `payout_batch.confirmed` event is there (R-BATCH-3).
  */
 import type { Payout, PayoutBatch } from "@cop-integrations/contracts"
 import { Effect } from "effect"
 import { ok, rejected } from "../api.ts"
 import { check, checkNamesField } from "../check.ts"
-import { approvedUser, freshAddress, payoutRequest } from "../fixtures.ts"
+import { approvedUser, freshAddress, payoutRequest, randomTxHash } from "../fixtures.ts"
 import { type Kit, scenario } from "../scenario.ts"
 
 const MADE_RULE = "each valid item of a batch is a payout as the API answers it; each invalid one is its error"
 const TOTALS_RULE = "a batch's totals are the exact sums of its payouts, and its calls move exactly totals.sourceAmount"
+const CONFIRM_RULE =
+  "one txHash confirms every payout of a batch its transaction pays; the same hash again answers it unchanged; another is 409"
+const LIVE_RULE =
+  "a batch of no items is a 400 naming items; an unknown batch is 404 to read and to confirm; the list answers pages"
 const REFUSED_RULE =
   "a batch is refused whole without KYC, with nothing valid, or from COPm; another integration's is 404"
 
@@ -79,6 +84,87 @@ export const batchScenarios = [
           })
         }
         yield* checkTotals(batch, made, exchange)
+      })
+  }),
+  scenario({
+    id: "BATCH-003",
+    title: "one hash confirms every payout of a batch (mock chain); again is the same answer, another hash is 409",
+    rules: ["R-BATCH-3"],
+    tags: ["batches", "events"],
+    requires: { mock: true, moneyMoving: true },
+    run: (kit) =>
+      Effect.gen(function*() {
+        const user = yield* approvedUser(kit)
+        const { batch } = yield* createBatch(kit, {
+          userAddress: user,
+          items: [item(user, "kit-a"), item(user, "kit-b")]
+        })
+        const txHash = randomTxHash()
+        const confirm = (hash: string) =>
+          kit.call("confirmPayoutBatch", { path: { batchId: batch.batchId }, json: { txHash: hash } })
+        const first = yield* confirm(txHash)
+        const confirmed = yield* ok(first, "200 PayoutBatch")
+        const statuses = confirmed.items.map((entry) => `${entry.payout?.status}:${entry.payout?.txHash === txHash}`)
+        yield* check(
+          confirmed.txHash === txHash && confirmed.status === "confirmed" &&
+            statuses.every((status) => status === "deposit_confirmed:true"),
+          CONFIRM_RULE,
+          {
+            expected: `the batch and both payouts deposit_confirmed with txHash ${txHash}`,
+            actual: `batch ${confirmed.status} ${confirmed.txHash}; payouts ${statuses.join(", ")}`,
+            exchange: first.exchange
+          }
+        )
+        const again = yield* confirm(txHash)
+        yield* check(JSON.stringify(yield* ok(again, "200 PayoutBatch")) === JSON.stringify(confirmed), CONFIRM_RULE, {
+          expected: "the same answer for the same hash",
+          actual: "they differ",
+          exchange: again.exchange
+        })
+        yield* rejected(yield* confirm(randomTxHash()), 409, "none", CONFIRM_RULE)
+
+        const events = yield* kit.call("listEvents", { query: { resourceId: batch.batchId } })
+        const types = (yield* ok(events, "200 EventList")).items.map((event) => `${event.type}#${event.sequence}`)
+        yield* check(types.join(",") === "payout_batch.confirmed#1", CONFIRM_RULE, {
+          expected: "the batch's events: payout_batch.confirmed, sequence 1",
+          actual: types.join(", ") || "none",
+          exchange: events.exchange
+        })
+        const listed = yield* kit.call("listPayoutBatches", { query: { limit: "500" } })
+        const summary = (yield* ok(listed, "200 PayoutBatchList")).items.find((entry) =>
+          entry.batchId === batch.batchId
+        )
+        yield* check(summary?.status === "confirmed" && summary.txHash === txHash, CONFIRM_RULE, {
+          expected: `${batch.batchId} listed, confirmed with ${txHash}`,
+          actual: JSON.stringify(summary ?? null),
+          exchange: listed.exchange
+        })
+      })
+  }),
+  scenario({
+    id: "BATCH-004",
+    title: "batch endpoints answer by the contract in any mode: empty batch 400, unknown batch 404, the list pages",
+    rules: ["R-BATCH-4"],
+    tags: ["batches"],
+    run: (kit) =>
+      Effect.gen(function*() {
+        const empty = yield* kit.call("createPayoutBatch", { json: { userAddress: freshAddress(), items: [] } })
+        yield* checkNamesField(LIVE_RULE, yield* rejected(empty, 400, "none", LIVE_RULE), "items", empty.exchange)
+        const unknown = "pb_conformanceUnknown0000"
+        yield* rejected(yield* kit.call("getPayoutBatch", { path: { batchId: unknown } }), 404, "none", LIVE_RULE)
+        yield* rejected(
+          yield* kit.call("confirmPayoutBatch", { path: { batchId: unknown }, json: { txHash: randomTxHash() } }),
+          404,
+          "none",
+          LIVE_RULE
+        )
+        const listed = yield* kit.call("listPayoutBatches", { query: { limit: "1" } })
+        const page = yield* ok(listed, "200 PayoutBatchList")
+        yield* check(page.items.length <= 1, LIVE_RULE, {
+          expected: "at most 1 batch (limit 1)",
+          actual: `${page.items.length}`,
+          exchange: listed.exchange
+        })
       })
   }),
   scenario({
