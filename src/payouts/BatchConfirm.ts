@@ -100,22 +100,37 @@ export class BatchConfirm extends Context.Service<BatchConfirm>()("BatchConfirm"
         return ConfirmBegun.Claimed({ row: batch, hashes: [txHash] })
       }).pipe(sql.withTransaction)
 
-    /** What the user's transaction moved to a payout's deposit address, and what the payout needs there. */
-    const depositOf = (row: PayoutRow, receipt: VerifiedTransfer) => {
-      const expected = toBaseUnits(BigDecimal.fromStringUnsafe(row.deposit_amount), usdc.decimals)
-      const { matching, moved } = transfersTo(receipt.transfers, {
-        token: usdc.address,
-        to: row.deposit_address,
-        from: row.user_address
-      })
-      // Mock mode's chain has no receipt: its transaction pays every deposit.
-      const paid = receipt.simulated === true || (matching.length > 0 && moved >= expected)
-      const shortfall = matching.length === 0
-        ? `txHash has no USDC transfer from ${row.user_address} to its deposit address ${row.deposit_address}`
-        : `txHash transfers ${
-          usdcAmount(moved)
-        } to its deposit address ${row.deposit_address}, less than its deposit of ${usdcAmount(expected)}`
-      return { paid, shortfall }
+    const depositUnits = (row: PayoutRow) => toBaseUnits(BigDecimal.fromStringUnsafe(row.deposit_amount), usdc.decimals)
+
+    /**
+     * Whether the user's transaction paid each payout awaiting its deposit, and why not. Payouts that share a deposit
+     * address (a provider may give one per customer) are paid only together: what reached the address must cover all
+     * their deposits, since a transfer cannot be told apart from another to the same address.
+     */
+    const shortfallsOf = (awaiting: ReadonlyArray<PayoutRow>, receipt: VerifiedTransfer) => {
+      const owed = new Map<string, { readonly units: bigint; readonly count: number }>()
+      for (const row of awaiting) {
+        const address = row.deposit_address.toLowerCase()
+        const sum = owed.get(address) ?? { units: 0n, count: 0 }
+        owed.set(address, { units: sum.units + depositUnits(row), count: sum.count + 1 })
+      }
+      return new Map(awaiting.map((row) => {
+        const group = owed.get(row.deposit_address.toLowerCase())!
+        const { matching, moved } = transfersTo(receipt.transfers, {
+          token: usdc.address,
+          to: row.deposit_address,
+          from: row.user_address
+        })
+        // Mock mode's chain has no receipt: its transaction pays every deposit.
+        const paid = receipt.simulated === true || (matching.length > 0 && moved >= group.units)
+        const deposits = group.count === 1
+          ? `its deposit of ${usdcAmount(group.units)}`
+          : `the deposits of the ${group.count} payouts of the batch that share it, ${usdcAmount(group.units)}`
+        const shortfall = matching.length === 0
+          ? `txHash has no USDC transfer from ${row.user_address} to its deposit address ${row.deposit_address}`
+          : `txHash transfers ${usdcAmount(moved)} to its deposit address ${row.deposit_address}, less than ${deposits}`
+        return [row.id, paid ? null : shortfall] as const
+      }))
     }
 
     /**
@@ -130,7 +145,8 @@ export class BatchConfirm extends Context.Service<BatchConfirm>()("BatchConfirm"
         yield* keepClaims(claims, "payout_batch", batch.id, hashes)
         const simulated = receipt.simulated === true
         const awaiting = locked.filter(({ row }) => row.tx_hash === null)
-        const paid = awaiting.filter(({ row }) => depositOf(row, receipt).paid)
+        const shortfalls = shortfallsOf(awaiting.map(({ row }) => row), receipt)
+        const paid = awaiting.filter(({ row }) => shortfalls.get(row.id) === null)
         // The one fee transfer pays the fees of the payouts it confirms; mock mode's chain has none to read.
         const feeOwed = paid.reduce(
           (sum, { row }) => sum + toBaseUnits(BigDecimal.fromStringUnsafe(row.service_fee), usdc.decimals),
@@ -153,8 +169,8 @@ export class BatchConfirm extends Context.Service<BatchConfirm>()("BatchConfirm"
         const depositErrors = new Map<string, ErrorBody>()
         let confirmed = 0
         for (const item of awaiting) {
-          const { paid: isPaid, shortfall } = depositOf(item.row, receipt)
-          if (!isPaid) {
+          const shortfall = shortfalls.get(item.row.id)
+          if (shortfall !== null && shortfall !== undefined) {
             depositErrors.set(item.row.id, { error: shortfall })
             continue
           }

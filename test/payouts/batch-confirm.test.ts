@@ -187,6 +187,34 @@ describe("confirming a batch with one transaction", () => {
     expect(decodeBatch(read.json)).toEqual(answer)
   })
 
+  it("live receipt: payouts sharing a deposit address are paid only together: what reached it must cover all of them", async ({ server, partner, user }) => {
+    const batch = await createBatch(partner, user, ["250000", "120000", "90000"])
+    const [first, second] = batch.items.map((entry) => entry.payout!)
+    const shared = first!.deposit.address
+    await sql(
+      server,
+      (q) => q`UPDATE payouts SET deposit_address = ${shared} WHERE id = ${second!.payoutId} RETURNING id`
+    )
+    const transfers = transfersOfCalls(batch)
+    // both deposits reach the shared address, one base unit short in all; the third and the fee in full
+    transfers[0] = { ...transfers[0]!, to: shared }
+    transfers[1] = { ...transfers[1]!, to: shared, value: transfers[1]!.value - 1n }
+    receipt = minedWith(transfers)
+    const answer = await confirmed(partner, batch.batchId, newTxHash())
+    expect(answer.items.map((entry) => entry.payout?.status)).toEqual([
+      "awaiting_deposit",
+      "awaiting_deposit",
+      "deposit_confirmed"
+    ])
+    for (const index of [0, 1]) {
+      expect(answer.items[index]!.depositError?.error).toMatch(
+        new RegExp(
+          `^items\\.${index}: txHash transfers [0-9.]+ USDC to its deposit address ${shared}, less than the deposits of the 2 payouts of the batch that share it`
+        )
+      )
+    }
+  })
+
   it("live receipt: a fee transfer short of the confirmed payouts' fees leaves their fee legs pending", async ({ partner, user }) => {
     const batch = await createBatch(partner, user, ["250000", "120000"])
     const transfers = transfersOfCalls(batch)
