@@ -54,6 +54,7 @@ interface TryIt {
 /** What a step created, for the path parameters of the steps after it. */
 interface Created {
   payoutId?: string
+  batchId?: string
   intentId?: string
   endpointId?: string
 }
@@ -242,7 +243,7 @@ describe.skipIf(chromiumBinary === undefined)("/docs in headless Chromium", () =
 })
 
 /**
- * What a partner tries in order: quote, KYC, a payee preview, a payout confirmed and moved on, a swap prepared and confirmed, a
+ * What a partner tries in order: quote, KYC, a payee preview, a payout confirmed and moved on, a batch confirmed, a swap prepared and confirmed, a
  * webhook endpoint, an event triggered, the endpoint disabled. Path parameters name what an earlier step created.
  */
 const partnerSequence = (created: Created): ReadonlyArray<TryIt> => [
@@ -255,7 +256,6 @@ const partnerSequence = (created: Created): ReadonlyArray<TryIt> => [
     path: "/api/integrations/breb/payouts",
     creates: (body) => ({ payoutId: String(body["payoutId"]) })
   },
-  { method: "POST", path: "/api/integrations/breb/payout-batches" },
   {
     method: "POST",
     path: "/api/integrations/breb/payouts/{payoutId}/confirm",
@@ -265,6 +265,16 @@ const partnerSequence = (created: Created): ReadonlyArray<TryIt> => [
     method: "POST",
     path: "/api/integrations/test-helpers/payouts/{payoutId}/advance",
     pathParameters: () => ({ payoutId: created.payoutId })
+  },
+  {
+    method: "POST",
+    path: "/api/integrations/breb/payout-batches",
+    creates: (body) => ({ batchId: String(body["batchId"]) })
+  },
+  {
+    method: "POST",
+    path: "/api/integrations/breb/payout-batches/{batchId}/confirm",
+    pathParameters: () => ({ batchId: created.batchId })
   },
   { method: "POST", path: "/api/integrations/swaps", creates: (body) => ({ intentId: String(body["intentId"]) }) },
   {
