@@ -1,4 +1,5 @@
 /** Issuing a key for an integration by name, as the keys CLI (scripts/keys.ts) and `npm run live:local` do it. */
+import type { ApiScope } from "@cop-integrations/contracts"
 import { Effect, Option } from "effect"
 import type { KeyKind } from "../src/auth/ApiKey.ts"
 import { ApiKeyRepo } from "../src/auth/ApiKeyRepo.ts"
@@ -12,6 +13,8 @@ export const issueKeyFor = (options: {
   readonly name: string
   readonly kind: KeyKind
   readonly expiresAt: Date | null
+  /** A restricted key's scopes; null or absent: a full key. */
+  readonly scopes?: ReadonlyArray<ApiScope> | null
   readonly create: boolean
 }) =>
   Effect.gen(function*() {
@@ -19,6 +22,11 @@ export const issueKeyFor = (options: {
     const existing = yield* integrations.findByName(options.name)
     if (Option.isNone(existing) && !options.create) return Option.none()
     const integration = Option.isSome(existing) ? existing.value : yield* integrations.ensure(options.name)
-    const issued = yield* (yield* ApiKeyRepo).issue(integration.id, options.kind, options.expiresAt)
+    const issued = yield* (yield* ApiKeyRepo).issue(
+      integration.id,
+      options.kind,
+      options.expiresAt,
+      options.scopes ?? null
+    )
     return Option.some({ integration, issued })
   })

@@ -6,7 +6,8 @@
  * such integration or active key. Running servers honour a revocation or an expiry within API_KEY_CACHE_MS.
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { type Cause, Console, Effect, Fiber, Layer, Option, References } from "effect"
+import { ApiScope } from "@cop-integrations/contracts"
+import { type Cause, Console, Effect, Fiber, Layer, Option, References, Schema } from "effect"
 import { parseArgs } from "node:util"
 import { keyKindForMode } from "../src/auth/ApiKey.ts"
 import { ApiKeyRepo, type ApiKeyRow, keyState } from "../src/auth/ApiKeyRepo.ts"
@@ -19,7 +20,7 @@ import { IntegrationRepo } from "../src/auth/IntegrationRepo.ts"
 import { issueKeyFor } from "./issueKey.ts"
 
 const usage = [
-  "usage: keys issue <integration-name> [--create] [--expires <30d|12h|ISO timestamp|never>]",
+  "usage: keys issue <integration-name> [--create] [--expires <30d|12h|ISO timestamp|never>] [--scopes <a,b,…>]",
   "       keys rotate <key-id> [--overlap <24h|90m|0>] [--expires <30d|12h|ISO timestamp|never>]",
   "       keys list [--json]",
   "       keys revoke <key-id>",
@@ -34,7 +35,9 @@ API keys of the integrations, against DATABASE_URL, or else the embedded Postgre
 npm run -s keys -- <command> …
 
   issue   a new key for the integration <integration-name>, printed once as the last line of stdout; --create is
-          required to create a new integration (a misspelt name cannot create a tenant); --expires bounds it
+          required to create a new integration (a misspelt name cannot create a tenant); --expires bounds it;
+          --scopes makes it a restricted key that may do only those (comma-separated: ${ApiScope.literals.join(", ")});
+          a request outside them is 403 naming the scope it needs. Without --scopes: a full key
   rotate  a new key for the same integration (last line of stdout); the old key keeps working for --overlap
           (default 24h; 0 stops it at once), then stops; the new key keeps the old one's expiry unless --expires
           gives another
@@ -70,6 +73,15 @@ const expiryFrom = (text: string, now: Date): Date | null | undefined => {
 const badExpiry = (text: string) =>
   `--expires: a duration (30d, 12h, 90m), a future ISO timestamp or never, not "${text}"`
 
+/** `--scopes a,b`: the scopes, each once and known; undefined for an empty list or an unknown scope. */
+const scopesFrom = (text: string): ReadonlyArray<ApiScope> | undefined => {
+  const named = [...new Set(text.split(",").map((scope) => scope.trim()).filter((scope) => scope !== ""))]
+  const isScope = Schema.is(ApiScope)
+  return named.length > 0 && named.every(isScope) ? named : undefined
+}
+
+const badScopes = (text: string) => `--scopes: a comma-separated list of ${ApiScope.literals.join(", ")}, not "${text}"`
+
 const iso = (date: Date | null, none: string) => (date === null ? none : date.toISOString())
 
 const describeState = (key: ApiKeyRow, now: Date) => {
@@ -91,7 +103,8 @@ const asJson = (key: ApiKeyRow, now: Date) => ({
   lastUsedAt: key.last_used_at?.toISOString() ?? null,
   expiresAt: key.expires_at?.toISOString() ?? null,
   revokedAt: key.revoked_at?.toISOString() ?? null,
-  replacedBy: key.replaced_by
+  replacedBy: key.replaced_by,
+  scopes: key.scopes
 })
 
 const VERBS = ["issue", "rotate", "list", "revoke", "dashboard-link"] as const
@@ -116,6 +129,7 @@ const parseCommandLine = (args: ReadonlyArray<string>) =>
     options: {
       create: { type: "boolean" },
       expires: { type: "string" },
+      scopes: { type: "string" },
       overlap: { type: "string" },
       json: { type: "boolean" },
       help: { type: "boolean", short: "h" }
@@ -144,6 +158,10 @@ const understand = (args: ReadonlyArray<string>):
     return { usageError: verb === undefined ? usage : `unknown command "${verb}"\n${usage}` }
   }
   if (extra.length > 0) return { usageError: usage }
+  const { scopes } = parsed.values
+  if (scopes !== undefined && (verb !== "issue" || scopesFrom(scopes) === undefined)) {
+    return { usageError: verb === "issue" ? badScopes(scopes) : `--scopes: only with issue\n${usage}` }
+  }
   return { run: parsed }
 }
 
@@ -164,10 +182,14 @@ const command = (parsed: CommandLine) =>
         if (expiresAt === undefined) {
           return yield* fail(badExpiry(values.expires ?? ""))
         }
+        // Checked as the command line was read (`understand`); never a full key for scopes that do not read.
+        const scopes = values.scopes === undefined ? null : scopesFrom(values.scopes)
+        if (scopes === undefined) return yield* fail(badScopes(values.scopes ?? ""))
         const created = yield* issueKeyFor({
           name,
           kind: keyKindForMode(config.mode),
           expiresAt,
+          scopes,
           create: values.create === true
         })
         if (Option.isNone(created)) {
@@ -175,8 +197,9 @@ const command = (parsed: CommandLine) =>
         }
         const { integration, issued } = created.value
         const until = issued.expiresAt === null ? "" : `, valid until ${issued.expiresAt.toISOString()}`
+        const restricted = scopes === null ? "" : `, restricted to ${scopes.join(", ")}`
         yield* Console.log(
-          `integration ${integration.name} (${integration.id}), key id ${issued.id}${until}; shown once:`
+          `integration ${integration.name} (${integration.id}), key id ${issued.id}${until}${restricted}; shown once:`
         )
         yield* Console.log(issued.key)
         return
@@ -225,7 +248,8 @@ const command = (parsed: CommandLine) =>
               `cop_${key.kind}_pk_…${key.last4}`,
               `created ${key.created_at.toISOString()}`,
               `last used ${iso(key.last_used_at, "never")}`,
-              describeState(key, now)
+              describeState(key, now),
+              key.scopes === null ? "full" : `scopes ${key.scopes.join(",")}`
             ].join("  ")
           )
         }

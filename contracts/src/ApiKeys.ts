@@ -4,6 +4,7 @@ import { Authentication } from "./Auth.ts"
 import { groupErrors } from "./Breb.ts"
 import { IntegrationId, KeyId } from "./Ids.ts"
 import { IsoTimestamp } from "./Primitives.ts"
+import { ApiScope } from "./Scopes.ts"
 
 export const ApiKeyStatus = Schema.Literals(["active", "revoked", "expired"]).annotate({
   identifier: "ApiKeyStatus",
@@ -28,7 +29,11 @@ export const ApiKeyRecord = Schema.Struct({
   }),
   revokedAt: Schema.NullOr(IsoTimestamp).annotate({ description: "When it was revoked; null if it was not" }),
   status: ApiKeyStatus,
-  current: Schema.Boolean.annotate({ description: "True for the key that authenticated this request" })
+  current: Schema.Boolean.annotate({ description: "True for the key that authenticated this request" }),
+  scopes: Schema.NullOr(Schema.Array(ApiScope)).annotate({
+    description:
+      "A restricted key's scopes (a request outside them is 403 naming the scope it needs); null for a full key, which may do everything"
+  })
 }).annotate({
   identifier: "ApiKeyRecord",
   description: "One API key of the integration: what identifies it, never the key itself or its hash",
@@ -41,7 +46,8 @@ export const ApiKeyRecord = Schema.Struct({
     expiresAt: null,
     revokedAt: null,
     status: "active",
-    current: true
+    current: true,
+    scopes: null
   }]
 })
 export type ApiKeyRecord = typeof ApiKeyRecord.Type

@@ -2,6 +2,7 @@ import { Context } from "effect"
 import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
 import { ForbiddenError, TooManyRequestsError, UnauthorizedError } from "./Errors.ts"
 import type { IntegrationId, KeyId } from "./Ids.ts"
+import type { ApiScope } from "./Scopes.ts"
 
 export type ApiMode = "mock" | "live"
 
@@ -31,6 +32,8 @@ export class CurrentIntegration extends Context.Service<
     readonly keyId: KeyId
     readonly mode: ApiMode
     readonly session?: DashboardSessionRef
+    /** A restricted key's scopes; absent for a full key (and a dashboard session, which only a full key opens). */
+    readonly scopes?: ReadonlyArray<ApiScope>
   }
 >()("CurrentIntegration") {}
 

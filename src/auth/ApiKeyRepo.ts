@@ -1,4 +1,4 @@
-import { IntegrationId, KeyId } from "@cop-integrations/contracts"
+import { ApiScope, IntegrationId, KeyId } from "@cop-integrations/contracts"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { newId } from "../base/ids.ts"
@@ -16,7 +16,9 @@ export const ApiKeyRow = Schema.Struct({
   revoked_at: Schema.NullOr(Schema.Date),
   expires_at: Schema.NullOr(Schema.Date),
   last_used_at: Schema.NullOr(Schema.Date),
-  replaced_by: Schema.NullOr(Schema.String)
+  replaced_by: Schema.NullOr(Schema.String),
+  /** A restricted key's scopes; null: a full key. */
+  scopes: Schema.NullOr(Schema.Array(ApiScope))
 })
 export type ApiKeyRow = typeof ApiKeyRow.Type
 
@@ -34,7 +36,7 @@ export class ApiKeyRepo extends Context.Service<ApiKeyRepo>()("ApiKeyRepo", {
   make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const columns = sql`k.id, k.integration_id, i.name AS integration_name, k.kind, k.last4, k.created_at, k.revoked_at,
-                        k.expires_at, k.last_used_at, k.replaced_by`
+                        k.expires_at, k.last_used_at, k.replaced_by, k.scopes`
 
     /**
      * The active key with this hash, noting its use: `last_used_at` is written at most once a minute per key, in
@@ -111,10 +113,11 @@ export class ApiKeyRepo extends Context.Service<ApiKeyRepo>()("ApiKeyRepo", {
       Result: Schema.Struct({
         integration_id: IntegrationId,
         kind: KeyKindSchema,
-        expires_at: Schema.NullOr(Schema.Date)
+        expires_at: Schema.NullOr(Schema.Date),
+        scopes: Schema.NullOr(Schema.Array(ApiScope))
       }),
       execute: (id) =>
-        sql`SELECT integration_id, kind, expires_at FROM api_keys
+        sql`SELECT integration_id, kind, expires_at, scopes FROM api_keys
             WHERE id = ${id} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) FOR UPDATE`
     })
 
@@ -127,7 +130,12 @@ export class ApiKeyRepo extends Context.Service<ApiKeyRepo>()("ApiKeyRepo", {
             WHERE id = ${id} RETURNING expires_at`
     })
 
-    const insertKey = (integrationId: IntegrationId, kind: KeyKind, expiresAt: Date | null) =>
+    const insertKey = (
+      integrationId: IntegrationId,
+      kind: KeyKind,
+      expiresAt: Date | null,
+      scopes: ReadonlyArray<ApiScope> | null
+    ) =>
       Effect.gen(function*() {
         const key = generateApiKey(kind)
         const id = newId("key")
@@ -141,6 +149,8 @@ export class ApiKeyRepo extends Context.Service<ApiKeyRepo>()("ApiKeyRepo", {
             expires_at: expiresAt
           })
         }`
+        // A text[] parameter, written apart from the generic insert (which would send the array as JSON).
+        if (scopes !== null) yield* sql`UPDATE api_keys SET scopes = ${scopes}::text[] WHERE id = ${id}`
         return { id, key, expiresAt } satisfies IssuedKey
       })
 
@@ -155,17 +165,25 @@ export class ApiKeyRepo extends Context.Service<ApiKeyRepo>()("ApiKeyRepo", {
         const issued = yield* insertKey(
           old.value.integration_id,
           old.value.kind,
-          expiresAt === undefined ? old.value.expires_at : expiresAt
+          expiresAt === undefined ? old.value.expires_at : expiresAt,
+          old.value.scopes
         )
         const expired = yield* expireReplaced({ id, replacedBy: issued.id, overlapMs })
         return Option.some({ issued, oldKeyExpiresAt: expired.expires_at })
       }))
 
     return {
-      /** Creates a key and returns it in full: the only time it exists outside the caller's hands. */
-      issue: (integrationId: IntegrationId, kind: KeyKind, expiresAt: Date | null = null) =>
-        insertKey(integrationId, kind, expiresAt).pipe(Effect.orDie),
-      /** `expiresAt` of the new key; undefined: the old key's. */
+      /**
+       * Creates a key and returns it in full: the only time it exists outside the caller's hands. `scopes`: a
+       * restricted key's (null, the default: a full key).
+       */
+      issue: (
+        integrationId: IntegrationId,
+        kind: KeyKind,
+        expiresAt: Date | null = null,
+        scopes: ReadonlyArray<ApiScope> | null = null
+      ) => insertKey(integrationId, kind, expiresAt, scopes).pipe(Effect.orDie),
+      /** `expiresAt` of the new key (undefined: the old key's); the new key keeps the old one's scopes. */
       rotate: (id: string, overlapMs: number, expiresAt?: Date | null) =>
         rotate(id, overlapMs, expiresAt).pipe(Effect.orDie),
       findActiveByHash: (hash: string) => findActiveByHash(hash).pipe(Effect.orDie),

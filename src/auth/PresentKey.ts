@@ -11,5 +11,6 @@ export const presentApiKey = (row: ApiKeyRow, at: Date, currentKeyId: KeyId): Ap
   expiresAt: row.expires_at?.toISOString() ?? null,
   revokedAt: row.revoked_at?.toISOString() ?? null,
   status: keyState(row, at),
-  current: row.id === currentKeyId
+  current: row.id === currentKeyId,
+  scopes: row.scopes
 })

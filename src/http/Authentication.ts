@@ -3,6 +3,7 @@ import {
   CurrentIntegration,
   DASHBOARD_SESSION_COOKIE,
   Forbidden,
+  scopeRefusal,
   type TooManyRequests,
   Unauthorized
 } from "@cop-integrations/contracts"
@@ -115,7 +116,12 @@ export const AuthenticationLive = Layer.effect(
       if (!allowed) return tooManyRequests("api_key", "rate limit exceeded for this API key", retryAfterSeconds)
       return Effect.as(
         noteIntegration(key.integration_id, { id: key.id, last4: key.last4 }),
-        CurrentIntegration.of({ integrationId: key.integration_id, keyId: key.id, mode: deployment.mode })
+        CurrentIntegration.of({
+          integrationId: key.integration_id,
+          keyId: key.id,
+          mode: deployment.mode,
+          ...(key.scopes === null ? {} : { scopes: key.scopes })
+        })
       )
     }
 
@@ -210,6 +216,12 @@ export const AuthenticationLive = Layer.effect(
       return lookUp(clientAddress(Option.getOrUndefined(request.remoteAddress), request.headers), hash)
     })
 
+    /** The request's integration, if its key's scopes allow `operation` (`<group>.<operation>`); else 403 naming why. */
+    const withinScopes = (operation: string) => (current: typeof CurrentIntegration.Service): Authenticated => {
+      const refusal = scopeRefusal(operation, current.scopes ?? null)
+      return refusal === undefined ? Effect.succeed(current) : Effect.fail(new Forbidden({ error: refusal }))
+    }
+
     /**
      * The platform tries the schemes in order and answers the last one's failure. One request is authenticated one
      * way (above), and its refusal must say why, so the first scheme (the cookie's) passes to the second, which decides
@@ -219,8 +231,12 @@ export const AuthenticationLive = Layer.effect(
 
     return Authentication.of({
       dashboardSession: () => passToNextScheme,
-      bearer: (httpEffect) =>
-        Effect.flatMap(authenticate, (current) => Effect.provideService(httpEffect, CurrentIntegration, current))
+      // A restricted key runs only the operations its scopes allow (contracts/src/Scopes.ts): else 403 naming the scope.
+      bearer: (httpEffect, { endpoint, group }) =>
+        authenticate.pipe(
+          Effect.flatMap(withinScopes(`${group.identifier}.${endpoint.identifier}`)),
+          Effect.flatMap((current) => Effect.provideService(httpEffect, CurrentIntegration, current))
+        )
     })
   })
 )

@@ -19,7 +19,8 @@ const row: ApiKeyRow = {
   revoked_at: null,
   expires_at: null,
   last_used_at: null,
-  replaced_by: null
+  replaced_by: null,
+  scopes: null
 }
 
 /** A key table in memory: `active` decides what the "database" answers; `lookups` counts the queries. */

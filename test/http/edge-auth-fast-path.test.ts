@@ -26,7 +26,8 @@ const row: ApiKeyRow = {
   revoked_at: null,
   expires_at: null,
   last_used_at: null,
-  replaced_by: null
+  replaced_by: null,
+  scopes: null
 }
 
 interface Table {

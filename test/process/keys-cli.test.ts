@@ -66,6 +66,22 @@ describe("keys CLI command line", () => {
     expect(result.stdout.startsWith("usage: keys issue <integration-name>")).toBe(true)
   })
 
+  it("--scopes naming no known scope, or given to another command, is a usage error (exit 2) before any database", async () => {
+    const [misspelt, empty, elsewhere] = await Promise.all([
+      runKeysCli(["issue", "acme", "--scopes", "payouts:read,payouts:reed"], unreachable()),
+      runKeysCli(["issue", "acme", "--scopes", ","], unreachable()),
+      runKeysCli(["rotate", "key_1", "--scopes", "payouts:read"], unreachable())
+    ])
+    for (const result of [misspelt, empty]) {
+      expect(result.code).toBe(2)
+      expect(result.stderr).toMatch(
+        /^--scopes: a comma-separated list of payouts:read, payouts:write, .*sandbox:write, not "/
+      )
+    }
+    expect(elsewhere.code).toBe(2)
+    expect(elsewhere.stderr.startsWith("--scopes: only with issue")).toBe(true)
+  })
+
   it("an unknown command or option is a usage error (exit 2) before any database is involved", async () => {
     const [unknown, option, none] = await Promise.all([
       runKeysCli(["frobnicate"], unreachable()),

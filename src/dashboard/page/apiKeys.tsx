@@ -31,6 +31,10 @@ export const ApiKeysView = () => {
                 </>
               )
             },
+            {
+              header: "Scopes",
+              cell: (k) => (k.scopes === null ? <span class="muted">full</span> : <>{k.scopes.join(", ")}</>)
+            },
             { header: "Created", cell: (k) => <DateTime iso={k.createdAt} /> },
             { header: "Last used", cell: (k) => <DateTime iso={k.lastUsedAt} /> },
             { header: "Expires", cell: (k) => <DateTime iso={k.expiresAt} /> },

@@ -35,6 +35,7 @@ import metricsIndexes from "./0028_metrics_indexes.ts"
 import traceContext from "./0029_trace_context.ts"
 import payoutBatches from "./0030_payout_batches.ts"
 import batchConfirm from "./0031_batch_confirm.ts"
+import keyScopes from "./0032_key_scopes.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -67,5 +68,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0028_metrics_indexes": metricsIndexes,
   "0029_trace_context": traceContext,
   "0030_payout_batches": payoutBatches,
-  "0031_batch_confirm": batchConfirm
+  "0031_batch_confirm": batchConfirm,
+  "0032_key_scopes": keyScopes
 }
