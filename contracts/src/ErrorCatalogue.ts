@@ -131,7 +131,7 @@ const byStatus: { readonly [Status in CodelessStatus]: Omit<ErrorCatalogueEntry,
     when:
       "the API key's rate limit (default 100 requests a second, bursts of 200), the integration's destination verifications (payee previews and payouts without a `previewId`), the OTP limits, or too many failed authentications from one address",
     next:
-      "Wait the `Retry-After` seconds (the real wait), then send the same request again (a 429 is not stored under an `Idempotency-Key`)."
+      "Wait the `Retry-After` seconds (the real wait), then send the same request again (a 429 is not stored under an `Idempotency-Key`). Pace yourself before it: every answer to an API key carries the IETF `RateLimit-Policy` (`\"api_key\";q=200;w=2` by default) and `RateLimit` (`\"api_key\";r=<requests left>;t=<seconds until full>`) headers, per replica."
   },
   431: {
     when: "request headers too large",

@@ -14,7 +14,27 @@ export class ResponseHints extends Context.Service<ResponseHints, {
   dashboardSessionId: string | undefined
   /** The matched route's template (`/api/integrations/breb/payouts/:id`), for the request metrics. */
   route: string | undefined
+  /** The key's rate limit, as the IETF `RateLimit-Policy` and `RateLimit` headers state it (authenticated requests). */
+  rateLimit: RateLimitState | undefined
 }>()("ResponseHints") {}
+
+/** A limit (`policy`: its name, quota and window) and where the request left it (`remaining`, `resetSeconds`). */
+export interface RateLimitState {
+  readonly policy: { readonly name: string; readonly quota: number; readonly windowSeconds: number }
+  readonly remaining: number
+  readonly resetSeconds: number
+}
+
+/** The IETF RateLimit headers (draft-ietf-httpapi-ratelimit-headers) for a limit's state. */
+export const rateLimitHeaders = ({ policy, remaining, resetSeconds }: RateLimitState) => ({
+  "ratelimit-policy": `"${policy.name}";q=${policy.quota};w=${policy.windowSeconds}`,
+  ratelimit: `"${policy.name}";r=${remaining};t=${resetSeconds}`
+})
+
+export const noteRateLimit = (state: RateLimitState) =>
+  note((hints) => {
+    hints.rateLimit = state
+  })
 
 /** Writes a note when the request has hints (outside a request, nothing). */
 const note = (write: (hints: typeof ResponseHints.Service) => void) =>

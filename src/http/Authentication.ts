@@ -13,7 +13,7 @@ import { hashApiKey, hasValidChecksum, type KeyShape, keyShape } from "../auth/A
 import { ApiKeyRepo, type ApiKeyRow } from "../auth/ApiKeyRepo.ts"
 import { Deployment } from "../auth/Deployment.ts"
 import { cachedKeyLookup } from "../auth/KeyCache.ts"
-import { noteIntegration, tooManyRequests } from "../base/ResponseHints.ts"
+import { noteIntegration, noteRateLimit, tooManyRequests } from "../base/ResponseHints.ts"
 import { singleFlight } from "../base/SingleFlight.ts"
 import { AppConfig } from "../config/Config.ts"
 import {
@@ -91,6 +91,7 @@ export const AuthenticationLive = Layer.effect(
     const keys = yield* ApiKeyRepo
     const findActive = cachedKeyLookup(config.apiKeyCacheMs, keys.findActiveByHash)
     const limiter = makeRateLimiter(config.rateLimitPerSecond, config.rateLimitBurst)
+    const rateLimitPolicy = { name: "api_key", ...limiter.policy }
     const failedAuth = makeFailedAuthLimit({ lookUpMany: keys.findActiveByHashes, ...(yield* FailedAuthBudget) })
     const sessions = yield* DashboardSessions
     // Unknown session cookies cost a lookup each, as unknown keys do: the same kind of budget, one of its own.
@@ -111,19 +112,29 @@ export const AuthenticationLive = Layer.effect(
 
     type Authenticated = Effect.Effect<typeof CurrentIntegration.Service, Unauthorized | Forbidden | TooManyRequests>
 
-    const admit = (key: ApiKeyRow): Authenticated => {
-      const { allowed, retryAfterSeconds } = limiter.take(key.id)
-      if (!allowed) return tooManyRequests("api_key", "rate limit exceeded for this API key", retryAfterSeconds)
-      return Effect.as(
-        noteIntegration(key.integration_id, { id: key.id, last4: key.last4 }),
-        CurrentIntegration.of({
-          integrationId: key.integration_id,
-          keyId: key.id,
-          mode: deployment.mode,
-          ...(key.scopes === null ? {} : { scopes: key.scopes })
-        })
+    /** A request of key `keyId` counted against its rate limit, the state noted for the RateLimit headers. */
+    const limited = (keyId: string, admitted: Authenticated): Authenticated => {
+      const { allowed, remaining, resetSeconds, retryAfterSeconds } = limiter.take(keyId)
+      const noted = noteRateLimit({ policy: rateLimitPolicy, remaining, resetSeconds })
+      return Effect.andThen(
+        noted,
+        allowed ? admitted : tooManyRequests("api_key", "rate limit exceeded for this API key", retryAfterSeconds)
       )
     }
+
+    const admit = (key: ApiKeyRow): Authenticated =>
+      limited(
+        key.id,
+        Effect.as(
+          noteIntegration(key.integration_id, { id: key.id, last4: key.last4 }),
+          CurrentIntegration.of({
+            integrationId: key.integration_id,
+            keyId: key.id,
+            mode: deployment.mode,
+            ...(key.scopes === null ? {} : { scopes: key.scopes })
+          })
+        )
+      )
 
     /** A correct key is admitted even from an address over budget; only a failure there is 429 (see FailedAuthLimit). */
     const lookUp = (address: string, keyHash: string) =>
@@ -144,18 +155,19 @@ export const AuthenticationLive = Layer.effect(
       if (!SAFE_METHODS.has(method) && (csrfHeader === undefined || !sameToken(csrfHeader, session.csrfToken))) {
         return Effect.fail(csrfRefused)
       }
-      const { allowed, retryAfterSeconds } = limiter.take(session.keyId)
-      if (!allowed) return tooManyRequests("api_key", "rate limit exceeded for this API key", retryAfterSeconds)
       const { csrfToken, expiresAt, integrationId, keyId, keyLast4, sessionId } = session
-      return Effect.as(
-        // Logged as the key that made the session, and the session by its id (never its token).
-        noteIntegration(integrationId, { id: keyId, last4: keyLast4 }, sessionId),
-        CurrentIntegration.of({
-          integrationId,
-          keyId,
-          mode: deployment.mode,
-          session: { sessionId, expiresAt, csrfToken }
-        })
+      return limited(
+        keyId,
+        Effect.as(
+          // Logged as the key that made the session, and the session by its id (never its token).
+          noteIntegration(integrationId, { id: keyId, last4: keyLast4 }, sessionId),
+          CurrentIntegration.of({
+            integrationId,
+            keyId,
+            mode: deployment.mode,
+            session: { sessionId, expiresAt, csrfToken }
+          })
+        )
       )
     }
 

@@ -20,15 +20,28 @@ export const makeRateLimiter = (perSecond: number, burst: number, maxKeys = 100_
     return bucket
   }
 
+  /** What is left after a take: whole requests, and the seconds until the bucket is full again. */
+  const left = (bucket: Bucket) => ({
+    remaining: Math.floor(bucket.tokens),
+    resetSeconds: Math.ceil((burst - bucket.tokens) / perSecond)
+  })
+
   return {
-    /** Takes one token; returns the seconds to wait when none is left. */
-    take: (key: string, now = performance.now()): { readonly allowed: boolean; readonly retryAfterSeconds: number } => {
+    /** The limit as the IETF RateLimit-Policy header states it: `burst` requests per the time it takes to refill. */
+    policy: { quota: burst, windowSeconds: Math.max(1, Math.ceil(burst / perSecond)) },
+    /** Takes one token; returns the seconds to wait when none is left, and what is left. */
+    take: (key: string, now = performance.now()): {
+      readonly allowed: boolean
+      readonly retryAfterSeconds: number
+      readonly remaining: number
+      readonly resetSeconds: number
+    } => {
       const bucket = refilled(key, now)
       if (bucket.tokens >= 1) {
         bucket.tokens -= 1
-        return { allowed: true, retryAfterSeconds: 0 }
+        return { allowed: true, retryAfterSeconds: 0, ...left(bucket) }
       }
-      return { allowed: false, retryAfterSeconds: (1 - bucket.tokens) / perSecond }
+      return { allowed: false, retryAfterSeconds: (1 - bucket.tokens) / perSecond, ...left(bucket) }
     },
     /** Gives back a token taken for something that turned out not to count. */
     refund: (key: string, now = performance.now()): void => {

@@ -9,7 +9,7 @@
  */
 import { ByteSize, Clock, Effect, Option, Result } from "effect"
 import { HttpEffect, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { ResponseHints } from "../base/ResponseHints.ts"
+import { rateLimitHeaders, ResponseHints } from "../base/ResponseHints.ts"
 import { AppConfig } from "../config/Config.ts"
 import { errorCodeOf, logAccess } from "./AccessLog.ts"
 import { declaresTooLargeBody, MAX_BODY_BYTES, tooLarge } from "./BodyLimits.ts"
@@ -42,7 +42,8 @@ const requestMiddleware = (
       integrationId: undefined,
       key: undefined,
       dashboardSessionId: undefined,
-      route: undefined
+      route: undefined,
+      rateLimit: undefined
     }
     const arrivedAt = yield* Clock.currentTimeMillis
     const started = performance.now()
@@ -81,7 +82,11 @@ const requestMiddleware = (
           )
         ),
         () => {
-          const withId = HttpServerResponse.setHeader(response, "x-request-id", requestId)
+          const identified = HttpServerResponse.setHeader(response, "x-request-id", requestId)
+          // Every authenticated answer says where the key's rate limit stands, so a client paces itself before a 429.
+          const withId = hints.rateLimit === undefined
+            ? identified
+            : HttpServerResponse.setHeaders(identified, rateLimitHeaders(hints.rateLimit))
           const retryAfter = retryAfterFor(response, hints)
           return retryAfter === undefined
             ? withId

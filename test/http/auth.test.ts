@@ -184,4 +184,22 @@ describe("rate limit", () => {
       expect((await call(limited, LIST, { apiKey: otherKey })).status).toBe(200)
     }
   )
+
+  itLimited(
+    "every authenticated answer states the key's limit (IETF RateLimit-Policy, RateLimit), counting down to the 429",
+    async ({ server: limited }) => {
+      const { apiKey } = await limited.newIntegration()
+      const answers = []
+      for (let i = 0; i < 4; i++) answers.push(await call(limited, LIST, { apiKey }))
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 429])
+      // burst 3, refilled at 0.001 a second: 3 requests per 3,000 s
+      for (const answer of answers) expect(answer.headers.get("ratelimit-policy")).toBe("\"api_key\";q=3;w=3000")
+      const states = answers.map((answer) => /^"api_key";r=(\d+);t=(\d+)$/.exec(answer.headers.get("ratelimit") ?? ""))
+      expect(states.map((state) => state?.[1])).toEqual(["2", "1", "0", "0"])
+      // the 429's reset is no sooner than its Retry-After
+      expect(Number(states[3]![2])).toBeGreaterThanOrEqual(Number(answers[3]!.headers.get("retry-after")))
+      // an answer to no key states no limit
+      expect((await call(limited, LIST, {})).headers.get("ratelimit")).toBeNull()
+    }
+  )
 })

@@ -70,23 +70,26 @@ const harness = (table: Table, settings: { readonly rateLimitBurst?: number } = 
 }
 
 type Bearer = (
-  handler: Effect.Effect<HttpServerResponse.HttpServerResponse>
+  handler: Effect.Effect<HttpServerResponse.HttpServerResponse>,
+  options: { readonly endpoint: { readonly identifier: string }; readonly group: { readonly identifier: string } }
 ) => Effect.Effect<
   HttpServerResponse.HttpServerResponse,
   { readonly error: string },
   HttpServerRequest.HttpServerRequest
 >
 
+const LIST_PAYOUTS = { endpoint: { identifier: "listPayouts" }, group: { identifier: "breb" } }
+
 /** One request with `key` through the bearer middleware: its status, or the failure's text. */
 const authenticate = (key: string) =>
   Effect.gen(function*() {
-    // Our middleware reads only the request: not the platform's options (credential, endpoint) or route services.
+    // Our middleware reads the request, and of the platform's options only which operation it guards (for scopes).
     const bearer = (yield* Authentication).bearer as unknown as Bearer
     const request = HttpServerRequest.fromWeb(
       new Request("http://localhost/x", { headers: { authorization: `Bearer ${key}` } })
     )
     const exit = yield* Effect.exit(
-      bearer(Effect.succeed(HttpServerResponse.empty({ status: 200 }))).pipe(
+      bearer(Effect.succeed(HttpServerResponse.empty({ status: 200 })), LIST_PAYOUTS).pipe(
         Effect.provideService(HttpServerRequest.HttpServerRequest, request)
       )
     )
