@@ -33,6 +33,22 @@ export const retryDelayMs = (attempts: number, baseMs: number, random: number = 
   return Math.round(ceiling * (0.5 + random / 2))
 }
 
+/**
+ * The pause before the next attempt: the backoff, or the receiver's `Retry-After` when it asks for longer, within the
+ * schedule's longest pause (a receiver cannot push its retries out of the retry window by asking for days).
+ */
+export const nextAttemptDelayMs = (
+  attempts: number,
+  baseMs: number,
+  retryAfterSeconds: number | undefined,
+  random: number = Math.random()
+): number => {
+  const backoff = retryDelayMs(attempts, baseMs, random)
+  return retryAfterSeconds === undefined
+    ? backoff
+    : Math.max(backoff, Math.min(retryAfterSeconds * 1000, MAX_RETRY_DELAY_MS))
+}
+
 /** What an attempt's transaction wrote. */
 interface Recorded {
   readonly outcome: DeliveryOutcome
@@ -66,10 +82,12 @@ export const makeDelivery = Effect.gen(function*() {
    * Retried until the window after the event closes; an endpoint failing for the whole window (or for the whole
    * window of an event it gives up) is disabled.
    */
-  const failed = (delivery: Claimed, at: Date, error: string) =>
+  const failed = (delivery: Claimed, at: Date, error: string, retryAfterSeconds: number | undefined) =>
     Effect.gen(function*() {
       const giveUp = at.getTime() - delivery.event_created_at.getTime() >= windowMs
-      const nextAt = new Date(at.getTime() + retryDelayMs(delivery.attempts, config.webhookRetryBaseMs))
+      const nextAt = new Date(
+        at.getTime() + nextAttemptDelayMs(delivery.attempts, config.webhookRetryBaseMs, retryAfterSeconds)
+      )
       yield* giveUp ? deliveries.markFailed(delivery.seq, at) : deliveries.retryAt(delivery.seq, nextAt)
       const recorded: Recorded = { outcome: giveUp ? "failed" : "retrying", endpointDisabled: false }
       const failingSince = yield* deliveries.markFailing(delivery.endpoint_id, at)
@@ -134,7 +152,7 @@ export const makeDelivery = Effect.gen(function*() {
         deliveries.recordAttempt(delivery, startedAt, durationMs, outcome),
         outcome.ok
           ? Effect.as(deliveries.succeeded(delivery, at), DELIVERED)
-          : failed(delivery, at, outcome.error)
+          : failed(delivery, at, outcome.error, outcome.retryAfterSeconds)
       ).pipe(
         sql.withTransaction,
         Effect.tapCause(() => Effect.sync(() => countAttempt("unrecorded", reason, durationMs / 1000)))

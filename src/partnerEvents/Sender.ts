@@ -20,7 +20,18 @@ export type SendOutcome =
     readonly status: number | null
     readonly error: string
     readonly responseExcerpt: string | null
+    /** A 429's or 503's `Retry-After`, in seconds (delta-seconds or an HTTP date), when it had a readable one. */
+    readonly retryAfterSeconds?: number
   }
+
+/** `Retry-After` as seconds from `nowMs`: delta-seconds or an HTTP date; undefined when it is neither. */
+export const retryAfterOf = (header: string | undefined, nowMs: number): number | undefined => {
+  if (header === undefined) return undefined
+  const text = header.trim()
+  if (/^[0-9]{1,9}$/.test(text)) return Number(text)
+  const at = Date.parse(text)
+  return Number.isNaN(at) || !/[A-Za-z]/.test(text) ? undefined : Math.max(0, Math.ceil((at - nowMs) / 1000))
+}
 
 const TIMED_OUT = "timed out after"
 
@@ -97,7 +108,12 @@ export const postWebhook = (post: WebhookPost): Effect.Effect<SendOutcome> =>
     const finish = (
       outcome:
         | { readonly ok: true; readonly status: number }
-        | { readonly ok: false; readonly status: number | null; readonly error: string }
+        | {
+          readonly ok: false
+          readonly status: number | null
+          readonly error: string
+          readonly retryAfterSeconds?: number
+        }
     ) => {
       if (settled) return
       settled = true
@@ -122,9 +138,20 @@ export const postWebhook = (post: WebhookPost): Effect.Effect<SendOutcome> =>
         if (received > MAX_RESPONSE_BYTES) response.destroy()
       })
       response.on("error", () => undefined)
+      // A receiver that asks for time (429, 503) says how long: the next attempt waits at least that (Delivery).
+      const retryAfter = status === 429 || status === 503
+        ? retryAfterOf(response.headers["retry-after"], Date.now())
+        : undefined
       const done = () =>
         finish(
-          status >= 200 && status < 300 ? { ok: true, status } : { ok: false, status, error: `answered HTTP ${status}` }
+          status >= 200 && status < 300
+            ? { ok: true, status }
+            : {
+              ok: false,
+              status,
+              error: `answered HTTP ${status}`,
+              ...(retryAfter === undefined ? {} : { retryAfterSeconds: retryAfter })
+            }
         )
       response.on("end", done)
       response.on("close", done)
