@@ -435,7 +435,7 @@ export const RULES = {
   },
   "R-BATCH-3": {
     statement:
-      "`POST breb/payout-batches/{batchId}/confirm { txHash }` confirms every payout of the batch its transaction pays (mock: all of them), each with that `txHash`, and the batch carries it; the same hash again answers the batch unchanged, another hash is 409; the batch's `payout_batch.confirmed` event is listed (sequence 1) and `GET payout-batches` lists the batch with its status",
+      "`POST breb/payout-batches/{batchId}/confirm { txHash }` confirms every payout of the batch its transaction pays (mock: all of them), each with that `txHash`, and the batch carries it; the same hash again answers the same batch with the same payouts and hash (each as it is now), another hash is 409; the batch's first event is `payout_batch.confirmed` (sequence 1) and `GET payout-batches` lists the batch, confirmed or moved on since",
     see: ["README#batch-payouts", "confirmPayoutBatch", "listPayoutBatches"]
   },
   "R-BATCH-4": {
