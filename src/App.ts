@@ -128,6 +128,8 @@ type TestHelperNeeds =
   | BatchConfirm
   | SwapService
   | WebhookEndpoints
+  | DeliveryRepo
+  | Outbox
 
 /**
  * What differs between modes: the ports (built over config and repositories), the outbox, rate cache and txHash

@@ -21,13 +21,15 @@ export const PayoutBatchEventType = Schema.Literals(["payout_batch.confirmed", "
 export const KycEventType = Schema.Literals(["kyc.approved", "kyc.rejected"])
 export const SwapEventType = Schema.Literals(["swap.confirmed", "swap.failed", "swap.expired"])
 export const PingEventType = Schema.Literal("endpoint.ping")
+export const EndpointDisabledEventType = Schema.Literal("endpoint.disabled")
 
 export const EventType = Schema.Literals([
   ...PayoutEventType.literals,
   ...KycEventType.literals,
   ...SwapEventType.literals,
   PingEventType.literal,
-  ...PayoutBatchEventType.literals
+  ...PayoutBatchEventType.literals,
+  EndpointDisabledEventType.literal
 ]).annotate({ identifier: "EventType", description: "What happened; `<resource>.<what happened to it>`" })
 export type EventType = typeof EventType.Type
 
@@ -53,7 +55,8 @@ export const EVENT_OBJECT_STATUSES: { readonly [Type in EventType]: ReadonlyArra
   "endpoint.ping": ["enabled"],
   // the batch's status once its confirm is recorded: every item it paid is funded, some may still await theirs
   "payout_batch.confirmed": ["partially_confirmed", "confirmed"],
-  "payout_batch.finished": ["completed", "completed_with_failures", "expired"]
+  "payout_batch.finished": ["completed", "completed_with_failures", "expired"],
+  "endpoint.disabled": ["disabled"]
 }
 
 /** The event types an endpoint can subscribe to, or `*` for every type (including ones added later). */
@@ -156,9 +159,19 @@ export const KycEvent = envelope(KycEventType, KycCustomer).annotate({ identifie
 export const SwapEvent = envelope(SwapEventType, SwapIntent).annotate({ identifier: "SwapEvent" })
 export const PingEvent = envelope(PingEventType, WebhookEndpoint).annotate({ identifier: "PingEvent" })
 export const PayoutBatchEvent = envelope(PayoutBatchEventType, PayoutBatch).annotate({ identifier: "PayoutBatchEvent" })
+export const EndpointDisabledEvent = envelope(EndpointDisabledEventType, WebhookEndpoint).annotate({
+  identifier: "EndpointDisabledEvent"
+})
 
 /** The body of every webhook delivery: `object` is the resource as the API returned it at that moment. */
-export const Event = Schema.Union([PayoutEvent, KycEvent, SwapEvent, PingEvent, PayoutBatchEvent]).annotate({
+export const Event = Schema.Union([
+  PayoutEvent,
+  KycEvent,
+  SwapEvent,
+  PingEvent,
+  PayoutBatchEvent,
+  EndpointDisabledEvent
+]).annotate({
   identifier: "Event",
   description:
     "`{ id, type, createdAt, sequence, data: { object } }`, signed with Standard Webhooks headers when delivered"
@@ -195,7 +208,8 @@ export const EventWithAttempts = Schema.Union([
   KycEvent.pipe(withAttempts),
   SwapEvent.pipe(withAttempts),
   PingEvent.pipe(withAttempts),
-  PayoutBatchEvent.pipe(withAttempts)
+  PayoutBatchEvent.pipe(withAttempts),
+  EndpointDisabledEvent.pipe(withAttempts)
 ]).annotate({ identifier: "EventWithAttempts", description: "An event and every delivery attempt of it, oldest first" })
 export type EventWithAttempts = typeof EventWithAttempts.Type
 

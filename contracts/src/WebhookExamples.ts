@@ -274,6 +274,15 @@ export const WEBHOOK_EXAMPLES: { readonly [Type in EventType]: ReturnType<typeof
       providerFees: "pending"
     })
   ),
+  "endpoint.disabled": event("evt_01KAZ9D4H6K8N0Q2S4U6W8Y0A2", "endpoint.disabled", "2026-11-25T05:20:41.227Z", 1, {
+    endpointId: "we_5KdP8sVn2QxR7mTz4LcW1b",
+    url: "https://partner.example/hooks/old",
+    events: ["*"],
+    status: "disabled",
+    disabledReason: "disabled 2026-11-25T05:20:41.227Z: the receiver answered 410 Gone",
+    createdAt: "2026-11-20T09:14:03.118Z",
+    updatedAt: "2026-11-25T05:20:41.227Z"
+  }),
   "payout_batch.confirmed": event(
     "evt_01KAZ6TB9Q4S7V1Y3A6C8E0G2J",
     "payout_batch.confirmed",

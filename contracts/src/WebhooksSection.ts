@@ -6,7 +6,15 @@
  */
 import { Array as Arr, Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { EventType, KycEvent, PayoutBatchEvent, PayoutEvent, PingEvent, SwapEvent } from "./Event.ts"
+import {
+  EndpointDisabledEvent,
+  EventType,
+  KycEvent,
+  PayoutBatchEvent,
+  PayoutEvent,
+  PingEvent,
+  SwapEvent
+} from "./Event.ts"
 import { EventId } from "./Ids.ts"
 import { describeFromSchema, type Json, type JsonObject } from "./OpenApiJson.ts"
 import { matching } from "./Primitives.ts"
@@ -14,9 +22,9 @@ import { WEBHOOK_EXAMPLES } from "./WebhookExamples.ts"
 
 /** The envelope whose `type` admits `type`, with `type` narrowed to that one literal. */
 const envelopeOf = (type: EventType) => {
-  const envelope = [PayoutEvent, KycEvent, SwapEvent, PingEvent, PayoutBatchEvent].find((candidate) =>
-    Schema.is(candidate.fields.type)(type)
-  )!
+  const envelope = [PayoutEvent, KycEvent, SwapEvent, PingEvent, PayoutBatchEvent, EndpointDisabledEvent].find((
+    candidate
+  ) => Schema.is(candidate.fields.type)(type))!
   return Schema.Struct({
     ...envelope.fields,
     id: envelope.fields.id.annotate({ examples: [EventId.make("evt_01KAZ6QX1M8B3V5N7R9T2W4Y6C")] }),
@@ -45,6 +53,8 @@ const MEANING: Record<EventType, string> = {
     "Sent to one endpoint by `POST webhook-endpoints/{endpointId}/ping`; `object` is the WebhookEndpoint.",
   "payout_batch.confirmed":
     "A batch's one transaction was confirmed (`POST breb/payout-batches/{batchId}/confirm`); `object` is the PayoutBatch, `confirmed` or `partially_confirmed` (an item whose transfer was missing or short says why in `depositError`). Each payout it confirmed has its own `payout.deposit_confirmed`.",
+  "endpoint.disabled":
+    "An endpoint of the integration was disabled by the service: its receiver answered `410 Gone` (at once), or every delivery to it failed for the retry window (3 days); `object` is the WebhookEndpoint, `disabled`, with `disabledReason`. Sent to the integration's other endpoints (a disabled one receives nothing); listed by `GET events`.",
   "payout_batch.finished":
     "The last payout of a batch finished (completed, failed, refunded or expired); `object` is the PayoutBatch, `completed`, `completed_with_failures` or `expired`. Sent once per batch, after that payout's own event."
 }

@@ -6,6 +6,8 @@ import { AppConfig } from "../config/Config.ts"
 import { type Claimed, DeliveryRepo } from "./DeliveryRepo.ts"
 import { countAttempt, countEndpointDisabled, type DeliveryOutcome } from "./DeliveryMetrics.ts"
 import { failureKind, postWebhook, type SendOutcome } from "./Sender.ts"
+import { Outbox } from "../outbox/Outbox.ts"
+import { disableEndpoint } from "./EndpointDisabling.ts"
 import { signatureHeaders } from "./Signing.ts"
 import { WebhookTargets } from "./WebhookTargets.ts"
 import { idleUntil } from "../background/PollLoop.ts"
@@ -75,18 +77,34 @@ export const makeDelivery = Effect.gen(function*() {
   const config = yield* AppConfig
   const targets = yield* WebhookTargets
   const signal = yield* WorkSignal
+  const outbox = yield* Outbox
   const leaseMs = config.webhookTimeoutMs * 2 + 1000
   const windowMs = config.webhookRetryWindowSeconds * 1000
 
+  /** Disabled by the service (see EndpointDisabling), in the attempt's transaction. */
+  const disable = (delivery: Claimed, at: Date, reason: string) =>
+    disableEndpoint(delivery.endpoint_id, reason, at).pipe(
+      Effect.provideService(DeliveryRepo, deliveries),
+      Effect.provideService(Outbox, outbox)
+    )
+
   /**
    * Retried until the window after the event closes; an endpoint failing for the whole window (or for the whole
-   * window of an event it gives up) is disabled.
+   * window of an event it gives up) is disabled, and one whose receiver answers 410 Gone at once.
    */
-  const failed = (delivery: Claimed, at: Date, error: string, retryAfterSeconds: number | undefined) =>
+  const failed = (delivery: Claimed, at: Date, outcome: Extract<SendOutcome, { readonly ok: false }>) =>
     Effect.gen(function*() {
+      if (outcome.status === 410) {
+        const endpointDisabled = yield* disable(
+          delivery,
+          at,
+          `disabled ${at.toISOString()}: the receiver answered 410 Gone`
+        )
+        return { outcome: "failed", endpointDisabled } satisfies Recorded
+      }
       const giveUp = at.getTime() - delivery.event_created_at.getTime() >= windowMs
       const nextAt = new Date(
-        at.getTime() + nextAttemptDelayMs(delivery.attempts, config.webhookRetryBaseMs, retryAfterSeconds)
+        at.getTime() + nextAttemptDelayMs(delivery.attempts, config.webhookRetryBaseMs, outcome.retryAfterSeconds)
       )
       yield* giveUp ? deliveries.markFailed(delivery.seq, at) : deliveries.retryAt(delivery.seq, nextAt)
       const recorded: Recorded = { outcome: giveUp ? "failed" : "retrying", endpointDisabled: false }
@@ -98,13 +116,12 @@ export const makeDelivery = Effect.gen(function*() {
         (giveUp && failingSince.value.getTime() <= (yield* deliveries.firstFailureOf(delivery)).getTime())
       if (!failedThroughout) return recorded
       const days = Math.round((config.webhookRetryWindowSeconds / 86_400) * 10) / 10
-      const reason = `disabled ${at.toISOString()}: every delivery failed for ${days} days (last: ${error})`
-      yield* deliveries.disableEndpoint(delivery.endpoint_id, reason, at)
-      yield* deliveries.failPendingOf(delivery.endpoint_id, at)
-      yield* Effect.logWarning("webhook endpoint disabled after failing for the whole retry window").pipe(
-        Effect.annotateLogs({ endpointId: delivery.endpoint_id })
+      const endpointDisabled = yield* disable(
+        delivery,
+        at,
+        `disabled ${at.toISOString()}: every delivery failed for ${days} days (last: ${outcome.error})`
       )
-      return { ...recorded, endpointDisabled: true }
+      return { ...recorded, endpointDisabled }
     })
 
   /**
@@ -152,7 +169,7 @@ export const makeDelivery = Effect.gen(function*() {
         deliveries.recordAttempt(delivery, startedAt, durationMs, outcome),
         outcome.ok
           ? Effect.as(deliveries.succeeded(delivery, at), DELIVERED)
-          : failed(delivery, at, outcome.error, outcome.retryAfterSeconds)
+          : failed(delivery, at, outcome)
       ).pipe(
         sql.withTransaction,
         Effect.tapCause(() => Effect.sync(() => countAttempt("unrecorded", reason, durationMs / 1000)))

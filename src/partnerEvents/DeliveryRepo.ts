@@ -1,4 +1,5 @@
 import { SqlClient, SqlSchema } from "effect/sql"
+import { EndpointRow } from "./EndpointRepo.ts"
 import { EndpointId, EventId } from "@cop-integrations/contracts"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import type { SendOutcome } from "./Sender.ts"
@@ -172,11 +173,12 @@ export class DeliveryRepo extends Context.Service<DeliveryRepo>()("DeliveryRepo"
               FROM event_delivery_attempts WHERE event_id = ${eventId} AND endpoint_id = ${endpointId}`
     })
 
-    const disableEndpoint = SqlSchema.void({
+    const disableEndpoint = SqlSchema.findOneOption({
       Request: Schema.Struct({ ...EndpointAt.fields, reason: Schema.String }),
+      Result: EndpointRow,
       execute: ({ at, endpointId, reason }) =>
         sql`UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = ${reason}, updated_at = ${at}
-                 WHERE id = ${endpointId} AND status = 'enabled'`
+                 WHERE id = ${endpointId} AND status = 'enabled' RETURNING *`
     })
 
     const failPendingOf = SqlSchema.void({
@@ -244,6 +246,7 @@ export class DeliveryRepo extends Context.Service<DeliveryRepo>()("DeliveryRepo"
         firstFailureOf({ eventId: delivery.event_id, endpointId: delivery.endpoint_id }).pipe(
           Effect.map((row) => row.first_failed_at)
         ),
+      /** Disables the endpoint if it is enabled: the row as it now is, or none (it was disabled already). */
       disableEndpoint: (endpointId: EndpointId, reason: string, at: Date) =>
         disableEndpoint({ endpointId, reason, at }),
       /** Gives up every pending delivery to the endpoint. */

@@ -12,9 +12,13 @@ import {
   TxHash
 } from "@cop-integrations/contracts"
 import { Effect, Option, Predicate } from "effect"
+import { SqlClient } from "effect/sql"
 import { getAddress } from "viem"
 import { now } from "../base/Clock.ts"
 import { OtpService } from "../kyc/OtpService.ts"
+import { Outbox } from "../outbox/Outbox.ts"
+import { DeliveryRepo } from "../partnerEvents/DeliveryRepo.ts"
+import { disableEndpoint } from "../partnerEvents/EndpointDisabling.ts"
 import { EventRepo } from "../partnerEvents/EventRepo.ts"
 import { WebhookEndpoints } from "../partnerEvents/WebhookEndpoints.ts"
 import { BatchConfirm } from "../payouts/BatchConfirm.ts"
@@ -66,6 +70,9 @@ export const makeTriggerEvent = (drivers: Drivers) =>
     const swaps = yield* SwapRepo
     const endpoints = yield* WebhookEndpoints
     const events = yield* EventRepo
+    const deliveryRepo = yield* DeliveryRepo
+    const outbox = yield* Outbox
+    const sql = yield* SqlClient.SqlClient
 
     /** A new customer of the integration, KYC approved (the mock approves at the OTP's verification). */
     const approvedCustomer = (integrationId: IntegrationId) =>
@@ -150,6 +157,30 @@ export const makeTriggerEvent = (drivers: Drivers) =>
         return { batchId: batch.batchId, payoutId }
       })
 
+    /**
+     * An endpoint of its own (an address nothing answers), disabled as a receiver's 410 Gone disables one: the
+     * integration's other endpoints hear `endpoint.disabled`.
+     */
+    const disabledEndpoint = (integrationId: IntegrationId) =>
+      Effect.gen(function*() {
+        const created = yield* endpoints.create(integrationId, {
+          url: "http://127.0.0.1:9/gone",
+          events: ["endpoint.ping"]
+        })
+        const at = yield* now
+        yield* disableEndpoint(
+          created.endpointId,
+          `disabled ${at.toISOString()}: the receiver answered 410 Gone (sandbox trigger)`,
+          at
+        ).pipe(
+          Effect.provideService(DeliveryRepo, deliveryRepo),
+          Effect.provideService(Outbox, outbox),
+          sql.withTransaction,
+          Effect.orDie
+        )
+        return created.endpointId
+      })
+
     const advanced = (to: "processing" | "completed" | "failed" | "refunded") => (integrationId: IntegrationId) =>
       Effect.tap(depositedPayout(integrationId), (payoutId) => drivers.advancePayout(integrationId, payoutId, { to }))
 
@@ -180,6 +211,7 @@ export const makeTriggerEvent = (drivers: Drivers) =>
       "swap.expired": (integrationId) =>
         Effect.tap(preparedSwap(integrationId), (intentId) => drivers.expireSwap(integrationId, intentId)),
       "endpoint.ping": pingedEndpoint,
+      "endpoint.disabled": disabledEndpoint,
       "payout_batch.confirmed": (integrationId) => Effect.map(confirmedBatch(integrationId), ({ batchId }) => batchId),
       "payout_batch.finished": (integrationId) =>
         Effect.gen(function*() {

@@ -5,6 +5,7 @@
  * receiver kept from an earlier run never meets this one's.
  */
 import {
+  type EndpointDisabledEventType,
   Event,
   EventType,
   KycEventType,
@@ -114,12 +115,16 @@ const swapObject = (type: typeof SwapEventType.Type, at: string): Record<string,
   expiresAt: at
 })
 
-const endpointObject = (_type: typeof PingEventType.Type, at: string): Record<string, unknown> => ({
+/** An endpoint as pinged (enabled) or as the service disabled it (a receiver's 410 Gone). */
+const endpointObject = (
+  type: typeof PingEventType.Type | typeof EndpointDisabledEventType.Type,
+  at: string
+): Record<string, unknown> => ({
   endpointId: newId("we_", 22),
   url: "http://127.0.0.1:3000/hooks",
   events: ["*"],
-  status: "enabled",
-  disabledReason: null,
+  status: type === "endpoint.ping" ? "enabled" : "disabled",
+  disabledReason: type === "endpoint.ping" ? null : `disabled ${at}: the receiver answered 410 Gone`,
   createdAt: at,
   updatedAt: at
 })
@@ -174,7 +179,7 @@ const objectOf = (type: EventType, payoutId: string, at: string): Record<string,
   if (isPayoutEventType(type)) return payoutObject(type, payoutId, at)
   if (isKycEventType(type)) return { userAddress: USER, kycStatus: KYC_STATUS[type], kycUrl: null }
   if (isSwapEventType(type)) return swapObject(type, at)
-  if (type === "endpoint.ping") return endpointObject(type, at)
+  if (type === "endpoint.ping" || type === "endpoint.disabled") return endpointObject(type, at)
   return batchObject(type, payoutId, at)
 }
 
