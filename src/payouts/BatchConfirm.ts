@@ -34,6 +34,7 @@ import { recordDeposit } from "./PayoutConfirm.ts"
 import { PayoutRepo } from "./PayoutRepo.ts"
 import type { PayoutRow } from "./PayoutRow.ts"
 import { PayoutChainId } from "./Present.ts"
+import { quoteReasons } from "./quoteReasons.ts"
 
 /** The batch is already confirmed with another txHash. */
 export class PayoutBatchAlreadyConfirmed extends Data.TaggedError("PayoutBatchAlreadyConfirmed") {}
@@ -51,7 +52,6 @@ export type BatchConfirmConflict =
   | DepositRefused
 
 /** How many item reasons a refusal of the whole transaction quotes. */
-const QUOTED_REASONS = 3
 
 /**
  * A batch confirmed by the one transaction that paid it, as a payout is (chain/ConfirmByTxHash): the batch locked and
@@ -100,7 +100,7 @@ export class BatchConfirm extends Context.Service<BatchConfirm>()("BatchConfirm"
         return ConfirmBegun.Claimed({ row: batch, hashes: [txHash] })
       }).pipe(sql.withTransaction)
 
-    const depositUnits = (row: PayoutRow) => toBaseUnits(BigDecimal.fromStringUnsafe(row.deposit_amount), usdc.decimals)
+    const unitsOf = (amount: string) => toBaseUnits(BigDecimal.fromStringUnsafe(amount), usdc.decimals)
 
     /**
      * Whether the user's transaction paid each payout awaiting its deposit, and why not. Payouts that share a deposit
@@ -112,7 +112,7 @@ export class BatchConfirm extends Context.Service<BatchConfirm>()("BatchConfirm"
       for (const row of awaiting) {
         const address = row.deposit_address.toLowerCase()
         const sum = owed.get(address) ?? { units: 0n, count: 0 }
-        owed.set(address, { units: sum.units + depositUnits(row), count: sum.count + 1 })
+        owed.set(address, { units: sum.units + unitsOf(row.deposit_amount), count: sum.count + 1 })
       }
       return new Map(awaiting.map((row) => {
         const group = owed.get(row.deposit_address.toLowerCase())!
@@ -149,7 +149,7 @@ export class BatchConfirm extends Context.Service<BatchConfirm>()("BatchConfirm"
         const paid = awaiting.filter(({ row }) => shortfalls.get(row.id) === null)
         // The one fee transfer pays the fees of the payouts it confirms; mock mode's chain has none to read.
         const feeOwed = paid.reduce(
-          (sum, { row }) => sum + toBaseUnits(BigDecimal.fromStringUnsafe(row.service_fee), usdc.decimals),
+          (sum, { row }) => sum + unitsOf(row.service_fee),
           0n
         )
         const feeMoved = transfersTo(receipt.transfers, {
@@ -200,8 +200,8 @@ export class BatchConfirm extends Context.Service<BatchConfirm>()("BatchConfirm"
               field: "txHash",
               kind: "mismatch",
               reason: `transaction ${txHash} confirms none of the batch's payouts awaiting their deposit (${
-                reasons.length === 0 ? "none is" : reasons.slice(0, QUOTED_REASONS).join("; ")
-              }${reasons.length > QUOTED_REASONS ? `; and ${reasons.length - QUOTED_REASONS} more` : ""})`
+                reasons.length === 0 ? "none is" : quoteReasons(reasons)
+              })`
             })
           )
         }

@@ -40,6 +40,7 @@ import type { PayoutRow } from "./PayoutRow.ts"
 import { PayoutService } from "./PayoutService.ts"
 import { PayoutChainId } from "./Present.ts"
 import type { CreateOutcome } from "./PayoutService.ts"
+import { quoteReasons } from "./quoteReasons.ts"
 
 export const PAYOUT_BATCHES_PATH = "/api/integrations/breb/payout-batches"
 
@@ -79,9 +80,7 @@ const Pinned = Schema.Struct({ items: Schema.Record(Schema.String, Schema.Unknow
 /** Nothing in the batch can be paid out: the 400, with the first items' reasons. */
 const nothingValid = (errors: ReadonlyArray<ErrorBody>) =>
   new BadRequest({
-    error: `items: no item can be paid out (${errors.slice(0, 3).map((body) => body.error).join("; ")}${
-      errors.length > 3 ? `; and ${errors.length - 3} more` : ""
-    })`
+    error: `items: no item can be paid out (${quoteReasons(errors.map((body) => body.error))})`
   })
 
 /**

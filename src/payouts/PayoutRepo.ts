@@ -156,7 +156,10 @@ export class PayoutRepo extends Context.Service<PayoutRepo>()("PayoutRepo", {
     }
 
     /** A status change's event, and its batch's when it was the batch's last payout to finish. */
-    const recordChange = (row: PayoutRow) => Effect.andThen(recordEvent(row), finishBatches([row]))
+    const recordChange = (row: PayoutRow) =>
+      row.batch_id === undefined || row.batch_id === null
+        ? recordEvent(row)
+        : Effect.andThen(recordEvent(row), finishBatches([row]))
 
     const owned = ownedTable(sql, {
       table: "payouts",
