@@ -15,6 +15,8 @@ export const issueKeyFor = (options: {
   readonly expiresAt: Date | null
   /** A restricted key's scopes; null or absent: a full key. */
   readonly scopes?: ReadonlyArray<ApiScope> | null
+  /** The CIDRs the key is accepted from; null or absent: any address. */
+  readonly allowedIps?: ReadonlyArray<string> | null
   readonly create: boolean
 }) =>
   Effect.gen(function*() {
@@ -26,7 +28,7 @@ export const issueKeyFor = (options: {
       integration.id,
       options.kind,
       options.expiresAt,
-      options.scopes ?? null
+      { scopes: options.scopes ?? null, allowedIps: options.allowedIps ?? null }
     )
     return Option.some({ integration, issued })
   })

@@ -7,10 +7,11 @@
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { ApiScope } from "@cop-integrations/contracts"
-import { type Cause, Console, Effect, Fiber, Layer, Option, References, Schema } from "effect"
+import { type Cause, Console, Effect, Fiber, Layer, Option, References, Result, Schema } from "effect"
 import { parseArgs } from "node:util"
 import { keyKindForMode } from "../src/auth/ApiKey.ts"
 import { ApiKeyRepo, type ApiKeyRow, keyState } from "../src/auth/ApiKeyRepo.ts"
+import { parseCidrList } from "../src/base/IpAddresses.ts"
 import { startupFailureLine } from "../src/base/StartupFailure.ts"
 import { AppConfig, AppConfigShape, databaseTarget } from "../src/config/Config.ts"
 import { DashboardSessions } from "../src/dashboard/DashboardSessions.ts"
@@ -21,6 +22,8 @@ import { issueKeyFor } from "./issueKey.ts"
 
 const usage = [
   "usage: keys issue <integration-name> [--create] [--expires <30d|12h|ISO timestamp|never>] [--scopes <a,b,…>]",
+  "                  [--allow-ips <cidr,…>]",
+  "       keys allow-ips <key-id> <cidr,…|any>",
   "       keys rotate <key-id> [--overlap <24h|90m|0>] [--expires <30d|12h|ISO timestamp|never>]",
   "       keys list [--json]",
   "       keys revoke <key-id>",
@@ -37,7 +40,13 @@ npm run -s keys -- <command> …
   issue   a new key for the integration <integration-name>, printed once as the last line of stdout; --create is
           required to create a new integration (a misspelt name cannot create a tenant); --expires bounds it;
           --scopes makes it a restricted key that may do only those (comma-separated: ${ApiScope.literals.join(", ")});
-          a request outside them is 403 naming the scope it needs. Without --scopes: a full key
+          a request outside them is 403 naming the scope it needs. Without --scopes: a full key. --allow-ips: as
+          allow-ips, from the start
+  allow-ips
+          the addresses an active key is accepted from from now on, as comma-separated CIDRs (203.0.113.0/24,
+          2001:db8::/48; one address is its /32 or /128), or any; a request from elsewhere is 403 naming the rule
+          (never the addresses). The address is the client's through TRUSTED_PROXIES. Running servers apply it
+          within API_KEY_CACHE_MS; a rotation keeps it
   rotate  a new key for the same integration (last line of stdout); the old key keeps working for --overlap
           (default 24h; 0 stops it at once), then stops; the new key keeps the old one's expiry unless --expires
           gives another
@@ -80,6 +89,20 @@ const scopesFrom = (text: string): ReadonlyArray<ApiScope> | undefined => {
   return named.length > 0 && named.every(isScope) ? named : undefined
 }
 
+/** `--allow-ips` / `allow-ips`: the CIDRs as stored (`network/prefix`), null for `any`; undefined if not a list of them. */
+const allowedIpsFrom = (text: string): ReadonlyArray<string> | null | undefined => {
+  if (text.trim() === "any") return null
+  const parsed = parseCidrList(text)
+  if (Result.isFailure(parsed) || parsed.success.length === 0) return undefined
+  return [...new Set(parsed.success.map((cidr) => cidr.text))]
+}
+
+const badAllowedIps = (text: string) =>
+  `allowed addresses: comma-separated CIDRs (203.0.113.0/24, 2001:db8::/48, 198.51.100.7) or any, not "${text}"`
+
+const describeAllowedIps = (allowedIps: ReadonlyArray<string> | null) =>
+  allowedIps === null ? "any address" : allowedIps.join(",")
+
 const badScopes = (text: string) => `--scopes: a comma-separated list of ${ApiScope.literals.join(", ")}, not "${text}"`
 
 const iso = (date: Date | null, none: string) => (date === null ? none : date.toISOString())
@@ -104,10 +127,11 @@ const asJson = (key: ApiKeyRow, now: Date) => ({
   expiresAt: key.expires_at?.toISOString() ?? null,
   revokedAt: key.revoked_at?.toISOString() ?? null,
   replacedBy: key.replaced_by,
-  scopes: key.scopes
+  scopes: key.scopes,
+  allowedIps: key.allowed_ips
 })
 
-const VERBS = ["issue", "rotate", "list", "revoke", "dashboard-link"] as const
+const VERBS = ["issue", "allow-ips", "rotate", "list", "revoke", "dashboard-link"] as const
 
 /** Where the link sends a browser: PUBLIC_BASE_URL, else the service as this configuration runs it (HOST, PORT). */
 const dashboardOrigin = (config: AppConfigShape) =>
@@ -130,6 +154,7 @@ const parseCommandLine = (args: ReadonlyArray<string>) =>
       create: { type: "boolean" },
       expires: { type: "string" },
       scopes: { type: "string" },
+      "allow-ips": { type: "string" },
       overlap: { type: "string" },
       json: { type: "boolean" },
       help: { type: "boolean", short: "h" }
@@ -157,7 +182,21 @@ const understand = (args: ReadonlyArray<string>):
   if (!VERBS.includes(verb as typeof VERBS[number])) {
     return { usageError: verb === undefined ? usage : `unknown command "${verb}"\n${usage}` }
   }
+  if (verb === "allow-ips") {
+    const [, keyId, list, ...more] = parsed.positionals
+    if (keyId === undefined || list === undefined || more.length > 0) return { usageError: usage }
+    if (allowedIpsFrom(list) === undefined) return { usageError: badAllowedIps(list) }
+    return { run: parsed }
+  }
   if (extra.length > 0) return { usageError: usage }
+  const allowIps = parsed.values["allow-ips"]
+  if (allowIps !== undefined && (verb !== "issue" || allowedIpsFrom(allowIps) === undefined)) {
+    return {
+      usageError: verb === "issue"
+        ? `--allow-ips: ${badAllowedIps(allowIps)}`
+        : `--allow-ips: only with issue\n${usage}`
+    }
+  }
   const { scopes } = parsed.values
   if (scopes !== undefined && (verb !== "issue" || scopesFrom(scopes) === undefined)) {
     return { usageError: verb === "issue" ? badScopes(scopes) : `--scopes: only with issue\n${usage}` }
@@ -185,11 +224,15 @@ const command = (parsed: CommandLine) =>
         // Checked as the command line was read (`understand`); never a full key for scopes that do not read.
         const scopes = values.scopes === undefined ? null : scopesFrom(values.scopes)
         if (scopes === undefined) return yield* fail(badScopes(values.scopes ?? ""))
+        const allowIps = values["allow-ips"]
+        const allowedIps = allowIps === undefined ? null : allowedIpsFrom(allowIps)
+        if (allowedIps === undefined) return yield* fail(badAllowedIps(allowIps ?? ""))
         const created = yield* issueKeyFor({
           name,
           kind: keyKindForMode(config.mode),
           expiresAt,
           scopes,
+          allowedIps,
           create: values.create === true
         })
         if (Option.isNone(created)) {
@@ -198,11 +241,22 @@ const command = (parsed: CommandLine) =>
         const { integration, issued } = created.value
         const until = issued.expiresAt === null ? "" : `, valid until ${issued.expiresAt.toISOString()}`
         const restricted = scopes === null ? "" : `, restricted to ${scopes.join(", ")}`
+        const from = allowedIps === null ? "" : `, accepted only from ${describeAllowedIps(allowedIps)}`
         yield* Console.log(
-          `integration ${integration.name} (${integration.id}), key id ${issued.id}${until}${restricted}; shown once:`
+          `integration ${integration.name} (${integration.id}), key id ${issued.id}${until}${restricted}${from}; shown once:`
         )
         yield* Console.log(issued.key)
         return
+      }
+      case "allow-ips": {
+        const [, keyId = "", list = ""] = parsed.positionals
+        const allowedIps = allowedIpsFrom(list)
+        if (allowedIps === undefined) return yield* fail(badAllowedIps(list))
+        const changed = yield* keys.setAllowedIps(keyId, allowedIps)
+        return yield* Option.match(changed, {
+          onNone: () => fail(`no active key ${keyId}`),
+          onSome: () => Console.log(`key ${keyId} is accepted from ${describeAllowedIps(allowedIps)}`)
+        })
       }
       case "rotate": {
         if (argument === undefined) {
@@ -249,7 +303,8 @@ const command = (parsed: CommandLine) =>
               `created ${key.created_at.toISOString()}`,
               `last used ${iso(key.last_used_at, "never")}`,
               describeState(key, now),
-              key.scopes === null ? "full" : `scopes ${key.scopes.join(",")}`
+              key.scopes === null ? "full" : `scopes ${key.scopes.join(",")}`,
+              `from ${describeAllowedIps(key.allowed_ips)}`
             ].join("  ")
           )
         }

@@ -33,6 +33,10 @@ export const ApiKeyRecord = Schema.Struct({
   scopes: Schema.NullOr(Schema.Array(ApiScope)).annotate({
     description:
       "A restricted key's scopes (a request outside them is 403 naming the scope it needs); null for a full key, which may do everything"
+  }),
+  allowedIps: Schema.NullOr(Schema.Array(Schema.String)).annotate({
+    description:
+      "The addresses the key is accepted from, as CIDRs (`203.0.113.0/24`, `2001:db8::/48`; one address is its /32 or /128): a request from any other is 403. Set by the operator (`keys allow-ips`). null: any address"
   })
 }).annotate({
   identifier: "ApiKeyRecord",
@@ -47,7 +51,8 @@ export const ApiKeyRecord = Schema.Struct({
     revokedAt: null,
     status: "active",
     current: true,
-    scopes: null
+    scopes: null,
+    allowedIps: ["203.0.113.0/24"]
   }]
 })
 export type ApiKeyRecord = typeof ApiKeyRecord.Type

@@ -90,9 +90,9 @@ const byStatus: { readonly [Status in CodelessStatus]: Omit<ErrorCatalogueEntry,
   },
   403: {
     when:
-      "a restricted API key asking for an operation outside its scopes (the message names the scope it needs, or that it needs a full key); the partner dashboard's session cookie on a change (any method but GET and HEAD) without its `X-CSRF-Token`, or a dashboard session asking for a new sign-in link",
+      "a restricted API key asking for an operation outside its scopes (the message names the scope it needs, or that it needs a full key); a key with an IP allowlist used from another address (the message names the address it saw, never the ones allowed); the partner dashboard's session cookie on a change (any method but GET and HEAD) without its `X-CSRF-Token`, or a dashboard session asking for a new sign-in link",
     next:
-      "Use a key with the scope the message names (or a full key); scopes are set when the key is issued (`keys issue --scopes`). A page or script using the dashboard's session sends the session's `csrfToken` (from `GET dashboard/session`) as `X-CSRF-Token`. Sign-in links are made with a full API key, from the partner's back office."
+      "Use a key with the scope the message names (or a full key); scopes are set when the key is issued (`keys issue --scopes`). Send from an address of the key's allowlist, or have the operator add yours (`keys allow-ips`); behind a proxy the address is the one the service's TRUSTED_PROXIES make of `X-Forwarded-For`. A page or script using the dashboard's session sends the session's `csrfToken` (from `GET dashboard/session`) as `X-CSRF-Token`. Sign-in links are made with a full API key, from the partner's back office."
   },
   404: {
     when:

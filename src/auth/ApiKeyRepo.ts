@@ -18,13 +18,21 @@ export const ApiKeyRow = Schema.Struct({
   last_used_at: Schema.NullOr(Schema.Date),
   replaced_by: Schema.NullOr(Schema.String),
   /** A restricted key's scopes; null: a full key. */
-  scopes: Schema.NullOr(Schema.Array(ApiScope))
+  scopes: Schema.NullOr(Schema.Array(ApiScope)),
+  /** The CIDRs the key is accepted from; null: any address. */
+  allowed_ips: Schema.NullOr(Schema.Array(Schema.String))
 })
 export type ApiKeyRow = typeof ApiKeyRow.Type
 
 /** Whether a key authenticates at `at`: not revoked, not past its expiry. */
 export const keyState = (key: ApiKeyRow, at: Date): "active" | "revoked" | "expired" =>
   key.revoked_at !== null ? "revoked" : key.expires_at !== null && key.expires_at <= at ? "expired" : "active"
+
+/** What a key may do and where from: a restricted key's scopes, its CIDRs (each null: no limit). */
+export interface KeyLimits {
+  readonly scopes: ReadonlyArray<ApiScope> | null
+  readonly allowedIps: ReadonlyArray<string> | null
+}
 
 export interface IssuedKey {
   readonly id: KeyId
@@ -36,7 +44,7 @@ export class ApiKeyRepo extends Context.Service<ApiKeyRepo>()("ApiKeyRepo", {
   make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const columns = sql`k.id, k.integration_id, i.name AS integration_name, k.kind, k.last4, k.created_at, k.revoked_at,
-                        k.expires_at, k.last_used_at, k.replaced_by, k.scopes`
+                        k.expires_at, k.last_used_at, k.replaced_by, k.scopes, k.allowed_ips`
 
     /**
      * The active key with this hash, noting its use: `last_used_at` is written at most once a minute per key, in
@@ -102,6 +110,14 @@ export class ApiKeyRepo extends Context.Service<ApiKeyRepo>()("ApiKeyRepo", {
             ORDER BY k.created_at, k.id`
     })
 
+    const setAllowedIps = SqlSchema.findOneOption({
+      Request: Schema.Struct({ id: Schema.String, allowedIps: Schema.NullOr(Schema.Array(Schema.String)) }),
+      Result: Schema.Struct({ id: Schema.String }),
+      execute: ({ allowedIps, id }) =>
+        sql`UPDATE api_keys SET allowed_ips = ${allowedIps}::text[]
+            WHERE id = ${id} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) RETURNING id`
+    })
+
     const revoke = SqlSchema.findOneOption({
       Request: Schema.String,
       Result: Schema.Struct({ id: Schema.String }),
@@ -114,10 +130,11 @@ export class ApiKeyRepo extends Context.Service<ApiKeyRepo>()("ApiKeyRepo", {
         integration_id: IntegrationId,
         kind: KeyKindSchema,
         expires_at: Schema.NullOr(Schema.Date),
-        scopes: Schema.NullOr(Schema.Array(ApiScope))
+        scopes: Schema.NullOr(Schema.Array(ApiScope)),
+        allowed_ips: Schema.NullOr(Schema.Array(Schema.String))
       }),
       execute: (id) =>
-        sql`SELECT integration_id, kind, expires_at, scopes FROM api_keys
+        sql`SELECT integration_id, kind, expires_at, scopes, allowed_ips FROM api_keys
             WHERE id = ${id} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) FOR UPDATE`
     })
 
@@ -134,7 +151,7 @@ export class ApiKeyRepo extends Context.Service<ApiKeyRepo>()("ApiKeyRepo", {
       integrationId: IntegrationId,
       kind: KeyKind,
       expiresAt: Date | null,
-      scopes: ReadonlyArray<ApiScope> | null
+      limits: KeyLimits
     ) =>
       Effect.gen(function*() {
         const key = generateApiKey(kind)
@@ -149,8 +166,11 @@ export class ApiKeyRepo extends Context.Service<ApiKeyRepo>()("ApiKeyRepo", {
             expires_at: expiresAt
           })
         }`
-        // A text[] parameter, written apart from the generic insert (which would send the array as JSON).
-        if (scopes !== null) yield* sql`UPDATE api_keys SET scopes = ${scopes}::text[] WHERE id = ${id}`
+        // text[] parameters, written apart from the generic insert (which would send an array as JSON).
+        const { allowedIps, scopes } = limits
+        if (scopes !== null || allowedIps !== null) {
+          yield* sql`UPDATE api_keys SET scopes = ${scopes}::text[], allowed_ips = ${allowedIps}::text[] WHERE id = ${id}`
+        }
         return { id, key, expiresAt } satisfies IssuedKey
       })
 
@@ -166,7 +186,7 @@ export class ApiKeyRepo extends Context.Service<ApiKeyRepo>()("ApiKeyRepo", {
           old.value.integration_id,
           old.value.kind,
           expiresAt === undefined ? old.value.expires_at : expiresAt,
-          old.value.scopes
+          { scopes: old.value.scopes, allowedIps: old.value.allowed_ips }
         )
         const expired = yield* expireReplaced({ id, replacedBy: issued.id, overlapMs })
         return Option.some({ issued, oldKeyExpiresAt: expired.expires_at })
@@ -174,16 +194,21 @@ export class ApiKeyRepo extends Context.Service<ApiKeyRepo>()("ApiKeyRepo", {
 
     return {
       /**
-       * Creates a key and returns it in full: the only time it exists outside the caller's hands. `scopes`: a
-       * restricted key's (null, the default: a full key).
+       * Creates a key and returns it in full: the only time it exists outside the caller's hands. `limits`: a
+       * restricted key's scopes, the addresses it is accepted from (each null, the default: none).
        */
       issue: (
         integrationId: IntegrationId,
         kind: KeyKind,
         expiresAt: Date | null = null,
-        scopes: ReadonlyArray<ApiScope> | null = null
-      ) => insertKey(integrationId, kind, expiresAt, scopes).pipe(Effect.orDie),
-      /** `expiresAt` of the new key (undefined: the old key's); the new key keeps the old one's scopes. */
+        limits: Partial<KeyLimits> = {}
+      ) =>
+        insertKey(integrationId, kind, expiresAt, {
+          scopes: limits.scopes ?? null,
+          allowedIps: limits.allowedIps ?? null
+        })
+          .pipe(Effect.orDie),
+      /** `expiresAt` of the new key (undefined: the old key's); the new key keeps the old one's scopes and allowlist. */
       rotate: (id: string, overlapMs: number, expiresAt?: Date | null) =>
         rotate(id, overlapMs, expiresAt).pipe(Effect.orDie),
       findActiveByHash: (hash: string) => findActiveByHash(hash).pipe(Effect.orDie),
@@ -197,7 +222,10 @@ export class ApiKeyRepo extends Context.Service<ApiKeyRepo>()("ApiKeyRepo", {
       newestActiveOf: (integrationId: IntegrationId) => newestActiveOf(integrationId).pipe(Effect.orDie),
       /** One integration's keys, every state, oldest first (the api_keys_integration index). */
       listOf: (integrationId: IntegrationId) => listOf(integrationId).pipe(Effect.orDie),
-      revoke: (id: string) => revoke(id).pipe(Effect.orDie)
+      revoke: (id: string) => revoke(id).pipe(Effect.orDie),
+      /** The CIDRs active key `id` is accepted from (null: any address); none when `id` is not an active key. */
+      setAllowedIps: (id: string, allowedIps: ReadonlyArray<string> | null) =>
+        setAllowedIps({ id, allowedIps }).pipe(Effect.orDie)
     } as const
   })
 }) {

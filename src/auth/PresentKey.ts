@@ -12,5 +12,6 @@ export const presentApiKey = (row: ApiKeyRow, at: Date, currentKeyId: KeyId): Ap
   revokedAt: row.revoked_at?.toISOString() ?? null,
   status: keyState(row, at),
   current: row.id === currentKeyId,
-  scopes: row.scopes
+  scopes: row.scopes,
+  allowedIps: row.allowed_ips
 })

@@ -13,6 +13,7 @@ import { hashApiKey, hasValidChecksum, type KeyShape, keyShape } from "../auth/A
 import { ApiKeyRepo, type ApiKeyRow } from "../auth/ApiKeyRepo.ts"
 import { Deployment } from "../auth/Deployment.ts"
 import { cachedKeyLookup } from "../auth/KeyCache.ts"
+import { ipMatcher, parseCidrList } from "../base/IpAddresses.ts"
 import { noteIntegration, noteRateLimit, tooManyRequests } from "../base/ResponseHints.ts"
 import { singleFlight } from "../base/SingleFlight.ts"
 import { AppConfig } from "../config/Config.ts"
@@ -76,6 +77,27 @@ const csrfRefused = new Forbidden({
     "X-CSRF-Token: a change made with the dashboard's session cookie (any method but GET and HEAD) must send the session's csrfToken (GET /api/integrations/dashboard/session) in this header"
 })
 
+const outsideAllowlist = (address: string) =>
+  new Forbidden({
+    error:
+      `this API key is accepted only from the addresses its integration registered (IP allowlist), and this request came from ${address}`
+  })
+
+/**
+ * Whether an address is in a key's allowlist. The matcher is built once per list: a remembered key's row (KeyCache)
+ * is the same object on every request, so its list is too.
+ */
+const allowlists = new WeakMap<ReadonlyArray<string>, (address: string) => boolean>()
+const allowlistOf = (cidrs: ReadonlyArray<string>) => {
+  const known = allowlists.get(cidrs)
+  if (known !== undefined) return known
+  // Stored as parseCidrList wrote them; a list that no longer parses admits nothing rather than everything.
+  const parsed = parseCidrList(cidrs.join(","))
+  const matcher = Result.isSuccess(parsed) ? ipMatcher(parsed.success) : () => false
+  allowlists.set(cidrs, matcher)
+  return matcher
+}
+
 const tooManyFailures = (retryAfterSeconds: number) =>
   tooManyRequests(
     "failed_auth",
@@ -122,7 +144,18 @@ export const AuthenticationLive = Layer.effect(
       )
     }
 
-    const admit = (key: ApiKeyRow): Authenticated =>
+    /**
+     * A key with an allowlist is refused from any other address, before its rate limit is spent (a leaked key used
+     * elsewhere must not use up the partner's budget). The refusal names the rule and the address it saw, never the
+     * addresses allowed.
+     */
+    const admit = (key: ApiKeyRow, request: HttpServerRequest.HttpServerRequest): Authenticated => {
+      if (key.allowed_ips === null) return admitted(key)
+      const address = clientAddress(Option.getOrUndefined(request.remoteAddress), request.headers)
+      return allowlistOf(key.allowed_ips)(address) ? admitted(key) : Effect.fail(outsideAllowlist(address))
+    }
+
+    const admitted = (key: ApiKeyRow): Authenticated =>
       limited(
         key.id,
         Effect.as(
@@ -137,17 +170,17 @@ export const AuthenticationLive = Layer.effect(
       )
 
     /** A correct key is admitted even from an address over budget; only a failure there is 429 (see FailedAuthLimit). */
-    const lookUp = (address: string, keyHash: string) =>
+    const lookUp = (request: HttpServerRequest.HttpServerRequest, address: string, keyHash: string) =>
       Effect.flatMap(findKey(address, keyHash), ({ value: looked }): Authenticated => {
         if (looked._tag === "OverBudget") {
           return Effect.flatMap(
             failedAuth.lookUpOverBudget(keyHash),
-            (key) => Option.isSome(key) ? admit(key.value) : tooManyFailures(looked.retryAfterSeconds)
+            (key) => Option.isSome(key) ? admit(key.value, request) : tooManyFailures(looked.retryAfterSeconds)
           )
         }
         return Option.isNone(looked.key)
           ? Effect.fail(new Unauthorized({ error: "unknown or revoked API key" }))
-          : admit(looked.key.value)
+          : admit(looked.key.value, request)
       })
 
     /** A session's request, checked for its CSRF token and counted against its key's rate limit. */
@@ -222,10 +255,10 @@ export const AuthenticationLive = Layer.effect(
       if (Result.isFailure(bearer)) return rejectWithoutLookup(bearer.failure)
       const { hash, shape } = bearer.success
       const remembered = findActive.cached(hash, fiber.getRef(Clock.Clock).currentTimeMillisUnsafe())
-      if (remembered !== undefined && failedAuth.passTrusted(hash)) return admit(remembered)
+      if (remembered !== undefined && failedAuth.passTrusted(hash)) return admit(remembered, request)
       const invalid = invalidKey(shape, deployment)
       if (invalid !== undefined) return rejectWithoutLookup(invalid)
-      return lookUp(clientAddress(Option.getOrUndefined(request.remoteAddress), request.headers), hash)
+      return lookUp(request, clientAddress(Option.getOrUndefined(request.remoteAddress), request.headers), hash)
     })
 
     /** The request's integration, if its key's scopes allow `operation` (`<group>.<operation>`); else 403 naming why. */

@@ -65,7 +65,19 @@ describe("GET /api-keys", () => {
     }
     for (const item of (json as { items: Array<Record<string, unknown>> }).items) {
       expect(Object.keys(item).sort()).toEqual(
-        ["createdAt", "current", "expiresAt", "keyId", "kind", "last4", "lastUsedAt", "revokedAt", "scopes", "status"]
+        [
+          "allowedIps",
+          "createdAt",
+          "current",
+          "expiresAt",
+          "keyId",
+          "kind",
+          "last4",
+          "lastUsedAt",
+          "revokedAt",
+          "scopes",
+          "status"
+        ]
       )
     }
     const theirs = await list(server, other.apiKey)

@@ -20,7 +20,8 @@ const row: ApiKeyRow = {
   expires_at: null,
   last_used_at: null,
   replaced_by: null,
-  scopes: null
+  scopes: null,
+  allowed_ips: null
 }
 
 /** A key table in memory: `active` decides what the "database" answers; `lookups` counts the queries. */

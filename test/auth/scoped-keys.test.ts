@@ -23,7 +23,7 @@ const it = httpTest()
 const API = "/api/integrations"
 
 const restrictedKey = (server: TestServer, integrationId: IntegrationId, scopes: ReadonlyArray<ApiScope>) =>
-  server.run(Effect.flatMap(ApiKeyRepo, (keys) => keys.issue(integrationId, "test", null, scopes)))
+  server.run(Effect.flatMap(ApiKeyRepo, (keys) => keys.issue(integrationId, "test", null, { scopes })))
 
 describe("restricted keys", () => {
   it("a read-only key reads, and every write is 403 naming the scope it needs", async ({ server }) => {

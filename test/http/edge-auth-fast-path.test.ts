@@ -27,7 +27,8 @@ const row: ApiKeyRow = {
   expires_at: null,
   last_used_at: null,
   replaced_by: null,
-  scopes: null
+  scopes: null,
+  allowed_ips: null
 }
 
 interface Table {

@@ -35,6 +35,10 @@ export const ApiKeysView = () => {
               header: "Scopes",
               cell: (k) => (k.scopes === null ? <span class="muted">full</span> : <>{k.scopes.join(", ")}</>)
             },
+            {
+              header: "Addresses",
+              cell: (k) => (k.allowedIps === null ? <span class="muted">any</span> : <>{k.allowedIps.join(", ")}</>)
+            },
             { header: "Created", cell: (k) => <DateTime iso={k.createdAt} /> },
             { header: "Last used", cell: (k) => <DateTime iso={k.lastUsedAt} /> },
             { header: "Expires", cell: (k) => <DateTime iso={k.expiresAt} /> },

@@ -36,6 +36,7 @@ import traceContext from "./0029_trace_context.ts"
 import payoutBatches from "./0030_payout_batches.ts"
 import batchConfirm from "./0031_batch_confirm.ts"
 import keyScopes from "./0032_key_scopes.ts"
+import keyIpAllowlist from "./0033_key_ip_allowlist.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -69,5 +70,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0029_trace_context": traceContext,
   "0030_payout_batches": payoutBatches,
   "0031_batch_confirm": batchConfirm,
-  "0032_key_scopes": keyScopes
+  "0032_key_scopes": keyScopes,
+  "0033_key_ip_allowlist": keyIpAllowlist
 }
