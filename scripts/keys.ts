@@ -11,6 +11,7 @@ import { type Cause, Console, Effect, Fiber, Layer, Option, References, Result, 
 import { parseArgs } from "node:util"
 import { keyKindForMode } from "../src/auth/ApiKey.ts"
 import { ApiKeyRepo, type ApiKeyRow, keyState } from "../src/auth/ApiKeyRepo.ts"
+import { AuditLog } from "../src/auth/AuditLog.ts"
 import { parseCidrList } from "../src/base/IpAddresses.ts"
 import { startupFailureLine } from "../src/base/StartupFailure.ts"
 import { AppConfig, AppConfigShape, databaseTarget } from "../src/config/Config.ts"
@@ -364,7 +365,9 @@ const program = (parsed: CommandLine) =>
   Effect.gen(function*() {
     const config = yield* AppConfigShape
     const services = DashboardSessions.Default.pipe(
-      Layer.provideMerge(Layer.mergeAll(ApiKeyRepo.Default, IntegrationRepo.Default, SessionRepo.Default)),
+      Layer.provideMerge(
+        Layer.mergeAll(ApiKeyRepo.Default, IntegrationRepo.Default, SessionRepo.Default, AuditLog.Default)
+      ),
       Layer.provideMerge(databaseLayer(config)),
       Layer.provide(Layer.succeed(AppConfig, config))
     )

@@ -4,6 +4,7 @@ import { HttpEffect, HttpRouter, HttpServer } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import type { SqlClient } from "effect/sql"
 import { keyKindForMode } from "./auth/ApiKey.ts"
+import { AuditLog } from "./auth/AuditLog.ts"
 import { ApiKeyRepo } from "./auth/ApiKeyRepo.ts"
 import { Chain, withChainSpansLayer } from "./chain/Chain.ts"
 import { measuredChain } from "./chain/ChainMetrics.ts"
@@ -26,6 +27,7 @@ import { SessionRepo } from "./dashboard/SessionRepo.ts"
 import { PayoutBatchesHttpLive } from "./http/PayoutBatchesHttp.ts"
 import { ReportsHttpLive } from "./http/ReportsHttp.ts"
 import { RequestLogsHttpLive } from "./http/RequestLogsHttp.ts"
+import { AuditLogHttpLive } from "./http/AuditLogHttp.ts"
 import { RequestMiddleware } from "./http/RequestMiddleware.ts"
 import { RouteTemplateLive } from "./http/HttpMetrics.ts"
 import { DeliveryRepo } from "./partnerEvents/DeliveryRepo.ts"
@@ -130,6 +132,7 @@ type TestHelperNeeds =
   | WebhookEndpoints
   | DeliveryRepo
   | Outbox
+  | AuditLog
 
 /**
  * What differs between modes: the ports (built over config and repositories), the outbox, rate cache and txHash
@@ -273,7 +276,8 @@ const repositories = (mode: ModeLayers) =>
     mode.claims,
     ProviderEventRepo.Default,
     RequestLogRepo.Default,
-    ReportRepo.Default
+    ReportRepo.Default,
+    AuditLog.Default
   ).pipe(Layer.provideMerge(mode.outbox), Layer.provideMerge(JobQueue.Default))
 
 /** The background loops (jobs, webhook deliveries, sweeps), unless this replica only serves HTTP (WORKER_ENABLED=false). */
@@ -315,6 +319,7 @@ const api = HttpApiBuilder.layer(IntegrationsApi).pipe(
     EventsHttpLive,
     DashboardHttpLive,
     RequestLogsHttpLive,
+    AuditLogHttpLive,
     ReportsHttpLive,
     ApiKeysHttpLive,
     TestHelpersHttpLive,

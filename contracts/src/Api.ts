@@ -1,5 +1,6 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { ApiKeysGroup } from "./ApiKeys.ts"
+import { AuditLogGroup } from "./AuditLog.ts"
 import { BrebGroup } from "./Breb.ts"
 import { DashboardGroup } from "./Dashboard.ts"
 import { EventsGroup } from "./Events.ts"
@@ -24,6 +25,7 @@ export class IntegrationsApi extends HttpApi.make("IntegrationsApi")
     ApiKeysGroup,
     DashboardGroup,
     RequestLogsGroup,
+    AuditLogGroup,
     TestHelpersGroup,
     WebhooksGroup,
     ReportsGroup,

@@ -17,11 +17,12 @@ export const ApiScope = Schema.Literals([
   "reports:read",
   "request_logs:read",
   "api_keys:read",
+  "audit_log:read",
   "sandbox:write"
 ]).annotate({
   identifier: "ApiScope",
   description:
-    "What a restricted key may do: `payouts:read` (quotes, payouts and batches), `payouts:write` (create, confirm, cancel; previews), `kyc:read`, `kyc:write` (OTP), `swaps:read`, `swaps:write`, `events:read`, `webhooks:manage` (endpoints, redelivery), `reports:read`, `request_logs:read`, `api_keys:read`, `sandbox:write` (the test helpers)"
+    "What a restricted key may do: `payouts:read` (quotes, payouts and batches), `payouts:write` (create, confirm, cancel; previews), `kyc:read`, `kyc:write` (OTP), `swaps:read`, `swaps:write`, `events:read`, `webhooks:manage` (endpoints, redelivery), `reports:read`, `request_logs:read`, `api_keys:read`, `audit_log:read`, `sandbox:write` (the test helpers)"
 })
 export type ApiScope = typeof ApiScope.Type
 
@@ -67,6 +68,7 @@ export const OPERATION_SCOPES: Readonly<Record<string, RequiredScope>> = {
   "dashboard.endDashboardSession": "any",
   "requestLogs.listRequestLogs": "request_logs:read",
   "requestLogs.getRequestLog": "request_logs:read",
+  "auditLog.listAuditLog": "audit_log:read",
   "testHelpers.advancePayout": "sandbox:write",
   "testHelpers.expirePayout": "sandbox:write",
   "testHelpers.delayPayout": "sandbox:write",

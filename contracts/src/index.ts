@@ -1,5 +1,6 @@
 export * from "./Api.ts"
 export * from "./ApiKeys.ts"
+export * from "./AuditLog.ts"
 export * from "./Auth.ts"
 export * from "./Breb.ts"
 export * from "./Client.ts"

@@ -3,6 +3,7 @@ import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { newId } from "../base/ids.ts"
 import { generateApiKey, hashApiKey, type KeyKind, last4 } from "./ApiKey.ts"
+import { AuditLog } from "./AuditLog.ts"
 
 const KeyKindSchema = Schema.Literals(["test", "live"])
 
@@ -43,6 +44,7 @@ export interface IssuedKey {
 export class ApiKeyRepo extends Context.Service<ApiKeyRepo>()("ApiKeyRepo", {
   make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const audit = yield* AuditLog
     const columns = sql`k.id, k.integration_id, i.name AS integration_name, k.kind, k.last4, k.created_at, k.revoked_at,
                         k.expires_at, k.last_used_at, k.replaced_by, k.scopes, k.allowed_ips`
 
@@ -112,16 +114,18 @@ export class ApiKeyRepo extends Context.Service<ApiKeyRepo>()("ApiKeyRepo", {
 
     const setAllowedIps = SqlSchema.findOneOption({
       Request: Schema.Struct({ id: Schema.String, allowedIps: Schema.NullOr(Schema.Array(Schema.String)) }),
-      Result: Schema.Struct({ id: Schema.String }),
+      Result: Schema.Struct({ id: Schema.String, integration_id: IntegrationId }),
       execute: ({ allowedIps, id }) =>
         sql`UPDATE api_keys SET allowed_ips = ${allowedIps}::text[]
-            WHERE id = ${id} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) RETURNING id`
+            WHERE id = ${id} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+            RETURNING id, integration_id`
     })
 
     const revoke = SqlSchema.findOneOption({
       Request: Schema.String,
-      Result: Schema.Struct({ id: Schema.String }),
-      execute: (id) => sql`UPDATE api_keys SET revoked_at = now() WHERE id = ${id} AND revoked_at IS NULL RETURNING id`
+      Result: Schema.Struct({ id: Schema.String, integration_id: IntegrationId }),
+      execute: (id) =>
+        sql`UPDATE api_keys SET revoked_at = now() WHERE id = ${id} AND revoked_at IS NULL RETURNING id, integration_id`
     })
 
     const lockActive = SqlSchema.findOneOption({
@@ -189,6 +193,16 @@ export class ApiKeyRepo extends Context.Service<ApiKeyRepo>()("ApiKeyRepo", {
           { scopes: old.value.scopes, allowedIps: old.value.allowed_ips }
         )
         const expired = yield* expireReplaced({ id, replacedBy: issued.id, overlapMs })
+        yield* audit.record({
+          integrationId: old.value.integration_id,
+          action: "api_key.rotated",
+          targetId: issued.id,
+          details: {
+            replaces: id,
+            oldKeyExpiresAt: expired.expires_at.toISOString(),
+            expiresAt: issued.expiresAt?.toISOString() ?? null
+          }
+        })
         return Option.some({ issued, oldKeyExpiresAt: expired.expires_at })
       }))
 
@@ -202,12 +216,19 @@ export class ApiKeyRepo extends Context.Service<ApiKeyRepo>()("ApiKeyRepo", {
         kind: KeyKind,
         expiresAt: Date | null = null,
         limits: Partial<KeyLimits> = {}
-      ) =>
-        insertKey(integrationId, kind, expiresAt, {
-          scopes: limits.scopes ?? null,
-          allowedIps: limits.allowedIps ?? null
-        })
-          .pipe(Effect.orDie),
+      ) => {
+        const { allowedIps = null, scopes = null } = limits
+        return Effect.tap(
+          insertKey(integrationId, kind, expiresAt, { scopes, allowedIps }),
+          (issued) =>
+            audit.record({
+              integrationId,
+              action: "api_key.issued",
+              targetId: issued.id,
+              details: { scopes, allowedIps, expiresAt: expiresAt?.toISOString() ?? null }
+            })
+        ).pipe(sql.withTransaction, Effect.orDie)
+      },
       /** `expiresAt` of the new key (undefined: the old key's); the new key keeps the old one's scopes and allowlist. */
       rotate: (id: string, overlapMs: number, expiresAt?: Date | null) =>
         rotate(id, overlapMs, expiresAt).pipe(Effect.orDie),
@@ -222,12 +243,33 @@ export class ApiKeyRepo extends Context.Service<ApiKeyRepo>()("ApiKeyRepo", {
       newestActiveOf: (integrationId: IntegrationId) => newestActiveOf(integrationId).pipe(Effect.orDie),
       /** One integration's keys, every state, oldest first (the api_keys_integration index). */
       listOf: (integrationId: IntegrationId) => listOf(integrationId).pipe(Effect.orDie),
-      revoke: (id: string) => revoke(id).pipe(Effect.orDie),
+      revoke: (id: string) =>
+        Effect.tap(
+          revoke(id),
+          Option.match({
+            onNone: () => Effect.void,
+            onSome: (key) =>
+              audit.record({ integrationId: key.integration_id, action: "api_key.revoked", targetId: id })
+          })
+        ).pipe(sql.withTransaction, Effect.orDie),
       /** The CIDRs active key `id` is accepted from (null: any address); none when `id` is not an active key. */
       setAllowedIps: (id: string, allowedIps: ReadonlyArray<string> | null) =>
-        setAllowedIps({ id, allowedIps }).pipe(Effect.orDie)
+        Effect.tap(
+          setAllowedIps({ id, allowedIps }),
+          Option.match({
+            onNone: () => Effect.void,
+            onSome: (key) =>
+              audit.record({
+                integrationId: key.integration_id,
+                action: "api_key.allowlist_changed",
+                targetId: id,
+                details: { allowedIps }
+              })
+          })
+        ).pipe(sql.withTransaction, Effect.orDie)
     } as const
   })
 }) {
-  static readonly Default = Layer.effect(this, this.make)
+  // Its own AuditLog: every keys CLI and test that provides the repository gets the audit log with it.
+  static readonly Default = Layer.effect(this, this.make).pipe(Layer.provide(AuditLog.Default))
 }

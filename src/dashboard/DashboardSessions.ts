@@ -1,3 +1,5 @@
+import { SqlClient } from "effect/sql"
+import { AuditLog } from "../auth/AuditLog.ts"
 import type { IntegrationId, KeyId } from "@cop-integrations/contracts"
 import { Context, Effect, Layer, Option, Result } from "effect"
 import { newInternalId } from "../base/ids.ts"
@@ -66,11 +68,24 @@ export class DashboardSessions extends Context.Service<DashboardSessions>()("Das
   make: Effect.gen(function*() {
     const repo = yield* SessionRepo
     const config = yield* AppConfig
+    const audit = yield* AuditLog
+    const sql = yield* SqlClient.SqlClient
+    /** A change and its audit entry, together or not at all. */
+    const withItsEntry = <A, R>(change: Effect.Effect<A, never, R>) => change.pipe(sql.withTransaction, Effect.orDie)
     const sessionMs = config.dashboardSessionHours * 3_600_000
 
     const createLink = Effect.fn("DashboardSessions.createLink")(function*(owner: LinkOwner, origin: string) {
       const token = newToken()
-      const expiresAt = yield* repo.insertLink({ ...owner, tokenHash: hashToken(token), validMs: SIGN_IN_LINK_MS })
+      const expiresAt = yield* Effect.tap(
+        repo.insertLink({ ...owner, tokenHash: hashToken(token), validMs: SIGN_IN_LINK_MS }),
+        (until) =>
+          audit.record({
+            integrationId: owner.integrationId,
+            action: "dashboard.sign_in_link_created",
+            targetId: owner.keyId,
+            details: { keyId: owner.keyId, expiresAt: until.toISOString() }
+          })
+      ).pipe(withItsEntry)
       return { url: `${origin}${SIGN_IN_PATH}?token=${token}`, expiresAt } satisfies SignInLink
     })
 
@@ -79,12 +94,25 @@ export class DashboardSessions extends Context.Service<DashboardSessions>()("Das
         if (!isTokenShaped(token)) return Result.fail("unknown")
         const tokenHash = hashToken(token)
         const sessionToken = newToken()
-        const opened = yield* repo.consumeLink({
-          tokenHash,
-          sessionId: newInternalId("ds"),
-          sessionTokenHash: hashToken(sessionToken),
-          sessionMs
-        })
+        const opened = yield* Effect.tap(
+          repo.consumeLink({
+            tokenHash,
+            sessionId: newInternalId("ds"),
+            sessionTokenHash: hashToken(sessionToken),
+            sessionMs
+          }),
+          Option.match({
+            onNone: () => Effect.void,
+            onSome: ({ expires_at, id, integration_id, key_id }) =>
+              audit.record({
+                integrationId: integration_id,
+                action: "dashboard.signed_in",
+                targetId: id,
+                actor: { type: "dashboard_session", sessionId: id, keyId: key_id },
+                details: { keyId: key_id, expiresAt: expires_at.toISOString() }
+              })
+          })
+        ).pipe(withItsEntry)
         if (Option.isSome(opened)) {
           const { expires_at, id, integration_id } = opened.value
           return Result.succeed({ sessionId: id, sessionToken, integrationId: integration_id, expiresAt: expires_at })
@@ -108,7 +136,11 @@ export class DashboardSessions extends Context.Service<DashboardSessions>()("Das
       findByHashes: repo.findSessions,
       /** Ends the session (sign-out); false when it had ended already. */
       end: (sessionId: string, integrationId: IntegrationId) =>
-        Effect.map(repo.endSession({ sessionId, integrationId }), Option.isSome),
+        Effect.tap(
+          Effect.map(repo.endSession({ sessionId, integrationId }), Option.isSome),
+          (ended) =>
+            ended ? audit.record({ integrationId, action: "dashboard.signed_out", targetId: sessionId }) : Effect.void
+        ).pipe(withItsEntry),
       /** The origin links name: PUBLIC_BASE_URL, else the one a request's Host header names (none if it is invalid). */
       originFor: (host: string | undefined): Option.Option<string> =>
         Option.orElse(config.publicBaseUrl, () => Option.fromUndefinedOr(originOfHost(host)))

@@ -19,6 +19,8 @@ import { retryReadsOnLostConnection } from "./DatabaseUnavailable.ts"
 import { errorResponse, pathOf } from "./ErrorResponse.ts"
 import { recordRequest } from "./HttpMetrics.ts"
 import { requestIdOf } from "./RequestId.ts"
+import { clientAddressResolver } from "./ClientAddress.ts"
+import { RequestOrigin } from "../base/RequestOrigin.ts"
 import { type LoggedRequest, makeRequestLogging } from "./RequestLogging.ts"
 import { retryAfterFor } from "./ServiceUnavailable.ts"
 import { answerUnhandled } from "./UnhandledFailures.ts"
@@ -29,7 +31,8 @@ const maxBodySize = ByteSize.bytes(MAX_BODY_BYTES)
 const requestMiddleware = (
   unserved: ReadonlyArray<UnservedPath>,
   logRequest: (logged: LoggedRequest) => Effect.Effect<void>,
-  metricsPerIntegration: boolean
+  metricsPerIntegration: boolean,
+  clientAddress: (peer: string | undefined, headers: Readonly<Record<string, string | undefined>>) => string
 ) =>
 <E, R>(
   app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
@@ -105,8 +108,14 @@ const requestMiddleware = (
       if (Option.isNone(buffered.success)) return tooLarge()
       forwarded = buffered.success.value
     }
+    let address: string | undefined
+    const origin = {
+      requestId,
+      address: () => (address ??= clientAddress(Option.getOrUndefined(request.remoteAddress), request.headers))
+    }
     return yield* app.pipe(
       Effect.provideService(HttpServerRequest.HttpServerRequest, forwarded),
+      Effect.provideService(RequestOrigin, origin),
       Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
       Effect.provideService(ResponseHints, hints),
       retryReadsOnLostConnection(request.method),
@@ -118,5 +127,10 @@ const requestMiddleware = (
 /** The middleware, over the paths this deployment does not serve. */
 export const RequestMiddleware = Effect.gen(function*() {
   const config = yield* AppConfig
-  return requestMiddleware(yield* UnservedPaths, yield* makeRequestLogging, config.metricsPerIntegration)
+  return requestMiddleware(
+    yield* UnservedPaths,
+    yield* makeRequestLogging,
+    config.metricsPerIntegration,
+    clientAddressResolver(config.trustedProxies)
+  )
 })

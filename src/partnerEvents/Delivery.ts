@@ -7,6 +7,7 @@ import { type Claimed, DeliveryRepo } from "./DeliveryRepo.ts"
 import { countAttempt, countEndpointDisabled, type DeliveryOutcome } from "./DeliveryMetrics.ts"
 import { failureKind, postWebhook, type SendOutcome } from "./Sender.ts"
 import { Outbox } from "../outbox/Outbox.ts"
+import { AuditLog } from "../auth/AuditLog.ts"
 import { disableEndpoint } from "./EndpointDisabling.ts"
 import { signatureHeaders } from "./Signing.ts"
 import { WebhookTargets } from "./WebhookTargets.ts"
@@ -78,6 +79,7 @@ export const makeDelivery = Effect.gen(function*() {
   const targets = yield* WebhookTargets
   const signal = yield* WorkSignal
   const outbox = yield* Outbox
+  const audit = yield* AuditLog
   const leaseMs = config.webhookTimeoutMs * 2 + 1000
   const windowMs = config.webhookRetryWindowSeconds * 1000
 
@@ -85,7 +87,8 @@ export const makeDelivery = Effect.gen(function*() {
   const disable = (delivery: Claimed, at: Date, reason: string) =>
     disableEndpoint(delivery.endpoint_id, reason, at).pipe(
       Effect.provideService(DeliveryRepo, deliveries),
-      Effect.provideService(Outbox, outbox)
+      Effect.provideService(Outbox, outbox),
+      Effect.provideService(AuditLog, audit)
     )
 
   /**

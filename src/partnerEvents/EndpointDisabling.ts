@@ -1,5 +1,6 @@
 import type { EndpointId } from "@cop-integrations/contracts"
 import { Effect, Option } from "effect"
+import { AuditLog } from "../auth/AuditLog.ts"
 import { Outbox } from "../outbox/Outbox.ts"
 import { DeliveryRepo } from "./DeliveryRepo.ts"
 import { presentEndpoint } from "./Present.ts"
@@ -21,6 +22,13 @@ export const disableEndpoint = (endpointId: EndpointId, reason: string, at: Date
       resourceId: disabled.value.id,
       object: presentEndpoint(disabled.value),
       at
+    })
+    yield* (yield* AuditLog).record({
+      integrationId: disabled.value.integration_id,
+      action: "webhook_endpoint.disabled",
+      targetId: disabled.value.id,
+      actor: { type: "service" },
+      details: { reason }
     })
     yield* Effect.logWarning(`webhook endpoint disabled: ${reason}`).pipe(Effect.annotateLogs({ endpointId }))
     return true

@@ -7,6 +7,8 @@ import {
   type WebhookEndpointWithSecret
 } from "@cop-integrations/contracts"
 import { Context, Data, Effect, Layer, Option, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
+import { AuditLog } from "../auth/AuditLog.ts"
 import { now } from "../base/Clock.ts"
 import { newId } from "../base/ids.ts"
 import type { EndpointRow } from "./EndpointRepo.ts"
@@ -45,6 +47,10 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints>()("Webho
     const endpoints = yield* EndpointRepo
     const targets = yield* WebhookTargets
     const outbox = yield* Outbox
+    const audit = yield* AuditLog
+    const sql = yield* SqlClient.SqlClient
+    /** A change and its audit entry, together or not at all (a database failure is a defect, as in the repositories). */
+    const withItsEntry = <A, R>(change: Effect.Effect<A, never, R>) => change.pipe(sql.withTransaction, Effect.orDie)
 
     const owned = (integrationId: IntegrationId, endpointId: EndpointId) =>
       Effect.flatMap(
@@ -59,19 +65,31 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints>()("Webho
       function*(integrationId: IntegrationId, request: CreateWebhookEndpointRequest) {
         const url = yield* targets.check(request.url)
         const at = yield* now
-        const row = yield* endpoints.insertWithinCap({
-          id: newId("we"),
-          integration_id: integrationId,
-          url: url.href,
-          events: request.events === undefined ? ["*"] : [...new Set(request.events)],
-          secret: newSigningSecret(),
-          previous_secret: null,
-          previous_secret_expires_at: null,
-          status: "enabled",
-          disabled_reason: null,
-          created_at: at,
-          updated_at: at
-        }, MAX_ENDPOINTS)
+        const row = yield* Effect.tap(
+          endpoints.insertWithinCap({
+            id: newId("we"),
+            integration_id: integrationId,
+            url: url.href,
+            events: request.events === undefined ? ["*"] : [...new Set(request.events)],
+            secret: newSigningSecret(),
+            previous_secret: null,
+            previous_secret_expires_at: null,
+            status: "enabled",
+            disabled_reason: null,
+            created_at: at,
+            updated_at: at
+          }, MAX_ENDPOINTS),
+          Option.match({
+            onNone: () => Effect.void,
+            onSome: (created) =>
+              audit.record({
+                integrationId,
+                action: "webhook_endpoint.created",
+                targetId: created.id,
+                details: { url: created.url, events: created.events }
+              })
+          })
+        ).pipe(withItsEntry)
         return yield* Option.match(row, {
           onNone: () => Effect.fail(new WebhookEndpointLimit({ max: MAX_ENDPOINTS })),
           onSome: (created) => Effect.succeed(withSecret(created))
@@ -82,13 +100,20 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints>()("Webho
     const rotateSecret = Effect.fn("WebhookEndpoints.rotateSecret")(
       function*(integrationId: IntegrationId, endpointId: EndpointId) {
         const at = yield* now
-        const rotated = yield* endpoints.rotate({
-          integrationId,
-          endpointId,
-          secret: newSigningSecret(),
-          at,
-          overlapUntil: new Date(at.getTime() + ROTATION_OVERLAP_MS)
-        })
+        const rotated = yield* Effect.tap(
+          endpoints.rotate({
+            integrationId,
+            endpointId,
+            secret: newSigningSecret(),
+            at,
+            overlapUntil: new Date(at.getTime() + ROTATION_OVERLAP_MS)
+          }),
+          Option.match({
+            onNone: () => Effect.void,
+            onSome: () =>
+              audit.record({ integrationId, action: "webhook_endpoint.secret_rotated", targetId: endpointId })
+          })
+        ).pipe(withItsEntry)
         return yield* Option.match(rotated, {
           onNone: () => Effect.fail(notFound(endpointId)),
           onSome: (row) => Effect.succeed(withSecret(row))
@@ -118,12 +143,31 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints>()("Webho
       function*(integrationId: IntegrationId, endpointId: EndpointId, request: UpdateWebhookEndpointRequest) {
         const url = request.url === undefined ? undefined : (yield* targets.check(request.url)).href
         const at = yield* now
-        const updated = yield* endpoints.update(integrationId, endpointId, {
+        const events = request.events === undefined ? undefined : [...new Set(request.events)]
+        const set = {
           ...(request.status === undefined ? {} : { status: request.status }),
           ...(url === undefined ? {} : { url }),
-          ...(request.events === undefined ? {} : { events: [...new Set(request.events)] }),
-          disabledReason: `disabled by the integration at ${at.toISOString()}`
-        }, at)
+          ...(events === undefined ? {} : { events })
+        }
+        const updated = yield* Effect.tap(
+          endpoints.update(integrationId, endpointId, {
+            ...set,
+            disabledReason: `disabled by the integration at ${at.toISOString()}`
+          }, at),
+          Option.match({
+            // An update that sets nothing changes nothing: no entry.
+            onNone: () => Effect.void,
+            onSome: () =>
+              Object.keys(set).length === 0
+                ? Effect.void
+                : audit.record({
+                  integrationId,
+                  action: "webhook_endpoint.updated",
+                  targetId: endpointId,
+                  details: set
+                })
+          })
+        ).pipe(withItsEntry)
         return yield* Option.match(updated, {
           onNone: () => Effect.fail(notFound(endpointId)),
           onSome: (row) => Effect.succeed(presentEndpoint(row))
@@ -133,7 +177,14 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints>()("Webho
 
     const remove = Effect.fn("WebhookEndpoints.remove")(
       function*(integrationId: IntegrationId, endpointId: EndpointId) {
-        const removed = yield* endpoints.remove(integrationId, endpointId, yield* now)
+        const at = yield* now
+        const removed = yield* Effect.tap(
+          endpoints.remove(integrationId, endpointId, at),
+          (done) =>
+            done
+              ? audit.record({ integrationId, action: "webhook_endpoint.deleted", targetId: endpointId })
+              : Effect.void
+        ).pipe(withItsEntry)
         if (!removed) return yield* Effect.fail(notFound(endpointId))
       }
     )

@@ -18,6 +18,7 @@ import { now } from "../base/Clock.ts"
 import { OtpService } from "../kyc/OtpService.ts"
 import { Outbox } from "../outbox/Outbox.ts"
 import { DeliveryRepo } from "../partnerEvents/DeliveryRepo.ts"
+import { AuditLog } from "../auth/AuditLog.ts"
 import { disableEndpoint } from "../partnerEvents/EndpointDisabling.ts"
 import { EventRepo } from "../partnerEvents/EventRepo.ts"
 import { WebhookEndpoints } from "../partnerEvents/WebhookEndpoints.ts"
@@ -72,6 +73,7 @@ export const makeTriggerEvent = (drivers: Drivers) =>
     const events = yield* EventRepo
     const deliveryRepo = yield* DeliveryRepo
     const outbox = yield* Outbox
+    const audit = yield* AuditLog
     const sql = yield* SqlClient.SqlClient
 
     /** A new customer of the integration, KYC approved (the mock approves at the OTP's verification). */
@@ -175,6 +177,7 @@ export const makeTriggerEvent = (drivers: Drivers) =>
         ).pipe(
           Effect.provideService(DeliveryRepo, deliveryRepo),
           Effect.provideService(Outbox, outbox),
+          Effect.provideService(AuditLog, audit),
           sql.withTransaction,
           Effect.orDie
         )

@@ -254,7 +254,8 @@ describe("traps of Effect 4 the contract avoids", () => {
       "GET /api/integrations/breb/payout-batches",
       "GET /api/integrations/swaps",
       "GET /api/integrations/events",
-      "GET /api/integrations/request-logs"
+      "GET /api/integrations/request-logs",
+      "GET /api/integrations/audit-log"
     ])
     for (const [, parameter] of limits) {
       expect(parameter).toEqual({

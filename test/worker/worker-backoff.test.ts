@@ -1,3 +1,4 @@
+import { AuditLog } from "../../src/auth/AuditLog.ts"
 import { Outbox } from "../../src/outbox/Outbox.ts"
 import { WebhookTargetsOpen } from "../../src/partnerEvents/WebhookTargets.ts"
 import { DeliveryRepo } from "../../src/partnerEvents/DeliveryRepo.ts"
@@ -101,7 +102,8 @@ describe("job worker with the database down", () => {
                 SwapRepo.Default,
                 DeliveryRepo.Default,
                 EventRepo.Default,
-                TxHashClaims.Default
+                TxHashClaims.Default,
+                AuditLog.Default
               )
             ),
             Layer.provideMerge(Outbox.Default)

@@ -20,6 +20,7 @@ export type ReadmeSection =
   | "events-to-partners-webhooks"
   | "dashboard"
   | "request-logs"
+  | "audit-log"
   | "reports"
   | "batch-payouts"
   | "operating-it"
@@ -422,6 +423,11 @@ export const RULES = {
     statement:
       "every authenticated request is recorded for its integration: `GET request-logs/{requestId}` answers it by its `X-Request-Id` (method, path, status) within seconds of its answer, and the list filters by `requestId` and `statusClass`; another integration's request is 404 there and never in its list",
     see: ["README#request-logs", "getRequestLog", "listRequestLogs"]
+  },
+  "R-AUDIT-1": {
+    statement:
+      "every security-relevant change (keys issued, rotated, revoked, allowlisted; webhook endpoints created, updated, deleted, their secrets rotated, disabled; dashboard sign-in) is in `GET audit-log`, newest first, with its actor, time, client address and `X-Request-Id`, and never a secret; another integration's changes are never in it",
+    see: ["README#audit-log", "listAuditLog"]
   },
   "R-BATCH-1": {
     statement:

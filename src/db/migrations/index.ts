@@ -37,6 +37,7 @@ import payoutBatches from "./0030_payout_batches.ts"
 import batchConfirm from "./0031_batch_confirm.ts"
 import keyScopes from "./0032_key_scopes.ts"
 import keyIpAllowlist from "./0033_key_ip_allowlist.ts"
+import auditLog from "./0034_audit_log.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -71,5 +72,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0030_payout_batches": payoutBatches,
   "0031_batch_confirm": batchConfirm,
   "0032_key_scopes": keyScopes,
-  "0033_key_ip_allowlist": keyIpAllowlist
+  "0033_key_ip_allowlist": keyIpAllowlist,
+  "0034_audit_log": auditLog
 }

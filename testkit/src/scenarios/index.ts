@@ -19,6 +19,7 @@ import { previewScenarios } from "./preview.ts"
 import { quoteScenarios } from "./quote.ts"
 import { reportScenarios } from "./reports.ts"
 import { requestLogScenarios } from "./requestLogs.ts"
+import { auditLogScenarios } from "./auditLog.ts"
 import { sandboxScenarios } from "./sandbox.ts"
 import { swapScenarios } from "./swaps.ts"
 import { tenancyScenarios } from "./tenancy.ts"
@@ -46,6 +47,7 @@ export const allScenarios: ReadonlyArray<Scenario> = [
   ...webhookScenarios,
   ...eventScenarios,
   ...requestLogScenarios,
+  ...auditLogScenarios,
   ...reportScenarios,
   ...sandboxScenarios,
   ...errorScenarios,

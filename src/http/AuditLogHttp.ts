@@ -1,0 +1,17 @@
+import { CurrentIntegration, IntegrationsApi } from "@cop-integrations/contracts"
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { AuditLog } from "../auth/AuditLog.ts"
+
+export const AuditLogHttpLive = HttpApiBuilder.group(
+  IntegrationsApi,
+  "auditLog",
+  (handlers) =>
+    Effect.gen(function*() {
+      const audit = yield* AuditLog
+      return handlers.handle(
+        "listAuditLog",
+        ({ query }) => Effect.flatMap(CurrentIntegration, ({ integrationId }) => audit.list(integrationId, query))
+      )
+    })
+)
