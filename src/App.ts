@@ -28,6 +28,8 @@ import { PayoutBatchesHttpLive } from "./http/PayoutBatchesHttp.ts"
 import { ReportsHttpLive } from "./http/ReportsHttp.ts"
 import { RequestLogsHttpLive } from "./http/RequestLogsHttp.ts"
 import { AuditLogHttpLive } from "./http/AuditLogHttp.ts"
+import { WebhookSigningKeyHttpLive } from "./http/WebhookSigningKeyHttp.ts"
+import { WebhookSigningKey } from "./partnerEvents/SigningKey.ts"
 import { RequestMiddleware } from "./http/RequestMiddleware.ts"
 import { RouteTemplateLive } from "./http/HttpMetrics.ts"
 import { DeliveryRepo } from "./partnerEvents/DeliveryRepo.ts"
@@ -277,7 +279,8 @@ const repositories = (mode: ModeLayers) =>
     ProviderEventRepo.Default,
     RequestLogRepo.Default,
     ReportRepo.Default,
-    AuditLog.Default
+    AuditLog.Default,
+    WebhookSigningKey.Default
   ).pipe(Layer.provideMerge(mode.outbox), Layer.provideMerge(JobQueue.Default))
 
 /** The background loops (jobs, webhook deliveries, sweeps), unless this replica only serves HTTP (WORKER_ENABLED=false). */
@@ -324,6 +327,7 @@ const api = HttpApiBuilder.layer(IntegrationsApi).pipe(
     ApiKeysHttpLive,
     TestHelpersHttpLive,
     WebhooksHttpLive,
+    WebhookSigningKeyHttpLive,
     HealthHttpLive
   ]),
   Layer.provide(AuthenticationLive)

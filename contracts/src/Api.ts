@@ -13,6 +13,7 @@ import { ReportsGroup } from "./Reports.ts"
 import { RequestLogsGroup } from "./RequestLogs.ts"
 import { SwapsGroup } from "./Swaps.ts"
 import { WebhooksGroup } from "./Webhooks.ts"
+import { WebhookSigningKeyGroup } from "./WebhookSigningKey.ts"
 
 export const INTERFACE_VERSION = "0.1.0"
 
@@ -28,6 +29,7 @@ export class IntegrationsApi extends HttpApi.make("IntegrationsApi")
     AuditLogGroup,
     TestHelpersGroup,
     WebhooksGroup,
+    WebhookSigningKeyGroup,
     ReportsGroup,
     HealthGroup
   )

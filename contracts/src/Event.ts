@@ -72,11 +72,19 @@ export const WebhookEndpointStatus = Schema.Literals(["enabled", "disabled"]).an
     "`disabled` after its deliveries failed for the whole retry window (3 days), or when the integration disabled it (PATCH); `disabledReason` says why. A disabled endpoint receives nothing."
 })
 
+export const WebhookSignatureScheme = Schema.Literals(["v1", "v1a"]).annotate({
+  identifier: "WebhookSignatureScheme",
+  description:
+    "How deliveries are signed (Standard Webhooks): `v1`, HMAC-SHA256 with the endpoint's `whsec_` secret (the default); `v1a`, ed25519 with the deployment's signing key, verified with its public key (`GET webhook-signing-key`), so the receiver holds no secret"
+})
+export type WebhookSignatureScheme = typeof WebhookSignatureScheme.Type
+
 export const WebhookEndpoint = Schema.Struct({
   endpointId: EndpointId,
   url: Schema.String,
   events: Schema.Array(EventSubscription),
   status: WebhookEndpointStatus,
+  signatureScheme: WebhookSignatureScheme,
   disabledReason: Schema.NullOr(Schema.String),
   createdAt: IsoTimestamp,
   updatedAt: IsoTimestamp
@@ -109,7 +117,11 @@ export const CreateWebhookEndpointRequest = Schema.Struct({
   url: EndpointUrl,
   events: Schema.optionalKey(
     EndpointEvents.annotate({ description: "Event types to receive (default `[\"*\"]`: all)" })
-  )
+  ),
+  signatureScheme: Schema.optionalKey(unnamed(WebhookSignatureScheme, {
+    description:
+      "`v1` (default): HMAC with the endpoint's secret; `v1a`: ed25519, verified with `GET webhook-signing-key`"
+  }))
 }).annotate({ identifier: "CreateWebhookEndpointRequest" })
 export type CreateWebhookEndpointRequest = typeof CreateWebhookEndpointRequest.Type
 
@@ -126,7 +138,10 @@ export const UpdateWebhookEndpointRequest = Schema.Struct({
     EndpointEvents.annotate({
       description: "The event types to receive from now on, replacing the list (`[\"*\"]`: all)"
     })
-  )
+  ),
+  signatureScheme: Schema.optionalKey(unnamed(WebhookSignatureScheme, {
+    description: "How deliveries are signed from now on (pending ones included): `v1` or `v1a`"
+  }))
 }).annotate({ identifier: "UpdateWebhookEndpointRequest" })
 export type UpdateWebhookEndpointRequest = typeof UpdateWebhookEndpointRequest.Type
 

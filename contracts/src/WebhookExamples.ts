@@ -279,6 +279,7 @@ export const WEBHOOK_EXAMPLES: { readonly [Type in EventType]: ReturnType<typeof
     url: "https://partner.example/hooks/old",
     events: ["*"],
     status: "disabled",
+    signatureScheme: "v1",
     disabledReason: "disabled 2026-11-25T05:20:41.227Z: the receiver answered 410 Gone",
     createdAt: "2026-11-20T09:14:03.118Z",
     updatedAt: "2026-11-25T05:20:41.227Z"
@@ -352,6 +353,7 @@ export const WEBHOOK_EXAMPLES: { readonly [Type in EventType]: ReturnType<typeof
     url: "https://hooks.partner.example/cop",
     events: ["*"],
     status: "enabled",
+    signatureScheme: "v1",
     disabledReason: null,
     createdAt: "2026-11-25T04:10:19.214Z",
     updatedAt: "2026-11-25T04:10:19.214Z"

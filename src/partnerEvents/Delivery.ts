@@ -10,6 +10,7 @@ import { Outbox } from "../outbox/Outbox.ts"
 import { AuditLog } from "../auth/AuditLog.ts"
 import { disableEndpoint } from "./EndpointDisabling.ts"
 import { signatureHeaders } from "./Signing.ts"
+import { WebhookSigningKey } from "./SigningKey.ts"
 import { WebhookTargets } from "./WebhookTargets.ts"
 import { idleUntil } from "../background/PollLoop.ts"
 import { WorkSignal } from "../background/WorkSignal.ts"
@@ -80,6 +81,7 @@ export const makeDelivery = Effect.gen(function*() {
   const signal = yield* WorkSignal
   const outbox = yield* Outbox
   const audit = yield* AuditLog
+  const signingKey = yield* WebhookSigningKey
   const leaseMs = config.webhookTimeoutMs * 2 + 1000
   const windowMs = config.webhookRetryWindowSeconds * 1000
 
@@ -135,6 +137,7 @@ export const makeDelivery = Effect.gen(function*() {
     Effect.gen(function*() {
       const startedAt = yield* now
       const traceparent = yield* currentTraceparent
+      const signV1a = delivery.signature_scheme === "v1a" ? (yield* signingKey.current).signV1a : undefined
       const outcome: SendOutcome = yield* Result.match(targets.checkStatic(delivery.url), {
         onFailure: (reason) =>
           Effect.succeed<SendOutcome>({
@@ -154,7 +157,8 @@ export const makeDelivery = Effect.gen(function*() {
                 eventId: delivery.event_id,
                 timestampSeconds: Math.floor(startedAt.getTime() / 1000),
                 body: delivery.body,
-                secrets: secretsOf(delivery, startedAt)
+                secrets: secretsOf(delivery, startedAt),
+                signV1a
               }),
               ...(traceparent === null ? {} : { traceparent })
             }

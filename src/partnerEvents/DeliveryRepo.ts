@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "effect/sql"
 import { EndpointRow } from "./EndpointRepo.ts"
-import { EndpointId, EventId } from "@cop-integrations/contracts"
+import { EndpointId, EventId, WebhookSignatureScheme } from "@cop-integrations/contracts"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import type { SendOutcome } from "./Sender.ts"
 
@@ -24,7 +24,8 @@ const Claimed = Schema.Struct({
   url: Schema.String,
   secret: Schema.RedactedFromValue(Schema.String),
   previous_secret: Schema.NullOr(Schema.RedactedFromValue(Schema.String)),
-  previous_secret_expires_at: Schema.NullOr(Schema.Date)
+  previous_secret_expires_at: Schema.NullOr(Schema.Date),
+  signature_scheme: WebhookSignatureScheme
 })
 export type Claimed = typeof Claimed.Type
 
@@ -111,7 +112,7 @@ export class DeliveryRepo extends Context.Service<DeliveryRepo>()("DeliveryRepo"
             AND e.id = d.event_id AND w.id = d.endpoint_id
           RETURNING d.seq::text AS seq, d.attempts, d.endpoint_id, e.id AS event_id, e.type AS event_type, e.body,
                     e.traceparent, e.created_at AS event_created_at,
-                    w.url, w.secret, w.previous_secret, w.previous_secret_expires_at`
+                    w.url, w.secret, w.previous_secret, w.previous_secret_expires_at, w.signature_scheme`
     })
 
     const lockClaims = SqlSchema.findOne({

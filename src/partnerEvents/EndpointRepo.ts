@@ -1,5 +1,11 @@
 import { SqlClient, SqlSchema } from "effect/sql"
-import { EndpointId, EventSubscription, IntegrationId, WebhookEndpointStatus } from "@cop-integrations/contracts"
+import {
+  EndpointId,
+  EventSubscription,
+  IntegrationId,
+  WebhookEndpointStatus,
+  WebhookSignatureScheme
+} from "@cop-integrations/contracts"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 
 export const EndpointRow = Schema.Struct({
@@ -11,6 +17,7 @@ export const EndpointRow = Schema.Struct({
   previous_secret: Schema.NullOr(Schema.RedactedFromValue(Schema.String)),
   previous_secret_expires_at: Schema.NullOr(Schema.Date),
   status: WebhookEndpointStatus,
+  signature_scheme: WebhookSignatureScheme,
   disabled_reason: Schema.NullOr(Schema.String),
   created_at: Schema.Date,
   updated_at: Schema.Date
@@ -18,7 +25,7 @@ export const EndpointRow = Schema.Struct({
 export type EndpointRow = typeof EndpointRow.Type
 
 const COLUMNS =
-  "id, integration_id, url, events, secret, previous_secret, previous_secret_expires_at, status, disabled_reason, created_at, updated_at"
+  "id, integration_id, url, events, secret, previous_secret, previous_secret_expires_at, status, signature_scheme, disabled_reason, created_at, updated_at"
 
 const Owned = Schema.Struct({ integrationId: IntegrationId, endpointId: EndpointId })
 
@@ -27,6 +34,7 @@ export interface EndpointChange {
   readonly status?: typeof WebhookEndpointStatus.Type
   readonly url?: string
   readonly events?: ReadonlyArray<EventSubscription>
+  readonly signatureScheme?: WebhookSignatureScheme
   readonly disabledReason?: string
 }
 
@@ -41,11 +49,12 @@ export class EndpointRepo extends Context.Service<EndpointRepo>()("EndpointRepo"
       Request: Schema.Struct({ row: EndpointRow, max: Schema.Number }),
       Result: EndpointRow,
       execute: ({ max, row }) =>
-        sql`INSERT INTO webhook_endpoints (id, integration_id, url, events, secret, status, created_at, updated_at)
+        sql`INSERT INTO webhook_endpoints (id, integration_id, url, events, secret, status, signature_scheme, created_at,
+                                           updated_at)
             SELECT ${row.id}, ${row.integration_id}, ${row.url}, string_to_array(${
           row.events.join(",")
         }, ','), ${row.secret},
-                   ${row.status}, ${row.created_at}, ${row.updated_at}
+                   ${row.status}, ${row.signature_scheme}, ${row.created_at}, ${row.updated_at}
             WHERE (SELECT count(*) FROM webhook_endpoints
                    WHERE integration_id = ${row.integration_id} AND deleted_at IS NULL) < ${max}
             RETURNING ${columns}`
@@ -107,16 +116,19 @@ export class EndpointRepo extends Context.Service<EndpointRepo>()("EndpointRepo"
           ? sql`events`
           : sql`string_to_array(${change.events.join(",")}, ',')`
         const status = change.status === undefined ? sql`status` : sql`${change.status}`
+        const scheme = change.signatureScheme === undefined ? sql`signature_scheme` : sql`${change.signatureScheme}`
         const rows = yield* sql`
           UPDATE webhook_endpoints SET
             url = ${url},
             events = ${events},
             status = ${status},
+            signature_scheme = ${scheme},
             disabled_reason = CASE WHEN ${status} = 'enabled' THEN NULL
                                    WHEN status = 'enabled' THEN ${change.disabledReason ?? null}
                                    ELSE disabled_reason END,
             failing_since = CASE WHEN status = 'disabled' AND ${status} = 'enabled' THEN NULL ELSE failing_since END,
-            updated_at = CASE WHEN (url, events, status) IS DISTINCT FROM (${url}, ${events}, ${status}) THEN ${at}
+            updated_at = CASE WHEN (url, events, status, signature_scheme) IS DISTINCT FROM
+                                   (${url}, ${events}, ${status}, ${scheme}) THEN ${at}
                               ELSE updated_at END
           WHERE id = ${endpointId} AND integration_id = ${integrationId} AND deleted_at IS NULL
           RETURNING ${columns}`

@@ -7,6 +7,7 @@ export const presentEndpoint = (row: EndpointRow): WebhookEndpoint => ({
   url: row.url,
   events: row.events,
   status: row.status,
+  signatureScheme: row.signature_scheme,
   disabledReason: row.disabled_reason,
   createdAt: row.created_at.toISOString(),
   updatedAt: row.updated_at.toISOString()

@@ -17,19 +17,23 @@ const signature = (secret: Redacted.Redacted<string>, signed: string): string =>
   `v1,${createHmac("sha256", keyBytes(secret)).update(signed).digest("base64")}`
 
 /**
- * The three Standard Webhooks headers for one delivery. Every active secret signs (space-separated), so a receiver
- * that still holds the previous secret during a rotation keeps verifying.
+ * The three Standard Webhooks headers for one delivery. With `signV1a` (an endpoint whose scheme is `v1a`) the one
+ * ed25519 signature of the deployment's key; else every active secret signs (space-separated), so a receiver that
+ * still holds the previous secret during a rotation keeps verifying.
  */
 export const signatureHeaders = (input: {
   readonly eventId: string
   readonly timestampSeconds: number
   readonly body: string
   readonly secrets: ReadonlyArray<Redacted.Redacted<string>>
+  readonly signV1a?: ((signed: string) => string) | undefined
 }): Record<string, string> => {
   const signed = `${input.eventId}.${input.timestampSeconds}.${input.body}`
   return {
     "webhook-id": input.eventId,
     "webhook-timestamp": String(input.timestampSeconds),
-    "webhook-signature": input.secrets.map((secret) => signature(secret, signed)).join(" ")
+    "webhook-signature": input.signV1a === undefined
+      ? input.secrets.map((secret) => signature(secret, signed)).join(" ")
+      : input.signV1a(signed)
   }
 }

@@ -75,6 +75,7 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints>()("Webho
             previous_secret: null,
             previous_secret_expires_at: null,
             status: "enabled",
+            signature_scheme: request.signatureScheme ?? "v1",
             disabled_reason: null,
             created_at: at,
             updated_at: at
@@ -86,7 +87,7 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints>()("Webho
                 integrationId,
                 action: "webhook_endpoint.created",
                 targetId: created.id,
-                details: { url: created.url, events: created.events }
+                details: { url: created.url, events: created.events, signatureScheme: created.signature_scheme }
               })
           })
         ).pipe(withItsEntry)
@@ -147,7 +148,8 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints>()("Webho
         const set = {
           ...(request.status === undefined ? {} : { status: request.status }),
           ...(url === undefined ? {} : { url }),
-          ...(events === undefined ? {} : { events })
+          ...(events === undefined ? {} : { events }),
+          ...(request.signatureScheme === undefined ? {} : { signatureScheme: request.signatureScheme })
         }
         const updated = yield* Effect.tap(
           endpoints.update(integrationId, endpointId, {

@@ -1,4 +1,5 @@
 import { AuditLog } from "../../src/auth/AuditLog.ts"
+import { WebhookSigningKey } from "../../src/partnerEvents/SigningKey.ts"
 import { Outbox } from "../../src/outbox/Outbox.ts"
 import { WebhookTargetsOpen } from "../../src/partnerEvents/WebhookTargets.ts"
 import { DeliveryRepo } from "../../src/partnerEvents/DeliveryRepo.ts"
@@ -103,7 +104,8 @@ describe("job worker with the database down", () => {
                 DeliveryRepo.Default,
                 EventRepo.Default,
                 TxHashClaims.Default,
-                AuditLog.Default
+                AuditLog.Default,
+                WebhookSigningKey.Default
               )
             ),
             Layer.provideMerge(Outbox.Default)

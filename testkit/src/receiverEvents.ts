@@ -124,6 +124,7 @@ const endpointObject = (
   url: "http://127.0.0.1:3000/hooks",
   events: ["*"],
   status: type === "endpoint.ping" ? "enabled" : "disabled",
+  signatureScheme: "v1",
   disabledReason: type === "endpoint.ping" ? null : `disabled ${at}: the receiver answered 410 Gone`,
   createdAt: at,
   updatedAt: at

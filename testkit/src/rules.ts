@@ -469,6 +469,11 @@ export const RULES = {
       "each delivery attempt carries `responseExcerpt`: the start of the receiver's response body as text, at most 256 characters, control characters removed (line breaks read as spaces); null when no body came",
     see: ["README#events-to-partners-webhooks", "getEvent"]
   },
+  "R-EVT-12": {
+    statement:
+      "an endpoint created (or updated) with `signatureScheme: v1a` receives deliveries whose `webhook-signature` holds `v1a,<base64>`: an ed25519 signature of `<webhook-id>.<webhook-timestamp>.<raw body>` that verifies with the public key `GET webhook-signing-key` answers without an API key; a changed byte does not verify",
+    see: ["README#events-to-partners-webhooks", "getWebhookSigningKey", "createWebhookEndpoint"]
+  },
   "R-EVT-11": {
     statement:
       "`PATCH webhook-endpoints/{endpointId}` sets `status`, `url`, `events`: a disabled endpoint shows a `disabledReason` and is refused a ping (409); enabled again its `disabledReason` is null and it receives new events; `url` and `events` are checked as at creation (400 naming the field); another integration's endpoint is 404",

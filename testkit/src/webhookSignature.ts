@@ -2,7 +2,7 @@
  * Standard Webhooks in the kit: the signature `listen` and the receiver kit put on what they send, and the check the
  * event scenarios make of what a deployment delivers.
  */
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
+import { createHmac, createPublicKey, randomBytes, timingSafeEqual, verify } from "node:crypto"
 
 /** `whsec_` and the key's bytes in base64. */
 export const isWebhookSecret = (text: string): boolean => /^whsec_[A-Za-z0-9+/]+={0,2}$/.test(text)
@@ -53,12 +53,8 @@ export const signatureProblem = (
   delivery: SignedDelivery,
   nowMs: number = Date.now()
 ): string | undefined => {
-  if (delivery.id === "" || delivery.timestamp === "" || delivery.signature === "") {
-    return "missing webhook-id, webhook-timestamp or webhook-signature"
-  }
-  if (!/^[0-9]+$/.test(delivery.timestamp)) return `webhook-timestamp ${delivery.timestamp} is not whole seconds`
-  const skew = Math.abs(nowMs / 1000 - Number(delivery.timestamp))
-  if (skew > TIMESTAMP_TOLERANCE_SECONDS) return `webhook-timestamp is ${Math.round(skew)} s away from now`
+  const framing = framingProblem(delivery, nowMs)
+  if (framing !== undefined) return framing
   const expected = Buffer.from(hmac(secret, delivery.id, delivery.timestamp, delivery.body))
   const matches = delivery.signature.split(" ").some((candidate) => {
     const [version, value = ""] = candidate.split(",", 2)
@@ -68,4 +64,46 @@ export const signatureProblem = (
   return matches
     ? undefined
     : "no v1 signature matches HMAC-SHA256 of \"<id>.<timestamp>.<body>\" with the endpoint's secret"
+}
+
+/** The headers present, the timestamp whole seconds within the tolerance; else why not. */
+const framingProblem = (delivery: SignedDelivery, nowMs: number): string | undefined => {
+  if (delivery.id === "" || delivery.timestamp === "" || delivery.signature === "") {
+    return "missing webhook-id, webhook-timestamp or webhook-signature"
+  }
+  if (!/^[0-9]+$/.test(delivery.timestamp)) return `webhook-timestamp ${delivery.timestamp} is not whole seconds`
+  const skew = Math.abs(nowMs / 1000 - Number(delivery.timestamp))
+  if (skew > TIMESTAMP_TOLERANCE_SECONDS) return `webhook-timestamp is ${Math.round(skew)} s away from now`
+  return undefined
+}
+
+/** The ed25519 public key of `whpk_<base64 of its 32 raw bytes>`, or undefined when it is not one. */
+const publicKeyOf = (whpk: string) => {
+  const raw = Buffer.from(whpk.replace(/^whpk_/, ""), "base64")
+  if (!whpk.startsWith("whpk_") || raw.length !== 32) return undefined
+  return createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: raw.toString("base64url") }, format: "jwk" })
+}
+
+/**
+ * Why a delivery does not verify with the deployment's public key under Standard Webhooks `v1a`, or undefined when
+ * it does: one of the space-separated `v1a,<base64>` signatures must be an ed25519 signature of "<id>.<timestamp>.<body>"
+ * by `whpk` (`GET webhook-signing-key`), and the timestamp within five minutes of now.
+ */
+export const v1aSignatureProblem = (
+  whpk: string,
+  delivery: SignedDelivery,
+  nowMs: number = Date.now()
+): string | undefined => {
+  const framing = framingProblem(delivery, nowMs)
+  if (framing !== undefined) return framing
+  const key = publicKeyOf(whpk)
+  if (key === undefined) return `the published public key ${whpk} is not whpk_ and 32 bytes in base64`
+  const signed = Buffer.from(`${delivery.id}.${delivery.timestamp}.${delivery.body}`)
+  const matches = delivery.signature.split(" ").some((candidate) => {
+    const [version, value = ""] = candidate.split(",", 2)
+    return version === "v1a" && verify(null, signed, key, Buffer.from(value, "base64"))
+  })
+  return matches
+    ? undefined
+    : "no v1a signature is an ed25519 signature of \"<id>.<timestamp>.<body>\" by the published public key"
 }

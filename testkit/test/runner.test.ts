@@ -80,6 +80,7 @@ describe("against the mock deployment without a second key", () => {
     })
     const notRun = report.scenarios.filter((result) => result.status === "not_run")
     expect(notRun.map((result) => result.id).sort()).toEqual([
+      "AUDIT-002",
       "BATCH-002",
       "IDEM-004",
       "LOGS-002",

@@ -38,6 +38,7 @@ import batchConfirm from "./0031_batch_confirm.ts"
 import keyScopes from "./0032_key_scopes.ts"
 import keyIpAllowlist from "./0033_key_ip_allowlist.ts"
 import auditLog from "./0034_audit_log.ts"
+import webhookSignatures from "./0035_webhook_signatures.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -73,5 +74,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0031_batch_confirm": batchConfirm,
   "0032_key_scopes": keyScopes,
   "0033_key_ip_allowlist": keyIpAllowlist,
-  "0034_audit_log": auditLog
+  "0034_audit_log": auditLog,
+  "0035_webhook_signatures": webhookSignatures
 }

@@ -13,13 +13,15 @@ import type { Exchange } from "../exchange.ts"
 import { approvedUser, createPayout, payoutRequest } from "../fixtures.ts"
 import type { Channel, ReceivedDelivery } from "../receiver.ts"
 import { type Kit, scenario } from "../scenario.ts"
-import { signatureProblem } from "../webhookSignature.ts"
+import { signatureProblem, v1aSignatureProblem } from "../webhookSignature.ts"
 
 const ENDPOINT_RULE = "a webhook endpoint's secret is shown only at creation and rotation"
 const DELIVERY_RULE =
   "a delivery is signed per Standard Webhooks and its body is the event { id, type, createdAt, sequence, data: { object } }"
 const ORDER_RULE = "events arrive at least once, ordered per resource: payout.completed after payout.processing"
 const SEQUENCE_RULE = "a resource's events carry sequence 1, 2, 3 … with no gap, in deliveries and in GET events"
+const V1A_RULE =
+  "an endpoint with signatureScheme v1a gets deliveries signed v1a (ed25519 of \"<id>.<timestamp>.<body>\") by the key GET webhook-signing-key publishes"
 const HELPER_RULE = "the test helpers move a payout only forward, through the provider's state machine and event path"
 
 const receiverOf = (kit: Kit) =>
@@ -668,5 +670,42 @@ export const eventScenarios = [
             "an unknown endpoint is 404"
           )
         }))
+  }),
+  scenario({
+    id: "EVT-015",
+    title:
+      "signatureScheme v1a: deliveries carry a v1a ed25519 signature that verifies with GET webhook-signing-key, without an API key",
+    rules: ["R-EVT-12"],
+    tags: ["events", "signatures"],
+    requires: { receiver: true },
+    run: (kit) =>
+      Effect.gen(function*() {
+        const published = yield* kit.call("getWebhookSigningKey", { auth: "none" })
+        const key = yield* ok(published, "200 with the public key, without an API key")
+        const channel = (yield* receiverOf(kit)).channel()
+        const created = yield* ok(
+          yield* kit.call("createWebhookEndpoint", {
+            json: { url: channel.url, events: ["endpoint.ping"], signatureScheme: "v1a" }
+          }),
+          "201 with the v1a endpoint"
+        )
+        const path = { endpointId: created.endpointId }
+        yield* Effect.gen(function*() {
+          yield* checkEqual(V1A_RULE, created.signatureScheme, "v1a")
+          const ping = yield* ok(yield* kit.call("pingWebhookEndpoint", { path }))
+          const [delivery] = yield* awaitDeliveries(kit, channel, "the ping, signed v1a", (d) => d.id === ping.id)
+          const problem = v1aSignatureProblem(key.publicKey, delivery!)
+          yield* check(problem === undefined, V1A_RULE, {
+            expected: "a v1a signature by the published key",
+            actual: `${problem}; headers ${show(delivery)}`,
+            exchange: published.exchange
+          })
+          const tampered = v1aSignatureProblem(key.publicKey, { ...delivery!, body: `${delivery!.body} ` })
+          yield* check(tampered !== undefined, V1A_RULE, {
+            expected: "a changed body not to verify",
+            actual: "it verified"
+          })
+        }).pipe(Effect.ensuring(Effect.ignore(kit.call("deleteWebhookEndpoint", { path }))))
+      })
   })
 ]
