@@ -129,7 +129,7 @@ describe("audit log", () => {
         targetId: endpointId,
         address: "203.0.113.7",
         requestId: "audit-create-1",
-        details: { url: "http://127.0.0.1:9/hooks", events: ["payout.completed"] }
+        details: { url: "http://127.0.0.1:9/hooks", events: ["payout.completed"], signatureScheme: "v1" }
       },
       {
         action: "api_key.issued",
