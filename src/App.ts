@@ -30,6 +30,7 @@ import { RequestLogsHttpLive } from "./http/RequestLogsHttp.ts"
 import { AuditLogHttpLive } from "./http/AuditLogHttp.ts"
 import { WebhookSigningKeyHttpLive } from "./http/WebhookSigningKeyHttp.ts"
 import { WebhookSigningKey } from "./partnerEvents/SigningKey.ts"
+import { WebhookReplays } from "./partnerEvents/WebhookReplays.ts"
 import { RequestMiddleware } from "./http/RequestMiddleware.ts"
 import { RouteTemplateLive } from "./http/HttpMetrics.ts"
 import { DeliveryRepo } from "./partnerEvents/DeliveryRepo.ts"
@@ -297,6 +298,7 @@ const domain = (config: AppConfigShape, mode: ModeLayers) =>
     SwapService.Default,
     ProviderWebhook.Default,
     WebhookEndpoints.Default,
+    WebhookReplays.Default,
     PartnerEvents.Default,
     DashboardSessions.Default,
     RequestLogs.Default,

@@ -259,6 +259,45 @@ export const Redelivery = Schema.Struct({
 }).annotate({ identifier: "Redelivery" })
 export type Redelivery = typeof Redelivery.Type
 
+/** The most events one replay sends again: a longer outage is replayed in several ranges. */
+export const MAX_REPLAY_EVENTS = 10_000
+
+export const ReplayRequest = Schema.Struct({
+  from: IsoTimestamp.annotate({ description: "Events recorded at or after this" }),
+  to: IsoTimestamp.annotate({ description: "Events recorded before this; later than `from`" }),
+  types: Schema.optionalKey(
+    EndpointEvents.annotate({
+      description: "Only events of these types (default: every type the endpoint subscribes to)"
+    })
+  )
+}).annotate({ identifier: "ReplayRequest" })
+export type ReplayRequest = typeof ReplayRequest.Type
+
+export const WebhookReplayStatus = Schema.Literals(["running", "completed"]).annotate({
+  description: "`running` while some of its deliveries are pending (retries included); `completed` once none is"
+})
+
+export const WebhookReplay = Schema.Struct({
+  replayId: Schema.String.annotate({ description: "`rp_…`" }),
+  endpointId: EndpointId,
+  from: IsoTimestamp,
+  to: IsoTimestamp,
+  types: Schema.NullOr(Schema.Array(EventSubscription)),
+  status: WebhookReplayStatus,
+  events: Schema.Number.annotate({ description: "The events of the range it sends again, each once" }),
+  delivered: Schema.Number.annotate({ description: "Of those, delivered (a 2xx) so far" }),
+  failed: Schema.Number.annotate({
+    description: "Of those, given up: every attempt failed for the retry window, or the endpoint was disabled"
+  }),
+  pending: Schema.Number.annotate({ description: "Of those, still to be delivered" }),
+  createdAt: IsoTimestamp
+}).annotate({
+  identifier: "WebhookReplay",
+  description:
+    "A range of events sent again to one endpoint, in the order they were recorded, through the usual deliveries (signed, retried, in order per resource), with its progress"
+})
+export type WebhookReplay = typeof WebhookReplay.Type
+
 export const AdvancePayoutRequest = Schema.Struct({
   to: Schema.Literals(["processing", "completed", "failed", "refunded"]).annotate({
     description: "The status to move to; only forward moves (else 409)"

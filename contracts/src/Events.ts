@@ -10,16 +10,20 @@ import {
   ListEventsParams,
   PingEvent,
   Redelivery,
+  ReplayRequest,
   UpdateWebhookEndpointRequest,
   WebhookEndpoint,
   WebhookEndpointList,
-  WebhookEndpointWithSecret
+  WebhookEndpointWithSecret,
+  WebhookReplay
 } from "./Event.ts"
 import { atMost, PrintableText } from "./Primitives.ts"
 
 const EndpointIdParam = PrintableText.check(atMost(64)).annotate({
   description: "The webhook endpoint's id (`we_…`)"
 }).pipe(Schema.brand("EndpointId"))
+
+const ReplayIdParam = PrintableText.check(atMost(64)).annotate({ description: "The replay's id (`rp_…`)" })
 
 const EventIdParam = PrintableText.check(atMost(64)).annotate({
   description: "The event's id (`evt_…`), also its `webhook-id` header"
@@ -88,6 +92,27 @@ export class EventsGroup extends HttpApiGroup.make("events")
       .annotate(
         OpenApi.Description,
         "Queues an `endpoint.ping` event for this endpoint only, to test the receiver. 409 when the endpoint is disabled."
+      ),
+    HttpApiEndpoint.post("replayWebhookEvents", "/webhook-endpoints/:endpointId/replay", {
+      params: { endpointId: EndpointIdParam },
+      payload: ReplayRequest,
+      success: WebhookReplay.pipe(HttpApiSchema.status(202)),
+      error: [...groupErrors, NotFoundError, ConflictError]
+    })
+      .annotate(OpenApi.Summary, "Send a time range of events again to this endpoint")
+      .annotate(
+        OpenApi.Description,
+        "For a receiver recovering from an outage: every event of the integration recorded from `from` (inclusive) to `to` (exclusive), of the types the endpoint subscribes to (or of `types`), is sent again to this endpoint, each once, in the order it was recorded, as the usual deliveries (signed, retried, in order per resource; the same `webhook-id`, so a receiver dedupes what it had). At most 10,000 events a replay (400 naming `to` past that: replay the range in parts). Answers 202 with the replay and its progress; `GET .../replays/{replayId}` follows it. 409 when the endpoint is disabled."
+      ),
+    HttpApiEndpoint.get("getWebhookReplay", "/webhook-endpoints/:endpointId/replays/:replayId", {
+      params: { endpointId: EndpointIdParam, replayId: ReplayIdParam },
+      success: WebhookReplay,
+      error: [...groupErrors, NotFoundError]
+    })
+      .annotate(OpenApi.Summary, "A replay's progress")
+      .annotate(
+        OpenApi.Description,
+        "How many of the replay's events are delivered, given up or still pending; `completed` once none is pending."
       ),
     HttpApiEndpoint.get("listEvents", "/events", {
       query: ListEventsParams,

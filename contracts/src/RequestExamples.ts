@@ -6,6 +6,7 @@ import type {
   AdvancePayoutRequest,
   CreateWebhookEndpointRequest,
   TriggerEventRequest,
+  ReplayRequest,
   UpdateWebhookEndpointRequest
 } from "./Event.ts"
 import { EXAMPLE_TX_HASHES, EXAMPLE_USER } from "./Examples.ts"
@@ -53,6 +54,7 @@ export const REQUEST_BODY_EXAMPLES = {
   ConfirmSwapRequest: { txHash: EXAMPLE_TX_HASHES.swap },
   CreateWebhookEndpointRequest: { url: "http://127.0.0.1:4000/hooks", events: ["*"] },
   UpdateWebhookEndpointRequest: { status: "disabled" },
+  ReplayRequest: { from: "2026-11-28T00:00:00.000Z", to: "2026-11-28T06:00:00.000Z" },
   TriggerEventRequest: { type: "payout.refunded" }
 } as const satisfies {
   readonly OtpSendRequest: typeof OtpSendRequest.Encoded
@@ -67,6 +69,7 @@ export const REQUEST_BODY_EXAMPLES = {
   readonly ConfirmSwapRequest: typeof ConfirmSwapRequest.Encoded
   readonly CreateWebhookEndpointRequest: typeof CreateWebhookEndpointRequest.Encoded
   readonly UpdateWebhookEndpointRequest: typeof UpdateWebhookEndpointRequest.Encoded
+  readonly ReplayRequest: typeof ReplayRequest.Encoded
   readonly TriggerEventRequest: typeof TriggerEventRequest.Encoded
 }
 

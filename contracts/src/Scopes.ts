@@ -62,6 +62,8 @@ export const OPERATION_SCOPES: Readonly<Record<string, RequiredScope>> = {
   "events.listEvents": "events:read",
   "events.getEvent": "events:read",
   "events.redeliverEvent": "webhooks:manage",
+  "events.replayWebhookEvents": "webhooks:manage",
+  "events.getWebhookReplay": "webhooks:manage",
   "apiKeys.listApiKeys": "api_keys:read",
   "dashboard.createDashboardSignInLink": "full",
   "dashboard.getDashboardSession": "any",

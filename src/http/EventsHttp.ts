@@ -4,6 +4,7 @@ import { CurrentIntegration, type IntegrationId, IntegrationsApi } from "@cop-in
 import { Effect } from "effect"
 import { PartnerEvents } from "../partnerEvents/PartnerEvents.ts"
 import { WebhookEndpoints } from "../partnerEvents/WebhookEndpoints.ts"
+import { WebhookReplays } from "../partnerEvents/WebhookReplays.ts"
 import { answerConflicts } from "./Conflicts.ts"
 
 /** Stored event bodies are answered as they are (the bytes a webhook delivery sends), not re-encoded. */
@@ -14,6 +15,7 @@ export const EventsHttpLive = HttpApiBuilder.group(IntegrationsApi, "events", (h
   Effect.gen(function*() {
     const endpoints = yield* WebhookEndpoints
     const events = yield* PartnerEvents
+    const replays = yield* WebhookReplays
     const withIntegration = <A, E, R>(f: (integrationId: IntegrationId) => Effect.Effect<A, E, R>) =>
       Effect.flatMap(CurrentIntegration, ({ integrationId }) => f(integrationId))
     /** `withIntegration`, the endpoint service's conflicts answered as 409. */
@@ -35,6 +37,14 @@ export const EventsHttpLive = HttpApiBuilder.group(IntegrationsApi, "events", (h
       .handle("pingWebhookEndpoint", ({ params }) =>
         refusable((id) =>
           Effect.map(endpoints.ping(id, params.endpointId), rawJson(202))
+        ))
+      .handle("replayWebhookEvents", ({ params, payload }) =>
+        refusable((id) =>
+          replays.start(id, params.endpointId, payload)
+        ))
+      .handle("getWebhookReplay", ({ params }) =>
+        withIntegration((id) =>
+          replays.get(id, params.endpointId, params.replayId)
         ))
       .handle("listEvents", ({ query }) =>
         withIntegration((integrationId) =>

@@ -244,7 +244,7 @@ describe.skipIf(chromiumBinary === undefined)("/docs in headless Chromium", () =
 
 /**
  * What a partner tries in order: quote, KYC, a payee preview, a payout confirmed and moved on, a batch confirmed, a swap prepared and confirmed, a
- * webhook endpoint, an event triggered, the endpoint disabled. Path parameters name what an earlier step created.
+ * webhook endpoint, an event triggered, a range replayed to the endpoint, the endpoint disabled. Path parameters name what an earlier step created.
  */
 const partnerSequence = (created: Created): ReadonlyArray<TryIt> => [
   { method: "GET", path: "/api/integrations/breb/quote" },
@@ -288,6 +288,11 @@ const partnerSequence = (created: Created): ReadonlyArray<TryIt> => [
     creates: (body) => ({ endpointId: String(body["endpointId"]) })
   },
   { method: "POST", path: "/api/integrations/test-helpers/events/trigger" },
+  {
+    method: "POST",
+    path: "/api/integrations/webhook-endpoints/{endpointId}/replay",
+    pathParameters: () => ({ endpointId: created.endpointId })
+  },
   {
     method: "PATCH",
     path: "/api/integrations/webhook-endpoints/{endpointId}",

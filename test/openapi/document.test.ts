@@ -320,6 +320,7 @@ describe("traps of Effect 4 the contract avoids", () => {
       "createWebhookEndpoint",
       "prepareSwap",
       "previewDestination",
+      "replayWebhookEvents",
       "sendOtp",
       "triggerEvent",
       "updateWebhookEndpoint",

@@ -19,6 +19,7 @@ import {
   PreviewDestinationRequest,
   RejectUnknownFields,
   TriggerEventRequest,
+  ReplayRequest,
   UpdateWebhookEndpointRequest,
   openApiDocument
 } from "@cop-integrations/contracts"
@@ -38,6 +39,7 @@ const requestSchemas: Record<string, Schema.Top> = {
   ConfirmSwapRequest,
   CreateWebhookEndpointRequest,
   UpdateWebhookEndpointRequest,
+  ReplayRequest,
   TriggerEventRequest
 }
 

@@ -474,6 +474,11 @@ export const RULES = {
       "an endpoint created (or updated) with `signatureScheme: v1a` receives deliveries whose `webhook-signature` holds `v1a,<base64>`: an ed25519 signature of `<webhook-id>.<webhook-timestamp>.<raw body>` that verifies with the public key `GET webhook-signing-key` answers without an API key; a changed byte does not verify",
     see: ["README#events-to-partners-webhooks", "getWebhookSigningKey", "createWebhookEndpoint"]
   },
+  "R-EVT-13": {
+    statement:
+      "`POST webhook-endpoints/{endpointId}/replay { from, to, types? }` answers 202 with the replay (`events`: the range's events the endpoint subscribes to) and sends each of them again to that endpoint, once, in the order they were recorded, signed, under the event's `webhook-id`; `GET …/replays/{replayId}` shows `delivered`, `failed`, `pending` and `completed` once none is pending",
+    see: ["README#events-to-partners-webhooks", "replayWebhookEvents", "getWebhookReplay"]
+  },
   "R-EVT-11": {
     statement:
       "`PATCH webhook-endpoints/{endpointId}` sets `status`, `url`, `events`: a disabled endpoint shows a `disabledReason` and is refused a ping (409); enabled again its `disabledReason` is null and it receives new events; `url` and `events` are checked as at creation (400 naming the field); another integration's endpoint is 404",

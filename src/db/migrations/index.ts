@@ -39,6 +39,7 @@ import keyScopes from "./0032_key_scopes.ts"
 import keyIpAllowlist from "./0033_key_ip_allowlist.ts"
 import auditLog from "./0034_audit_log.ts"
 import webhookSignatures from "./0035_webhook_signatures.ts"
+import webhookReplays from "./0036_webhook_replays.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -75,5 +76,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0032_key_scopes": keyScopes,
   "0033_key_ip_allowlist": keyIpAllowlist,
   "0034_audit_log": auditLog,
-  "0035_webhook_signatures": webhookSignatures
+  "0035_webhook_signatures": webhookSignatures,
+  "0036_webhook_replays": webhookReplays
 }

@@ -42,6 +42,7 @@ export const authScenarios = [
                 intentId: "sw_conformance",
                 endpointId: "we_conformance",
                 eventId: "evt_conformance",
+                replayId: "rp_conformance",
                 userAddress: "0x52908400098527886E0F7030069857D2E4169EE7"
               },
               ...(spec.payload === undefined ? {} : { json: {} })

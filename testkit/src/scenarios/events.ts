@@ -22,6 +22,8 @@ const ORDER_RULE = "events arrive at least once, ordered per resource: payout.co
 const SEQUENCE_RULE = "a resource's events carry sequence 1, 2, 3 … with no gap, in deliveries and in GET events"
 const V1A_RULE =
   "an endpoint with signatureScheme v1a gets deliveries signed v1a (ed25519 of \"<id>.<timestamp>.<body>\") by the key GET webhook-signing-key publishes"
+const REPLAY_RULE =
+  "POST webhook-endpoints/{endpointId}/replay sends the range's events again to the endpoint, each once, in recording order, under its webhook-id; its progress completes"
 const HELPER_RULE = "the test helpers move a payout only forward, through the provider's state machine and event path"
 
 const receiverOf = (kit: Kit) =>
@@ -707,5 +709,59 @@ export const eventScenarios = [
           })
         }).pipe(Effect.ensuring(Effect.ignore(kit.call("deleteWebhookEndpoint", { path }))))
       })
+  }),
+  scenario({
+    id: "EVT-016",
+    title:
+      "replay: a range of an endpoint's events is sent again, each once, in order, under its webhook-id, and the replay completes",
+    rules: ["R-EVT-13"],
+    tags: ["events", "replay"],
+    requires: { receiver: true },
+    run: (kit) =>
+      withEndpoint(kit, ["endpoint.ping"], (endpoint, channel) =>
+        Effect.gen(function*() {
+          const path = { endpointId: endpoint.endpointId }
+          const pings: Array<{ readonly id: string; readonly createdAt: string }> = []
+          for (let i = 0; i < 2; i++) pings.push(yield* ok(yield* kit.call("pingWebhookEndpoint", { path })))
+          const ids = pings.map((ping) => ping.id)
+          yield* awaitDeliveries(kit, channel, "the two pings", (d) => ids.includes(d.id), 2)
+          const range = {
+            from: pings[0]!.createdAt,
+            to: new Date(Date.parse(pings[1]!.createdAt) + 1).toISOString()
+          }
+          const started = yield* kit.call("replayWebhookEvents", { path, json: range })
+          const replay = yield* ok(started, "202 with the replay")
+          yield* checkEqual(
+            REPLAY_RULE,
+            [replay.events, replay.from, replay.to],
+            [2, range.from, range.to],
+            started.exchange
+          )
+          const all = yield* awaitDeliveries(kit, channel, "each ping twice", (d) => ids.includes(d.id), 4)
+          yield* checkEqual(REPLAY_RULE, all.slice(2).map((d) => d.id), ids)
+          for (const delivery of all.slice(2)) yield* checkSigned(kit, endpoint.secret, delivery)
+          const done = yield* pollUntil(
+            kit,
+            {
+              rule: REPLAY_RULE,
+              expected: "the replay completed, 2 delivered",
+              intervalMs: 200,
+              describe: (last) =>
+                last._tag === "Success"
+                  ? `${last.value.status}, ${last.value.delivered} delivered`
+                  : String(last.status),
+              exchange: (last) => last.exchange
+            },
+            kit.call("getWebhookReplay", { path: { ...path, replayId: replay.replayId } }),
+            (last) => last._tag === "Success" && last.value.status === "completed"
+          )
+          const progress = yield* ok(done)
+          yield* checkEqual(
+            REPLAY_RULE,
+            [progress.delivered, progress.failed, progress.pending],
+            [2, 0, 0],
+            done.exchange
+          )
+        }))
   })
 ]
