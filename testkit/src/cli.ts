@@ -25,6 +25,8 @@ Usage: integrations-conformance --base-url <url> --api-key <key> [options]
                             receiver on this machine; listen --help)
        integrations-conformance receiver --url <url> --secret <whsec_...> [--state-url <url>]
                             (tests your own webhook receiver with signed deliveries; receiver --help)
+       integrations-conformance compat <released-openapi.json> <new-openapi.json>
+                            (holds a contract change to the versioning rules; exit 1 if it breaks clients)
 
   --base-url <url>          the deployment, http://… or https://… (env CONFORMANCE_BASE_URL)
   --api-key <key>           an API key of one integration (env ${KEY_VARIABLES.primary})
@@ -131,6 +133,7 @@ const listing = async (grep: ReadonlyArray<string>) =>
 const main = async (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promise<number> => {
   if (argv[0] === "listen") return (await import("./listen.ts")).listen(argv.slice(1), env)
   if (argv[0] === "receiver") return (await import("./receiverCli.ts")).receiver(argv.slice(1), env)
+  if (argv[0] === "compat") return (await import("./compatCli.ts")).compat(argv.slice(1))
   const values = parse(argv)
   const grep = grepTerms(values.grep)
   const info = values.help === true
