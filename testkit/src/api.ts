@@ -14,6 +14,7 @@ import {
   decodeResource,
   endpoint,
   type EndpointName,
+  type EndpointSpec,
   pathOf,
   type SuccessOf
 } from "./contract.ts"
@@ -44,6 +45,8 @@ export type Call = <E extends EndpointName>(
 export interface CallPolicy {
   readonly strict: boolean
   readonly warn: (message: string, exchange: Answered) => void
+  /** Each answer the contract declares: for the run's coverage index. */
+  readonly observe?: ((spec: EndpointSpec, status: number, errorCode: string | undefined) => void) | undefined
 }
 
 /** The warning for a resource with fields the contract does not know (README#versioning: an addition). */
@@ -86,6 +89,7 @@ export const makeCall = (http: Http, policy: CallPolicy): Call => (name, input =
       policy.warn(unknownEventTypesWarning(`${spec.method} ${spec.path}`, checked.unknownEventTypes), exchange)
     }
     if (response.status === spec.successStatus) {
+      policy.observe?.(spec, response.status, undefined)
       // The endpoint's wire codec of its success schema, reflected from the same endpoint whose declared type SuccessOf
       // reads: TypeScript cannot follow a generic name from the type of IntegrationsApi to its reflection at run time.
       const schema = spec.success as Schema.Decoder<SuccessOf<typeof name>>
@@ -96,6 +100,7 @@ export const makeCall = (http: Http, policy: CallPolicy): Call => (name, input =
       return { _tag: "Success", status: response.status, value, exchange } as const
     }
     const error = Result.getOrThrowWith(decodeErrorBody(response.json), (problem) => new Error(problem))
+    policy.observe?.(spec, response.status, error.errorCode)
     return { _tag: "Rejected", status: response.status, error, exchange } as const
   })
 

@@ -3,6 +3,7 @@
  * runs them (the `runFirst` ones alone first, the rest a few at a time, each within its time limit) and
  * assembles the report.
  */
+import { type Coverage, makeCoverage } from "./coverage.ts"
 import { Cause, Duration, Effect, Exit, Option } from "effect"
 import { makeCall } from "./api.ts"
 import { boundedFetch } from "./boundedFetch.ts"
@@ -134,6 +135,7 @@ const describeDefect = (cause: Cause.Cause<unknown>): string => {
 
 interface RunContext {
   readonly options: ConformanceOptions
+  readonly coverage: Coverage
   readonly receiver: WebhookReceiver | undefined
   readonly mode: Mode
   readonly seed: number
@@ -198,7 +200,7 @@ const makeKit = (context: RunContext, recorder: Recorder, startedAt: number): Ki
     keyEndings: [options.apiKey, ...(options.secondApiKey === undefined ? [] : [options.secondApiKey])].map((key) =>
       key.slice(-4)
     ),
-    call: makeCall(http, { strict, warn: recorder.warn }),
+    call: makeCall(http, { strict, warn: recorder.warn, observe: context.coverage.observe }),
     send: http.send,
     typedClient: makeTypedClient({
       baseUrl: options.baseUrl,
@@ -377,6 +379,7 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
     : undefined
   const context: RunContext = {
     options,
+    coverage: makeCoverage(),
     receiver,
     mode,
     seed: options.seed ?? newSeed(),
@@ -443,6 +446,7 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
       warnings: new Set(ordered.flatMap((result) => result.warnings.map((warning) => warning.message))).size,
       rootCauses: rootCausesOf(ordered).length
     },
+    coverage: context.coverage.index(),
     fullConformanceClaim: claim.verdict === "conformant",
     verdict: claim.verdict,
     claim: claim.text,

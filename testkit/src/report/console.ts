@@ -2,6 +2,7 @@
  * Console output: a line per scenario as it finishes, then every failure in full, one per root cause (a rule that
  * broke several scenarios is shown once, with their ids), the warnings, and the summary.
  */
+import { describeCoverage } from "../coverage.ts"
 import { describeFailureGroup, groupByRootCause, warningsOf } from "./text.ts"
 import type { ConformanceReport, RunEvent, ScenarioResult } from "./types.ts"
 
@@ -62,6 +63,13 @@ export const consoleSummary = (report: ConformanceReport, style: ConsoleStyle): 
       } ${warnings.length} warning(s): compatible additions, not failures (--strict makes them failures)`,
       ...warnings.map((warning) => `  ${warning.message}\n    seen by ${warning.ids.join(", ")}`),
       ""
+    ]),
+    ...(report.coverage === undefined ? [] : [
+      `coverage: ${describeCoverage(report.coverage)}${
+        report.coverage.missed.operations.length === 0
+          ? ""
+          : ` (not exercised: ${report.coverage.missed.operations.join(", ")})`
+      }`
     ]),
     `${summary.generatedChecks} generated checks, seed ${report.seed} (--seed ${report.seed} reproduces them), ${
       (report.durationMs / 1000).toFixed(1)

@@ -63,6 +63,21 @@ export interface RequestSummary {
   readonly durationMs: number
 }
 
+/** How much of the contract a run exercised: counts out of what it declares, and what was left out. */
+export interface CoverageIndex {
+  readonly operations: { readonly exercised: number; readonly declared: number }
+  /** Operation × declared status (success and each error status). */
+  readonly statuses: { readonly exercised: number; readonly declared: number }
+  readonly errorCodes: { readonly exercised: number; readonly declared: number }
+  readonly missed: {
+    /** `GET /api/integrations/events` */
+    readonly operations: ReadonlyArray<string>
+    /** `GET /api/integrations/events 400` */
+    readonly statuses: ReadonlyArray<string>
+    readonly errorCodes: ReadonlyArray<string>
+  }
+}
+
 export interface ConformanceReport {
   readonly kit: { readonly name: string; readonly version: string }
   readonly target: {
@@ -97,6 +112,8 @@ export interface ConformanceReport {
     /** Distinct root causes of the failed and errored scenarios. */
     readonly rootCauses: number
   }
+  /** What the run exercised of the contract (a run of the conformance kit; the receiver kit's has none). */
+  readonly coverage?: CoverageIndex
   /** True only when every scenario of the kit ran, unfiltered, and passed. */
   readonly fullConformanceClaim: boolean
   /**
