@@ -142,7 +142,10 @@ export const compareContracts = (released: Json, next: Json): ReadonlyArray<Comp
       const before = o[key]
       const after = n[key]
       if (typeof after === "number" && (typeof before !== "number" || stricter(before, after))) {
-        breaking(where, `${key} ${String(before ?? "none")} → ${after}: input it accepted is refused`)
+        breaking(
+          where,
+          `${key} ${typeof before === "number" ? before : "none"} → ${after}: input it accepted is refused`
+        )
       }
     }
     tighter("maxLength", (before, after) => after < before)
@@ -152,7 +155,8 @@ export const compareContracts = (released: Json, next: Json): ReadonlyArray<Comp
     tighter("minItems", (before, after) => after > before)
     tighter("minimum", (before, after) => after > before)
     if (typeof n["pattern"] === "string" && n["pattern"] !== o["pattern"]) {
-      breaking(where, `pattern ${String(o["pattern"] ?? "none")} → ${n["pattern"]}`)
+      const before = o["pattern"]
+      breaking(where, `pattern ${typeof before === "string" ? before : "none"} → ${n["pattern"]}`)
     }
   }
 
