@@ -44,6 +44,8 @@ export interface ActiveSession {
   readonly keyLast4: string
   readonly expiresAt: Date
   readonly csrfToken: string
+  /** The CIDRs its key is accepted from (null: any address). */
+  readonly allowedIps: ReadonlyArray<string> | null
 }
 
 /** Why a known session authenticates nothing: signed out, or past its end (or its key stopped working). */
@@ -59,7 +61,8 @@ export const activeSession = (row: SessionRow, sessionToken: string): Result.Res
     keyId: row.key_id,
     keyLast4: row.key_last4,
     expiresAt: row.expires_at,
-    csrfToken: csrfTokenFor(sessionToken)
+    csrfToken: csrfTokenFor(sessionToken),
+    allowedIps: row.key_allowed_ips
   })
 }
 

@@ -23,7 +23,9 @@ export const SessionRow = Schema.Struct({
   expires_at: Schema.Date,
   ended: Schema.Boolean,
   expired: Schema.Boolean,
-  key_active: Schema.Boolean
+  key_active: Schema.Boolean,
+  /** The CIDRs that key is accepted from (null: any address): its sessions are held to them too. */
+  key_allowed_ips: Schema.NullOr(Schema.Array(Schema.String))
 })
 export type SessionRow = typeof SessionRow.Type
 
@@ -98,7 +100,8 @@ export class SessionRepo extends Context.Service<SessionRepo>()("DashboardSessio
       Result: SessionRow,
       execute: (tokenHash) =>
         sql`SELECT s.id, s.integration_id, s.key_id, k.last4 AS key_last4, s.expires_at, s.ended_at IS NOT NULL AS ended,
-                   s.expires_at <= now() AS expired, ${keyActive(sql, "s.key_id")} AS key_active
+                   s.expires_at <= now() AS expired, ${keyActive(sql, "s.key_id")} AS key_active,
+                   k.allowed_ips AS key_allowed_ips
             FROM dashboard_sessions s JOIN api_keys k ON k.id = s.key_id
             WHERE s.token_hash = ${tokenHash}`
     })
@@ -110,7 +113,7 @@ export class SessionRepo extends Context.Service<SessionRepo>()("DashboardSessio
       execute: (tokenHashes) =>
         sql`SELECT s.token_hash, s.id, s.integration_id, s.key_id, k.last4 AS key_last4, s.expires_at,
                    s.ended_at IS NOT NULL AS ended, s.expires_at <= now() AS expired,
-                   ${keyActive(sql, "s.key_id")} AS key_active
+                   ${keyActive(sql, "s.key_id")} AS key_active, k.allowed_ips AS key_allowed_ips
             FROM dashboard_sessions s JOIN api_keys k ON k.id = s.key_id
             WHERE s.token_hash = ANY(${tokenHashes}::text[])`
     })

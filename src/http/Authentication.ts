@@ -149,10 +149,18 @@ export const AuthenticationLive = Layer.effect(
      * elsewhere must not use up the partner's budget). The refusal names the rule and the address it saw, never the
      * addresses allowed.
      */
-    const admit = (key: ApiKeyRow, request: HttpServerRequest.HttpServerRequest): Authenticated => {
-      if (key.allowed_ips === null) return admitted(key)
+    const admit = (key: ApiKeyRow, request: HttpServerRequest.HttpServerRequest): Authenticated =>
+      withinAllowlist(key.allowed_ips, request, () => admitted(key))
+
+    /** `then`, unless `allowedIps` is a list and the request's client address is not in it (403, never the list). */
+    const withinAllowlist = (
+      allowedIps: ReadonlyArray<string> | null,
+      request: HttpServerRequest.HttpServerRequest,
+      then: () => Authenticated
+    ): Authenticated => {
+      if (allowedIps === null) return then()
       const address = clientAddress(Option.getOrUndefined(request.remoteAddress), request.headers)
-      return allowlistOf(key.allowed_ips)(address) ? admitted(key) : Effect.fail(outsideAllowlist(address))
+      return allowlistOf(allowedIps)(address) ? then() : Effect.fail(outsideAllowlist(address))
     }
 
     const admitted = (key: ApiKeyRow): Authenticated =>
@@ -220,7 +228,11 @@ export const AuthenticationLive = Layer.effect(
         const session = activeSession(row.value, token)
         return Result.isFailure(session)
           ? Effect.fail(new Unauthorized({ error: sessionRefused[session.failure] }))
-          : admitSession(request.method, request.headers["x-csrf-token"], session.success)
+          : withinAllowlist(
+            session.success.allowedIps,
+            request,
+            () => admitSession(request.method, request.headers["x-csrf-token"], session.success)
+          )
       }
       return Effect.flatMap(
         failedSessions.guardLookup(address, hash, sessions.findByHash(hash)),

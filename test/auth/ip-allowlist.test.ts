@@ -8,6 +8,7 @@ import { ApiKeyList, type IntegrationId } from "@cop-integrations/contracts"
 import { Effect, Option, Schema } from "effect"
 import { describe, expect } from "vitest"
 import { ApiKeyRepo } from "../../src/auth/ApiKeyRepo.ts"
+import { openLink, SESSION, sessionCookieOf, signInLink, withCookie } from "../support/dashboard.ts"
 import { httpTest } from "../support/fixture.ts"
 import { call, expectError, PAYOUTS } from "../support/flows.ts"
 import type { TestServer } from "../support/server.ts"
@@ -81,5 +82,21 @@ describe("IP allowlist per key", () => {
       Effect.flatMap(ApiKeyRepo, (keys) => keys.setAllowedIps(Option.getOrThrow(rotated).issued.id, null))
     )
     expect((await call(server.baseUrl, newKey, "GET", PAYOUTS, from("203.0.113.7"))).status).toBe(200)
+  })
+
+  it("a dashboard session of an allowlisted key is held to the list too", async ({ server }) => {
+    const { integrationId } = await server.newIntegration()
+    const key = await keyAllowedFrom(server, integrationId, ["203.0.113.0/24"])
+    const link = await signInLink(server, key.key, { "x-forwarded-for": "203.0.113.7" })
+    const opened = await openLink(server, link.url)
+    expect(opened.status, opened.text).toBe(303)
+    const cookie = sessionCookieOf(opened)!
+    const inside = await withCookie(server, cookie, SESSION, { headers: { "x-forwarded-for": "203.0.113.9" } })
+    expect(inside.status, inside.text).toBe(200)
+    const outside = await withCookie(server, cookie, SESSION, { headers: { "x-forwarded-for": "198.51.100.7" } })
+    expect(outside.status, outside.text).toBe(403)
+    expect(outside.json.error).toBe(
+      "this API key is accepted only from the addresses its integration registered (IP allowlist), and this request came from 198.51.100.7"
+    )
   })
 })
