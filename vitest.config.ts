@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config"
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts", "testkit/test/**/*.test.ts"],
+    include: ["test/**/*.test.ts", "testkit/test/**/*.test.ts", "sdk/test/**/*.test.ts"],
     globalSetup: ["test/support/globalSetup.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process"
 /**
  * Writes contracts/openapi.json from the contract, and the README's errors table from the contract's error catalogue
  * (`npm run openapi`); a test fails when either is stale.
@@ -50,4 +51,9 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
   console.log(`wrote ${target}`)
   writeFileSync(readme, withErrorTable(readFileSync(readme, "utf8")))
   console.log(`wrote the errors table of ${readme}`)
+  // The SDK's types and operation table follow the document (sdk/scripts/generate.mjs).
+  execFileSync(process.execPath, [fileURLToPath(new URL("../sdk/scripts/generate.mjs", import.meta.url))], {
+    stdio: "inherit"
+  })
+  console.log("wrote sdk/src/generated")
 }

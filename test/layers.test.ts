@@ -147,7 +147,12 @@ describe("the layers of src/", () => {
 })
 
 describe("no circles of imports", () => {
-  const folders = { src: srcDir, contracts: join(repoRoot, "contracts/src"), testkit: join(repoRoot, "testkit/src") }
+  const folders = {
+    src: srcDir,
+    contracts: join(repoRoot, "contracts/src"),
+    testkit: join(repoRoot, "testkit/src"),
+    sdk: join(repoRoot, "sdk/src")
+  }
 
   it.each(Object.entries(folders))("among the files of %s", (_name, dir) => {
     expect(circles(sourcesUnder(dir).flatMap(importsOf(dir)))).toEqual([])

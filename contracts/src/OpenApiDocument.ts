@@ -266,7 +266,9 @@ const servers = [
 const conventions = [
   "",
   "",
-  "Conventions: amounts are exact decimal strings; every answer carries `X-Request-Id`; a method a path does not serve answers 405 with `Allow` listing the ones it does; POSTs take an optional `Idempotency-Key`; 429 and 503 answers carry `Retry-After`; every answer to an API key states where its rate limit stands in the IETF `RateLimit-Policy` (`\"api_key\";q=<burst>;w=<seconds to refill it>`) and `RateLimit` (`\"api_key\";r=<requests left>;t=<seconds until full again>`) headers, per replica."
+  "Conventions: amounts are exact decimal strings; every answer carries `X-Request-Id`; a method a path does not serve answers 405 with `Allow` listing the ones it does; POSTs take an optional `Idempotency-Key`; 429 and 503 answers carry `Retry-After`; every answer to an API key states where its rate limit stands in the IETF `RateLimit-Policy` (`\"api_key\";q=<burst>;w=<seconds to refill it>`) and `RateLimit` (`\"api_key\";r=<requests left>;t=<seconds until full again>`) headers, per replica.",
+  "",
+  "Clients: the TypeScript SDK `@cop-integrations/sdk` is generated from this document and has no runtime dependency: typed calls and errors (`errorCode`), retries of 429 and 503 after their `Retry-After` with one `Idempotency-Key` per call, every list as an async iterator, and `webhooks.verify` for `v1` and `v1a` signatures. For other languages, any OpenAPI 3.1 generator works on this document."
 ].join("\n")
 
 /** The same JSON, whatever the order of object keys. */
