@@ -11,6 +11,7 @@ import { docsFragment } from "./docsAddress.ts"
 /** Sections of the Integrations API's README, by their GitHub anchor (testkit/test/rules.test.ts checks each exists). */
 export type ReadmeSection =
   | "walkthrough-curl"
+  | "following-a-list"
   | "endpoints"
   | "test-helpers-sandbox"
   | "errors"
@@ -89,6 +90,11 @@ export const RULES = {
     statement:
       "every answer keeps the contract: a status the operation declares, JSON, the operation's schema (a field the contract does not know is an addition, see README#versioning), and for errors exactly ErrorBody with an errorCode the operation declares at that status; timestamps are ISO 8601 UTC with milliseconds",
     see: ["README#errors", "README#versioning"]
+  },
+  "R-SEQ-1": {
+    statement:
+      "in any sequence of payout operations (create, with or without a payee preview, get, confirm, confirm again, another payout's hash, advance, cancel, list), several payouts interleaved: a first confirm answers `deposit_confirmed` or later and a confirmed payout takes no other hash (409), a cancel expires a payout awaiting its deposit and is 409 once a deposit was confirmed, an advance (mock) answers the status it was asked for or 409, its status only moves forward (`awaiting_deposit` → `deposit_confirmed` → `processing` → `completed`, `failed` → `refunded`; `expired` only to `deposit_confirmed`, `failed` or `refunded`), a hash confirms one payout (another's is 409 `tx_hash_reused`), its amounts never change, its events are numbered 1, 2, 3 … with its current status among them, and a list shows it once",
+    see: ["README#payout-lifecycle-and-provider-events", "README#following-a-list", "confirmPayout", "advancePayout"]
   },
   "R-CANCEL-1": {
     statement:

@@ -21,6 +21,7 @@ import { reportScenarios } from "./reports.ts"
 import { requestLogScenarios } from "./requestLogs.ts"
 import { auditLogScenarios } from "./auditLog.ts"
 import { sandboxScenarios } from "./sandbox.ts"
+import { sequenceScenarios } from "./sequences.ts"
 import { swapScenarios } from "./swaps.ts"
 import { tenancyScenarios } from "./tenancy.ts"
 import { webhookScenarios } from "./webhooks.ts"
@@ -29,6 +30,7 @@ import { webhookScenarios } from "./webhooks.ts"
 export const allScenarios: ReadonlyArray<Scenario> = [
   ...quoteScenarios,
   ...lifecycleScenarios,
+  ...sequenceScenarios,
   ...healthScenarios,
   ...authScenarios,
   ...dashboardScenarios,
