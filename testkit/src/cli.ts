@@ -5,6 +5,8 @@
  * 2 the run could not start (options, an unreachable deployment or one that is not this API, a key that does not
  * authenticate) or NOTHING RAN. `integrations-conformance` starts in ./bin.ts, which refuses an unsupported Node first.
  */
+import { mkdir, readFile, writeFile } from "node:fs/promises"
+import { dirname } from "node:path"
 import { parseArgs } from "node:util"
 import { exitCodeOf, grepTerms, type Reporter, writeReports } from "./commandLine.ts"
 import { ConfigurationError } from "./configurationError.ts"
@@ -27,6 +29,9 @@ Usage: integrations-conformance --base-url <url> --api-key <key> [options]
                             (tests your own webhook receiver with signed deliveries; receiver --help)
        integrations-conformance compat <released-openapi.json> <new-openapi.json>
                             (holds a contract change to the versioning rules; exit 1 if it breaks clients)
+       integrations-conformance verify-report <signed-report.json> [--public-key <base64>]
+       integrations-conformance keygen [--out <file>]
+                            (check a signed report; make a key pair to sign reports with)
 
   --base-url <url>          the deployment, http://… or https://… (env CONFORMANCE_BASE_URL)
   --api-key <key>           an API key of one integration (env ${KEY_VARIABLES.primary})
@@ -42,10 +47,17 @@ Usage: integrations-conformance --base-url <url> --api-key <key> [options]
   --reporter <name>[=file]  console, json or junit (repeatable; default console). Without =file a json or
                             junit report goes to --out, else to stdout (console then writes to stderr)
   --out <file>              where the json or junit reporter without its own file writes
+  --report-signed <file>    also write the JSON report signed with ed25519: the kit's and the target's
+                            versions and a SHA-256 of every exchange in it (verify-report checks it)
+  --signing-key <file>      the ed25519 private key (PEM) to sign with (env CONFORMANCE_SIGNING_KEY, a
+                            file); without one, a key made for the run: the report is intact, the signer
+                            unknown
   --timeout <seconds>       time limit of one scenario, polling included (default 30)
   --seed <n>                seed of the generated inputs (default random; printed, so a run can be repeated)
   --concurrency <n>         scenarios at once (default 4)
   --negative-cases <n>      generated invalid inputs per endpoint (default 30)
+  --sequences <n>           generated sequences of payout operations SEQ-001 tries within --timeout
+                            (default 20; each creates a few payouts)
   --webhook-receiver <host:port>
                             where the kit listens for the deployment's webhooks (default: 127.0.0.1 and a
                             free port when a mock deployment is on a loopback address; else the event
@@ -65,6 +77,17 @@ run here).
 `
 
 class UsageError extends Error {}
+
+/** The PEM text of --signing-key, once it is known to hold an ed25519 private key. */
+const readSigningKey = async (file: string) => {
+  const { signingKeyProblem } = await import("./report/signed.ts")
+  const pem = await readFile(file, "utf8").catch((error: unknown) => {
+    throw new UsageError(`--signing-key: cannot read ${file}: ${error instanceof Error ? error.message : ""}`)
+  })
+  const problem = signingKeyProblem(pem)
+  if (problem !== undefined) throw new UsageError(`--signing-key ${file}: ${problem}`)
+  return pem
+}
 
 const integer = (name: string, text: string | undefined, fallback: number | undefined): number | undefined => {
   if (text === undefined) return fallback
@@ -113,10 +136,13 @@ const parse = (argv: ReadonlyArray<string>) =>
       grep: { type: "string", multiple: true },
       reporter: { type: "string", multiple: true },
       out: { type: "string" },
+      "report-signed": { type: "string" },
+      "signing-key": { type: "string" },
       timeout: { type: "string" },
       seed: { type: "string" },
       concurrency: { type: "string" },
       "negative-cases": { type: "string" },
+      sequences: { type: "string" },
       "webhook-receiver": { type: "string" },
       "webhook-receiver-url": { type: "string" },
       list: { type: "boolean" },
@@ -134,6 +160,8 @@ const main = async (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promis
   if (argv[0] === "listen") return (await import("./listen.ts")).listen(argv.slice(1), env)
   if (argv[0] === "receiver") return (await import("./receiverCli.ts")).receiver(argv.slice(1), env)
   if (argv[0] === "compat") return (await import("./compatCli.ts")).compat(argv.slice(1))
+  if (argv[0] === "verify-report") return (await import("./signedReportCli.ts")).verifyReport(argv.slice(1))
+  if (argv[0] === "keygen") return (await import("./signedReportCli.ts")).keygen(argv.slice(1))
   const values = parse(argv)
   const grep = grepTerms(values.grep)
   const info = values.help === true
@@ -167,6 +195,12 @@ const main = async (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promis
     throw new UsageError(`--mode must be mock or live, got ${mode}`)
   }
   const reporters = reportersOf(values.reporter ?? [], values.out)
+  const signedReport = values["report-signed"]
+  const signingKeyFile = values["signing-key"] ?? env["CONFORMANCE_SIGNING_KEY"]
+  if (signingKeyFile !== undefined && signedReport === undefined) {
+    throw new UsageError("--signing-key signs the report --report-signed <file> writes: give that too")
+  }
+  const signingKey = signingKeyFile === undefined ? undefined : await readSigningKey(signingKeyFile)
   const consoleStream = reporters.some((r) => r.name !== "console" && r.file === undefined)
     ? process.stderr
     : process.stdout
@@ -185,6 +219,7 @@ const main = async (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promis
     seed: integer("seed", values.seed, undefined),
     concurrency: Math.max(1, integer("concurrency", values.concurrency, 4) ?? 4),
     negativeCases: integer("negative-cases", values["negative-cases"], 30),
+    sequences: integer("sequences", values.sequences, undefined),
     webhookReceiver: values["webhook-receiver"],
     webhookReceiverUrl: values["webhook-receiver-url"],
     onEvent: showConsole ? consoleProgress((text) => consoleStream.write(text), style) : undefined
@@ -193,6 +228,19 @@ const main = async (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promis
   const report = await runConformance(options)
   if (showConsole) consoleStream.write(consoleSummary(report, style))
   await writeReports(reporters, report, showConsole ? (text) => consoleStream.write(text) : undefined)
+  if (signedReport !== undefined) {
+    const { signReport } = await import("./report/signed.ts")
+    const signed = signReport(report, signingKey)
+    await mkdir(dirname(signedReport), { recursive: true })
+    await writeFile(signedReport, `${JSON.stringify(signed, null, 2)}\n`)
+    consoleStream.write(
+      `signed report: ${signedReport} (key ${signed.signature.keyId}${
+        signed.signature.ephemeral
+          ? ", made for this run: no --signing-key, so it shows the report intact, not who ran it"
+          : ""
+      })\n`
+    )
+  }
   return exitCodeOf(report)
 }
 

@@ -5,6 +5,17 @@ export { exitCodeOf } from "./commandLine.ts"
 export { consoleProgress, consoleSummary } from "./report/console.ts"
 export { toJson } from "./report/json.ts"
 export { toJUnit } from "./report/junit.ts"
+export {
+  exchangeDigest,
+  newSigningKey,
+  type ReportSignature,
+  SIGNED_REPORT_FORMAT,
+  type SignedReport,
+  signingKeyProblem,
+  signReport,
+  type Verification,
+  verifySignedReport
+} from "./report/signed.ts"
 export { describeFailure, describeFailureGroup, groupByRootCause } from "./report/text.ts"
 export type {
   ConformanceReport,

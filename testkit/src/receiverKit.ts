@@ -14,6 +14,7 @@ import { ConfigurationError } from "./configurationError.ts"
 import { toCurl } from "./curl.ts"
 import { describeError, type Exchange } from "./exchange.ts"
 import { HAPPY_PATH, type KitEvent, eventTypes, makeEvent, newId } from "./receiverEvents.ts"
+import { exchangeDigest } from "./report/signed.ts"
 import type { ConformanceReport, FailureReport, RunEvent, ScenarioResult } from "./report/types.ts"
 import { describeRules, type RuleId } from "./rules.ts"
 import { plainHttpProblem } from "./urlOptions.ts"
@@ -545,6 +546,7 @@ const resultOf = async (scenario: ReceiverScenario, options: ReceiverOptions): P
       status: exchange.response?.status,
       durationMs: exchange.durationMs
     })),
+    exchangeHashes: run.exchanges.map(exchangeDigest),
     evidence: status === "passed" ? [] : run.exchanges.slice(-10),
     warnings: []
   }

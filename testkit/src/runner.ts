@@ -13,6 +13,7 @@ import { apiAnswerBounds, type Exchange, makeHttp } from "./http.ts"
 import { newSeed } from "./generate/random.ts"
 import { refusalOfNode } from "./nodeVersion.ts"
 import { preflight } from "./preflight.ts"
+import { exchangeDigest } from "./report/signed.ts"
 import { startWebhookReceiver, type WebhookReceiver } from "./receiver.ts"
 import { reproduction } from "./reproduce.ts"
 import type {
@@ -48,6 +49,8 @@ export interface ConformanceOptions {
   readonly concurrency?: number | undefined
   /** Generated negative inputs per endpoint. Default 30. */
   readonly negativeCases?: number | undefined
+  /** Generated sequences of payout operations SEQ-001 tries (fewer when its time runs out). Default 20. */
+  readonly sequences?: number | undefined
   /**
    * Where the kit's webhook receiver listens (`host:port`). Without it, a mock deployment on a loopback address gets
    * a receiver on 127.0.0.1 and any free port; otherwise the scenarios that need one are not run.
@@ -67,7 +70,7 @@ export interface ConformanceOptions {
 
 export { ConfigurationError } from "./configurationError.ts"
 
-const DEFAULTS = { timeoutMs: 30_000, concurrency: 4, negativeCases: 30 } as const
+const DEFAULTS = { timeoutMs: 30_000, concurrency: 4, negativeCases: 30, sequences: 20 } as const
 const EVIDENCE_LIMIT = 12
 const REQUEST_LIMIT = 100
 /** Answered exchanges kept for reproductions (the setup a failing request depends on). */
@@ -141,6 +144,7 @@ interface RunContext {
   readonly seed: number
   readonly timeoutMs: number
   readonly negativeCases: number
+  readonly sequences: number
 }
 
 /**
@@ -149,6 +153,7 @@ interface RunContext {
  */
 const makeRecorder = () => {
   const requests: Array<RequestSummary> = []
+  const exchangeHashes: Array<string> = []
   const evidence: Array<Exchange> = []
   const history: Array<{ readonly exchange: Exchange; readonly seq: number }> = []
   const sequence = new Map<Exchange, number>()
@@ -159,6 +164,7 @@ const makeRecorder = () => {
     if (requests.length < REQUEST_LIMIT) {
       requests.push({ method, url, status: exchange.response?.status, durationMs: exchange.durationMs })
     }
+    exchangeHashes.push(exchangeDigest(exchange))
     evidence.push(exchange)
     if (evidence.length > EVIDENCE_LIMIT) evidence.shift()
     const seq = sequence.size
@@ -175,7 +181,7 @@ const makeRecorder = () => {
   /** The failing request with the setup it depends on (see reproduce.ts). */
   const reproduce = (exchange: Exchange): string | undefined =>
     reproduction(exchange, sequence.get(exchange) ?? Number.MAX_SAFE_INTEGER, history)
-  return { requests, evidence, details, record, warn, warnings, reproduce }
+  return { requests, exchangeHashes, evidence, details, record, warn, warnings, reproduce }
 }
 
 type Recorder = ReturnType<typeof makeRecorder>
@@ -196,6 +202,7 @@ const makeKit = (context: RunContext, recorder: Recorder, startedAt: number): Ki
     mode: context.mode,
     seed: context.seed,
     negativeCases: context.negativeCases,
+    sequences: context.sequences,
     keyPrefixes: [options.apiKey, ...(options.secondApiKey === undefined ? [] : [options.secondApiKey])].map(keyPrefix),
     keyEndings: [options.apiKey, ...(options.secondApiKey === undefined ? [] : [options.secondApiKey])].map((key) =>
       key.slice(-4)
@@ -233,7 +240,7 @@ const resultOf = (
   recorder: Recorder,
   durationMs: number
 ): ScenarioResult => {
-  const { details, evidence, requests } = recorder
+  const { details, evidence, exchangeHashes, requests } = recorder
   const warnings = [...recorder.warnings.values()]
   const base = {
     id: scenario.id,
@@ -244,6 +251,7 @@ const resultOf = (
     reason: undefined,
     details,
     requests,
+    exchangeHashes,
     warnings
   }
   if (Exit.isSuccess(exit)) return { ...base, status: "passed", failure: undefined, evidence: [] }
@@ -304,6 +312,7 @@ const notRun = (scenario: Scenario, reason: string): ScenarioResult => ({
   failure: undefined,
   details: {},
   requests: [],
+  exchangeHashes: [],
   evidence: [],
   warnings: []
 })
@@ -362,7 +371,7 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
   const startedAt = new Date()
   const grep = options.grep ?? []
   const selected = selectRunnable(grep)
-  const { mode, modeSource } = await preflight(options)
+  const { mode, modeSource, version } = await preflight(options)
   const plan = receiverPlan(mode, options)
   const noReceiver = typeof plan === "string" ? plan : undefined
   const needsReceiver = selected.some((scenario) =>
@@ -384,10 +393,11 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
     mode,
     seed: options.seed ?? newSeed(),
     timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
-    negativeCases: options.negativeCases ?? DEFAULTS.negativeCases
+    negativeCases: options.negativeCases ?? DEFAULTS.negativeCases,
+    sequences: options.sequences ?? DEFAULTS.sequences
   }
   const concurrency = options.concurrency ?? DEFAULTS.concurrency
-  const target = { baseUrl: options.baseUrl, mode, modeSource }
+  const target = { baseUrl: options.baseUrl, mode, modeSource, version }
   options.onEvent?.({
     _tag: "RunStarted",
     target,

@@ -20,6 +20,8 @@ export interface Kit {
   readonly keyEndings: ReadonlyArray<string>
   /** Generated negative inputs per endpoint. */
   readonly negativeCases: number
+  /** Generated sequences SEQ-001 tries. */
+  readonly sequences: number
   /** A contract endpoint, answer checked against the contract. */
   readonly call: Call
   /** Any request (unknown routes, raw bodies); the scenario checks the answer itself. */

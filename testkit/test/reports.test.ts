@@ -17,6 +17,7 @@ const result = (id: string, status: ScenarioResult["status"], extra: Partial<Sce
   failure: undefined,
   details: {},
   requests: [],
+  exchangeHashes: [],
   evidence: [],
   warnings: [],
   ...extra

@@ -17,6 +17,7 @@ const seq001 = async (baseUrl: string, seed?: number) => {
     apiKey: service.apiKey,
     grep: ["SEQ-001"],
     timeoutMs: 90_000,
+    sequences: 60,
     ...(seed === undefined ? {} : { seed })
   })
   return report.scenarios[0]!

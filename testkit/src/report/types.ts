@@ -50,6 +50,8 @@ export interface ScenarioResult {
   readonly details: Readonly<Record<string, unknown>>
   /** Every request the scenario made (the first 100): method, URL, status, time. */
   readonly requests: ReadonlyArray<RequestSummary>
+  /** The SHA-256 of every exchange the scenario made, in order (./signed.ts, exchangeDigest). */
+  readonly exchangeHashes: ReadonlyArray<string>
   /** For a failure: the recorded exchanges in full (the last ones, and the one the failure points at). */
   readonly evidence: ReadonlyArray<Exchange>
   /** Compatible deviations the scenario saw (each message once). */
@@ -85,6 +87,8 @@ export interface ConformanceReport {
     readonly mode: Mode
     /** Where the mode came from: the --mode option, GET /healthz, or the default (mock). */
     readonly modeSource: "option" | "healthz" | "default"
+    /** The API version GET /healthz reported. */
+    readonly version?: string
   }
   readonly seed: number
   readonly startedAt: string

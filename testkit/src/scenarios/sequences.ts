@@ -338,9 +338,6 @@ const commandsFor = (kit: Kit) => {
   })
 }
 
-/** Sequences to try within the scenario's time; fewer when time runs out (the run notes how many ran). */
-const RUNS = 60
-
 export const sequenceScenarios = [
   scenario({
     id: "SEQ-001",
@@ -364,7 +361,7 @@ export const sequenceScenarios = [
         const details = yield* Effect.promise(() =>
           fc.check(property, {
             seed: kit.seed,
-            numRuns: RUNS,
+            numRuns: Math.max(1, kit.sequences),
             interruptAfterTimeLimit: Math.max(1000, kit.deadline - Date.now() - 3000),
             markInterruptAsFailure: false
           })
