@@ -2,6 +2,7 @@
  * `integrations-conformance receiver`: the receiver kit (./receiverKit.ts) from the command line. Exit codes as the main
  * CLI: 0 every scenario that ran passed, 1 one failed, 2 the run could not start (options, a URL that does not answer).
  */
+import { readFile } from "node:fs/promises"
 import { parseArgs } from "node:util"
 import { exitCodeOf, grepTerms, type Reporter, writeReports } from "./commandLine.ts"
 import { ConfigurationError } from "./configurationError.ts"
@@ -9,15 +10,31 @@ import { consoleProgress } from "./report/console.ts"
 import { describeFailureGroup, groupByRootCause } from "./report/text.ts"
 import type { ConformanceReport } from "./report/types.ts"
 import { httpUrlProblem } from "./urlOptions.ts"
+import { v1aPublicKey } from "./webhookSignature.ts"
+
+/** The text of a PEM file an option names. */
+const pemOf = async (option: string, file: string): Promise<string> => {
+  try {
+    return await readFile(file, "utf8")
+  } catch (error) {
+    throw new ConfigurationError(`--${option}: cannot read ${file}: ${error instanceof Error ? error.message : ""}`)
+  }
+}
 
 export const RECEIVER_HELP = `integrations-conformance receiver: does your webhook receiver verify, dedupe and order?
 
 Usage: integrations-conformance receiver --url <url> --secret <whsec_...> [options]
+       integrations-conformance receiver --url <url> --signing-key <file.pem> [options]
 
   --url <url>               where your receiver takes deliveries, e.g. http://localhost:3000/hooks
   --secret <whsec_...>      its signing secret (env WEBHOOK_SECRET)
   --old-secret <whsec_...>  a secret it used before a rotation whose overlap is over: signatures by it
                             must be refused (default: a secret it never had)
+  --signing-key <file>      instead of --secret, for a receiver of a v1a endpoint: an ed25519 private key
+                            (PEM; \`integrations-conformance keygen\` makes one) that signs the deliveries
+                            v1a; your receiver verifies with its public key, printed as whpk_... (env
+                            WEBHOOK_SIGNING_KEY, a file)
+  --old-signing-key <file>  with --signing-key: a key whose v1a signatures must be refused
   --state-url <url>         your receiver's state probe: GET <url>?payoutId=po_... answers 200
                             {"status":"<the payout's status as recorded>","applied":<distinct events of it
                             applied>}, or 404 when none was. Without it, only the answers are checked
@@ -84,6 +101,8 @@ export const receiver = async (argv: ReadonlyArray<string>, env: NodeJS.ProcessE
       url: { type: "string" },
       secret: { type: "string" },
       "old-secret": { type: "string" },
+      "signing-key": { type: "string" },
+      "old-signing-key": { type: "string" },
       "state-url": { type: "string" },
       grep: { type: "string", multiple: true },
       reporter: { type: "string", multiple: true },
@@ -105,10 +124,21 @@ export const receiver = async (argv: ReadonlyArray<string>, env: NodeJS.ProcessE
     return 0
   }
   const url = httpUrl("url", values.url)
-  const secret = values.secret ?? env["WEBHOOK_SECRET"]
-  if (secret === undefined || !kit.isWebhookSecret(secret)) {
-    throw new ConfigurationError("--secret <whsec_...> is required (or WEBHOOK_SECRET): whsec_ followed by base64")
+  const keyFile = values["signing-key"] ?? (values.secret === undefined ? env["WEBHOOK_SIGNING_KEY"] : undefined)
+  const secret = keyFile === undefined ? values.secret ?? env["WEBHOOK_SECRET"] : await pemOf("signing-key", keyFile)
+  if (keyFile !== undefined && values.secret !== undefined) {
+    throw new ConfigurationError("--secret (v1) or --signing-key (v1a): one of them")
   }
+  if (secret === undefined || !(kit.isWebhookSecret(secret) || kit.isV1aSigningKey(secret))) {
+    throw new ConfigurationError(
+      keyFile === undefined
+        ? "--secret <whsec_...> is required (or WEBHOOK_SECRET): whsec_ followed by base64; or --signing-key <file.pem> for v1a"
+        : `--signing-key ${keyFile}: not an ed25519 private key in PEM`
+    )
+  }
+  const oldSecret = values["old-signing-key"] === undefined
+    ? values["old-secret"]
+    : await pemOf("old-signing-key", values["old-signing-key"])
   const timeout = Number(values.timeout ?? "10")
   if (!Number.isFinite(timeout) || timeout <= 0) {
     throw new ConfigurationError(`--timeout must be seconds, got ${values.timeout}`)
@@ -121,14 +151,19 @@ export const receiver = async (argv: ReadonlyArray<string>, env: NodeJS.ProcessE
   const report = await kit.runReceiverConformance({
     url,
     secret,
-    oldSecret: values["old-secret"],
+    oldSecret,
     stateUrl: values["state-url"] === undefined ? undefined : httpUrl("state-url", values["state-url"]),
     grep,
     requestTimeoutMs: Math.round(timeout * 1000),
     onEvent: showConsole
       ? (event) => {
         if (event._tag === "RunStarted") {
-          stream.write(`Receiver conformance: ${event.selected} of ${event.total} scenarios against ${url}\n\n`)
+          stream.write(`Receiver conformance: ${event.selected} of ${event.total} scenarios against ${url}\n`)
+          stream.write(
+            kit.isV1aSigningKey(secret)
+              ? `signed v1a (ed25519): your receiver verifies with ${v1aPublicKey(secret)}\n\n`
+              : "signed v1 (HMAC-SHA256) with the secret given\n\n"
+          )
         } else {
           progress(event)
         }

@@ -20,8 +20,9 @@ import { describeRules, type RuleId } from "./rules.ts"
 import { plainHttpProblem } from "./urlOptions.ts"
 import { KIT_NAME, KIT_VERSION } from "./version.ts"
 import {
+  anotherSigner,
+  isV1aSigningKey,
   isWebhookSecret,
-  newWebhookSecret,
   TIMESTAMP_TOLERANCE_SECONDS,
   type WebhookHeaderName,
   webhookHeaders
@@ -30,9 +31,12 @@ import {
 export interface ReceiverOptions {
   /** Where the receiver takes deliveries, e.g. http://localhost:3000/hooks. */
   readonly url: string
-  /** The receiver's signing secret (`whsec_…`). */
+  /**
+   * What signs the deliveries: the receiver's endpoint secret (`whsec_…`, Standard Webhooks `v1`), or an ed25519
+   * private key in PEM (`v1a`: the receiver verifies with its public key, `whpk_…`, see v1aPublicKey).
+   */
   readonly secret: string
-  /** A secret the receiver used before a rotation whose overlap is over: signatures by it must be refused. */
+  /** A secret (or v1a key) the receiver used before a rotation whose overlap is over: signatures by it must be refused. */
   readonly oldSecret?: string | undefined
   /** The state probe; without it the scenarios check only the answers. */
   readonly stateUrl?: string | undefined
@@ -46,7 +50,7 @@ export interface ReceiverOptions {
 /** The receiver (or its state probe) does not answer at all: the run cannot start. */
 export class ReceiverUnreachable extends ConfigurationError {}
 
-export { isWebhookSecret }
+export { isV1aSigningKey, isWebhookSecret }
 
 // ------------------------------------------------------------------------------------------- deliveries
 
@@ -344,7 +348,9 @@ export const RECEIVER_SCENARIOS: ReadonlyArray<ReceiverScenario> = [
     run: async (run) => {
       const event = makeEvent("payout.created", at(0))
       await run.refused(
-        signed(run.options, event, "signed by a secret the receiver never had", { secrets: [newWebhookSecret()] }),
+        signed(run.options, event, "signed by a secret the receiver never had", {
+          secrets: [anotherSigner(run.options.secret)]
+        }),
         "no signature verifies with the receiver's secret"
       )
       await run.nothingApplied(event.payoutId!, "the event")
@@ -411,7 +417,9 @@ export const RECEIVER_SCENARIOS: ReadonlyArray<ReceiverScenario> = [
         : "the one given by --old-secret"
       const event = makeEvent("payout.created", at(0))
       await run.refused(
-        signed(run.options, event, "signed only by the retired secret", { secrets: [retired ?? newWebhookSecret()] }),
+        signed(run.options, event, "signed only by the retired secret", {
+          secrets: [retired ?? anotherSigner(run.options.secret)]
+        }),
         "once the 24 h overlap is over, only the new secret's signature is valid"
       )
       await run.nothingApplied(event.payoutId!, "the event")
@@ -425,7 +433,7 @@ export const RECEIVER_SCENARIOS: ReadonlyArray<ReceiverScenario> = [
       const event = makeEvent("payout.created", at(0))
       await run.accepted(
         signed(run.options, event, "signed by another secret first, then by the receiver's", {
-          secrets: [newWebhookSecret(), run.options.secret]
+          secrets: [anotherSigner(run.options.secret), run.options.secret]
         }),
         "webhook-signature lists space-separated signatures; one that verifies is enough"
       )
@@ -583,9 +591,17 @@ const claimOf = (results: ReadonlyArray<ScenarioResult>, filtered: boolean, prob
 
 /** Runs the selected scenarios against the receiver, one after the other. Throws ReceiverUnreachable first if need be. */
 export const runReceiverConformance = async (options: ReceiverOptions): Promise<ConformanceReport> => {
-  if (!isWebhookSecret(options.secret)) throw new ReceiverUnreachable("the secret must be whsec_ followed by base64")
-  if (options.oldSecret !== undefined && !isWebhookSecret(options.oldSecret)) {
-    throw new ReceiverUnreachable("the old secret must be whsec_ followed by base64")
+  const v1a = isV1aSigningKey(options.secret)
+  if (!v1a && !isWebhookSecret(options.secret)) {
+    throw new ReceiverUnreachable(
+      "the secret must be whsec_ followed by base64, or an ed25519 private key in PEM (v1a)"
+    )
+  }
+  const sameKind = (old: string) => (v1a ? isV1aSigningKey(old) : isWebhookSecret(old))
+  if (options.oldSecret !== undefined && !sameKind(options.oldSecret)) {
+    throw new ReceiverUnreachable(
+      v1a ? "the old key must be an ed25519 private key in PEM" : "the old secret must be whsec_ followed by base64"
+    )
   }
   await reachable("POST", options.url, "the receiver")
   if (options.stateUrl !== undefined) await reachable("GET", options.stateUrl, "the state probe")

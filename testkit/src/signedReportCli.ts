@@ -22,7 +22,8 @@ export const KEYGEN_HELP = `integrations-conformance keygen: a key pair to sign 
 Usage: integrations-conformance keygen [--out <file>]
 
 Writes an ed25519 private key (PEM, PKCS#8) to --out (mode 0600) or stdout, and prints its public key (base64)
-and key id on stderr: give the public key to whoever checks your signed reports.
+and key id on stderr: give the public key to whoever checks your signed reports. The same key signs v1a
+deliveries for \`receiver --signing-key\`; your receiver then verifies with whpk_ and that public key.
 `
 
 export const verifyReport = async (argv: ReadonlyArray<string>): Promise<number> => {
@@ -79,6 +80,8 @@ export const keygen = async (argv: ReadonlyArray<string>): Promise<number> => {
   const key = newSigningKey()
   if (values.out === undefined) process.stdout.write(key.privateKeyPem)
   else await writeFile(values.out, key.privateKeyPem, { mode: 0o600, flag: "wx" })
-  process.stderr.write(`public key: ${key.publicKey}\nkey id: ${key.keyId}\n`)
+  process.stderr.write(
+    `public key: ${key.publicKey}\nkey id: ${key.keyId}\nas a webhook signing key (receiver --signing-key): whpk_${key.publicKey}\n`
+  )
   return 0
 }

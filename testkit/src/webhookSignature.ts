@@ -2,7 +2,16 @@
  * Standard Webhooks in the kit: the signature `listen` and the receiver kit put on what they send, and the check the
  * event scenarios make of what a deployment delivers.
  */
-import { createHmac, createPublicKey, randomBytes, timingSafeEqual, verify } from "node:crypto"
+import {
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  randomBytes,
+  sign,
+  timingSafeEqual,
+  verify
+} from "node:crypto"
 
 /** `whsec_` and the key's bytes in base64. */
 export const isWebhookSecret = (text: string): boolean => /^whsec_[A-Za-z0-9+/]+={0,2}$/.test(text)
@@ -15,13 +24,47 @@ const hmac = (secret: string, id: string, timestamp: string, body: string | Uint
   createHmac("sha256", Buffer.from(secret.startsWith("whsec_") ? secret.slice("whsec_".length) : secret, "base64"))
     .update(`${id}.${timestamp}.`).update(body).digest("base64")
 
-/** The `webhook-signature` of one secret: `v1,` and the HMAC. */
-export const signature = (secret: string, id: string, timestamp: string, body: string | Uint8Array): string =>
-  `v1,${hmac(secret, id, timestamp, body)}`
+/** An ed25519 private key in PEM (PKCS#8): what signs `v1a` deliveries. */
+export const isV1aSigningKey = (text: string): boolean => {
+  if (!text.startsWith("-----BEGIN")) return false
+  try {
+    return createPrivateKey(text).asymmetricKeyType === "ed25519"
+  } catch {
+    return false
+  }
+}
+
+/** A new `v1a` signing key: an ed25519 private key in PEM. */
+export const newV1aSigningKey = (): string =>
+  generateKeyPairSync("ed25519").privateKey.export({ format: "pem", type: "pkcs8" }).toString()
+
+/** The public key a receiver verifies a `v1a` signing key's deliveries with: `whpk_` and its 32 raw bytes in base64. */
+export const v1aPublicKey = (signingKey: string): string =>
+  `whpk_${
+    createPublicKey(createPrivateKey(signingKey)).export({ format: "der", type: "spki" }).subarray(-32).toString(
+      "base64"
+    )
+  }`
+
+/**
+ * The `webhook-signature` entry of one signer: an endpoint's secret (`whsec_…`) signs `v1,<HMAC>`; an ed25519 private
+ * key in PEM signs `v1a,<ed25519 signature>`, both of "<id>.<timestamp>.<body>".
+ */
+export const signature = (signer: string, id: string, timestamp: string, body: string | Uint8Array): string =>
+  signer.startsWith("-----BEGIN")
+    ? `v1a,${
+      sign(null, Buffer.concat([Buffer.from(`${id}.${timestamp}.`), Buffer.from(body)]), createPrivateKey(signer))
+        .toString("base64")
+    }`
+    : `v1,${hmac(signer, id, timestamp, body)}`
+
+/** A signer of the same kind as `signer` that no receiver has: a new secret, or a new ed25519 key. */
+export const anotherSigner = (signer: string): string =>
+  signer.startsWith("-----BEGIN") ? newV1aSigningKey() : newWebhookSecret()
 
 export type WebhookHeaderName = "webhook-id" | "webhook-timestamp" | "webhook-signature"
 
-/** The Standard Webhooks headers of a delivery, in this order: its id, the timestamp, a v1 signature per secret. */
+/** The Standard Webhooks headers of a delivery, in this order: its id, the timestamp, a signature per signer. */
 export const webhookHeaders = (
   secrets: ReadonlyArray<string>,
   id: string,

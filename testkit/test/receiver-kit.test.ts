@@ -4,6 +4,9 @@
  * each broken variant fails exactly the scenario that names its fault. Then the CLI once, as a child process.
  */
 import { execFile } from "node:child_process"
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { fileURLToPath } from "node:url"
@@ -13,6 +16,8 @@ import { afterAll, describe, expect, it } from "vitest"
 import { RECEIVER_SCENARIOS, runReceiverConformance } from "../src/receiverKit.ts"
 import { toJUnit } from "../src/report/junit.ts"
 import { describeReceiverConformance } from "../src/vitest.ts"
+import { newV1aSigningKey, v1aPublicKey } from "../src/webhookSignature.ts"
+import { verifyWebhook } from "../../sdk/src/index.ts"
 
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 const OLD_SECRET = "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD"
@@ -31,9 +36,20 @@ const body = async (request: AsyncIterable<Buffer>) => {
   return Buffer.concat(chunks).toString("utf8")
 }
 
+type Verify = (text: string, headers: IncomingMessage["headers"]) => Promise<unknown>
+
+/** Verifies v1 with the `standardwebhooks` package, as the README's receiver does. */
+const v1 = (secret: string): Verify => {
+  const webhook = new Webhook(secret)
+  return async (text, headers) => webhook.verify(text, headers as Record<string, string>)
+}
+
+/** Verifies v1a with the SDK's verifyWebhook and the public key(s) given. */
+const v1a = (...publicKeys: ReadonlyArray<string>): Verify => (text, headers) =>
+  verifyWebhook(text, headers, publicKeys)
+
 /** A receiver as the README teaches it, with one fault planted (or none). */
-const startReceiver = async (fault: Fault) => {
-  const webhook = new Webhook(SECRET)
+const startReceiver = async (fault: Fault, verify: Verify = v1(SECRET)) => {
   const seen = new Set<string>()
   const payouts = new Map<string, PayoutState>()
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
@@ -50,7 +66,7 @@ const startReceiver = async (fault: Fault) => {
     try {
       event = fault === "noSignatureCheck"
         ? JSON.parse(text)
-        : webhook.verify(text, request.headers as Record<string, string>) as typeof event
+        : await verify(text, request.headers) as typeof event
     } catch {
       return response.writeHead(400).end()
     }
@@ -141,6 +157,84 @@ describe("the receiver kit", () => {
     const report = await runReceiverConformance({ url: receiver.url, secret: SECRET })
     expect(report.verdict).toBe("partial")
     expect(report.claim).toContain("--state-url")
+  })
+})
+
+describe("the receiver kit, v1a (ed25519)", () => {
+  const key = newV1aSigningKey()
+  const oldKey = newV1aSigningKey()
+
+  it("passes a receiver that verifies with the key's public key (whpk_, through the SDK): every scenario", async () => {
+    const receiver = await startReceiver("none", v1a(v1aPublicKey(key)))
+    const report = await runReceiverConformance({ ...receiver, secret: key, oldSecret: oldKey })
+    expect(report.scenarios.filter((result) => result.status !== "passed").map((result) => result.id)).toEqual([])
+    expect(report.verdict).toBe("conformant")
+  })
+
+  it("fails one that checks nothing, and one that still accepts the retired key, on exactly those scenarios", async () => {
+    const unchecked = await startReceiver("noSignatureCheck", v1a(v1aPublicKey(key)))
+    const report = await runReceiverConformance({ ...unchecked, secret: key, oldSecret: oldKey })
+    expect(report.scenarios.filter((result) => result.status !== "passed").map((result) => result.id)).toEqual([
+      "RECEIVER-002",
+      "RECEIVER-003",
+      "RECEIVER-004",
+      "RECEIVER-005",
+      "RECEIVER-006"
+    ])
+    const signature = report.scenarios.find((result) => result.id === "RECEIVER-003")?.evidence.at(-1)?.request
+      .headers["webhook-signature"]
+    expect(signature).toMatch(/^v1a,[A-Za-z0-9+/]{86}==$/)
+
+    const lenient = await startReceiver("none", v1a(v1aPublicKey(key), v1aPublicKey(oldKey)))
+    const retired = await runReceiverConformance({ ...lenient, secret: key, oldSecret: oldKey })
+    expect(retired.scenarios.filter((result) => result.status !== "passed").map((result) => result.id)).toEqual([
+      "RECEIVER-006"
+    ])
+  })
+
+  it(
+    "the CLI signs v1a with --signing-key (a keygen PEM) and names the whpk_ key the receiver verifies with",
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), "receiver-v1a-"))
+      try {
+        const made = await cli(["keygen", "--out", join(dir, "key.pem")])
+        const whpk = /^as a webhook signing key \(receiver --signing-key\): (whpk_\S+)$/m.exec(made.stderr)?.[1]
+        expect(whpk, made.stderr).toMatch(/^whpk_[A-Za-z0-9+/]{43}=$/)
+        const receiver = await startReceiver("none", v1a(whpk!))
+        const passed = await cli([
+          "receiver",
+          "--url",
+          receiver.url,
+          "--signing-key",
+          join(dir, "key.pem"),
+          "--state-url",
+          receiver.stateUrl
+        ])
+        expect(passed.stdout).toContain(`signed v1a (ed25519): your receiver verifies with ${whpk}`)
+        expect(passed.stdout).toContain("CONFORMANT: every receiver scenario ran and passed")
+        expect(passed.code).toBe(0)
+        const both = await cli([
+          "receiver",
+          "--url",
+          receiver.url,
+          "--signing-key",
+          join(dir, "key.pem"),
+          "--secret",
+          SECRET
+        ])
+        expect(both.code).toBe(2)
+        expect(both.stderr).toContain("--secret (v1) or --signing-key (v1a): one of them")
+      } finally {
+        await rm(dir, { recursive: true, force: true })
+      }
+    },
+    60_000
+  )
+
+  it("a v1 receiver (a secret) does not verify v1a deliveries: RECEIVER-001 fails", async () => {
+    const receiver = await startReceiver("none", v1(SECRET))
+    const report = await runReceiverConformance({ ...receiver, secret: key, grep: ["RECEIVER-001"] })
+    expect(report.scenarios[0]?.status).toBe("failed")
   })
 })
 
