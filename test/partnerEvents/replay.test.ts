@@ -4,8 +4,9 @@
  * own `webhook-id`, through the usual deliveries; `GET …/replays/{replayId}` shows its progress until it completes.
  * Bounded (from before to; at most MAX_REPLAY_EVENTS), only this integration's events, 409 for a disabled endpoint.
  */
-import { WebhookReplay } from "@cop-integrations/contracts"
-import { Schema } from "effect"
+import { MAX_REPLAY_EVENTS, WebhookReplay } from "@cop-integrations/contracts"
+import { Effect, Schema } from "effect"
+import { SqlClient } from "effect/sql"
 import { describe, expect, vi } from "vitest"
 import { httpTest } from "../support/fixture.ts"
 import { call, expectError, newPartner } from "../support/flows.ts"
@@ -59,6 +60,61 @@ describe("replay a range of events", () => {
       types: ["payout.completed"]
     })
     expect(decodeReplay(none.json)).toMatchObject({ events: 0, status: "completed", types: ["payout.completed"] })
+  })
+
+  it(`a range of more than ${MAX_REPLAY_EVENTS} events is 400 naming to, with nothing queued; ${MAX_REPLAY_EVENTS} are replayed`, async ({ server }) => {
+    const partner = await newPartner(server)
+    const created = await partner.post(`${API}/webhook-endpoints`, {
+      url: `${receiver.url}?bulk`,
+      events: ["payout.created"]
+    })
+    const { endpointId } = created.json as { endpointId: string }
+    const start = Date.parse("2026-03-01T00:00:00.000Z")
+    // one event a millisecond, each of its own payout
+    await server.direct(
+      Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) =>
+          sql`INSERT INTO events (id, integration_id, type, resource_id, sequence, body, created_at)
+          SELECT 'evt_bulk' || n || ${endpointId}, ${partner.integrationId}, 'payout.created', 'po_bulk' || n, 1,
+                 '{"id":"evt_bulk' || n || '"}', ${new Date(start)}::timestamptz + n * interval '1 millisecond'
+          FROM generate_series(0, ${MAX_REPLAY_EVENTS}) AS n`.pipe(Effect.orDie)
+      )
+    )
+    const queued = () =>
+      server.direct(
+        Effect.flatMap(SqlClient.SqlClient, (sql) =>
+          sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM event_deliveries WHERE endpoint_id = ${endpointId}`
+            .pipe(
+              Effect.map((rows) =>
+                rows[0]?.n ?? 0
+              ),
+              Effect.orDie
+            ))
+      )
+    const from = new Date(start).toISOString()
+    const beyond = await partner.post(`${API}/webhook-endpoints/${endpointId}/replay`, {
+      from,
+      to: new Date(start + MAX_REPLAY_EVENTS + 1).toISOString()
+    })
+    expect(expectError(beyond, 400)).toBe(
+      `to: the range holds ${
+        MAX_REPLAY_EVENTS + 1
+      } events, more than the ${MAX_REPLAY_EVENTS} a replay sends: replay it in parts`
+    )
+    expect(await queued()).toBe(0)
+    const limit = await partner.post(`${API}/webhook-endpoints/${endpointId}/replay`, {
+      from,
+      to: new Date(start + MAX_REPLAY_EVENTS).toISOString()
+    })
+    expect(limit.status, limit.text).toBe(202)
+    expect(decodeReplay(limit.json).events).toBe(MAX_REPLAY_EVENTS)
+    expect(await queued()).toBe(MAX_REPLAY_EVENTS)
+    // paused, its pending deliveries are canceled: the receiver is spared the rest
+    const paused = await call(server.baseUrl, partner.apiKey, "PATCH", `${API}/webhook-endpoints/${endpointId}`, {
+      body: { status: "disabled" }
+    })
+    expect(paused.status).toBe(200)
   })
 
   it("refuses a range that ends before it starts, an unknown endpoint and another integration's", async ({ server }) => {
