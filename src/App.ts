@@ -4,6 +4,7 @@ import { HttpEffect, HttpRouter, HttpServer } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import type { SqlClient } from "effect/sql"
 import { keyKindForMode } from "./auth/ApiKey.ts"
+import { AuditEntries } from "./auth/AuditEntries.ts"
 import { AuditLog } from "./auth/AuditLog.ts"
 import { ApiKeyRepo } from "./auth/ApiKeyRepo.ts"
 import { Chain, withChainSpansLayer } from "./chain/Chain.ts"
@@ -302,6 +303,7 @@ const domain = (config: AppConfigShape, mode: ModeLayers) =>
     PartnerEvents.Default,
     DashboardSessions.Default,
     RequestLogs.Default,
+    AuditEntries.Default,
     RequestLogRecorder.Default,
     Reports.Default,
     worker(config)

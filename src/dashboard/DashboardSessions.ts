@@ -1,4 +1,3 @@
-import { SqlClient } from "effect/sql"
 import { AuditLog } from "../auth/AuditLog.ts"
 import type { IntegrationId, KeyId } from "@cop-integrations/contracts"
 import { Context, Effect, Layer, Option, Result } from "effect"
@@ -72,9 +71,7 @@ export class DashboardSessions extends Context.Service<DashboardSessions>()("Das
     const repo = yield* SessionRepo
     const config = yield* AppConfig
     const audit = yield* AuditLog
-    const sql = yield* SqlClient.SqlClient
     /** A change and its audit entry, together or not at all. */
-    const withItsEntry = <A, R>(change: Effect.Effect<A, never, R>) => change.pipe(sql.withTransaction, Effect.orDie)
     const sessionMs = config.dashboardSessionHours * 3_600_000
 
     const createLink = Effect.fn("DashboardSessions.createLink")(function*(owner: LinkOwner, origin: string) {
@@ -88,7 +85,7 @@ export class DashboardSessions extends Context.Service<DashboardSessions>()("Das
             targetId: owner.keyId,
             details: { keyId: owner.keyId, expiresAt: until.toISOString() }
           })
-      ).pipe(withItsEntry)
+      ).pipe(audit.withItsEntry)
       return { url: `${origin}${SIGN_IN_PATH}?token=${token}`, expiresAt } satisfies SignInLink
     })
 
@@ -115,7 +112,7 @@ export class DashboardSessions extends Context.Service<DashboardSessions>()("Das
                 details: { keyId: key_id, expiresAt: expires_at.toISOString() }
               })
           })
-        ).pipe(withItsEntry)
+        ).pipe(audit.withItsEntry)
         if (Option.isSome(opened)) {
           const { expires_at, id, integration_id } = opened.value
           return Result.succeed({ sessionId: id, sessionToken, integrationId: integration_id, expiresAt: expires_at })
@@ -143,7 +140,7 @@ export class DashboardSessions extends Context.Service<DashboardSessions>()("Das
           Effect.map(repo.endSession({ sessionId, integrationId }), Option.isSome),
           (ended) =>
             ended ? audit.record({ integrationId, action: "dashboard.signed_out", targetId: sessionId }) : Effect.void
-        ).pipe(withItsEntry),
+        ).pipe(audit.withItsEntry),
       /** The origin links name: PUBLIC_BASE_URL, else the one a request's Host header names (none if it is invalid). */
       originFor: (host: string | undefined): Option.Option<string> =>
         Option.orElse(config.publicBaseUrl, () => Option.fromUndefinedOr(originOfHost(host)))

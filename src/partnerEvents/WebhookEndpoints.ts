@@ -7,7 +7,6 @@ import {
   type WebhookEndpointWithSecret
 } from "@cop-integrations/contracts"
 import { Context, Data, Effect, Layer, Option, Redacted } from "effect"
-import { SqlClient } from "effect/sql"
 import { AuditLog } from "../auth/AuditLog.ts"
 import { now } from "../base/Clock.ts"
 import { newId } from "../base/ids.ts"
@@ -48,9 +47,7 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints>()("Webho
     const targets = yield* WebhookTargets
     const outbox = yield* Outbox
     const audit = yield* AuditLog
-    const sql = yield* SqlClient.SqlClient
     /** A change and its audit entry, together or not at all (a database failure is a defect, as in the repositories). */
-    const withItsEntry = <A, R>(change: Effect.Effect<A, never, R>) => change.pipe(sql.withTransaction, Effect.orDie)
 
     const owned = (integrationId: IntegrationId, endpointId: EndpointId) =>
       Effect.flatMap(
@@ -90,7 +87,7 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints>()("Webho
                 details: { url: created.url, events: created.events, signatureScheme: created.signature_scheme }
               })
           })
-        ).pipe(withItsEntry)
+        ).pipe(audit.withItsEntry)
         return yield* Option.match(row, {
           onNone: () => Effect.fail(new WebhookEndpointLimit({ max: MAX_ENDPOINTS })),
           onSome: (created) => Effect.succeed(withSecret(created))
@@ -114,7 +111,7 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints>()("Webho
             onSome: () =>
               audit.record({ integrationId, action: "webhook_endpoint.secret_rotated", targetId: endpointId })
           })
-        ).pipe(withItsEntry)
+        ).pipe(audit.withItsEntry)
         return yield* Option.match(rotated, {
           onNone: () => Effect.fail(notFound(endpointId)),
           onSome: (row) => Effect.succeed(withSecret(row))
@@ -169,7 +166,7 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints>()("Webho
                   details: set
                 })
           })
-        ).pipe(withItsEntry)
+        ).pipe(audit.withItsEntry)
         return yield* Option.match(updated, {
           onNone: () => Effect.fail(notFound(endpointId)),
           onSome: (row) => Effect.succeed(presentEndpoint(row))
@@ -186,7 +183,7 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints>()("Webho
             done
               ? audit.record({ integrationId, action: "webhook_endpoint.deleted", targetId: endpointId })
               : Effect.void
-        ).pipe(withItsEntry)
+        ).pipe(audit.withItsEntry)
         if (!removed) return yield* Effect.fail(notFound(endpointId))
       }
     )
