@@ -303,3 +303,38 @@ export const compareContracts = (released: Json, next: Json): ReadonlyArray<Comp
   }
   return changes
 }
+
+/** A breaking change a release accepts on purpose, with why no client of the released contract is broken by it. */
+export interface Acknowledgment {
+  readonly where: string
+  readonly what: string
+  readonly why: string
+}
+
+/**
+ * The breaking changes no acknowledgment names (they fail the check), those one does, and acknowledgments that name
+ * no change (stale: the list must say exactly what it accepts). An acknowledgment names a change by `where` and `what`
+ * as the check prints them.
+ */
+export const acknowledge = (
+  changes: ReadonlyArray<CompatChange>,
+  acknowledgments: ReadonlyArray<Acknowledgment>
+): {
+  readonly unacknowledged: ReadonlyArray<CompatChange>
+  readonly acknowledged: ReadonlyArray<CompatChange & { readonly why: string }>
+  readonly unused: ReadonlyArray<Acknowledgment>
+} => {
+  const named = (change: CompatChange) =>
+    acknowledgments.find((each) => each.where === change.where && each.what === change.what)
+  const breaking = changes.filter((change) => change.kind === "breaking")
+  return {
+    unacknowledged: breaking.filter((change) => named(change) === undefined),
+    acknowledged: breaking.flatMap((change) => {
+      const found = named(change)
+      return found === undefined ? [] : [{ ...change, why: found.why }]
+    }),
+    unused: acknowledgments.filter((each) =>
+      !breaking.some((change) => change.where === each.where && change.what === each.what)
+    )
+  }
+}

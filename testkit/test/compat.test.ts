@@ -105,6 +105,49 @@ describe("compat", () => {
     })
   }
 
+  it("an acknowledged breaking change passes with its why; another, or a stale acknowledgment, fails; a bad list is 2", async () => {
+    const changed = contract()
+    delete schemas(changed)["Payout"]["properties"]["feeTxHash"]
+    schemas(changed)["Payout"]["required"] = schemas(changed)["Payout"]["required"].filter((f: string) =>
+      f !== "feeTxHash"
+    )
+    const [removal] = compareContracts(contract(), changed).filter((change) => change.kind === "breaking")
+    const next = written("acknowledged-removal", changed)
+    const acknowledgment = { where: removal!.where, what: removal!.what, why: "no client ever read it" }
+    const accepted = await cli([CONTRACT, next, "--acknowledged", written("acks", [acknowledgment])])
+    expect(accepted.code, accepted.stdout).toBe(0)
+    expect(accepted.stdout).toContain(
+      `acknowledged  ${removal!.where}: ${removal!.what}\n    why: no client ever read it`
+    )
+    expect(accepted.stdout).toMatch(/compat: 0 breaking, 1 acknowledged, 0 additive/)
+
+    schemas(changed)["PayoutStatus"]["enum"].push("on_hold")
+    const another = await cli([
+      CONTRACT,
+      written("two-breaking", changed),
+      "--acknowledged",
+      written("acks", [acknowledgment])
+    ])
+    expect(another.code).toBe(1)
+    expect(another.stdout).toMatch(/^BREAKING {2}.*on_hold/m)
+
+    const stale = { where: "GET /nowhere", what: "nothing", why: "left over" }
+    const leftOver = await cli([CONTRACT, next, "--acknowledged", written("stale", [acknowledgment, stale])])
+    expect(leftOver.code).toBe(1)
+    expect(leftOver.stdout).toContain("STALE ACKNOWLEDGMENT  GET /nowhere: nothing (no such change: remove it)")
+
+    const unreadable = await cli([CONTRACT, next, "--acknowledged", written("bad", [{ where: "x" }])])
+    expect(unreadable.code).toBe(2)
+  })
+
+  it("this repository's contract against 0.1.0 as released: no breaking change but the acknowledged ones", async () => {
+    const baseline = fileURLToPath(new URL("../../contracts/compat-baseline.openapi.json", import.meta.url))
+    const acknowledged = fileURLToPath(new URL("../../contracts/compat-acknowledged.json", import.meta.url))
+    const run = await cli([baseline, CONTRACT, "--acknowledged", acknowledged])
+    expect(run.code, run.stdout).toBe(0)
+    expect(run.stdout).toMatch(/compat: 0 breaking, \d+ acknowledged, \d+ additive change\(s\)/)
+  })
+
   it("refuses a file that is not an OpenAPI document: exit 2", async () => {
     const run = await cli([CONTRACT, written("not-openapi", { hello: "world" })])
     expect(run.code).toBe(2)
