@@ -11,6 +11,7 @@ import { check, checkNamesField } from "../check.ts"
 import { failure, type ScenarioFailure } from "../failure.ts"
 import { approvedUser, createPayout, payoutRequest } from "../fixtures.ts"
 import { type Auth, wholeBody } from "../http.ts"
+import { ahead, isPayoutStatus } from "../payoutStatuses.ts"
 import { type Kit, scenario } from "../scenario.ts"
 
 const REPORT_RULE = "the payouts report holds the range's payouts as the API answered them, in CSV and JSON Lines"
@@ -202,12 +203,18 @@ export const reportScenarios = [
           actual: header?.join(",") ?? "no header",
           exchange: csv.exchange
         })
+        const statusColumn = PAYOUT_REPORT_COLUMNS.indexOf("status")
         for (const row of rows) {
           const cells = PAYOUT_REPORT_COLUMNS.map((column) => {
             const value = row[column]
             return value === null ? "" : /^[=+\-@]/.test(value) ? `'${value}` : value
           })
           const record = records.find((candidate) => candidate[0] === row.payoutId)
+          // another scenario's payout in the range may move on between the two reads: not a difference
+          const csvStatus = record?.[statusColumn] ?? ""
+          const movedOn = isPayoutStatus(row.status) && isPayoutStatus(csvStatus) && ahead(row.status, csvStatus) &&
+            !made.some((payout) => payout.payoutId === row.payoutId)
+          if (movedOn) continue
           yield* check(record?.join("\u0000") === cells.join("\u0000"), REPORT_RULE, {
             expected: `${row.payoutId}'s CSV row with the JSON line's values (a formula's first character after ')`,
             actual: record === undefined ? "no such row" : JSON.stringify(record),

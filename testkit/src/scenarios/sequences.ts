@@ -13,25 +13,10 @@ import { ok, type Reply } from "../api.ts"
 import { check } from "../check.ts"
 import { approvedUser, payoutRequest, randomTxHash, uniqueSuffix } from "../fixtures.ts"
 import { failure, ScenarioFailure, show } from "../failure.ts"
+import { ahead, type PayoutStatus } from "../payoutStatuses.ts"
 import { type Kit, scenario } from "../scenario.ts"
 
-type Status = Payout["status"]
-
-/** The documented moves (README, "Payout lifecycle"): each status and the ones it may go to next. */
-const NEXT: Record<Status, ReadonlyArray<Status>> = {
-  awaiting_deposit: ["deposit_confirmed", "expired", "failed"],
-  deposit_confirmed: ["processing", "completed", "failed", "refunded"],
-  processing: ["completed", "failed", "refunded"],
-  failed: ["refunded"],
-  completed: [],
-  // funds that arrive late (through deposit_confirmed), or that the provider returns after a cancel
-  expired: ["deposit_confirmed", "failed", "refunded"],
-  refunded: []
-}
-
-/** Whether `to` lies ahead of `from` (one move or several). */
-const ahead = (from: Status, to: Status, seen: Set<Status> = new Set()): boolean =>
-  NEXT[from].some((next) => next === to || (!seen.has(next) && ahead(next, to, seen.add(next))))
+type Status = PayoutStatus
 
 const FORWARD_RULE = "a payout's status only moves forward (R-SEQ-1)"
 const HASH_RULE = "a txHash confirms one payout: another payout's hash is 409 tx_hash_reused (R-SEQ-1)"
