@@ -141,14 +141,25 @@ export class Transport {
 const backoff = (retry: number): number =>
   Math.round(Math.min(8000, 500 * 2 ** (retry - 1)) * (0.5 + Math.random() / 2))
 
+/**
+ * An attempt's signal: aborted after `ms`, or when the caller's `signal` aborts. Built by hand, not with
+ * `AbortSignal.any` (Node 18 lacks it, and on Node 20 a timeout signal inside it can be collected and never fire). The
+ * timer does not keep a process alive, and it runs on while the answer's body is read, which it also bounds.
+ */
 const withTimeout = (signal: AbortSignal | undefined, ms: number): AbortSignal => {
-  const timeout = AbortSignal.timeout(ms)
-  if (signal === undefined) return timeout
-  if (typeof AbortSignal.any === "function") return AbortSignal.any([signal, timeout])
-  // Node 18 has no AbortSignal.any
-  const either = new AbortController()
-  for (const each of [signal, timeout]) each.addEventListener("abort", () => either.abort(each.reason), { once: true })
-  return either.signal
+  const attempt = new AbortController()
+  const timer: unknown = setTimeout(
+    () => attempt.abort(new DOMException(`no answer within ${ms} ms`, "TimeoutError")),
+    ms
+  )
+  ;(timer as { unref?: () => void }).unref?.()
+  if (signal !== undefined) {
+    const onAbort = () => attempt.abort(signal.reason)
+    if (signal.aborted) onAbort()
+    else signal.addEventListener("abort", onAbort, { once: true })
+    attempt.signal.addEventListener("abort", () => signal.removeEventListener("abort", onAbort), { once: true })
+  }
+  return attempt.signal
 }
 
 /** `Retry-After` as seconds: a whole number of seconds, or an HTTP date from now. */

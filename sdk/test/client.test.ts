@@ -5,7 +5,7 @@
 import { once } from "node:events"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { approveKyc, newAddress, newTxHash, payoutBody } from "../../test/support/http.ts"
 import { startTestServer, type TestServer } from "../../test/support/server.ts"
 import {
@@ -149,7 +149,11 @@ const frontOf = async (target: string, script: Array<(response: ServerResponse) 
     seen,
     /** One more scripted answer. */
     script: (next: (response: ServerResponse) => void) => script.push(next),
-    close: () => new Promise<void>((resolve) => proxy.close(() => resolve()))
+    close: () =>
+      new Promise<void>((resolve) => {
+        proxy.closeAllConnections()
+        proxy.close(() => resolve())
+      })
   }
 }
 
@@ -158,6 +162,8 @@ const answer = (status: number, retryAfter: string) => (response: ServerResponse
   response.end(JSON.stringify({ error: `scripted ${status}` }))
 }
 const hangUp = (response: ServerResponse) => response.socket?.destroy()
+/** Holds the request open and never answers. */
+const silent = (): undefined => undefined
 
 describe("retries", () => {
   it("a 503 then a 429 are retried after their Retry-After, with the call's one Idempotency-Key: one payout made", async () => {
@@ -230,6 +236,35 @@ describe("retries", () => {
       const conflict = await client.payouts.create(payoutBody(newAddress())).catch((caught: unknown) => caught)
       expect((conflict as IntegrationsApiError).errorCode).toBe("needs_kyc")
       expect(front.seen).toHaveLength(4) // the 409 once
+    } finally {
+      await front.close()
+    }
+  })
+
+  it("an attempt without an answer within timeoutMs is abandoned and, for a GET, sent again; the caller's signal stops it all", async () => {
+    const { apiKey } = await newClient()
+    const front = await frontOf(server.baseUrl, [silent, silent])
+    const notices: Array<RetryNotice> = []
+    try {
+      const client = new IntegrationsClient({
+        apiKey,
+        baseUrl: front.url,
+        timeoutMs: 300,
+        maxRetries: 1,
+        onRetry: (notice) => notices.push(notice)
+      })
+      const error = await client.quotes.get().catch((caught: unknown) => caught)
+      expect(error).toBeInstanceOf(IntegrationsConnectionError)
+      expect(front.seen).toHaveLength(2)
+      expect(notices.map((notice) => notice.status)).toEqual([undefined])
+
+      front.script(silent)
+      const caller = new AbortController()
+      const patient = new IntegrationsClient({ apiKey, baseUrl: front.url, timeoutMs: 60_000 })
+      const stopped = patient.quotes.get({}, { signal: caller.signal }).catch((caught: unknown) => caught)
+      await vi.waitFor(() => expect(front.seen).toHaveLength(3))
+      caller.abort(new Error("the caller gave up"))
+      expect(await stopped).toEqual(new Error("the caller gave up"))
     } finally {
       await front.close()
     }
