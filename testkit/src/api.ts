@@ -104,7 +104,9 @@ export const makeCall = (http: Http, policy: CallPolicy): Call => (name, input =
     return { _tag: "Rejected", status: response.status, error, exchange } as const
   })
 
-const describeReply = <A>(reply: Reply<A>): string => `${reply.status} ${reply.exchange.response.body}`.slice(0, 800)
+/** A reply as a failure shows it: its status and the start of its body. */
+export const describeReply = <A>(reply: Reply<A>): string =>
+  `${reply.status} ${reply.exchange.response.body}`.slice(0, 800)
 
 /** The success value, or a failure saying what came back instead. */
 export const ok = <A>(reply: Reply<A>, what = "a success"): Effect.Effect<A, ScenarioFailure> =>

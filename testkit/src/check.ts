@@ -1,5 +1,6 @@
 /** Assertions for scenarios: each failure carries the rule, what was expected, what came back, and the request. */
 import { Duration, Effect } from "effect"
+import { canonicalJson } from "./canonicalJson.ts"
 import { failure, type ScenarioFailure, show } from "./failure.ts"
 import type { Exchange } from "./http.ts"
 import type { Kit } from "./scenario.ts"
@@ -11,17 +12,8 @@ export const check = (
   evidence: { readonly expected: string; readonly actual: string; readonly exchange?: Exchange | undefined }
 ): Effect.Effect<void, ScenarioFailure> => (condition ? Effect.void : Effect.fail(failure(rule, evidence)))
 
-const canonical = (value: unknown): string => {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonical(item)}`).join(",")}}`
-  }
-  return JSON.stringify(value) ?? "undefined"
-}
-
 /** Same JSON value (key order ignored). */
-export const sameJson = (a: unknown, b: unknown): boolean => canonical(a) === canonical(b)
+export const sameJson = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonicalJson(b)
 
 export const checkEqual = <A>(
   rule: string,

@@ -2,16 +2,8 @@
  * Standard Webhooks in the kit: the signature `listen` and the receiver kit put on what they send, and the check the
  * event scenarios make of what a deployment delivers.
  */
-import {
-  createHmac,
-  createPrivateKey,
-  createPublicKey,
-  generateKeyPairSync,
-  randomBytes,
-  sign,
-  timingSafeEqual,
-  verify
-} from "node:crypto"
+import { createHmac, createPrivateKey, randomBytes, sign, timingSafeEqual, verify } from "node:crypto"
+import { isEd25519Pem, newEd25519Pem, publicKeyOfRaw, rawPublicKey } from "./ed25519.ts"
 
 /** `whsec_` and the key's bytes in base64. */
 export const isWebhookSecret = (text: string): boolean => /^whsec_[A-Za-z0-9+/]+={0,2}$/.test(text)
@@ -25,26 +17,14 @@ const hmac = (secret: string, id: string, timestamp: string, body: string | Uint
     .update(`${id}.${timestamp}.`).update(body).digest("base64")
 
 /** An ed25519 private key in PEM (PKCS#8): what signs `v1a` deliveries. */
-export const isV1aSigningKey = (text: string): boolean => {
-  if (!text.startsWith("-----BEGIN")) return false
-  try {
-    return createPrivateKey(text).asymmetricKeyType === "ed25519"
-  } catch {
-    return false
-  }
-}
+export const isV1aSigningKey = isEd25519Pem
 
 /** A new `v1a` signing key: an ed25519 private key in PEM. */
-export const newV1aSigningKey = (): string =>
-  generateKeyPairSync("ed25519").privateKey.export({ format: "pem", type: "pkcs8" }).toString()
+export const newV1aSigningKey = newEd25519Pem
 
 /** The public key a receiver verifies a `v1a` signing key's deliveries with: `whpk_` and its 32 raw bytes in base64. */
 export const v1aPublicKey = (signingKey: string): string =>
-  `whpk_${
-    createPublicKey(createPrivateKey(signingKey)).export({ format: "der", type: "spki" }).subarray(-32).toString(
-      "base64"
-    )
-  }`
+  `whpk_${rawPublicKey(createPrivateKey(signingKey)).toString("base64")}`
 
 /**
  * The `webhook-signature` entry of one signer: an endpoint's secret (`whsec_…`) signs `v1,<HMAC>`; an ed25519 private
@@ -124,7 +104,7 @@ const framingProblem = (delivery: SignedDelivery, nowMs: number): string | undef
 const publicKeyOf = (whpk: string) => {
   const raw = Buffer.from(whpk.replace(/^whpk_/, ""), "base64")
   if (!whpk.startsWith("whpk_") || raw.length !== 32) return undefined
-  return createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: raw.toString("base64url") }, format: "jwk" })
+  return publicKeyOfRaw(raw)
 }
 
 /**

@@ -4,18 +4,12 @@
  * that this deployment passed these scenarios as the report says, and that nothing in it was changed since.
  *
  * What is signed: the bytes `<format>\n<canonical JSON of the report>`, where the canonical JSON has every object's
- * keys in code-point order and no whitespace (values as JSON.stringify writes them). A verifier recomputes them from the
- * file's `report`, whatever its layout.
+ * keys in code-point order and no whitespace (../canonicalJson.ts), of the report as its JSON file holds it (what JSON
+ * drops, an undefined field, is not signed). A verifier recomputes them from the file's `report`, whatever its layout.
  */
-import {
-  createHash,
-  createPrivateKey,
-  createPublicKey,
-  generateKeyPairSync,
-  type KeyObject,
-  sign,
-  verify
-} from "node:crypto"
+import { createHash, createPrivateKey, generateKeyPairSync, sign, verify } from "node:crypto"
+import { canonicalJson } from "../canonicalJson.ts"
+import { ed25519PrivateKey, newEd25519Pem, publicKeyOfRaw, rawPublicKey } from "../ed25519.ts"
 import type { Exchange } from "../exchange.ts"
 import type { ConformanceReport } from "./types.ts"
 
@@ -40,19 +34,6 @@ export interface SignedReport {
   readonly signature: ReportSignature
 }
 
-/** JSON with every object's keys sorted and no whitespace; what JSON leaves out (undefined) is left out here too. */
-export const canonicalJson = (value: unknown): string => {
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item ?? null)).join(",")}]`
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value).filter(([, item]) => item !== undefined).sort((
-      [a],
-      [b]
-    ) => (a < b ? -1 : a > b ? 1 : 0))
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(",")}}`
-  }
-  return JSON.stringify(value)
-}
-
 /**
  * The SHA-256 (hex) of one exchange: the request as recorded (method, URL, headers with keys as `$CONFORMANCE_API_KEY`,
  * body), then the answer (status, headers, body) or the error that stood in for it, as canonical JSON.
@@ -73,23 +54,12 @@ export const exchangeDigest = (exchange: Exchange): string =>
 
 const signedBytes = (report: unknown) => Buffer.from(`${SIGNED_REPORT_FORMAT}\n${canonicalJson(report)}`, "utf8")
 
-const rawPublicKey = (key: KeyObject): Buffer => key.export({ format: "der", type: "spki" }).subarray(-32)
-
 const keyIdOf = (raw: Buffer) => createHash("sha256").update(raw).digest("hex").slice(0, 16)
-
-/** The ed25519 private key in a PEM (PKCS#8) text; anything else is refused with the reason. */
-const privateKeyOf = (pem: string): KeyObject => {
-  const key = createPrivateKey(pem)
-  if (key.asymmetricKeyType !== "ed25519") {
-    throw new Error(`the signing key is ${key.asymmetricKeyType ?? "not an asymmetric key"}, not ed25519`)
-  }
-  return key
-}
 
 /** Why a PEM text cannot sign reports (not a private key, not ed25519), or undefined when it can. */
 export const signingKeyProblem = (pem: string): string | undefined => {
   try {
-    privateKeyOf(pem)
+    ed25519PrivateKey(pem)
     return undefined
   } catch (error) {
     return error instanceof Error ? error.message : "not a private key"
@@ -102,10 +72,10 @@ export const newSigningKey = (): {
   readonly publicKey: string
   readonly keyId: string
 } => {
-  const { privateKey, publicKey } = generateKeyPairSync("ed25519")
-  const raw = rawPublicKey(publicKey)
+  const privateKeyPem = newEd25519Pem()
+  const raw = rawPublicKey(createPrivateKey(privateKeyPem))
   return {
-    privateKeyPem: privateKey.export({ format: "pem", type: "pkcs8" }).toString(),
+    privateKeyPem,
     publicKey: raw.toString("base64"),
     keyId: keyIdOf(raw)
   }
@@ -115,10 +85,10 @@ export const newSigningKey = (): {
 export const signReport = (report: ConformanceReport, privateKeyPem?: string): SignedReport => {
   const privateKey = privateKeyPem === undefined
     ? generateKeyPairSync("ed25519").privateKey
-    : privateKeyOf(privateKeyPem)
+    : ed25519PrivateKey(privateKeyPem)
   // the report as its JSON file holds it: what JSON drops (undefined fields) is not signed either
   const plain = JSON.parse(JSON.stringify(report)) as ConformanceReport
-  const raw = rawPublicKey(createPublicKey(privateKey))
+  const raw = rawPublicKey(privateKey)
   return {
     format: SIGNED_REPORT_FORMAT,
     report: plain,
@@ -157,10 +127,7 @@ export const verifySignedReport = (text: string, expectedPublicKey?: string): Ve
   }
   const raw = Buffer.from(signature.publicKey, "base64")
   if (raw.length !== 32) return { valid: false, reason: "the public key is not 32 bytes of base64" }
-  const publicKey = createPublicKey({
-    key: { kty: "OKP", crv: "Ed25519", x: raw.toString("base64url") },
-    format: "jwk"
-  })
+  const publicKey = publicKeyOfRaw(raw)
   const intact = verify(null, signedBytes(report), publicKey, Buffer.from(signature.value, "base64"))
   return intact
     ? { valid: true, signed: parsed as SignedReport }

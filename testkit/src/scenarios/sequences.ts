@@ -9,7 +9,7 @@
 import type { Payout } from "@cop-integrations/contracts"
 import { Cause, Effect, Exit, Option } from "effect"
 import fc from "fast-check"
-import { ok, type Reply } from "../api.ts"
+import { describeReply, ok, type Reply } from "../api.ts"
 import { check } from "../check.ts"
 import { approvedUser, payoutRequest, randomTxHash, uniqueSuffix } from "../fixtures.ts"
 import { failure, ScenarioFailure, show } from "../failure.ts"
@@ -58,11 +58,7 @@ const step = async <A>(effect: Effect.Effect<A, ScenarioFailure>): Promise<A> =>
 }
 
 const broken = (rule: string, expected: string, reply: Reply<unknown>) =>
-  failure(rule, {
-    expected,
-    actual: `${reply.status} ${reply.exchange.response.body}`.slice(0, 600),
-    exchange: reply.exchange
-  })
+  failure(rule, { expected, actual: describeReply(reply), exchange: reply.exchange })
 
 /**
  * The payout as the service has it now, held to the model: its status at or ahead of the last one seen, its amounts
